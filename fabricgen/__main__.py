@@ -1,0 +1,3 @@
+from fabricgen.cli import main
+
+main()

@@ -1,0 +1,198 @@
+"""The hardware catalog's schema: switches, transceivers, cables, nodes and other components.
+
+Every entry is keyed by its PID (the orderable part number), which is what the BOM lists.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from fabricgen.units import Speed, parse_speed
+
+Nos = Literal["nxos", "sonic"]
+Media = Literal["smf", "mmf", "copper", "dac", "aoc"]
+
+_BREAKOUT = re.compile(r"^(\d+)x(\d+[GM])$", re.IGNORECASE)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Breakout(_Strict):
+    fanout: int
+    speed: int  # Gb/s of each sub-port
+
+
+class PortGroup(_Strict):
+    """A run of identical front-panel cages, numbered from `first`."""
+
+    first: int = Field(1, ge=0)
+    count: int = Field(ge=1)
+    speed: Speed
+    form_factor: str
+    lanes: int = Field(1, ge=1, description="SerDes lanes per cage; SONiC names ports by first lane")
+    breakouts: list[str] = []
+
+    @field_validator("breakouts")
+    @classmethod
+    def _breakouts_are_fanout_x_speed(cls, values: list[str]) -> list[str]:
+        for value in values:
+            match = _BREAKOUT.match(value)
+            if not match:
+                raise ValueError(f"breakout {value!r} must look like 2x400G")
+            if int(match.group(1)) < 2:
+                raise ValueError(f"breakout {value!r} must split into at least 2 sub-ports")
+        return values
+
+    @cached_property
+    def breakout_modes(self) -> list[Breakout]:
+        modes = []
+        for value in self.breakouts:
+            fanout, speed = _BREAKOUT.match(value).groups()  # type: ignore[union-attr]
+            modes.append(Breakout(fanout=int(fanout), speed=parse_speed(speed)))
+        return modes
+
+    @model_validator(mode="after")
+    def _lanes_split_evenly(self) -> "PortGroup":
+        for mode in self.breakout_modes:
+            if self.lanes % mode.fanout:
+                raise ValueError(f"{self.lanes} lanes cannot be split {mode.fanout} ways")
+        return self
+
+
+class InterfaceNaming(_Strict):
+    """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based) and
+    {lane} (first SerDes lane, 0-based, counted across all port groups)."""
+
+    port: str
+    breakout: str
+
+
+class SonicPlatform(_Strict):
+    platform: str | None = None
+    hwsku: str | None = None
+
+
+class SwitchModel(_Strict):
+    description: str
+    vendor: str
+    nos: list[Nos] = Field(min_length=1, description="operating systems this hardware runs")
+    port_groups: list[PortGroup] = Field(min_length=1)
+    interface_names: dict[Nos, InterfaceNaming]
+    max_ecmp_paths: int = Field(64, ge=1)
+    sonic: SonicPlatform = SonicPlatform()
+
+    @model_validator(mode="after")
+    def _names_for_every_nos(self) -> "SwitchModel":
+        missing = [nos for nos in self.nos if nos not in self.interface_names]
+        if missing:
+            raise ValueError(f"interface_names has no entry for {', '.join(missing)}")
+        return self
+
+    @cached_property
+    def first_lanes(self) -> dict[int, int]:
+        """Cage number -> its first SerDes lane (0-based across the whole switch)."""
+        lanes: dict[int, int] = {}
+        next_lane = 0
+        for group in self.port_groups:
+            for cage in range(group.first, group.first + group.count):
+                lanes[cage] = next_lane
+                next_lane += group.lanes
+        return lanes
+
+    def group_of(self, cage: int) -> PortGroup | None:
+        for group in self.port_groups:
+            if group.first <= cage < group.first + group.count:
+                return group
+        return None
+
+    def ports_at(self, speed: int) -> int:
+        """How many logical ports of this speed the switch offers (natively or by breakout)."""
+        total = 0
+        for group in self.port_groups:
+            if group.speed == speed:
+                total += group.count
+            else:
+                total += max((m.fanout for m in group.breakout_modes if m.speed == speed), default=0) * group.count
+        return total
+
+
+class Transceiver(_Strict):
+    description: str
+    form_factor: str
+    speed: Speed = Field(description="speed of the cage it plugs into")
+    links: int = Field(1, ge=1, description="links it carries: 2 for a 2x400G optic in an 800G cage")
+    media: Media
+    connector: str
+    reach_m: float = Field(gt=0)
+    cable: str | None = Field(None, description="the cable PID it takes; none for DAC/AOC")
+    default: bool = Field(False, description="the optic chosen for this form factor and speed when the intent names none")
+
+    @property
+    def link_speed(self) -> int:
+        return self.speed // self.links
+
+
+class Cable(_Strict):
+    description: str
+    media: Media
+    connector: str
+    lengths_m: list[float] = []
+
+
+class NodePorts(_Strict):
+    count: int = Field(ge=1)
+    speed: Speed
+    form_factor: str | None = None
+    names: str = Field(description="interface name pattern over {n}, 1-based")
+
+
+class NodeModel(_Strict):
+    kind: Literal["gpu", "storage", "management"]
+    description: str
+    gpus: int = Field(0, ge=0)
+    rack_units: int = Field(1, ge=1)
+    backend: NodePorts | None = None
+    frontend: NodePorts | None = None
+    storage: NodePorts | None = None
+    bmc: NodePorts | None = None
+
+    @model_validator(mode="after")
+    def _gpu_nodes_have_backend_ports(self) -> "NodeModel":
+        if self.kind == "gpu" and (self.gpus < 1 or self.backend is None):
+            raise ValueError("a GPU node needs gpus >= 1 and backend ports")
+        return self
+
+
+class ConsoleServer(_Strict):
+    description: str
+    module_slots: int = Field(0, ge=0)
+
+
+class Module(_Strict):
+    description: str
+    async_ports: int = Field(0, ge=0)
+
+
+class Appliance(_Strict):
+    description: str
+
+
+class CatalogFile(_Strict):
+    """One catalog YAML file: every section optional, entries keyed by PID."""
+
+    switches: dict[str, SwitchModel] = {}
+    transceivers: dict[str, Transceiver] = {}
+    cables: dict[str, Cable] = {}
+    nodes: dict[str, NodeModel] = {}
+    console_servers: dict[str, ConsoleServer] = {}
+    modules: dict[str, Module] = {}
+    appliances: dict[str, Appliance] = {}
+
+
+SECTIONS = tuple(CatalogFile.model_fields)

@@ -1,0 +1,211 @@
+"""Invariants of a compiled fabric, checked before anything is rendered.
+
+Each check is a function of the compiled fabric that returns the problems it finds, each naming
+the device and port. They are independent of how the design stage built the graph, so they also
+catch a broken user catalog or a bug in the builder. All run in time linear in links.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Iterable
+
+from netaddr import IPNetwork
+
+from fabricgen.addressing import AddressPlan
+from fabricgen.catalog import Catalog
+from fabricgen.design.graph import Fabric, LinkKind, Role
+from fabricgen.design.sizing import BackendSizing
+from fabricgen.errors import Problem
+from fabricgen.intent.model import Intent
+from fabricgen.units import format_ratio
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What the checks look at: the graph, its sizing and addressing, and what was asked."""
+
+    intent: Intent
+    catalog: Catalog
+    sizing: BackendSizing
+    fabric: Fabric
+    addresses: AddressPlan
+
+
+def ports_used_once(c: Compiled) -> Iterable[Problem]:
+    seen: dict[tuple[str, str], str] = {}
+    for link in c.fabric.links:
+        for port in (link.a, link.b):
+            key = (port.device.name, port.name)
+            if key in seen:
+                yield Problem(f"port is used by two links, {seen[key]} and {link.id}", device=key[0], port=key[1])
+            else:
+                seen[key] = link.id
+
+
+def link_speeds_match(c: Compiled) -> Iterable[Problem]:
+    for link in c.fabric.links:
+        if link.a.speed_gbps != link.b.speed_gbps:
+            yield Problem(
+                f"link {link.id} joins {link.a.speed_gbps}G to {link.b.speed_gbps}G at {link.b.label}",
+                device=link.a.device.name,
+                port=link.a.name,
+            )
+
+
+def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
+    """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
+    offers, with no cage used at two speeds and no more ports than the model has."""
+    for device in c.fabric.switches():
+        model = c.catalog.switches[device.model]
+        modes: dict[int, int] = {}
+        for port in device.ports.values():
+            group = model.group_of(port.cage)
+            if group is None:
+                yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
+                continue
+            if port.sub == 0:
+                fits = group.speed == port.speed_gbps
+            else:
+                fits = any(m.speed == port.speed_gbps and port.sub <= m.fanout for m in group.breakout_modes)
+            if not fits:
+                yield Problem(
+                    f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "
+                    f"{'sub-port ' + str(port.sub) if port.sub else 'port'}",
+                    device=device.name,
+                    port=port.name,
+                )
+            if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
+                yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
+        for speed, used in Counter(p.speed_gbps for p in device.ports.values()).items():
+            if used > model.ports_at(speed):
+                yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
+
+
+def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
+    wanted = c.intent.backend.ratio
+    for leaf in c.fabric.by_role(Role.LEAF):
+        down = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST)
+        up = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
+        if up == 0:
+            yield Problem("leaf has no uplinks", device=leaf.name)
+        elif Fraction(down, up) > wanted:
+            yield Problem(
+                f"downlink:uplink is {format_ratio(Fraction(down, up))} ({down}G:{up}G), more than the {format_ratio(wanted)} asked",
+                device=leaf.name,
+            )
+
+
+def rails_aligned(c: Compiled) -> Iterable[Problem]:
+    for link in c.fabric.links:
+        if link.kind is not LinkKind.HOST:
+            continue
+        nic, leaf_port = link.a, link.b
+        leaf, node = leaf_port.device, nic.device
+        if leaf.rail != nic.cage or leaf.su != node.su:
+            yield Problem(
+                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, rail {leaf.rail}); "
+                f"it belongs on rail {nic.cage} of unit {node.su}",
+                device=leaf.name,
+                port=leaf_port.name,
+            )
+
+
+def every_leaf_reaches_every_spine(c: Compiled) -> Iterable[Problem]:
+    """The same number of links from every leaf to every spine: ECMP width = spine count."""
+    spines = [s.name for s in c.fabric.by_role(Role.SPINE)]
+    expected = c.sizing.links_per_spine
+    for leaf in c.fabric.by_role(Role.LEAF):
+        per_spine = Counter(p.link.other(p).device.name for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
+        for spine in spines:
+            if per_spine.get(spine, 0) != expected:
+                yield Problem(
+                    f"{per_spine.get(spine, 0)} links to {spine}, expected {expected}: ECMP width would be "
+                    f"{sum(1 for n in per_spine.values() if n)} of {len(spines)} spines",
+                    device=leaf.name,
+                )
+        model = c.catalog.switches[leaf.model]
+        paths = sum(per_spine.values())
+        if paths > model.max_ecmp_paths:
+            yield Problem(f"{paths} equal-cost uplinks, {leaf.model} installs at most {model.max_ecmp_paths}", device=leaf.name)
+
+
+def addresses_unique(c: Compiled) -> Iterable[Problem]:
+    """No address twice, no two subnets overlapping (a leaf's aggregate may contain its own /31s)."""
+    plan = c.addresses
+    owners: dict[str, str] = {}
+    for device, address in plan.loopbacks.items():
+        yield from _claim(owners, address, f"{device} Loopback0", device, "Loopback0")
+    for port, address in plan.interfaces.items():
+        yield from _claim(owners, address.address, port.label, port.device.name, port.name)
+    for leaf, svi in plan.nic_subnet_gateways.items():
+        yield from _claim(owners, svi.address, f"{leaf} gateway", leaf, None)
+
+    # Subnets: loopback /32s, every link's /31 once, every leaf's NIC block; sorted sweep for overlap.
+    subnets: list[tuple[int, int, str, str | None, str | None]] = []
+    for device, address in plan.loopbacks.items():
+        net = IPNetwork(f"{address}/32")
+        subnets.append((net.first, net.last, f"{device} loopback", device, "Loopback0"))
+    for leaf, block in plan.nic_blocks.items():
+        net = IPNetwork(block)
+        subnets.append((net.first, net.last, f"{leaf} GPU block {block}", leaf, None))
+    for link in c.fabric.links:
+        if link.kind is LinkKind.FABRIC and link.b in plan.interfaces:
+            net = IPNetwork(plan.interfaces[link.b].cidr)
+            subnets.append((net.first, net.last, f"link {link.id} {net.cidr}", link.b.device.name, link.b.name))
+    subnets.sort()
+    reach_end, reach_label = -1, ""
+    for first, last, label, device, port in subnets:
+        if first <= reach_end:
+            yield Problem(f"{label} overlaps {reach_label}", device=device, port=port)
+        if last > reach_end:
+            reach_end, reach_label = last, label
+
+    # p2p NIC /31s must sit inside the block their leaf advertises, or the aggregate would lie
+    for port, address in plan.interfaces.items():
+        if port.device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
+            block = IPNetwork(plan.nic_blocks[port.device.name])
+            if IPNetwork(address.cidr).first not in range(block.first, block.last + 1):
+                yield Problem(f"{address.cidr} is outside the leaf's GPU block {block}", device=port.device.name, port=port.name)
+
+
+def _claim(owners: dict[str, str], address: str, label: str, device: str, port: str | None) -> Iterable[Problem]:
+    if address in owners:
+        yield Problem(f"address {address} is also on {owners[address]}", device=device, port=port)
+    else:
+        owners[address] = label
+
+
+def asns_as_planned(c: Compiled) -> Iterable[Problem]:
+    """RFC 7938: all spines share one ASN; every leaf has its own, different from the spines'."""
+    asns = c.addresses.asns
+    spine_asns = {asns[s.name] for s in c.fabric.by_role(Role.SPINE)}
+    if len(spine_asns) > 1:
+        yield Problem(f"spines use {len(spine_asns)} different ASNs; they share one", device=next(iter(c.fabric.by_role(Role.SPINE))).name)
+    by_asn: dict[int, list[str]] = defaultdict(list)
+    for leaf in c.fabric.by_role(Role.LEAF):
+        by_asn[asns[leaf.name]].append(leaf.name)
+    for asn, leaves in by_asn.items():
+        if len(leaves) > 1:
+            yield Problem(f"ASN {asn} is shared with {', '.join(leaves[1:])}", device=leaves[0])
+        if asn in spine_asns:
+            yield Problem(f"ASN {asn} is the spines' ASN", device=leaves[0])
+
+
+CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
+    ports_used_once,
+    link_speeds_match,
+    switch_ports_exist,
+    leaf_ratio_holds,
+    rails_aligned,
+    every_leaf_reaches_every_spine,
+    addresses_unique,
+    asns_as_planned,
+)
+
+
+def run_checks(compiled: Compiled) -> list[Problem]:
+    """Every check, every problem (not just the first)."""
+    return [problem for check in CHECKS for problem in check(compiled)]

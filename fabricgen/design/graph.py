@@ -1,0 +1,164 @@
+"""The fabric graph: devices with ports, and links between ports.
+
+Plain slotted dataclasses, built once by the design stage and then only read. A link's `a` end is
+the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper tier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Iterator
+
+from fabricgen.catalog.model import SwitchModel
+
+
+class Role(StrEnum):
+    GPU_NODE = "gpu-node"
+    LEAF = "leaf"
+    SPINE = "spine"
+
+
+class Network(StrEnum):
+    BACKEND = "backend"
+
+
+class LinkKind(StrEnum):
+    HOST = "host"  # GPU NIC to leaf
+    FABRIC = "fabric"  # switch to switch
+
+
+@dataclass(slots=True, eq=False)
+class Port:
+    device: "Device"
+    name: str  # as the device's OS calls it
+    cage: int  # front-panel cage number (for nodes: the NIC port number)
+    sub: int  # breakout sub-port, 1-based; 0 when the cage is not broken out
+    speed_gbps: int
+    optic: str | None = None  # transceiver PID in this port's cage, when the switch end needs one
+    link: "Link | None" = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.device.name} {self.name}"
+
+
+@dataclass(slots=True, eq=False)
+class Device:
+    name: str
+    role: Role
+    network: Network
+    model: str  # catalog PID
+    nos: str | None  # None for servers
+    index: int  # 1-based within its role
+    su: int | None = None  # scalable unit, 1-based
+    rail: int | None = None  # leaves: the rail they serve
+    ports: dict[str, Port] = field(default_factory=dict)
+
+    @property
+    def is_switch(self) -> bool:
+        return self.nos is not None
+
+
+@dataclass(slots=True, eq=False)
+class Link:
+    id: str  # the cable id printed on the label
+    network: Network
+    kind: LinkKind
+    a: Port
+    b: Port
+    cable: str | None  # cable PID; None when the optic has the cable built in (DAC/AOC)
+
+    @property
+    def speed_gbps(self) -> int:
+        return self.a.speed_gbps
+
+    def other(self, port: Port) -> Port:
+        return self.b if port is self.a else self.a
+
+
+@dataclass
+class Fabric:
+    name: str
+    devices: dict[str, Device] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+
+    def add_device(self, device: Device) -> Device:
+        if device.name in self.devices:
+            raise DuplicateDeviceName(device.name)
+        self.devices[device.name] = device
+        return device
+
+    def connect(self, link: Link) -> Link:
+        """Wire both ports to the link. A port is only ever created for one link."""
+        link.a.link = link
+        link.b.link = link
+        self.links.append(link)
+        return link
+
+    def by_role(self, role: Role) -> Iterator[Device]:
+        return (d for d in self.devices.values() if d.role is role)
+
+    def switches(self) -> Iterator[Device]:
+        return (d for d in self.devices.values() if d.is_switch)
+
+
+class DuplicateDeviceName(Exception):
+    """Two devices got the same name (a naming pattern without a distinguishing field)."""
+
+
+class OutOfPorts(Exception):
+    def __init__(self, device: str, speed: int, wanted: int, available: int):
+        super().__init__(f"{device} needs {wanted} more {speed}G ports, has {available} left")
+        self.device, self.speed, self.wanted, self.available = device, speed, wanted, available
+
+
+class PortAllocator:
+    """Hands out a switch's ports of one speed in front-panel order: cages of that native speed
+    first, then sub-ports of faster cages broken out. A cage serves one mode only: once broken out
+    at one speed it is not also used natively or at another speed. Names follow the catalog."""
+
+    def __init__(self, device: Device, model: SwitchModel):
+        self.device = device
+        self.model = model
+        self._cage_mode: dict[int, int] = {}  # cage -> speed it was claimed for
+        self._candidates: dict[int, list[tuple[int, int, int]]] = {}  # speed -> [(cage, sub, lane)]
+        self._cursor: dict[int, int] = {}
+
+    def _candidates_for(self, speed: int) -> list[tuple[int, int, int]]:
+        found = self._candidates.get(speed)
+        if found is None:
+            found = []
+            lanes = self.model.first_lanes
+            for group in self.model.port_groups:  # native cages first
+                if group.speed == speed:
+                    found += [(cage, 0, lanes[cage]) for cage in range(group.first, group.first + group.count)]
+            for group in self.model.port_groups:
+                fanout = max((m.fanout for m in group.breakout_modes if m.speed == speed), default=0)
+                if group.speed == speed or not fanout:
+                    continue
+                step = group.lanes // fanout
+                for cage in range(group.first, group.first + group.count):
+                    found += [(cage, sub, lanes[cage] + (sub - 1) * step) for sub in range(1, fanout + 1)]
+            self._candidates[speed] = found
+            self._cursor[speed] = 0
+        return found
+
+    def take(self, speed: int, count: int) -> list[Port]:
+        candidates = self._candidates_for(speed)
+        naming = self.model.interface_names[self.device.nos]  # type: ignore[index]
+        ports: list[Port] = []
+        cursor = self._cursor[speed]
+        while len(ports) < count and cursor < len(candidates):
+            cage, sub, lane = candidates[cursor]
+            cursor += 1
+            if self._cage_mode.setdefault(cage, speed) != speed:
+                continue  # claimed at another speed
+            pattern = naming.breakout if sub else naming.port
+            port = Port(self.device, pattern.format(port=cage, sub=sub, lane=lane), cage, sub, speed)
+            self.device.ports[port.name] = port
+            ports.append(port)
+        self._cursor[speed] = cursor
+        if len(ports) < count:
+            raise OutOfPorts(self.device.name, speed, count, len(ports))
+        return ports

@@ -1,0 +1,238 @@
+"""The NOS-neutral configuration of each switch: what it must do, not how a NOS spells it.
+
+`build_device_configs(compiled)` turns the checked fabric into one `DeviceConfig` per switch.
+Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fabricgen.checks import Compiled
+from fabricgen.design.graph import Device, LinkKind, Port, Role
+from fabricgen.intent.model import Bfd, EcnThresholds, PfcWatchdog
+from fabricgen.qos import LosslessBuffer, lossless_headroom
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceConfig:
+    name: str
+    description: str
+    kind: str  # "host" (to a GPU NIC) or "fabric" (to a switch)
+    speed_gbps: int
+    cage: int
+    sub: int  # breakout sub-port, 0 if none
+    mtu: int
+    address: str | None  # CIDR for a routed port
+    access_vlan: int | None  # host port in a VLAN (subnet addressing)
+    lossless: bool  # PFC on the lossless priority, watchdog, ECN
+    bfd: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Breakout:
+    cage: int
+    fanout: int
+    speed_gbps: int
+
+
+@dataclass(frozen=True, slots=True)
+class BgpNeighbor:
+    address: str
+    remote_asn: int
+    description: str
+    group: str  # peer group / template name, e.g. SPINES
+
+
+@dataclass(frozen=True)
+class BgpConfig:
+    asn: int
+    router_id: str
+    groups: tuple[str, ...]
+    neighbors: tuple[BgpNeighbor, ...]
+    networks: tuple[str, ...]  # announced as is (the loopback)
+    redistribute: tuple[str, ...]  # connected subnets inside these prefixes are announced
+    aggregates: tuple[str, ...]  # announced instead of their more-specifics (summary-only)
+    maximum_paths: int
+    bfd: bool
+
+
+@dataclass(frozen=True)
+class Vlan:
+    id: int
+    name: str
+    gateway: str  # CIDR of the leaf's address in it
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QosConfig:
+    lossless_priority: int
+    roce_dscp: tuple[int, ...]
+    cnp_priority: int
+    cnp_dscp: tuple[int, ...]
+    lossless_bandwidth_percent: int
+    ecn: dict[int, EcnThresholds]  # per port speed in use on this switch
+    main_speed_gbps: int  # the speed most ports run at (NX-OS system-wide queuing policy)
+    pfc_watchdog: PfcWatchdog
+    buffers: dict[int, LosslessBuffer]  # per port speed in use
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    hostname: str
+    role: Role
+    nos: str
+    model: str
+    model_description: str
+    asn: int
+    loopback: str  # address, /32
+    mtu: int
+    interfaces: tuple[InterfaceConfig, ...]
+    breakouts: tuple[Breakout, ...]
+    vlans: tuple[Vlan, ...]
+    bgp: BgpConfig
+    bfd: Bfd
+    qos: QosConfig | None
+    lanes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # interface -> SerDes lanes (SONiC PORT)
+    alias: dict[str, str] = field(default_factory=dict)  # interface -> front-panel alias
+
+
+def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
+    return {device.name: _device_config(c, device) for device in c.fabric.switches()}
+
+
+def _device_config(c: Compiled, device: Device) -> DeviceConfig:
+    backend = c.intent.backend
+    plan = c.addresses
+    model = c.catalog.switches[device.model]
+    subnet_mode = backend.nic_addressing == "subnet"
+    ports = sorted(device.ports.values(), key=lambda p: (p.cage, p.sub))
+    qos_on = backend.qos.enabled
+
+    interfaces = []
+    neighbors = []
+    for port in ports:
+        link = port.link
+        assert link is not None
+        peer = link.other(port)
+        kind = link.kind.value
+        routed = not (subnet_mode and link.kind is LinkKind.HOST)
+        address = plan.interfaces.get(port) if routed else None
+        interfaces.append(
+            InterfaceConfig(
+                name=port.name,
+                description=f"{link.id} to {peer.device.name} {peer.name}",
+                kind=kind,
+                speed_gbps=port.speed_gbps,
+                cage=port.cage,
+                sub=port.sub,
+                mtu=backend.mtu,
+                address=address.cidr if address else None,
+                access_vlan=None if routed else backend.subnet_vlan,
+                lossless=qos_on,
+                bfd=backend.bfd.enabled and link.kind is LinkKind.FABRIC,
+            )
+        )
+        if link.kind is LinkKind.FABRIC:
+            peer_address = plan.interfaces[peer].address
+            group = "SPINES" if peer.device.role is Role.SPINE else "LEAVES"
+            neighbors.append(BgpNeighbor(peer_address, plan.asns[peer.device.name], f"{peer.device.name} {peer.name}", group))
+
+    vlans: tuple[Vlan, ...] = ()
+    redistribute: tuple[str, ...] = ()
+    aggregates: tuple[str, ...] = ()
+    if device.role is Role.LEAF:
+        # the leaf announces its GPU block: one aggregate of the NIC /31s, or the SVI subnet itself
+        redistribute = (plan.nic_blocks[device.name],)
+        aggregates = () if subnet_mode else redistribute
+        if subnet_mode:
+            svi = plan.nic_subnet_gateways[device.name]
+            members = tuple(i.name for i in interfaces if i.kind == "host")
+            vlans = (Vlan(backend.subnet_vlan, "GPU-NICS", svi.cidr, members),)
+
+    fanouts = {}
+    for port in ports:
+        if port.sub:
+            group = model.group_of(port.cage)
+            fanouts[port.cage] = group.lanes // _lanes_per_sub(group, port.speed_gbps)  # type: ignore[union-attr]
+    breakouts = tuple(Breakout(cage, fanout, device.ports and _speed_of(device, cage)) for cage, fanout in sorted(fanouts.items()))
+
+    lanes, alias = _sonic_lanes(device, model, ports) if device.nos == "sonic" else ({}, {})
+    loopback = plan.loopbacks[device.name]
+    uplink_paths = len(neighbors)
+    if device.role is Role.SPINE:
+        uplink_paths = c.sizing.links_per_spine  # parallel links to one leaf
+    return DeviceConfig(
+        hostname=device.name,
+        role=device.role,
+        nos=device.nos,  # type: ignore[arg-type]
+        model=device.model,
+        model_description=model.description,
+        asn=plan.asns[device.name],
+        loopback=loopback,
+        mtu=backend.mtu,
+        interfaces=tuple(interfaces),
+        breakouts=breakouts,
+        vlans=vlans,
+        bgp=BgpConfig(
+            asn=plan.asns[device.name],
+            router_id=loopback,
+            groups=tuple(sorted({n.group for n in neighbors})),
+            neighbors=tuple(neighbors),
+            networks=(f"{loopback}/32",),
+            redistribute=redistribute,
+            aggregates=aggregates,
+            maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
+            bfd=backend.bfd.enabled,
+        ),
+        bfd=backend.bfd,
+        qos=_qos_config(c, ports) if qos_on else None,
+        lanes=lanes,
+        alias=alias,
+    )
+
+
+def _qos_config(c: Compiled, ports: list[Port]) -> QosConfig:
+    qos = c.intent.backend.qos
+    speeds = sorted({p.speed_gbps for p in ports})
+    counts = {s: sum(1 for p in ports if p.speed_gbps == s) for s in speeds}
+    main = max(speeds, key=lambda s: (counts[s], s))
+    return QosConfig(
+        lossless_priority=qos.lossless_priority,
+        roce_dscp=tuple(qos.roce_dscp),
+        cnp_priority=qos.cnp_priority,
+        cnp_dscp=tuple(qos.cnp_dscp),
+        lossless_bandwidth_percent=qos.lossless_bandwidth_percent,
+        ecn={s: qos.ecn[s] for s in speeds},
+        main_speed_gbps=main,
+        pfc_watchdog=qos.pfc_watchdog,
+        buffers={s: lossless_headroom(s, c.intent.backend.mtu, qos.cable_length_m) for s in speeds},
+    )
+
+
+def _lanes_per_sub(group, speed: int) -> int:
+    fanout = max(m.fanout for m in group.breakout_modes if m.speed == speed)
+    return group.lanes // fanout
+
+
+def _speed_of(device: Device, cage: int) -> int:
+    return next(p.speed_gbps for p in device.ports.values() if p.cage == cage)
+
+
+def _sonic_lanes(device: Device, model, ports: list[Port]) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
+    """SerDes lanes and front-panel alias per port, numbered the generic way (sequential from 0).
+    Real platforms may number lanes differently; the catalog entry is where to say so."""
+    lanes, alias = {}, {}
+    for port in ports:
+        group = model.group_of(port.cage)
+        first = model.first_lanes[port.cage]
+        if port.sub:
+            width = _lanes_per_sub(group, port.speed_gbps)
+            start = first + (port.sub - 1) * width
+            alias[port.name] = f"etp{port.cage}{chr(ord('a') + port.sub - 1)}"
+        else:
+            width, start = group.lanes, first
+            alias[port.name] = f"etp{port.cage}"
+        lanes[port.name] = tuple(range(start, start + width))
+    return lanes, alias

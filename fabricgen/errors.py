@@ -1,0 +1,103 @@
+"""The errors a user can cause, as data.
+
+Every phase of the pipeline collects `Problem`s and raises them together in one typed error, so a
+user sees all the mistakes of a phase at once. A problem names where it is (intent file, YAML line
+and field, or device and port), what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+FieldPath = tuple[str | int, ...]
+
+
+def dotted(path: FieldPath) -> str:
+    """('backend', 'leaf', 'model') -> 'backend.leaf.model'; list items as [i]."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + part
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    message: str
+    hint: str = ""
+    field: FieldPath = ()
+    file: str | None = None
+    line: int | None = None
+    device: str | None = None
+    port: str | None = None
+
+    def located(self, file: str, line: int | None) -> "Problem":
+        return replace(self, file=file, line=line)
+
+    def format(self) -> str:
+        where = []
+        if self.file:
+            where.append(f"{self.file}:{self.line}" if self.line else self.file)
+        if self.field:
+            where.append(dotted(self.field))
+        if self.device:
+            where.append(f"{self.device} {self.port}" if self.port else self.device)
+        text = ": ".join(where + [self.message]) if where else self.message
+        if self.hint:
+            text += f"\n    fix: {self.hint}"
+        return text
+
+
+class FabricgenError(Exception):
+    """Something the user can fix; carries every problem found in one phase."""
+
+    phase = "build"
+
+    def __init__(self, problems: Sequence[Problem] | Problem):
+        self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
+        super().__init__("\n".join(p.format() for p in self.problems))
+
+    def report(self) -> str:
+        count = len(self.problems)
+        head = f"{self.phase}: {count} problem{'s' if count != 1 else ''}"
+        return head + "\n" + "\n".join("  " + p.format().replace("\n", "\n  ") for p in self.problems)
+
+
+class IntentError(FabricgenError):
+    """The intent file cannot be read or does not match the schema."""
+
+    phase = "intent"
+
+
+class CatalogError(FabricgenError):
+    """A catalog file (built-in or the user's) is malformed or inconsistent."""
+
+    phase = "catalog"
+
+
+class DesignError(FabricgenError):
+    """The intent is well formed but asks for a fabric that cannot be built."""
+
+    phase = "design"
+
+
+class CheckError(FabricgenError):
+    """The compiled fabric breaks an invariant (names the device and the port)."""
+
+    phase = "checks"
+
+
+class OutputError(FabricgenError):
+    """The build could not be written."""
+
+    phase = "output"
+
+
+def raise_if(problems: Iterable[Problem], error: type[FabricgenError]) -> None:
+    """The error gate between phases: raise every collected problem at once."""
+    problems = list(problems)
+    if problems:
+        raise error(problems)

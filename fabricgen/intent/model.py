@@ -1,0 +1,221 @@
+"""The intent schema: what an engineer writes. Every field has a default except the GPU count.
+
+Units are in the names (`_ms`, `_kbytes`, `_percent`); speeds are written like 400G; ratios are
+downlink:uplink bandwidth like "1:1", "3:1" or "1:2".
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from ipaddress import IPv4Network
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from fabricgen.units import Ratio, Speed
+
+Nos = Literal["nxos", "sonic"]
+
+# RFC 1123 label: becomes a hostname and a file name, so nothing that could escape a directory.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+
+
+def check_name(value: str, what: str = "name") -> str:
+    if not NAME_PATTERN.match(value):
+        raise ValueError(
+            f"{what} {value!r} must be 1-63 letters, digits or '-', not starting or ending with '-' "
+            "(it becomes a hostname and a file name)"
+        )
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SwitchRole(_Strict):
+    model: str = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
+    nos: Nos = "nxos"
+    count: int | None = Field(None, ge=1, description="optional: checked against what the design needs")
+
+
+class Bfd(_Strict):
+    enabled: bool = True
+    interval_ms: int = Field(150, ge=50, le=999)
+    min_rx_ms: int = Field(150, ge=50, le=999)
+    multiplier: int = Field(3, ge=1, le=50)
+
+
+class AsnPlan(_Strict):
+    """RFC 7938: one ASN shared by the spines, a unique ASN per leaf."""
+
+    scheme: Literal["private-2byte", "private-4byte"] = "private-2byte"
+    spine: int | None = Field(None, description="default: the first ASN of the scheme's private range")
+    leaf_first: int | None = Field(None, description="default: the ASN after the spines'")
+
+
+class Pools(_Strict):
+    loopbacks: IPv4Network = IPv4Network("10.0.0.0/16")
+    gpu_nics: IPv4Network = IPv4Network("10.4.0.0/14")
+    fabric_links: IPv4Network = IPv4Network("10.8.0.0/13")
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> "Pools":
+        pools = [("loopbacks", self.loopbacks), ("gpu_nics", self.gpu_nics), ("fabric_links", self.fabric_links)]
+        for i, (name_a, a) in enumerate(pools):
+            for name_b, b in pools[i + 1 :]:
+                if a.overlaps(b):
+                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
+        return self
+
+
+class EcnThresholds(_Strict):
+    min_kbytes: int = Field(ge=1)
+    max_kbytes: int = Field(ge=1)
+    drop_probability: int = Field(ge=1, le=100, description="percent marked at max_kbytes")
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "EcnThresholds":
+        if self.min_kbytes >= self.max_kbytes:
+            raise ValueError(f"min_kbytes ({self.min_kbytes}) must be below max_kbytes ({self.max_kbytes})")
+        return self
+
+
+def _ecn_for(speed_gbps: int) -> EcnThresholds:
+    # Starting point: 150 KB / 3000 KB / 7 % at 100G (Cisco's RoCE guidance), scaled with the
+    # port's bandwidth-delay product, i.e. linearly with speed.
+    scale = speed_gbps // 100 if speed_gbps >= 100 else 1
+    return EcnThresholds(min_kbytes=150 * scale, max_kbytes=3000 * scale, drop_probability=7)
+
+
+DEFAULT_ECN = {speed: _ecn_for(speed) for speed in (100, 200, 400, 800)}
+
+
+class PfcWatchdog(_Strict):
+    enabled: bool = True
+    poll_interval_ms: int = Field(100, ge=100, le=1000)
+    detection_ms: int = Field(200, ge=100, le=5000, description="a queue paused this long is declared stormed")
+    restoration_ms: int = Field(400, ge=100, le=60000, description="quiet time before the queue is restored")
+    action: Literal["drop", "forward", "alert"] = "drop"
+
+    @model_validator(mode="after")
+    def _multiples_of_poll(self) -> "PfcWatchdog":
+        for name in ("detection_ms", "restoration_ms"):
+            if getattr(self, name) % self.poll_interval_ms:
+                raise ValueError(f"{name} must be a multiple of poll_interval_ms ({self.poll_interval_ms})")
+        return self
+
+
+class Qos(_Strict):
+    """RoCEv2 lossless profile: RoCE data on a PFC priority with ECN, CNPs strict priority."""
+
+    enabled: bool = True
+    roce_dscp: list[int] = Field([24, 26], min_length=1)
+    lossless_priority: int = Field(3, ge=0, le=7, description="traffic class, PFC priority and queue for RoCE")
+    cnp_dscp: list[int] = Field([48], min_length=1)
+    cnp_priority: int = Field(7, ge=0, le=7, description="strict-priority queue for congestion notifications")
+    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
+    ecn: dict[Speed, EcnThresholds] = Field(default_factory=lambda: dict(DEFAULT_ECN))
+    pfc_watchdog: PfcWatchdog = PfcWatchdog()
+    cable_length_m: int = Field(100, ge=1, le=10000, description="assumed for SONiC lossless headroom")
+
+    @field_validator("ecn")
+    @classmethod
+    def _ecn_over_defaults(cls, value: dict[int, EcnThresholds]) -> dict[int, EcnThresholds]:
+        # naming one speed should not drop the defaults of the others
+        return {**DEFAULT_ECN, **value}
+
+    @field_validator("roce_dscp", "cnp_dscp")
+    @classmethod
+    def _dscp_range(cls, values: list[int]) -> list[int]:
+        for value in values:
+            if not 0 <= value <= 63:
+                raise ValueError(f"DSCP {value} is outside 0-63")
+        if len(set(values)) != len(values):
+            raise ValueError("a DSCP value is listed twice")
+        return values
+
+    @model_validator(mode="after")
+    def _classes_apart(self) -> "Qos":
+        if self.lossless_priority == self.cnp_priority:
+            raise ValueError("lossless_priority and cnp_priority must differ (CNPs must not be paused)")
+        if set(self.roce_dscp) & set(self.cnp_dscp):
+            raise ValueError("roce_dscp and cnp_dscp share a value")
+        return self
+
+
+class Optics(_Strict):
+    """Transceiver PIDs; default: the catalog's default for each cage."""
+
+    host_links: str | None = Field(None, description="switch end of GPU NIC links")
+    fabric_links: str | None = Field(None, description="both ends of leaf-spine links")
+
+
+class Backend(_Strict):
+    design: Literal["rail-optimized"] = "rail-optimized"
+    scalable_unit_gpus: int = Field(256, ge=1, description="GPUs per scalable unit; one leaf per rail per unit")
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    leaf: SwitchRole = SwitchRole()
+    spine: SwitchRole = SwitchRole()
+    routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
+    nic_addressing: Literal["p2p", "subnet"] = Field(
+        "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface"
+    )
+    subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of the leaf's GPU subnet (nic_addressing: subnet)")
+    mtu: int = Field(9216, ge=1500, le=9216)
+    bfd: Bfd = Bfd()
+    asn: AsnPlan = AsnPlan()
+    pools: Pools = Pools()
+    optics: Optics = Optics()
+    qos: Qos = Qos()
+
+    @field_validator("routing")
+    @classmethod
+    def _evpn_not_yet(cls, value: str) -> str:
+        if value == "vxlan-evpn":
+            raise ValueError(
+                "vxlan-evpn is not supported yet (it arrives with the VXLAN EVPN work); use routing: ebgp for now"
+            )
+        return value
+
+
+class Naming(_Strict):
+    """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
+    {node} (1-based within its scalable unit)."""
+
+    gpu_node: str = "gpu{index:04d}"
+    leaf: str = "be-su{su:02d}-leaf{rail}"
+    spine: str = "be-spine{index:02d}"
+
+    @field_validator("gpu_node", "leaf", "spine")
+    @classmethod
+    def _pattern_formats(cls, pattern: str) -> str:
+        try:
+            sample = pattern.format(index=1, su=1, rail=1, node=1)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: index, su, rail, node") from None
+        check_name(sample, "a name from this pattern")
+        return pattern
+
+
+class Intent(_Strict):
+    name: str = Field(description="fabric name; the build goes to output/<name>/ (default: the file name)")
+    description: str = ""
+    catalog: list[str] = Field([], description="extra catalog YAML files, relative to the intent")
+    gpus: int | None = Field(None, ge=1)
+    nodes: int | None = Field(None, ge=1)
+    gpu_node: str = Field("DGX-H100", description="GPU node model from the catalog")
+    naming: Naming = Naming()
+    backend: Backend = Backend()
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str) -> str:
+        return check_name(value, "fabric name")
+
+    @model_validator(mode="after")
+    def _gpus_or_nodes(self) -> "Intent":
+        if (self.gpus is None) == (self.nodes is None):
+            raise ValueError("give exactly one of 'gpus' (total GPU count) or 'nodes' (GPU node count)")
+        return self

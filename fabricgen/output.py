@@ -1,0 +1,119 @@
+"""Writing a build atomically: all files or none, and never someone else's directory.
+
+The build is written into a hidden staging directory beside the destination, flushed to disk,
+then swapped in with one rename (Linux renameat2 RENAME_EXCHANGE when replacing an earlier build,
+so there is no moment without a complete build). A failure before the swap removes the staging
+directory and leaves the previous build untouched. Only a directory that is empty or holds an
+earlier fabricgen build (a manifest.json of ours) is ever replaced.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Mapping
+
+from fabricgen.errors import OutputError, Problem
+
+# Relative paths made of device names and fixed file names: nothing else may reach the disk.
+_SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def check_relative_path(path: str) -> None:
+    parts = PurePosixPath(path).parts
+    if not parts or path.startswith("/") or any(not _SAFE_PART.match(p) or p in {".", ".."} for p in parts):
+        raise OutputError(Problem(f"refusing to write {path!r}: not a plain relative file name"))
+
+
+def is_fabricgen_build(directory: Path) -> bool:
+    manifest = directory / "manifest.json"
+    try:
+        return "fabricgen_version" in json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def write_build(files: Mapping[str, bytes], destination: Path) -> None:
+    """Replace `destination` with exactly `files` (relative path -> content)."""
+    for path in files:
+        check_relative_path(path)
+    destination = destination.absolute()
+    if destination.exists():
+        if not destination.is_dir():
+            raise OutputError(Problem(f"{destination} exists and is not a directory", hint="choose another -o"))
+        if any(destination.iterdir()) and not is_fabricgen_build(destination):
+            raise OutputError(
+                Problem(
+                    f"{destination} is not empty and holds no fabricgen build (no manifest.json of ours)",
+                    hint="choose an empty or new directory with -o; fabricgen only replaces its own builds",
+                )
+            )
+    parent = destination.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+    except OSError as exc:
+        raise OutputError(Problem(f"cannot create a directory in {parent}: {exc.strerror}")) from None
+    try:
+        made: set[Path] = set()
+        for relative, data in sorted(files.items()):
+            target = staging / relative
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            with open(target, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        _fsync_dir(staging)
+        if destination.exists():
+            if _exchange(staging, destination):
+                shutil.rmtree(staging)  # staging now holds the previous build
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".old", dir=parent))
+                os.rename(destination, old / "build")
+                os.rename(staging, destination)
+                shutil.rmtree(old)
+        else:
+            os.rename(staging, destination)
+        _fsync_dir(parent)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise OutputError(Problem(f"writing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux >= 3.15). False where unsupported."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    errno = ctypes.get_errno()
+    if errno in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the filesystem cannot exchange
+        return False
+    raise OSError(errno, os.strerror(errno))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

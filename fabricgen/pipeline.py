@@ -1,0 +1,108 @@
+"""The compiler pipeline, one direction, an error gate after every phase:
+
+intent YAML -> validated intent (+ catalog) -> sizing -> fabric graph -> addresses and ASNs
+-> checks -> per-device configs -> rendered files and reports -> written atomically.
+
+`compile_intent` does everything but the writing and touches nothing outside; `build` writes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fabricgen.addressing import AddressPlan, allocate_addresses
+from fabricgen.checks import Compiled, run_checks
+from fabricgen.design.backend import build_backend
+from fabricgen.design.graph import Fabric
+from fabricgen.design.sizing import BackendSizing, size_backend
+from fabricgen.device_config import DeviceConfig, build_device_configs
+from fabricgen.errors import CheckError, DesignError, raise_if
+from fabricgen.intent import LoadedIntent, load_intent
+from fabricgen.output import write_build
+from fabricgen.render import render_configs
+from fabricgen.reports import (
+    render_bom,
+    render_cabling,
+    render_ip_plan,
+    render_manifest,
+    render_summary,
+    render_topology,
+)
+
+DEFAULT_OUTPUT = Path("output")
+
+
+@dataclass
+class Build:
+    loaded: LoadedIntent
+    compiled: Compiled
+    configs: dict[str, DeviceConfig]
+    files: dict[str, bytes]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def sizing(self) -> BackendSizing:
+        return self.compiled.sizing
+
+    @property
+    def fabric(self) -> Fabric:
+        return self.compiled.fabric
+
+    @property
+    def addresses(self) -> AddressPlan:
+        return self.compiled.addresses
+
+
+def compile_intent(intent_path: Path, render: bool = True) -> Build:
+    """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
+    first phase that has any. With render=False stops after the checks (for `validate`)."""
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
+    loaded = load_intent(intent_path)
+    lap("intent")
+    try:
+        sizing = size_backend(loaded.intent, loaded.catalog)
+        fabric = build_backend(loaded.intent, loaded.catalog, sizing)
+        lap("design")
+        addresses = allocate_addresses(fabric, sizing, loaded.intent)
+        lap("addressing")
+    except DesignError as exc:
+        raise DesignError([loaded.locate(p) for p in exc.problems]) from None
+    compiled = Compiled(loaded.intent, loaded.catalog, sizing, fabric, addresses)
+    raise_if(run_checks(compiled), CheckError)
+    lap("checks")
+    build = Build(loaded, compiled, {}, {}, timings)
+    if not render:
+        return build
+    build.configs = build_device_configs(compiled)
+    lap("device configs")
+    texts = render_configs(build.configs.values())
+    lap("render")
+    for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
+        texts.update(report(compiled))
+    files = {path: text.encode("utf-8") for path, text in texts.items()}
+    files.update(
+        {path: text.encode("utf-8") for path, text in render_manifest(intent_path.name, loaded.sha256, files).items()}
+    )
+    build.files = files
+    lap("reports")
+    return build
+
+
+def build(intent_path: Path, output_dir: Path | None = None) -> tuple[Build, Path]:
+    """Compile and write atomically to `output_dir` (default output/<fabric name>)."""
+    result = compile_intent(intent_path)
+    destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
+    clock = time.perf_counter()
+    write_build(result.files, destination)
+    result.timings["write"] = time.perf_counter() - clock
+    return result, destination

@@ -1,0 +1,39 @@
+"""The one Jinja2 environment every device and report is rendered with.
+
+StrictUndefined turns a missing value into an error instead of an empty string in a config.
+Templates are compiled once and cached by the environment, so a large fabric pays for parsing
+once, not once per device.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+
+def templates_dir() -> Path:
+    here = Path(__file__).resolve()
+    packaged = here.parents[1] / "templates"  # fabricgen/templates inside an installed wheel
+    if packaged.is_dir():
+        return packaged
+    source = here.parents[2] / "templates"  # a checkout or editable install
+    if source.is_dir():
+        return source
+    raise RuntimeError(f"fabricgen's templates are missing (looked in {packaged} and {source})")
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["kbytes"] = lambda value: int(value)
+    env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
+    return env

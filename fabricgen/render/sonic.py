@@ -1,0 +1,171 @@
+"""SONiC adapter: a DeviceConfig becomes `configs/<device>/config_db.json` and `frr.conf`.
+
+config_db.json is data, so it is built as a dict here (table and field names are SONiC's
+vocabulary, values follow its YANG models: strings, speeds in Mb/s, plain-name references).
+Routing lives only in frr.conf: DEVICE_METADATA selects `split-unified`, the mode in which SONiC
+loads one integrated frr.conf and does not render BGP from config_db (plain `split` expects
+per-daemon bgpd.conf/zebra.conf and deletes frr.conf).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fabricgen import __version__
+from fabricgen.design.graph import Role
+from fabricgen.device_config import DeviceConfig
+from fabricgen.render.environment import environment
+
+QOS_MAP = "FABRICGEN"
+SCHEDULER_STRICT = "FABRICGEN_STRICT"
+SCHEDULER_LOSSLESS = "FABRICGEN_LOSSLESS"
+SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
+FEC = {100: "rs", 200: "rs", 400: "rs", 800: "rs"}
+
+
+def render_sonic(config: DeviceConfig) -> dict[str, str]:
+    base = f"configs/{config.hostname}"
+    frr = environment().get_template("frr/frr.conf.j2").render(c=config, version=__version__)
+    return {f"{base}/config_db.json": json.dumps(config_db(config), indent=4) + "\n", f"{base}/frr.conf": frr}
+
+
+def config_db(c: DeviceConfig) -> dict[str, Any]:
+    metadata = {
+        "hostname": c.hostname,
+        "bgp_asn": str(c.asn),
+        "type": "SpineRouter" if c.role is Role.SPINE else "LeafRouter",
+        "docker_routing_config_mode": "split-unified",
+        "default_pfcwd_status": "enable" if c.qos and c.qos.pfc_watchdog.enabled else "disable",
+    }
+    tables: dict[str, dict[str, Any]] = {
+        "DEVICE_METADATA": {"localhost": metadata},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{c.loopback}/32": {}},
+        "PORT": {},
+        "INTERFACE": {},
+    }
+    for i in c.interfaces:
+        tables["PORT"][i.name] = {
+            "admin_status": "up",
+            "alias": c.alias[i.name],
+            "description": i.description,
+            "fec": FEC.get(i.speed_gbps, "none"),
+            "index": str(i.cage),
+            "lanes": ",".join(str(lane) for lane in c.lanes[i.name]),
+            "mtu": str(i.mtu),
+            "speed": str(i.speed_gbps * 1000),
+        }
+        if i.address:
+            tables["INTERFACE"][i.name] = {}
+            tables["INTERFACE"][f"{i.name}|{i.address}"] = {}
+    if c.vlans:
+        tables["VLAN"], tables["VLAN_MEMBER"], tables["VLAN_INTERFACE"] = {}, {}, {}
+        for vlan in c.vlans:
+            name = f"Vlan{vlan.id}"
+            tables["VLAN"][name] = {"vlanid": str(vlan.id), "mtu": str(c.mtu), "admin_status": "up"}
+            for member in vlan.members:
+                tables["VLAN_MEMBER"][f"{name}|{member}"] = {"tagging_mode": "untagged"}
+            tables["VLAN_INTERFACE"][name] = {}
+            tables["VLAN_INTERFACE"][f"{name}|{vlan.gateway}"] = {}
+    if c.qos:
+        tables.update(_qos_tables(c))
+    return {name: tables[name] for name in sorted(tables)}
+
+
+def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
+    qos = c.qos
+    assert qos is not None
+    lossless, cnp = qos.lossless_priority, qos.cnp_priority
+    dscp_to_tc = {str(d): "0" for d in range(64)}
+    dscp_to_tc.update({str(d): str(lossless) for d in qos.roce_dscp})
+    dscp_to_tc.update({str(d): str(cnp) for d in qos.cnp_dscp})
+    identity = {str(n): str(n) for n in range(8)}
+    tc_to_pg = {str(n): str(lossless) if n == lossless else "0" for n in range(8)}
+    wred_name = {speed: f"ROCE_LOSSLESS_{speed}G" for speed in qos.ecn}
+    wred = {}
+    for speed, ecn in sorted(qos.ecn.items()):
+        profile: dict[str, str] = {"ecn": "ecn_all"}
+        for colour in ("green", "yellow", "red"):
+            profile[f"wred_{colour}_enable"] = "true"
+            profile[f"{colour}_min_threshold"] = str(ecn.min_kbytes * 1024)
+            profile[f"{colour}_max_threshold"] = str(ecn.max_kbytes * 1024)
+            profile[f"{colour}_drop_probability"] = str(ecn.drop_probability)
+        wred[wred_name[speed]] = profile
+    buffer_name = {speed: f"pg_lossless_{speed * 1000}_{b.cable_length_m}m_profile" for speed, b in qos.buffers.items()}
+    lossy_queues = _ranges(q for q in range(8) if q not in (lossless,))
+    watchdog = qos.pfc_watchdog
+
+    tables: dict[str, dict[str, Any]] = {
+        "DSCP_TO_TC_MAP": {QOS_MAP: dscp_to_tc},
+        "TC_TO_QUEUE_MAP": {QOS_MAP: identity},
+        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: tc_to_pg},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: identity},
+        "WRED_PROFILE": wred,
+        "SCHEDULER": {
+            SCHEDULER_STRICT: {"type": "STRICT"},
+            SCHEDULER_LOSSLESS: {"type": "DWRR", "weight": str(qos.lossless_bandwidth_percent)},
+            SCHEDULER_DEFAULT: {"type": "DWRR", "weight": str(100 - qos.lossless_bandwidth_percent)},
+        },
+        "BUFFER_POOL": {
+            "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
+            "egress_lossless_pool": {"type": "egress", "mode": "dynamic"},
+            "egress_lossy_pool": {"type": "egress", "mode": "dynamic"},
+        },
+        "BUFFER_PROFILE": {
+            "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+            "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "1518", "dynamic_th": "3"},
+            **{
+                buffer_name[speed]: {
+                    "pool": "ingress_lossless_pool",
+                    "xon": str(b.xon_bytes),
+                    "xoff": str(b.xoff_bytes),
+                    "size": str(b.size_bytes),
+                    "dynamic_th": "0",
+                }
+                for speed, b in sorted(qos.buffers.items())
+            },
+        },
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": QOS_MAP}},
+        "QUEUE": {},
+        "BUFFER_PG": {},
+        "BUFFER_QUEUE": {},
+        "CABLE_LENGTH": {"AZURE": {}},
+        "PFC_WD": {"GLOBAL": {"POLL_INTERVAL": str(watchdog.poll_interval_ms)}} if watchdog.enabled else {},
+    }
+    for i in c.interfaces:
+        tables["PORT_QOS_MAP"][i.name] = {
+            "dscp_to_tc_map": QOS_MAP,
+            "tc_to_queue_map": QOS_MAP,
+            "tc_to_pg_map": QOS_MAP,
+            "pfc_to_queue_map": QOS_MAP,
+            "pfc_enable": str(lossless),
+            "pfcwd_sw_enable": str(lossless) if watchdog.enabled else "",
+        }
+        tables["QUEUE"][f"{i.name}|{lossless}"] = {"scheduler": SCHEDULER_LOSSLESS, "wred_profile": wred_name[i.speed_gbps]}
+        tables["QUEUE"][f"{i.name}|{cnp}"] = {"scheduler": SCHEDULER_STRICT}
+        tables["QUEUE"][f"{i.name}|0"] = {"scheduler": SCHEDULER_DEFAULT}
+        tables["BUFFER_PG"][f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
+        tables["BUFFER_PG"][f"{i.name}|{lossless}"] = {"profile": buffer_name[i.speed_gbps]}
+        tables["BUFFER_QUEUE"][f"{i.name}|{lossless}"] = {"profile": "egress_lossless_profile"}
+        for span in lossy_queues:
+            tables["BUFFER_QUEUE"][f"{i.name}|{span}"] = {"profile": "egress_lossy_profile"}
+        tables["CABLE_LENGTH"]["AZURE"][i.name] = f"{qos.buffers[i.speed_gbps].cable_length_m}m"
+        if watchdog.enabled:
+            tables["PFC_WD"][i.name] = {
+                "action": watchdog.action,
+                "detection_time": str(watchdog.detection_ms),
+                "restoration_time": str(watchdog.restoration_ms),
+            }
+    return tables
+
+
+def _ranges(numbers) -> list[str]:
+    """[0, 1, 2, 4, 5, 6, 7] -> ['0-2', '4-7'] (SONiC's queue range keys)."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return [f"{a}-{b}" if a != b else str(a) for a, b in spans]

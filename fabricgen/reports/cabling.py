@@ -1,0 +1,34 @@
+"""The cabling plan: one row per cable, every link exactly once, in cable-id order."""
+
+from __future__ import annotations
+
+from fabricgen.checks import Compiled
+from fabricgen.render.environment import environment
+from fabricgen.reports._csv import csv_text
+
+COLUMNS = ("cable_id", "network", "kind", "a_device", "a_port", "a_optic", "b_device", "b_port", "b_optic", "cable", "speed")
+
+
+def cabling_rows(c: Compiled) -> list[tuple[str, ...]]:
+    return [
+        (
+            link.id,
+            link.network.value,
+            link.kind.value,
+            link.a.device.name,
+            link.a.name,
+            link.a.optic or "",
+            link.b.device.name,
+            link.b.name,
+            link.b.optic or "",
+            link.cable or "",
+            f"{link.speed_gbps}G",
+        )
+        for link in c.fabric.links
+    ]
+
+
+def render_cabling(c: Compiled) -> dict[str, str]:
+    rows = cabling_rows(c)
+    markdown = environment().get_template("reports/cabling.md.j2").render(name=c.intent.name, columns=COLUMNS, rows=rows)
+    return {"cabling.csv": csv_text(COLUMNS, rows), "cabling.md": markdown}

@@ -1,0 +1,17 @@
+"""manifest.json: what built this directory and the sha256 of every file in it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from fabricgen import __version__
+
+
+def render_manifest(intent_file: str, intent_sha256: str, files: dict[str, bytes]) -> dict[str, str]:
+    document = {
+        "fabricgen_version": __version__,
+        "intent": {"file": intent_file, "sha256": intent_sha256},
+        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
+    }
+    return {"manifest.json": json.dumps(document, indent=2) + "\n"}

@@ -1,0 +1,73 @@
+"""Value types shared by the intent and the catalog: link speeds and bandwidth ratios."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Annotated
+
+from pydantic import BeforeValidator, PlainSerializer
+
+_SPEED = re.compile(r"^\s*(\d+)\s*([GM])(?:b(?:ps|/s)?|bE|E)?\s*$", re.IGNORECASE)
+
+
+def parse_speed(value: object) -> int:
+    """'400G', '400GbE', '100Gbps', '1000M' or a bare number of Gb/s -> Gb/s as int."""
+    if isinstance(value, bool):
+        raise ValueError("a speed is a number of Gb/s such as 400G")
+    if isinstance(value, int):
+        gbps = value
+    elif isinstance(value, str) and (match := _SPEED.match(value)):
+        number, unit = int(match.group(1)), match.group(2).upper()
+        if unit == "M":
+            if number % 1000:
+                raise ValueError(f"{value!r}: speeds below 1G are not supported")
+            number //= 1000
+        gbps = number
+    else:
+        raise ValueError(f"{value!r} is not a speed; write it like 400G")
+    if gbps <= 0:
+        raise ValueError("a speed must be positive")
+    return gbps
+
+
+def format_speed(gbps: int) -> str:
+    return f"{gbps}G"
+
+
+Speed = Annotated[int, BeforeValidator(parse_speed), PlainSerializer(format_speed, return_type=str)]
+
+
+def parse_ratio(value: object) -> Fraction:
+    """'2:1' (downlink:uplink bandwidth) -> Fraction(2, 1); '1:2' is under-subscribed."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # YAML reads 1:1 unquoted as a sexagesimal int on YAML 1.1 loaders; refuse numbers outright
+        raise ValueError("write the ratio as a quoted string such as \"1:1\" or \"2:1\"")
+    if not isinstance(value, str) or value.count(":") != 1:
+        raise ValueError(f"{value!r} is not a ratio; write downlink:uplink such as \"1:1\", \"3:1\" or \"1:2\"")
+    down, up = value.split(":")
+    try:
+        ratio = Fraction(Fraction(down.strip()), Fraction(up.strip()))
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{value!r} is not a ratio of two positive numbers") from None
+    if ratio <= 0:
+        raise ValueError(f"{value!r}: both sides of the ratio must be positive")
+    return ratio
+
+
+def format_ratio(ratio: Fraction) -> str:
+    """Fraction(8, 3) -> '2.67:1'; Fraction(1, 2) -> '1:2'."""
+    if ratio >= 1:
+        return f"{_short(ratio)}:1"
+    return f"1:{_short(1 / ratio)}"
+
+
+def _short(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+Ratio = Annotated[Fraction, BeforeValidator(parse_ratio), PlainSerializer(format_ratio, return_type=str)]

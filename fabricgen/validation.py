@@ -1,0 +1,74 @@
+"""Turns pydantic validation errors into `Problem`s that point at YAML lines."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+from pydantic import BaseModel, ValidationError
+
+from fabricgen.errors import FieldPath, Problem
+from fabricgen.yaml_source import YamlDocument
+
+
+def _allowed_keys(model: type[BaseModel], path: FieldPath) -> list[str]:
+    """The keys the schema accepts at `path` (for 'did you mean' hints)."""
+    current: object = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        current = _model_in(fields[part].annotation)
+    fields = getattr(current, "model_fields", None)
+    return sorted(fields) if fields else []
+
+
+def _model_in(annotation: object) -> object:
+    """The BaseModel inside Optional[...] / list[...] / dict[..., ...], if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def problems_from_validation_error(
+    exc: ValidationError, doc: YamlDocument, model: type[BaseModel], prefix: FieldPath = ()
+) -> list[Problem]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        path = prefix + tuple(part for part in error["loc"] if not _is_union_tag(part))
+        kind = error["type"]
+        value = error.get("input")
+        if kind == "extra_forbidden":
+            key = path[-1]
+            allowed = _allowed_keys(model, path[len(prefix) : -1])
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else ("allowed here: " + ", ".join(allowed) if allowed else "remove it")
+            problems.append(Problem(f"unknown key '{key}'", hint=hint, field=path))
+        elif kind == "missing":
+            problems.append(Problem("this field is required", hint=f"add '{path[-1]}:'", field=path))
+        elif kind == "literal_error":
+            expected = error.get("ctx", {}).get("expected", "")
+            problems.append(Problem(f"{value!r} is not allowed here", hint=f"use one of {expected}", field=path))
+        else:
+            message = error["msg"]
+            if message.startswith("Value error, "):
+                message = message[len("Value error, ") :]
+            elif value is not None and not isinstance(value, (dict, list)):
+                message = f"{message} (got {value!r})"
+            problems.append(Problem(message, field=path))
+    return [doc.locate(p) for p in problems]
+
+
+def _is_union_tag(part: object) -> bool:
+    # pydantic puts the matched type of a union into the location ('function-after[...]' etc.)
+    return isinstance(part, str) and ("[" in part or part in {"int", "str", "float", "bool", "list", "dict"})
+
+
+def locate_all(problems: Iterable[Problem], doc: YamlDocument) -> list[Problem]:
+    return [doc.locate(p) if p.file is None else p for p in problems]
