@@ -54,6 +54,9 @@ class _Walker:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _TooLarge
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_TAGS:
+            # only plain YAML: an application tag such as !!python/object is refused, not ignored
+            raise yaml.constructor.ConstructorError(None, None, f"tag {node.tag!r} is not allowed", node.start_mark)
         if isinstance(node, yaml.MappingNode):
             self.loader.flatten_mapping(node)  # resolves '<<' merge keys
             result: dict[Any, Any] = {}
@@ -92,6 +95,7 @@ class _Walker:
         return self.loader.construct_object(node, deep=True)
 
 
+_PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 _SEXAGESIMAL_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 

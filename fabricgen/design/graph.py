@@ -42,6 +42,9 @@ class Port:
     def label(self) -> str:
         return f"{self.device.name} {self.name}"
 
+    def __repr__(self) -> str:  # the graph is cyclic: never print neighbours
+        return f"<Port {self.label} {self.speed_gbps}G>"
+
 
 @dataclass(slots=True, eq=False)
 class Device:
@@ -58,6 +61,9 @@ class Device:
     @property
     def is_switch(self) -> bool:
         return self.nos is not None
+
+    def __repr__(self) -> str:
+        return f"<Device {self.name} {self.role.value} {self.model}>"
 
 
 @dataclass(slots=True, eq=False)
@@ -76,6 +82,9 @@ class Link:
     def other(self, port: Port) -> Port:
         return self.b if port is self.a else self.a
 
+    def __repr__(self) -> str:
+        return f"<Link {self.id} {self.a.label} -- {self.b.label}>"
+
 
 @dataclass
 class Fabric:
@@ -90,9 +99,11 @@ class Fabric:
         return device
 
     def connect(self, link: Link) -> Link:
-        """Wire both ports to the link. A port is only ever created for one link."""
-        link.a.link = link
-        link.b.link = link
+        """Wire both ports to the link and register them on their devices: a device's `ports`
+        holds exactly its cabled ports (ports reserved for growth stay out)."""
+        for port in (link.a, link.b):
+            port.link = link
+            port.device.ports[port.name] = port
         self.links.append(link)
         return link
 
@@ -155,9 +166,7 @@ class PortAllocator:
             if self._cage_mode.setdefault(cage, speed) != speed:
                 continue  # claimed at another speed
             pattern = naming.breakout if sub else naming.port
-            port = Port(self.device, pattern.format(port=cage, sub=sub, lane=lane), cage, sub, speed)
-            self.device.ports[port.name] = port
-            ports.append(port)
+            ports.append(Port(self.device, pattern.format(port=cage, sub=sub, lane=lane), cage, sub, speed))
         self._cursor[speed] = cursor
         if len(ports) < count:
             raise OutOfPorts(self.device.name, speed, count, len(ports))

@@ -1,0 +1,56 @@
+"""Shared fixtures: the repository's intents, throwaway intents, compiled whitepaper fabrics."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from fabricgen.pipeline import Build, compile_intent
+
+REPO = Path(__file__).resolve().parents[1]
+INTENTS = REPO / "intents"
+
+
+@pytest.fixture
+def write_intent(tmp_path: Path) -> Callable[..., Path]:
+    """write_intent("gpus: 256", name="x") -> path of a fresh intent file."""
+
+    def write(text: str, name: str = "test-fabric") -> Path:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return write
+
+
+def compile_text(path: Path) -> Build:
+    return compile_intent(path)
+
+
+@pytest.fixture(scope="session")
+def whitepaper() -> dict[int, Build]:
+    """The whitepaper's two clusters, compiled once for the session: {256: Build, 512: Build}."""
+    return {gpus: compile_intent(INTENTS / f"cisco-{gpus}-gpu.yaml") for gpus in (256, 512)}
+
+
+@pytest.fixture(scope="session")
+def whitepaper_sonic(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Build]:
+    """The same two intents with every switch on SONiC."""
+    builds = {}
+    directory = tmp_path_factory.mktemp("sonic-intents")
+    for gpus in (256, 512):
+        text = (INTENTS / f"cisco-{gpus}-gpu.yaml").read_text().replace("nos: nxos", "nos: sonic")
+        path = directory / f"cisco-{gpus}-gpu-sonic.yaml"
+        path.write_text(text.replace(f"name: cisco-{gpus}-gpu", f"name: cisco-{gpus}-gpu-sonic"))
+        builds[gpus] = compile_intent(path)
+    return builds
+
+
+VTYSH = shutil.which("vtysh")
+needs_frr = pytest.mark.skipif(
+    VTYSH is None, reason="Debian's frr is not installed (scripts/test.sh installs it when run as root)"
+)

@@ -1,0 +1,204 @@
+"""SONiC config_db constraints, as stated by the sonic-buildimage YANG models (sonic-port,
+sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
+sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata).
+
+Written from the models' documented ranges and patterns (not copied); returns every violation.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+MAP_NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
+DEVICE_TYPES = {
+    "ToRRouter", "LeafRouter", "SpineChassisFrontendRouter", "ChassisBackendRouter", "ASIC", "MgmtToRRouter",
+    "SpineRouter", "BackEndToRRouter", "BackEndLeafRouter", "EPMS", "MgmtTsToR", "BmcMgmtToRRouter", "not-provisioned",
+}
+ROUTING_MODES = {"separated", "unified", "split", "split-unified"}
+# tables bgpcfgd renders into FRR: with routing in frr.conf they must not exist
+ROUTING_TABLES = {
+    "BGP_NEIGHBOR", "BGP_INTERNAL_NEIGHBOR", "BGP_MONITORS", "BGP_PEER_RANGE", "BGP_ALLOWED_PREFIXES",
+    "BGP_BBR", "BGP_DEVICE_GLOBAL", "BGP_AGGREGATE_ADDRESS", "STATIC_ROUTE", "PREFIX_LIST", "DEVICE_NEIGHBOR_METADATA",
+}
+
+
+def _int(value: str, low: int, high: int) -> bool:
+    return isinstance(value, str) and value.lstrip("-").isdigit() and low <= int(value) <= high
+
+
+def violations(db: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+
+    def bad(where: str, what: str) -> None:
+        found.append(f"{where}: {what}")
+
+    for table, rows in db.items():
+        for key, row in rows.items():
+            if isinstance(row, dict):
+                for field, value in row.items():
+                    if not isinstance(value, str):
+                        bad(f"{table}|{key}.{field}", f"value {value!r} is not a string")
+    for table in ROUTING_TABLES & set(db):
+        bad(table, "routing table in config_db while routing lives in frr.conf")
+
+    meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    if not 1 <= len(meta.get("hostname", "")) <= 63:
+        bad("DEVICE_METADATA.hostname", "length 1-63")
+    if meta.get("type") not in DEVICE_TYPES:
+        bad("DEVICE_METADATA.type", f"{meta.get('type')!r}")
+    if meta.get("docker_routing_config_mode") not in ROUTING_MODES:
+        bad("DEVICE_METADATA.docker_routing_config_mode", f"{meta.get('docker_routing_config_mode')!r}")
+    if not _int(meta.get("bgp_asn", ""), 1, 4294967295):
+        bad("DEVICE_METADATA.bgp_asn", "not an AS number")
+
+    ports = db.get("PORT", {})
+    for name, port in ports.items():
+        where = f"PORT|{name}"
+        lanes = port.get("lanes", "")
+        if not lanes or not all(part.isdigit() for part in lanes.split(",")):
+            bad(where, f"lanes {lanes!r}")
+        if not _int(port.get("speed", ""), 1, 1600000):
+            bad(where, f"speed {port.get('speed')!r} (Mb/s)")
+        if "mtu" in port and not _int(port["mtu"], 68, 9216):
+            bad(where, f"mtu {port['mtu']}")
+        if port.get("fec", "none") not in {"rs", "fc", "none", "auto"}:
+            bad(where, f"fec {port.get('fec')}")
+        if port.get("admin_status", "up") not in {"up", "down"}:
+            bad(where, "admin_status")
+        if "index" in port and not _int(port["index"], 0, 65535):
+            bad(where, "index")
+    all_lanes = [lane for port in ports.values() for lane in port.get("lanes", "").split(",")]
+    if len(all_lanes) != len(set(all_lanes)):
+        bad("PORT", "a SerDes lane is used by two ports")
+
+    for table, names in (("INTERFACE", set(ports)), ("LOOPBACK_INTERFACE", None), ("VLAN_INTERFACE", set(db.get("VLAN", {})))):
+        rows = db.get(table, {})
+        for key in rows:
+            if "|" in key:
+                name, prefix = key.split("|", 1)
+                if name not in rows:
+                    bad(f"{table}|{key}", f"no bare '{name}' entry")
+                try:
+                    ipaddress.ip_interface(prefix)
+                except ValueError:
+                    bad(f"{table}|{key}", "not an address/prefix")
+            elif names is not None and key not in names:
+                bad(f"{table}|{key}", "references a missing port or VLAN")
+
+    for name, vlan in db.get("VLAN", {}).items():
+        match = re.fullmatch(r"Vlan(\d+)", name)
+        if not match or not 2 <= int(match.group(1)) <= 4094 or vlan.get("vlanid") != match.group(1):
+            bad(f"VLAN|{name}", "name must be Vlan<vlanid> with vlanid 2-4094")
+    for key, member in db.get("VLAN_MEMBER", {}).items():
+        vlan, port = key.split("|")
+        if vlan not in db.get("VLAN", {}) or port not in ports:
+            bad(f"VLAN_MEMBER|{key}", "unknown VLAN or port")
+        if member.get("tagging_mode") not in {"tagged", "untagged", "priority_tagged"}:
+            bad(f"VLAN_MEMBER|{key}", "tagging_mode")
+        if port in db.get("INTERFACE", {}):
+            bad(f"VLAN_MEMBER|{key}", "port is also a routed INTERFACE")
+
+    maps = {
+        "DSCP_TO_TC_MAP": ((0, 63), (0, 15)),
+        "TC_TO_QUEUE_MAP": ((0, 15), (0, 9)),
+        "TC_TO_PRIORITY_GROUP_MAP": ((0, 15), (0, 7)),
+        "MAP_PFC_PRIORITY_TO_QUEUE": ((0, 7), (0, 7)),
+    }
+    for table, ((klow, khigh), (vlow, vhigh)) in maps.items():
+        for name, mapping in db.get(table, {}).items():
+            if not MAP_NAME.match(name):
+                bad(f"{table}|{name}", "map name pattern")
+            for key, value in mapping.items():
+                if not _int(key, klow, khigh) or not _int(value, vlow, vhigh):
+                    bad(f"{table}|{name}", f"{key} -> {value} out of range")
+
+    references = {
+        "dscp_to_tc_map": "DSCP_TO_TC_MAP",
+        "tc_to_queue_map": "TC_TO_QUEUE_MAP",
+        "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
+        "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE",
+    }
+    for key, row in db.get("PORT_QOS_MAP", {}).items():
+        if key != "global" and key not in ports:
+            bad(f"PORT_QOS_MAP|{key}", "not a port")
+        for field, table in references.items():
+            if field in row and row[field] not in db.get(table, {}):
+                bad(f"PORT_QOS_MAP|{key}.{field}", f"{row[field]!r} is not in {table} (references are plain names)")
+        for field in ("pfc_enable", "pfcwd_sw_enable"):
+            if field in row and not re.fullmatch(r"([0-7](,[0-7])*)?", row[field]):
+                bad(f"PORT_QOS_MAP|{key}.{field}", row[field])
+
+    for name, profile in db.get("WRED_PROFILE", {}).items():
+        if not MAP_NAME.match(name):
+            bad(f"WRED_PROFILE|{name}", "name pattern")
+        if profile.get("ecn", "ecn_none") not in {
+            "ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red", "ecn_all"
+        }:
+            bad(f"WRED_PROFILE|{name}", "ecn")
+        for colour in ("green", "yellow", "red"):
+            low, high = profile.get(f"{colour}_min_threshold"), profile.get(f"{colour}_max_threshold")
+            if low is not None and (not low.isdigit() or not high or not high.isdigit() or int(high) < int(low)):
+                bad(f"WRED_PROFILE|{name}", f"{colour} thresholds must be bytes with max >= min")
+            if f"{colour}_drop_probability" in profile and not _int(profile[f"{colour}_drop_probability"], 0, 100):
+                bad(f"WRED_PROFILE|{name}", f"{colour}_drop_probability")
+            if profile.get(f"wred_{colour}_enable", "false") not in {"true", "false"}:
+                bad(f"WRED_PROFILE|{name}", f"wred_{colour}_enable")
+
+    for name, scheduler in db.get("SCHEDULER", {}).items():
+        if scheduler.get("type", "WRR") not in {"DWRR", "WRR", "STRICT"}:
+            bad(f"SCHEDULER|{name}", "type")
+        if "weight" in scheduler and not _int(scheduler["weight"], 1, 100):
+            bad(f"SCHEDULER|{name}", "weight 1-100")
+    for key, queue in db.get("QUEUE", {}).items():
+        port, _, index = key.partition("|")
+        if port not in ports or not re.fullmatch(r"\d+(-\d+)?", index):
+            bad(f"QUEUE|{key}", "key must be <port>|<queue>")
+        if "scheduler" in queue and queue["scheduler"] not in db.get("SCHEDULER", {}):
+            bad(f"QUEUE|{key}", "unknown scheduler")
+        if "wred_profile" in queue and queue["wred_profile"] not in db.get("WRED_PROFILE", {}):
+            bad(f"QUEUE|{key}", "unknown wred_profile")
+
+    pools = db.get("BUFFER_POOL", {})
+    for name, pool in pools.items():
+        if pool.get("type") not in {"ingress", "egress"} or pool.get("mode") not in {"static", "dynamic"}:
+            bad(f"BUFFER_POOL|{name}", "type and mode are mandatory enums")
+    profiles = db.get("BUFFER_PROFILE", {})
+    for name, profile in profiles.items():
+        if profile.get("pool") not in pools:
+            bad(f"BUFFER_PROFILE|{name}", "unknown pool")
+        if not profile.get("size", "").isdigit():
+            bad(f"BUFFER_PROFILE|{name}", "size is mandatory bytes")
+        if "dynamic_th" in profile and not _int(profile["dynamic_th"], -8, 7):
+            bad(f"BUFFER_PROFILE|{name}", "dynamic_th -8..7")
+        for field in ("xon", "xoff"):
+            if field in profile and not profile[field].isdigit():
+                bad(f"BUFFER_PROFILE|{name}", field)
+    for table, pattern in (("BUFFER_PG", r"[0-7](-[0-7])?"), ("BUFFER_QUEUE", r"(1[0-5]|[0-9])(-(1[0-5]|[0-9]))?")):
+        for key, row in db.get(table, {}).items():
+            port, _, index = key.partition("|")
+            if port not in ports or not re.fullmatch(pattern, index):
+                bad(f"{table}|{key}", "key")
+            if row.get("profile") not in profiles and row.get("profile") != "NULL":
+                bad(f"{table}|{key}", "unknown profile")
+
+    watchdog = db.get("PFC_WD", {})
+    poll = watchdog.get("GLOBAL", {}).get("POLL_INTERVAL")
+    if watchdog and not _int(poll or "", 100, 1000):
+        bad("PFC_WD|GLOBAL", "POLL_INTERVAL 100-1000")
+    for key, row in watchdog.items():
+        if key == "GLOBAL":
+            continue
+        if key not in ports or row.get("action") not in {"drop", "forward", "alert"}:
+            bad(f"PFC_WD|{key}", "port and action")
+        if not _int(row.get("detection_time", ""), 100, 5000) or not _int(row.get("restoration_time", ""), 100, 60000):
+            bad(f"PFC_WD|{key}", "detection 100-5000 ms, restoration 100-60000 ms")
+        elif poll and (int(row["detection_time"]) < int(poll) or int(row["restoration_time"]) < int(poll)):
+            bad(f"PFC_WD|{key}", "times must be >= POLL_INTERVAL")
+
+    for name, lengths in db.get("CABLE_LENGTH", {}).items():
+        for port, length in lengths.items():
+            if port not in ports or not re.fullmatch(r"[0-9]+m", length):
+                bad(f"CABLE_LENGTH|{name}|{port}", length)
+    return found

@@ -1,0 +1,140 @@
+"""The hardware catalog: built-in data is complete and valid; user files extend it safely."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricgen.catalog import load_catalog
+from fabricgen.errors import CatalogError
+from fabricgen.intent import load_intent
+
+# Every PID of the whitepaper's components table (shared/DOMAIN.md §1), by catalog section.
+WHITEPAPER_PIDS = {
+    "nodes": ["DGX-H100", "DGX-H200", "UCSC-C225-M8S", "AFF-A90", "AFF-A900"],
+    "switches": ["N9K-C9364D-GX2A", "N9K-C93600CD-GX", "N9K-C93108TC-FX3"],
+    "transceivers": ["QDD-400G-DR4-S", "QSFP-100G-DR-S", "GLC-TE"],
+    "cables": ["CB-M12-M12-SMF", "CB-LC-LC-SMF", "CAB-CAT5E/6E"],
+    "console_servers": ["C8300-1N1S-4T2X"],
+    "modules": ["NIM-24A"],
+    "appliances": ["ND-CLUSTER-L4"],
+}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.mark.parametrize("section, pids", WHITEPAPER_PIDS.items())
+def test_every_whitepaper_pid_is_in_the_catalog(catalog, section, pids):
+    entries = getattr(catalog, section)
+    missing = [pid for pid in pids if pid not in entries]
+    assert not missing, f"{section} lacks {missing}"
+
+
+def test_whitepaper_switch_port_layouts(catalog):
+    assert catalog.switches["N9K-C9364D-GX2A"].ports_at(400) == 64
+    fx = catalog.switches["N9K-C93600CD-GX"]
+    assert fx.ports_at(100) == 28 + 8 * 4  # 28 native, 8 QSFP-DD broken out 4x100G
+    assert fx.group_of(29).speed == 400 and fx.group_of(28).speed == 100
+    assert catalog.switches["N9K-C93108TC-FX3"].ports_at(10) == 48 + 6 * 4  # RJ45 ports, uplinks 4x10G
+
+
+def test_a_51t_switch_with_128_x_400g(catalog):
+    big = [pid for pid, model in catalog.switches.items() if model.ports_at(400) == 128]
+    assert big, "the catalog needs a 51.2T switch (64 x 800G with 2 x 400G breakout)"
+    model = catalog.switches[big[0]]
+    assert model.ports_at(800) == 64
+    # a 2x400G optic carries two links from one 800G cage
+    optic = catalog.default_optic(model.port_groups[0].form_factor, 400, 800)
+    assert optic and catalog.transceivers[optic].links == 2
+
+
+def test_sonic_lanes_count_across_port_groups(catalog):
+    fx = catalog.switches["N9K-C93600CD-GX"]
+    assert fx.first_lanes[1] == 0 and fx.first_lanes[2] == 4
+    assert fx.first_lanes[29] == 28 * 4  # the QSFP-DD group starts after 28 four-lane cages
+    assert fx.first_lanes[30] == 28 * 4 + 8
+
+
+def test_every_optic_names_a_cable_in_the_catalog(catalog):
+    for pid, optic in catalog.transceivers.items():
+        assert optic.cable is None or optic.cable in catalog.cables, pid
+
+
+def test_user_catalog_adds_a_switch(tmp_path, write_intent):
+    (tmp_path / "extra.yaml").write_text(
+        """
+switches:
+  LAB-SW-32X400:
+    description: A 32-port 400G lab switch
+    vendor: Example
+    nos: [sonic]
+    port_groups:
+      - {count: 32, speed: 400G, form_factor: QSFP-DD, lanes: 8}
+    interface_names:
+      sonic: {port: "Ethernet{lane}", breakout: "Ethernet{lane}"}
+"""
+    )
+    path = write_intent(
+        """
+        catalog: [extra.yaml]
+        gpus: 64
+        backend:
+          leaf: {model: LAB-SW-32X400, nos: sonic}
+          spine: {model: LAB-SW-32X400, nos: sonic}
+        """
+    )
+    loaded = load_intent(path)
+    assert loaded.catalog.switches["LAB-SW-32X400"].ports_at(400) == 32
+
+
+def test_user_catalog_cannot_redefine_a_pid(tmp_path, write_intent):
+    (tmp_path / "extra.yaml").write_text("cables:\n  CB-LC-LC-SMF:\n    description: mine\n    media: smf\n    connector: LC\n")
+    with pytest.raises(CatalogError) as caught:
+        load_intent(write_intent("catalog: [extra.yaml]\ngpus: 256\n"))
+    [problem] = caught.value.problems
+    assert problem.file.endswith("extra.yaml") and problem.line == 2
+    assert "already defined" in problem.message
+
+
+def test_user_catalog_schema_errors_point_at_the_line(tmp_path, write_intent):
+    (tmp_path / "extra.yaml").write_text(
+        "transceivers:\n  MY-OPTIC:\n    description: x\n    form_factor: QSFP-DD\n    speed: fast\n    media: smf\n"
+        "    connector: LC\n    reach_m: 10\n    cable: CB-NOPE\n"
+    )
+    with pytest.raises(CatalogError) as caught:
+        load_intent(write_intent("catalog: [extra.yaml]\ngpus: 256\n"))
+    [problem] = caught.value.problems
+    assert problem.line == 5 and problem.field == ("transceivers", "MY-OPTIC", "speed")
+
+
+def test_dangling_cable_reference(tmp_path):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        "transceivers:\n  MY-OPTIC:\n    description: x\n    form_factor: QSFP-DD\n    speed: 400G\n    media: smf\n"
+        "    connector: LC\n    reach_m: 10\n    cable: CB-NOPE\n"
+    )
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    assert "CB-NOPE" in caught.value.problems[0].message
+
+
+def test_missing_user_catalog_file(write_intent):
+    from fabricgen.errors import IntentError
+
+    with pytest.raises(IntentError) as caught:
+        load_intent(write_intent("catalog: [nowhere.yaml]\ngpus: 256\n"))
+    assert caught.value.problems[0].field == ("catalog", 0) and caught.value.problems[0].line == 1
+
+
+def test_bad_breakout_spelling_is_refused(tmp_path):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        "switches:\n  X:\n    description: x\n    vendor: x\n    nos: [sonic]\n"
+        "    port_groups: [{count: 4, speed: 400G, form_factor: OSFP, lanes: 8, breakouts: [two-by-200]}]\n"
+        "    interface_names: {sonic: {port: 'Ethernet{lane}', breakout: 'Ethernet{lane}'}}\n"
+    )
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    assert "2x400G" in caught.value.problems[0].message

@@ -1,0 +1,130 @@
+"""Fabric invariants: a correct fabric passes; each broken invariant is caught, naming device and port."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricgen.addressing import InterfaceAddress
+from fabricgen.checks import (
+    addresses_unique,
+    asns_as_planned,
+    every_leaf_reaches_every_spine,
+    leaf_ratio_holds,
+    link_speeds_match,
+    ports_used_once,
+    rails_aligned,
+    run_checks,
+    switch_ports_exist,
+)
+from fabricgen.design.graph import Link, LinkKind, Network, Port
+from fabricgen.pipeline import compile_intent
+from tests.conftest import INTENTS
+
+
+@pytest.fixture
+def compiled():
+    """A fresh 256-GPU fabric the test may break."""
+    return compile_intent(INTENTS / "cisco-256-gpu.yaml", render=False).compiled
+
+
+def test_whitepaper_fabrics_pass_every_check(whitepaper):
+    for build in whitepaper.values():
+        assert run_checks(build.compiled) == []
+
+
+def first_fabric_link(c, leaf="be-su01-leaf1"):
+    return next(p.link for p in c.fabric.devices[leaf].ports.values() if p.link.kind is LinkKind.FABRIC)
+
+
+def test_port_used_by_two_links(compiled):
+    link = first_fabric_link(compiled)
+    node = compiled.fabric.devices["gpu0001"]
+    nic = Port(node, "nic9", 9, 0, 400)
+    compiled.fabric.links.append(Link("BE-99999", Network.BACKEND, LinkKind.HOST, nic, link.b, link.cable))
+    [problem] = ports_used_once(compiled)
+    assert (problem.device, problem.port) == (link.b.device.name, link.b.name)
+    assert "BE-99999" in problem.message and link.id in problem.message
+
+
+def test_speed_mismatch(compiled):
+    link = first_fabric_link(compiled)
+    link.b.speed_gbps = 100
+    [problem] = link_speeds_match(compiled)
+    assert problem.device == "be-su01-leaf1" and problem.port == link.a.name and "100G" in problem.message
+
+
+def test_port_beyond_the_switch_model(compiled):
+    port = first_fabric_link(compiled).a
+    port.cage = 65
+    problems = list(switch_ports_exist(compiled))
+    assert any(p.device == "be-su01-leaf1" and p.port == port.name and "no cage 65" in p.message for p in problems)
+
+
+def test_cage_at_a_speed_it_cannot_run(compiled):
+    port = first_fabric_link(compiled).a
+    port.speed_gbps = 800
+    problems = list(switch_ports_exist(compiled))
+    assert any(p.port == port.name and "cannot run a 800G" in p.message for p in problems)
+
+
+def test_nic_on_the_wrong_rail(compiled):
+    node = compiled.fabric.devices["gpu0003"]
+    nic = node.ports["nic2"]
+    nic.cage = 5  # pretend this cable came from NIC 5
+    [problem] = rails_aligned(compiled)
+    assert problem.device == "be-su01-leaf2" and "rail 5" in problem.message and "gpu0003" in problem.message
+
+
+def test_leaf_missing_a_spine(compiled):
+    leaf = compiled.fabric.devices["be-su01-leaf3"]
+    lost = [p for p in leaf.ports.values() if p.link.kind is LinkKind.FABRIC and p.link.other(p).device.name == "be-spine02"]
+    for port in lost:
+        compiled.fabric.links.remove(port.link)
+        del leaf.ports[port.name]
+    problems = list(every_leaf_reaches_every_spine(compiled))
+    assert [p.device for p in problems] == ["be-su01-leaf3"]
+    assert "0 links to be-spine02" in problems[0].message and "3 of 4 spines" in problems[0].message
+    # and fewer uplinks breaks the 1:1 ratio on that leaf
+    [ratio] = leaf_ratio_holds(compiled)
+    assert ratio.device == "be-su01-leaf3" and "1.33:1 (12800G:9600G)" in ratio.message
+
+
+def test_duplicate_address(compiled):
+    a = first_fabric_link(compiled, "be-su01-leaf1").a
+    b = first_fabric_link(compiled, "be-su01-leaf2").a
+    compiled.addresses.interfaces[b] = compiled.addresses.interfaces[a]
+    problems = list(addresses_unique(compiled))
+    assert any(p.device == "be-su01-leaf2" and p.port == b.name and "also on be-su01-leaf1" in p.message for p in problems)
+
+
+def test_overlapping_subnets(compiled):
+    plan = compiled.addresses
+    plan.nic_blocks["be-su01-leaf2"] = plan.nic_blocks["be-su01-leaf1"]
+    problems = list(addresses_unique(compiled))
+    assert any("overlaps" in p.message and p.device in {"be-su01-leaf1", "be-su01-leaf2"} for p in problems)
+
+
+def test_nic_outside_the_advertised_block(compiled):
+    plan = compiled.addresses
+    leaf_port = compiled.fabric.devices["be-su01-leaf1"].ports["Ethernet1/1"]
+    plan.interfaces[leaf_port] = InterfaceAddress("10.99.0.0", 31, "10.99.0.1")
+    problems = list(addresses_unique(compiled))
+    assert any(p.device == "be-su01-leaf1" and p.port == "Ethernet1/1" and "outside" in p.message for p in problems)
+
+
+def test_shared_leaf_asn(compiled):
+    compiled.addresses.asns["be-su01-leaf2"] = compiled.addresses.asns["be-su01-leaf1"]
+    [problem] = asns_as_planned(compiled)
+    assert problem.device == "be-su01-leaf1" and "be-su01-leaf2" in problem.message
+
+
+def test_leaf_with_the_spine_asn(compiled):
+    compiled.addresses.asns["be-su01-leaf4"] = 64512
+    [problem] = asns_as_planned(compiled)
+    assert problem.device == "be-su01-leaf4" and "spines' ASN" in problem.message
+
+
+def test_every_problem_is_reported_not_just_the_first(compiled):
+    compiled.addresses.asns["be-su01-leaf2"] = compiled.addresses.asns["be-su01-leaf1"]
+    first_fabric_link(compiled).b.speed_gbps = 100
+    assert len(run_checks(compiled)) >= 2

@@ -1,0 +1,192 @@
+"""Sizing and the backend graph: whitepaper and SuperPOD figures, ratios, rails, port layout."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from fabricgen.design.graph import LinkKind, Role
+from fabricgen.errors import DesignError
+from fabricgen.pipeline import compile_intent
+
+
+def design(write_intent, text):
+    return compile_intent(write_intent(text), render=False)
+
+
+def design_problems(write_intent, text):
+    with pytest.raises(DesignError) as caught:
+        compile_intent(write_intent(text), render=False)
+    return caught.value.problems
+
+
+def uplinks_by_spine(leaf):
+    return Counter(p.link.other(p).device.name for p in leaf.ports.values() if p.link.kind is LinkKind.FABRIC)
+
+
+# --- the whitepaper's two clusters (acceptance) -----------------------------------------------
+
+
+@pytest.mark.parametrize("gpus, leaves, spines, per_spine", [(256, 8, 4, 8), (512, 16, 8, 4)])
+def test_whitepaper_switch_counts_and_mesh(whitepaper, gpus, leaves, spines, per_spine):
+    fabric = whitepaper[gpus].fabric
+    leaf_devices = list(fabric.by_role(Role.LEAF))
+    spine_devices = list(fabric.by_role(Role.SPINE))
+    assert (len(leaf_devices), len(spine_devices)) == (leaves, spines)
+    for leaf in leaf_devices:
+        kinds = Counter(p.link.kind for p in leaf.ports.values())
+        assert kinds[LinkKind.HOST] == 32 and kinds[LinkKind.FABRIC] == 32, leaf.name
+        assert uplinks_by_spine(leaf) == {s.name: per_spine for s in spine_devices}, leaf.name
+    for spine in spine_devices:
+        from_leaves = Counter(p.link.other(p).device.name for p in spine.ports.values())
+        assert from_leaves == {leaf.name: per_spine for leaf in leaf_devices}, spine.name
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_nic_i_of_every_node_lands_on_leaf_i_of_its_unit(whitepaper, gpus):
+    fabric = whitepaper[gpus].fabric
+    nodes = list(fabric.by_role(Role.GPU_NODE))
+    assert len(nodes) == gpus // 8
+    for node in nodes:
+        assert len(node.ports) == 8
+        for nic in node.ports.values():
+            leaf = nic.link.other(nic).device
+            assert (leaf.rail, leaf.su) == (nic.cage, node.su), f"{node.name} {nic.name} -> {leaf.name}"
+    # the second unit of the 512-GPU cluster has its own eight leaves
+    if gpus == 512:
+        units = Counter(node.su for node in nodes)
+        assert units == {1: 32, 2: 32}
+
+
+def test_whitepaper_port_layout_down_first_then_up(whitepaper):
+    leaf = whitepaper[256].fabric.devices["be-su01-leaf1"]
+    host = sorted(p.cage for p in leaf.ports.values() if p.link.kind is LinkKind.HOST)
+    fabric = sorted(p.cage for p in leaf.ports.values() if p.link.kind is LinkKind.FABRIC)
+    assert host == list(range(1, 33)) and fabric == list(range(33, 65))
+    assert leaf.ports["Ethernet1/1"].link.other(leaf.ports["Ethernet1/1"]).device.name == "gpu0001"
+
+
+# --- SuperPOD and scale figures (shared/DOMAIN.md §3) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "gpus, leaves, spines",
+    [(256, 8, 4), (512, 16, 8), (1024, 32, 16), (2048, 64, 32)],
+)
+def test_two_tier_with_64_port_switches(write_intent, gpus, leaves, spines):
+    s = design(write_intent, f"gpus: {gpus}\n").sizing
+    assert (s.leaves, s.spines, s.leaf_uplinks) == (leaves, spines, 32)
+
+
+def test_8192_gpus_on_128_port_switches(write_intent):
+    build = design(
+        write_intent,
+        """
+        gpus: 8192
+        backend:
+          scalable_unit_gpus: 512
+          leaf: {model: N9364E-SG2-O}
+          spine: {model: N9364E-SG2-O}
+        """,
+    )
+    s = build.sizing
+    assert (s.leaves, s.spines, s.leaf_downlinks, s.leaf_uplinks, s.links_per_spine) == (128, 64, 64, 64, 1)
+    assert len(build.fabric.links) == 2 * 8192
+    # 400G links on 800G cages: sub-ports of broken-out cages, two per cage, one optic per cage
+    spine = build.fabric.devices["be-spine01"]
+    cages = Counter(p.cage for p in spine.ports.values())
+    assert set(cages.values()) == {2} and len(cages) == 64
+    assert "Ethernet1/1/1" in spine.ports and "Ethernet1/1/2" in spine.ports
+
+
+def test_more_gpus_than_two_tiers_allow_says_what_would_work(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 4096\n")
+    assert problem.field == ("gpus",) and problem.line == 1
+    assert "3-tier" in problem.hint and "2,048 GPUs" in problem.hint
+    assert "N9364E-SG2-O" in problem.hint  # a switch with more 400G ports would do it
+
+
+# --- ratios ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ratio, down, up",
+    [("2:1", 32, 16), ("1:1", 32, 32)],
+)
+def test_oversubscription(write_intent, ratio, down, up):
+    s = design(write_intent, f"gpus: 256\nbackend: {{ratio: '{ratio}'}}\n").sizing
+    assert (s.leaf_downlinks, s.leaf_uplinks) == (down, up)
+    assert s.built_ratio == Fraction(down, up)
+
+
+def test_ratio_that_cannot_spread_evenly_is_rounded_and_explained(write_intent):
+    s = design(write_intent, "gpus: 256\nbackend: {ratio: '3:1'}\n").sizing
+    # 32/3 -> 11 uplinks cannot spread over 2+ spines evenly; 12 over 2 spines can
+    assert (s.leaf_uplinks, s.spines, s.links_per_spine) == (12, 2, 6)
+    assert s.built_ratio < Fraction(3)
+    assert any("requested 3:1, built 2.67:1" in note for note in s.notes)
+
+
+@pytest.mark.parametrize("ratio, up", [("1:2", 16), ("1:4", 32)])
+def test_undersubscription_as_in_the_whitepapers_load_balancing_tests(write_intent, ratio, up):
+    # 16 up / 8 down and 32 up / 8 down: 8 nodes per unit
+    build = design(write_intent, f"gpus: 64\nbackend: {{ratio: '{ratio}'}}\n")
+    s = build.sizing
+    assert (s.leaf_downlinks, s.leaf_uplinks) == (8, up)
+    for leaf in build.fabric.by_role(Role.LEAF):
+        counts = uplinks_by_spine(leaf)
+        assert sum(counts.values()) == up and len(set(counts.values())) == 1
+
+
+def test_scalable_unit_too_big_for_the_leaf_at_this_ratio(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 256\nbackend: {ratio: '1:2'}\n")
+    assert problem.field == ("backend", "scalable_unit_gpus")
+    assert "168 or less" in problem.hint
+
+
+def test_partial_last_unit_keeps_full_uplinks(write_intent):
+    build = design(write_intent, "gpus: 384\n")
+    s = build.sizing
+    assert (s.su_count, s.leaves, s.spines) == (2, 16, 8)
+    su2_leaf = build.fabric.devices["be-su02-leaf1"]
+    kinds = Counter(p.link.kind for p in su2_leaf.ports.values())
+    assert kinds == {LinkKind.HOST: 16, LinkKind.FABRIC: 32}
+    # growth room: the uplinks sit where a full unit's would, after the reserved downlinks
+    assert min(p.cage for p in su2_leaf.ports.values() if p.link.kind is LinkKind.FABRIC) == 33
+    assert any("16 of 32 nodes" in note for note in s.notes)
+
+
+# --- pinned counts, names ------------------------------------------------------------------------
+
+
+def test_pinned_leaf_count_is_checked(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 512\nbackend:\n  leaf: {count: 8}\n")
+    assert problem.field == ("backend", "leaf", "count") and problem.line == 3
+    assert "16 leaves" in problem.message and "count: 16" in problem.hint
+
+
+def test_pinned_spine_count_is_used_when_it_works(write_intent):
+    s = design(write_intent, "gpus: 256\nbackend:\n  spine: {count: 8}\n").sizing
+    assert (s.spines, s.links_per_spine) == (8, 4)
+
+
+def test_pinned_spine_count_that_cannot_work(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 256\nbackend:\n  spine: {count: 3}\n")
+    assert problem.field == ("backend", "spine", "count") and problem.line == 3
+
+
+def test_naming_pattern_that_collides(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 256\nnaming: {leaf: 'leaf{su}'}\n")
+    assert problem.field == ("naming", "leaf") and "two devices" in problem.message
+
+
+def test_custom_naming(write_intent):
+    fabric = design(write_intent, "gpus: 512\nnaming: {leaf: 'bl-{su}-{rail}', spine: 'bs{index}', gpu_node: 'dgx-{su}-{node:02d}'}\n").fabric
+    assert {"bl-2-8", "bs8", "dgx-2-32"} <= set(fabric.devices)
+
+
+def test_leaf_model_without_ports_at_the_nic_speed(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 256\nbackend:\n  leaf: {model: N9K-C93108TC-FX3}\n")
+    assert problem.field == ("backend", "leaf", "model") and "400G" in problem.message

@@ -1,0 +1,165 @@
+"""NX-OS configs: complete, consistent with the graph and the IP plan, QoS as the intent says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fabricgen.design.graph import LinkKind, Role
+from fabricgen.pipeline import compile_intent
+from tests.nxos_parse import parse_nxos
+
+
+def nxos_configs(build):
+    return {name: parse_nxos(build.files[f"configs/{name}.cfg"].decode()) for name in build.configs}
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_one_complete_config_per_switch(whitepaper, gpus):
+    build = whitepaper[gpus]
+    switches = {d.name for d in build.fabric.switches()}
+    assert {p for p in build.files if p.startswith("configs/")} == {f"configs/{s}.cfg" for s in switches}
+    for name, config in nxos_configs(build).items():
+        assert config.top("hostname ") == [f"hostname {name}"]
+        for feature in ("nxapi", "scp-server", "bgp", "bfd", "lldp"):
+            assert f"feature {feature}" in config.lines, (name, feature)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_interfaces_match_the_cabling_and_the_ip_plan(whitepaper, gpus):
+    build = whitepaper[gpus]
+    plan = build.addresses
+    for name, config in nxos_configs(build).items():
+        device = build.fabric.devices[name]
+        assert set(config.interfaces) == set(device.ports) | {"loopback0"}, name
+        assert f"ip address {plan.loopbacks[name]}/32" in config.interfaces["loopback0"]
+        for port in device.ports.values():
+            lines = config.interfaces[port.name]
+            peer = port.link.other(port)
+            assert lines[0] == f"description {port.link.id} to {peer.device.name} {peer.name}", (name, port.name)
+            assert "no switchport" in lines and "mtu 9216" in lines and "no shutdown" in lines
+            assert f"ip address {plan.interfaces[port].cidr}" in lines
+            assert "priority-flow-control mode on" in lines and "service-policy type qos input FABRICGEN-QOS-IN" in lines
+            assert "priority-flow-control watch-dog-interval on" in lines
+            fabric_link = port.link.kind is LinkKind.FABRIC
+            assert ("bfd interval 150 min_rx 150 multiplier 3" in lines) == fabric_link, (name, port.name)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_every_bgp_session_is_configured_on_both_ends(whitepaper, gpus):
+    build = whitepaper[gpus]
+    configs = nxos_configs(build)
+    asn = {name: int(re.search(r"^router bgp (\d+)$", "\n".join(c.lines), re.M).group(1)) for name, c in configs.items()}
+    owner = {a.address: port.device.name for port, a in build.addresses.interfaces.items() if port.device.is_switch}
+    peer_of = {a.address: a.peer for port, a in build.addresses.interfaces.items() if port.device.is_switch}
+    for name, config in configs.items():
+        for address, lines in config.neighbors.items():
+            remote = owner[address]
+            local = peer_of[address]  # our end of the same /31
+            assert owner[local] == name, (name, address)
+            assert f"remote-as {asn[remote]}" in lines, (name, address)
+            assert local in configs[remote].neighbors, f"{remote} has no session back to {name} ({local})"
+    fabric_links = [link for link in build.fabric.links if link.kind is LinkKind.FABRIC]
+    assert sum(len(c.neighbors) for c in configs.values()) == 2 * len(fabric_links)
+
+
+def test_bgp_ecmp_and_advertisements(whitepaper):
+    build = whitepaper[256]
+    configs = nxos_configs(build)
+    leaf = configs["be-su01-leaf1"]
+    assert "  bestpath as-path multipath-relax" in leaf.router_bgp
+    assert "    maximum-paths 32" in leaf.router_bgp  # 32 uplinks
+    assert "    maximum-paths 8" in configs["be-spine01"].router_bgp  # 8 parallel links per leaf
+    block = build.addresses.nic_blocks["be-su01-leaf1"]
+    assert f"    aggregate-address {block} summary-only" in leaf.router_bgp
+    assert f"ip prefix-list FABRICGEN-CONNECTED seq 10 permit {block} le 32" in leaf.lines
+    assert "    redistribute direct route-map FABRICGEN-CONNECTED" in leaf.router_bgp
+    assert f"    network {build.addresses.loopbacks['be-su01-leaf1']}/32" in leaf.router_bgp
+    assert not any("aggregate-address" in line for line in configs["be-spine01"].router_bgp)
+    assert len(leaf.neighbors) == 32 and len(configs["be-spine01"].neighbors) == 64
+
+
+def test_roce_qos_defaults(whitepaper):
+    text = whitepaper[256].files["configs/be-spine01.cfg"].decode()
+    for line in [
+        "class-map type qos match-any ROCE",
+        "  match dscp 24,26",
+        "  match dscp 48",
+        "    set qos-group 3",
+        "    set qos-group 7",
+        "  class type network-qos c-8q-nq3",
+        "    pause pfc-cos 3",
+        "  class type queuing c-out-8q-q7",
+        "    priority level 1",
+        "  class type queuing c-out-8q-q3",
+        "    random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes drop-probability 7 weight 0 ecn",
+        "system qos",
+        "  service-policy type network-qos FABRICGEN-NETWORK-QOS",
+        "  service-policy type queuing output FABRICGEN-QUEUING-400G",
+        "priority-flow-control watch-dog-interval on",
+    ]:
+        assert line in text.splitlines(), line
+
+
+def test_qos_overrides_reach_the_config(write_intent):
+    build = compile_intent(
+        write_intent(
+            """
+            gpus: 64
+            backend:
+              qos:
+                roce_dscp: [26]
+                lossless_priority: 4
+                cnp_priority: 6
+                lossless_bandwidth_percent: 60
+                ecn:
+                  400G: {min_kbytes: 950, max_kbytes: 3000, drop_probability: 5}
+                pfc_watchdog: {poll_interval_ms: 100, detection_ms: 300, restoration_ms: 1000}
+            """
+        )
+    )
+    lines = build.files["configs/be-spine01.cfg"].decode().splitlines()
+    assert "  match dscp 26" in lines and "    set qos-group 4" in lines and "    set qos-group 6" in lines
+    assert "    pause pfc-cos 4" in lines and "  class type queuing c-out-8q-q6" in lines
+    assert "    bandwidth remaining percent 60" in lines and "    bandwidth remaining percent 40" in lines
+    assert any("minimum-threshold 950 kbytes maximum-threshold 3000 kbytes drop-probability 5" in l for l in lines)
+    assert "priority-flow-control watch-dog shutdown-multiplier 3" in lines
+    assert "priority-flow-control auto-restore multiplier 10" in lines
+
+
+def test_qos_off(write_intent):
+    build = compile_intent(write_intent("gpus: 64\nbackend:\n  qos: {enabled: false}\n"))
+    text = build.files["configs/be-su01-leaf1.cfg"].decode()
+    assert "policy-map" not in text and "priority-flow-control" not in text and "system qos" not in text
+
+
+def test_subnet_mode_vlan_gateway_and_access_ports(write_intent):
+    build = compile_intent(write_intent("gpus: 256\nbackend: {nic_addressing: subnet, subnet_vlan: 300}\n"))
+    config = parse_nxos(build.files["configs/be-su01-leaf1.cfg"].decode())
+    gateway = build.addresses.nic_subnet_gateways["be-su01-leaf1"].cidr
+    assert "feature interface-vlan" in config.lines and "vlan 300" in config.lines
+    assert f"ip address {gateway}" in config.interfaces["Vlan300"]
+    host = config.interfaces["Ethernet1/1"]
+    assert "switchport access vlan 300" in host and "no switchport" not in host
+    assert not any(line.startswith("ip address") for line in host)
+    assert "no switchport" in config.interfaces["Ethernet1/33"]
+    assert not any("aggregate-address" in line for line in config.router_bgp)
+
+
+def test_breakout_cages_on_a_51t_switch(write_intent):
+    build = compile_intent(
+        write_intent(
+            """
+            gpus: 1024
+            backend:
+              scalable_unit_gpus: 512
+              leaf: {model: N9364E-SG2-O}
+              spine: {model: N9364E-SG2-O}
+            """
+        )
+    )
+    config = parse_nxos(build.files["configs/be-spine01.cfg"].decode())
+    assert "interface breakout module 1 port 1 map 400g-2x" in config.lines
+    assert {"Ethernet1/1/1", "Ethernet1/1/2"} <= set(config.interfaces)
+    assert "Ethernet1/1" not in config.interfaces

@@ -1,0 +1,180 @@
+"""SONiC output: config_db.json within SONiC's YANG constraints, frr.conf accepted by FRR itself."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabricgen.design.graph import LinkKind
+from fabricgen.pipeline import compile_intent
+from tests.conftest import VTYSH, needs_frr
+from tests.sonic_yang import violations
+
+
+def config_dbs(build):
+    return {name: json.loads(build.files[f"configs/{name}/config_db.json"]) for name in build.configs}
+
+
+def frr_confs(build):
+    return {name: build.files[f"configs/{name}/frr.conf"].decode() for name in build.configs}
+
+
+def vtysh_dryrun(files: dict[str, str], directory: Path) -> dict[str, str]:
+    """Run FRR's own parser on each file; returns {name: error output} for the ones it rejects."""
+    rejected = {}
+    for name, text in files.items():
+        path = directory / f"{name}.frr.conf"
+        path.write_text(text)
+        result = subprocess.run([VTYSH, "--dryrun", "-f", str(path)], capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            rejected[name] = result.stdout + result.stderr
+    return rejected
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_two_files_per_switch(whitepaper_sonic, gpus):
+    build = whitepaper_sonic[gpus]
+    expected = {f"configs/{d}/{f}" for d in build.configs for f in ("config_db.json", "frr.conf")}
+    assert {p for p in build.files if p.startswith("configs/")} == expected
+    assert len(build.configs) == (12 if gpus == 256 else 24)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_config_db_meets_the_yang_constraints(whitepaper_sonic, gpus):
+    for name, db in config_dbs(whitepaper_sonic[gpus]).items():
+        assert violations(db) == [], name
+
+
+@needs_frr
+@pytest.mark.frr
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_frr_accepts_every_frr_conf(whitepaper_sonic, gpus, tmp_path):
+    assert vtysh_dryrun(frr_confs(whitepaper_sonic[gpus]), tmp_path) == {}
+
+
+SONIC = {"nos": "sonic"}
+BIG = {"model": "N9364E-SG2-O", "nos": "sonic"}
+
+
+@needs_frr
+@pytest.mark.frr
+@pytest.mark.parametrize(
+    "backend",
+    [
+        {"nic_addressing": "subnet", "leaf": SONIC, "spine": SONIC},
+        {"ratio": "3:1", "bfd": {"enabled": False}, "leaf": SONIC, "spine": SONIC},
+        {"asn": {"scheme": "private-4byte"}, "qos": {"enabled": False}, "leaf": SONIC, "spine": SONIC},
+        {"scalable_unit_gpus": 512, "leaf": BIG, "spine": BIG},
+    ],
+    ids=["subnet", "3to1-no-bfd", "4byte-no-qos", "51t-breakout"],
+)
+def test_frr_and_yang_accept_other_designs(write_intent, tmp_path, backend):
+    build = compile_intent(write_intent(yaml.safe_dump({"gpus": 1024, "backend": backend})))
+    assert all(config.nos == "sonic" for config in build.configs.values())
+    for name, db in config_dbs(build).items():
+        assert violations(db) == [], name
+    assert vtysh_dryrun(frr_confs(build), tmp_path) == {}
+
+
+def test_routing_only_in_frr_conf(whitepaper_sonic):
+    db = config_dbs(whitepaper_sonic[256])["be-su01-leaf1"]
+    assert db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] == "split-unified"
+    assert not any(table.startswith("BGP") for table in db)
+    assert db["DEVICE_METADATA"]["localhost"]["bgp_asn"] == "64513"  # the same ASN frr.conf uses
+    assert "router bgp 64513" in frr_confs(whitepaper_sonic[256])["be-su01-leaf1"]
+
+
+def test_ports_and_addresses_match_the_graph(whitepaper_sonic):
+    build = whitepaper_sonic[512]
+    plan = build.addresses
+    for name, db in config_dbs(build).items():
+        device = build.fabric.devices[name]
+        assert set(db["PORT"]) == set(device.ports)
+        assert f"Loopback0|{plan.loopbacks[name]}/32" in db["LOOPBACK_INTERFACE"]
+        for port in device.ports.values():
+            row = db["PORT"][port.name]
+            peer = port.link.other(port)
+            assert row["description"] == f"{port.link.id} to {peer.device.name} {peer.name}"
+            assert row["speed"] == "400000" and row["mtu"] == "9216" and row["admin_status"] == "up"
+            assert f"{port.name}|{plan.interfaces[port].cidr}" in db["INTERFACE"]
+            assert db["PORT_QOS_MAP"][port.name]["pfc_enable"] == "3"
+            assert db["PFC_WD"][port.name]["action"] == "drop"
+
+
+def test_sonic_names_ports_by_first_lane(whitepaper_sonic):
+    db = config_dbs(whitepaper_sonic[256])["be-spine01"]
+    assert db["PORT"]["Ethernet0"]["lanes"] == "0,1,2,3,4,5,6,7"
+    assert db["PORT"]["Ethernet8"]["index"] == "2" and db["PORT"]["Ethernet8"]["alias"] == "etp2"
+    assert sorted(db["PORT"], key=lambda n: int(n[8:]))[-1] == "Ethernet504"  # cage 64
+
+
+def test_breakout_ports_on_sonic(write_intent):
+    build = compile_intent(
+        write_intent(
+            "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
+            "  leaf: {model: N9364E-SG2-O, nos: sonic}\n  spine: {model: N9364E-SG2-O, nos: sonic}\n"
+        )
+    )
+    ports = config_dbs(build)["be-spine01"]["PORT"]
+    assert ports["Ethernet0"]["lanes"] == "0,1,2,3" and ports["Ethernet4"]["lanes"] == "4,5,6,7"
+    assert ports["Ethernet0"]["alias"] == "etp1a" and ports["Ethernet4"]["alias"] == "etp1b"
+    assert ports["Ethernet0"]["index"] == ports["Ethernet4"]["index"] == "1"
+    assert ports["Ethernet4"]["speed"] == "400000"
+
+
+def test_qos_tables(whitepaper_sonic):
+    db = config_dbs(whitepaper_sonic[256])["be-su01-leaf1"]
+    dscp = db["DSCP_TO_TC_MAP"]["FABRICGEN"]
+    assert (dscp["24"], dscp["26"], dscp["48"], dscp["0"]) == ("3", "3", "7", "0") and len(dscp) == 64
+    wred = db["WRED_PROFILE"]["ROCE_LOSSLESS_400G"]
+    assert wred["ecn"] == "ecn_all" and wred["green_min_threshold"] == str(600 * 1024)
+    assert db["QUEUE"]["Ethernet0|3"] == {"scheduler": "FABRICGEN_LOSSLESS", "wred_profile": "ROCE_LOSSLESS_400G"}
+    assert db["SCHEDULER"][db["QUEUE"]["Ethernet0|7"]["scheduler"]]["type"] == "STRICT"
+    profile = db["BUFFER_PROFILE"][db["BUFFER_PG"]["Ethernet0|3"]["profile"]]
+    assert int(profile["xoff"]) > 0 and int(profile["size"]) == int(profile["xon"]) + int(profile["xoff"])
+    assert db["PFC_WD"]["GLOBAL"]["POLL_INTERVAL"] == "100"
+
+
+def test_headroom_grows_with_cable_length_and_speed():
+    from fabricgen.qos import lossless_headroom
+
+    short, long = lossless_headroom(400, 9216, 5), lossless_headroom(400, 9216, 300)
+    # about 505 bytes per metre of round trip at 400G
+    assert 140_000 < long.xoff_bytes - short.xoff_bytes < 160_000
+    assert lossless_headroom(800, 9216, 100).xoff_bytes > lossless_headroom(400, 9216, 100).xoff_bytes
+
+
+def test_frr_conf_sessions_match_both_ends(whitepaper_sonic):
+    build = whitepaper_sonic[256]
+    confs = frr_confs(build)
+    remote_as = {}
+    for name, text in confs.items():
+        for address, asn in re.findall(r"^ neighbor (\S+) remote-as (\d+)$", text, re.M):
+            remote_as[(name, address)] = int(asn)
+    for link in build.fabric.links:
+        if link.kind is not LinkKind.FABRIC:
+            continue
+        leaf, spine = link.a, link.b
+        plan = build.addresses
+        assert remote_as[(leaf.device.name, plan.interfaces[spine].address)] == plan.asns[spine.device.name]
+        assert remote_as[(spine.device.name, plan.interfaces[leaf].address)] == plan.asns[leaf.device.name]
+    assert len(remote_as) == 2 * sum(1 for l in build.fabric.links if l.kind is LinkKind.FABRIC)
+
+
+def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic):
+    db = json.loads(json.dumps(config_dbs(whitepaper_sonic[256])["be-su01-leaf1"]))
+    db["PORT"]["Ethernet0"]["speed"] = "400G"
+    db["PORT"]["Ethernet0"]["mtu"] = "9300"
+    db["PORT_QOS_MAP"]["Ethernet0"]["dscp_to_tc_map"] = "[DSCP_TO_TC_MAP|FABRICGEN]"
+    db["WRED_PROFILE"]["ROCE_LOSSLESS_400G"]["green_max_threshold"] = "1"
+    db["PFC_WD"]["Ethernet0"]["detection_time"] = "50"
+    db["BGP_NEIGHBOR"] = {"10.0.0.1": {"asn": "64512"}}
+    del db["INTERFACE"]["Ethernet8"]
+    found = "\n".join(violations(db))
+    for expected in ("speed", "mtu 9300", "plain names", "max >= min", "detection", "routing table", "no bare 'Ethernet8'"):
+        assert expected in found, expected

@@ -1,0 +1,113 @@
+"""Reports: the whitepaper BOM, every cable once, every address listed, the graph and manifest."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections import Counter
+
+import pytest
+
+from fabricgen.design.graph import LinkKind, Role
+from fabricgen.pipeline import compile_intent
+
+
+def read_csv(build, name):
+    return list(csv.DictReader(io.StringIO(build.files[name].decode())))
+
+
+@pytest.mark.parametrize(
+    "gpus, switches, optics, cables, nodes",
+    [(256, 12, 768, 512, 32), (512, 24, 1536, 1024, 64)],
+)
+def test_backend_bom_is_the_whitepapers(whitepaper, gpus, switches, optics, cables, nodes):
+    rows = read_csv(whitepaper[gpus], "bom.csv")
+    backend = {r["pid"]: int(r["quantity"]) for r in rows if r["section"] == "Backend network"}
+    assert backend == {"N9K-C9364D-GX2A": switches, "QDD-400G-DR4-S": optics, "CB-M12-M12-SMF": cables}
+    gpu_rows = [r for r in rows if r["section"] == "GPU nodes"]
+    assert [int(r["quantity"]) for r in gpu_rows] == [nodes]
+    assert all(r["description"] for r in rows)
+
+
+def test_bom_markdown_is_laid_out_like_the_whitepaper(whitepaper):
+    text = whitepaper[256].files["bom.md"].decode()
+    assert "| PID | Description | Quantity |" in text
+    assert "| **Backend network** | | |" in text
+    assert "| QDD-400G-DR4-S | 400G QSFP-DD transceiver, 400GBASE-DR4, MPO-12 parallel SMF, 500m | 768 |" in text
+
+
+def test_breakout_optics_count_once_per_cage(write_intent):
+    build = compile_intent(
+        write_intent("gpus: 1024\nbackend: {scalable_unit_gpus: 512, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n")
+    )
+    rows = {r["pid"]: int(r["quantity"]) for r in read_csv(build, "bom.csv") if r["section"] == "Backend network"}
+    links = len(build.fabric.links)  # 1024 host + 1024 fabric
+    # switch ports used: 1024 leaf downlinks + 1024 leaf uplinks + 1024 spine ports, two per 800G cage
+    assert rows["OSFP-800G-DR8"] == 3 * 1024 // 2
+    assert rows["CB-M12-M12-SMF"] == links
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_cabling_plan_lists_every_link_once_and_every_port_once(whitepaper, gpus):
+    build = whitepaper[gpus]
+    rows = read_csv(build, "cabling.csv")
+    assert len(rows) == len(build.fabric.links)
+    assert len({r["cable_id"] for r in rows}) == len(rows)
+    ends = Counter((r[f"{side}_device"], r[f"{side}_port"]) for r in rows for side in ("a", "b"))
+    assert max(ends.values()) == 1
+    expected_ends = {(d.name, p.name) for d in build.fabric.devices.values() for p in d.ports.values()}
+    assert set(ends) == expected_ends
+    # a link listed twice (once from each end) would show up as the same pair reversed
+    pairs = Counter(frozenset([(r["a_device"], r["a_port"]), (r["b_device"], r["b_port"])]) for r in rows)
+    assert max(pairs.values()) == 1
+    for r in rows:
+        assert r["network"] == "backend" and r["speed"] == "400G" and r["cable"] == "CB-M12-M12-SMF"
+        assert r["b_optic"] == "QDD-400G-DR4-S"
+        assert r["a_optic"] == ("" if r["kind"] == "host" else "QDD-400G-DR4-S")
+
+
+def test_cabling_markdown_has_a_row_per_cable(whitepaper):
+    text = whitepaper[256].files["cabling.md"].decode()
+    assert sum(1 for line in text.splitlines() if line.startswith("| BE-")) == 512
+
+
+def test_ip_plan_lists_every_address(whitepaper):
+    build = whitepaper[512]
+    rows = read_csv(build, "ip-plan.csv")
+    listed = {(r["device"], r["interface"]): r for r in rows}
+    plan = build.addresses
+    assert len(rows) == len(plan.interfaces) + len(plan.loopbacks)
+    for port, address in plan.interfaces.items():
+        row = listed[(port.device.name, port.name)]
+        assert row["address"] == address.cidr and row["peer_address"] == address.peer
+    nic_rows = [r for r in rows if r["kind"] == "nic"]
+    assert len(nic_rows) == 512 and all(r["gateway"] for r in nic_rows)
+    assert len({r["address"] for r in rows}) == len(rows)
+
+
+def test_topology_json_is_the_graph(whitepaper):
+    build = whitepaper[256]
+    topology = json.loads(build.files["topology.json"])
+    assert topology["multigraph"] is True
+    assert len(topology["nodes"]) == len(build.fabric.devices)
+    assert len(topology["links"]) == len(build.fabric.links)
+    assert topology["graph"]["backend"]["spines"] == 4 and topology["graph"]["backend"]["built_ratio"] == "1:1"
+    leaf = next(n for n in topology["nodes"] if n["id"] == "be-su01-leaf1")
+    assert (leaf["rail"], leaf["asn"], leaf["role"]) == (1, 64513, "leaf")
+
+
+def test_manifest_hashes_every_file(whitepaper):
+    build = whitepaper[256]
+    manifest = json.loads(build.files["manifest.json"])
+    assert manifest["intent"]["file"] == "cisco-256-gpu.yaml"
+    assert set(manifest["files"]) == set(build.files) - {"manifest.json"}
+    for path, digest in manifest["files"].items():
+        assert hashlib.sha256(build.files[path]).hexdigest() == digest
+
+
+def test_summary_states_the_design(whitepaper):
+    text = whitepaper[512].files["summary.md"].decode()
+    assert "512 GPUs in 64 nodes" in text and "16 leaves, 8 spines" in text
+    assert "32 downlinks, 32 uplinks (4 to each spine)" in text
