@@ -22,8 +22,7 @@ app = typer.Typer(
     help="Compile an AI-cluster intent (YAML) into switch configs, a cabling plan and a bill of materials.",
     rich_markup_mode=None,
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, soft_wrap=True)
 
 EXIT_INPUT = 2
 
@@ -79,10 +78,11 @@ def _run(action):
     try:
         return action()
     except FabricgenError as exc:
-        err.print(exc.report(), markup=False)
+        # plain text, never wrapped: one problem per line stays greppable as file:line: field
+        sys.stderr.write(exc.report() + "\n")
         raise typer.Exit(EXIT_INPUT) from None
     except KeyboardInterrupt:
-        err.print("interrupted; nothing was written")
+        sys.stderr.write("interrupted; nothing was written\n")
         raise typer.Exit(130) from None
 
 

@@ -143,14 +143,25 @@ def load_yaml(path: Path, what: str = "intent", max_bytes: int = MAX_FILE_BYTES)
             Problem(f"the {what} expands to more than {MAX_NODES:,} YAML nodes (aliases?)", file=shown)
         ]
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        reason = exc.problem or exc.context or "not valid YAML"
-        return YamlDocument(shown, None), [
-            Problem(f"not valid YAML: {reason}", hint="check indentation, colons and quotes on this line", file=shown, line=line)
-        ]
+        return YamlDocument(shown, None), [_yaml_syntax_problem(exc, shown)]
     except yaml.YAMLError as exc:
         return YamlDocument(shown, None), [Problem(f"not valid YAML: {exc}", file=shown)]
     finally:
         loader.dispose()
     return doc, [p.located(shown, p.line) for p in walker.problems]
+
+
+def _yaml_syntax_problem(exc: yaml.MarkedYAMLError, shown: str) -> Problem:
+    """Point at the construct that is broken: for an unclosed bracket or quote PyYAML notices at
+    the end of the file, the line where the construct began is the one to look at."""
+    problem_line = exc.problem_mark.line + 1 if exc.problem_mark else None
+    context_line = exc.context_mark.line + 1 if exc.context_mark else None
+    reason = exc.problem or "not valid YAML"
+    if exc.context and context_line and context_line != problem_line:
+        return Problem(
+            f"not valid YAML: {exc.context} that starts here, {reason} on line {problem_line}",
+            hint="close the bracket or quote opened on this line",
+            file=shown,
+            line=context_line,
+        )
+    return Problem(f"not valid YAML: {reason}", hint="check indentation, colons and quotes on this line", file=shown, line=problem_line)

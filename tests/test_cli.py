@@ -1,0 +1,99 @@
+"""The command line as a user runs it: exit codes, messages, nothing written on bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fabricgen import __version__
+from tests.conftest import INTENTS, REPO
+
+
+def fabricgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, cwd=cwd or REPO, timeout=120
+    )
+
+
+def test_version():
+    result = fabricgen("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"fabricgen {__version__}"
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["validate"]])
+def test_help_on_every_command(command):
+    result = fabricgen(*command, "--help")
+    assert result.returncode == 0
+    assert "Usage:" in result.stdout
+    if command:
+        assert "INTENT" in result.stdout
+
+
+def test_build_writes_output_by_fabric_name(tmp_path):
+    intent = tmp_path / "intent.yaml"
+    intent.write_text("name: lab\ngpus: 64\n")
+    result = fabricgen("build", str(intent), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "output" / "lab" / "manifest.json").exists()
+    assert "wrote" in result.stdout and "64 GPUs" in result.stdout
+
+
+def test_build_to_a_chosen_directory(tmp_path):
+    result = fabricgen("build", str(INTENTS / "cisco-256-gpu.yaml"), "-o", str(tmp_path / "b"), "--quiet")
+    assert result.returncode == 0 and result.stdout.strip() == str(tmp_path / "b")
+    assert len(list((tmp_path / "b" / "configs").iterdir())) == 12
+
+
+def test_validate_writes_nothing(tmp_path):
+    intent = tmp_path / "intent.yaml"
+    intent.write_text("gpus: 512\n")
+    result = fabricgen("validate", str(intent), cwd=tmp_path)
+    assert result.returncode == 0 and "valid" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["intent.yaml"]
+
+
+# Every class of bad input: exit 2, file:line and field named, a fix offered, no traceback, nothing written.
+BAD_INPUTS = {
+    "malformed-yaml": ("gpus: 256\nbackend:\n  leaf: {model: X\n", ":3", "not valid YAML"),
+    "unknown-key": ("gpus: 256\nbackend:\n  spines: {count: 4}\n", ":3: backend.spines", "did you mean 'spine'"),
+    "wrong-type": ("gpus: 256\nbackend:\n  mtu: jumbo\n", ":3: backend.mtu", "integer"),
+    "too-many-gpus": ("gpus: 4096\n", ":1: gpus", "3-tier"),
+    "ratio-cannot-hold": ("gpus: 256\nbackend:\n  ratio: '1:3'\n", "backend.scalable_unit_gpus", "or less"),
+    "pool-too-small": ("gpus: 256\nbackend:\n  pools: {fabric_links: 10.8.0.0/26}\n", ":3: backend.pools.fabric_links", "/23 or larger"),
+    "unknown-pid": ("gpus: 256\nbackend:\n  spine: {model: N9K-C9999}\n", ":3: backend.spine.model", "use one of"),
+    "duplicate-name": ("gpus: 256\nnaming: {spine: spine}\n", ":2: naming.spine", "two devices are named 'spine'"),
+    "duplicate-key": ("gpus: 256\ngpus: 512\n", ":2: gpus", "duplicate key"),
+    "evpn-not-yet": ("gpus: 256\nbackend: {routing: vxlan-evpn}\n", "backend.routing", "not supported yet"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input(tmp_path, case):
+    text, where, what = BAD_INPUTS[case]
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(text)
+    result = fabricgen("build", str(intent), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    assert f"{intent}{where}" in result.stderr or (where in result.stderr and str(intent) in result.stderr), result.stderr
+    assert what in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["intent.yaml"], "nothing may be written"
+
+
+def test_all_problems_of_a_phase_come_together(tmp_path):
+    intent = tmp_path / "intent.yaml"
+    intent.write_text("gpus: lots\nbackend:\n  mtu: 99999\n  colour: blue\n")
+    result = fabricgen("validate", str(intent))
+    assert result.returncode == 2
+    assert "intent: 3 problems" in result.stderr
+    for fragment in (":1: gpus", ":3: backend.mtu", ":4: backend.colour"):
+        assert fragment in result.stderr
+
+
+def test_missing_intent_file(tmp_path):
+    result = fabricgen("build", str(tmp_path / "nope.yaml"))
+    assert result.returncode == 2 and "cannot read the intent file" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,34 @@
+"""Golden files: whole outputs of two tiny fabrics, reviewed by eye, so any change shows as a diff.
+
+Regenerate after an intended change with FABRICGEN_UPDATE_GOLDEN=1 and review the git diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+
+from fabricgen.pipeline import compile_intent
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "tiny-nxos": ["configs/be-su01-leaf1.cfg", "configs/be-spine01.cfg", "cabling.csv", "bom.csv", "ip-plan.csv", "summary.md"],
+    "tiny-sonic": ["configs/be-su01-leaf1/config_db.json", "configs/be-su01-leaf1/frr.conf", "configs/be-spine02/frr.conf"],
+}
+
+
+@pytest.mark.parametrize("case, path", [(case, path) for case, paths in CASES.items() for path in paths])
+def test_output_matches_the_reviewed_golden_file(case, path):
+    build = compile_intent(GOLDEN / f"{case}.yaml")
+    actual = build.files[path].decode()
+    golden = GOLDEN / case / path
+    if os.environ.get("FABRICGEN_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(actual)
+    expected = golden.read_text()
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), str(golden), "built"))
+        pytest.fail(f"{case} {path} differs from its golden file:\n{diff}")
