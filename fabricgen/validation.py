@@ -62,7 +62,8 @@ def problems_from_validation_error(
             elif value is not None and not isinstance(value, (dict, list)):
                 message = f"{message} (got {value!r})"
             problems.append(Problem(message, field=path))
-    return [doc.locate(p) for p in problems]
+    located = [doc.locate(p) for p in problems]
+    return sorted(located, key=lambda p: p.line or 0)  # file order reads best
 
 
 def _is_union_tag(part: object) -> bool:

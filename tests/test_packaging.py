@@ -1,0 +1,45 @@
+"""The wheel ships the templates and the catalog, and a fabric builds from the wheel alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from tests.conftest import INTENTS, REPO
+
+
+def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)],
+        check=True, capture_output=True, timeout=300,
+    )
+    [wheel] = tmp_path.glob("fabricgen-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in (
+        "fabricgen/templates/nxos/switch.cfg.j2",
+        "fabricgen/templates/frr/frr.conf.j2",
+        "fabricgen/templates/reports/bom.md.j2",
+        "fabricgen/catalog/data/switches.yaml",
+        "fabricgen/catalog/data/nodes.yaml",
+    ):
+        assert required in names, required
+
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    script = (
+        "import fabricgen.render.environment as e, pathlib, sys;"
+        "from fabricgen.pipeline import compile_intent;"
+        "b = compile_intent(pathlib.Path(sys.argv[1]));"
+        "print(e.templates_dir()); print(len(b.files))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(unpacked)}
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(INTENTS / "cisco-256-gpu.yaml")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=True,
+    )
+    templates, count = result.stdout.split()
+    assert Path(templates) == unpacked / "fabricgen" / "templates"
+    assert int(count) == 12 + 8  # 12 switch configs, 8 reports
