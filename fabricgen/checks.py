@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from netaddr import IPNetwork
 
@@ -69,7 +69,7 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
             if port.sub == 0:
                 fits = group.speed == port.speed_gbps
             else:
-                fits = any(m.speed == port.speed_gbps and port.sub <= m.fanout for m in group.breakout_modes)
+                fits = group.speed != port.speed_gbps and port.sub <= group.fanout_at(port.speed_gbps)
             if not fits:
                 yield Problem(
                     f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -35,7 +34,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: Optional[bool] = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    version: bool | None = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     """fabricgen: AI-cluster intent -> validated fabric -> NX-OS and SONiC configs, cabling plan, BOM."""
 
@@ -43,7 +42,7 @@ def main_options(
 @app.command("build")
 def build_command(
     intent: Path = typer.Argument(..., help="The intent YAML file, e.g. intents/cisco-256-gpu.yaml."),
-    output: Optional[Path] = typer.Option(
+    output: Path | None = typer.Option(
         None, "--output", "-o", help="Build directory (default: output/<fabric name>). Replaced atomically; only an earlier build is ever replaced."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the destination."),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fabricgen.catalog.model import SwitchModel
 from fabricgen.checks import Compiled
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.model import Bfd, EcnThresholds, PfcWatchdog
@@ -151,14 +152,13 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             members = tuple(i.name for i in interfaces if i.kind == "host")
             vlans = (Vlan(backend.subnet_vlan, "GPU-NICS", svi.cidr, members),)
 
-    fanouts = {}
-    for port in ports:
-        if port.sub:
-            group = model.group_of(port.cage)
-            fanouts[port.cage] = group.lanes // _lanes_per_sub(group, port.speed_gbps)  # type: ignore[union-attr]
-    breakouts = tuple(Breakout(cage, fanout, device.ports and _speed_of(device, cage)) for cage, fanout in sorted(fanouts.items()))
+    broken_out = {port.cage: port.speed_gbps for port in ports if port.sub}
+    breakouts = tuple(
+        Breakout(cage, model.group_of(cage).fanout_at(speed), speed)  # type: ignore[union-attr]
+        for cage, speed in sorted(broken_out.items())
+    )
 
-    lanes, alias = _sonic_lanes(device, model, ports) if device.nos == "sonic" else ({}, {})
+    lanes, alias = _sonic_lanes(model, ports) if device.nos == "sonic" else ({}, {})
     loopback = plan.loopbacks[device.name]
     uplink_paths = len(neighbors)
     if device.role is Role.SPINE:
@@ -211,16 +211,7 @@ def _qos_config(c: Compiled, ports: list[Port]) -> QosConfig:
     )
 
 
-def _lanes_per_sub(group, speed: int) -> int:
-    fanout = max(m.fanout for m in group.breakout_modes if m.speed == speed)
-    return group.lanes // fanout
-
-
-def _speed_of(device: Device, cage: int) -> int:
-    return next(p.speed_gbps for p in device.ports.values() if p.cage == cage)
-
-
-def _sonic_lanes(device: Device, model, ports: list[Port]) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
+def _sonic_lanes(model: SwitchModel, ports: list[Port]) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
     """SerDes lanes and front-panel alias per port, numbered the generic way (sequential from 0).
     Real platforms may number lanes differently; the catalog entry is where to say so."""
     lanes, alias = {}, {}
@@ -228,7 +219,7 @@ def _sonic_lanes(device: Device, model, ports: list[Port]) -> tuple[dict[str, tu
         group = model.group_of(port.cage)
         first = model.first_lanes[port.cage]
         if port.sub:
-            width = _lanes_per_sub(group, port.speed_gbps)
+            width = group.lanes_at(port.speed_gbps)
             start = first + (port.sub - 1) * width
             alias[port.name] = f"etp{port.cage}{chr(ord('a') + port.sub - 1)}"
         else:

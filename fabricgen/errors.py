@@ -8,7 +8,7 @@ and field, or device and port), what is wrong and how to fix it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 FieldPath = tuple[str | int, ...]
 
@@ -34,7 +34,7 @@ class Problem:
     device: str | None = None
     port: str | None = None
 
-    def located(self, file: str, line: int | None) -> "Problem":
+    def located(self, file: str, line: int | None) -> Problem:
         return replace(self, file=file, line=line)
 
     def format(self) -> str:

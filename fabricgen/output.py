@@ -17,7 +17,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Mapping
+from collections.abc import Mapping
 
 from fabricgen.errors import OutputError, Problem
 

@@ -43,8 +43,8 @@ def parse_ratio(value: object) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        # YAML reads 1:1 unquoted as a sexagesimal int on YAML 1.1 loaders; refuse numbers outright
-        raise ValueError("write the ratio as a quoted string such as \"1:1\" or \"2:1\"")
+        # a bare number is ambiguous (is 2 meant as 2:1 or 1:2?); the loader keeps 2:1 as text
+        raise ValueError("write the ratio as downlink:uplink, such as 1:1, 2:1 or 1:2")
     if not isinstance(value, str) or value.count(":") != 1:
         raise ValueError(f"{value!r} is not a ratio; write downlink:uplink such as \"1:1\", \"3:1\" or \"1:2\"")
     down, up = value.split(":")

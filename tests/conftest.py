@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
+from fabricgen.design.graph import LinkKind
 from fabricgen.pipeline import compile_intent
 from tests.nxos_parse import parse_nxos
 

@@ -10,7 +10,6 @@ from collections import Counter
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
 from fabricgen.pipeline import compile_intent
 
 

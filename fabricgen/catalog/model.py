@@ -57,8 +57,18 @@ class PortGroup(_Strict):
             modes.append(Breakout(fanout=int(fanout), speed=parse_speed(speed)))
         return modes
 
+    def fanout_at(self, speed: int) -> int:
+        """Sub-ports per cage when broken out to `speed`; 1 at the native speed; 0 if impossible."""
+        if speed == self.speed:
+            return 1
+        return max((m.fanout for m in self.breakout_modes if m.speed == speed), default=0)
+
+    def lanes_at(self, speed: int) -> int:
+        """SerDes lanes of one port at `speed`."""
+        return self.lanes // self.fanout_at(speed)
+
     @model_validator(mode="after")
-    def _lanes_split_evenly(self) -> "PortGroup":
+    def _lanes_split_evenly(self) -> PortGroup:
         for mode in self.breakout_modes:
             if self.lanes % mode.fanout:
                 raise ValueError(f"{self.lanes} lanes cannot be split {mode.fanout} ways")
@@ -88,7 +98,7 @@ class SwitchModel(_Strict):
     sonic: SonicPlatform = SonicPlatform()
 
     @model_validator(mode="after")
-    def _names_for_every_nos(self) -> "SwitchModel":
+    def _names_for_every_nos(self) -> SwitchModel:
         missing = [nos for nos in self.nos if nos not in self.interface_names]
         if missing:
             raise ValueError(f"interface_names has no entry for {', '.join(missing)}")
@@ -113,13 +123,7 @@ class SwitchModel(_Strict):
 
     def ports_at(self, speed: int) -> int:
         """How many logical ports of this speed the switch offers (natively or by breakout)."""
-        total = 0
-        for group in self.port_groups:
-            if group.speed == speed:
-                total += group.count
-            else:
-                total += max((m.fanout for m in group.breakout_modes if m.speed == speed), default=0) * group.count
-        return total
+        return sum(group.fanout_at(speed) * group.count for group in self.port_groups)
 
 
 class Transceiver(_Strict):
@@ -163,7 +167,7 @@ class NodeModel(_Strict):
     bmc: NodePorts | None = None
 
     @model_validator(mode="after")
-    def _gpu_nodes_have_backend_ports(self) -> "NodeModel":
+    def _gpu_nodes_have_backend_ports(self) -> NodeModel:
         if self.kind == "gpu" and (self.gpus < 1 or self.backend is None):
             raise ValueError("a GPU node needs gpus >= 1 and backend ports")
         return self

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fabricgen.catalog import Catalog
-from fabricgen.catalog.model import SwitchModel
 from fabricgen.design.graph import (
     Device,
     DuplicateDeviceName,
@@ -132,7 +131,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> Fa
             for s, spine in enumerate(spines):
                 ours = uplinks[s * sizing.links_per_spine : (s + 1) * sizing.links_per_spine]
                 theirs = spine_ports[spine.name].take(speed, sizing.links_per_spine)
-                for leaf_port, spine_port in zip(ours, theirs):
+                for leaf_port, spine_port in zip(ours, theirs, strict=True):
                     leaf_port.optic = fabric_optics.choose(leaf.model, leaf_port.cage, speed)
                     spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, speed)
                     links.append((LinkKind.FABRIC, leaf_port, spine_port))
@@ -173,6 +172,3 @@ def _add(fabric: Fabric, device: Device) -> Device:
             )
         ) from None
 
-
-def switch_model(catalog: Catalog, device: Device) -> SwitchModel:
-    return catalog.switches[device.model]

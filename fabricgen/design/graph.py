@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Iterator
+from collections.abc import Iterator
 
 from fabricgen.catalog.model import SwitchModel
 
@@ -30,13 +30,13 @@ class LinkKind(StrEnum):
 
 @dataclass(slots=True, eq=False)
 class Port:
-    device: "Device"
+    device: Device
     name: str  # as the device's OS calls it
     cage: int  # front-panel cage number (for nodes: the NIC port number)
     sub: int  # breakout sub-port, 1-based; 0 when the cage is not broken out
     speed_gbps: int
     optic: str | None = None  # transceiver PID in this port's cage, when the switch end needs one
-    link: "Link | None" = None
+    link: Link | None = None
 
     @property
     def label(self) -> str:
@@ -144,11 +144,11 @@ class PortAllocator:
             for group in self.model.port_groups:  # native cages first
                 if group.speed == speed:
                     found += [(cage, 0, lanes[cage]) for cage in range(group.first, group.first + group.count)]
-            for group in self.model.port_groups:
-                fanout = max((m.fanout for m in group.breakout_modes if m.speed == speed), default=0)
+            for group in self.model.port_groups:  # then faster cages broken out
+                fanout = group.fanout_at(speed)
                 if group.speed == speed or not fanout:
                     continue
-                step = group.lanes // fanout
+                step = group.lanes_at(speed)
                 for cage in range(group.first, group.first + group.count):
                     found += [(cage, sub, lanes[cage] + (sub - 1) * step) for sub in range(1, fanout + 1)]
             self._candidates[speed] = found

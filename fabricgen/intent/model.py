@@ -61,7 +61,7 @@ class Pools(_Strict):
     fabric_links: IPv4Network = IPv4Network("10.8.0.0/13")
 
     @model_validator(mode="after")
-    def _disjoint(self) -> "Pools":
+    def _disjoint(self) -> Pools:
         pools = [("loopbacks", self.loopbacks), ("gpu_nics", self.gpu_nics), ("fabric_links", self.fabric_links)]
         for i, (name_a, a) in enumerate(pools):
             for name_b, b in pools[i + 1 :]:
@@ -76,7 +76,7 @@ class EcnThresholds(_Strict):
     drop_probability: int = Field(ge=1, le=100, description="percent marked at max_kbytes")
 
     @model_validator(mode="after")
-    def _min_below_max(self) -> "EcnThresholds":
+    def _min_below_max(self) -> EcnThresholds:
         if self.min_kbytes >= self.max_kbytes:
             raise ValueError(f"min_kbytes ({self.min_kbytes}) must be below max_kbytes ({self.max_kbytes})")
         return self
@@ -100,7 +100,7 @@ class PfcWatchdog(_Strict):
     action: Literal["drop", "forward", "alert"] = "drop"
 
     @model_validator(mode="after")
-    def _multiples_of_poll(self) -> "PfcWatchdog":
+    def _multiples_of_poll(self) -> PfcWatchdog:
         for name in ("detection_ms", "restoration_ms"):
             if getattr(self, name) % self.poll_interval_ms:
                 raise ValueError(f"{name} must be a multiple of poll_interval_ms ({self.poll_interval_ms})")
@@ -137,7 +137,7 @@ class Qos(_Strict):
         return values
 
     @model_validator(mode="after")
-    def _classes_apart(self) -> "Qos":
+    def _classes_apart(self) -> Qos:
         if self.lossless_priority == self.cnp_priority:
             raise ValueError("lossless_priority and cnp_priority must differ (CNPs must not be paused)")
         if set(self.roce_dscp) & set(self.cnp_dscp):
@@ -215,7 +215,7 @@ class Intent(_Strict):
         return check_name(value, "fabric name")
 
     @model_validator(mode="after")
-    def _gpus_or_nodes(self) -> "Intent":
+    def _gpus_or_nodes(self) -> Intent:
         if (self.gpus is None) == (self.nodes is None):
             raise ValueError("give exactly one of 'gpus' (total GPU count) or 'nodes' (GPU node count)")
         return self

@@ -6,7 +6,7 @@ compiler changes.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from fabricgen.device_config import DeviceConfig
 from fabricgen.render.nxos import render_nxos

@@ -34,6 +34,5 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters["kbytes"] = lambda value: int(value)
     env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
     return env
