@@ -50,31 +50,51 @@ class AddressPlan:
     asns: dict[str, int] = field(default_factory=dict)  # switch -> ASN
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where each kind of address comes from, derived from the pools and the sizing alone."""
+
+    leaf_loopbacks: IPNetwork
+    spine_loopbacks: IPNetwork
+    nic_block_size: int
+    link_block_size: int
+
+
+def _layout(sizing: BackendSizing, intent: Intent) -> _Layout:
+    loopbacks = IPNetwork(str(intent.backend.pools.loopbacks))
+    return _Layout(
+        leaf_loopbacks=next(loopbacks.subnet(loopbacks.prefixlen + 1)) if loopbacks.prefixlen < 32 else loopbacks,
+        spine_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[2] if loopbacks.prefixlen < 31 else loopbacks,
+        nic_block_size=_block_size(sizing.leaf_downlinks, intent.backend.nic_addressing),
+        link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)),
+    )
+
+
+def address_plan_problems(sizing: BackendSizing, intent: Intent) -> list[Problem]:
+    """Pools too small and ASNs out of range, known from the sizing before any graph exists."""
+    pools = intent.backend.pools
+    layout = _layout(sizing, intent)
+    loopbacks, nics, links = (IPNetwork(str(p)) for p in (pools.loopbacks, pools.gpu_nics, pools.fabric_links))
+    leaves = sizing.leaves
+    return [
+        *_fits("loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
+        *_fits("loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
+        *_fits("gpu_nics", nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses"),
+        *_fits("fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"),
+        *_asn_problems(intent, sizing.leaves),
+    ]
+
+
 def allocate_addresses(fabric: Fabric, sizing: BackendSizing, intent: Intent) -> AddressPlan:
     backend = intent.backend
     pools = backend.pools
+    raise_if(address_plan_problems(sizing, intent), DesignError)
     leaves = list(fabric.by_role(Role.LEAF))
     spines = list(fabric.by_role(Role.SPINE))
     plan = AddressPlan()
-
-    nic_block_size = _block_size(sizing.leaf_downlinks, backend.nic_addressing)
-    link_block_size = 1 << math.ceil(math.log2(2 * sizing.leaf_uplinks))
-    loopback_pool = IPNetwork(str(pools.loopbacks))
-    leaf_loopbacks = next(loopback_pool.subnet(loopback_pool.prefixlen + 1)) if loopback_pool.prefixlen < 32 else loopback_pool
-    spine_loopbacks = (
-        list(loopback_pool.subnet(loopback_pool.prefixlen + 2))[2] if loopback_pool.prefixlen < 31 else loopback_pool
-    )
-    raise_if(
-        [
-            *_fits("loopbacks", loopback_pool, leaf_loopbacks, len(leaves) + 1, "leaf loopbacks (the first half of the pool)"),
-            *_fits("loopbacks", loopback_pool, spine_loopbacks, len(spines) + 1, "spine loopbacks (the third quarter of the pool)"),
-            *_fits("gpu_nics", IPNetwork(str(pools.gpu_nics)), IPNetwork(str(pools.gpu_nics)), len(leaves) * nic_block_size,
-                   f"{len(leaves)} leaves x {nic_block_size} addresses"),
-            *_fits("fabric_links", IPNetwork(str(pools.fabric_links)), IPNetwork(str(pools.fabric_links)),
-                   len(leaves) * link_block_size, f"{len(leaves)} leaves x {sizing.leaf_uplinks} /31 uplinks"),
-        ],
-        DesignError,
-    )
+    layout = _layout(sizing, intent)
+    leaf_loopbacks, spine_loopbacks = layout.leaf_loopbacks, layout.spine_loopbacks
+    nic_block_size, link_block_size = layout.nic_block_size, layout.link_block_size
 
     for offset, leaf in enumerate(leaves, start=1):
         plan.loopbacks[leaf.name] = _ip(leaf_loopbacks.first + offset)
@@ -145,12 +165,17 @@ def _fits(pool_name: str, pool: IPNetwork, region: IPNetwork, needed: int, what:
     ]
 
 
-def _allocate_asns(intent: Intent, spines: list[Device], leaves: list[Device]) -> dict[str, int]:
+def _asn_firsts(intent: Intent) -> tuple[int, int]:
+    plan = intent.backend.asn
+    spine_asn = plan.spine if plan.spine is not None else ASN_RANGES[plan.scheme][0]
+    return spine_asn, plan.leaf_first if plan.leaf_first is not None else spine_asn + 1
+
+
+def _asn_problems(intent: Intent, leaves: int) -> list[Problem]:
     plan = intent.backend.asn
     low, high = ASN_RANGES[plan.scheme]
-    spine_asn = plan.spine if plan.spine is not None else low
-    leaf_first = plan.leaf_first if plan.leaf_first is not None else spine_asn + 1
-    leaf_last = leaf_first + len(leaves) - 1
+    spine_asn, leaf_first = _asn_firsts(intent)
+    leaf_last = leaf_first + leaves - 1
     problems = []
     if not low <= spine_asn <= high:
         problems.append(Problem(f"spine ASN {spine_asn} is outside the {plan.scheme} range {low}-{high}", field=("backend", "asn", "spine")))
@@ -158,7 +183,7 @@ def _allocate_asns(intent: Intent, spines: list[Device], leaves: list[Device]) -
         other = "private-4byte" if plan.scheme == "private-2byte" else "a lower leaf_first"
         problems.append(
             Problem(
-                f"{len(leaves)} leaf ASNs from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
+                f"{leaves} leaf ASNs from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
                 hint=f"use scheme: {other}" if plan.scheme == "private-2byte" else f"start leaves at {low + 1} or lower",
                 field=("backend", "asn", "leaf_first" if plan.leaf_first is not None else "scheme"),
             )
@@ -167,7 +192,11 @@ def _allocate_asns(intent: Intent, spines: list[Device], leaves: list[Device]) -
         problems.append(
             Problem(f"the spine ASN {spine_asn} falls inside the leaf ASNs {leaf_first}-{leaf_last}", hint="move one of them", field=("backend", "asn"))
         )
-    raise_if(problems, DesignError)
+    return problems
+
+
+def _allocate_asns(intent: Intent, spines: list[Device], leaves: list[Device]) -> dict[str, int]:
+    spine_asn, leaf_first = _asn_firsts(intent)
     asns = {spine.name: spine_asn for spine in spines}
     asns.update({leaf.name: leaf_first + i for i, leaf in enumerate(leaves)})
     return asns

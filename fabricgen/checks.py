@@ -8,30 +8,15 @@ catch a broken user catalog or a bug in the builder. All run in time linear in l
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from fractions import Fraction
 from collections.abc import Callable, Iterable
 
 from netaddr import IPNetwork
 
-from fabricgen.addressing import AddressPlan
-from fabricgen.catalog import Catalog
-from fabricgen.design.graph import Fabric, LinkKind, Role
-from fabricgen.design.sizing import BackendSizing
+from fabricgen.compiled import Compiled
+from fabricgen.design.graph import LinkKind, Role
 from fabricgen.errors import Problem
-from fabricgen.intent.model import Intent
 from fabricgen.units import format_ratio
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """What the checks look at: the graph, its sizing and addressing, and what was asked."""
-
-    intent: Intent
-    catalog: Catalog
-    sizing: BackendSizing
-    fabric: Fabric
-    addresses: AddressPlan
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
@@ -82,6 +67,21 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
         for speed, used in Counter(p.speed_gbps for p in device.ports.values()).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
+
+
+def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
+    """Sub-ports of a broken-out cage share one transceiver, so they must want the same one."""
+    for device in c.fabric.switches():
+        optics: dict[int, tuple[str | None, str]] = {}
+        for port in device.ports.values():
+            first = optics.setdefault(port.cage, (port.optic, port.name))
+            if first[0] != port.optic:
+                yield Problem(
+                    f"cage {port.cage} would need {first[0]} for {first[1]} and {port.optic} for this port; a cage holds one transceiver",
+                    hint="use the same transceiver for host and fabric links (backend.optics), or a switch whose host and fabric ports are separate cages",
+                    device=device.name,
+                    port=port.name,
+                )
 
 
 def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
@@ -198,6 +198,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     ports_used_once,
     link_speeds_match,
     switch_ports_exist,
+    one_optic_per_cage,
     leaf_ratio_holds,
     rails_aligned,
     every_leaf_reaches_every_spine,
@@ -209,3 +210,27 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
 def run_checks(compiled: Compiled) -> list[Problem]:
     """Every check, every problem (not just the first)."""
     return [problem for check in CHECKS for problem in check(compiled)]
+
+
+# NX-OS expresses the PFC watchdog as multiples of its poll interval; these are the ranges commonly
+# documented for the multipliers (not verified on every release), so exceeding them is a note,
+# not an error.
+NXOS_WATCHDOG_SHUTDOWN_MAX = 10
+NXOS_WATCHDOG_RESTORE_MAX = 100
+
+
+def advisories(c: Compiled) -> list[str]:
+    """Things worth a user's attention that are not errors."""
+    notes = []
+    qos = c.intent.backend.qos
+    watchdog = qos.pfc_watchdog
+    if qos.enabled and watchdog.enabled and any(d.nos == "nxos" for d in c.fabric.switches()):
+        shutdown = watchdog.detection_ms // watchdog.poll_interval_ms
+        restore = watchdog.restoration_ms // watchdog.poll_interval_ms
+        if shutdown > NXOS_WATCHDOG_SHUTDOWN_MAX or restore > NXOS_WATCHDOG_RESTORE_MAX:
+            notes.append(
+                f"NX-OS PFC watchdog: shutdown-multiplier {shutdown} and auto-restore multiplier {restore} "
+                f"(detection and restoration over the {watchdog.poll_interval_ms} ms poll interval) exceed the usual "
+                f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
+            )
+    return notes

@@ -102,7 +102,7 @@ def _print_summary(result: Build) -> None:
         f"leaf {s.leaf_downlinks} down / {s.leaf_uplinks} up ({format_ratio(s.built_ratio)}), "
         f"{s.links_per_spine} link(s) to each of {s.spines} spines"
     )
-    for note in s.notes:
+    for note in result.compiled.notes:
         out.print(f"note: {note}")
 
 

@@ -6,10 +6,10 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fabricgen.catalog.model import SwitchModel
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.model import Bfd, EcnThresholds, PfcWatchdog
 from fabricgen.qos import LosslessBuffer, lossless_headroom
@@ -35,6 +35,7 @@ class Breakout:
     cage: int
     fanout: int
     speed_gbps: int
+    port_name: str  # the cage's name unbroken, as the NOS calls it (SONiC keys BREAKOUT_CFG by it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +96,7 @@ class DeviceConfig:
     bgp: BgpConfig
     bfd: Bfd
     qos: QosConfig | None
-    lanes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # interface -> SerDes lanes (SONiC PORT)
-    alias: dict[str, str] = field(default_factory=dict)  # interface -> front-panel alias
+    hardware: SwitchModel  # the catalog entry: port layout and NOS-specific hardware data
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -153,12 +153,16 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             vlans = (Vlan(backend.subnet_vlan, "GPU-NICS", svi.cidr, members),)
 
     broken_out = {port.cage: port.speed_gbps for port in ports if port.sub}
+    naming = model.interface_names[device.nos]  # type: ignore[index]
     breakouts = tuple(
-        Breakout(cage, model.group_of(cage).fanout_at(speed), speed)  # type: ignore[union-attr]
+        Breakout(
+            cage,
+            model.group_of(cage).fanout_at(speed),  # type: ignore[union-attr]
+            speed,
+            naming.port.format(port=cage, sub=0, lane=model.first_lanes[cage]),
+        )
         for cage, speed in sorted(broken_out.items())
     )
-
-    lanes, alias = _sonic_lanes(model, ports) if device.nos == "sonic" else ({}, {})
     loopback = plan.loopbacks[device.name]
     uplink_paths = len(neighbors)
     if device.role is Role.SPINE:
@@ -188,8 +192,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         ),
         bfd=backend.bfd,
         qos=_qos_config(c, ports) if qos_on else None,
-        lanes=lanes,
-        alias=alias,
+        hardware=model,
     )
 
 
@@ -204,26 +207,8 @@ def _qos_config(c: Compiled, ports: list[Port]) -> QosConfig:
         cnp_priority=qos.cnp_priority,
         cnp_dscp=tuple(qos.cnp_dscp),
         lossless_bandwidth_percent=qos.lossless_bandwidth_percent,
-        ecn={s: qos.ecn[s] for s in speeds},
+        ecn={s: qos.ecn_at(s) for s in speeds},
         main_speed_gbps=main,
         pfc_watchdog=qos.pfc_watchdog,
         buffers={s: lossless_headroom(s, c.intent.backend.mtu, qos.cable_length_m) for s in speeds},
     )
-
-
-def _sonic_lanes(model: SwitchModel, ports: list[Port]) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
-    """SerDes lanes and front-panel alias per port, numbered the generic way (sequential from 0).
-    Real platforms may number lanes differently; the catalog entry is where to say so."""
-    lanes, alias = {}, {}
-    for port in ports:
-        group = model.group_of(port.cage)
-        first = model.first_lanes[port.cage]
-        if port.sub:
-            width = group.lanes_at(port.speed_gbps)
-            start = first + (port.sub - 1) * width
-            alias[port.name] = f"etp{port.cage}{chr(ord('a') + port.sub - 1)}"
-        else:
-            width, start = group.lanes, first
-            alias[port.name] = f"etp{port.cage}"
-        lanes[port.name] = tuple(range(start, start + width))
-    return lanes, alias

@@ -9,6 +9,7 @@ earlier fabricgen build (a manifest.json of ours) is ever replaced.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import json
@@ -45,7 +46,8 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
     """Replace `destination` with exactly `files` (relative path -> content)."""
     for path in files:
         check_relative_path(path)
-    destination = destination.absolute()
+    # A symlink to an earlier build means "that build": replace the directory it points to.
+    destination = destination.resolve()
     if destination.exists():
         if not destination.is_dir():
             raise OutputError(Problem(f"{destination} exists and is not a directory", hint="choose another -o"))
@@ -63,6 +65,9 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
     except OSError as exc:
         raise OutputError(Problem(f"cannot create a directory in {parent}: {exc.strerror}")) from None
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes 0700; a build is as readable as any new directory
         made: set[Path] = set()
         for relative, data in sorted(files.items()):
             target = staging / relative
@@ -74,23 +79,40 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())
         _fsync_dir(staging)
-        if destination.exists():
-            if _exchange(staging, destination):
-                shutil.rmtree(staging)  # staging now holds the previous build
-            else:
-                old = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".old", dir=parent))
-                os.rename(destination, old / "build")
-                os.rename(staging, destination)
-                shutil.rmtree(old)
-        else:
-            os.rename(staging, destination)
-        _fsync_dir(parent)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OutputError(Problem(f"writing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    _swap_in(staging, destination)
+
+
+def _swap_in(staging: Path, destination: Path) -> None:
+    """Put the complete staging directory in place of the destination, then drop the old build."""
+    parent = destination.parent
+    try:
+        if not destination.exists():
+            os.rename(staging, destination)
+            previous = None
+        elif _exchange(staging, destination):
+            previous = staging  # after the exchange, staging holds the previous build
+        else:
+            previous = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".old", dir=parent))
+            os.rename(destination, previous / "build")
+            try:
+                os.rename(staging, destination)
+            except OSError:
+                os.rename(previous / "build", destination)  # put the previous build back
+                raise
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise OutputError(Problem(f"replacing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
+    # The new build is in place; failing to clean up the old one loses nothing, so it is not an error.
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+    with contextlib.suppress(OSError):  # durability of the rename is best effort
+        _fsync_dir(parent)
 
 
 def _exchange(a: Path, b: Path) -> bool:

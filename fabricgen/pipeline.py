@@ -9,11 +9,12 @@ intent YAML -> validated intent (+ catalog) -> sizing -> fabric graph -> address
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fabricgen.addressing import AddressPlan, allocate_addresses
-from fabricgen.checks import Compiled, run_checks
+from fabricgen.addressing import AddressPlan, address_plan_problems, allocate_addresses
+from fabricgen.checks import advisories, run_checks
+from fabricgen.compiled import Compiled
 from fabricgen.design.backend import build_backend
 from fabricgen.design.graph import Fabric
 from fabricgen.design.sizing import BackendSizing, size_backend
@@ -68,17 +69,22 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
         clock = now
 
     loaded = load_intent(intent_path)
+    intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
-        sizing = size_backend(loaded.intent, loaded.catalog)
-        fabric = build_backend(loaded.intent, loaded.catalog, sizing)
+        sizing, problems = size_backend(intent, catalog)
+        problems += address_plan_problems(sizing, intent)
+        fabric, graph_problems = build_backend(intent, catalog, sizing)
+        raise_if(problems + graph_problems, DesignError)  # every design problem at once
+        assert fabric is not None
         lap("design")
-        addresses = allocate_addresses(fabric, sizing, loaded.intent)
+        addresses = allocate_addresses(fabric, sizing, intent)
         lap("addressing")
     except DesignError as exc:
         raise DesignError([loaded.locate(p) for p in exc.problems]) from None
-    compiled = Compiled(loaded.intent, loaded.catalog, sizing, fabric, addresses)
+    compiled = Compiled(intent, catalog, sizing, fabric, addresses)
     raise_if(run_checks(compiled), CheckError)
+    compiled = replace(compiled, notes=sizing.notes + tuple(advisories(compiled)))
     lap("checks")
     build = Build(loaded, compiled, {}, {}, timings)
     if not render:
@@ -91,7 +97,10 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
         texts.update(report(compiled))
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files.update(
-        {path: text.encode("utf-8") for path, text in render_manifest(intent_path.name, loaded.sha256, files).items()}
+        {
+            path: text.encode("utf-8")
+            for path, text in render_manifest(intent_path.name, loaded.sha256, loaded.catalog_files, files).items()
+        }
     )
     build.files = files
     lap("reports")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from ipaddress import IPv4Network
 from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer
@@ -47,14 +48,13 @@ def parse_ratio(value: object) -> Fraction:
         raise ValueError("write the ratio as downlink:uplink, such as 1:1, 2:1 or 1:2")
     if not isinstance(value, str) or value.count(":") != 1:
         raise ValueError(f"{value!r} is not a ratio; write downlink:uplink such as \"1:1\", \"3:1\" or \"1:2\"")
-    down, up = value.split(":")
     try:
-        ratio = Fraction(Fraction(down.strip()), Fraction(up.strip()))
-    except (ValueError, ZeroDivisionError):
+        down, up = (Fraction(side.strip()) for side in value.split(":"))
+    except ValueError:
         raise ValueError(f"{value!r} is not a ratio of two positive numbers") from None
-    if ratio <= 0:
+    if down <= 0 or up <= 0:
         raise ValueError(f"{value!r}: both sides of the ratio must be positive")
-    return ratio
+    return down / up
 
 
 def format_ratio(ratio: Fraction) -> str:
@@ -69,5 +69,12 @@ def _short(value: Fraction) -> str:
         return str(value.numerator)
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
 
+
+def parse_network(value: object) -> object:
+    return IPv4Network(value) if isinstance(value, str) else value
+
+
+# Models are strict (no "256" for 256, no true for 1); these types accept their YAML spelling.
+Network = Annotated[IPv4Network, BeforeValidator(parse_network)]
 
 Ratio = Annotated[Fraction, BeforeValidator(parse_ratio), PlainSerializer(format_ratio, return_type=str)]

@@ -12,28 +12,30 @@ from fabricgen.yaml_source import YamlDocument
 
 
 def _allowed_keys(model: type[BaseModel], path: FieldPath) -> list[str]:
-    """The keys the schema accepts at `path` (for 'did you mean' hints)."""
+    """The keys the schema accepts at `path` (for 'did you mean' hints). A model consumes a field
+    name; a list or a dict keyed by name (a catalog section's PIDs) consumes an index or key."""
     current: object = model
     for part in path:
-        if isinstance(part, int):
-            continue
         fields = getattr(current, "model_fields", None)
-        if not fields or part not in fields:
-            return []
-        current = _model_in(fields[part].annotation)
+        if fields is not None:
+            if part not in fields:
+                return []
+            current = _without_none(fields[part].annotation)
+        else:
+            args = getattr(current, "__args__", ()) or ()
+            if not args:
+                return []
+            current = _without_none(args[-1])  # list[X] -> X, dict[K, V] -> V
     fields = getattr(current, "model_fields", None)
     return sorted(fields) if fields else []
 
 
-def _model_in(annotation: object) -> object:
-    """The BaseModel inside Optional[...] / list[...] / dict[..., ...], if any."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
-        found = _model_in(arg)
-        if found is not None:
-            return found
-    return None
+def _without_none(annotation: object) -> object:
+    """X | None -> X."""
+    args = [a for a in getattr(annotation, "__args__", ()) or () if a is not type(None)]
+    if type(None) in (getattr(annotation, "__args__", ()) or ()) and len(args) == 1:
+        return args[0]
+    return annotation
 
 
 def problems_from_validation_error(

@@ -134,7 +134,8 @@ def load_yaml(path: Path, what: str = "intent", max_bytes: int = MAX_FILE_BYTES)
     try:
         root = loader.get_single_node()
         if root is None:
-            return doc, [Problem(f"the {what} file is empty", hint="start with a line such as 'gpus: 256'", file=shown, line=1)]
+            first_line = {"intent": "gpus: 256", "catalog": "switches:"}.get(what, "a key: value")
+            return doc, [Problem(f"the {what} file is empty", hint=f"start with a line such as '{first_line}'", file=shown, line=1)]
         walker = _Walker(loader, doc)
         doc.lines[()] = root.start_mark.line + 1
         doc.data = walker.walk(root, ())
@@ -157,6 +158,8 @@ def _yaml_syntax_problem(exc: yaml.MarkedYAMLError, shown: str) -> Problem:
     problem_line = exc.problem_mark.line + 1 if exc.problem_mark else None
     context_line = exc.context_mark.line + 1 if exc.context_mark else None
     reason = exc.problem or "not valid YAML"
+    if isinstance(exc, yaml.constructor.ConstructorError):
+        return Problem(f"not valid YAML here: {reason}", hint="only plain YAML is read: no !! or ! tags", file=shown, line=problem_line)
     if exc.context and context_line and context_line != problem_line:
         return Problem(
             f"not valid YAML: {exc.context} that starts here, {reason} on line {problem_line}",

@@ -197,6 +197,10 @@ def violations(db: dict[str, Any]) -> list[str]:
         elif poll and (int(row["detection_time"]) < int(poll) or int(row["restoration_time"]) < int(poll)):
             bad(f"PFC_WD|{key}", "times must be >= POLL_INTERVAL")
 
+    for port, row in db.get("BREAKOUT_CFG", {}).items():
+        if port not in ports or not re.fullmatch(r"\d+x\d+G(\[\d+G(,\d+G)*\])?", row.get("brkout_mode", "")):
+            bad(f"BREAKOUT_CFG|{port}", "key is the cage's first port; brkout_mode like 2x400G")
+
     for name, lengths in db.get("CABLE_LENGTH", {}).items():
         for port, length in lengths.items():
             if port not in ports or not re.fullmatch(r"[0-9]+m", length):

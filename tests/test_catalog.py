@@ -25,6 +25,15 @@ def catalog():
     return load_catalog()
 
 
+def catalog_problems(tmp_path, text):
+    """Load the built-in catalog plus one user file holding `text`; the problems it raises."""
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(text)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    return caught.value.problems
+
+
 @pytest.mark.parametrize("section, pids", WHITEPAPER_PIDS.items())
 def test_every_whitepaper_pid_is_in_the_catalog(catalog, section, pids):
     entries = getattr(catalog, section)
@@ -110,14 +119,12 @@ def test_user_catalog_schema_errors_point_at_the_line(tmp_path, write_intent):
 
 
 def test_dangling_cable_reference(tmp_path):
-    extra = tmp_path / "extra.yaml"
-    extra.write_text(
+    problems = catalog_problems(
+        tmp_path,
         "transceivers:\n  MY-OPTIC:\n    description: x\n    form_factor: QSFP-DD\n    speed: 400G\n    media: smf\n"
-        "    connector: LC\n    reach_m: 10\n    cable: CB-NOPE\n"
+        "    connector: LC\n    reach_m: 10\n    cable: CB-NOPE\n",
     )
-    with pytest.raises(CatalogError) as caught:
-        load_catalog([extra])
-    assert "CB-NOPE" in caught.value.problems[0].message
+    assert "CB-NOPE" in problems[0].message
 
 
 def test_missing_user_catalog_file(write_intent):
@@ -129,12 +136,56 @@ def test_missing_user_catalog_file(write_intent):
 
 
 def test_bad_breakout_spelling_is_refused(tmp_path):
-    extra = tmp_path / "extra.yaml"
-    extra.write_text(
+    problems = catalog_problems(
+        tmp_path,
         "switches:\n  X:\n    description: x\n    vendor: x\n    nos: [sonic]\n"
         "    port_groups: [{count: 4, speed: 400G, form_factor: OSFP, lanes: 8, breakouts: [two-by-200]}]\n"
-        "    interface_names: {sonic: {port: 'Ethernet{lane}', breakout: 'Ethernet{lane}'}}\n"
+        "    interface_names: {sonic: {port: 'Ethernet{lane}', breakout: 'Ethernet{lane}'}}\n",
     )
-    with pytest.raises(CatalogError) as caught:
-        load_catalog([extra])
-    assert "2x400G" in caught.value.problems[0].message
+    assert "2x400G" in problems[0].message
+
+
+SWITCH = """
+switches:
+  LAB-SW:
+    description: lab switch
+    vendor: Example
+    nos: [sonic]
+    port_groups:
+{groups}
+    interface_names:
+      sonic: {{port: "{port}", breakout: "{breakout}"}}
+"""
+
+
+@pytest.mark.parametrize(
+    "groups, port, breakout, message",
+    [
+        ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", "Ethernet{lanes}", "Ethernet{lane}", "unknown field"),
+        ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", "Ethernet0", "Ethernet{lane}", "both 'Ethernet0'"),
+        ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8, breakouts: [2x200G]}", "Ethernet{lane}", "Ethernet{port}", "repeat"),
+        (
+            "      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}\n      - {first: 3, count: 4, speed: 100G, form_factor: QSFP28, lanes: 4}",
+            "Ethernet{lane}",
+            "Ethernet{lane}",
+            "both claim cage 3",
+        ),
+    ],
+    ids=["unknown-field", "no-placeholder", "breakout-repeats", "overlapping-groups"],
+)
+def test_switch_entries_that_would_misname_ports(tmp_path, groups, port, breakout, message):
+    [problem] = catalog_problems(tmp_path, SWITCH.format(groups=groups, port=port, breakout=breakout))
+    assert message in problem.message and problem.file == str(tmp_path / "extra.yaml") and problem.line is not None
+
+
+def test_node_port_names_must_differ(tmp_path):
+    problems = catalog_problems(
+        tmp_path, "nodes:\n  LAB-GPU:\n    kind: gpu\n    description: x\n    gpus: 4\n    backend: {count: 4, speed: 400G, names: eth}\n"
+    )
+    assert "put {n} in it" in problems[0].message
+
+
+def test_unknown_key_inside_a_catalog_entry_gets_a_suggestion(tmp_path):
+    missing, unknown = catalog_problems(tmp_path, "cables:\n  MY-CABLE:\n    descripton: x\n    media: smf\n    connector: LC\n")  # the required key, and the misspelt one meant to be it
+    assert unknown.line == 3 and "did you mean 'description'" in unknown.hint
+    assert missing.field == ("cables", "MY-CABLE", "description")

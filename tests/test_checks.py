@@ -128,3 +128,17 @@ def test_every_problem_is_reported_not_just_the_first(compiled):
     compiled.addresses.asns["be-su01-leaf2"] = compiled.addresses.asns["be-su01-leaf1"]
     first_fabric_link(compiled).b.speed_gbps = 100
     assert len(run_checks(compiled)) >= 2
+
+
+def test_a_cage_holds_one_transceiver():
+    from fabricgen.checks import one_optic_per_cage
+
+    c = compile_intent(
+        INTENTS.parent / "bench" / "intents" / "bench-8192.yaml", render=False
+    ).compiled
+    spine = c.fabric.devices["be-spine01"]
+    port = spine.ports["Ethernet1/1/2"]
+    port.optic = "QDD-400G-DR4-S"
+    [problem] = one_optic_per_cage(c)
+    assert (problem.device, problem.port) == ("be-spine01", "Ethernet1/1/2")
+    assert "cage 1" in problem.message and "OSFP-800G-DR8" in problem.message

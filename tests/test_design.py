@@ -10,6 +10,7 @@ import pytest
 from fabricgen.design.graph import LinkKind, Role
 from fabricgen.errors import DesignError
 from fabricgen.pipeline import compile_intent
+from fabricgen.units import format_ratio
 
 
 def design(write_intent, text):
@@ -142,7 +143,7 @@ def test_undersubscription_as_in_the_whitepapers_load_balancing_tests(write_inte
 
 def test_scalable_unit_too_big_for_the_leaf_at_this_ratio(write_intent):
     [problem] = design_problems(write_intent, "gpus: 256\nbackend: {ratio: '1:2'}\n")
-    assert problem.field == ("backend", "scalable_unit_gpus")
+    assert problem.field == ("backend", "ratio")  # the setting the user wrote, not the default
     assert "168 or less" in problem.hint
 
 
@@ -190,3 +191,91 @@ def test_custom_naming(write_intent):
 def test_leaf_model_without_ports_at_the_nic_speed(write_intent):
     [problem] = design_problems(write_intent, "gpus: 256\nbackend:\n  leaf: {model: N9K-C93108TC-FX3}\n")
     assert problem.field == ("backend", "leaf", "model") and "400G" in problem.message
+
+
+# --- odd ratios and sizes ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ratio, uplinks, spines",
+    [
+        # 32/1.5 -> 22 uplinks would need 11 spines; 24 spread over 3
+        ("3:2", 24, 3),
+        # 32/5 -> 7 uplinks would need 7 spines; 8 spread over 2
+        ("5:1", 8, 2),
+    ],
+)
+def test_fewest_spines_then_fewest_uplinks(write_intent, ratio, uplinks, spines):
+    build = design(write_intent, f"gpus: 256\nbackend: {{ratio: '{ratio}'}}\n")
+    s = build.sizing
+    assert (s.leaf_uplinks, s.spines) == (uplinks, spines)
+    asked = Fraction(*map(int, ratio.split(":")))
+    assert s.built_ratio <= asked
+    assert any(note.startswith(f"requested {format_ratio(asked)}, built") for note in s.notes)
+    for leaf in build.fabric.by_role(Role.LEAF):
+        assert set(uplinks_by_spine(leaf).values()) == {uplinks // spines}
+
+
+def test_a_single_node(write_intent):
+    build = design(write_intent, "gpus: 8\n")
+    s = build.sizing
+    assert (s.nodes, s.leaves, s.spines, s.leaf_downlinks, s.leaf_uplinks) == (1, 8, 2, 1, 2)
+    assert len(build.fabric.links) == 8 + 16
+
+
+def test_named_unit_size_reserves_ports_for_growth(write_intent):
+    """A cluster smaller than the unit it names keeps the full unit's ports and uplinks, so
+    growing to a full unit changes no existing cable or address."""
+    small = design(write_intent, "gpus: 64\nbackend: {scalable_unit_gpus: 256, spine: {count: 4}}\n")
+    full = design(write_intent, "gpus: 256\nbackend: {scalable_unit_gpus: 256, spine: {count: 4}}\n")
+    assert small.sizing.leaf_uplinks == 32 and small.sizing.su_nodes == 32
+    leaf = small.fabric.devices["be-su01-leaf1"]
+    assert min(p.cage for p in leaf.ports.values() if p.link.kind is LinkKind.FABRIC) == 33
+
+    def cabling(build):
+        return {(l.a.device.name, l.a.name, l.b.device.name, l.b.name) for l in build.fabric.links}
+
+    def addresses(build):
+        return {(p.device.name, p.name): a.cidr for p, a in build.addresses.interfaces.items()}
+
+    assert cabling(small) <= cabling(full)
+    assert addresses(small).items() <= addresses(full).items()
+
+
+def test_default_unit_size_adapts_to_a_small_cluster(write_intent):
+    s = design(write_intent, "gpus: 64\n").sizing
+    assert (s.su_nodes, s.leaf_downlinks, s.leaf_uplinks) == (8, 8, 8)
+    assert any("set scalable_unit_gpus to reserve ports" in note for note in s.notes)
+
+
+def test_two_tier_limit_names_the_unit_size_that_reaches_it(write_intent):
+    [problem] = design_problems(
+        write_intent, "gpus: 16384\nbackend: {leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"
+    )
+    # 128-port leaves hold 64 nodes at 1:1: 16 units of 512 GPUs on 128-port spines
+    assert "2 tiers reach 8,192 GPUs with scalable_unit_gpus: 512" in problem.hint
+
+
+def test_ratio_no_leaf_can_meet(write_intent):
+    [problem] = design_problems(write_intent, "gpus: 256\nbackend: {ratio: '1:100'}\n")
+    assert "not even one node" in problem.hint and "0 or less" not in problem.hint
+
+
+def test_every_design_problem_is_reported_together(write_intent):
+    problems = design_problems(
+        write_intent,
+        """
+        gpus: 512
+        backend:
+          leaf: {count: 9}
+          optics: {fabric_links: QSFP-100G-DR-S}
+          pools: {fabric_links: 10.8.0.0/28}
+          asn: {leaf_first: 65534}
+        """,
+    )
+    assert {p.field for p in problems} == {
+        ("backend", "leaf", "count"),
+        ("backend", "optics", "fabric_links"),
+        ("backend", "pools", "fabric_links"),
+        ("backend", "asn", "leaf_first"),
+    }

@@ -195,3 +195,45 @@ def test_not_utf8(tmp_path):
 def test_missing_file(tmp_path):
     _, problems = load_yaml(tmp_path / "nope.yaml")
     assert "cannot read" in problems[0].message
+
+
+# --- strict types: YAML that means something else is refused, not coerced ---------------------
+
+
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("gpus: true\n", ("gpus",)),
+        ("gpus: '256'\n", ("gpus",)),
+        ("gpus: 256.0\n", ("gpus",)),
+        ("gpus: 256\nbackend:\n  bfd: {enabled: 'no'}\n", ("backend", "bfd", "enabled")),
+        ("gpus: 256\nbackend:\n  ratio: '-1:-2'\n", ("backend", "ratio")),
+        ("gpus: 256\nbackend:\n  ratio: 2\n", ("backend", "ratio")),
+    ],
+)
+def test_values_that_mean_something_else_are_refused(write_intent, text, field):
+    problems = problems_of(write_intent(text))
+    assert [p.field for p in problems] == [field]
+
+
+@pytest.mark.parametrize("key", ["lossless_priority", "cnp_priority"])
+def test_queue_zero_is_not_a_class_of_its_own(write_intent, key):
+    # queue 0 is where all other traffic goes (NX-OS's c-out-8q-q-default)
+    [problem] = problems_of(write_intent(f"gpus: 256\nbackend:\n  qos: {{{key}: 0}}\n"))
+    assert problem.field == ("backend", "qos", key) and problem.line == 3
+
+
+def test_fewer_gpus_than_one_node_offers_one_choice(write_intent):
+    [problem] = problems_of(write_intent("gpus: 3\n"))
+    assert problem.hint == "use 8, or give 'nodes:' instead"
+
+
+def test_catalog_that_is_a_directory(write_intent, tmp_path):
+    (tmp_path / "hardware").mkdir()
+    [problem] = problems_of(write_intent("catalog: [hardware]\ngpus: 256\n"))
+    assert "is a directory" in problem.message
+
+
+def test_yaml_tags_are_refused_with_their_own_hint(write_intent):
+    [problem] = problems_of(write_intent("gpus: !!python/object/apply:os.system ['true']\n"))
+    assert "tags" in problem.hint and problem.line == 1

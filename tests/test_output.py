@@ -105,3 +105,34 @@ def test_swap_without_renameat2_falls_back_to_two_renames(tmp_path, monkeypatch)
     build(INTENTS / "cisco-512-gpu.yaml", destination)
     assert (destination / "configs" / "be-su02-leaf8.cfg").exists()
     assert set(os.listdir(tmp_path)) == {"out"}
+
+
+def test_a_symlink_to_a_build_replaces_the_build_it_points_to(tmp_path):
+    build(INTENTS / "cisco-256-gpu.yaml", tmp_path / "real")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    build(INTENTS / "cisco-512-gpu.yaml", tmp_path / "link")
+    assert (tmp_path / "link").is_symlink()
+    assert (tmp_path / "real" / "configs" / "be-su02-leaf8.cfg").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
+
+
+def test_build_directory_permissions_follow_the_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        build(INTENTS / "cisco-256-gpu.yaml", tmp_path / "out")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755
+    assert (tmp_path / "out" / "bom.csv").stat().st_mode & 0o777 == 0o644
+
+
+def test_builds_do_not_depend_on_hash_randomisation(tmp_path):
+    import subprocess
+    import sys
+
+    for seed in ("0", "12345"):
+        subprocess.run(
+            [sys.executable, "-m", "fabricgen", "build", str(INTENTS / "cisco-512-gpu.yaml"), "-o", str(tmp_path / seed), "-q"],
+            check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120,
+        )
+    assert tree(tmp_path / "0") == tree(tmp_path / "12345")

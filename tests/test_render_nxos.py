@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from fabricgen.design.graph import LinkKind
 from fabricgen.pipeline import compile_intent
@@ -163,3 +164,81 @@ def test_breakout_cages_on_a_51t_switch(write_intent):
     assert "interface breakout module 1 port 1 map 400g-2x" in config.lines
     assert {"Ethernet1/1/1", "Ethernet1/1/2"} <= set(config.interfaces)
     assert "Ethernet1/1" not in config.interfaces
+
+
+# NX-OS system class names (CloudScale, 8 queues): fixed, not user-created.
+NETWORK_QOS_CLASSES = {f"c-8q-nq{q}" for q in range(1, 8)} | {"c-8q-nq-default"}
+QUEUING_CLASSES = {f"c-out-8q-q{q}" for q in range(1, 8)} | {"c-out-8q-q-default"}
+
+
+def nxos_rule_violations(text: str) -> list[str]:
+    """Checks beyond presence: class names NX-OS knows, numbers in the ranges it accepts, and
+    one priority queue per queuing policy."""
+    found = []
+    policy_priorities: dict[str, int] = {}
+    policy = None
+    for line in text.splitlines():
+        if m := re.match(r"policy-map type queuing (\S+)", line):
+            policy = m.group(1)
+            policy_priorities[policy] = 0
+        elif not line.startswith(" "):
+            policy = None
+        if m := re.match(r"\s+class type network-qos (\S+)", line):
+            if m.group(1) not in NETWORK_QOS_CLASSES:
+                found.append(f"unknown network-qos class {m.group(1)}")
+        if m := re.match(r"\s+class type queuing (\S+)", line):
+            if m.group(1) not in QUEUING_CLASSES:
+                found.append(f"unknown queuing class {m.group(1)}")
+        if policy and "priority level 1" in line:
+            policy_priorities[policy] += 1
+        if m := re.match(r"\s+bandwidth remaining percent (\d+)", line):
+            if not 0 <= int(m.group(1)) <= 100:
+                found.append(line)
+        if m := re.search(r"bfd interval (\d+) min_rx (\d+) multiplier (\d+)", line):
+            tx, rx, mult = map(int, m.groups())
+            if not (50 <= tx <= 999 and 50 <= rx <= 999 and 1 <= mult <= 50):
+                found.append(line)
+        if m := re.match(r"\s+maximum-paths (\d+)", line):
+            if not 1 <= int(m.group(1)) <= 128:
+                found.append(line)
+        if m := re.match(r"\s+mtu (\d+)", line):
+            if not 576 <= int(m.group(1)) <= 9216:
+                found.append(line)
+        if m := re.match(r"hostname (\S+)", line):
+            if len(m.group(1)) > 63:
+                found.append(line)
+    found += [f"{p} has {n} priority queues" for p, n in policy_priorities.items() if n != 1]
+    return found
+
+
+@pytest.mark.parametrize(
+    "qos",
+    [
+        {},
+        {"lossless_priority": 1, "cnp_priority": 7},
+        {"lossless_priority": 7, "cnp_priority": 1},
+        {"lossless_priority": 4, "cnp_priority": 6, "roce_dscp": [26], "cnp_dscp": [46, 48]},
+    ],
+    ids=["defaults", "lossless-1", "lossless-7", "custom"],
+)
+def test_nxos_rules_hold_at_the_edges_of_the_qos_settings(write_intent, qos):
+    build = compile_intent(write_intent(yaml.safe_dump({"gpus": 64, "backend": {"qos": qos}})))
+    for name in build.configs:
+        text = build.files[f"configs/{name}.cfg"].decode()
+        assert nxos_rule_violations(text) == [], name
+        lossless = qos.get("lossless_priority", 3)
+        assert f"  class type network-qos c-8q-nq{lossless}" in text and f"    pause pfc-cos {lossless}" in text
+
+
+def test_rule_checker_catches_what_nxos_would_refuse():
+    bad = "policy-map type queuing P\n  class type queuing c-out-8q-q0\n    bandwidth remaining percent 50\n"
+    assert nxos_rule_violations(bad) == ["unknown queuing class c-out-8q-q0", "P has 0 priority queues"]
+
+
+def test_watchdog_beyond_the_usual_nxos_multipliers_is_a_note(write_intent):
+    build = compile_intent(
+        write_intent("gpus: 64\nbackend:\n  qos:\n    pfc_watchdog: {poll_interval_ms: 100, detection_ms: 5000, restoration_ms: 60000}\n")
+    )
+    assert any("shutdown-multiplier 50 and auto-restore multiplier 600" in note for note in build.compiled.notes)
+    assert "shutdown-multiplier 50" in build.files["summary.md"].decode()
+    assert not any("watchdog" in note for note in compile_intent(write_intent("gpus: 64\n", name="plain")).compiled.notes)

@@ -120,7 +120,10 @@ def test_breakout_ports_on_sonic(write_intent):
             "  leaf: {model: N9364E-SG2-O, nos: sonic}\n  spine: {model: N9364E-SG2-O, nos: sonic}\n"
         )
     )
-    ports = config_dbs(build)["be-spine01"]["PORT"]
+    db = config_dbs(build)["be-spine01"]
+    ports = db["PORT"]
+    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x400G"} and len(db["BREAKOUT_CFG"]) == 64
+    assert violations(db) == []
     assert ports["Ethernet0"]["lanes"] == "0,1,2,3" and ports["Ethernet4"]["lanes"] == "4,5,6,7"
     assert ports["Ethernet0"]["alias"] == "etp1a" and ports["Ethernet4"]["alias"] == "etp1b"
     assert ports["Ethernet0"]["index"] == ports["Ethernet4"]["index"] == "1"

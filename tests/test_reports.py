@@ -110,3 +110,19 @@ def test_summary_states_the_design(whitepaper):
     text = whitepaper[512].files["summary.md"].decode()
     assert "512 GPUs in 64 nodes" in text and "16 leaves, 8 spines" in text
     assert "32 downlinks, 32 uplinks (4 to each spine)" in text
+
+
+def test_subnet_mode_ip_plan_names_the_vlan_interface(write_intent):
+    build = compile_intent(write_intent("gpus: 64\nbackend: {nic_addressing: subnet, subnet_vlan: 310}\n"))
+    rows = [r for r in read_csv(build, "ip-plan.csv") if r["kind"] == "gateway"]
+    assert len(rows) == 8 and {r["interface"] for r in rows} == {"Vlan310"}
+    nics = [r for r in read_csv(build, "ip-plan.csv") if r["kind"] == "nic"]
+    gateways = {r["device"]: r["address"].split("/")[0] for r in rows}
+    assert all(r["gateway"] in gateways.values() for r in nics) and len(nics) == 64
+
+
+def test_manifest_records_the_user_catalog(tmp_path, write_intent):
+    (tmp_path / "extra.yaml").write_text("cables:\n  MY-CABLE:\n    description: x\n    media: smf\n    connector: LC\n")
+    build = compile_intent(write_intent("catalog: [extra.yaml]\ngpus: 64\n"))
+    manifest = json.loads(build.files["manifest.json"])
+    assert manifest["catalog"] == {"extra.yaml": hashlib.sha256((tmp_path / "extra.yaml").read_bytes()).hexdigest()}

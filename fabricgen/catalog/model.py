@@ -20,7 +20,7 @@ _BREAKOUT = re.compile(r"^(\d+)x(\d+[GM])$", re.IGNORECASE)
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Breakout(_Strict):
@@ -82,6 +82,15 @@ class InterfaceNaming(_Strict):
     port: str
     breakout: str
 
+    @field_validator("port", "breakout")
+    @classmethod
+    def _pattern_formats(cls, pattern: str) -> str:
+        try:
+            pattern.format(port=1, sub=1, lane=0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: port, sub, lane") from None
+        return pattern
+
 
 class SonicPlatform(_Strict):
     platform: str | None = None
@@ -102,6 +111,43 @@ class SwitchModel(_Strict):
         missing = [nos for nos in self.nos if nos not in self.interface_names]
         if missing:
             raise ValueError(f"interface_names has no entry for {', '.join(missing)}")
+        return self
+
+    @model_validator(mode="after")
+    def _groups_do_not_overlap(self) -> SwitchModel:
+        cages: dict[int, int] = {}
+        for index, group in enumerate(self.port_groups):
+            for cage in range(group.first, group.first + group.count):
+                if cage in cages:
+                    raise ValueError(f"port groups {cages[cage] + 1} and {index + 1} both claim cage {cage}")
+                cages[cage] = index
+        return self
+
+    @model_validator(mode="after")
+    def _names_are_unique(self) -> SwitchModel:
+        """Every cage, and every sub-port of each breakout mode, gets a name of its own."""
+        lanes = self.first_lanes
+        for nos, naming in self.interface_names.items():
+            native = {}
+            for group in self.port_groups:
+                for cage in range(group.first, group.first + group.count):
+                    name = naming.port.format(port=cage, sub=0, lane=lanes[cage])
+                    if name in native:
+                        raise ValueError(f"{nos} names cages {native[name]} and {cage} both {name!r}; the pattern needs {{port}} or {{lane}}")
+                    native[name] = cage
+            for group in self.port_groups:
+                for mode in group.breakout_modes:
+                    seen: dict[str, int] = {}
+                    step = group.lanes // mode.fanout
+                    for cage in range(group.first, group.first + group.count):
+                        for sub in range(1, mode.fanout + 1):
+                            name = naming.breakout.format(port=cage, sub=sub, lane=lanes[cage] + (sub - 1) * step)
+                            other = seen.get(name, native.get(name, cage))
+                            if other != cage:
+                                raise ValueError(f"{nos} breakout name {name!r} of cage {cage} is also cage {other}'s")
+                            if name in seen and sub > 1:
+                                raise ValueError(f"{nos} breakout names of cage {cage} repeat {name!r}; the pattern needs {{sub}} or {{lane}}")
+                            seen[name] = cage
         return self
 
     @cached_property
@@ -154,6 +200,16 @@ class NodePorts(_Strict):
     speed: Speed
     form_factor: str | None = None
     names: str = Field(description="interface name pattern over {n}, 1-based")
+
+    @model_validator(mode="after")
+    def _names_distinct(self) -> NodePorts:
+        try:
+            names = {self.names.format(n=n) for n in range(1, self.count + 1)}
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"names pattern {self.names!r} uses an unknown field or bad format ({exc}); the field is n") from None
+        if len(names) != self.count:
+            raise ValueError(f"names pattern {self.names!r} gives {self.count} ports the same name; put {{n}} in it")
+        return self
 
 
 class NodeModel(_Strict):

@@ -8,13 +8,12 @@ node and rail by rail, then fabric links leaf by leaf.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
     Device,
-    DuplicateDeviceName,
     Fabric,
     Link,
     LinkKind,
@@ -25,7 +24,7 @@ from fabricgen.design.graph import (
     Role,
 )
 from fabricgen.design.sizing import BackendSizing
-from fabricgen.errors import DesignError, Problem
+from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent
 
 CABLE_PREFIX = "BE-"
@@ -34,47 +33,47 @@ CABLE_PREFIX = "BE-"
 @dataclass
 class _Optics:
     """Chooses the switch-end transceiver of a port: the intent's PID if given, else the catalog's
-    default for the cage's form factor and speed. RJ45 cages need none."""
+    default for the cage's form factor and speed. RJ45 cages need none. Problems are collected
+    (once each) rather than raised, so the design phase reports them with the others."""
 
     catalog: Catalog
     preferred: str | None
     field: tuple[str, ...]
+    problems: dict[str, Problem] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.choose = lru_cache(maxsize=None)(self._choose)
 
     def _choose(self, model_pid: str, cage: int, link_speed: int) -> str | None:
-        model = self.catalog.switches[model_pid]
-        group = model.group_of(cage)
+        group = self.catalog.switches[model_pid].group_of(cage)
         assert group is not None
         if group.form_factor == "RJ45":
             return None
         if self.preferred is not None:
             optic = self.catalog.transceivers[self.preferred]
-            if optic.form_factor != group.form_factor or optic.speed != group.speed or optic.link_speed != link_speed:
-                raise DesignError(
-                    Problem(
-                        f"{self.preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit "
-                        f"{model_pid}'s {group.form_factor} {group.speed}G cages carrying {link_speed}G links",
-                        hint="name a transceiver of that form factor and speed, or remove it to use the catalog default",
-                        field=self.field,
-                    )
-                )
-            return self.preferred
-        default = self.catalog.default_optic(group.form_factor, link_speed, group.speed)
-        if default is None:
-            raise DesignError(
-                Problem(
-                    f"the catalog has no default transceiver for {group.form_factor} {group.speed}G cages carrying {link_speed}G links",
-                    hint="name one under backend.optics, or mark one 'default: true' in a catalog file",
-                    field=self.field,
-                )
+            if optic.form_factor == group.form_factor and optic.speed == group.speed and optic.link_speed == link_speed:
+                return self.preferred
+            message = (
+                f"{self.preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit "
+                f"{model_pid}'s {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
             )
-        return default
+            hint = "name a transceiver of that form factor and speed, or remove it to use the catalog default"
+        else:
+            default = self.catalog.default_optic(group.form_factor, link_speed, group.speed)
+            if default is not None:
+                return default
+            message = f"the catalog has no default transceiver for {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
+            hint = "name one under backend.optics, or mark one 'default: true' in a catalog file"
+        self.problems.setdefault(message, Problem(message, hint=hint, field=self.field))
+        return None
 
 
-def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> Fabric:
+def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tuple[Fabric | None, list[Problem]]:
+    """The graph, or None with the problems that prevent it (names, optics)."""
     backend = intent.backend
+    names, problems = _plan_names(intent, sizing)
+    if problems:
+        return None, problems
     fabric = Fabric(intent.name)
     leaf_model = catalog.switches[backend.leaf.model]
     spine_model = catalog.switches[backend.spine.model]
@@ -85,33 +84,23 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> Fa
     fabric_optics = _Optics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
     spines = [
-        _add(fabric, Device(_name(intent.naming.spine, "spine", index=i), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, i))
-        for i in range(1, sizing.spines + 1)
+        fabric.add_device(Device(name, Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, i))
+        for i, name in enumerate(names[Role.SPINE], start=1)
     ]
     spine_ports = {spine.name: PortAllocator(spine, spine_model) for spine in spines}
-
     leaves: list[Device] = []
-    leaf_ports: dict[str, PortAllocator] = {}
     nodes: list[Device] = []
+    leaf_names, node_names = iter(names[Role.LEAF]), iter(names[Role.GPU_NODE])
     for su in range(1, sizing.su_count + 1):
         for rail in range(1, sizing.rails + 1):
-            index = len(leaves) + 1
-            leaf = _add(
-                fabric,
-                Device(_name(intent.naming.leaf, "leaf", index=index, su=su, rail=rail), Role.LEAF, Network.BACKEND,
-                       backend.leaf.model, backend.leaf.nos, index, su=su, rail=rail),
-            )
-            leaves.append(leaf)
-            leaf_ports[leaf.name] = PortAllocator(leaf, leaf_model)
-        for node_in_su in range(1, sizing.su_size(su) + 1):
-            index = len(nodes) + 1
-            nodes.append(
-                _add(
-                    fabric,
-                    Device(_name(intent.naming.gpu_node, "gpu_node", index=index, su=su, node=node_in_su), Role.GPU_NODE,
-                           Network.BACKEND, intent.gpu_node, None, index, su=su),
+            leaves.append(
+                fabric.add_device(
+                    Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=rail)
                 )
             )
+        for _ in range(sizing.su_size(su)):
+            nodes.append(fabric.add_device(Device(next(node_names), Role.GPU_NODE, Network.BACKEND, intent.gpu_node, None, len(nodes) + 1, su=su)))
+    leaf_ports = {leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaves}
 
     links: list[tuple[LinkKind, Port, Port]] = []
     try:
@@ -136,12 +125,12 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> Fa
                     spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, speed)
                     links.append((LinkKind.FABRIC, leaf_port, spine_port))
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
-        raise DesignError(Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")) from None
+        return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 
     width = max(5, len(str(len(links))))
     for number, (kind, a, b) in enumerate(links, start=1):
         fabric.connect(Link(f"{CABLE_PREFIX}{number:0{width}d}", Network.BACKEND, kind, a, b, _cable(catalog, a, b)))
-    return fabric
+    return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 
 def _cable(catalog: Catalog, a: Port, b: Port) -> str | None:
@@ -150,25 +139,39 @@ def _cable(catalog: Catalog, a: Port, b: Port) -> str | None:
     return catalog.transceivers[optic].cable if optic else None
 
 
-def _name(pattern: str, role: str, *, index: int, su: int = 0, rail: int = 0, node: int = 0) -> str:
-    name = pattern.format(index=index, su=su, rail=rail, node=node)
-    if not NAME_PATTERN.match(name):
-        raise DesignError(
-            Problem(f"the {role} pattern gives the name {name!r}, which is not a valid hostname", field=("naming", role))
-        )
-    return name
+def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[str]], list[Problem]]:
+    """Every device's name, in build order, checked before any device exists: valid hostnames
+    (they become file names) and unique across the fabric."""
+    patterns = intent.naming
+    names: dict[Role, list[str]] = {
+        Role.SPINE: [patterns.spine.format(index=i, su=0, rail=0, node=0) for i in range(1, sizing.spines + 1)],
+        Role.LEAF: [],
+        Role.GPU_NODE: [],
+    }
+    for su in range(1, sizing.su_count + 1):
+        for rail in range(1, sizing.rails + 1):
+            names[Role.LEAF].append(patterns.leaf.format(index=len(names[Role.LEAF]) + 1, su=su, rail=rail, node=0))
+        for node in range(1, sizing.su_size(su) + 1):
+            names[Role.GPU_NODE].append(patterns.gpu_node.format(index=len(names[Role.GPU_NODE]) + 1, su=su, rail=0, node=node))
+    problems: list[Problem] = []
+    owner: dict[str, Role] = {}
+    for role, role_names in names.items():
+        key = _NAMING_KEY[role]
+        bad = next((name for name in role_names if not NAME_PATTERN.match(name)), None)
+        if bad is not None:
+            problems.append(Problem(f"the {key} pattern gives the name {bad!r}, which is not a valid hostname", field=("naming", key)))
+        for name in role_names:
+            if name in owner:
+                problems.append(
+                    Problem(
+                        f"two devices are named {name!r}",
+                        hint="make the pattern distinguish every device, e.g. with {index}, or {su} and {rail} for leaves",
+                        field=("naming", key),
+                    )
+                )
+                break
+            owner[name] = role
+    return names, problems
 
 
-def _add(fabric: Fabric, device: Device) -> Device:
-    try:
-        return fabric.add_device(device)
-    except DuplicateDeviceName:
-        role = {Role.SPINE: "spine", Role.LEAF: "leaf", Role.GPU_NODE: "gpu_node"}[device.role]
-        raise DesignError(
-            Problem(
-                f"two devices are named {device.name!r}",
-                hint="make the pattern distinguish every device, e.g. with {index}, or {su} and {rail} for leaves",
-                field=("naming", role),
-            )
-        ) from None
-
+_NAMING_KEY = {Role.SPINE: "spine", Role.LEAF: "leaf", Role.GPU_NODE: "gpu_node"}

@@ -6,7 +6,12 @@ Rules (shared/DOMAIN.md §1, §3):
   ECMP width at every leaf is the spine count;
 - uplinks follow the requested downlink:uplink bandwidth ratio; when the exact count cannot be
   spread evenly, the next count that can is used and the build says so;
-- the fewest spines that fit win (then the fewest uplinks), but at least two for redundancy.
+- the fewest spines that fit win (then the fewest uplinks), but at least two for redundancy;
+- a cluster smaller than one unit gets a unit of its own size, unless the intent names the unit
+  size, in which case the leaves reserve the full unit's ports for growth.
+
+`size_backend` raises DesignError for problems that stop sizing and returns the others, so the
+design phase can report them together with addressing and cabling problems.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fabricgen.catalog import Catalog
-from fabricgen.errors import DesignError, Problem
+from fabricgen.errors import DesignError, Problem, raise_if
 from fabricgen.intent.model import Intent
 from fabricgen.units import format_ratio
 
@@ -48,7 +53,7 @@ class BackendSizing:
         return self.nodes - self.su_nodes * (self.su_count - 1)
 
 
-def size_backend(intent: Intent, catalog: Catalog) -> BackendSizing:
+def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
     backend = intent.backend
     node = catalog.nodes[intent.gpu_node]
     assert node.backend is not None
@@ -60,39 +65,51 @@ def size_backend(intent: Intent, catalog: Catalog) -> BackendSizing:
     ratio = backend.ratio
     notes: list[str] = []
 
-    for role, model, ports in (("leaf", backend.leaf.model, leaf_ports), ("spine", backend.spine.model, spine_ports)):
-        if ports == 0:
-            raise DesignError(
-                Problem(
-                    f"{model} has no {speed}G ports (natively or by breakout) for {intent.gpu_node}'s {speed}G NICs",
-                    hint=f"pick a {role} model with {speed}G ports: {', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
-                    field=("backend", role, "model"),
-                )
-            )
+    no_ports = [
+        Problem(
+            f"{model} has no {speed}G ports (natively or by breakout) for {intent.gpu_node}'s {speed}G NICs",
+            hint=f"pick a {role} model with {speed}G ports: {', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
+            field=("backend", role, "model"),
+        )
+        for role, model, ports in (("leaf", backend.leaf.model, leaf_ports), ("spine", backend.spine.model, spine_ports))
+        if ports == 0
+    ]
+    raise_if(no_ports, DesignError)
 
     su_nodes = backend.scalable_unit_gpus // gpus_per_node
+    explicit_unit = "scalable_unit_gpus" in backend.model_fields_set
+    if nodes < su_nodes and not explicit_unit:
+        notes.append(
+            f"{nodes} nodes fill less than one {su_nodes}-node scalable unit: the unit is sized to {nodes} nodes "
+            f"(set scalable_unit_gpus to reserve ports for growth)"
+        )
+        su_nodes = nodes
     # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports.
     max_su_nodes = math.floor(leaf_ports * ratio / (ratio + 1))
-    if min(su_nodes, nodes) > max_su_nodes:
-        raise DesignError(
-            Problem(
-                f"a scalable unit of {su_nodes} nodes needs {su_nodes} downlinks and {math.ceil(su_nodes / ratio)} uplinks "
-                f"per leaf at {format_ratio(ratio)}, but {backend.leaf.model} has {leaf_ports} {speed}G ports",
-                hint=f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less, a more oversubscribed ratio, "
-                f"or a leaf with more {speed}G ports",
-                field=("backend", "scalable_unit_gpus"),
+    if su_nodes > max_su_nodes:
+        field = ("backend", "ratio") if "ratio" in backend.model_fields_set else ("backend", "scalable_unit_gpus")
+        needs = f"{su_nodes} downlinks and {math.ceil(su_nodes / ratio)} uplinks per leaf at {format_ratio(ratio)}"
+        if max_su_nodes == 0:
+            hint = f"at {format_ratio(ratio)} not even one node fits a {leaf_ports}-port leaf; use a less under-subscribed ratio"
+        else:
+            hint = (
+                f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less, a more oversubscribed ratio, "
+                f"or a leaf with more {speed}G ports"
             )
+        raise DesignError(
+            Problem(f"a scalable unit of {su_nodes} nodes needs {needs}, but {backend.leaf.model} has {leaf_ports} {speed}G ports",
+                    hint=hint, field=field)
         )
-    if nodes < su_nodes:
-        notes.append(f"{nodes} nodes fill less than one {su_nodes}-node scalable unit: the unit is sized to {nodes} nodes")
-        su_nodes = nodes
     su_count = math.ceil(nodes / su_nodes)
     if nodes % su_nodes:
-        notes.append(f"the last scalable unit has {nodes % su_nodes} of {su_nodes} nodes; its leaves keep full uplinks for growth")
+        notes.append(
+            f"the last scalable unit has {nodes % su_nodes} of {su_nodes} nodes; its leaves keep the full unit's ports and uplinks for growth"
+        )
     leaves = su_count * rails
 
+    problems: list[Problem] = []
     if backend.leaf.count is not None and backend.leaf.count != leaves:
-        raise DesignError(
+        problems.append(
             Problem(
                 f"the design needs {leaves} leaves ({su_count} scalable unit{'s' if su_count > 1 else ''} x {rails} rails), "
                 f"the intent pins {backend.leaf.count}",
@@ -109,7 +126,9 @@ def size_backend(intent: Intent, catalog: Catalog) -> BackendSizing:
         None if pinned else _choose_uplinks(leaves, up_min, up_max, spine_ports, None, 1)
     )
     if choice is None:
-        raise DesignError(_no_two_tier_problem(intent, catalog, leaves, up_min, spine_ports, speed, rails, su_nodes, gpus_per_node))
+        raise DesignError(
+            problems + [_no_two_tier_problem(intent, catalog, leaves, up_min, spine_ports, speed, rails, max_su_nodes, gpus_per_node)]
+        )
     uplinks, spines = choice
     built = Fraction(down, uplinks)
     if built != ratio:
@@ -119,7 +138,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> BackendSizing:
         )
     if spines == 1:
         notes.append("one spine: no redundancy between leaves")
-    return BackendSizing(
+    sizing = BackendSizing(
         gpus=gpus,
         nodes=nodes,
         gpus_per_node=gpus_per_node,
@@ -136,6 +155,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> BackendSizing:
         built_ratio=built,
         notes=tuple(notes),
     )
+    return sizing, problems
 
 
 def _choose_uplinks(
@@ -156,7 +176,7 @@ def _choose_uplinks(
 
 
 def _no_two_tier_problem(
-    intent: Intent, catalog: Catalog, leaves: int, up_min: int, spine_ports: int, speed: int, rails: int, su_nodes: int, gpus_per_node: int
+    intent: Intent, catalog: Catalog, leaves: int, up_min: int, spine_ports: int, speed: int, rails: int, max_su_nodes: int, gpus_per_node: int
 ) -> Problem:
     backend = intent.backend
     if backend.spine.count is not None:
@@ -166,15 +186,17 @@ def _no_two_tier_problem(
             hint="remove the spine count to let fabricgen choose, or pick a count that divides the leaf uplinks",
             field=("backend", "spine", "count"),
         )
-    # with one link from every leaf to every spine a spine takes at most `spine_ports` leaves
+    # With one link from every leaf to every spine a spine takes at most `spine_ports` leaves; the
+    # largest unit this leaf allows at this ratio makes the most of them.
     max_units = spine_ports // rails
-    max_gpus = max_units * su_nodes * gpus_per_node
+    max_gpus = max_units * max_su_nodes * gpus_per_node
+    biggest_unit = f" with scalable_unit_gpus: {max_su_nodes * gpus_per_node}" if max_su_nodes * gpus_per_node != backend.scalable_unit_gpus else ""
     bigger = [pid for pid in _models_with(catalog, speed) if catalog.switches[pid].ports_at(speed) > spine_ports]
     alternative = f", or spines with more {speed}G ports ({', '.join(bigger)})" if bigger else ""
     return Problem(
         f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, "
-        f"so at most {spine_ports} leaves ({max_units} scalable units, {max_gpus:,} GPUs at this unit size)",
-        hint=f"a 3-tier design is needed (not supported yet); within 2 tiers use at most {max_gpus:,} GPUs{alternative}",
+        f"so at most {spine_ports} leaves",
+        hint=f"a 3-tier design is needed (not supported yet); 2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
         field=("gpus",) if intent.gpus is not None else ("nodes",),
     )
 

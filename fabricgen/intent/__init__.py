@@ -27,6 +27,7 @@ class LoadedIntent:
     source: YamlDocument
     catalog: Catalog
     sha256: str
+    catalog_files: dict[str, str]  # user catalog files as the intent names them -> sha256
 
     def locate(self, problem: Problem) -> Problem:
         return self.source.locate(problem)
@@ -56,8 +57,10 @@ def load_intent(path: Path) -> LoadedIntent:
         intent = Intent.model_validate(data)
     except ValidationError as exc:
         raise IntentError(problems_from_validation_error(exc, doc, Intent)) from None
-    catalog = load_catalog(_catalog_paths(intent, path, doc))
-    loaded = LoadedIntent(intent, doc, catalog, hashlib.sha256(path.read_bytes()).hexdigest())
+    catalog_paths = _catalog_paths(intent, path, doc)
+    catalog = load_catalog(catalog_paths)
+    catalog_files = {name: hashlib.sha256(p.read_bytes()).hexdigest() for name, p in zip(intent.catalog, catalog_paths, strict=True)}
+    loaded = LoadedIntent(intent, doc, catalog, hashlib.sha256(path.read_bytes()).hexdigest(), catalog_files)
     raise_if([loaded.locate(p) for p in _catalog_references(intent, catalog)], IntentError)
     return loaded
 
@@ -66,7 +69,9 @@ def _catalog_paths(intent: Intent, intent_path: Path, doc: YamlDocument) -> list
     paths, problems = [], []
     for index, name in enumerate(intent.catalog):
         candidate = (intent_path.parent / name).resolve()
-        if not candidate.is_file():
+        if candidate.is_dir():
+            problems.append(doc.locate(Problem(f"catalog {name!r} is a directory; name a YAML file", field=("catalog", index))))
+        elif not candidate.is_file():
             problems.append(
                 doc.locate(Problem(f"catalog file {name!r} not found (looked in {candidate.parent})", field=("catalog", index)))
             )
@@ -86,10 +91,11 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         )
     elif intent.gpus is not None and intent.gpus % node.gpus:
         lower = intent.gpus - intent.gpus % node.gpus
+        choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
         problems.append(
             Problem(
                 f"{intent.gpus} GPUs is not a whole number of {intent.gpu_node} nodes ({node.gpus} GPUs each)",
-                hint=f"use {lower or node.gpus} or {lower + node.gpus}, or give 'nodes:' instead",
+                hint=f"use {choices}, or give 'nodes:' instead",
                 field=("gpus",),
             )
         )

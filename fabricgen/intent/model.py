@@ -13,9 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fabricgen.units import Ratio, Speed
-
-Nos = Literal["nxos", "sonic"]
+from fabricgen.catalog.model import Nos
+from fabricgen.units import Network, Ratio, Speed
 
 # RFC 1123 label: becomes a hostname and a file name, so nothing that could escape a directory.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
@@ -31,7 +30,8 @@ def check_name(value: str, what: str = "name") -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: 256 must be written as a number, true is not 1, "no" is not false
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class SwitchRole(_Strict):
@@ -56,9 +56,9 @@ class AsnPlan(_Strict):
 
 
 class Pools(_Strict):
-    loopbacks: IPv4Network = IPv4Network("10.0.0.0/16")
-    gpu_nics: IPv4Network = IPv4Network("10.4.0.0/14")
-    fabric_links: IPv4Network = IPv4Network("10.8.0.0/13")
+    loopbacks: Network = IPv4Network("10.0.0.0/16")
+    gpu_nics: Network = IPv4Network("10.4.0.0/14")
+    fabric_links: Network = IPv4Network("10.8.0.0/13")
 
     @model_validator(mode="after")
     def _disjoint(self) -> Pools:
@@ -82,14 +82,15 @@ class EcnThresholds(_Strict):
         return self
 
 
-def _ecn_for(speed_gbps: int) -> EcnThresholds:
-    # Starting point: 150 KB / 3000 KB / 7 % at 100G (Cisco's RoCE guidance), scaled with the
-    # port's bandwidth-delay product, i.e. linearly with speed.
-    scale = speed_gbps // 100 if speed_gbps >= 100 else 1
-    return EcnThresholds(min_kbytes=150 * scale, max_kbytes=3000 * scale, drop_probability=7)
+def default_ecn(speed_gbps: int) -> EcnThresholds:
+    """Starting point: 150 KB / 3000 KB / 7 % at 100G (Cisco's RoCE guidance), scaled with the
+    port's bandwidth-delay product, i.e. linearly with speed."""
+    return EcnThresholds(
+        min_kbytes=max(1, 150 * speed_gbps // 100), max_kbytes=max(2, 3000 * speed_gbps // 100), drop_probability=7
+    )
 
 
-DEFAULT_ECN = {speed: _ecn_for(speed) for speed in (100, 200, 400, 800)}
+DEFAULT_ECN = {speed: default_ecn(speed) for speed in (100, 200, 400, 800)}
 
 
 class PfcWatchdog(_Strict):
@@ -112,9 +113,10 @@ class Qos(_Strict):
 
     enabled: bool = True
     roce_dscp: list[int] = Field([24, 26], min_length=1)
-    lossless_priority: int = Field(3, ge=0, le=7, description="traffic class, PFC priority and queue for RoCE")
+    # 1-7: queue 0 is where all other traffic goes (NX-OS's q-default), never a class of its own
+    lossless_priority: int = Field(3, ge=1, le=7, description="traffic class, PFC priority and queue for RoCE")
     cnp_dscp: list[int] = Field([48], min_length=1)
-    cnp_priority: int = Field(7, ge=0, le=7, description="strict-priority queue for congestion notifications")
+    cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
     lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
     ecn: dict[Speed, EcnThresholds] = Field(default_factory=lambda: dict(DEFAULT_ECN))
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
@@ -125,6 +127,10 @@ class Qos(_Strict):
     def _ecn_over_defaults(cls, value: dict[int, EcnThresholds]) -> dict[int, EcnThresholds]:
         # naming one speed should not drop the defaults of the others
         return {**DEFAULT_ECN, **value}
+
+    def ecn_at(self, speed_gbps: int) -> EcnThresholds:
+        """The intent's thresholds for this port speed, or the scaled default."""
+        return self.ecn.get(speed_gbps) or default_ecn(speed_gbps)
 
     @field_validator("roce_dscp", "cnp_dscp")
     @classmethod

@@ -1,8 +1,10 @@
 """NX-OS adapter: a DeviceConfig becomes one complete `configs/<device>.cfg`.
 
-The shape follows `show running-config` (features, QoS, interfaces, routing) so the file can be
-used whole by a configuration replace. NX-OS specifics that are names rather than syntax are
-worked out here: system queuing class names, breakout map keywords, watchdog multipliers.
+The shape follows `show running-config` (features, QoS, interfaces, routing). It holds the whole
+fabric configuration but not yet the switch's management (mgmt0, its VRF, users, boot image), so
+it is merged, not used as a configuration-replace file, until the management network is modelled.
+NX-OS specifics that are names rather than syntax are worked out here: system queuing class
+names, breakout map keywords, watchdog multipliers.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
 
 
 def _other_queues(config: DeviceConfig) -> list[int]:
-    """Queues 0-6 that carry no class of ours; they get no guaranteed share."""
+    """Queues 1-7 that carry no class of ours (queue 0 is q-default); they get no guaranteed share."""
     if config.qos is None:
         return []
     used = {config.qos.lossless_priority, config.qos.cnp_priority}

@@ -38,6 +38,11 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         "docker_routing_config_mode": "split-unified",
         "default_pfcwd_status": "enable" if c.qos and c.qos.pfc_watchdog.enabled else "disable",
     }
+    # platform and hwsku where the catalog knows them; otherwise they stay the device's own
+    if c.hardware.sonic.platform:
+        metadata["platform"] = c.hardware.sonic.platform
+    if c.hardware.sonic.hwsku:
+        metadata["hwsku"] = c.hardware.sonic.hwsku
     tables: dict[str, dict[str, Any]] = {
         "DEVICE_METADATA": {"localhost": metadata},
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{c.loopback}/32": {}},
@@ -47,17 +52,20 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
-            "alias": c.alias[i.name],
+            "alias": _alias(i.cage, i.sub),
             "description": i.description,
             "fec": FEC.get(i.speed_gbps, "none"),
             "index": str(i.cage),
-            "lanes": ",".join(str(lane) for lane in c.lanes[i.name]),
+            "lanes": ",".join(str(lane) for lane in _lanes(c, i.cage, i.sub, i.speed_gbps)),
             "mtu": str(i.mtu),
             "speed": str(i.speed_gbps * 1000),
         }
         if i.address:
             tables["INTERFACE"][i.name] = {}
             tables["INTERFACE"][f"{i.name}|{i.address}"] = {}
+    if c.breakouts:
+        # the platform must split these cages before the sub-ports in PORT exist
+        tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": f"{b.fanout}x{b.speed_gbps}G"} for b in c.breakouts}
     if c.vlans:
         tables["VLAN"], tables["VLAN_MEMBER"], tables["VLAN_INTERFACE"] = {}, {}, {}
         for vlan in c.vlans:
@@ -158,6 +166,21 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
                 "restoration_time": str(watchdog.restoration_ms),
             }
     return tables
+
+
+def _alias(cage: int, sub: int) -> str:
+    """Front-panel alias in the etp convention: etp1, or etp1a/etp1b for sub-ports."""
+    return f"etp{cage}{chr(ord('a') + sub - 1)}" if sub else f"etp{cage}"
+
+
+def _lanes(c: DeviceConfig, cage: int, sub: int, speed_gbps: int) -> range:
+    """SerDes lanes of a port, numbered the generic way (sequential from 0 across the switch).
+    Real platforms may number lanes differently; the catalog entry is the place to say so."""
+    group = c.hardware.group_of(cage)
+    assert group is not None
+    width = group.lanes_at(speed_gbps) if sub else group.lanes
+    start = c.hardware.first_lanes[cage] + (sub - 1) * width if sub else c.hardware.first_lanes[cage]
+    return range(start, start + width)
 
 
 def _ranges(numbers) -> list[str]:

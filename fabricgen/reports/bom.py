@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Role
 from fabricgen.render.environment import environment
 from fabricgen.reports._csv import csv_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.render.environment import environment
 from fabricgen.reports._csv import csv_text
 

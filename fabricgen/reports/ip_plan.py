@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Role
 from fabricgen.reports._csv import csv_text
 
@@ -16,7 +16,8 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
         if device.is_switch:
             rows.append((device.network.value, device.name, "Loopback0", f"{plan.loopbacks[device.name]}/32", "loopback", "", "", "", ""))
             if device.name in plan.nic_subnet_gateways:
-                rows.append((device.network.value, device.name, "Vlan", plan.nic_subnet_gateways[device.name].cidr, "gateway", "", "", "", ""))
+                svi = f"Vlan{c.intent.backend.subnet_vlan}"
+                rows.append((device.network.value, device.name, svi, plan.nic_subnet_gateways[device.name].cidr, "gateway", "", "", "", ""))
         for port in sorted(device.ports.values(), key=lambda p: (p.cage, p.sub)):
             address = plan.interfaces.get(port)
             if address is None:

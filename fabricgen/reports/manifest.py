@@ -8,10 +8,14 @@ import json
 from fabricgen import __version__
 
 
-def render_manifest(intent_file: str, intent_sha256: str, files: dict[str, bytes]) -> dict[str, str]:
+def render_manifest(
+    intent_file: str, intent_sha256: str, catalog_files: dict[str, str], files: dict[str, bytes]
+) -> dict[str, str]:
+    """catalog_files: the user's catalog files as named in the intent -> sha256."""
     document = {
         "fabricgen_version": __version__,
         "intent": {"file": intent_file, "sha256": intent_sha256},
+        "catalog": dict(sorted(catalog_files.items())),
         "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
     }
     return {"manifest.json": json.dumps(document, indent=2) + "\n"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.render.environment import environment
 from fabricgen.units import format_ratio
 
@@ -21,5 +21,6 @@ def render_summary(c: Compiled) -> dict[str, str]:
         built=format_ratio(c.sizing.built_ratio),
         routing=c.intent.backend.routing,
         addressing=c.intent.backend.nic_addressing,
+        notes=c.notes,
     )
     return {"summary.md": text}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from fabricgen import __version__
-from fabricgen.checks import Compiled
+from fabricgen.compiled import Compiled
 from fabricgen.units import format_ratio
 
 
@@ -29,7 +29,7 @@ def render_topology(c: Compiled) -> dict[str, str]:
             "links_per_leaf_per_spine": s.links_per_spine,
             "requested_ratio": format_ratio(s.requested_ratio),
             "built_ratio": format_ratio(s.built_ratio),
-            "notes": list(s.notes),
+            "notes": list(c.notes),
         },
     }
     nodes = []

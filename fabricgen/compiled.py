@@ -1,0 +1,24 @@
+"""The compiled fabric: what checks, device configs and reports all read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricgen.addressing import AddressPlan
+from fabricgen.catalog import Catalog
+from fabricgen.design.graph import Fabric
+from fabricgen.design.sizing import BackendSizing
+from fabricgen.intent.model import Intent
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The graph, its sizing and addressing, what was asked, and notes for the user (design
+    choices fabricgen made, advisories) that every report repeats."""
+
+    intent: Intent
+    catalog: Catalog
+    sizing: BackendSizing
+    fabric: Fabric
+    addresses: AddressPlan
+    notes: tuple[str, ...] = ()
