@@ -86,7 +86,6 @@ class DeviceConfig:
     role: Role
     nos: str
     model: str
-    model_description: str
     asn: int
     loopback: str  # address, /32
     mtu: int
@@ -172,7 +171,6 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         role=device.role,
         nos=device.nos,  # type: ignore[arg-type]
         model=device.model,
-        model_description=model.description,
         asn=plan.asns[device.name],
         loopback=loopback,
         mtu=backend.mtu,

@@ -117,7 +117,7 @@ def _cross_reference_problems(catalog: Catalog) -> list[Problem]:
                 problems.append(
                     Problem(
                         f"transceivers {seen[key]} and {pid} are both the default for {optic.form_factor} {optic.speed}G",
-                        hint="mark only one of them 'default: true'",
+                        hint="keep 'default: true' on one only; to use another for a fabric, name it under backend.optics",
                         field=("transceivers", pid, "default"),
                     )
                 )
