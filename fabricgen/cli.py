@@ -90,11 +90,7 @@ def _print_summary(result: Build) -> None:
     table = Table(title=f"{result.loaded.intent.name}: backend", show_header=True, header_style="bold")
     for column in ("role", "model", "NOS", "count"):
         table.add_column(column, justify="right" if column == "count" else "left")
-    counts: dict[tuple[str, str, str], int] = {}
-    for device in result.fabric.devices.values():
-        key = (device.role.value, device.model, device.nos or "-")
-        counts[key] = counts.get(key, 0) + 1
-    for (role, model, nos), count in counts.items():
+    for (role, model, nos), count in result.fabric.inventory():
         table.add_row(role, model, nos, f"{count:,}")
     out.print(table)
     out.print(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 
 from pydantic import BaseModel, ValidationError
 
@@ -72,6 +71,3 @@ def _is_union_tag(part: object) -> bool:
     # pydantic puts the matched type of a union into the location ('function-after[...]' etc.)
     return isinstance(part, str) and ("[" in part or part in {"int", "str", "float", "bool", "list", "dict"})
 
-
-def locate_all(problems: Iterable[Problem], doc: YamlDocument) -> list[Problem]:
-    return [doc.locate(p) if p.file is None else p for p in problems]

@@ -242,3 +242,26 @@ def test_watchdog_beyond_the_usual_nxos_multipliers_is_a_note(write_intent):
     assert any("shutdown-multiplier 50 and auto-restore multiplier 600" in note for note in build.compiled.notes)
     assert "shutdown-multiplier 50" in build.files["summary.md"].decode()
     assert not any("watchdog" in note for note in compile_intent(write_intent("gpus: 64\n", name="plain")).compiled.notes)
+
+
+def test_ports_at_another_speed_get_their_own_queuing_policy(whitepaper):
+    """A switch whose ports run at two speeds (as frontend leaves will) queues each port with the
+    ECN thresholds of its own speed; system qos carries the policy of the speed most ports run at."""
+    import dataclasses
+
+    from fabricgen.intent.model import default_ecn
+    from fabricgen.render.nxos import render_nxos
+
+    leaf = whitepaper[256].configs["be-su01-leaf1"]
+    slow = dataclasses.replace(leaf.interfaces[0], speed_gbps=100)
+    mixed = dataclasses.replace(
+        leaf,
+        interfaces=(slow, *leaf.interfaces[1:]),
+        qos=dataclasses.replace(leaf.qos, ecn={**leaf.qos.ecn, 100: default_ecn(100)}),
+    )
+    config = parse_nxos(render_nxos(mixed)["configs/be-su01-leaf1.cfg"])
+    assert "service-policy type queuing output FABRICGEN-QUEUING-100G" in config.interfaces[slow.name]
+    assert not any("type queuing" in line for line in config.interfaces[leaf.interfaces[1].name])
+    assert "  service-policy type queuing output FABRICGEN-QUEUING-400G" in config.lines
+    assert any("minimum-threshold 150 kbytes maximum-threshold 3000 kbytes" in line for line in config.lines)
+    assert nxos_rule_violations("\n".join(config.lines)) == []

@@ -6,6 +6,7 @@ the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from collections.abc import Iterator
@@ -112,6 +113,10 @@ class Fabric:
 
     def switches(self) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.is_switch)
+
+    def inventory(self) -> list[tuple[tuple[str, str, str], int]]:
+        """((role, model, NOS or '-'), count), sorted: what the summary and the CLI list."""
+        return sorted(Counter((d.role.value, d.model, d.nos or "-") for d in self.devices.values()).items())
 
 
 class DuplicateDeviceName(Exception):

@@ -51,6 +51,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         qos_policy=QOS_POLICY,
         network_qos_policy=NETWORK_QOS_POLICY,
         queuing=queuing,
+        queuing_by_speed={policy.speed_gbps: policy.name for policy in queuing},
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
         watchdog_multipliers=multipliers,
         other_queues=_other_queues(config),

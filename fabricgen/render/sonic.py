@@ -21,7 +21,6 @@ QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
 SCHEDULER_LOSSLESS = "FABRICGEN_LOSSLESS"
 SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
-FEC = {100: "rs", 200: "rs", 400: "rs", 800: "rs"}
 
 
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
@@ -54,7 +53,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
             "admin_status": "up",
             "alias": _alias(i.cage, i.sub),
             "description": i.description,
-            "fec": FEC.get(i.speed_gbps, "none"),
+            "fec": "rs" if i.speed_gbps >= 100 else "none",  # RS-FEC on every 100G-and-up PAM4/NRZ port
             "index": str(i.cage),
             "lanes": ",".join(str(lane) for lane in _lanes(c, i.cage, i.sub, i.speed_gbps)),
             "mtu": str(i.mtu),

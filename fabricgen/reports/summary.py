@@ -10,12 +10,11 @@ from fabricgen.units import format_ratio
 
 
 def render_summary(c: Compiled) -> dict[str, str]:
-    roles = Counter((d.role.value, d.model, d.nos or "") for d in c.fabric.devices.values())
     text = environment().get_template("reports/summary.md.j2").render(
         name=c.intent.name,
         description=c.intent.description,
         s=c.sizing,
-        roles=sorted(roles.items()),
+        roles=c.fabric.inventory(),
         links=Counter(link.kind.value for link in c.fabric.links),
         requested=format_ratio(c.sizing.requested_ratio),
         built=format_ratio(c.sizing.built_ratio),
