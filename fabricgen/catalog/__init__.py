@@ -55,6 +55,18 @@ class Catalog:
                 return pid
         return None
 
+    def ethernet_cables(self) -> list[str]:
+        """Copper RJ45 patch cables for Ethernet, the default copper transceiver's cable first (then
+        catalog order); a module's console breakout cable (RJ45 ends too) is not one."""
+        console = {module.cable for module in self.modules.values()}
+        copper = [pid for pid, cable in self.cables.items() if cable.media == "copper" and cable.connector == "RJ45" and pid not in console]
+        first = [
+            optic.cable
+            for optic in self.transceivers.values()
+            if optic.default and optic.media == "copper" and optic.connector == "RJ45" and optic.cable in copper
+        ]
+        return list(dict.fromkeys([*first, *copper]))
+
 
 def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
     """Built-in catalog plus the user's files. Raises CatalogError listing every problem."""

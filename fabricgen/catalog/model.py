@@ -181,11 +181,21 @@ class Transceiver(_Strict):
     connector: str
     reach_m: float = Field(gt=0)
     cable: str | None = Field(None, description="the cable PID it takes; none for DAC/AOC")
+    length_m: float | None = Field(None, gt=0, description="fixed length of a DAC/AOC whose cable is built in")
+    far_form_factor: str | None = Field(None, description="the far end's form factor when it differs (default: form_factor)")
     default: bool = Field(False, description="the optic chosen for this form factor and speed when the intent names none")
 
     @property
     def link_speed(self) -> int:
         return self.speed // self.links
+
+    @model_validator(mode="after")
+    def _built_in_cable_has_a_length(self) -> Transceiver:
+        if self.cable is None and self.media in ("dac", "aoc") and self.length_m is None:
+            raise ValueError(f"a {self.media.upper()} with its cable built in needs length_m (its fixed length in metres)")
+        if self.cable is not None and self.length_m is not None:
+            raise ValueError(f"length_m is the length of a built-in cable; this transceiver takes cable {self.cable!r} instead")
+        return self
 
 
 class Cable(_Strict):
