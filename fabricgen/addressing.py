@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 
 from netaddr import IPAddress, IPNetwork
 
-from fabricgen.design.graph import Device, Fabric, LinkKind, Port, Role
-from fabricgen.design.sizing import BackendSizing
+from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
+from fabricgen.design.oob import OobPlan
+from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import AsnPlan, Intent
 
 ASN_RANGES = {
     "private-2byte": (64512, 65534),
@@ -48,6 +49,9 @@ class AddressPlan:
     nic_blocks: dict[str, str] = field(default_factory=dict)  # leaf -> the GPU block it advertises (CIDR)
     nic_subnet_gateways: dict[str, InterfaceAddress] = field(default_factory=dict)  # leaf SVI (subnet mode)
     asns: dict[str, int] = field(default_factory=dict)  # switch -> ASN
+    management: dict[Port, InterfaceAddress] = field(default_factory=dict)  # copper management port -> address
+    management_gateways: dict[Port, str] = field(default_factory=dict)
+    management_subnets: dict[str, InterfaceAddress] = field(default_factory=dict)  # OOB switch -> its gateway (SVI)
 
 
 @dataclass(frozen=True)
@@ -60,40 +64,46 @@ class _Layout:
     link_block_size: int
 
 
-def _layout(sizing: BackendSizing, intent: Intent) -> _Layout:
-    loopbacks = IPNetwork(str(intent.backend.pools.loopbacks))
+def _layout(sizing: LeafSpinePlan) -> _Layout:
+    loopbacks = IPNetwork(str(sizing.loopback_pool))
     return _Layout(
         leaf_loopbacks=next(loopbacks.subnet(loopbacks.prefixlen + 1)) if loopbacks.prefixlen < 32 else loopbacks,
         spine_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[2] if loopbacks.prefixlen < 31 else loopbacks,
-        nic_block_size=_block_size(sizing.leaf_downlinks, intent.backend.nic_addressing),
+        nic_block_size=_block_size(sizing.leaf_downlinks, sizing.host_addressing),
         link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)),
     )
 
 
-def address_plan_problems(sizing: BackendSizing, intent: Intent) -> list[Problem]:
+def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
     """Pools too small and ASNs out of range, known from the sizing before any graph exists."""
-    pools = intent.backend.pools
-    layout = _layout(sizing, intent)
-    loopbacks, nics, links = (IPNetwork(str(p)) for p in (pools.loopbacks, pools.gpu_nics, pools.fabric_links))
+    layout = _layout(sizing)
+    loopbacks, nics, links = (IPNetwork(str(p)) for p in (sizing.loopback_pool, sizing.host_pool, sizing.link_pool))
     leaves = sizing.leaves
+    section = sizing.section
     return [
-        *_fits("loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
-        *_fits("loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
-        *_fits("gpu_nics", nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses"),
-        *_fits("fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"),
-        *_asn_problems(intent, sizing.leaves),
+        *_fits(section, "loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
+        *_fits(section, "loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
+        *_fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses"),
+        *_fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"),
+        *_asn_problems(sizing.spec.asn, section, sizing.leaves),
     ]
 
 
-def allocate_addresses(fabric: Fabric, sizing: BackendSizing, intent: Intent) -> AddressPlan:
-    """Every address and ASN. The design phase has already run `address_plan_problems`, so the
-    pools fit and the ASNs are in range."""
-    backend = intent.backend
-    pools = backend.pools
-    leaves = list(fabric.by_role(Role.LEAF))
-    spines = list(fabric.by_role(Role.SPINE))
+def allocate_addresses(fabric: Fabric, plans: list[LeafSpinePlan], intent: Intent, oob: OobPlan | None) -> AddressPlan:
+    """Every address and ASN. The design phase has already checked that pools fit and ASNs are
+    in range (`address_plan_problems`, `cluster_pool_problems`)."""
     plan = AddressPlan()
-    layout = _layout(sizing, intent)
+    for sizing in plans:
+        _allocate_leaf_spine(plan, fabric, sizing)
+    if oob is not None:
+        _allocate_management(plan, fabric, intent, oob)
+    return plan
+
+
+def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePlan) -> None:
+    leaves = list(fabric.by_role(Role.LEAF, sizing.network))
+    spines = list(fabric.by_role(Role.SPINE, sizing.network))
+    layout = _layout(sizing)
     leaf_loopbacks, spine_loopbacks = layout.leaf_loopbacks, layout.spine_loopbacks
     nic_block_size, link_block_size = layout.nic_block_size, layout.link_block_size
 
@@ -102,15 +112,15 @@ def allocate_addresses(fabric: Fabric, sizing: BackendSizing, intent: Intent) ->
     for offset, spine in enumerate(spines, start=1):
         plan.loopbacks[spine.name] = _ip(spine_loopbacks.first + offset)
 
-    nic_base = IPNetwork(str(pools.gpu_nics)).first
-    link_base = IPNetwork(str(pools.fabric_links)).first
+    nic_base = IPNetwork(str(sizing.host_pool)).first
+    link_base = IPNetwork(str(sizing.link_pool)).first
     block_prefix = 32 - int(math.log2(nic_block_size))
     for position, leaf in enumerate(leaves):
         block = nic_base + position * nic_block_size
         plan.nic_blocks[leaf.name] = f"{_ip(block)}/{block_prefix}"
         # downlinks were taken in node order, so a port's rank is its node's place in the unit
         host_ports = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST), key=_port_order)
-        if backend.nic_addressing == "p2p":
+        if sizing.host_addressing == "p2p":
             for rank, port in enumerate(host_ports):
                 pair = block + 2 * rank
                 nic = port.link.other(port)  # type: ignore[union-attr]
@@ -133,8 +143,98 @@ def allocate_addresses(fabric: Fabric, sizing: BackendSizing, intent: Intent) ->
             plan.interfaces[spine_port] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
             plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
 
-    plan.asns = _allocate_asns(intent, spines, leaves)
-    return plan
+    plan.asns.update(_allocate_asns(sizing.spec.asn, spines, leaves))
+
+
+def management_block_size(oob: OobPlan) -> int:
+    """Addresses per OOB switch subnet: its copper ports, the gateway, network and broadcast."""
+    return 1 << math.ceil(math.log2(oob.copper_ports + 3))
+
+
+def _allocate_management(plan: AddressPlan, fabric: Fabric, intent: Intent, oob: OobPlan) -> None:
+    """One subnet per OOB switch, its VLAN interface on the first address; every port cabled to
+    it gets the next addresses in access-port order. Uplinks: a /31 each, the core on the even."""
+    pools = intent.oob.pools  # type: ignore[union-attr]
+    size = management_block_size(oob)
+    prefix = 32 - int(math.log2(size))
+    base = IPNetwork(str(pools.management)).first
+    uplink_base = IPNetwork(str(pools.uplinks)).first
+    uplink_number = 0
+    for position, switch in enumerate(fabric.by_role(Role.OOB_SWITCH)):
+        block = base + position * size
+        gateway = _ip(block + 1)
+        plan.management_subnets[switch.name] = InterfaceAddress(gateway, prefix)
+        ports = sorted(switch.ports.values(), key=_port_order)
+        rank = 0
+        for port in ports:
+            link = port.link
+            if link is None or not port.front_panel:
+                continue  # its own mgmt0 is addressed by the OOB switch it is cabled to
+            if link.kind is LinkKind.MANAGEMENT:
+                far = link.other(port)
+                plan.management[far] = InterfaceAddress(_ip(block + 2 + rank), prefix)
+                plan.management_gateways[far] = gateway
+                rank += 1
+            elif link.kind is LinkKind.UPLINK:
+                pair = uplink_base + 2 * uplink_number
+                uplink_number += 1
+                plan.interfaces[link.other(port)] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
+                plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
+
+
+def cluster_pool_problems(intent: Intent, oob: OobPlan | None) -> list[Problem]:
+    """Address pools of different networks never overlap, and the management pools fit."""
+    pools: list[tuple[tuple[str, ...], IPNetwork]] = []
+    sections = [("backend", intent.backend)]
+    if intent.frontend is not None:
+        sections.append(("frontend", intent.frontend))
+        if intent.frontend.storage == "separate":
+            sections.append(("storage", intent.storage_fabric()))
+    for section, spec in sections:
+        for name, value in spec.pools:  # type: ignore[union-attr]
+            pools.append(((section, "pools", name), IPNetwork(str(value))))
+    if intent.oob is not None:
+        for name, value in intent.oob.pools:
+            pools.append((("oob", "pools", name), IPNetwork(str(value))))
+    problems = []
+    for i, (field_b, b) in enumerate(pools):
+        for field_a, a in pools[:i]:
+            if field_a[0] != field_b[0] and a.first <= b.last and b.first <= a.last:
+                problems.append(
+                    Problem(
+                        f"pool {b} overlaps {'.'.join(field_a)} ({a}); every network needs its own address space",
+                        hint="give this pool a range of its own",
+                        field=field_b,
+                    )
+                )
+    if intent.oob is not None and oob is not None:
+        management = IPNetwork(str(intent.oob.pools.management))
+        size = management_block_size(oob)
+        problems += _fits("oob", "management", management, management, oob.switches * size, f"{oob.switches} OOB switches x {size} addresses")
+        uplinks = IPNetwork(str(intent.oob.pools.uplinks))
+        problems += _fits("oob", "uplinks", uplinks, uplinks, 2 * oob.switches * intent.oob.uplinks, f"{oob.switches} OOB switches x {intent.oob.uplinks} /31 uplinks")
+    return problems
+
+
+def asn_overlap_problems(plans: list[LeafSpinePlan]) -> list[Problem]:
+    """Each fabric's ASNs stay apart from the others', so fabrics can later be joined."""
+    ranges = []
+    for sizing in plans:
+        spine_asn, leaf_first = _asn_firsts(sizing.spec.asn)
+        ranges.append((sizing.section, {spine_asn} | set(range(leaf_first, leaf_first + sizing.leaves))))
+    problems = []
+    for i, (section, used) in enumerate(ranges):
+        for other, other_used in ranges[:i]:
+            shared = used & other_used
+            if shared:
+                problems.append(
+                    Problem(
+                        f"ASNs {min(shared)}-{max(shared)} are used by both the {other} and the {section} fabric",
+                        hint="move this fabric's spine and leaf_first ASNs to a range of their own",
+                        field=(section, "asn"),
+                    )
+                )
+    return problems
 
 
 def _block_size(downlinks: int, mode: str) -> int:
@@ -151,7 +251,7 @@ def _ip(value: int) -> str:
     return str(IPAddress(value, 4))
 
 
-def _fits(pool_name: str, pool: IPNetwork, region: IPNetwork, needed: int, what: str) -> list[Problem]:
+def _fits(section: str, pool_name: str, pool: IPNetwork, region: IPNetwork, needed: int, what: str) -> list[Problem]:
     if needed <= region.size:
         return []
     # the smallest pool that would do, keeping the same split
@@ -161,43 +261,41 @@ def _fits(pool_name: str, pool: IPNetwork, region: IPNetwork, needed: int, what:
         Problem(
             f"pool {pool} is too small: {what} need {needed:,} addresses, it has room for {region.size:,}",
             hint=f"use a /{prefix} or larger",
-            field=("backend", "pools", pool_name),
+            field=(section, "pools", pool_name),
         )
     ]
 
 
-def _asn_firsts(intent: Intent) -> tuple[int, int]:
-    plan = intent.backend.asn
+def _asn_firsts(plan: AsnPlan) -> tuple[int, int]:
     spine_asn = plan.spine if plan.spine is not None else ASN_RANGES[plan.scheme][0]
     return spine_asn, plan.leaf_first if plan.leaf_first is not None else spine_asn + 1
 
 
-def _asn_problems(intent: Intent, leaves: int) -> list[Problem]:
-    plan = intent.backend.asn
+def _asn_problems(plan: AsnPlan, section: str, leaves: int) -> list[Problem]:
     low, high = ASN_RANGES[plan.scheme]
-    spine_asn, leaf_first = _asn_firsts(intent)
+    spine_asn, leaf_first = _asn_firsts(plan)
     leaf_last = leaf_first + leaves - 1
     problems = []
     if not low <= spine_asn <= high:
-        problems.append(Problem(f"spine ASN {spine_asn} is outside the {plan.scheme} range {low}-{high}", field=("backend", "asn", "spine")))
+        problems.append(Problem(f"spine ASN {spine_asn} is outside the {plan.scheme} range {low}-{high}", field=(section, "asn", "spine")))
     if not (low <= leaf_first and leaf_last <= high):
         other = "private-4byte" if plan.scheme == "private-2byte" else "a lower leaf_first"
         problems.append(
             Problem(
                 f"{leaves} leaf ASNs from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
                 hint=f"use scheme: {other}" if plan.scheme == "private-2byte" else f"start leaves at {low + 1} or lower",
-                field=("backend", "asn", "leaf_first" if plan.leaf_first is not None else "scheme"),
+                field=(section, "asn", "leaf_first" if plan.leaf_first is not None else "scheme"),
             )
         )
     if leaf_first <= spine_asn <= leaf_last:
         problems.append(
-            Problem(f"the spine ASN {spine_asn} falls inside the leaf ASNs {leaf_first}-{leaf_last}", hint="move one of them", field=("backend", "asn"))
+            Problem(f"the spine ASN {spine_asn} falls inside the leaf ASNs {leaf_first}-{leaf_last}", hint="move one of them", field=(section, "asn"))
         )
     return problems
 
 
-def _allocate_asns(intent: Intent, spines: list[Device], leaves: list[Device]) -> dict[str, int]:
-    spine_asn, leaf_first = _asn_firsts(intent)
+def _allocate_asns(asn: AsnPlan, spines: list[Device], leaves: list[Device]) -> dict[str, int]:
+    spine_asn, leaf_first = _asn_firsts(asn)
     asns = {spine.name: spine_asn for spine in spines}
     asns.update({leaf.name: leaf_first + i for i, leaf in enumerate(leaves)})
     return asns

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from netaddr import IPNetwork
 
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import LinkKind, Role
+from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
 from fabricgen.units import format_ratio
 
@@ -47,12 +47,15 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
         model = c.catalog.switches[device.model]
         modes: dict[int, int] = {}
         for port in device.ports.values():
+            if not port.front_panel:
+                continue  # mgmt0 and console are fixed ports, not cages
             group = model.group_of(port.cage)
             if group is None:
                 yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
                 continue
             if port.sub == 0:
-                fits = group.speed == port.speed_gbps
+                # copper cages negotiate down (a 10GBASE-T port runs a 1G BMC)
+                fits = group.speed == port.speed_gbps or (group.form_factor == "RJ45" and port.speed_gbps <= group.speed)
             else:
                 fits = group.speed != port.speed_gbps and port.sub <= group.fanout_at(port.speed_gbps)
             if not fits:
@@ -64,9 +67,14 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
                 yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
-        for speed, used in Counter(p.speed_gbps for p in device.ports.values()).items():
+        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and not _copper(model, p)).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
+
+
+def _copper(model, port) -> bool:
+    group = model.group_of(port.cage)
+    return group is not None and group.form_factor == "RJ45"
 
 
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
@@ -85,8 +93,8 @@ def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
 
 
 def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
-    wanted = c.intent.backend.ratio
     for leaf in c.fabric.by_role(Role.LEAF):
+        wanted = c.plan_of(leaf.network).built_ratio
         down = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST)
         up = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
         if up == 0:
@@ -100,7 +108,7 @@ def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
 
 def rails_aligned(c: Compiled) -> Iterable[Problem]:
     for link in c.fabric.links:
-        if link.kind is not LinkKind.HOST:
+        if link.kind is not LinkKind.HOST or link.network is not Network.BACKEND:
             continue
         nic, leaf_port = link.a, link.b
         leaf, node = leaf_port.device, nic.device
@@ -115,9 +123,13 @@ def rails_aligned(c: Compiled) -> Iterable[Problem]:
 
 def every_leaf_reaches_every_spine(c: Compiled) -> Iterable[Problem]:
     """The same number of links from every leaf to every spine: ECMP width = spine count."""
-    spines = [s.name for s in c.fabric.by_role(Role.SPINE)]
-    expected = c.sizing.links_per_spine
-    for leaf in c.fabric.by_role(Role.LEAF):
+    for network, plan in c.plans.items():
+        yield from _leaf_spine_mesh(c, network, plan.links_per_spine)
+
+
+def _leaf_spine_mesh(c: Compiled, network: Network, expected: int) -> Iterable[Problem]:
+    spines = [s.name for s in c.fabric.by_role(Role.SPINE, network)]
+    for leaf in c.fabric.by_role(Role.LEAF, network):
         per_spine = Counter(p.link.other(p).device.name for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
         for spine in spines:
             if per_spine.get(spine, 0) != expected:
@@ -142,6 +154,10 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
         yield from _claim(owners, address.address, port.label, port.device.name, port.name)
     for leaf, svi in plan.nic_subnet_gateways.items():
         yield from _claim(owners, svi.address, f"{leaf} gateway", leaf, None)
+    for port, address in plan.management.items():
+        yield from _claim(owners, address.address, f"{port.label} (management)", port.device.name, port.name)
+    for switch, svi in plan.management_subnets.items():
+        yield from _claim(owners, svi.address, f"{switch} management gateway", switch, None)
 
     # Subnets: loopback /32s, every link's /31 once, every leaf's NIC block; sorted sweep for overlap.
     subnets: list[tuple[int, int, str, str | None, str | None]] = []
@@ -151,8 +167,11 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
     for leaf, block in plan.nic_blocks.items():
         net = IPNetwork(block)
         subnets.append((net.first, net.last, f"{leaf} GPU block {block}", leaf, None))
+    for switch, svi in plan.management_subnets.items():
+        net = IPNetwork(svi.cidr)
+        subnets.append((net.first, net.last, f"{switch} management subnet {net.cidr}", switch, None))
     for link in c.fabric.links:
-        if link.kind is LinkKind.FABRIC and link.b in plan.interfaces:
+        if link.kind in (LinkKind.FABRIC, LinkKind.UPLINK) and link.b in plan.interfaces:
             net = IPNetwork(plan.interfaces[link.b].cidr)
             subnets.append((net.first, net.last, f"link {link.id} {net.cidr}", link.b.device.name, link.b.name))
     subnets.sort()
@@ -180,18 +199,45 @@ def _claim(owners: dict[str, str], address: str, label: str, device: str, port: 
 
 def asns_as_planned(c: Compiled) -> Iterable[Problem]:
     """RFC 7938: all spines share one ASN; every leaf has its own, different from the spines'."""
+    for network in c.plans:
+        yield from _asns_of(c, network)
+
+
+def _asns_of(c: Compiled, network: Network) -> Iterable[Problem]:
     asns = c.addresses.asns
-    spine_asns = {asns[s.name] for s in c.fabric.by_role(Role.SPINE)}
+    spine_asns = {asns[s.name] for s in c.fabric.by_role(Role.SPINE, network)}
     if len(spine_asns) > 1:
-        yield Problem(f"spines use {len(spine_asns)} different ASNs; they share one", device=next(iter(c.fabric.by_role(Role.SPINE))).name)
+        yield Problem(f"spines use {len(spine_asns)} different ASNs; they share one", device=next(iter(c.fabric.by_role(Role.SPINE, network))).name)
     by_asn: dict[int, list[str]] = defaultdict(list)
-    for leaf in c.fabric.by_role(Role.LEAF):
+    for leaf in c.fabric.by_role(Role.LEAF, network):
         by_asn[asns[leaf.name]].append(leaf.name)
     for asn, leaves in by_asn.items():
         if len(leaves) > 1:
             yield Problem(f"ASN {asn} is shared with {', '.join(leaves[1:])}", device=leaves[0])
         if asn in spine_asns:
             yield Problem(f"ASN {asn} is the spines' ASN", device=leaves[0])
+
+
+def management_complete(c: Compiled) -> Iterable[Problem]:
+    """With an OOB network: every switch's mgmt0 and console and every server's BMC cabled, and
+    every management port addressed."""
+    if c.oob is None:
+        return
+    for device in c.fabric.devices.values():
+        if device.is_switch:
+            model = c.catalog.switches[device.model]
+            for name in (model.management_port[device.nos], model.console_port):  # type: ignore[index]
+                if name not in device.ports:
+                    yield Problem(f"{name} is not cabled", device=device.name, port=name)
+        elif device.role in SERVER_ROLES:
+            bmc = c.catalog.nodes[device.model].bmc
+            if bmc is not None:
+                for n in range(1, bmc.count + 1):
+                    if bmc.names.format(n=n) not in device.ports:
+                        yield Problem("BMC port is not cabled", device=device.name, port=bmc.names.format(n=n))
+    for link in c.fabric.links:
+        if link.kind is LinkKind.MANAGEMENT and link.a not in c.addresses.management:
+            yield Problem("management port has no address", device=link.a.device.name, port=link.a.name)
 
 
 CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
@@ -204,6 +250,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     every_leaf_reaches_every_spine,
     addresses_unique,
     asns_as_planned,
+    management_complete,
 )
 
 

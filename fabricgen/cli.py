@@ -89,17 +89,26 @@ def _run(action):
 
 def _print_summary(result: Build) -> None:
     s = result.sizing
-    table = Table(title=f"{result.loaded.intent.name}: backend", show_header=True, header_style="bold")
-    for column in ("role", "model", "NOS", "count"):
+    table = Table(title=f"{result.loaded.intent.name}", show_header=True, header_style="bold")
+    for column in ("network", "role", "model", "NOS", "count"):
         table.add_column(column, justify="right" if column == "count" else "left")
-    for (role, model, nos), count in result.fabric.inventory():
-        table.add_row(role, model, nos, f"{count:,}")
+    for (network, role, model, nos), count in result.fabric.inventory():
+        table.add_row(network, role, model, nos, f"{count:,}")
     out.print(table)
     out.print(
         f"{s.gpus:,} GPUs, {s.su_count} scalable unit(s) of {s.su_nodes} nodes, {len(result.fabric.links):,} links; "
         f"leaf {s.leaf_downlinks} down / {s.leaf_uplinks} up ({format_ratio(s.built_ratio)}), "
         f"{s.links_per_spine} link(s) to each of {s.spines} spines"
     )
+    for network, plan in result.compiled.plans.items():
+        if network.value != "backend":
+            out.print(
+                f"{network.value}: {plan.leaves} leaves, {plan.spines} spines; leaf {plan.leaf_downlinks} server ports / "
+                f"{plan.leaf_uplinks} up ({format_ratio(plan.built_ratio)})"
+            )
+    if result.compiled.oob is not None:
+        o = result.compiled.oob
+        out.print(f"oob: {o.switches} OOB switches for {o.management_ports} management ports; {o.console_servers} console servers for {o.console_ports} consoles")
     for note in result.compiled.notes:
         out.print(f"note: {note}")
 

@@ -81,33 +81,125 @@ class QosConfig:
 
 
 @dataclass(frozen=True)
+class ManagementConfig:
+    """The out-of-band port in the management VRF: what `push` connects to."""
+
+    port: str  # mgmt0 (NX-OS), eth0 (SONiC)
+    vrf: str
+    address: str  # CIDR
+    gateway: str
+
+
+@dataclass(frozen=True)
+class StaticRoute:
+    prefix: str
+    next_hop: str
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     hostname: str
     role: Role
     nos: str
     model: str
-    asn: int
-    loopback: str  # address, /32
+    asn: int | None  # None: no BGP (OOB switches route statically)
+    loopback: str | None  # address, /32
     mtu: int
     interfaces: tuple[InterfaceConfig, ...]
     breakouts: tuple[Breakout, ...]
     vlans: tuple[Vlan, ...]
-    bgp: BgpConfig
-    bfd: Bfd
+    bgp: BgpConfig | None
+    bfd: Bfd | None
     qos: QosConfig | None
     hardware: SwitchModel  # the catalog entry: port layout and NOS-specific hardware data
+    management: ManagementConfig | None = None
+    static_routes: tuple[StaticRoute, ...] = ()
+    network: str = "backend"
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
-    return {device.name: _device_config(c, device) for device in c.fabric.switches()}
+    configs = {}
+    for device in c.fabric.switches():
+        if device.role is Role.OOB_SWITCH:
+            configs[device.name] = _oob_config(c, device)
+        else:
+            configs[device.name] = _device_config(c, device)
+    return configs
+
+
+def _management(c: Compiled, device: Device) -> ManagementConfig | None:
+    if c.intent.oob is None:
+        return None
+    name = c.catalog.switches[device.model].management_port[device.nos]  # type: ignore[index]
+    port = device.ports.get(name)
+    address = c.addresses.management.get(port) if port is not None else None
+    if address is None:
+        return None
+    return ManagementConfig(name, c.intent.oob.vrf, address.cidr, c.addresses.management_gateways[port])  # type: ignore[index]
+
+
+def _oob_config(c: Compiled, device: Device) -> DeviceConfig:
+    """An OOB access switch: every management port in one VLAN behind the switch's gateway, and
+    routed uplinks with a default route to the management core (ECMP over all of them)."""
+    oob = c.intent.oob
+    assert oob is not None
+    plan = c.addresses
+    model = c.catalog.switches[device.model]
+    interfaces, members, routes = [], [], []
+    for port in sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub)):
+        link = port.link
+        assert link is not None
+        peer = link.other(port)
+        uplink = link.kind is LinkKind.UPLINK
+        address = plan.interfaces.get(port) if uplink else None
+        interfaces.append(
+            InterfaceConfig(
+                name=port.name,
+                description=f"{link.id} to {peer.device.name} {peer.name}",
+                kind=link.kind.value,
+                speed_gbps=port.speed_gbps,
+                cage=port.cage,
+                sub=port.sub,
+                mtu=1500 if not uplink else 9216,
+                address=address.cidr if address else None,
+                access_vlan=None if uplink else oob.vlan,
+                lossless=False,
+                bfd=False,
+            )
+        )
+        if uplink and address is not None:
+            routes.append(StaticRoute("0.0.0.0/0", address.peer))  # type: ignore[arg-type]
+        elif not uplink:
+            members.append(port.name)
+    gateway = plan.management_subnets[device.name]
+    return DeviceConfig(
+        hostname=device.name,
+        role=device.role,
+        nos=device.nos,  # type: ignore[arg-type]
+        model=device.model,
+        asn=None,
+        loopback=None,
+        mtu=1500,
+        interfaces=tuple(interfaces),
+        breakouts=(),
+        vlans=(Vlan(oob.vlan, "OOB-MGMT", gateway.cidr, tuple(members)),),
+        bgp=None,
+        bfd=None,
+        qos=None,
+        hardware=model,
+        management=_management(c, device),
+        static_routes=tuple(routes),
+        network=device.network.value,
+    )
 
 
 def _device_config(c: Compiled, device: Device) -> DeviceConfig:
-    backend = c.intent.backend
+    fabric_plan = c.plan_of(device.network)
+    backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
     model = c.catalog.switches[device.model]
-    subnet_mode = backend.nic_addressing == "subnet"
-    ports = sorted(device.ports.values(), key=lambda p: (p.cage, p.sub))
+    subnet_mode = fabric_plan.host_addressing == "subnet"
+    ports = sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub))
     qos_on = backend.qos.enabled
 
     interfaces = []
@@ -149,7 +241,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         if subnet_mode:
             svi = plan.nic_subnet_gateways[device.name]
             members = tuple(i.name for i in interfaces if i.kind == "host")
-            vlans = (Vlan(backend.subnet_vlan, "GPU-NICS", svi.cidr, members),)
+            vlans = (Vlan(backend.subnet_vlan, "GPU-NICS" if device.network.value == "backend" else "SERVERS", svi.cidr, members),)
 
     broken_out = {port.cage: port.speed_gbps for port in ports if port.sub}
     naming = model.interface_names[device.nos]  # type: ignore[index]
@@ -165,7 +257,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
     loopback = plan.loopbacks[device.name]
     uplink_paths = len(neighbors)
     if device.role is Role.SPINE:
-        uplink_paths = c.sizing.links_per_spine  # parallel links to one leaf
+        uplink_paths = fabric_plan.links_per_spine  # parallel links to one leaf
     return DeviceConfig(
         hostname=device.name,
         role=device.role,
@@ -189,13 +281,15 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             bfd=backend.bfd.enabled,
         ),
         bfd=backend.bfd,
-        qos=_qos_config(c, ports) if qos_on else None,
+        qos=_qos_config(backend, ports) if qos_on else None,
         hardware=model,
+        management=_management(c, device),
+        network=device.network.value,
     )
 
 
-def _qos_config(c: Compiled, ports: list[Port]) -> QosConfig:
-    qos = c.intent.backend.qos
+def _qos_config(spec, ports: list[Port]) -> QosConfig:
+    qos = spec.qos
     speeds = sorted({p.speed_gbps for p in ports})
     counts = {s: sum(1 for p in ports if p.speed_gbps == s) for s in speeds}
     main = max(speeds, key=lambda s: (counts[s], s))
@@ -208,5 +302,5 @@ def _qos_config(c: Compiled, ports: list[Port]) -> QosConfig:
         ecn={s: qos.ecn_at(s) for s in speeds},
         main_speed_gbps=main,
         pfc_watchdog=qos.pfc_watchdog,
-        buffers={s: lossless_headroom(s, c.intent.backend.mtu, qos.cable_length_m) for s in speeds},
+        buffers={s: lossless_headroom(s, spec.mtu, qos.cable_length_m) for s in speeds},
     )

@@ -12,11 +12,21 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fabricgen.addressing import AddressPlan, address_plan_problems, allocate_addresses
+from fabricgen.addressing import (
+    AddressPlan,
+    address_plan_problems,
+    allocate_addresses,
+    asn_overlap_problems,
+    cluster_pool_problems,
+)
 from fabricgen.checks import advisories, run_checks
 from fabricgen.compiled import Compiled
 from fabricgen.design.backend import build_backend
-from fabricgen.design.graph import Fabric
+from fabricgen.design.graph import Fabric, Network
+from fabricgen.design.hosts import add_servers, build_host_fabric, server_port_problems
+from fabricgen.design.oob import OobPlan, build_oob
+from fabricgen.design.physical import apply_layout
+from fabricgen.design.plan import LeafSpinePlan, backend_plan
 from fabricgen.design.sizing import BackendSizing, size_backend
 from fabricgen.device_config import DeviceConfig, build_device_configs
 from fabricgen.errors import CheckError, DesignError, raise_if
@@ -72,19 +82,16 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
-        sizing, problems = size_backend(intent, catalog)
-        problems += address_plan_problems(sizing, intent)
-        fabric, graph_problems = build_backend(intent, catalog, sizing)
-        raise_if(problems + graph_problems, DesignError)  # every design problem at once
-        assert fabric is not None
+        sizing, plans, fabric, oob = _design(intent, catalog)
         lap("design")
-        addresses = allocate_addresses(fabric, sizing, intent)
+        addresses = allocate_addresses(fabric, list(plans.values()), intent, oob)
         lap("addressing")
     except DesignError as exc:
         raise DesignError([loaded.locate(p) for p in exc.problems]) from None
-    compiled = Compiled(intent, catalog, sizing, fabric, addresses)
+    compiled = Compiled(intent, catalog, sizing, fabric, addresses, plans, oob)
     raise_if(run_checks(compiled), CheckError)
-    compiled = replace(compiled, notes=sizing.notes + tuple(advisories(compiled)))
+    notes = tuple(note for plan in plans.values() for note in plan.notes) + (oob.notes if oob else ())
+    compiled = replace(compiled, notes=notes + tuple(advisories(compiled)))
     lap("checks")
     build = Build(loaded, compiled, {}, {}, timings)
     if not render:
@@ -105,6 +112,42 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     build.files = files
     lap("reports")
     return build
+
+
+def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan], Fabric, OobPlan | None]:
+    """Every network of the cluster into one graph, then the physical layout. Raises
+    DesignError with every problem of the phase that has any."""
+    sizing, problems = size_backend(intent, catalog)
+    plans = {Network.BACKEND: backend_plan(intent, sizing)}
+    problems += address_plan_problems(plans[Network.BACKEND])
+    problems += server_port_problems(intent, catalog)
+    fabric, graph_problems = build_backend(intent, catalog, sizing)
+    raise_if(problems + graph_problems, DesignError)  # every design problem at once
+    assert fabric is not None
+    raise_if(add_servers(intent, catalog, fabric), DesignError)
+    problems = []
+    if intent.frontend is not None:
+        fabrics = [(Network.FRONTEND, intent.frontend, "frontend")]
+        if intent.frontend.storage == "separate":
+            fabrics.append((Network.STORAGE, intent.storage_fabric(), "storage"))
+        for network, spec, section in fabrics:
+            plan, fabric_problems = build_host_fabric(intent, catalog, fabric, network, spec, section)
+            problems += fabric_problems
+            if plan is not None:
+                plans[network] = plan
+                problems += address_plan_problems(plan)
+        problems += asn_overlap_problems(list(plans.values()))
+    raise_if(problems, DesignError)
+    oob, problems = None, []
+    racks, problems = apply_layout(intent, catalog, fabric, before_oob=True)
+    raise_if(problems, DesignError)
+    if intent.oob is not None:
+        oob, problems = build_oob(intent, catalog, fabric, racks)
+        raise_if(problems, DesignError)
+    problems = cluster_pool_problems(intent, oob)
+    _, layout_problems = apply_layout(intent, catalog, fabric, before_oob=False)
+    raise_if(problems + layout_problems, DesignError)
+    return sizing, plans, fabric, oob
 
 
 def build(intent_path: Path, output_dir: Path | None = None) -> tuple[Build, Path]:

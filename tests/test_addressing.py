@@ -6,7 +6,7 @@ from ipaddress import IPv4Address, IPv4Network, ip_network
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
+from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import DesignError
 from fabricgen.pipeline import compile_intent
 
@@ -15,6 +15,8 @@ def test_every_link_is_a_31_and_the_spine_takes_the_even_address(whitepaper):
     build = whitepaper[256]
     plan = build.addresses
     for link in build.fabric.links:
+        if link.kind not in (LinkKind.HOST, LinkKind.FABRIC, LinkKind.UPLINK):
+            continue  # management and console ports are not routed point-to-point
         a, b = plan.interfaces[link.a], plan.interfaces[link.b]
         assert a.prefixlen == b.prefixlen == 31
         assert ip_network(a.cidr, strict=False) == ip_network(b.cidr, strict=False), link
@@ -38,7 +40,10 @@ def test_each_leaf_advertises_one_block_holding_its_nics(whitepaper):
     build = whitepaper[512]
     plan = build.addresses
     blocks = {leaf: IPv4Network(block) for leaf, block in plan.nic_blocks.items()}
-    assert len(blocks) == 16 and all(b.prefixlen == 26 for b in blocks.values())  # 32 NICs x /31
+    backend = [leaf.name for leaf in build.fabric.by_role(Role.LEAF, Network.BACKEND)]
+    assert len(backend) == 16 and all(blocks[leaf].prefixlen == 26 for leaf in backend)  # 32 NICs x /31
+    frontend = [leaf.name for leaf in build.fabric.by_role(Role.LEAF, Network.FRONTEND)]
+    assert len(frontend) == 10 and all(blocks[leaf].prefixlen == 26 for leaf in frontend)  # 28 server ports x /31
     for port, address in plan.interfaces.items():
         if port.device.role is Role.GPU_NODE:
             leaf = port.link.other(port).device.name
@@ -48,8 +53,9 @@ def test_each_leaf_advertises_one_block_holding_its_nics(whitepaper):
 def test_loopbacks_and_router_ids(whitepaper):
     build = whitepaper[512]
     loopbacks = build.addresses.loopbacks
-    switches = list(build.fabric.switches())
-    assert len(set(loopbacks.values())) == len(switches) == 24
+    switches = [d for d in build.fabric.switches() if d.network is Network.BACKEND]
+    assert len(set(loopbacks.values())) == len(loopbacks) == 24 + 14  # backend and frontend switches
+    assert len(switches) == 24
     leaf_pool, spine_pool = IPv4Network("10.0.0.0/17"), IPv4Network("10.0.128.0/18")
     for device in switches:
         pool = leaf_pool if device.role is Role.LEAF else spine_pool
@@ -59,10 +65,13 @@ def test_loopbacks_and_router_ids(whitepaper):
 def test_rfc7938_asns(whitepaper):
     build = whitepaper[512]
     asns = build.addresses.asns
-    spines = {asns[d.name] for d in build.fabric.by_role(Role.SPINE)}
-    leaves = [asns[d.name] for d in build.fabric.by_role(Role.LEAF)]
+    spines = {asns[d.name] for d in build.fabric.by_role(Role.SPINE, Network.BACKEND)}
+    leaves = [asns[d.name] for d in build.fabric.by_role(Role.LEAF, Network.BACKEND)]
     assert spines == {64512}
     assert leaves == list(range(64513, 64513 + 16))
+    # the frontend fabric has ASNs of its own, apart from the backend's
+    assert {asns[d.name] for d in build.fabric.by_role(Role.SPINE, Network.FRONTEND)} == {65000}
+    assert [asns[d.name] for d in build.fabric.by_role(Role.LEAF, Network.FRONTEND)] == list(range(65001, 65011))
 
 
 def test_subnet_mode_puts_a_gateway_per_leaf(write_intent):

@@ -44,7 +44,7 @@ def test_build_writes_output_by_fabric_name(tmp_path):
 def test_build_to_a_chosen_directory(tmp_path):
     result = fabricgen("build", str(INTENTS / "cisco-256-gpu.yaml"), "-o", str(tmp_path / "b"), "--quiet")
     assert result.returncode == 0 and result.stdout.strip() == str(tmp_path / "b")
-    assert len(list((tmp_path / "b" / "configs").iterdir())) == 12
+    assert len(list((tmp_path / "b" / "configs").iterdir())) == 12 + 10 + 4  # backend, frontend, OOB switches
 
 
 def test_validate_writes_nothing(tmp_path):

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
+from fabricgen.design.graph import Network, LinkKind, Role
 from fabricgen.errors import DesignError
 from fabricgen.pipeline import compile_intent
 from fabricgen.units import format_ratio
@@ -33,15 +33,15 @@ def uplinks_by_spine(leaf):
 @pytest.mark.parametrize("gpus, leaves, spines, per_spine", [(256, 8, 4, 8), (512, 16, 8, 4)])
 def test_whitepaper_switch_counts_and_mesh(whitepaper, gpus, leaves, spines, per_spine):
     fabric = whitepaper[gpus].fabric
-    leaf_devices = list(fabric.by_role(Role.LEAF))
-    spine_devices = list(fabric.by_role(Role.SPINE))
+    leaf_devices = list(fabric.by_role(Role.LEAF, Network.BACKEND))
+    spine_devices = list(fabric.by_role(Role.SPINE, Network.BACKEND))
     assert (len(leaf_devices), len(spine_devices)) == (leaves, spines)
     for leaf in leaf_devices:
         kinds = Counter(p.link.kind for p in leaf.ports.values())
         assert kinds[LinkKind.HOST] == 32 and kinds[LinkKind.FABRIC] == 32, leaf.name
         assert uplinks_by_spine(leaf) == {s.name: per_spine for s in spine_devices}, leaf.name
     for spine in spine_devices:
-        from_leaves = Counter(p.link.other(p).device.name for p in spine.ports.values())
+        from_leaves = Counter(p.link.other(p).device.name for p in spine.ports.values() if p.link.kind is LinkKind.FABRIC)
         assert from_leaves == {leaf.name: per_spine for leaf in leaf_devices}, spine.name
 
 
@@ -51,8 +51,9 @@ def test_nic_i_of_every_node_lands_on_leaf_i_of_its_unit(whitepaper, gpus):
     nodes = list(fabric.by_role(Role.GPU_NODE))
     assert len(nodes) == gpus // 8
     for node in nodes:
-        assert len(node.ports) == 8
-        for nic in node.ports.values():
+        backend_ports = [p for p in node.ports.values() if p.link.network is Network.BACKEND]
+        assert len(backend_ports) == 8
+        for nic in backend_ports:
             leaf = nic.link.other(nic).device
             assert (leaf.rail, leaf.su) == (nic.cage, node.su), f"{node.name} {nic.name} -> {leaf.name}"
     # the second unit of the 512-GPU cluster has its own eight leaves

@@ -42,4 +42,4 @@ def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
     )
     templates, count = result.stdout.split()
     assert Path(templates) == unpacked / "fabricgen" / "templates"
-    assert int(count) == 12 + 8  # 12 switch configs, 8 reports
+    assert int(count) == 12 + 10 + 4 + 8  # backend, frontend and OOB switch configs, 8 reports

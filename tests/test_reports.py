@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
 
 
@@ -32,9 +33,13 @@ def test_backend_bom_is_the_whitepapers(whitepaper, gpus, switches, optics, cabl
 
 def test_bom_markdown_is_laid_out_like_the_whitepaper(whitepaper):
     text = whitepaper[256].files["bom.md"].decode()
-    assert "| PID | Description | Quantity |" in text
-    assert "| **Backend network** | | |" in text
-    assert "| QDD-400G-DR4-S | 400G QSFP-DD transceiver, 400GBASE-DR4, MPO-12 parallel SMF, 500m | 768 |" in text
+    assert "| PID | Description | Length | Quantity | Counted as |" in text
+    sections = [line for line in text.splitlines() if line.startswith("| **")]
+    assert [line.split("**")[1] for line in sections] == [
+        "GPU nodes", "Management nodes", "Storage nodes", "Backend network",
+        "Converged frontend and storage network", "OOB management network", "Management platform",
+    ]  # fmt: skip
+    assert "| QDD-400G-DR4-S | 400G QSFP-DD transceiver, 400GBASE-DR4, MPO-12 parallel SMF, 500m |  | 768 |" in text
 
 
 def test_breakout_optics_count_once_per_cage(write_intent):
@@ -62,9 +67,19 @@ def test_cabling_plan_lists_every_link_once_and_every_port_once(whitepaper, gpus
     pairs = Counter(frozenset([(r["a_device"], r["a_port"]), (r["b_device"], r["b_port"])]) for r in rows)
     assert max(pairs.values()) == 1
     for r in rows:
-        assert r["network"] == "backend" and r["speed"] == "400G" and r["cable"] == "CB-M12-M12-SMF"
+        if r["network"] != "backend":
+            continue
+        assert r["speed"] == "400G" and r["cable"] == "CB-M12-M12-SMF"
         assert r["b_optic"] == "QDD-400G-DR4-S"
         assert r["a_optic"] == ("" if r["kind"] == "host" else "QDD-400G-DR4-S")
+    kinds = Counter((r["network"], r["kind"]) for r in rows)
+    nodes = gpus // 8
+    assert kinds[("backend", "host")] == kinds[("backend", "fabric")] == gpus
+    assert kinds[("frontend", "host")] == 4 * nodes + 2 * 4 + 2 * 8  # DGX 2+2, AFF 2, C225 2 ports
+    # every switch's mgmt0 and console, every server's BMC (and DGX host management NIC)
+    switches = sum(1 for d in build.fabric.switches())
+    assert kinds[("oob", "console")] == switches
+    assert kinds[("oob", "management")] == switches + nodes * 2 + 4 + 8 + len(list(build.fabric.by_role(Role.CONSOLE_SERVER)))
 
 
 def test_cabling_markdown_has_a_row_per_cable(whitepaper):
@@ -77,12 +92,14 @@ def test_ip_plan_lists_every_address(whitepaper):
     rows = read_csv(build, "ip-plan.csv")
     listed = {(r["device"], r["interface"]): r for r in rows}
     plan = build.addresses
-    assert len(rows) == len(plan.interfaces) + len(plan.loopbacks)
+    assert len(rows) == len(plan.interfaces) + len(plan.loopbacks) + len(plan.management) + len(plan.management_subnets)
     for port, address in plan.interfaces.items():
         row = listed[(port.device.name, port.name)]
         assert row["address"] == address.cidr and row["peer_address"] == address.peer
     nic_rows = [r for r in rows if r["kind"] == "nic"]
-    assert len(nic_rows) == 512 and all(r["gateway"] for r in nic_rows)
+    assert len(nic_rows) == 512 + 64 * 4 + 4 * 2 + 8 * 2 and all(r["gateway"] for r in nic_rows)
+    management = [r for r in rows if r["kind"] == "management"]
+    assert len(management) == len(plan.management) and all(r["network"] == "oob" and r["gateway"] for r in management)
     assert len({r["address"] for r in rows}) == len(rows)
 
 

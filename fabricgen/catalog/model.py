@@ -104,6 +104,11 @@ class SwitchModel(_Strict):
     port_groups: list[PortGroup] = Field(min_length=1)
     interface_names: dict[Nos, InterfaceNaming]
     max_ecmp_paths: int = Field(64, ge=1)
+    rack_units: int = Field(1, ge=1)
+    management_port: dict[Nos, str] = Field(
+        default_factory=lambda: {"nxos": "mgmt0", "sonic": "eth0"}, description="the out-of-band Ethernet port, per NOS"
+    )
+    console_port: str = "console"
     sonic: SonicPlatform = SonicPlatform()
 
     @model_validator(mode="after")
@@ -231,6 +236,7 @@ class NodeModel(_Strict):
     frontend: NodePorts | None = None
     storage: NodePorts | None = None
     bmc: NodePorts | None = None
+    mgmt: NodePorts | None = Field(None, description="host management NIC (copper), cabled to the OOB network")
 
     @model_validator(mode="after")
     def _gpu_nodes_have_backend_ports(self) -> NodeModel:
@@ -242,11 +248,26 @@ class NodeModel(_Strict):
 class ConsoleServer(_Strict):
     description: str
     module_slots: int = Field(0, ge=0)
+    rack_units: int = Field(1, ge=1)
+    line_names: str = Field("0/{slot}/{port}", description="async line name over {slot} (1-based) and {port} (0-based)")
+    uplink: NodePorts = Field(description="the port cabled to an OOB switch")
+    uplink_optic: str | None = Field(None, description="transceiver in the uplink cage (e.g. GLC-TE in an SFP cage)")
+
+    @field_validator("line_names")
+    @classmethod
+    def _line_pattern(cls, pattern: str) -> str:
+        try:
+            pattern.format(slot=1, port=0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: slot, port") from None
+        return pattern
 
 
 class Module(_Strict):
     description: str
     async_ports: int = Field(0, ge=0)
+    cable: str | None = Field(None, description="breakout cable PID for its async ports (e.g. an octal cable)")
+    ports_per_cable: int = Field(1, ge=1)
 
 
 class Appliance(_Strict):

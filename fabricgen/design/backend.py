@@ -8,9 +8,6 @@ node and rail by rail, then fabric links leaf by leaf.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
-
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
     Device,
@@ -23,49 +20,12 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
+from fabricgen.design.optics import SwitchOptics
 from fabricgen.design.sizing import BackendSizing
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent
 
 CABLE_PREFIX = "BE-"
-
-
-@dataclass
-class _Optics:
-    """Chooses the switch-end transceiver of a port: the intent's PID if given, else the catalog's
-    default for the cage's form factor and speed. RJ45 cages need none. Problems are collected
-    (once each) rather than raised, so the design phase reports them with the others."""
-
-    catalog: Catalog
-    preferred: str | None
-    field: tuple[str, ...]
-    problems: dict[str, Problem] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.choose = lru_cache(maxsize=None)(self._choose)
-
-    def _choose(self, model_pid: str, cage: int, link_speed: int) -> str | None:
-        group = self.catalog.switches[model_pid].group_of(cage)
-        assert group is not None
-        if group.form_factor == "RJ45":
-            return None
-        if self.preferred is not None:
-            optic = self.catalog.transceivers[self.preferred]
-            if optic.form_factor == group.form_factor and optic.speed == group.speed and optic.link_speed == link_speed:
-                return self.preferred
-            message = (
-                f"{self.preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit "
-                f"{model_pid}'s {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
-            )
-            hint = "name a transceiver of that form factor and speed, or remove it to use the catalog default"
-        else:
-            default = self.catalog.default_optic(group.form_factor, link_speed, group.speed)
-            if default is not None:
-                return default
-            message = f"the catalog has no default transceiver for {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
-            hint = "name one under backend.optics, or mark one 'default: true' in a catalog file"
-        self.problems.setdefault(message, Problem(message, hint=hint, field=self.field))
-        return None
 
 
 def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tuple[Fabric | None, list[Problem]]:
@@ -80,8 +40,8 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     node_model = catalog.nodes[intent.gpu_node]
     assert node_model.backend is not None
     speed = sizing.link_speed_gbps
-    host_optics = _Optics(catalog, backend.optics.host_links, ("backend", "optics", "host_links"))
-    fabric_optics = _Optics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
+    host_optics = SwitchOptics(catalog, backend.optics.host_links, ("backend", "optics", "host_links"))
+    fabric_optics = SwitchOptics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
     spines = [
         fabric.add_device(Device(name, Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, i))

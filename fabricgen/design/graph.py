@@ -16,17 +16,32 @@ from fabricgen.catalog.model import SwitchModel
 
 class Role(StrEnum):
     GPU_NODE = "gpu-node"
+    STORAGE_NODE = "storage-node"
+    MANAGEMENT_NODE = "management-node"
     LEAF = "leaf"
     SPINE = "spine"
+    OOB_SWITCH = "oob-switch"
+    CONSOLE_SERVER = "console-server"
+    PDU = "pdu"
+    MANAGEMENT_CORE = "management-core"  # outside the build: where OOB uplinks end
+
+
+SERVER_ROLES = frozenset({Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE})
 
 
 class Network(StrEnum):
     BACKEND = "backend"
+    FRONTEND = "frontend"
+    STORAGE = "storage"
+    OOB = "oob"
 
 
 class LinkKind(StrEnum):
-    HOST = "host"  # GPU NIC to leaf
-    FABRIC = "fabric"  # switch to switch
+    HOST = "host"  # server port to leaf
+    FABRIC = "fabric"  # leaf to spine
+    MANAGEMENT = "management"  # copper management port (mgmt0, BMC, PDU...) to an OOB switch
+    CONSOLE = "console"  # serial console port to a console server line
+    UPLINK = "uplink"  # OOB switch to the management core
 
 
 @dataclass(slots=True, eq=False)
@@ -38,6 +53,7 @@ class Port:
     speed_gbps: int
     optic: str | None = None  # transceiver PID in this port's cage, when the switch end needs one
     link: Link | None = None
+    front_panel: bool = True  # False for mgmt0 and the console port, which are not data cages
 
     @property
     def label(self) -> str:
@@ -58,6 +74,8 @@ class Device:
     su: int | None = None  # scalable unit, 1-based
     rail: int | None = None  # leaves: the rail they serve
     ports: dict[str, Port] = field(default_factory=dict)
+    rack: str | None = None  # rack name and lowest rack unit, when the intent has a layout
+    ru: int | None = None
 
     @property
     def is_switch(self) -> bool:
@@ -75,6 +93,7 @@ class Link:
     a: Port
     b: Port
     cable: str | None  # cable PID; None when the optic has the cable built in (DAC/AOC)
+    length_m: float | None = None  # standard length ordered, when the intent has a layout
 
     @property
     def speed_gbps(self) -> int:
@@ -108,15 +127,18 @@ class Fabric:
         self.links.append(link)
         return link
 
-    def by_role(self, role: Role) -> Iterator[Device]:
-        return (d for d in self.devices.values() if d.role is role)
+    def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
+        return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
 
     def switches(self) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.is_switch)
 
-    def inventory(self) -> list[tuple[tuple[str, str, str], int]]:
-        """((role, model, NOS or '-'), count), sorted: what the summary and the CLI list."""
-        return sorted(Counter((d.role.value, d.model, d.nos or "-") for d in self.devices.values()).items())
+    def inventory(self) -> list[tuple[tuple[str, str, str, str], int]]:
+        """((network, role, model, NOS or '-'), count) in network order: what the summary and the
+        CLI list. Devices outside the build (the management core) are left out."""
+        order = {network: i for i, network in enumerate(Network)}
+        counts = Counter((d.network, d.role.value, d.model, d.nos or "-") for d in self.devices.values() if d.role is not Role.MANAGEMENT_CORE)
+        return [((n.value, *rest), count) for (n, *rest), count in sorted(counts.items(), key=lambda item: (order[item[0][0]], item[0][1:]))]
 
 
 class DuplicateDeviceName(Exception):

@@ -99,15 +99,24 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
                 field=("gpus",),
             )
         )
-    for role in ("leaf", "spine"):
-        wanted = getattr(intent.backend, role)
+    switch_roles = [(("backend", role), getattr(intent.backend, role)) for role in ("leaf", "spine")]
+    fabrics = [("backend", intent.backend)]
+    if intent.frontend is not None:
+        fabrics.append(("frontend", intent.frontend))
+        switch_roles += [(("frontend", role), getattr(intent.frontend, role)) for role in ("leaf", "spine")]
+    if intent.storage is not None:
+        fabrics.append(("storage", intent.storage))
+        switch_roles += [(("storage", role), getattr(intent.storage, role)) for role in ("leaf", "spine")]
+    if intent.oob is not None:
+        switch_roles.append((("oob", "switch"), intent.oob.switch))
+    for path, wanted in switch_roles:
         model = catalog.switches.get(wanted.model)
         if model is None:
             problems.append(
                 Problem(
                     f"unknown switch model {wanted.model!r}",
                     hint=f"use one of {', '.join(sorted(catalog.switches))} or add it to a catalog file",
-                    field=("backend", role, "model"),
+                    field=(*path, "model"),
                 )
             )
         elif wanted.nos not in model.interface_names:
@@ -115,19 +124,39 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
                 Problem(
                     f"{wanted.model} has no {wanted.nos} interface naming in the catalog",
                     hint=f"use nos: {' or '.join(model.nos)}, or add interface_names.{wanted.nos} to the catalog entry",
-                    field=("backend", role, "nos"),
+                    field=(*path, "nos"),
                 )
             )
-    for key in ("host_links", "fabric_links"):
-        pid = getattr(intent.backend.optics, key)
-        if pid is not None and pid not in catalog.transceivers:
-            problems.append(
-                Problem(
-                    f"unknown transceiver {pid!r}",
-                    hint=f"use one of {', '.join(sorted(catalog.transceivers))} or add it to a catalog file",
-                    field=("backend", "optics", key),
+    for section, spec in fabrics:
+        for key in ("host_links", "fabric_links"):
+            pid = getattr(spec.optics, key)
+            if pid is not None and pid not in catalog.transceivers:
+                problems.append(
+                    Problem(
+                        f"unknown transceiver {pid!r}",
+                        hint=f"use one of {', '.join(sorted(catalog.transceivers))} or add it to a catalog file",
+                        field=(section, "optics", key),
+                    )
                 )
+    for key, kind in (("storage_nodes", "storage"), ("management_nodes", "management")):
+        servers = getattr(intent, key)
+        if servers is not None and (servers.model not in catalog.nodes or catalog.nodes[servers.model].kind != kind):
+            known = sorted(pid for pid, m in catalog.nodes.items() if m.kind == kind)
+            problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=f"use one of {', '.join(known)} or add it to a catalog file", field=(key, "model")))
+    if intent.oob is not None:
+        console = intent.oob.console
+        if console.model not in catalog.console_servers:
+            problems.append(Problem(f"unknown console server {console.model!r}", hint=f"use one of {', '.join(sorted(catalog.console_servers))}", field=("oob", "console", "model")))
+        if console.module not in catalog.modules:
+            problems.append(Problem(f"unknown async module {console.module!r}", hint=f"use one of {', '.join(sorted(catalog.modules))}", field=("oob", "console", "module")))
+    if intent.management_platform is not None and intent.management_platform.model not in catalog.appliances:
+        problems.append(
+            Problem(
+                f"unknown management platform {intent.management_platform.model!r}",
+                hint=f"use one of {', '.join(sorted(catalog.appliances))} or add it under 'appliances:' in a catalog file",
+                field=("management_platform", "model"),
             )
+        )
     if intent.backend.scalable_unit_gpus and node is not None and node.kind == "gpu" and intent.backend.scalable_unit_gpus % node.gpus:
         problems.append(
             Problem(

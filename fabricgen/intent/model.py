@@ -186,6 +186,142 @@ class Backend(_Strict):
         return value
 
 
+class HostPools(_Strict):
+    loopbacks: Network
+    hosts: Network = Field(description="server ports on the leaves: a /31 per port, or a subnet per leaf")
+    fabric_links: Network
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> HostPools:
+        pools = [("loopbacks", self.loopbacks), ("hosts", self.hosts), ("fabric_links", self.fabric_links)]
+        for i, (name_a, a) in enumerate(pools):
+            for name_b, b in pools[i + 1 :]:
+                if a.overlaps(b):
+                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
+        return self
+
+
+class HostFabric(_Strict):
+    """A frontend or storage leaf/spine fabric. Servers attach with the ports their catalog entry
+    lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
+
+    leaf: SwitchRole = SwitchRole(model="N9K-C93600CD-GX")
+    spine: SwitchRole = SwitchRole()
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    attach: Literal["leaf-pair", "single-leaf"] = Field(
+        "leaf-pair", description="leaf-pair: a server's ports alternate between two leaves, so one leaf can fail"
+    )
+    host_addressing: Literal["p2p", "subnet"] = Field(
+        "p2p", description="p2p: a routed /31 per server port; subnet: one subnet per leaf behind a VLAN interface"
+    )
+    subnet_vlan: int = Field(100, ge=2, le=4094)
+    mtu: int = Field(9216, ge=1500, le=9216)
+    bfd: Bfd = Bfd()
+    asn: AsnPlan
+    pools: HostPools
+    optics: Optics = Optics()
+    qos: Qos = Field(
+        Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
+    )
+
+
+def _frontend_defaults() -> dict:
+    return {
+        "asn": AsnPlan(spine=65000, leaf_first=65001),
+        "pools": HostPools(
+            loopbacks=IPv4Network("10.16.0.0/16"), hosts=IPv4Network("10.20.0.0/14"), fabric_links=IPv4Network("10.24.0.0/14")
+        ),
+    }
+
+
+def _storage_defaults() -> dict:
+    return {
+        "asn": AsnPlan(spine=65200, leaf_first=65201),
+        "pools": HostPools(
+            loopbacks=IPv4Network("10.32.0.0/16"), hosts=IPv4Network("10.36.0.0/14"), fabric_links=IPv4Network("10.40.0.0/14")
+        ),
+    }
+
+
+class Frontend(HostFabric):
+    storage: Literal["converged", "separate"] = Field(
+        "converged", description="converged: storage ports share the frontend fabric (as the whitepaper); separate: a storage fabric of its own"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: object) -> object:
+        return {**_frontend_defaults(), **data} if isinstance(data, dict) else data
+
+
+class StorageFabric(HostFabric):
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: object) -> object:
+        return {**_storage_defaults(), **data} if isinstance(data, dict) else data
+
+
+class Servers(_Strict):
+    model: str
+    count: int = Field(ge=0)
+
+
+class ConsoleServers(_Strict):
+    model: str = "C8300-1N1S-4T2X"
+    module: str = Field("NIM-24A", description="async serial module, one per slot")
+    count: int | None = Field(None, ge=1, description="optional: at least what the console ports need")
+
+
+class OobPools(_Strict):
+    management: Network = Field(IPv4Network("172.16.0.0/16"), description="a subnet per OOB switch for every management port")
+    uplinks: Network = Field(IPv4Network("172.31.255.0/24"), description="/31s from OOB switches to the management core")
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> OobPools:
+        if self.management.overlaps(self.uplinks):
+            raise ValueError(f"pools management ({self.management}) and uplinks ({self.uplinks}) overlap")
+        return self
+
+
+class Oob(_Strict):
+    """Out-of-band management: copper access switches for every mgmt0, BMC, host management NIC,
+    PDU and console server; console servers for every switch's console port."""
+
+    switch: SwitchRole = SwitchRole(model="N9K-C93108TC-FX3")
+    uplinks: int = Field(2, ge=0, description="routed uplinks per OOB switch to the management core (the intent's edge)")
+    vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
+    console: ConsoleServers = ConsoleServers()
+    pools: OobPools = OobPools()
+    vrf: str = Field("management", description="the switches' management VRF (NX-OS has it built in as 'management')")
+
+
+class Appliances(_Strict):
+    model: str
+    count: int = Field(1, ge=1)
+
+
+class BomOptions(_Strict):
+    spares_percent: int = Field(0, ge=0, le=100, description="extra optics and cables, rounded up per row")
+
+
+class Layout(_Strict):
+    """Where things stand: racks in rows, filled in order. GPU racks hold `gpu_nodes_per_rack`
+    nodes; server racks hold storage and management nodes by rack units; network racks hold every
+    switch and console server by rack units, and stand where `network_racks` says in the
+    sequence of racks. From this every cable gets a length, and the medium that reaches."""
+
+    rack_units: int = Field(42, ge=8, le=60, description="usable rack units per rack")
+    racks: int | None = Field(None, ge=1, description="racks available; the build fails if the design needs more")
+    racks_per_row: int = Field(10, ge=1)
+    gpu_nodes_per_rack: int = Field(4, ge=1, description="usually power and cooling, not rack units, set this")
+    network_racks: Literal["start", "middle", "end"] = Field("end", description="where the network racks stand in each row sequence")
+    rack_width_m: float = Field(0.6, gt=0, le=2)
+    row_pitch_m: float = Field(3.0, gt=0, le=20, description="distance from one row to the next (rack depth + aisle)")
+    tray_height_m: float = Field(0.5, ge=0, le=5, description="from a rack's top to the overhead cable tray")
+    slack_m: float = Field(2.0, ge=0, le=20, description="added to every estimated run for dressing and service loops")
+    pdus_per_rack: int = Field(2, ge=0, le=8, description="each PDU's network port is cabled to the OOB network")
+
+
 class Naming(_Strict):
     """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
     {node} (1-based within its scalable unit)."""
@@ -193,8 +329,16 @@ class Naming(_Strict):
     gpu_node: str = "gpu{index:04d}"
     leaf: str = "be-su{su:02d}-leaf{rail}"
     spine: str = "be-spine{index:02d}"
+    frontend_leaf: str = "fe-leaf{index:02d}"
+    frontend_spine: str = "fe-spine{index:02d}"
+    storage_leaf: str = "st-leaf{index:02d}"
+    storage_spine: str = "st-spine{index:02d}"
+    storage_node: str = "storage{index:02d}"
+    management_node: str = "mgmt{index:02d}"
+    oob_switch: str = "oob{index:02d}"
+    console_server: str = "console{index:02d}"
 
-    @field_validator("gpu_node", "leaf", "spine")
+    @field_validator("*")
     @classmethod
     def _pattern_formats(cls, pattern: str) -> str:
         try:
@@ -214,11 +358,34 @@ class Intent(_Strict):
     gpu_node: str = Field("DGX-H100", description="GPU node model from the catalog")
     naming: Naming = Naming()
     backend: Backend = Backend()
+    frontend: Frontend | None = Field(None, description="frontend (and converged storage) network; absent: not built")
+    storage: StorageFabric | None = Field(None, description="a separate storage fabric (frontend.storage: separate)")
+    storage_nodes: Servers | None = None
+    management_nodes: Servers | None = None
+    oob: Oob | None = Field(None, description="OOB management and console network; absent: not built")
+    management_platform: Appliances | None = Field(None, description="e.g. a Nexus Dashboard cluster: a BOM line item")
+    layout: Layout | None = Field(None, description="racks and rows; absent: no cable lengths, media as the intent or catalog default")
+    bom: BomOptions = BomOptions()
 
     @field_validator("name")
     @classmethod
     def _safe_name(cls, value: str) -> str:
         return check_name(value, "fabric name")
+
+    @model_validator(mode="after")
+    def _storage_fabric_wanted(self) -> Intent:
+        separate = self.frontend is not None and self.frontend.storage == "separate"
+        if self.storage is not None and not separate:
+            raise ValueError("a 'storage' fabric is only built with frontend.storage: separate; remove it or set that")
+        return self
+
+    def storage_fabric(self) -> HostFabric | None:
+        """The fabric storage ports attach to: the frontend when converged, else its own."""
+        if self.frontend is None:
+            return None
+        if self.frontend.storage == "converged":
+            return self.frontend
+        return self.storage or StorageFabric.model_validate({})
 
     @model_validator(mode="after")
     def _gpus_or_nodes(self) -> Intent:

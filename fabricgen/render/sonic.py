@@ -25,29 +25,40 @@ SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
 
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
     base = f"configs/{config.hostname}"
-    frr = environment().get_template("frr/frr.conf.j2").render(c=config, version=__version__)
-    return {f"{base}/config_db.json": json.dumps(config_db(config), indent=4) + "\n", f"{base}/frr.conf": frr}
+    files = {f"{base}/config_db.json": json.dumps(config_db(config), indent=4) + "\n"}
+    if config.bgp is not None:
+        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(c=config, version=__version__)
+    return files
 
 
 def config_db(c: DeviceConfig) -> dict[str, Any]:
     metadata = {
         "hostname": c.hostname,
-        "bgp_asn": str(c.asn),
-        "type": "SpineRouter" if c.role is Role.SPINE else "LeafRouter",
+        "type": {Role.SPINE: "SpineRouter", Role.OOB_SWITCH: "MgmtToRRouter"}.get(c.role, "LeafRouter"),
         "docker_routing_config_mode": "split-unified",
         "default_pfcwd_status": "enable" if c.qos and c.qos.pfc_watchdog.enabled else "disable",
     }
     # platform and hwsku where the catalog knows them; otherwise they stay the device's own
+    if c.asn is not None:
+        metadata["bgp_asn"] = str(c.asn)
     if c.hardware.sonic.platform:
         metadata["platform"] = c.hardware.sonic.platform
     if c.hardware.sonic.hwsku:
         metadata["hwsku"] = c.hardware.sonic.hwsku
     tables: dict[str, dict[str, Any]] = {
         "DEVICE_METADATA": {"localhost": metadata},
-        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{c.loopback}/32": {}},
         "PORT": {},
         "INTERFACE": {},
     }
+    if c.loopback:
+        tables["LOOPBACK_INTERFACE"] = {"Loopback0": {}, f"Loopback0|{c.loopback}/32": {}}
+    if c.management:
+        # eth0 in the management VRF (mgmt), with its default route via the OOB gateway
+        tables["MGMT_VRF_CONFIG"] = {"vrf_global": {"mgmtVrfEnabled": "true"}}
+        tables["MGMT_PORT"] = {c.management.port: {"admin_status": "up", "alias": c.management.port}}
+        tables["MGMT_INTERFACE"] = {f"{c.management.port}|{c.management.address}": {"gwaddr": c.management.gateway}}
+    if c.static_routes:
+        tables["STATIC_ROUTE"] = {route.prefix: {"nexthop": ",".join(r.next_hop for r in c.static_routes if r.prefix == route.prefix)} for route in c.static_routes}
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",

@@ -6,7 +6,12 @@ from fabricgen.compiled import Compiled
 from fabricgen.render.environment import environment
 from fabricgen.reports._csv import csv_text
 
-COLUMNS = ("cable_id", "network", "kind", "a_device", "a_port", "a_optic", "b_device", "b_port", "b_optic", "cable", "speed")
+COLUMNS = (
+    "cable_id", "network", "kind",
+    "a_device", "a_port", "a_optic", "a_rack", "a_ru",
+    "b_device", "b_port", "b_optic", "b_rack", "b_ru",
+    "cable", "length_m", "speed",
+)  # fmt: skip
 
 
 def cabling_rows(c: Compiled) -> list[tuple[str, ...]]:
@@ -18,14 +23,23 @@ def cabling_rows(c: Compiled) -> list[tuple[str, ...]]:
             link.a.device.name,
             link.a.name,
             link.a.optic or "",
+            link.a.device.rack or "",
+            str(link.a.device.ru or ""),
             link.b.device.name,
             link.b.name,
             link.b.optic or "",
+            link.b.device.rack or "",
+            str(link.b.device.ru or ""),
             link.cable or "",
-            f"{link.speed_gbps}G",
+            f"{link.length_m:g}" if link.length_m is not None else "",
+            _speed(link.speed_gbps, link.kind.value),
         )
         for link in c.fabric.links
     ]
+
+
+def _speed(gbps: int, kind: str) -> str:
+    return "serial" if kind == "console" else f"{gbps}G"
 
 
 def render_cabling(c: Compiled) -> dict[str, str]:

@@ -21,5 +21,9 @@ def render_summary(c: Compiled) -> dict[str, str]:
         routing=c.intent.backend.routing,
         addressing=c.intent.backend.nic_addressing,
         notes=c.notes,
+        fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
+        oob=c.oob,
+        links_by_network=Counter((link.network.value, link.kind.value) for link in c.fabric.links),
+        layout=c.intent.layout is not None,
     )
     return {"summary.md": text}

@@ -29,14 +29,29 @@ def render_topology(c: Compiled) -> dict[str, str]:
             "links_per_leaf_per_spine": s.links_per_spine,
             "requested_ratio": format_ratio(s.requested_ratio),
             "built_ratio": format_ratio(s.built_ratio),
-            "notes": list(c.notes),
         },
+        "fabrics": {
+            network.value: {
+                "leaves": plan.leaves,
+                "spines": plan.spines,
+                "leaf_downlinks": plan.leaf_downlinks,
+                "leaf_uplinks": plan.leaf_uplinks,
+                "links_per_leaf_per_spine": plan.links_per_spine,
+                "built_ratio": format_ratio(plan.built_ratio),
+            }
+            for network, plan in c.plans.items()
+        },
+        "notes": list(c.notes),
     }
     nodes = []
     for d in c.fabric.devices.values():
         node = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
         if d.nos:
-            node.update(nos=d.nos, asn=plan.asns[d.name], loopback=plan.loopbacks[d.name])
+            node["nos"] = d.nos
+        if d.name in plan.asns:
+            node.update(asn=plan.asns[d.name], loopback=plan.loopbacks[d.name])
+        if d.rack is not None:
+            node.update(rack=d.rack, ru=d.ru)
         if d.su is not None:
             node["scalable_unit"] = d.su
         if d.rail is not None:
@@ -53,6 +68,7 @@ def render_topology(c: Compiled) -> dict[str, str]:
             "target_port": link.b.name,
             "speed_gbps": link.speed_gbps,
             "cable": link.cable,
+            "length_m": link.length_m,
         }
         for link in c.fabric.links
     ]

@@ -1,0 +1,329 @@
+"""Storage and management servers, and the frontend and storage leaf/spine fabrics they share
+with the GPU nodes' frontend and storage ports.
+
+Sizing (per fabric):
+- every server port on a fabric runs one speed; uplinks use the leaf's fastest native cages that
+  the spine also offers;
+- a leaf's host capacity is the most server ports it can take while keeping the intent's
+  downlink:uplink ratio (server ports first, then uplinks, in front-panel order);
+- `leaf-pair`: leaves come in pairs and a server's ports alternate between the two, so each
+  server survives a leaf failure without MLAG; `single-leaf`: all of a server's ports on one leaf;
+- servers fill leaf groups in order (GPU nodes, storage nodes, management nodes) and never span
+  two groups; the fewest groups that fit, or the pinned leaf count with servers spread evenly;
+- spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from fabricgen.catalog import Catalog
+from fabricgen.catalog.model import NodePorts, SwitchModel
+from fabricgen.design.graph import Device, Fabric, Link, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
+from fabricgen.design.optics import SwitchOptics
+from fabricgen.design.plan import LeafSpinePlan
+from fabricgen.design.sizing import MIN_SPINES, _choose_uplinks
+from fabricgen.errors import Problem
+from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent
+from fabricgen.units import format_ratio
+
+CABLE_PREFIX = {Network.FRONTEND: "FE-", Network.STORAGE: "ST-"}
+SERVER_ROLES = {"storage_nodes": Role.STORAGE_NODE, "management_nodes": Role.MANAGEMENT_NODE}
+NAMING_KEY = {Role.STORAGE_NODE: "storage_node", Role.MANAGEMENT_NODE: "management_node"}
+
+
+def add_servers(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Problem]:
+    """Storage and management nodes as devices (they attach to fabrics and the OOB network)."""
+    problems: list[Problem] = []
+    for key, role in SERVER_ROLES.items():
+        servers = getattr(intent, key)
+        if servers is None:
+            continue
+        pattern = getattr(intent.naming, NAMING_KEY[role])
+        separate = intent.frontend is not None and intent.frontend.storage == "separate"
+        network = Network.STORAGE if role is Role.STORAGE_NODE and separate else Network.FRONTEND
+        for index in range(1, servers.count + 1):
+            name = pattern.format(index=index, su=0, rail=0, node=index)
+            if not NAME_PATTERN.match(name) or name in fabric.devices:
+                why = "is not a valid hostname" if not NAME_PATTERN.match(name) else "is already another device's name"
+                problems.append(Problem(f"the {NAMING_KEY[role]} pattern gives {name!r}, which {why}", field=("naming", NAMING_KEY[role])))
+                break
+            fabric.add_device(Device(name, role, network, servers.model, None, index))
+    return problems
+
+
+@dataclass(frozen=True)
+class _Attachment:
+    server: Device
+    ports: NodePorts
+    kind: str  # the node model's port set: frontend or storage
+
+
+def _attachments(intent: Intent, catalog: Catalog, fabric: Fabric, network: Network) -> list[_Attachment]:
+    """Which server port sets land on this fabric, in attach order."""
+    converged = intent.frontend is not None and intent.frontend.storage == "converged"
+    kinds = {
+        Network.FRONTEND: ("frontend", "storage") if converged else ("frontend",),
+        Network.STORAGE: ("storage",),
+    }[network]
+    found = []
+    for role in (Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE):
+        for server in fabric.by_role(role):
+            model = catalog.nodes[server.model]
+            found += [_Attachment(server, getattr(model, kind), kind) for kind in kinds if getattr(model, kind) is not None]
+    return found
+
+
+def server_port_problems(intent: Intent, catalog: Catalog) -> list[Problem]:
+    """A node model without the ports the design needs (e.g. storage nodes with no storage ports
+    when a storage network is built)."""
+    problems = []
+    if intent.frontend is None:
+        return problems
+    needs = {
+        ("storage_nodes", "model"): ("storage",),
+        ("management_nodes", "model"): ("frontend",),
+    }
+    for (key, field), kinds in needs.items():
+        servers = getattr(intent, key)
+        if servers is None or servers.count == 0:
+            continue
+        model = catalog.nodes[servers.model]
+        if not any(getattr(model, kind) is not None for kind in kinds):
+            problems.append(
+                Problem(
+                    f"{servers.model} has no {' or '.join(kinds)} ports, but {key.replace('_', ' ')} attach to the {kinds[0]} network",
+                    hint=f"add '{kinds[0]}:' ports to the {servers.model} catalog entry, or pick a model that has them",
+                    field=(key, field),
+                )
+            )
+    return problems
+
+
+def _leaf_capacity(model: SwitchModel, nos: str, host_speed: int, uplink_speed: int, ratio) -> tuple[int, int]:
+    """(server ports, uplinks) for the largest server count a leaf takes at this ratio."""
+    for hosts in range(model.ports_at(host_speed), 0, -1):
+        uplinks = math.ceil(hosts * host_speed / (ratio * uplink_speed))
+        scratch = PortAllocator(Device("scratch", Role.LEAF, Network.FRONTEND, "", nos, 0), model)
+        try:
+            scratch.take(host_speed, hosts)
+            scratch.take(uplink_speed, uplinks)
+        except OutOfPorts:
+            continue
+        return hosts, uplinks
+    return 0, 0
+
+
+def _free_ports(model: SwitchModel, nos: str, host_speed: int, hosts: int, uplink_speed: int) -> int:
+    scratch = PortAllocator(Device("scratch", Role.LEAF, Network.FRONTEND, "", nos, 0), model)
+    scratch.take(host_speed, hosts)
+    free = 0
+    try:
+        while True:
+            scratch.take(uplink_speed, 1)
+            free += 1
+    except OutOfPorts:
+        return free
+
+
+def _uplink_speed(leaf: SwitchModel, spine: SwitchModel) -> int | None:
+    speeds = sorted({g.speed for g in leaf.port_groups if g.form_factor != "RJ45" and spine.ports_at(g.speed)}, reverse=True)
+    return speeds[0] if speeds else None
+
+
+def _place(loads: list[tuple[int, ...]], capacity: int, groups: int | None) -> list[int] | None:
+    """Group index per server, servers in order, never spanning groups. `loads[i][k]` is server
+    i's ports on leaf k of its group. With `groups` None: as few as fit; else spread evenly."""
+
+    def fill(quota: int) -> list[int]:
+        placed, group, used = [], 0, [0] * len(loads[0])
+        for load in loads:
+            if any(u + n > quota for u, n in zip(used, load)):
+                group, used = group + 1, [0] * len(load)
+            used = [u + n for u, n in zip(used, load)]
+            placed.append(group)
+        return placed
+
+    if not loads:
+        return []
+    if groups is None:
+        return fill(capacity)
+    busiest = max(sum(load[k] for load in loads) for k in range(len(loads[0])))
+    for quota in range(max(math.ceil(busiest / groups), max(max(load) for load in loads)), capacity + 1):
+        placed = fill(quota)
+        if placed[-1] < groups:
+            return placed
+    return None
+
+
+def build_host_fabric(
+    intent: Intent, catalog: Catalog, fabric: Fabric, network: Network, spec: HostFabric, section: str
+) -> tuple[LeafSpinePlan | None, list[Problem]]:
+    """Size and wire one frontend or storage fabric into `fabric`."""
+    attachments = _attachments(intent, catalog, fabric, network)
+    leaf_model, spine_model = catalog.switches[spec.leaf.model], catalog.switches[spec.spine.model]
+    if not attachments:
+        return None, [Problem(f"no server has ports for the {network.value} network", field=(section,))]
+    speeds = sorted({a.ports.speed for a in attachments})
+    if len(speeds) > 1:
+        by_speed = {s: ", ".join(sorted({f"{a.server.model} {a.kind}" for a in attachments if a.ports.speed == s})) for s in speeds}
+        listed = " and ".join(f"{s}G ({models})" for s, models in by_speed.items())
+        return None, [
+            Problem(
+                f"servers attach to the {network.value} network at {listed}; "
+                "a fabric's server ports run one speed",
+                hint="use node models with the same port speed, or a separate storage fabric (frontend.storage: separate)",
+                field=(section,),
+            )
+        ]
+    host_speed = speeds[0]
+    uplink_speed = _uplink_speed(leaf_model, spine_model)
+    field = (section, "leaf", "model")
+    if not leaf_model.ports_at(host_speed) or uplink_speed is None:
+        return None, [
+            Problem(
+                f"{spec.leaf.model} has no {host_speed}G ports for the servers, or no port speed {spec.spine.model} also has for uplinks",
+                hint="pick a leaf model with ports at the servers' speed and faster uplinks",
+                field=field,
+            )
+        ]
+    capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
+    if capacity == 0:
+        return None, [Problem(f"at {format_ratio(spec.ratio)} no server port fits a {spec.leaf.model} leaf", hint="use a more oversubscribed ratio", field=(section, "ratio"))]
+
+    width = 2 if spec.attach == "leaf-pair" else 1
+    # a server's port sets stay together on one leaf group; its ports alternate over the group
+    servers: dict[str, list[_Attachment]] = {}
+    for a in attachments:
+        servers.setdefault(a.server.name, []).append(a)
+    groups_of_ports = list(servers.values())
+    loads = []
+    for sets in groups_of_ports:
+        total = sum(a.ports.count for a in sets)
+        loads.append(tuple(len(range(k, total, width)) for k in range(width)))
+    too_big = next((sets for sets, load in zip(groups_of_ports, loads) if max(load) > capacity), None)
+    if too_big is not None:
+        return None, [
+            Problem(
+                f"{too_big[0].server.model} has {sum(a.ports.count for a in too_big)} ports for this network; "
+                f"a {spec.leaf.model} leaf takes {capacity} at {format_ratio(spec.ratio)}",
+                field=field,
+            )
+        ]
+    needed_groups = _place(loads, capacity, None)[-1] + 1  # type: ignore[index]
+    problems: list[Problem] = []
+    pinned = spec.leaf.count
+    groups = needed_groups
+    notes = []
+    if pinned is not None:
+        if pinned % width:
+            problems.append(Problem(f"{pinned} leaves cannot form leaf pairs", hint=f"use an even count ({pinned + 1}), or attach: single-leaf", field=(section, "leaf", "count")))
+        elif pinned < needed_groups * width:
+            problems.append(
+                Problem(
+                    f"the servers need {needed_groups * width} {spec.leaf.model} leaves ({sum(a.ports.count for a in attachments)} ports at "
+                    f"{host_speed}G, {capacity} per leaf at {format_ratio(spec.ratio)}), the intent pins {pinned}",
+                    hint=f"set count: {needed_groups * width} or more, or remove it",
+                    field=(section, "leaf", "count"),
+                )
+            )
+        else:
+            groups = pinned // width
+            if groups > needed_groups:
+                notes.append(f"{network.value}: {pinned} leaves as pinned ({needed_groups * width} would hold every server port)")
+    if problems:
+        return None, problems
+    placement = _place(loads, capacity, groups)
+    assert placement is not None
+    leaves = groups * width
+
+    max_up = _free_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
+    choice = _choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES)
+    if choice is None:
+        return None, [
+            Problem(
+                f"{leaves} leaves x {min_uplinks}+ uplinks at {uplink_speed}G do not spread evenly over "
+                f"{spec.spine.count or 'any number of'} {spec.spine.model} spines",
+                hint="change the spine count, the ratio, or the spine model",
+                field=(section, "spine", "count") if spec.spine.count else (section, "spine", "model"),
+            )
+        ]
+    uplinks, spines = choice
+    built = Fraction(capacity * host_speed, uplinks * uplink_speed)
+    names, name_problems = _names(intent, fabric, network, leaves, spines)
+    if name_problems:
+        return None, name_problems
+
+    spine_devices = [
+        fabric.add_device(Device(name, Role.SPINE, network, spec.spine.model, spec.spine.nos, i)) for i, name in enumerate(names["spine"], start=1)
+    ]
+    leaf_devices = [
+        fabric.add_device(Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i)) for i, name in enumerate(names["leaf"], start=1)
+    ]
+    host_optics = SwitchOptics(catalog, spec.optics.host_links, (section, "optics", "host_links"))
+    fabric_optics = SwitchOptics(catalog, spec.optics.fabric_links, (section, "optics", "fabric_links"))
+    leaf_ports = {leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaf_devices}
+    spine_ports = {spine.name: PortAllocator(spine, spine_model) for spine in spine_devices}
+    links: list[tuple[LinkKind, Port, Port]] = []
+    free = {leaf.name: iter(leaf_ports[leaf.name].take(host_speed, capacity)) for leaf in leaf_devices}
+    for sets, group in zip(groups_of_ports, placement, strict=True):
+        turn = 0
+        for attachment in sets:
+            for n in range(1, attachment.ports.count + 1):
+                leaf = leaf_devices[group * width + turn % width]
+                turn += 1
+                server_port = Port(attachment.server, attachment.ports.names.format(n=n), n, 0, host_speed)
+                switch_port = next(free[leaf.name])
+                switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, host_speed)
+                links.append((LinkKind.HOST, server_port, switch_port))
+    lps = uplinks // spines
+    for leaf in leaf_devices:
+        ours = leaf_ports[leaf.name].take(uplink_speed, uplinks)
+        for s, spine in enumerate(spine_devices):
+            theirs = spine_ports[spine.name].take(uplink_speed, lps)
+            for leaf_port, spine_port in zip(ours[s * lps : (s + 1) * lps], theirs, strict=True):
+                leaf_port.optic = fabric_optics.choose(leaf.model, leaf_port.cage, uplink_speed)
+                spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, uplink_speed)
+                links.append((LinkKind.FABRIC, leaf_port, spine_port))
+    width_digits = max(5, len(str(len(links))))
+    for number, (kind, a, b) in enumerate(links, start=1):
+        optic = b.optic or a.optic
+        cable = catalog.transceivers[optic].cable if optic else None
+        fabric.connect(Link(f"{CABLE_PREFIX[network]}{number:0{width_digits}d}", network, kind, a, b, cable))
+
+    if built != spec.ratio:
+        notes.append(
+            f"{network.value}: requested {format_ratio(spec.ratio)}, built {format_ratio(built)} "
+            f"({capacity} x {host_speed}G down, {uplinks} x {uplink_speed}G up per leaf)"
+        )
+    plan = LeafSpinePlan(
+        network=network,
+        section=section,
+        spec=spec,
+        leaves=leaves,
+        spines=spines,
+        leaf_downlinks=capacity,
+        leaf_uplinks=uplinks,
+        links_per_spine=lps,
+        requested_ratio=spec.ratio,
+        built_ratio=built,
+        host_addressing=spec.host_addressing,
+        host_pool_name="hosts",
+        notes=tuple(notes),
+    )
+    return plan, [*host_optics.problems.values(), *fabric_optics.problems.values()]
+
+
+def _names(intent: Intent, fabric: Fabric, network: Network, leaves: int, spines: int) -> tuple[dict[str, list[str]], list[Problem]]:
+    prefix = "frontend" if network is Network.FRONTEND else "storage"
+    names, problems = {}, []
+    for role, count in (("leaf", leaves), ("spine", spines)):
+        key = f"{prefix}_{role}"
+        pattern = getattr(intent.naming, key)
+        names[role] = [pattern.format(index=i, su=0, rail=0, node=i) for i in range(1, count + 1)]
+        bad = next((n for n in names[role] if not NAME_PATTERN.match(n)), None)
+        if bad or len(set(names[role])) != count or any(n in fabric.devices for n in names[role]):
+            problems.append(Problem(f"the {key} pattern does not give every {role} a distinct hostname", hint="put {index} in it", field=("naming", key)))
+    return names, problems

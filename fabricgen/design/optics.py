@@ -1,0 +1,48 @@
+"""The switch-end transceiver of each cage when the intent has no rack layout (with a layout,
+fabricgen.design.layout picks the medium from each run's length)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from fabricgen.catalog import Catalog
+from fabricgen.errors import Problem, dotted
+
+
+@dataclass
+class SwitchOptics:
+    """Chooses the switch-end transceiver of a port: the intent's PID if given, else the catalog's
+    default for the cage's form factor and speed. RJ45 cages need none. Problems are collected
+    (once each) rather than raised, so the design phase reports them with the others."""
+
+    catalog: Catalog
+    preferred: str | None
+    field: tuple[str, ...]
+    problems: dict[str, Problem] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.choose = lru_cache(maxsize=None)(self._choose)
+
+    def _choose(self, model_pid: str, cage: int, link_speed: int) -> str | None:
+        group = self.catalog.switches[model_pid].group_of(cage)
+        assert group is not None
+        if group.form_factor == "RJ45":
+            return None
+        if self.preferred is not None:
+            optic = self.catalog.transceivers[self.preferred]
+            if optic.form_factor == group.form_factor and optic.speed == group.speed and optic.link_speed == link_speed:
+                return self.preferred
+            message = (
+                f"{self.preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit "
+                f"{model_pid}'s {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
+            )
+            hint = "name a transceiver of that form factor and speed, or remove it to use the catalog default"
+        else:
+            default = self.catalog.default_optic(group.form_factor, link_speed, group.speed)
+            if default is not None:
+                return default
+            message = f"the catalog has no default transceiver for {group.form_factor} {group.speed}G cages carrying {link_speed}G links"
+            hint = f"name one under {dotted(self.field[:-1])}, or mark one 'default: true' in a catalog file"
+        self.problems.setdefault(message, Problem(message, hint=hint, field=self.field))
+        return None

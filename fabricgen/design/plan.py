@@ -1,0 +1,59 @@
+"""One leaf/spine network's plan: the numbers addressing, checks and configs need, the same for
+the backend and for frontend and storage fabrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from ipaddress import IPv4Network
+
+from fabricgen.design.graph import Network
+from fabricgen.design.sizing import BackendSizing
+from fabricgen.intent.model import Backend, HostFabric, Intent
+
+
+@dataclass(frozen=True)
+class LeafSpinePlan:
+    network: Network
+    section: str  # the intent key it comes from, for error fields: backend, frontend, storage
+    spec: Backend | HostFabric
+    leaves: int
+    spines: int
+    leaf_downlinks: int  # server ports each leaf reserves (sizes its address block)
+    leaf_uplinks: int
+    links_per_spine: int  # from each leaf to each spine
+    requested_ratio: Fraction
+    built_ratio: Fraction
+    host_addressing: str  # p2p | subnet
+    host_pool_name: str  # gpu_nics (backend) or hosts
+    notes: tuple[str, ...] = ()
+
+    @property
+    def loopback_pool(self) -> IPv4Network:
+        return self.spec.pools.loopbacks
+
+    @property
+    def host_pool(self) -> IPv4Network:
+        return getattr(self.spec.pools, self.host_pool_name)
+
+    @property
+    def link_pool(self) -> IPv4Network:
+        return self.spec.pools.fabric_links
+
+
+def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
+    return LeafSpinePlan(
+        network=Network.BACKEND,
+        section="backend",
+        spec=intent.backend,
+        leaves=sizing.leaves,
+        spines=sizing.spines,
+        leaf_downlinks=sizing.leaf_downlinks,
+        leaf_uplinks=sizing.leaf_uplinks,
+        links_per_spine=sizing.links_per_spine,
+        requested_ratio=sizing.requested_ratio,
+        built_ratio=sizing.built_ratio,
+        host_addressing=intent.backend.nic_addressing,
+        host_pool_name="gpu_nics",
+        notes=sizing.notes,
+    )
