@@ -289,3 +289,11 @@ def test_a_layout_with_too_few_racks_is_an_error(write_intent):
         compile_intent(path)
     report = caught.value.report()
     assert f"{path}:8: layout.racks" in report and "8 GPU racks" in report
+
+
+def test_summary_names_what_the_whitepaper_intents_pin(whitepaper):
+    notes = whitepaper[512].compiled.notes
+    assert "frontend: 4 spines as pinned (2 would take the uplinks)" in notes
+    assert not any(note.startswith("frontend: 10 leaves") for note in notes)  # 10 leaves are computed
+    assert "frontend: 8 leaves as pinned (6 would hold every server port)" in whitepaper[256].compiled.notes
+    assert "4 spines as pinned" in whitepaper[512].files["summary.md"].decode()

@@ -251,6 +251,10 @@ def build_host_fabric(
             )
         ]
     uplinks, spines = choice
+    if spec.spine.count is not None:
+        fewest = _choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), None, MIN_SPINES)
+        if fewest is not None and fewest[1] < spines:
+            notes.append(f"{network.value}: {spines} spines as pinned ({fewest[1]} would take the uplinks)")
     built = Fraction(capacity * host_speed, uplinks * uplink_speed)
     names, name_problems = _names(intent, fabric, network, leaves, spines)
     if name_problems:
