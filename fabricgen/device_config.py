@@ -135,7 +135,8 @@ def _management(c: Compiled, device: Device) -> ManagementConfig | None:
     address = c.addresses.management.get(port) if port is not None else None
     if address is None:
         return None
-    return ManagementConfig(name, c.intent.oob.vrf, address.cidr, c.addresses.management_gateways[port])  # type: ignore[index]
+    # NX-OS keeps mgmt0 in its built-in VRF "management"; SONiC's management VRF is fixed too
+    return ManagementConfig(name, "management", address.cidr, c.addresses.management_gateways[port])  # type: ignore[index]
 
 
 def _oob_config(c: Compiled, device: Device) -> DeviceConfig:

@@ -12,6 +12,7 @@ class NxosConfig:
     interfaces: dict[str, list[str]] = field(default_factory=dict)  # name -> indented lines
     neighbors: dict[str, list[str]] = field(default_factory=dict)  # address -> indented lines
     router_bgp: list[str] = field(default_factory=list)
+    blocks: dict[str, list[str]] = field(default_factory=dict)  # any top-level line -> indented lines
 
     def top(self, prefix: str) -> list[str]:
         return [line for line in self.lines if line.startswith(prefix)]
@@ -20,6 +21,7 @@ class NxosConfig:
 def parse_nxos(text: str) -> NxosConfig:
     config = NxosConfig(text.splitlines())
     current: list[str] | None = None
+    block: list[str] = []
     in_bgp = False
     neighbor: list[str] | None = None
     for line in config.lines:
@@ -27,10 +29,12 @@ def parse_nxos(text: str) -> NxosConfig:
             in_bgp = line.startswith("router bgp ")
             current = None
             neighbor = None
+            block = config.blocks.setdefault(line, [])
             if match := re.match(r"interface (\S+)$", line):
                 current = config.interfaces.setdefault(match.group(1), [])
             continue
         stripped = line.strip()
+        block.append(stripped)
         if in_bgp:
             config.router_bgp.append(line)
             if line.startswith("  neighbor "):

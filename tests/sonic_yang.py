@@ -1,6 +1,7 @@
 """SONiC config_db constraints, as stated by the sonic-buildimage YANG models (sonic-port,
 sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
-sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata).
+sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata,
+sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf).
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -200,6 +201,38 @@ def violations(db: dict[str, Any]) -> list[str]:
     for port, row in db.get("BREAKOUT_CFG", {}).items():
         if port not in ports or not re.fullmatch(r"\d+x\d+G(\[\d+G(,\d+G)*\])?", row.get("brkout_mode", "")):
             bad(f"BREAKOUT_CFG|{port}", "key is the cage's first port; brkout_mode like 2x400G")
+
+    mgmt_ports = db.get("MGMT_PORT", {})
+    for name, port in mgmt_ports.items():
+        if not re.fullmatch(r"eth([1-3][0-9]{3}|[1-9][0-9]{2}|[1-9][0-9]|[0-9])", name):
+            bad(f"MGMT_PORT|{name}", "name must be eth<n>")
+        if port.get("admin_status", "up") not in {"up", "down"}:
+            bad(f"MGMT_PORT|{name}", "admin_status")
+        if "mtu" in port and not _int(port["mtu"], 1500, 9216):
+            bad(f"MGMT_PORT|{name}", "mtu 1500-9216")
+        if "speed" in port and port["speed"] not in {"10", "100", "1000"}:
+            bad(f"MGMT_PORT|{name}", "speed 10, 100 or 1000")
+    for key, row in db.get("MGMT_INTERFACE", {}).items():
+        name, _, prefix = key.partition("|")
+        if name not in mgmt_ports:
+            bad(f"MGMT_INTERFACE|{key}", "not a MGMT_PORT")
+        try:
+            interface = ipaddress.ip_interface(prefix)
+        except ValueError:
+            bad(f"MGMT_INTERFACE|{key}", "key must be <port>|<address/prefix>")
+            continue
+        if "gwaddr" in row:
+            try:
+                gateway = ipaddress.ip_address(row["gwaddr"])
+            except ValueError:
+                bad(f"MGMT_INTERFACE|{key}", f"gwaddr {row['gwaddr']!r} is not an address")
+                continue
+            # beyond YANG: the default route via gwaddr needs it on the port's own subnet
+            if gateway not in interface.network or gateway == interface.ip:
+                bad(f"MGMT_INTERFACE|{key}", f"gwaddr {gateway} is not another host of {interface.network}")
+    for key, row in db.get("MGMT_VRF_CONFIG", {}).items():
+        if key != "vrf_global" or any(v not in {"true", "false"} for v in row.values()):
+            bad(f"MGMT_VRF_CONFIG|{key}", "only vrf_global, with boolean strings")
 
     for name, lengths in db.get("CABLE_LENGTH", {}).items():
         for port, length in lengths.items():

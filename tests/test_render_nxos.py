@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import pytest
 import yaml
 
-from fabricgen.design.graph import LinkKind
+from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
 from fabricgen.pipeline import compile_intent
 from tests.nxos_parse import parse_nxos
 
@@ -16,14 +17,33 @@ def nxos_configs(build):
     return {name: parse_nxos(build.files[f"configs/{name}.cfg"].decode()) for name in build.configs}
 
 
+def bgp_switches(build) -> list[Device]:
+    """The leaves and spines of every leaf/spine network (backend, frontend): the BGP routers."""
+    return [d for d in build.fabric.switches() if d.role in (Role.LEAF, Role.SPINE)]
+
+
+def data_ports(device: Device) -> list[Port]:
+    """Cabled front-panel ports: not mgmt0 or the console port."""
+    return [p for p in device.ports.values() if p.front_panel]
+
+
+def management_port(device: Device) -> Port:
+    """The switch's mgmt0 or eth0: its one non-front-panel port cabled to an OOB switch."""
+    [port] = [p for p in device.ports.values() if not p.front_panel and p.link.kind is LinkKind.MANAGEMENT]
+    return port
+
+
 @pytest.mark.parametrize("gpus", [256, 512])
 def test_one_complete_config_per_switch(whitepaper, gpus):
     build = whitepaper[gpus]
-    switches = {d.name for d in build.fabric.switches()}
+    switches = {d.name: d for d in build.fabric.switches()}
+    assert {d.network for d in switches.values()} == {Network.BACKEND, Network.FRONTEND, Network.OOB}
     assert {p for p in build.files if p.startswith("configs/")} == {f"configs/{s}.cfg" for s in switches}
     for name, config in nxos_configs(build).items():
         assert config.top("hostname ") == [f"hostname {name}"]
-        for feature in ("nxapi", "scp-server", "bgp", "bfd", "lldp"):
+        oob = switches[name].role is Role.OOB_SWITCH
+        wanted = ("nxapi", "scp-server", "lldp", "interface-vlan") if oob else ("nxapi", "scp-server", "bgp", "bfd", "lldp")
+        for feature in wanted:
             assert f"feature {feature}" in config.lines, (name, feature)
 
 
@@ -31,38 +51,195 @@ def test_one_complete_config_per_switch(whitepaper, gpus):
 def test_interfaces_match_the_cabling_and_the_ip_plan(whitepaper, gpus):
     build = whitepaper[gpus]
     plan = build.addresses
-    for name, config in nxos_configs(build).items():
-        device = build.fabric.devices[name]
-        assert set(config.interfaces) == set(device.ports) | {"loopback0"}, name
+    configs = nxos_configs(build)
+    switches = bgp_switches(build)
+    assert {d.network for d in switches} == {Network.BACKEND, Network.FRONTEND}
+    for device in switches:
+        name, config = device.name, configs[device.name]
+        spec = build.compiled.plan_of(device.network).spec
+        assert set(config.interfaces) == {p.name for p in data_ports(device)} | {"loopback0", "mgmt0"}, name
         assert f"ip address {plan.loopbacks[name]}/32" in config.interfaces["loopback0"]
-        for port in device.ports.values():
+        for port in data_ports(device):
             lines = config.interfaces[port.name]
             peer = port.link.other(port)
-            assert lines[0] == f"description {port.link.id} to {peer.device.name} {peer.name}", (name, port.name)
-            assert "no switchport" in lines and "mtu 9216" in lines and "no shutdown" in lines
-            assert f"ip address {plan.interfaces[port].cidr}" in lines
-            assert "priority-flow-control mode on" in lines and "service-policy type qos input FABRICGEN-QOS-IN" in lines
-            assert "priority-flow-control watch-dog-interval on" in lines
-            fabric_link = port.link.kind is LinkKind.FABRIC
-            assert ("bfd interval 150 min_rx 150 multiplier 3" in lines) == fabric_link, (name, port.name)
+            where = (name, port.name)
+            assert lines[0] == f"description {port.link.id} to {peer.device.name} {peer.name}", where
+            assert "no switchport" in lines and f"mtu {spec.mtu}" in lines and "no shutdown" in lines, where
+            assert f"ip address {plan.interfaces[port].cidr}" in lines, where
+            lossless = {
+                "priority-flow-control mode on",
+                "service-policy type qos input FABRICGEN-QOS-IN",
+                "priority-flow-control watch-dog-interval on",
+            }
+            assert (lossless <= set(lines)) == spec.qos.enabled, where
+            assert not any("priority-flow-control" in line for line in lines) or spec.qos.enabled, where
+            bfd = port.link.kind is LinkKind.FABRIC and spec.bfd.enabled
+            assert ("bfd interval 150 min_rx 150 multiplier 3" in lines) == bfd, where
+
+
+def session_problems(build, configs) -> list[str]:
+    """Every BGP neighbor in `configs` is the far end of one of the switch's own /31s, with the
+    far end's ASN, and the far end has the session back. Returns what does not hold."""
+    problems = []
+    ports = [p for d in bgp_switches(build) for p in data_ports(d) if p in build.addresses.interfaces]
+    owner = {build.addresses.interfaces[p].address: p.device.name for p in ports}
+    peer_of = {build.addresses.interfaces[p].address: build.addresses.interfaces[p].peer for p in ports}
+    assert len(owner) == len(ports), "two switch ports share an address"
+    asn = {name: int(re.search(r"^router bgp (\d+)$", "\n".join(c.lines), re.M).group(1)) for name, c in configs.items()}
+    for name, config in configs.items():
+        for address, lines in config.neighbors.items():
+            remote = owner.get(address)
+            if remote is None or remote not in configs:
+                problems.append(f"{name}: neighbor {address} is no BGP switch's port")
+                continue
+            local = peer_of[address]  # our end of the same /31
+            if owner.get(local) != name:
+                problems.append(f"{name}: neighbor {address} is not on one of {name}'s links")
+            if f"remote-as {asn[remote]}" not in lines or asn[remote] != build.addresses.asns[remote]:
+                problems.append(f"{name}: neighbor {address} ({remote}) without remote-as {build.addresses.asns[remote]}")
+            if local not in configs[remote].neighbors:
+                problems.append(f"{remote} has no session back to {name} ({local})")
+    return problems
 
 
 @pytest.mark.parametrize("gpus", [256, 512])
 def test_every_bgp_session_is_configured_on_both_ends(whitepaper, gpus):
     build = whitepaper[gpus]
     configs = nxos_configs(build)
-    asn = {name: int(re.search(r"^router bgp (\d+)$", "\n".join(c.lines), re.M).group(1)) for name, c in configs.items()}
-    owner = {a.address: port.device.name for port, a in build.addresses.interfaces.items() if port.device.is_switch}
-    peer_of = {a.address: a.peer for port, a in build.addresses.interfaces.items() if port.device.is_switch}
-    for name, config in configs.items():
-        for address, lines in config.neighbors.items():
-            remote = owner[address]
-            local = peer_of[address]  # our end of the same /31
-            assert owner[local] == name, (name, address)
-            assert f"remote-as {asn[remote]}" in lines, (name, address)
-            assert local in configs[remote].neighbors, f"{remote} has no session back to {name} ({local})"
-    fabric_links = [link for link in build.fabric.links if link.kind is LinkKind.FABRIC]
-    assert sum(len(c.neighbors) for c in configs.values()) == 2 * len(fabric_links)
+    routers = {d.name: configs[d.name] for d in bgp_switches(build)}
+    assert session_problems(build, routers) == []
+    for network in (Network.BACKEND, Network.FRONTEND):
+        fabric_links = [l for l in build.fabric.links if l.kind is LinkKind.FABRIC and l.network is network]
+        sessions = sum(len(c.neighbors) for name, c in routers.items() if build.fabric.devices[name].network is network)
+        assert fabric_links and sessions == 2 * len(fabric_links), network
+
+
+def management_problems(build, device: Device) -> list[str]:
+    """Where the graph and the address plan disagree about a switch's management port: it must be
+    cabled to an OOB switch, with an address inside that switch's subnet and that switch's SVI as
+    gateway."""
+    port = management_port(device)
+    oob = port.link.other(port)
+    address = build.addresses.management.get(port)
+    gateway = build.addresses.management_gateways.get(port)
+    svi = build.addresses.management_subnets.get(oob.device.name)
+    if oob.device.role is not Role.OOB_SWITCH or not oob.front_panel:
+        return [f"{port.label} is cabled to {oob.label}, not an OOB switch's access port"]
+    if address is None or svi is None:
+        return [f"{port.label} has no management address"]
+    subnet = ipaddress.ip_interface(svi.cidr).network
+    problems = []
+    if gateway != svi.address:
+        problems.append(f"{port.label}: gateway {gateway}, but {oob.device.name}'s VLAN interface is {svi.address}")
+    if ipaddress.ip_interface(address.cidr) not in subnet or address.address == svi.address or address.prefixlen != svi.prefixlen:
+        problems.append(f"{port.label}: {address.cidr} is not a host of {oob.device.name}'s subnet {subnet}")
+    return problems
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_every_switch_has_its_management_address_in_the_management_vrf(whitepaper, gpus):
+    build = whitepaper[gpus]
+    plan = build.addresses
+    configs = nxos_configs(build)
+    switches = list(build.fabric.switches())
+    assert {d.role for d in switches} == {Role.LEAF, Role.SPINE, Role.OOB_SWITCH}
+    for device in switches:
+        port = management_port(device)
+        assert port.name == "mgmt0" and management_problems(build, device) == [], device.name
+        config = configs[device.name]
+        assert config.blocks["vrf context management"] == [f"ip route 0.0.0.0/0 {plan.management_gateways[port]}"], device.name
+        lines = config.interfaces["mgmt0"]
+        assert "vrf member management" in lines and f"ip address {plan.management[port].cidr}" in lines, device.name
+        assert [line for line in lines if line.startswith("ip address")] == [f"ip address {plan.management[port].cidr}"]
+        assert "console" not in config.interfaces, device.name
+    in_configs = [line for c in configs.values() for line in c.interfaces["mgmt0"] if line.startswith("ip address")]
+    assert len(in_configs) == len(set(in_configs)) == len(switches)
+    # every device's management ports (switches, BMCs, server and PDU ports) and the gateways
+    everything = [a.address for a in plan.management.values()] + [a.address for a in plan.management_subnets.values()]
+    assert len(everything) == len(set(everything)), "two management ports share an address"
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_oob_switches_bridge_management_ports_and_route_to_the_core(whitepaper, gpus):
+    build = whitepaper[gpus]
+    plan = build.addresses
+    oob = build.compiled.intent.oob
+    configs = nxos_configs(build)
+    switches = list(build.fabric.by_role(Role.OOB_SWITCH))
+    assert len(switches) == oob.switch.count
+    access_total = 0
+    for device in switches:
+        name, config = device.name, configs[device.name]
+        access = [p for p in data_ports(device) if p.link.kind is LinkKind.MANAGEMENT]
+        uplinks = [p for p in data_ports(device) if p.link.kind is LinkKind.UPLINK]
+        assert len(access) + len(uplinks) == len(data_ports(device)) and len(uplinks) == oob.uplinks, name
+        access_total += len(access)
+        assert set(config.interfaces) == {p.name for p in data_ports(device)} | {"mgmt0", f"Vlan{oob.vlan}"}, name
+        for port in access:
+            lines = config.interfaces[port.name]
+            peer = port.link.other(port)
+            where = (name, port.name)
+            assert lines[0] == f"description {port.link.id} to {peer.device.name} {peer.name}", where
+            assert "switchport mode access" in lines and f"switchport access vlan {oob.vlan}" in lines, where
+            assert not any(line.startswith("ip address") or line == "no switchport" for line in lines), where
+            # what is behind the access port is addressed in this switch's subnet
+            svi = plan.management_subnets[name]
+            assert plan.management_gateways[peer] == svi.address, where
+            assert ipaddress.ip_interface(plan.management[peer].cidr) in ipaddress.ip_interface(svi.cidr).network, where
+        assert f"vlan {oob.vlan}" in config.lines, name
+        assert f"ip address {plan.management_subnets[name].cidr}" in config.interfaces[f"Vlan{oob.vlan}"], name
+        cores = []
+        for port in uplinks:
+            lines = config.interfaces[port.name]
+            core = port.link.other(port)
+            assert core.device.role is Role.MANAGEMENT_CORE, (name, port.name)
+            mine, theirs = plan.interfaces[port], plan.interfaces[core]
+            assert mine.prefixlen == theirs.prefixlen == 31 and mine.peer == theirs.address and theirs.peer == mine.address
+            assert "no switchport" in lines and f"ip address {mine.cidr}" in lines, (name, port.name)
+            cores.append(theirs.address)
+        assert sorted(config.top("ip route ")) == sorted(f"ip route 0.0.0.0/0 {a}" for a in cores), name
+        assert not config.top("router bgp") and not config.router_bgp and "loopback0" not in config.interfaces, name
+        assert "feature bgp" not in config.lines and "feature bfd" not in config.lines, name
+    # every management link lands on exactly one OOB access port
+    assert access_total == sum(1 for l in build.fabric.links if l.kind is LinkKind.MANAGEMENT)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_frontend_leaves_route_every_server_port_and_peer_with_every_frontend_spine(whitepaper, gpus):
+    build = whitepaper[gpus]
+    plan = build.addresses
+    configs = nxos_configs(build)
+    leaves = list(build.fabric.by_role(Role.LEAF, Network.FRONTEND))
+    spines = {d.name for d in build.fabric.by_role(Role.SPINE, Network.FRONTEND)}
+    assert leaves and spines
+    routed_host_ports = 0
+    for leaf in leaves:
+        config = configs[leaf.name]
+        for port in (p for p in data_ports(leaf) if p.link.kind is LinkKind.HOST):
+            server = port.link.other(port)
+            mine, theirs = plan.interfaces[port], plan.interfaces[server]
+            where = (leaf.name, port.name, server.label)
+            assert server.device.role in SERVER_ROLES and mine.prefixlen == theirs.prefixlen == 31, where
+            assert mine.peer == theirs.address and theirs.peer == mine.address, where
+            assert plan.gateways[server] == mine.address, where
+            lines = config.interfaces[port.name]
+            assert "no switchport" in lines and f"ip address {mine.cidr}" in lines, where
+            routed_host_ports += 1
+        # a session on every uplink, and the uplinks reach every frontend spine
+        uplinks = [p for p in data_ports(leaf) if p.link.kind is LinkKind.FABRIC]
+        assert {plan.interfaces[p].peer for p in uplinks} == set(config.neighbors), leaf.name
+        assert {p.link.other(p).device.name for p in uplinks} == spines, leaf.name
+    # one routed port per server port cabled into the frontend
+    frontend_host_links = [l for l in build.fabric.links if l.network is Network.FRONTEND and l.kind is LinkKind.HOST]
+    assert routed_host_ports == len(frontend_host_links)
+    gpu = build.fabric.devices["gpu0001"]
+    frontend_ports = [p for p in gpu.ports.values() if p.link.network is Network.FRONTEND]
+    assert frontend_ports
+    for nic in frontend_ports:
+        leaf_port = nic.link.other(nic)
+        assert plan.interfaces[nic].address == plan.interfaces[leaf_port].peer, nic.label
+    routers = {name: configs[name] for name in spines | {leaf.name for leaf in leaves}}
+    assert session_problems(build, routers) == []
 
 
 def test_bgp_ecmp_and_advertisements(whitepaper):

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
 
-from fabricgen.design.graph import LinkKind
+from fabricgen.design.graph import Device, LinkKind, Network, Role
 from fabricgen.pipeline import compile_intent
 from tests.conftest import VTYSH, needs_frr
+from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
 
 
+def sonic_switches(build) -> list[Device]:
+    """The switches running SONiC: every leaf and spine; the OOB switches stay on NX-OS."""
+    return [d for d in build.fabric.switches() if d.nos == "sonic"]
+
+
 def config_dbs(build):
-    return {name: json.loads(build.files[f"configs/{name}/config_db.json"]) for name in build.configs}
+    return {d.name: json.loads(build.files[f"configs/{d.name}/config_db.json"]) for d in sonic_switches(build)}
 
 
 def frr_confs(build):
-    return {name: build.files[f"configs/{name}/frr.conf"].decode() for name in build.configs}
+    return {d.name: build.files[f"configs/{d.name}/frr.conf"].decode() for d in sonic_switches(build)}
 
 
 def vtysh_dryrun(files: dict[str, str], directory: Path) -> dict[str, str]:
@@ -39,9 +47,14 @@ def vtysh_dryrun(files: dict[str, str], directory: Path) -> dict[str, str]:
 @pytest.mark.parametrize("gpus", [256, 512])
 def test_two_files_per_switch(whitepaper_sonic, gpus):
     build = whitepaper_sonic[gpus]
-    expected = {f"configs/{d}/{f}" for d in build.configs for f in ("config_db.json", "frr.conf")}
+    sonic = sonic_switches(build)
+    oob = list(build.fabric.by_role(Role.OOB_SWITCH))
+    expected = {f"configs/{d.name}/{f}" for d in sonic for f in ("config_db.json", "frr.conf")}
+    expected |= {f"configs/{d.name}.cfg" for d in oob}
     assert {p for p in build.files if p.startswith("configs/")} == expected
-    assert len(build.configs) == (12 if gpus == 256 else 24)
+    assert {d.role for d in sonic} == {Role.LEAF, Role.SPINE} and all(d.nos == "nxos" for d in oob)
+    per_network = Counter(d.network for d in sonic)
+    assert per_network == ({Network.BACKEND: 12, Network.FRONTEND: 10} if gpus == 256 else {Network.BACKEND: 24, Network.FRONTEND: 14})
 
 
 @pytest.mark.parametrize("gpus", [256, 512])
@@ -54,7 +67,9 @@ def test_config_db_meets_the_yang_constraints(whitepaper_sonic, gpus):
 @pytest.mark.frr
 @pytest.mark.parametrize("gpus", [256, 512])
 def test_frr_accepts_every_frr_conf(whitepaper_sonic, gpus, tmp_path):
-    assert vtysh_dryrun(frr_confs(whitepaper_sonic[gpus]), tmp_path) == {}
+    confs = frr_confs(whitepaper_sonic[gpus])
+    assert {whitepaper_sonic[gpus].fabric.devices[name].network for name in confs} == {Network.BACKEND, Network.FRONTEND}
+    assert vtysh_dryrun(confs, tmp_path) == {}
 
 
 SONIC = {"nos": "sonic"}
@@ -92,18 +107,27 @@ def test_routing_only_in_frr_conf(whitepaper_sonic):
 def test_ports_and_addresses_match_the_graph(whitepaper_sonic):
     build = whitepaper_sonic[512]
     plan = build.addresses
-    for name, db in config_dbs(build).items():
+    dbs = config_dbs(build)
+    assert {build.fabric.devices[name].network for name in dbs} == {Network.BACKEND, Network.FRONTEND}
+    for name, db in dbs.items():
         device = build.fabric.devices[name]
-        assert set(db["PORT"]) == set(device.ports)
+        spec = build.compiled.plan_of(device.network).spec
+        ports = [p for p in device.ports.values() if p.front_panel]
+        assert set(db["PORT"]) == {p.name for p in ports}, name  # not eth0, not the console
         assert f"Loopback0|{plan.loopbacks[name]}/32" in db["LOOPBACK_INTERFACE"]
-        for port in device.ports.values():
+        for port in ports:
+            where = (name, port.name)
             row = db["PORT"][port.name]
             peer = port.link.other(port)
-            assert row["description"] == f"{port.link.id} to {peer.device.name} {peer.name}"
-            assert row["speed"] == "400000" and row["mtu"] == "9216" and row["admin_status"] == "up"
-            assert f"{port.name}|{plan.interfaces[port].cidr}" in db["INTERFACE"]
-            assert db["PORT_QOS_MAP"][port.name]["pfc_enable"] == "3"
-            assert db["PFC_WD"][port.name]["action"] == "drop"
+            assert row["description"] == f"{port.link.id} to {peer.device.name} {peer.name}", where
+            assert row["speed"] == str(port.speed_gbps * 1000) and row["mtu"] == str(spec.mtu), where
+            assert row["admin_status"] == "up", where
+            assert f"{port.name}|{plan.interfaces[port].cidr}" in db["INTERFACE"], where
+            if spec.qos.enabled:
+                assert db["PORT_QOS_MAP"][port.name]["pfc_enable"] == str(spec.qos.lossless_priority), where
+                assert db["PFC_WD"][port.name]["action"] == "drop", where
+            else:
+                assert port.name not in db.get("PORT_QOS_MAP", {}) and port.name not in db.get("PFC_WD", {}), where
 
 
 def test_sonic_names_ports_by_first_lane(whitepaper_sonic):
@@ -152,21 +176,45 @@ def test_headroom_grows_with_cable_length_and_speed():
     assert lossless_headroom(800, 9216, 100).xoff_bytes > lossless_headroom(400, 9216, 100).xoff_bytes
 
 
-def test_frr_conf_sessions_match_both_ends(whitepaper_sonic):
-    build = whitepaper_sonic[256]
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_frr_conf_sessions_match_both_ends(whitepaper_sonic, gpus):
+    build = whitepaper_sonic[gpus]
     confs = frr_confs(build)
     remote_as = {}
     for name, text in confs.items():
         for address, asn in re.findall(r"^ neighbor (\S+) remote-as (\d+)$", text, re.M):
             remote_as[(name, address)] = int(asn)
-    for link in build.fabric.links:
-        if link.kind is not LinkKind.FABRIC:
-            continue
+    fabric_links = [link for link in build.fabric.links if link.kind is LinkKind.FABRIC]
+    assert {link.network for link in fabric_links} == {Network.BACKEND, Network.FRONTEND}
+    plan = build.addresses
+    for link in fabric_links:
         leaf, spine = link.a, link.b
-        plan = build.addresses
-        assert remote_as[(leaf.device.name, plan.interfaces[spine].address)] == plan.asns[spine.device.name]
-        assert remote_as[(spine.device.name, plan.interfaces[leaf].address)] == plan.asns[leaf.device.name]
-    assert len(remote_as) == 2 * sum(1 for l in build.fabric.links if l.kind is LinkKind.FABRIC)
+        assert remote_as[(leaf.device.name, plan.interfaces[spine].address)] == plan.asns[spine.device.name], link
+        assert remote_as[(spine.device.name, plan.interfaces[leaf].address)] == plan.asns[leaf.device.name], link
+    assert len(remote_as) == 2 * len(fabric_links)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_every_switch_has_its_management_address_in_the_management_vrf(whitepaper_sonic, gpus):
+    build = whitepaper_sonic[gpus]
+    plan = build.addresses
+    vlan = build.compiled.intent.oob.vlan
+    addresses = []
+    for name, db in config_dbs(build).items():
+        device = build.fabric.devices[name]
+        port = device.ports["eth0"]
+        oob = port.link.other(port).device
+        assert not port.front_panel and port.link.kind is LinkKind.MANAGEMENT and oob.role is Role.OOB_SWITCH, name
+        address, gateway = plan.management[port], plan.management_gateways[port]
+        assert db["MGMT_VRF_CONFIG"] == {"vrf_global": {"mgmtVrfEnabled": "true"}}, name
+        assert db["MGMT_PORT"] == {"eth0": {"admin_status": "up", "alias": "eth0"}}, name
+        assert db["MGMT_INTERFACE"] == {f"eth0|{address.cidr}": {"gwaddr": gateway}}, name
+        # the gateway is the VLAN interface of the OOB switch eth0 is cabled to, as its NX-OS config says
+        svi = parse_nxos(build.files[f"configs/{oob.name}.cfg"].decode()).interfaces[f"Vlan{vlan}"]
+        assert f"ip address {gateway}/{address.prefixlen}" in svi, (name, oob.name)
+        assert ipaddress.ip_interface(address.cidr) in ipaddress.ip_interface(f"{gateway}/{address.prefixlen}").network
+        addresses.append(address.address)
+    assert len(addresses) == len(set(addresses)), "two switches share a management address"
 
 
 def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic):
@@ -178,6 +226,13 @@ def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic
     db["PFC_WD"]["Ethernet0"]["detection_time"] = "50"
     db["BGP_NEIGHBOR"] = {"10.0.0.1": {"asn": "64512"}}
     del db["INTERFACE"]["Ethernet8"]
+    db["MGMT_PORT"]["mgmt0"] = {"admin_status": "up"}
+    [key] = db["MGMT_INTERFACE"]
+    db["MGMT_INTERFACE"]["mgmt0|10.0.0.5/24"] = {"gwaddr": "10.0.1.1"}
+    db["MGMT_INTERFACE"][key]["gwaddr"] = "gateway"
     found = "\n".join(violations(db))
-    for expected in ("speed", "mtu 9300", "plain names", "max >= min", "detection", "routing table", "no bare 'Ethernet8'"):
+    for expected in (
+        "speed", "mtu 9300", "plain names", "max >= min", "detection", "routing table", "no bare 'Ethernet8'",
+        "eth<n>", "not another host of 10.0.0.0/24", "'gateway' is not an address",
+    ):
         assert expected in found, expected

@@ -143,6 +143,9 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         if servers is not None and (servers.model not in catalog.nodes or catalog.nodes[servers.model].kind != kind):
             known = sorted(pid for pid, m in catalog.nodes.items() if m.kind == kind)
             problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=f"use one of {', '.join(known)} or add it to a catalog file", field=(key, "model")))
+    if intent.oob is not None and intent.oob.switch.nos != "nxos":
+        # its static default route would need an frr.conf, which SONiC builds only from BGP here
+        problems.append(Problem("OOB switches run NX-OS only for now", hint="use nos: nxos for oob.switch", field=("oob", "switch", "nos")))
     if intent.oob is not None:
         console = intent.oob.console
         if console.model not in catalog.console_servers:

@@ -292,7 +292,6 @@ class Oob(_Strict):
     vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
     console: ConsoleServers = ConsoleServers()
     pools: OobPools = OobPools()
-    vrf: str = Field("management", description="the switches' management VRF (NX-OS has it built in as 'management')")
 
 
 class Appliances(_Strict):
