@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from netaddr import IPAddress, IPNetwork
 
-from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
+from fabricgen.design.graph import Device, Fabric, LinkKind, Port, Role
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem

@@ -25,7 +25,7 @@ from fabricgen.design.backend import build_backend
 from fabricgen.design.graph import Fabric, Network
 from fabricgen.design.hosts import add_servers, build_host_fabric, server_port_problems
 from fabricgen.design.oob import OobPlan, build_oob
-from fabricgen.design.physical import apply_layout
+from fabricgen.design.physical import apply_layout, pdu_racks
 from fabricgen.design.plan import LeafSpinePlan, backend_plan
 from fabricgen.design.sizing import BackendSizing, size_backend
 from fabricgen.device_config import DeviceConfig, build_device_configs
@@ -138,15 +138,13 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
                 problems += address_plan_problems(plan)
         problems += asn_overlap_problems(list(plans.values()))
     raise_if(problems, DesignError)
-    oob, problems = None, []
-    racks, problems = apply_layout(intent, catalog, fabric, before_oob=True)
+    racks, problems = pdu_racks(intent, catalog, fabric)
     raise_if(problems, DesignError)
+    oob = None
     if intent.oob is not None:
         oob, problems = build_oob(intent, catalog, fabric, racks)
         raise_if(problems, DesignError)
-    problems = cluster_pool_problems(intent, oob)
-    _, layout_problems = apply_layout(intent, catalog, fabric, before_oob=False)
-    raise_if(problems + layout_problems, DesignError)
+    raise_if(cluster_pool_problems(intent, oob) + apply_layout(intent, catalog, fabric), DesignError)
     return sizing, plans, fabric, oob
 
 

@@ -12,7 +12,6 @@ from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
     Device,
     Fabric,
-    Link,
     LinkKind,
     Network,
     OutOfPorts,
@@ -20,7 +19,7 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
-from fabricgen.design.optics import SwitchOptics
+from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.sizing import BackendSizing
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent
@@ -87,16 +86,9 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 
-    width = max(5, len(str(len(links))))
-    for number, (kind, a, b) in enumerate(links, start=1):
-        fabric.connect(Link(f"{CABLE_PREFIX}{number:0{width}d}", Network.BACKEND, kind, a, b, _cable(catalog, a, b)))
+    fabric.connect_numbered(CABLE_PREFIX, Network.BACKEND, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
-
-def _cable(catalog: Catalog, a: Port, b: Port) -> str | None:
-    """The cable the switch-end optic takes (both ends of a fabric link carry the same optic)."""
-    optic = b.optic or a.optic
-    return catalog.transceivers[optic].cable if optic else None
 
 
 def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[str]], list[Problem]]:

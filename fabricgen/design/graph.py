@@ -127,6 +127,13 @@ class Fabric:
         self.links.append(link)
         return link
 
+    def connect_numbered(self, prefix: str, network: Network, links: list[tuple[LinkKind, Port, Port, str | None]]) -> None:
+        """Connect (kind, a, b, cable PID) in order with cable ids prefix + a zero-padded number
+        (at least five digits), the label printed on each cable."""
+        width = max(5, len(str(len(links))))
+        for number, (kind, a, b, cable) in enumerate(links, start=1):
+            self.connect(Link(f"{prefix}{number:0{width}d}", network, kind, a, b, cable))
+
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
 

@@ -21,23 +21,23 @@ from fractions import Fraction
 
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import NodePorts, SwitchModel
-from fabricgen.design.graph import Device, Fabric, Link, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
-from fabricgen.design.optics import SwitchOptics
+from fabricgen.design.graph import Device, Fabric, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
+from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.design.sizing import MIN_SPINES, _choose_uplinks
+from fabricgen.design.sizing import MIN_SPINES, choose_uplinks
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent
 from fabricgen.units import format_ratio
 
 CABLE_PREFIX = {Network.FRONTEND: "FE-", Network.STORAGE: "ST-"}
-SERVER_ROLES = {"storage_nodes": Role.STORAGE_NODE, "management_nodes": Role.MANAGEMENT_NODE}
+SERVER_SECTIONS = {"storage_nodes": Role.STORAGE_NODE, "management_nodes": Role.MANAGEMENT_NODE}
 NAMING_KEY = {Role.STORAGE_NODE: "storage_node", Role.MANAGEMENT_NODE: "management_node"}
 
 
 def add_servers(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Problem]:
     """Storage and management nodes as devices (they attach to fabrics and the OOB network)."""
     problems: list[Problem] = []
-    for key, role in SERVER_ROLES.items():
+    for key, role in SERVER_SECTIONS.items():
         servers = getattr(intent, key)
         if servers is None:
             continue
@@ -140,9 +140,9 @@ def _place(loads: list[tuple[int, ...]], capacity: int, groups: int | None) -> l
     def fill(quota: int) -> list[int]:
         placed, group, used = [], 0, [0] * len(loads[0])
         for load in loads:
-            if any(u + n > quota for u, n in zip(used, load)):
+            if any(u + n > quota for u, n in zip(used, load, strict=True)):
                 group, used = group + 1, [0] * len(load)
-            used = [u + n for u, n in zip(used, load)]
+            used = [u + n for u, n in zip(used, load, strict=True)]
             placed.append(group)
         return placed
 
@@ -203,7 +203,7 @@ def build_host_fabric(
     for sets in groups_of_ports:
         total = sum(a.ports.count for a in sets)
         loads.append(tuple(len(range(k, total, width)) for k in range(width)))
-    too_big = next((sets for sets, load in zip(groups_of_ports, loads) if max(load) > capacity), None)
+    too_big = next((sets for sets, load in zip(groups_of_ports, loads, strict=True) if max(load) > capacity), None)
     if too_big is not None:
         return None, [
             Problem(
@@ -240,7 +240,7 @@ def build_host_fabric(
     leaves = groups * width
 
     max_up = _free_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
-    choice = _choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES)
+    choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES)
     if choice is None:
         return None, [
             Problem(
@@ -252,7 +252,7 @@ def build_host_fabric(
         ]
     uplinks, spines = choice
     if spec.spine.count is not None:
-        fewest = _choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), None, MIN_SPINES)
+        fewest = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), None, MIN_SPINES)
         if fewest is not None and fewest[1] < spines:
             notes.append(f"{network.value}: {spines} spines as pinned ({fewest[1]} would take the uplinks)")
     built = Fraction(capacity * host_speed, uplinks * uplink_speed)
@@ -291,11 +291,7 @@ def build_host_fabric(
                 leaf_port.optic = fabric_optics.choose(leaf.model, leaf_port.cage, uplink_speed)
                 spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, uplink_speed)
                 links.append((LinkKind.FABRIC, leaf_port, spine_port))
-    width_digits = max(5, len(str(len(links))))
-    for number, (kind, a, b) in enumerate(links, start=1):
-        optic = b.optic or a.optic
-        cable = catalog.transceivers[optic].cable if optic else None
-        fabric.connect(Link(f"{CABLE_PREFIX[network]}{number:0{width_digits}d}", network, kind, a, b, cable))
+    fabric.connect_numbered(CABLE_PREFIX[network], network, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
 
     if built != spec.ratio:
         notes.append(

@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass
 
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import Device, Fabric, Link, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
-from fabricgen.design.optics import SwitchOptics
+from fabricgen.design.graph import Device, Fabric, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
+from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent
 
@@ -61,10 +61,39 @@ def _management_endpoints(catalog: Catalog, fabric: Fabric) -> list[Port]:
     return endpoints
 
 
-def oob_switches_needed(catalog: Catalog, intent: Intent, endpoints: int) -> int:
+def _switches_for(catalog: Catalog, intent: Intent, endpoints: int) -> int:
     per_switch = _copper_ports(catalog, intent.oob.switch.model)  # type: ignore[union-attr]
     # each OOB switch's own mgmt0 takes one more port on a neighbour
     return max(1, math.ceil(endpoints / max(1, per_switch - 1)))
+
+
+def _lines_per_server(catalog: Catalog, intent: Intent) -> int:
+    console = intent.oob.console  # type: ignore[union-attr]
+    return catalog.console_servers[console.model].module_slots * catalog.modules[console.module].async_ports
+
+
+@dataclass(frozen=True)
+class OobCounts:
+    switches: int  # as built: what is needed, or the pinned count when higher
+    servers: int
+    needed_switches: int
+    needed_servers: int
+
+
+def oob_counts(catalog: Catalog, intent: Intent, endpoints: int, data_switches: int) -> OobCounts:
+    """OOB switches and console servers for `endpoints` copper ports (console-server uplinks not
+    included) and `data_switches` consoles. The two depend on each other (each console server
+    takes a copper port, each OOB switch a console line), so settle them; both only grow."""
+    oob = intent.oob
+    assert oob is not None
+    lines = _lines_per_server(catalog, intent)
+    switches = servers = 1
+    for _ in range(4):
+        servers = max(math.ceil((data_switches + switches) / lines), oob.console.count or 1)
+        switches = max(_switches_for(catalog, intent, endpoints + servers), oob.switch.count or 1)
+    return OobCounts(
+        switches, servers, _switches_for(catalog, intent, endpoints + servers), math.ceil((data_switches + switches) / lines)
+    )
 
 
 def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: dict[str, int]) -> tuple[OobPlan | None, list[Problem]]:
@@ -81,31 +110,17 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
         for n in range(1, count + 1):
             fabric.add_device(Device(f"pdu-{rack.lower()}-{n}", Role.PDU, Network.OOB, "PDU", None, n, rack=rack))
 
-    # console servers: every data switch's console, plus the OOB switches' (known once counted)
-    data_switches = [d for d in fabric.devices.values() if d.is_switch]
     server_model = catalog.console_servers[oob.console.model]
     module = catalog.modules[oob.console.module]
-    lines_per_server = server_model.module_slots * module.async_ports
-    if lines_per_server == 0:
+    if _lines_per_server(catalog, intent) == 0:
         return None, [Problem(f"{oob.console.model} with {oob.console.module} has no async lines", field=("oob", "console", "module"))]
-
-    # OOB switch count depends on the console servers' uplinks and the console server count on the
-    # OOB switches' consoles: settle both (two rounds at most, both only grow)
-    endpoints = len(_management_endpoints(catalog, fabric))
-    switches, servers = 1, 1
-    for _ in range(4):
-        servers = max(1, math.ceil((len(data_switches) + switches) / lines_per_server))
-        if oob.console.count is not None:
-            servers = max(servers, oob.console.count)
-        switches = oob_switches_needed(catalog, intent, endpoints + servers)
-        if oob.switch.count is not None:
-            switches = max(switches, oob.switch.count)
-    needed_switches = oob_switches_needed(catalog, intent, endpoints + servers)
-    needed_servers = math.ceil((len(data_switches) + switches) / lines_per_server)
+    data_switches = sum(1 for _ in fabric.switches())
+    counts = oob_counts(catalog, intent, len(_management_endpoints(catalog, fabric)), data_switches)
+    switches, servers = counts.switches, counts.servers
     notes = []
     for pinned, needed, field, what in (
-        (oob.switch.count, needed_switches, ("oob", "switch", "count"), f"{oob.switch.model} OOB switches"),
-        (oob.console.count, needed_servers, ("oob", "console", "count"), f"{oob.console.model} console servers"),
+        (oob.switch.count, counts.needed_switches, ("oob", "switch", "count"), f"{oob.switch.model} OOB switches"),
+        (oob.console.count, counts.needed_servers, ("oob", "console", "count"), f"{oob.console.model} console servers"),
     ):
         if pinned is not None and pinned < needed:
             problems.append(Problem(f"the cluster needs {needed} {what}, the intent pins {pinned}", hint=f"set count: {needed} or more, or remove it", field=field))
@@ -115,7 +130,7 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
         return None, problems
 
     names = []
-    for role, key, count in ((Role.CONSOLE_SERVER, "console_server", servers), (Role.OOB_SWITCH, "oob_switch", switches)):
+    for key, count in (("console_server", servers), ("oob_switch", switches)):
         pattern = getattr(intent.naming, key)
         role_names = [pattern.format(index=i, su=0, rail=0, node=i) for i in range(1, count + 1)]
         if any(not NAME_PATTERN.match(n) or n in fabric.devices for n in role_names) or len(set(role_names)) != count:
@@ -185,30 +200,21 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
         links.append((LinkKind.CONSOLE, port, Port(server, name, line + 1, 0, 0, front_panel=False)))
         modules[server.name] = max(modules.get(server.name, 0), slot + 1)
 
-    width = max(5, len(str(len(links))))
-    prefix = {LinkKind.MANAGEMENT: "MG-", LinkKind.UPLINK: "MG-", LinkKind.CONSOLE: "CON-"}
-    counters = {"MG-": 0, "CON-": 0}
-    for kind, a, b in links:
-        counters[prefix[kind]] += 1
-        if kind is LinkKind.UPLINK:
-            cable = catalog.transceivers[a.optic].cable if a.optic else None
-        elif kind is LinkKind.CONSOLE:
-            cable = None  # the module's octal cables, counted per module in the BOM
-        else:
-            cable = _copper_cable(catalog)
-        fabric.connect(Link(f"{prefix[kind]}{counters[prefix[kind]]:0{width}d}", Network.OOB, kind, a, b, cable))
+    # copper management cables: the catalog's Ethernet patch cable (lengths come with a layout);
+    # console lines run on the async module's octal cables, counted per module in the BOM
+    patch_cable = next(iter(catalog.ethernet_cables()), None)
+    cabled = [(kind, a, b, patch_cable if kind is LinkKind.MANAGEMENT else link_cable(catalog, a, b)) for kind, a, b in links if kind is not LinkKind.CONSOLE]
+    fabric.connect_numbered("MG-", Network.OOB, cabled)
+    fabric.connect_numbered("CON-", Network.OOB, [(kind, a, b, None) for kind, a, b in links if kind is LinkKind.CONSOLE])
 
     return OobPlan(
         switches=switches,
         copper_ports=copper,
         management_ports=len(assignments),
         console_servers=servers,
-        console_lines=lines_per_server,
+        console_lines=_lines_per_server(catalog, intent),
         console_ports=len(console_ports),
         modules={s.name: max(1, modules.get(s.name, 0)) for s in console_servers},
         notes=tuple(notes),
     ), problems
 
-
-def _copper_cable(catalog: Catalog) -> str | None:
-    return next((pid for pid, cable in catalog.cables.items() if cable.media == "copper" and cable.connector == "RJ45" and "ASYNC" not in pid), None)

@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from fabricgen.catalog import Catalog
+from fabricgen.design.graph import Port
 from fabricgen.errors import Problem, dotted
+
+
+def link_cable(catalog: Catalog, a: Port, b: Port) -> str | None:
+    """The cable the switch-end optic takes (both ends of a fabric link carry the same optic);
+    None for DAC/AOC (cable built in) and for RJ45 cages."""
+    optic = b.optic or a.optic
+    return catalog.transceivers[optic].cable if optic else None
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """The physical pass: with a rack layout in the intent, every device gets a rack and rack unit,
 and every cable a length and the medium that reaches (fabricgen.design.layout holds the rules).
 
-It runs twice: before the OOB network exists, to learn the racks (each rack's PDUs are OOB
-endpoints), and after, to place everything and choose media. Without a layout it does nothing:
+`pdu_racks` runs before the OOB network exists, to learn the racks (each rack's PDUs are OOB
+endpoints); `apply_layout` runs after, to place everything and choose media. Without a layout it does nothing:
 links keep the intent's or the catalog's default optic and no length.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
-from fabricgen.design.layout import Placement, cable_length_m, choose_media, place
-from fabricgen.design.oob import _management_endpoints, oob_switches_needed
+from fabricgen.design.layout import Position, cable_length_m, choose_media, place
+from fabricgen.design.oob import _management_endpoints, oob_counts
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
 
@@ -33,50 +33,52 @@ def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tu
     return items
 
 
-def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, before_oob: bool) -> tuple[dict[str, int], list[Problem]]:
-    """Before the OOB network: {rack: PDUs} (empty without a layout). After: places devices and
-    chooses media; returns the problems."""
-    layout = intent.layout
-    if layout is None:
+def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric) -> tuple[dict[str, int], list[Problem]]:
+    """{rack: PDUs} for the racks the whole cluster will fill, before the OOB network exists
+    (empty without a layout or an OOB network). The OOB switches and console servers stand in
+    network racks too, and each rack's PDUs need OOB ports: count both as `build_oob` will, with
+    the PDUs of the racks that gives, until the rack count settles."""
+    layout, oob = intent.layout, intent.oob
+    if layout is None or oob is None:
         return {}, []
     devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
-    if before_oob:
-        if intent.oob is None:
-            return {}, []
-        # the OOB switches and console servers stand in network racks too; estimate their number,
-        # then add the PDUs of the racks that gives (their ports may need one more OOB switch)
-        endpoints = len(_management_endpoints(catalog, fabric))
-        server_model = catalog.console_servers[intent.oob.console.model]
-        switch_units = catalog.switches[intent.oob.switch.model].rack_units
-        pdus = 0
-        placement: Placement | None = None
-        for _ in range(4):
-            switches = max(oob_switches_needed(catalog, intent, endpoints + pdus + 2), intent.oob.switch.count or 0)
-            consoles = max(2, intent.oob.console.count or 0)
-            extra = [(f"oob-estimate-{i}", switch_units) for i in range(switches)] + [
-                (f"console-estimate-{i}", server_model.rack_units) for i in range(consoles)
-            ]
-            placement = place(_items(catalog, devices, extra), layout)
-            if placement.problems:
-                return {}, [_located(p) for p in placement.problems]
-            new_pdus = len(placement.racks) * layout.pdus_per_rack
-            if new_pdus == pdus:
-                break
-            pdus = new_pdus
-        assert placement is not None
-        return {rack.name: layout.pdus_per_rack for rack in placement.racks}, []
+    endpoints = len(_management_endpoints(catalog, fabric))
+    data_switches = sum(1 for _ in fabric.switches())
+    server_units = catalog.console_servers[oob.console.model].rack_units
+    switch_units = catalog.switches[oob.switch.model].rack_units
+    pdus = 0
+    while True:  # racks only grow with more PDUs, and stop growing within a round or two
+        counts = oob_counts(catalog, intent, endpoints + pdus, data_switches)
+        # the same order build_oob adds them in: console servers, then OOB switches
+        extra = [(f"console-{i}", server_units) for i in range(counts.servers)] + [(f"oob-{i}", switch_units) for i in range(counts.switches)]
+        placement = place(_items(catalog, devices, extra), layout)
+        if placement.problems:
+            return {}, placement.problems
+        if len(placement.racks) * layout.pdus_per_rack == pdus:
+            return {rack.name: layout.pdus_per_rack for rack in placement.racks}, []
+        pdus = len(placement.racks) * layout.pdus_per_rack
 
+
+def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Problem]:
+    """With a layout: every device's rack and rack unit, every cable's length and medium."""
+    layout = intent.layout
+    if layout is None:
+        return []
+    devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
     placement = place(_items(catalog, devices, []), layout)
     if placement.problems:
-        return {}, [_located(p) for p in placement.problems]
+        return placement.problems
     for name, position in placement.positions.items():
         device = fabric.devices[name]
         device.rack, device.ru = position.rack.name, position.ru
     racks = {rack.name: rack for rack in placement.racks}
     positions = dict(placement.positions)
-    for pdu in fabric.by_role(Role.PDU):
-        if pdu.rack not in racks:
-            return {}, [Problem(f"{pdu.name} stands in rack {pdu.rack}, which the final layout does not have", field=("layout",))]
+    pdu_racks_now = {pdu.rack for pdu in fabric.by_role(Role.PDU)}
+    if intent.oob is not None and layout.pdus_per_rack and pdu_racks_now != set(racks):
+        # pdu_racks counted these racks in advance; a difference is a bug, not the user's
+        raise AssertionError(f"PDUs stand in {sorted(pdu_racks_now)}, the layout has {sorted(racks)}")
+    preferred = _preferred_optics(intent)
+    far_form_factors: dict[tuple[str, str], str | None] = {}  # (model, port) -> form factor
     problems: dict[str, list[Problem]] = {}
     for link in fabric.links:
         a_pos, b_pos = _position(positions, racks, link.a.device), _position(positions, racks, link.b.device)
@@ -90,8 +92,10 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, before_oob: b
         far = link.a
         far_form_factor = None
         if not far.device.is_switch and far.device.role is not Role.MANAGEMENT_CORE:
-            far_form_factor = _server_form_factor(catalog, far)
-        preferred = _preferred(intent, link)
+            key = (far.device.model, far.name)
+            if key not in far_form_factors:
+                far_form_factors[key] = _server_form_factor(catalog, far)
+            far_form_factor = far_form_factors[key]
         choice = choose_media(
             catalog,
             cage_form_factor=cage.form_factor,
@@ -99,7 +103,7 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, before_oob: b
             link_speed=switch_end.speed_gbps if cage.form_factor != "RJ45" else cage.speed,
             far_form_factor=far_form_factor,
             length_m=length,
-            preferred=preferred,
+            preferred=preferred.get((link.network.value, link.kind)),
         )
         if isinstance(choice, Problem):
             problems.setdefault(choice.hint, []).append(
@@ -116,19 +120,13 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, before_oob: b
         reported += same[:3]
         if len(same) > 3:
             reported.append(Problem(f"... and {len(same) - 3} more links with the same problem", field=("layout",)))
-    return {}, reported
-
-
-def _located(problem: Problem) -> Problem:
-    return problem
+    return reported
 
 
 def _position(positions, racks, device: Device):
     if device.name in positions:
         return positions[device.name]
     if device.role is Role.PDU and device.rack in racks:
-        from fabricgen.design.layout import Position
-
         rack = racks[device.rack]
         return Position(rack, 1, 1)  # PDUs run the rack's height; their network port sits low
     return None
@@ -149,14 +147,14 @@ def _server_form_factor(catalog: Catalog, port) -> str | None:
     return None
 
 
-def _preferred(intent: Intent, link) -> str | None:
-    """The intent's optic for this kind of link, if it names one."""
+def _preferred_optics(intent: Intent) -> dict[tuple[str, LinkKind], str]:
+    """The optics the intent names, by (network, link kind): they are kept, and their reach checked."""
     sections = {"backend": intent.backend, "frontend": intent.frontend, "storage": intent.storage_fabric()}
-    spec = sections.get(link.network.value)
-    if spec is None:
-        return None
-    if link.kind is LinkKind.HOST:
-        return spec.optics.host_links
-    if link.kind is LinkKind.FABRIC:
-        return spec.optics.fabric_links
-    return None
+    found = {}
+    for network, spec in sections.items():
+        if spec is None:
+            continue
+        for kind, pid in ((LinkKind.HOST, spec.optics.host_links), (LinkKind.FABRIC, spec.optics.fabric_links)):
+            if pid is not None:
+                found[(network, kind)] = pid
+    return found

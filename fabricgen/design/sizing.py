@@ -122,8 +122,8 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     up_min = math.ceil(down / ratio)
     up_max = leaf_ports - down
     pinned = backend.spine.count
-    choice = _choose_uplinks(leaves, up_min, up_max, spine_ports, pinned, MIN_SPINES) or (
-        None if pinned else _choose_uplinks(leaves, up_min, up_max, spine_ports, None, 1)
+    choice = choose_uplinks(leaves, up_min, up_max, spine_ports, pinned, MIN_SPINES) or (
+        None if pinned else choose_uplinks(leaves, up_min, up_max, spine_ports, None, 1)
     )
     if choice is None:
         raise DesignError(
@@ -158,7 +158,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     return sizing, problems
 
 
-def _choose_uplinks(
+def choose_uplinks(
     leaves: int, up_min: int, up_max: int, spine_ports: int, pinned: int | None, min_spines: int
 ) -> tuple[int, int] | None:
     """(uplinks per leaf, spines): fewest spines, then fewest uplinks, with every leaf linked to

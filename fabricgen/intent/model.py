@@ -55,19 +55,24 @@ class AsnPlan(_Strict):
     leaf_first: int | None = Field(None, description="default: the ASN after the spines'")
 
 
-class Pools(_Strict):
+class _DisjointPools(_Strict):
+    """Address pools of one network: every field is a network, and none overlaps another."""
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> _DisjointPools:
+        named = list(self)
+        for i, (name_a, a) in enumerate(named):
+            for name_b, b in named[i + 1 :]:
+                if a.overlaps(b):
+                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
+        return self
+
+
+class Pools(_DisjointPools):
     loopbacks: Network = IPv4Network("10.0.0.0/16")
     gpu_nics: Network = IPv4Network("10.4.0.0/14")
     fabric_links: Network = IPv4Network("10.8.0.0/13")
 
-    @model_validator(mode="after")
-    def _disjoint(self) -> Pools:
-        pools = [("loopbacks", self.loopbacks), ("gpu_nics", self.gpu_nics), ("fabric_links", self.fabric_links)]
-        for i, (name_a, a) in enumerate(pools):
-            for name_b, b in pools[i + 1 :]:
-                if a.overlaps(b):
-                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
-        return self
 
 
 class EcnThresholds(_Strict):
@@ -186,19 +191,11 @@ class Backend(_Strict):
         return value
 
 
-class HostPools(_Strict):
+class HostPools(_DisjointPools):
     loopbacks: Network
     hosts: Network = Field(description="server ports on the leaves: a /31 per port, or a subnet per leaf")
     fabric_links: Network
 
-    @model_validator(mode="after")
-    def _disjoint(self) -> HostPools:
-        pools = [("loopbacks", self.loopbacks), ("hosts", self.hosts), ("fabric_links", self.fabric_links)]
-        for i, (name_a, a) in enumerate(pools):
-            for name_b, b in pools[i + 1 :]:
-                if a.overlaps(b):
-                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
-        return self
 
 
 class HostFabric(_Strict):
@@ -272,15 +269,10 @@ class ConsoleServers(_Strict):
     count: int | None = Field(None, ge=1, description="optional: at least what the console ports need")
 
 
-class OobPools(_Strict):
+class OobPools(_DisjointPools):
     management: Network = Field(IPv4Network("172.16.0.0/16"), description="a subnet per OOB switch for every management port")
     uplinks: Network = Field(IPv4Network("172.31.255.0/24"), description="/31s from OOB switches to the management core")
 
-    @model_validator(mode="after")
-    def _disjoint(self) -> OobPools:
-        if self.management.overlaps(self.uplinks):
-            raise ValueError(f"pools management ({self.management}) and uplinks ({self.uplinks}) overlap")
-        return self
 
 
 class Oob(_Strict):
