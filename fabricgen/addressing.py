@@ -192,6 +192,8 @@ def cluster_pool_problems(intent: Intent, oob: OobPlan | None) -> list[Problem]:
             sections.append(("storage", intent.storage_fabric()))
     for section, spec in sections:
         for name, value in spec.pools:  # type: ignore[union-attr]
+            if value is None or (name == "vteps" and spec.routing != "vxlan-evpn"):  # type: ignore[union-attr]
+                continue  # VTEP pools are only claimed by an EVPN fabric
             pools.append(((section, "pools", name), IPNetwork(str(value))))
     if intent.oob is not None:
         for name, value in intent.oob.pools:

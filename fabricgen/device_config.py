@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Device, LinkKind, Port, Role
-from fabricgen.intent.model import Bfd, EcnThresholds, PfcWatchdog
+from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer, lossless_headroom
 
 
@@ -115,6 +115,7 @@ class DeviceConfig:
     management: ManagementConfig | None = None
     static_routes: tuple[StaticRoute, ...] = ()
     network: str = "backend"
+    load_balancing: LoadBalancing | None = None  # leaves and spines of a leaf/spine fabric
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -286,6 +287,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         hardware=model,
         management=_management(c, device),
         network=device.network.value,
+        load_balancing=backend.load_balancing,
     )
 
 

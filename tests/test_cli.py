@@ -67,7 +67,11 @@ BAD_INPUTS = {
     "unknown-pid": ("gpus: 256\nbackend:\n  spine: {model: N9K-C9999}\n", ":3: backend.spine.model", "use one of"),
     "duplicate-name": ("gpus: 256\nnaming: {spine: spine}\n", ":2: naming.spine", "two devices are named 'spine'"),
     "duplicate-key": ("gpus: 256\ngpus: 512\n", ":2: gpus", "duplicate key"),
-    "evpn-not-yet": ("gpus: 256\nbackend: {routing: vxlan-evpn}\n", ":2: backend.routing", "not supported yet"),
+    "evpn-route-target": (
+        "gpus: 256\nbackend:\n  routing: vxlan-evpn\n  evpn: {route_target_asn: 70000}\n",
+        ":4: backend.evpn.route_target_asn",
+        "less than or equal to 65535",
+    ),
 }
 
 

@@ -80,10 +80,25 @@ def test_every_schema_error_of_the_phase_is_reported_together(write_intent):
     assert lines[("gpus",)] == 1 and lines[("backend", "mtu")] == 3 and lines[("backend", "routing")] == 4
 
 
-def test_evpn_is_refused_with_a_clear_not_yet(write_intent):
-    [problem] = problems_of(write_intent("gpus: 256\nbackend: {routing: vxlan-evpn}\n"))
-    assert problem.field == ("backend", "routing")
-    assert "not supported yet" in problem.message and "ebgp" in problem.message
+def test_evpn_addresses_nics_by_segment_so_p2p_is_refused(write_intent):
+    [problem] = problems_of(write_intent("gpus: 256\nbackend: {routing: vxlan-evpn, nic_addressing: p2p}\n"))
+    assert problem.field == ("backend",)
+    assert "remove nic_addressing" in problem.message
+
+
+def test_evpn_tenants_need_distinct_names_and_valid_route_targets(write_intent):
+    text = """
+    gpus: 256
+    backend:
+      routing: vxlan-evpn
+      evpn:
+        tenants:
+          - {name: a, nodes: "1-16", route_target: "70000:1"}
+          - {name: b, nodes: "17-x"}
+    """
+    problems = problems_of(write_intent(text))
+    messages = " | ".join(p.message for p in problems)
+    assert "2-byte ASN" in messages and "range like" in messages
 
 
 def test_gpus_and_nodes_together_is_an_error(write_intent):

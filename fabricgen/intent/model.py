@@ -70,6 +70,7 @@ class _DisjointPools(_Strict):
 
 class Pools(_DisjointPools):
     loopbacks: Network = IPv4Network("10.0.0.0/16")
+    vteps: Network = Field(IPv4Network("10.1.0.0/16"), description="a VTEP loopback per leaf (routing: vxlan-evpn)")
     gpu_nics: Network = IPv4Network("10.4.0.0/14")
     fabric_links: Network = IPv4Network("10.8.0.0/13")
 
@@ -98,6 +99,15 @@ def default_ecn(speed_gbps: int) -> EcnThresholds:
 DEFAULT_ECN = {speed: default_ecn(speed) for speed in (100, 200, 400, 800)}
 
 
+def default_pfc_trigger_kbytes(speed_gbps: int) -> int:
+    """Ingress occupancy of a lossless class at which the switch sends PAUSE: a third above the
+    default ECN maximum, so DCQCN has marked (and senders slowed) well before anything pauses."""
+    return max(3, 4000 * speed_gbps // 100)
+
+
+DEFAULT_PFC_TRIGGER = {speed: default_pfc_trigger_kbytes(speed) for speed in (100, 200, 400, 800)}
+
+
 class PfcWatchdog(_Strict):
     enabled: bool = True
     poll_interval_ms: int = Field(100, ge=100, le=1000)
@@ -122,10 +132,19 @@ class Qos(_Strict):
     lossless_priority: int = Field(3, ge=1, le=7, description="traffic class, PFC priority and queue for RoCE")
     cnp_dscp: list[int] = Field([48], min_length=1)
     cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
+    storage_dscp: list[int] = Field([], description="optional second lossless class, e.g. NVMe over RoCE")
+    storage_priority: int | None = Field(None, ge=1, le=7, description="its PFC priority (with storage_dscp)")
     lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
+    storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     ecn: dict[Speed, EcnThresholds] = Field(default_factory=lambda: dict(DEFAULT_ECN))
+    pfc_trigger_kbytes: dict[Speed, int] = Field(
+        default_factory=lambda: dict(DEFAULT_PFC_TRIGGER),
+        description="per port speed: ingress occupancy of a lossless class at which PAUSE is sent; ECN max must stay below",
+    )
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
-    cable_length_m: int = Field(100, ge=1, le=10000, description="assumed for SONiC lossless headroom")
+    cable_length_m: int = Field(
+        100, ge=1, le=10000, description="assumed for lossless headroom where the layout gives no cable length"
+    )
 
     @field_validator("ecn")
     @classmethod
@@ -133,11 +152,22 @@ class Qos(_Strict):
         # naming one speed should not drop the defaults of the others
         return {**DEFAULT_ECN, **value}
 
+    @field_validator("pfc_trigger_kbytes")
+    @classmethod
+    def _trigger_over_defaults(cls, value: dict[int, int]) -> dict[int, int]:
+        for speed, kbytes in value.items():
+            if kbytes < 1:
+                raise ValueError(f"pfc_trigger_kbytes at {speed}G must be positive")
+        return {**DEFAULT_PFC_TRIGGER, **value}
+
     def ecn_at(self, speed_gbps: int) -> EcnThresholds:
         """The intent's thresholds for this port speed, or the scaled default."""
         return self.ecn.get(speed_gbps) or default_ecn(speed_gbps)
 
-    @field_validator("roce_dscp", "cnp_dscp")
+    def pfc_trigger_at(self, speed_gbps: int) -> int:
+        return self.pfc_trigger_kbytes.get(speed_gbps) or default_pfc_trigger_kbytes(speed_gbps)
+
+    @field_validator("roce_dscp", "cnp_dscp", "storage_dscp")
     @classmethod
     def _dscp_range(cls, values: list[int]) -> list[int]:
         for value in values:
@@ -153,7 +183,67 @@ class Qos(_Strict):
             raise ValueError("lossless_priority and cnp_priority must differ (CNPs must not be paused)")
         if set(self.roce_dscp) & set(self.cnp_dscp):
             raise ValueError("roce_dscp and cnp_dscp share a value")
+        if bool(self.storage_dscp) != (self.storage_priority is not None):
+            raise ValueError("a storage class needs both storage_dscp and storage_priority (or neither)")
+        if self.storage_priority is not None:
+            if self.storage_priority in (self.lossless_priority, self.cnp_priority):
+                raise ValueError("storage_priority must differ from lossless_priority and cnp_priority")
+            if set(self.storage_dscp) & (set(self.roce_dscp) | set(self.cnp_dscp)):
+                raise ValueError("storage_dscp shares a value with roce_dscp or cnp_dscp")
+            if self.lossless_bandwidth_percent + self.storage_bandwidth_percent >= 100:
+                raise ValueError("lossless_bandwidth_percent + storage_bandwidth_percent must leave room for other traffic (< 100)")
         return self
+
+    def lossless_priorities(self) -> tuple[int, ...]:
+        """Every PFC priority: RoCE data, then storage when it has a class."""
+        return (self.lossless_priority,) if self.storage_priority is None else (self.lossless_priority, self.storage_priority)
+
+
+class QosOverride(_Strict):
+    """Per-switch differences from the fabric's QoS profile, e.g. a platform generation that needs
+    other ECN thresholds during a migration. Every path is still checked end to end: an override
+    that breaks agreement with a neighbour (priority, DSCP) is rejected, naming the hop."""
+
+    lossless_priority: int | None = Field(None, ge=1, le=7)
+    roce_dscp: list[int] | None = None
+    cnp_priority: int | None = Field(None, ge=1, le=7)
+    cnp_dscp: list[int] | None = None
+    ecn: dict[Speed, EcnThresholds] | None = None
+    pfc_trigger_kbytes: dict[Speed, int] | None = None
+    pfc_watchdog: PfcWatchdog | None = None
+
+    def apply(self, base: Qos) -> Qos:
+        """The base profile with this override's fields, validated as a whole profile."""
+        changes = {name: getattr(self, name) for name in self.model_fields_set}
+        return Qos.model_validate({**dict(base), **changes})
+
+
+HashField = Literal["src-ip", "dst-ip", "protocol", "src-port", "dst-port", "ipv6-flow-label", "inner"]
+
+
+class LoadBalancing(_Strict):
+    """How a switch spreads traffic over equal-cost uplinks.
+
+    ecmp: a hash of `hash_fields` per flow (no reordering; elephant flows can collide);
+    flowlet: dynamic load balancing, a flow may move to the least-loaded uplink after an idle
+    gap longer than `flowlet_gap_us` (no reordering if the gap exceeds the path skew);
+    per-packet: spraying, each packet to the least-loaded uplink (best balance, reorders: the
+    receiving NIC must tolerate out-of-order RoCE packets)."""
+
+    mode: Literal["ecmp", "flowlet", "per-packet"] = "ecmp"
+    hash_fields: list[HashField] = Field(
+        ["src-ip", "dst-ip", "protocol", "src-port", "dst-port"],
+        min_length=1,
+        description="ECMP hash inputs; RoCEv2's entropy is its UDP source port",
+    )
+    flowlet_gap_us: int = Field(500, ge=1, le=100000, description="idle gap that starts a new flowlet")
+
+    @field_validator("hash_fields")
+    @classmethod
+    def _no_repeats(cls, values: list[str]) -> list[str]:
+        if len(set(values)) != len(values):
+            raise ValueError("a hash field is listed twice")
+        return values
 
 
 class Optics(_Strict):
@@ -161,6 +251,83 @@ class Optics(_Strict):
 
     host_links: str | None = Field(None, description="switch end of GPU NIC links")
     fabric_links: str | None = Field(None, description="both ends of leaf-spine links")
+
+
+_NODE_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+
+
+class Tenant(_Strict):
+    """A tenant VRF: its own L3 VNI (symmetric IRB) and route-target. `nodes` picks the GPU
+    nodes whose NICs sit in its segments, as 1-based node numbers like "1-32"; the tenant
+    without `nodes` gets every node no other tenant names."""
+
+    name: str = Field(max_length=12, description="becomes the VRF name Vrf-<name> (SONiC VRF names start with Vrf)")
+    nodes: str | None = None
+    l3_vni: int | None = Field(None, ge=1, le=16777214, description="default: evpn.l3_vni_base + tenant number")
+    route_target: str | None = Field(None, description="ASN:NN; default route_target_asn:l3_vni")
+
+    @field_validator("name")
+    @classmethod
+    def _safe(cls, value: str) -> str:
+        return check_name(value, "tenant name")
+
+    @field_validator("nodes")
+    @classmethod
+    def _range(cls, value: str | None) -> str | None:
+        if value is not None:
+            match = _NODE_RANGE.match(value)
+            if not match or int(match.group(1)) < 1 or (match.group(2) and int(match.group(2)) < int(match.group(1))):
+                raise ValueError(f"nodes {value!r} must be a node number or a range like \"1-32\" (1-based, first <= last)")
+        return value
+
+    @field_validator("route_target")
+    @classmethod
+    def _route_target(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_route_target(value)
+        return value
+
+    def node_range(self) -> tuple[int, int] | None:
+        if self.nodes is None:
+            return None
+        match = _NODE_RANGE.match(self.nodes)
+        assert match is not None
+        first = int(match.group(1))
+        return first, int(match.group(2) or first)
+
+
+def check_route_target(value: str) -> str:
+    """Type-0 route-target ASN(2 bytes):NN(4 bytes), the form that holds a VNI."""
+    parts = value.split(":")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or not (1 <= int(parts[0]) <= 65535 and int(parts[1]) <= 4294967295):
+        raise ValueError(f"route-target {value!r} must be ASN:NN with a 2-byte ASN (1-65535) and NN up to 4294967295")
+    return value
+
+
+class Evpn(_Strict):
+    """VXLAN EVPN over the eBGP fabric: one VTEP loopback per leaf, an L2 VNI per segment with an
+    anycast gateway, an L3 VNI per tenant VRF. Route-targets are explicit (route_target_asn:VNI):
+    auto route-targets embed each leaf's own ASN and would not match across leaves."""
+
+    segments: Literal["per-rail", "per-tenant"] = Field(
+        "per-rail", description="per-rail: one segment per rail and tenant; per-tenant: one segment per tenant (backend only)"
+    )
+    tenants: list[Tenant] = Field(default_factory=lambda: [Tenant(name="ai")], min_length=1)
+    l2_vni_base: int = Field(10000, ge=1, le=16000000, description="segment n gets VNI l2_vni_base + n")
+    l3_vni_base: int = Field(50000, ge=1, le=16000000, description="tenant n gets VNI l3_vni_base + n")
+    vlan_base: int = Field(1000, ge=2, le=4000, description="segment n uses VLAN vlan_base + n on its leaves")
+    l3_vlan_base: int = Field(3000, ge=2, le=4000, description="tenant n's L3 VNI uses VLAN l3_vlan_base + n")
+    route_target_asn: int | None = Field(None, ge=1, le=65535, description="default: the spines' ASN (2-byte)")
+    anycast_gateway_mac: str = Field("02:00:00:00:00:aa", pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+    @model_validator(mode="after")
+    def _tenants(self) -> Evpn:
+        names = [t.name for t in self.tenants]
+        if len(set(names)) != len(names):
+            raise ValueError("two tenants have the same name")
+        if sum(1 for t in self.tenants if t.nodes is None) > 1:
+            raise ValueError("only one tenant may leave out 'nodes' (it gets every node no other tenant names)")
+        return self
 
 
 class Backend(_Strict):
@@ -171,30 +338,41 @@ class Backend(_Strict):
     spine: SwitchRole = SwitchRole()
     routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
     nic_addressing: Literal["p2p", "subnet"] = Field(
-        "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface"
+        "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface (ebgp only)"
     )
     subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of the leaf's GPU subnet (nic_addressing: subnet)")
-    mtu: int = Field(9216, ge=1500, le=9216)
+    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    host_mtu: int = Field(9000, ge=1280, le=9216, description="the NICs' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
     bfd: Bfd = Bfd()
     asn: AsnPlan = AsnPlan()
     pools: Pools = Pools()
     optics: Optics = Optics()
     qos: Qos = Qos()
+    qos_overrides: dict[str, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    load_balancing: LoadBalancing = LoadBalancing()
+    evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
 
-    @field_validator("routing")
-    @classmethod
-    def _evpn_not_yet(cls, value: str) -> str:
-        if value == "vxlan-evpn":
-            raise ValueError(
-                "vxlan-evpn is not supported yet (it arrives with the VXLAN EVPN work); use routing: ebgp for now"
-            )
-        return value
+    @model_validator(mode="after")
+    def _evpn_addressing(self) -> Backend:
+        if self.routing == "vxlan-evpn" and "nic_addressing" in self.model_fields_set:
+            raise ValueError("with routing: vxlan-evpn the NICs are addressed by their EVPN segment; remove nic_addressing")
+        return self
 
 
 class HostPools(_DisjointPools):
     loopbacks: Network
+    vteps: Network | None = Field(None, description="a VTEP loopback per leaf (routing: vxlan-evpn)")
     hosts: Network = Field(description="server ports on the leaves: a /31 per port, or a subnet per leaf")
     fabric_links: Network
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> HostPools:
+        named = [(name, value) for name, value in self if value is not None]
+        for i, (name_a, a) in enumerate(named):
+            for name_b, b in named[i + 1 :]:
+                if a.overlaps(b):
+                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
+        return self
 
 
 
@@ -212,7 +390,8 @@ class HostFabric(_Strict):
         "p2p", description="p2p: a routed /31 per server port; subnet: one subnet per leaf behind a VLAN interface"
     )
     subnet_vlan: int = Field(100, ge=2, le=4094)
-    mtu: int = Field(9216, ge=1500, le=9216)
+    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    host_mtu: int = Field(9000, ge=1280, le=9216, description="the servers' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
     bfd: Bfd = Bfd()
     asn: AsnPlan
     pools: HostPools
@@ -220,13 +399,31 @@ class HostFabric(_Strict):
     qos: Qos = Field(
         Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
     )
+    qos_overrides: dict[str, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    load_balancing: LoadBalancing = LoadBalancing()
+    routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
+    evpn: Evpn = Field(Evpn(tenants=[Tenant(name="servers")]), description="tenants (routing: vxlan-evpn); one segment per tenant")
+
+    @model_validator(mode="after")
+    def _evpn_settings(self) -> HostFabric:
+        if self.routing == "vxlan-evpn":
+            if self.pools.vteps is None:
+                raise ValueError("routing: vxlan-evpn needs pools.vteps (a VTEP loopback per leaf)")
+            if "host_addressing" in self.model_fields_set:
+                raise ValueError("with routing: vxlan-evpn servers are addressed by their EVPN segment; remove host_addressing")
+            if self.evpn.segments != "per-rail" or "segments" in self.evpn.model_fields_set:
+                raise ValueError("a frontend or storage fabric has one segment per tenant; remove evpn.segments")
+        return self
 
 
 def _frontend_defaults() -> dict:
     return {
         "asn": AsnPlan(spine=65000, leaf_first=65001),
         "pools": HostPools(
-            loopbacks=IPv4Network("10.16.0.0/16"), hosts=IPv4Network("10.20.0.0/14"), fabric_links=IPv4Network("10.24.0.0/14")
+            loopbacks=IPv4Network("10.16.0.0/16"),
+            vteps=IPv4Network("10.17.0.0/16"),
+            hosts=IPv4Network("10.20.0.0/14"),
+            fabric_links=IPv4Network("10.24.0.0/14"),
         ),
     }
 
@@ -235,7 +432,10 @@ def _storage_defaults() -> dict:
     return {
         "asn": AsnPlan(spine=65200, leaf_first=65201),
         "pools": HostPools(
-            loopbacks=IPv4Network("10.32.0.0/16"), hosts=IPv4Network("10.36.0.0/14"), fabric_links=IPv4Network("10.40.0.0/14")
+            loopbacks=IPv4Network("10.32.0.0/16"),
+            vteps=IPv4Network("10.33.0.0/16"),
+            hosts=IPv4Network("10.36.0.0/14"),
+            fabric_links=IPv4Network("10.40.0.0/14"),
         ),
     }
 
