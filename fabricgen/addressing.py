@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from netaddr import IPAddress, IPNetwork
 
-from fabricgen.design.graph import Device, Fabric, LinkKind, Port, Role
+from fabricgen.design.evpn import EvpnPlan
+from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem
@@ -52,6 +53,7 @@ class AddressPlan:
     management: dict[Port, InterfaceAddress] = field(default_factory=dict)  # copper management port -> address
     management_gateways: dict[Port, str] = field(default_factory=dict)
     management_subnets: dict[str, InterfaceAddress] = field(default_factory=dict)  # OOB switch -> its gateway (SVI)
+    vteps: dict[str, str] = field(default_factory=dict)  # EVPN leaf -> its VTEP address (/32, loopback1)
 
 
 @dataclass(frozen=True)
@@ -80,27 +82,34 @@ def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
     loopbacks, nics, links = (IPNetwork(str(p)) for p in (sizing.loopback_pool, sizing.host_pool, sizing.link_pool))
     leaves = sizing.leaves
     section = sizing.section
+    if sizing.host_addressing == "segment":  # EVPN: plan_evpn sizes the segments; VTEPs come from their own pool
+        pool = IPNetwork(str(sizing.spec.pools.vteps))
+        hosts = _fits(section, "vteps", pool, pool, leaves + 1, f"{leaves} leaf VTEPs")
+    else:
+        hosts = _fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses")
     return [
         *_fits(section, "loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
         *_fits(section, "loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
-        *_fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses"),
+        *hosts,
         *_fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"),
         *_asn_problems(sizing.spec.asn, section, sizing.leaves),
     ]
 
 
-def allocate_addresses(fabric: Fabric, plans: list[LeafSpinePlan], intent: Intent, oob: OobPlan | None) -> AddressPlan:
+def allocate_addresses(
+    fabric: Fabric, plans: list[LeafSpinePlan], intent: Intent, oob: OobPlan | None, evpn: dict[Network, EvpnPlan] | None = None
+) -> AddressPlan:
     """Every address and ASN. The design phase has already checked that pools fit and ASNs are
-    in range (`address_plan_problems`, `cluster_pool_problems`)."""
+    in range (`address_plan_problems`, `cluster_pool_problems`, `plan_evpn`)."""
     plan = AddressPlan()
     for sizing in plans:
-        _allocate_leaf_spine(plan, fabric, sizing)
+        _allocate_leaf_spine(plan, fabric, sizing, (evpn or {}).get(sizing.network))
     if oob is not None:
         _allocate_management(plan, fabric, intent, oob)
     return plan
 
 
-def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePlan) -> None:
+def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePlan, evpn: EvpnPlan | None) -> None:
     leaves = list(fabric.by_role(Role.LEAF, sizing.network))
     spines = list(fabric.by_role(Role.SPINE, sizing.network))
     layout = _layout(sizing)
@@ -115,12 +124,20 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
     nic_base = IPNetwork(str(sizing.host_pool)).first
     link_base = IPNetwork(str(sizing.link_pool)).first
     block_prefix = 32 - int(math.log2(nic_block_size))
+    if evpn is not None:
+        _allocate_segments(plan, evpn)
+        vtep_base = IPNetwork(str(sizing.spec.pools.vteps)).first
+        for offset, leaf in enumerate(leaves, start=1):
+            plan.vteps[leaf.name] = _ip(vtep_base + offset)
     for position, leaf in enumerate(leaves):
         block = nic_base + position * nic_block_size
-        plan.nic_blocks[leaf.name] = f"{_ip(block)}/{block_prefix}"
         # downlinks were taken in node order, so a port's rank is its node's place in the unit
         host_ports = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST), key=_port_order)
-        if sizing.host_addressing == "p2p":
+        if evpn is None:
+            plan.nic_blocks[leaf.name] = f"{_ip(block)}/{block_prefix}"
+        if evpn is not None:
+            pass  # servers are addressed by their segment (_allocate_segments)
+        elif sizing.host_addressing == "p2p":
             for rank, port in enumerate(host_ports):
                 pair = block + 2 * rank
                 nic = port.link.other(port)  # type: ignore[union-attr]
@@ -144,6 +161,19 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
             plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
 
     plan.asns.update(_allocate_asns(sizing.spec.asn, spines, leaves))
+
+
+def _allocate_segments(plan: AddressPlan, evpn: EvpnPlan) -> None:
+    """Each segment's members from its third address on (network, then the anycast gateway)."""
+    for segment in evpn.segments:
+        first = IPNetwork(segment.subnet).first
+        for rank, port in enumerate(evpn.members[segment.number]):
+            plan.interfaces[port] = InterfaceAddress(_ip(first + 2 + rank), segment.prefixlen)
+            plan.gateways[port] = segment.gateway
+
+
+def spine_asn_of(asn: AsnPlan) -> int:
+    return _asn_firsts(asn)[0]
 
 
 def management_block_size(oob: OobPlan) -> int:

@@ -158,6 +158,11 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
         yield from _claim(owners, address.address, f"{port.label} (management)", port.device.name, port.name)
     for switch, svi in plan.management_subnets.items():
         yield from _claim(owners, svi.address, f"{switch} management gateway", switch, None)
+    for leaf, vtep in plan.vteps.items():
+        yield from _claim(owners, vtep, f"{leaf} VTEP", leaf, "loopback1")
+    for overlay in (c.evpn or {}).values():
+        for segment in overlay.segments:  # the anycast gateway is one address shared by the segment's leaves
+            yield from _claim(owners, segment.gateway, f"anycast gateway of segment {segment.name}", f"segment {segment.name}", None)
 
     # Subnets: loopback /32s, every link's /31 once, every leaf's NIC block; sorted sweep for overlap.
     subnets: list[tuple[int, int, str, str | None, str | None]] = []
@@ -170,6 +175,13 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
     for switch, svi in plan.management_subnets.items():
         net = IPNetwork(svi.cidr)
         subnets.append((net.first, net.last, f"{switch} management subnet {net.cidr}", switch, None))
+    for leaf, vtep in plan.vteps.items():
+        net = IPNetwork(f"{vtep}/32")
+        subnets.append((net.first, net.last, f"{leaf} VTEP", leaf, "loopback1"))
+    for overlay in (c.evpn or {}).values():
+        for segment in overlay.segments:
+            net = IPNetwork(segment.subnet)
+            subnets.append((net.first, net.last, f"segment {segment.name} {segment.subnet}", None, None))
     for link in c.fabric.links:
         if link.kind in (LinkKind.FABRIC, LinkKind.UPLINK) and link.b in plan.interfaces:
             net = IPNetwork(plan.interfaces[link.b].cidr)
@@ -240,6 +252,52 @@ def management_complete(c: Compiled) -> Iterable[Problem]:
             yield Problem("management port has no address", device=link.a.device.name, port=link.a.name)
 
 
+def evpn_numbers_unique(c: Compiled) -> Iterable[Problem]:
+    """In each EVPN fabric: every VNI names one segment or one tenant VRF, every VLAN is in range
+    and carries one of them, and no route-target is shared by two VNIs (their routes would leak
+    into each other)."""
+    for overlay in (c.evpn or {}).values():
+        section = overlay.section
+        vnis: dict[int, str] = {}
+        vlans: dict[int, str] = {}
+        targets: dict[str, str] = {}
+        entries = [
+            (f"segment {s.name}", s.vni, s.vlan, s.route_target, (section, "evpn", "l2_vni_base"), (section, "evpn", "vlan_base"), (section, "evpn", "l2_vni_base"))
+            for s in overlay.segments
+        ]
+        for t, spec in zip(overlay.tenants, overlay.settings.tenants, strict=True):
+            here = (section, "evpn", "tenants", t.number - 1)
+            entries.append(
+                (
+                    f"tenant {t.name}",
+                    t.l3_vni,
+                    t.l3_vlan,
+                    t.route_target,
+                    here + ("l3_vni",) if spec.l3_vni is not None else (section, "evpn", "l3_vni_base"),
+                    (section, "evpn", "l3_vlan_base"),
+                    here + ("route_target",) if spec.route_target is not None else (section, "evpn", "route_target_asn"),
+                )
+            )
+        for label, vni, vlan, target, vni_field, vlan_field, target_field in entries:
+            if vni > 16777214:
+                yield Problem(f"{label}: VNI {vni} is above 16777214", hint="lower the VNI base", field=vni_field)
+            if vni in vnis:
+                yield Problem(f"{label} and {vnis[vni]} both use VNI {vni}", hint="give each segment and tenant its own VNI (keep the bases apart)", field=vni_field)
+            vnis.setdefault(vni, label)
+            if not 2 <= vlan <= 4094:
+                yield Problem(f"{label}: VLAN {vlan} is outside 2-4094", hint="lower the VLAN base", field=vlan_field)
+            if vlan in vlans:
+                yield Problem(f"{label} and {vlans[vlan]} both use VLAN {vlan}", hint="keep vlan_base and l3_vlan_base ranges apart", field=vlan_field)
+            vlans.setdefault(vlan, label)
+            if target in targets:
+                yield Problem(
+                    f"{label} and {targets[target]} both use route-target {target}: their routes would be imported into each other",
+                    hint="give each VNI its own route-target (the default is route_target_asn:VNI)",
+                    field=target_field,
+                )
+            targets.setdefault(target, label)
+
+
 CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     ports_used_once,
     link_speeds_match,
@@ -251,6 +309,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     addresses_unique,
     asns_as_planned,
     management_complete,
+    evpn_numbers_unique,
 )
 
 

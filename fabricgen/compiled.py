@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fabricgen.addressing import AddressPlan
 from fabricgen.catalog import Catalog
+from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Fabric, Network
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
@@ -27,6 +28,10 @@ class Compiled:
     plans: dict[Network, LeafSpinePlan]
     oob: OobPlan | None = None
     notes: tuple[str, ...] = ()
+    evpn: dict[Network, EvpnPlan] | None = None  # per VXLAN EVPN fabric
+
+    def evpn_of(self, network: Network) -> EvpnPlan | None:
+        return (self.evpn or {}).get(network)
 
     def plan_of(self, network: Network) -> LeafSpinePlan:
         return self.plans[network]

@@ -81,6 +81,42 @@ class QosConfig:
 
 
 @dataclass(frozen=True)
+class EvpnSegmentConfig:
+    """An L2 VNI on a leaf: its VLAN, the tenant VRF its anycast gateway sits in, its members."""
+
+    name: str
+    vlan: int
+    vni: int
+    vrf: str
+    gateway: str  # anycast gateway CIDR, the same on every leaf of the segment
+    route_target: str  # imported and exported
+    members: tuple[str, ...]  # access ports
+
+
+@dataclass(frozen=True)
+class EvpnVrfConfig:
+    """A tenant VRF: its L3 VNI (symmetric IRB) rides on a VLAN of its own."""
+
+    name: str
+    l3_vni: int
+    l3_vlan: int
+    route_target: str
+
+
+@dataclass(frozen=True)
+class EvpnConfig:
+    """VXLAN EVPN on one switch. Leaves are VTEPs; spines only pass EVPN routes on, keeping every
+    route-target and the originating VTEP as next hop."""
+
+    vtep: bool
+    vtep_address: str | None  # /32 on loopback1 (leaves)
+    anycast_gateway_mac: str  # colon-separated
+    segments: tuple[EvpnSegmentConfig, ...] = ()
+    vrfs: tuple[EvpnVrfConfig, ...] = ()
+    host_mtu: int = 9000  # what the segments carry; fabric links need 50 bytes more
+
+
+@dataclass(frozen=True)
 class ManagementConfig:
     """The out-of-band port in the management VRF: what `push` connects to."""
 
@@ -116,6 +152,7 @@ class DeviceConfig:
     static_routes: tuple[StaticRoute, ...] = ()
     network: str = "backend"
     load_balancing: LoadBalancing | None = None  # leaves and spines of a leaf/spine fabric
+    evpn: EvpnConfig | None = None  # VXLAN EVPN fabrics
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -201,6 +238,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
     plan = c.addresses
     model = c.catalog.switches[device.model]
     subnet_mode = fabric_plan.host_addressing == "subnet"
+    overlay = c.evpn_of(device.network)
     ports = sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub))
     qos_on = backend.qos.enabled
 
@@ -211,8 +249,11 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         assert link is not None
         peer = link.other(port)
         kind = link.kind.value
-        routed = not (subnet_mode and link.kind is LinkKind.HOST)
+        routed = not ((subnet_mode or overlay is not None) and link.kind is LinkKind.HOST)
         address = plan.interfaces.get(port) if routed else None
+        access_vlan = None
+        if not routed:
+            access_vlan = overlay.segment_of[peer].vlan if overlay is not None else backend.subnet_vlan
         interfaces.append(
             InterfaceConfig(
                 name=port.name,
@@ -223,7 +264,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
                 sub=port.sub,
                 mtu=backend.mtu,
                 address=address.cidr if address else None,
-                access_vlan=None if routed else backend.subnet_vlan,
+                access_vlan=access_vlan,
                 lossless=qos_on,
                 bfd=backend.bfd.enabled and link.kind is LinkKind.FABRIC,
             )
@@ -236,7 +277,14 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
     vlans: tuple[Vlan, ...] = ()
     redistribute: tuple[str, ...] = ()
     aggregates: tuple[str, ...] = ()
-    if device.role is Role.LEAF:
+    networks: tuple[str, ...] = (f"{plan.loopbacks[device.name]}/32",)
+    evpn = None
+    if overlay is not None:
+        # servers live in the overlay: the underlay carries only loopbacks and VTEPs
+        evpn = _evpn_config(c, device, overlay, interfaces)
+        if evpn.vtep_address:
+            networks += (f"{evpn.vtep_address}/32",)
+    elif device.role is Role.LEAF:
         # the leaf announces its GPU block: one aggregate of the NIC /31s, or the SVI subnet itself
         redistribute = (plan.nic_blocks[device.name],)
         aggregates = () if subnet_mode else redistribute
@@ -276,7 +324,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             router_id=loopback,
             groups=tuple(sorted({n.group for n in neighbors})),
             neighbors=tuple(neighbors),
-            networks=(f"{loopback}/32",),
+            networks=networks,
             redistribute=redistribute,
             aggregates=aggregates,
             maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
@@ -288,6 +336,42 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         management=_management(c, device),
         network=device.network.value,
         load_balancing=backend.load_balancing,
+        evpn=evpn,
+    )
+
+
+def _evpn_config(c: Compiled, device: Device, overlay, interfaces: list[InterfaceConfig]) -> EvpnConfig:
+    settings = overlay.settings
+    host_mtu = c.plan_of(device.network).spec.host_mtu
+    if device.role is not Role.LEAF:
+        return EvpnConfig(vtep=False, vtep_address=None, anycast_gateway_mac=settings.anycast_gateway_mac, host_mtu=host_mtu)
+    segments = overlay.leaf_segments(device)
+    members: dict[int, list[str]] = {}
+    for i in interfaces:
+        if i.access_vlan is not None:
+            members.setdefault(i.access_vlan, []).append(i.name)
+    tenants = {s.tenant.number: s.tenant for s in segments}
+    return EvpnConfig(
+        vtep=True,
+        vtep_address=c.addresses.vteps[device.name],
+        anycast_gateway_mac=settings.anycast_gateway_mac,
+        segments=tuple(
+            EvpnSegmentConfig(
+                name=s.name,
+                vlan=s.vlan,
+                vni=s.vni,
+                vrf=s.tenant.vrf,
+                gateway=f"{s.gateway}/{s.prefixlen}",
+                route_target=s.route_target,
+                members=tuple(members.get(s.vlan, ())),
+            )
+            for s in segments
+        ),
+        vrfs=tuple(
+            EvpnVrfConfig(name=t.vrf, l3_vni=t.l3_vni, l3_vlan=t.l3_vlan, route_target=t.route_target)
+            for _, t in sorted(tenants.items())
+        ),
+        host_mtu=host_mtu,
     )
 
 

@@ -18,10 +18,13 @@ from fabricgen.addressing import (
     allocate_addresses,
     asn_overlap_problems,
     cluster_pool_problems,
+    spine_asn_of,
 )
 from fabricgen.checks import advisories, run_checks
+from fabricgen.config_checks import run_config_checks
 from fabricgen.compiled import Compiled
 from fabricgen.design.backend import build_backend
+from fabricgen.design.evpn import EvpnPlan, plan_evpn
 from fabricgen.design.graph import Fabric, Network
 from fabricgen.design.hosts import add_servers, build_host_fabric, server_port_problems
 from fabricgen.design.oob import OobPlan, build_oob
@@ -68,7 +71,7 @@ class Build:
 
 def compile_intent(intent_path: Path, render: bool = True) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
-    first phase that has any. With render=False stops after the checks (for `validate`)."""
+    first phase that has any. With render=False stops after the config checks (for `validate`)."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -82,22 +85,24 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
-        sizing, plans, fabric, oob = _design(intent, catalog)
+        sizing, plans, fabric, oob, evpn = _design(intent, catalog)
         lap("design")
-        addresses = allocate_addresses(fabric, list(plans.values()), intent, oob)
+        addresses = allocate_addresses(fabric, list(plans.values()), intent, oob, evpn)
         lap("addressing")
     except DesignError as exc:
         raise DesignError([loaded.locate(p) for p in exc.problems]) from None
-    compiled = Compiled(intent, catalog, sizing, fabric, addresses, plans, oob)
-    raise_if(run_checks(compiled), CheckError)
+    compiled = Compiled(intent, catalog, sizing, fabric, addresses, plans, oob, evpn=evpn)
+    raise_if([loaded.locate(p) for p in run_checks(compiled)], CheckError)
     notes = tuple(note for plan in plans.values() for note in plan.notes) + (oob.notes if oob else ())
     compiled = replace(compiled, notes=notes + tuple(advisories(compiled)))
     lap("checks")
     build = Build(loaded, compiled, {}, {}, timings)
+    # the configs are checked hop by hop before anything is rendered, also by `validate`
+    build.configs = build_device_configs(compiled)
+    raise_if([loaded.locate(p) for p in run_config_checks(compiled, build.configs)], CheckError)
+    lap("device configs")
     if not render:
         return build
-    build.configs = build_device_configs(compiled)
-    lap("device configs")
     texts = render_configs(build.configs.values())
     lap("render")
     for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
@@ -114,7 +119,7 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     return build
 
 
-def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan], Fabric, OobPlan | None]:
+def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan], Fabric, OobPlan | None, dict[Network, EvpnPlan]]:
     """Every network of the cluster into one graph, then the physical layout. Raises
     DesignError with every problem of the phase that has any."""
     sizing, problems = size_backend(intent, catalog)
@@ -137,6 +142,12 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
                 plans[network] = plan
                 problems += address_plan_problems(plan)
         problems += asn_overlap_problems(list(plans.values()))
+    evpn: dict[Network, EvpnPlan] = {}
+    for network, plan in plans.items():
+        overlay, evpn_problems = plan_evpn(plan, fabric, spine_asn_of(plan.spec.asn))
+        problems += evpn_problems
+        if overlay is not None:
+            evpn[network] = overlay
     raise_if(problems, DesignError)
     racks, problems = pdu_racks(intent, catalog, fabric)
     raise_if(problems, DesignError)
@@ -145,7 +156,7 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
         oob, problems = build_oob(intent, catalog, fabric, racks)
         raise_if(problems, DesignError)
     raise_if(cluster_pool_problems(intent, oob) + apply_layout(intent, catalog, fabric), DesignError)
-    return sizing, plans, fabric, oob
+    return sizing, plans, fabric, oob, evpn
 
 
 def build(intent_path: Path, output_dir: Path | None = None) -> tuple[Build, Path]:

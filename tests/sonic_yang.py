@@ -1,7 +1,7 @@
 """SONiC config_db constraints, as stated by the sonic-buildimage YANG models (sonic-port,
 sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
 sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata,
-sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf).
+sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-vrf, sonic-vxlan, sonic-static-anycast-gateway).
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -53,6 +53,7 @@ def violations(db: dict[str, Any]) -> list[str]:
         bad("DEVICE_METADATA.docker_routing_config_mode", f"{meta.get('docker_routing_config_mode')!r}")
     if not _int(meta.get("bgp_asn", ""), 1, 4294967295):
         bad("DEVICE_METADATA.bgp_asn", "not an AS number")
+    _evpn_violations(db, bad)
 
     ports = db.get("PORT", {})
     for name, port in ports.items():
@@ -239,3 +240,71 @@ def violations(db: dict[str, Any]) -> list[str]:
             if port not in ports or not re.fullmatch(r"[0-9]+m", length):
                 bad(f"CABLE_LENGTH|{name}|{port}", length)
     return found
+
+
+VRF_NAME = re.compile(r"^Vrf[a-zA-Z0-9_-]+$")
+YANG_VLAN = re.compile(r"^Vlan([0-9]{1,3}|[1-3][0-9]{3}|40[0-8][0-9]|409[0-4])$")
+MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+def _evpn_violations(db: dict[str, Any], bad) -> None:
+    """VRF, VXLAN_TUNNEL / _MAP / VXLAN_EVPN_NVO and SAG, with the references between them."""
+    vrfs = db.get("VRF", {})
+    for name, row in vrfs.items():
+        # YANG allows 3-255 characters; the kernel's VRF device name stops at 15
+        if not VRF_NAME.match(name) or len(name) > 15:
+            bad(f"VRF|{name}", "name must match Vrf[a-zA-Z0-9_-]+ and fit 15 characters")
+        if "vni" in row and not _int(row["vni"], 0, 16777215):
+            bad(f"VRF|{name}", "vni 0-16777215")
+    vlans = db.get("VLAN", {})
+    sag = db.get("SAG", {})
+    for key, row in db.get("LOOPBACK_INTERFACE", {}).items():
+        if not re.fullmatch(r"Loopback\d+", key.split("|")[0]):
+            bad(f"LOOPBACK_INTERFACE|{key}", "name must be Loopback<n>")
+    for key, row in db.get("VLAN_INTERFACE", {}).items():
+        if "|" in key:
+            continue
+        if "vrf_name" in row and row["vrf_name"] not in vrfs:
+            bad(f"VLAN_INTERFACE|{key}", f"vrf_name {row['vrf_name']!r} is not in VRF")
+        if "static_anycast_gateway" in row:
+            if row["static_anycast_gateway"] not in {"true", "false"}:
+                bad(f"VLAN_INTERFACE|{key}", "static_anycast_gateway is a boolean string")
+            elif row["static_anycast_gateway"] == "true" and not MAC.match(sag.get("GLOBAL", {}).get("gateway_mac", "")):
+                bad(f"VLAN_INTERFACE|{key}", "static anycast gateway without SAG|GLOBAL gateway_mac")
+    for key in sag:
+        if key != "GLOBAL":
+            bad(f"SAG|{key}", "only GLOBAL")
+    tunnels = db.get("VXLAN_TUNNEL", {})
+    if len(tunnels) > 2:
+        bad("VXLAN_TUNNEL", "at most 2 entries")
+    for name, row in tunnels.items():
+        try:
+            ipaddress.ip_address(row.get("src_ip", ""))
+        except ValueError:
+            bad(f"VXLAN_TUNNEL|{name}", "src_ip is not an address")
+    nvos = db.get("VXLAN_EVPN_NVO", {})
+    if len(nvos) > 1:
+        bad("VXLAN_EVPN_NVO", "at most 1 entry")
+    for name, row in nvos.items():
+        if row.get("source_vtep") not in tunnels:
+            bad(f"VXLAN_EVPN_NVO|{name}", "source_vtep is not a VXLAN_TUNNEL")
+    mapped_vnis: dict[str, str] = {}
+    mapped_vlans: dict[str, str] = {}
+    for key, row in db.get("VXLAN_TUNNEL_MAP", {}).items():
+        tunnel, _, mapname = key.partition("|")
+        if tunnel not in tunnels or not mapname:
+            bad(f"VXLAN_TUNNEL_MAP|{key}", "key must be <VXLAN_TUNNEL name>|<map name>")
+        vlan, vni = row.get("vlan", ""), row.get("vni", "")
+        if not YANG_VLAN.match(vlan) or vlan not in vlans:
+            bad(f"VXLAN_TUNNEL_MAP|{key}", f"vlan {vlan!r} is not a configured VLAN")
+        if not _int(vni, 1, 16777215):
+            bad(f"VXLAN_TUNNEL_MAP|{key}", "vni 1-16777215")
+        # beyond YANG: vxlanorch maps a VNI and a VLAN only once
+        if vni in mapped_vnis:
+            bad(f"VXLAN_TUNNEL_MAP|{key}", f"VNI {vni} is also mapped by {mapped_vnis[vni]}")
+        if vlan in mapped_vlans:
+            bad(f"VXLAN_TUNNEL_MAP|{key}", f"{vlan} is also mapped by {mapped_vlans[vlan]}")
+        mapped_vnis[vni], mapped_vlans[vlan] = key, key
+    for name, row in vrfs.items():
+        if row.get("vni", "0") != "0" and row["vni"] not in mapped_vnis:
+            bad(f"VRF|{name}", f"L3 VNI {row['vni']} has no VXLAN_TUNNEL_MAP entry (no VLAN carries it)")

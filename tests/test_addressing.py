@@ -36,16 +36,15 @@ def test_gpu_nic_gateway_is_its_leaf_port(whitepaper):
         assert int(IPv4Address(plan.interfaces[leaf_port].address)) % 2 == 0
 
 
-def test_each_leaf_advertises_one_block_holding_its_nics(whitepaper):
-    build = whitepaper[512]
+@pytest.mark.parametrize("gpus, network, leaves", [(256, Network.BACKEND, 8), (512, Network.FRONTEND, 10)])
+def test_each_leaf_advertises_one_block_holding_its_nics(whitepaper, gpus, network, leaves):
+    build = whitepaper[gpus]  # 256's backend and 512's frontend are eBGP with a /31 per server port
     plan = build.addresses
     blocks = {leaf: IPv4Network(block) for leaf, block in plan.nic_blocks.items()}
-    backend = [leaf.name for leaf in build.fabric.by_role(Role.LEAF, Network.BACKEND)]
-    assert len(backend) == 16 and all(blocks[leaf].prefixlen == 26 for leaf in backend)  # 32 NICs x /31
-    frontend = [leaf.name for leaf in build.fabric.by_role(Role.LEAF, Network.FRONTEND)]
-    assert len(frontend) == 10 and all(blocks[leaf].prefixlen == 26 for leaf in frontend)  # 28 server ports x /31
+    names = [leaf.name for leaf in build.fabric.by_role(Role.LEAF, network)]
+    assert len(names) == leaves and all(blocks[leaf].prefixlen == 26 for leaf in names)  # 32 NICs or 28 ports x /31
     for port, address in plan.interfaces.items():
-        if port.device.role is Role.GPU_NODE:
+        if port.device.role is Role.GPU_NODE and port.link.network is network:
             leaf = port.link.other(port).device.name
             assert IPv4Address(address.address) in blocks[leaf]
 

@@ -136,7 +136,12 @@ def test_address_plans_of_the_networks_never_overlap(whitepaper, gpus):
         for b in names[i + 1 :]:
             (a_first, a_last), (b_first, b_last) = bounds[a], bounds[b]
             assert a_last < b_first or b_last < a_first, (a, b)
-    assert len({row["address"].split("/")[0] for row in rows}) == len(rows)
+    # an EVPN anycast gateway is one address on every leaf of its segment; every other address is one port's
+    unique = [row for row in rows if row["kind"] != "anycast-gateway"]
+    assert len({row["address"].split("/")[0] for row in unique}) == len(unique)
+    anycast = {(row["address"], row["interface"]) for row in rows if row["kind"] == "anycast-gateway"}
+    assert len({address for address, _ in anycast}) == len(anycast)  # one VLAN per gateway
+    assert not {address.split("/")[0] for address, _ in anycast} & {row["address"].split("/")[0] for row in unique}
 
 
 def test_gpu_frontend_and_storage_ports_spread_over_a_leaf_pair(whitepaper):

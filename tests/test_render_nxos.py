@@ -57,14 +57,25 @@ def test_interfaces_match_the_cabling_and_the_ip_plan(whitepaper, gpus):
     for device in switches:
         name, config = device.name, configs[device.name]
         spec = build.compiled.plan_of(device.network).spec
-        assert set(config.interfaces) == {p.name for p in data_ports(device)} | {"loopback0", "mgmt0"}, name
+        overlay = build.compiled.evpn_of(device.network)
+        evpn_interfaces = set()
+        if overlay is not None and device.role is Role.LEAF:
+            segments = overlay.leaf_segments(device)
+            evpn_interfaces = {"loopback1", "nve1"} | {f"Vlan{s.vlan}" for s in segments} | {f"Vlan{t.l3_vlan}" for t in {s.tenant for s in segments}}
+            assert f"ip address {plan.vteps[name]}/32" in config.interfaces["loopback1"]
+        assert set(config.interfaces) == {p.name for p in data_ports(device)} | {"loopback0", "mgmt0"} | evpn_interfaces, name
         assert f"ip address {plan.loopbacks[name]}/32" in config.interfaces["loopback0"]
         for port in data_ports(device):
             lines = config.interfaces[port.name]
             peer = port.link.other(port)
             where = (name, port.name)
             assert lines[0] == f"description {port.link.id} to {peer.device.name} {peer.name}", where
-            assert "no switchport" in lines and f"mtu {spec.mtu}" in lines and "no shutdown" in lines, where
+            assert f"mtu {spec.mtu}" in lines and "no shutdown" in lines, where
+            if overlay is not None and port.link.kind is LinkKind.HOST:
+                # a server port is an access port of the server's segment; the address is the server's
+                assert f"switchport access vlan {overlay.segment_of[peer].vlan}" in lines, where
+                continue
+            assert "no switchport" in lines, where
             assert f"ip address {plan.interfaces[port].cidr}" in lines, where
             lossless = {
                 "priority-flow-control mode on",

@@ -122,7 +122,13 @@ def test_ports_and_addresses_match_the_graph(whitepaper_sonic):
             assert row["description"] == f"{port.link.id} to {peer.device.name} {peer.name}", where
             assert row["speed"] == str(port.speed_gbps * 1000) and row["mtu"] == str(spec.mtu), where
             assert row["admin_status"] == "up", where
-            assert f"{port.name}|{plan.interfaces[port].cidr}" in db["INTERFACE"], where
+            overlay = build.compiled.evpn_of(device.network)
+            if overlay is not None and port.link.kind is LinkKind.HOST:
+                vlan = f"Vlan{overlay.segment_of[peer].vlan}"
+                assert db["VLAN_MEMBER"][f"{vlan}|{port.name}"] == {"tagging_mode": "untagged"}, where
+                assert port.name not in db["INTERFACE"], where
+            else:
+                assert f"{port.name}|{plan.interfaces[port].cidr}" in db["INTERFACE"], where
             if spec.qos.enabled:
                 assert db["PORT_QOS_MAP"][port.name]["pfc_enable"] == str(spec.qos.lossless_priority), where
                 assert db["PFC_WD"][port.name]["action"] == "drop", where

@@ -92,15 +92,20 @@ def test_ip_plan_lists_every_address(whitepaper):
     rows = read_csv(build, "ip-plan.csv")
     listed = {(r["device"], r["interface"]): r for r in rows}
     plan = build.addresses
-    assert len(rows) == len(plan.interfaces) + len(plan.loopbacks) + len(plan.management) + len(plan.management_subnets)
+    anycast_gateways = sum(len(overlay.leaf_segments(leaf)) for overlay in build.compiled.evpn.values() for leaf in build.fabric.by_role(Role.LEAF, overlay.network))
+    assert anycast_gateways == 16  # 512's backend: each of 16 leaves serves one rail segment
+    assert len(rows) == (
+        len(plan.interfaces) + len(plan.loopbacks) + len(plan.management) + len(plan.management_subnets) + len(plan.vteps) + anycast_gateways
+    )
     for port, address in plan.interfaces.items():
         row = listed[(port.device.name, port.name)]
-        assert row["address"] == address.cidr and row["peer_address"] == address.peer
+        assert row["address"] == address.cidr and row["peer_address"] == (address.peer or "")
     nic_rows = [r for r in rows if r["kind"] == "nic"]
     assert len(nic_rows) == 512 + 64 * 4 + 4 * 2 + 8 * 2 and all(r["gateway"] for r in nic_rows)
     management = [r for r in rows if r["kind"] == "management"]
     assert len(management) == len(plan.management) and all(r["network"] == "oob" and r["gateway"] for r in management)
-    assert len({r["address"] for r in rows}) == len(rows)
+    own = [r for r in rows if r["kind"] != "anycast-gateway"]  # a gateway is shared by its segment's leaves
+    assert len({r["address"] for r in own}) == len(own)
 
 
 def test_topology_json_is_the_graph(whitepaper):

@@ -309,7 +309,7 @@ def build_host_fabric(
         links_per_spine=lps,
         requested_ratio=spec.ratio,
         built_ratio=built,
-        host_addressing=spec.host_addressing,
+        host_addressing="segment" if spec.routing == "vxlan-evpn" else spec.host_addressing,
         host_pool_name="hosts",
         notes=tuple(notes),
     )

@@ -24,7 +24,7 @@ class LeafSpinePlan:
     links_per_spine: int  # from each leaf to each spine
     requested_ratio: Fraction
     built_ratio: Fraction
-    host_addressing: str  # p2p | subnet
+    host_addressing: str  # p2p | subnet | segment (VXLAN EVPN: by the server's segment)
     host_pool_name: str  # gpu_nics (backend) or hosts
     notes: tuple[str, ...] = ()
 
@@ -53,7 +53,7 @@ def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
         links_per_spine=sizing.links_per_spine,
         requested_ratio=sizing.requested_ratio,
         built_ratio=sizing.built_ratio,
-        host_addressing=intent.backend.nic_addressing,
+        host_addressing="segment" if intent.backend.routing == "vxlan-evpn" else intent.backend.nic_addressing,
         host_pool_name="gpu_nics",
         notes=sizing.notes,
     )

@@ -261,7 +261,7 @@ class Tenant(_Strict):
     nodes whose NICs sit in its segments, as 1-based node numbers like "1-32"; the tenant
     without `nodes` gets every node no other tenant names."""
 
-    name: str = Field(max_length=12, description="becomes the VRF name Vrf-<name> (SONiC VRF names start with Vrf)")
+    name: str = Field(max_length=11, description="becomes the VRF Vrf-<name>: SONiC VRF names start with Vrf, Linux allows 15 characters")
     nodes: str | None = None
     l3_vni: int | None = Field(None, ge=1, le=16777214, description="default: evpn.l3_vni_base + tenant number")
     route_target: str | None = Field(None, description="ASN:NN; default route_target_asn:l3_vni")

@@ -7,6 +7,7 @@ once, not once per device.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,4 +36,5 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
+    env.filters["network"] = lambda cidr: str(ipaddress.ip_interface(cidr).network)  # 10.4.0.1/24 -> 10.4.0.0/24
     return env

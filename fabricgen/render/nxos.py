@@ -56,8 +56,15 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         watchdog_multipliers=multipliers,
         other_queues=_other_queues(config),
         breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
+        anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,
     )
     return {f"configs/{config.hostname}.cfg": text}
+
+
+def _dotted_mac(mac: str) -> str:
+    """02:00:00:00:00:aa -> 0200.0000.00aa, the form NX-OS writes MAC addresses in."""
+    digits = mac.replace(":", "").lower()
+    return ".".join(digits[i : i + 4] for i in range(0, 12, 4))
 
 
 def _other_queues(config: DeviceConfig) -> list[int]:

@@ -85,9 +85,42 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
                 tables["VLAN_MEMBER"][f"{name}|{member}"] = {"tagging_mode": "untagged"}
             tables["VLAN_INTERFACE"][name] = {}
             tables["VLAN_INTERFACE"][f"{name}|{vlan.gateway}"] = {}
+    if c.evpn and c.evpn.vtep:
+        _evpn_tables(c, tables)
     if c.qos:
         tables.update(_qos_tables(c))
     return {name: tables[name] for name in sorted(tables)}
+
+
+VTEP = "vtep"
+
+
+def _evpn_tables(c: DeviceConfig, tables: dict[str, dict[str, Any]]) -> None:
+    """A leaf as VTEP: segments as VLANs mapped to L2 VNIs with a static anycast gateway (SAG)
+    in their tenant VRF; each VRF's L3 VNI on a VLAN of its own, mapped too (symmetric IRB)."""
+    e = c.evpn
+    assert e is not None and e.vtep_address is not None
+    tables["LOOPBACK_INTERFACE"].update({"Loopback1": {}, f"Loopback1|{e.vtep_address}/32": {}})
+    for name in ("VLAN", "VLAN_MEMBER", "VLAN_INTERFACE"):
+        tables.setdefault(name, {})
+    tables["VRF"] = {v.name: {"vni": str(v.l3_vni)} for v in e.vrfs}
+    tables["VXLAN_TUNNEL"] = {VTEP: {"src_ip": e.vtep_address}}
+    tables["VXLAN_EVPN_NVO"] = {"nvo": {"source_vtep": VTEP}}
+    tables["VXLAN_TUNNEL_MAP"] = {}
+    tables["SAG"] = {"GLOBAL": {"gateway_mac": e.anycast_gateway_mac}}
+    for s in e.segments:
+        vlan = f"Vlan{s.vlan}"
+        tables["VLAN"][vlan] = {"vlanid": str(s.vlan), "mtu": str(c.mtu), "admin_status": "up"}
+        for member in s.members:
+            tables["VLAN_MEMBER"][f"{vlan}|{member}"] = {"tagging_mode": "untagged"}
+        tables["VLAN_INTERFACE"][vlan] = {"vrf_name": s.vrf, "static_anycast_gateway": "true"}
+        tables["VLAN_INTERFACE"][f"{vlan}|{s.gateway}"] = {}
+        tables["VXLAN_TUNNEL_MAP"][f"{VTEP}|map_{s.vni}_{vlan}"] = {"vlan": vlan, "vni": str(s.vni)}
+    for v in e.vrfs:
+        vlan = f"Vlan{v.l3_vlan}"
+        tables["VLAN"][vlan] = {"vlanid": str(v.l3_vlan), "mtu": str(c.mtu), "admin_status": "up"}
+        tables["VLAN_INTERFACE"][vlan] = {"vrf_name": v.name}
+        tables["VXLAN_TUNNEL_MAP"][f"{VTEP}|map_{v.l3_vni}_{vlan}"] = {"vlan": vlan, "vni": str(v.l3_vni)}
 
 
 def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:

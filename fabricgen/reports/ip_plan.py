@@ -18,6 +18,12 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
         if device.name in plan.nic_subnet_gateways:
             svi = f"Vlan{c.plan_of(device.network).spec.subnet_vlan}"
             rows.append((device.network.value, device.name, svi, plan.nic_subnet_gateways[device.name].cidr, "gateway", "", "", "", ""))
+        if device.name in plan.vteps:
+            rows.append((device.network.value, device.name, "loopback1", f"{plan.vteps[device.name]}/32", "vtep", "", "", "", ""))
+            overlay = c.evpn_of(device.network)
+            for segment in overlay.leaf_segments(device):  # type: ignore[union-attr]
+                cidr = f"{segment.gateway}/{segment.prefixlen}"
+                rows.append((device.network.value, device.name, f"Vlan{segment.vlan}", cidr, "anycast-gateway", "", "", "", ""))
         if device.name in plan.management_subnets and c.intent.oob is not None:
             svi = f"Vlan{c.intent.oob.vlan}"
             rows.append(("oob", device.name, svi, plan.management_subnets[device.name].cidr, "management-gateway", "", "", "", ""))

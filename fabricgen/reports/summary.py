@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabricgen.compiled import Compiled
+from fabricgen.design.graph import Network
 from fabricgen.render.environment import environment
 from fabricgen.units import format_ratio
 
@@ -19,7 +20,8 @@ def render_summary(c: Compiled) -> dict[str, str]:
         requested=format_ratio(c.sizing.requested_ratio),
         built=format_ratio(c.sizing.built_ratio),
         routing=c.intent.backend.routing,
-        addressing=c.intent.backend.nic_addressing,
+        addressing=c.plan_of(Network.BACKEND).host_addressing,
+        evpn={network.value: overlay for network, overlay in (c.evpn or {}).items()},
         notes=c.notes,
         fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
         oob=c.oob,

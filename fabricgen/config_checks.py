@@ -1,0 +1,125 @@
+"""Checks on what will be rendered: the per-device configs of the whole cluster, hop by hop.
+
+`fabricgen.checks` proves the graph and the plans; these prove that the configs built from them
+agree where devices must agree (every leaf of an EVPN segment, both ends of a link), so a bug in
+a config builder or a per-device override cannot slip into the rendered files. Every problem
+names the device (and port) where agreement breaks. Linear in interfaces.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from fabricgen.compiled import Compiled
+from fabricgen.design.graph import Network
+from fabricgen.device_config import DeviceConfig
+from fabricgen.errors import Problem
+
+VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 bytes
+
+
+def segments_agree(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Every leaf of an EVPN segment gives its VNI the same route-target, VLAN and anycast
+    gateway, and every leaf of a tenant gives its L3 VNI the same route-target; otherwise
+    routes are not imported or the gateway moves with the host."""
+    for network in (c.evpn or {}):
+        views: dict[tuple[str, int], dict[tuple, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for config in _leaves(configs, network):
+            assert config.evpn is not None
+            for s in config.evpn.segments:
+                views[("segment", s.vni)][(s.route_target, s.vlan, s.gateway, s.vrf)].append(config.hostname)
+            for v in config.evpn.vrfs:
+                views[("tenant VRF", v.l3_vni)][(v.route_target, v.name)].append(config.hostname)
+        for (kind, vni), variants in views.items():
+            if len(variants) < 2:
+                continue
+            usual = max(variants, key=lambda key: len(variants[key]))
+            for variant, leaves in variants.items():
+                if variant == usual:
+                    continue
+                what = _difference(kind, usual, variant)
+                yield Problem(
+                    f"{kind} VNI {vni}: {what} here, unlike {len(variants[usual])} other leaves (e.g. {variants[usual][0]})"
+                    + (f"; also on {', '.join(leaves[1:4])}" if len(leaves) > 1 else ""),
+                    hint="every leaf of a VNI must use the same route-target, VLAN and gateway",
+                    device=leaves[0],
+                )
+
+
+def _difference(kind: str, usual: tuple, variant: tuple) -> str:
+    names = ("route-target", "VLAN", "anycast gateway", "VRF") if kind == "segment" else ("route-target", "VRF")
+    return ", ".join(f"{name} {mine} (not {theirs})" for name, mine, theirs in zip(names, variant, usual, strict=True) if mine != theirs)
+
+
+def vteps_reachable(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Each VTEP address is unique, announced by its leaf into the underlay, and not hidden by an
+    aggregate anywhere; every leaf has an eBGP session (with EVPN) to a spine that passes EVPN
+    routes on, so every other VTEP learns it."""
+    for network in (c.evpn or {}):
+        owners: dict[str, str] = {}
+        spines = [cfg for cfg in configs.values() if cfg.evpn is not None and not cfg.evpn.vtep and cfg.network == network.value]
+        spine_addresses = {i.address.split("/")[0] for s in spines for i in s.interfaces if i.address}
+        for config in _leaves(configs, network):
+            vtep = config.evpn.vtep_address  # type: ignore[union-attr]
+            if vtep is None:
+                yield Problem("leaf has no VTEP address", device=config.hostname)
+                continue
+            if vtep in owners:
+                yield Problem(f"VTEP {vtep} is also {owners[vtep]}'s", device=config.hostname)
+            owners[vtep] = config.hostname
+            if config.bgp is None or f"{vtep}/32" not in config.bgp.networks:
+                yield Problem(f"VTEP {vtep} is not announced into the underlay", device=config.hostname, port="loopback1")
+            elif config.bgp.aggregates:
+                yield Problem(f"VTEP {vtep} could be hidden by aggregates {', '.join(config.bgp.aggregates)}", device=config.hostname)
+            sessions = [n for n in (config.bgp.neighbors if config.bgp else ()) if n.address in spine_addresses]
+            if not sessions:
+                yield Problem("no eBGP session to an EVPN spine: its VTEP and routes reach no other leaf", device=config.hostname)
+
+
+def mtu_carries_hosts(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Every switch port on a server's path carries the servers' MTU; over VXLAN, fabric links
+    carry it plus the 50-byte VXLAN encapsulation. One problem per fabric and shortfall, naming
+    the first hop that is short and how many others are."""
+    short: dict[tuple[Network, int, int], list[tuple[str, str]]] = defaultdict(list)
+    for config in configs.values():
+        try:
+            network = Network(config.network)
+            plan = c.plan_of(network)
+        except (ValueError, KeyError):
+            continue  # OOB switches carry no server traffic
+        overlay = c.evpn_of(network) is not None
+        for i in config.interfaces:
+            needed = plan.spec.host_mtu + (VXLAN_OVERHEAD if overlay and i.kind == "fabric" else 0)
+            if i.mtu < needed:
+                short[(network, i.mtu, needed)].append((config.hostname, i.name))
+    for (network, mtu, needed), hops in short.items():
+        plan = c.plan_of(network)
+        overlay = needed > plan.spec.host_mtu
+        why = f"servers send {plan.spec.host_mtu}-byte packets" + (f", plus {VXLAN_OVERHEAD} bytes of VXLAN on fabric links" if overlay else "")
+        device, port = hops[0]
+        yield Problem(
+            f"MTU {mtu} is below the {needed} bytes this hop must carry ({why})"
+            + (f"; {len(hops) - 1} more ports of the {network.value} fabric too" if len(hops) > 1 else ""),
+            hint=f"raise {plan.section}.mtu to at least {needed}, or lower {plan.section}.host_mtu",
+            device=device,
+            port=port,
+            field=(plan.section, "mtu"),
+        )
+
+
+def _leaves(configs: dict[str, DeviceConfig], network: Network) -> list[DeviceConfig]:
+    return [cfg for cfg in configs.values() if cfg.evpn is not None and cfg.evpn.vtep and cfg.network == network.value]
+
+
+CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Problem]], ...] = (
+    segments_agree,
+    vteps_reachable,
+    mtu_carries_hosts,
+)
+
+
+def run_config_checks(c: Compiled, configs: dict[str, DeviceConfig]) -> list[Problem]:
+    """Every config check, every problem."""
+    return [problem for check in CONFIG_CHECKS for problem in check(c, configs)]
+
