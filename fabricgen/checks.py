@@ -16,6 +16,8 @@ from netaddr import IPNetwork
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
+from fabricgen.intent.model import LoadBalancing
+from fabricgen.render import load_balancing_gaps
 from fabricgen.units import format_ratio
 
 
@@ -298,6 +300,62 @@ def evpn_numbers_unique(c: Compiled) -> Iterable[Problem]:
             targets.setdefault(target, label)
 
 
+def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
+    """Every leaf and spine can do its fabric's load-balancing mode and hash fields: the catalog
+    says what the hardware does under its NOS, the NOS adapter what fabricgen can write. One
+    problem per fabric, switch model and NOS (and setting), not one per switch."""
+    for plan in c.plans.values():
+        lb = plan.spec.load_balancing
+        groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for role in (Role.LEAF, Role.SPINE):
+            for device in c.fabric.by_role(role, plan.network):
+                groups[(device.model, device.nos)].append(device.name)  # type: ignore[index]
+        for (pid, nos), names in sorted(groups.items()):
+            model = c.catalog.switches[pid]
+            gaps = {gap.field: gap for gap in load_balancing_gaps(nos, lb)}
+            affected = f"{len(names)} switch{'es' if len(names) != 1 else ''}: {names[0]}"
+            if len(names) > 1:
+                affected += f" and {len(names) - 1} more"
+
+            if lb.mode not in model.load_balancing_modes(nos):
+                why, hint = f"{pid} on {nos} cannot do {lb.mode} load balancing", "use mode: ecmp"
+            elif "mode" in gaps:
+                why, hint = f"{pid} on {nos}: {gaps['mode'].message}", gaps["mode"].hint
+            else:
+                why = None
+            if why:
+                others = _doing(c, lambda m, n: lb.mode in m.load_balancing_modes(n) and "mode" not in _gap_fields(n, lb))
+                yield Problem(
+                    f"{why} ({affected})",
+                    hint=hint + (f", or a switch that does {lb.mode}: {others}" if others else ""),
+                    field=(plan.section, "load_balancing", "mode"),
+                )
+
+            missing = [f for f in lb.hash_fields if f not in model.hash_fields_on(nos)]
+            if missing:
+                why, hint = f"{pid} on {nos} cannot hash on {', '.join(missing)}", f"hash on fields it can ({', '.join(model.hash_fields_on(nos))})"
+            elif "hash_fields" in gaps:
+                why, hint = f"{pid} on {nos}: {gaps['hash_fields'].message}", gaps["hash_fields"].hint
+            else:
+                why = None
+            if why:
+                others = _doing(c, lambda m, n: set(lb.hash_fields) <= set(m.hash_fields_on(n)) and "hash_fields" not in _gap_fields(n, lb))
+                yield Problem(
+                    f"{why} ({affected})",
+                    hint=hint + (f", or a switch that can hash on them all: {others}" if others else ""),
+                    field=(plan.section, "load_balancing", "hash_fields"),
+                )
+
+
+def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
+    return {gap.field for gap in load_balancing_gaps(nos, lb)}
+
+
+def _doing(c: Compiled, can: Callable) -> str:
+    """Catalog switches, with the NOS, for which `can(model, nos)` holds: "A (nxos), B (sonic)"."""
+    return ", ".join(f"{pid} ({nos})" for pid, model in c.catalog.switches.items() for nos in model.nos if can(model, nos))
+
+
 CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     ports_used_once,
     link_speeds_match,
@@ -310,6 +368,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     asns_as_planned,
     management_complete,
     evpn_numbers_unique,
+    load_balancing_supported,
 )
 
 

@@ -92,14 +92,15 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     except DesignError as exc:
         raise DesignError([loaded.locate(p) for p in exc.problems]) from None
     compiled = Compiled(intent, catalog, sizing, fabric, addresses, plans, oob, evpn=evpn)
-    raise_if([loaded.locate(p) for p in run_checks(compiled)], CheckError)
+    # a problem with an intent field points at its line; the rest name devices
+    raise_if([loaded.locate(p) if p.field else p for p in run_checks(compiled)], CheckError)
     notes = tuple(note for plan in plans.values() for note in plan.notes) + (oob.notes if oob else ())
     compiled = replace(compiled, notes=notes + tuple(advisories(compiled)))
     lap("checks")
     build = Build(loaded, compiled, {}, {}, timings)
     # the configs are checked hop by hop before anything is rendered, also by `validate`
     build.configs = build_device_configs(compiled)
-    raise_if([loaded.locate(p) for p in run_config_checks(compiled, build.configs)], CheckError)
+    raise_if([loaded.locate(p) if p.field else p for p in run_config_checks(compiled, build.configs)], CheckError)
     lap("device configs")
     if not render:
         return build

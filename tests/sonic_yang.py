@@ -1,7 +1,8 @@
 """SONiC config_db constraints, as stated by the sonic-buildimage YANG models (sonic-port,
 sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
 sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata,
-sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-vrf, sonic-vxlan, sonic-static-anycast-gateway).
+sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-hash, sonic-vrf, sonic-vxlan,
+sonic-static-anycast-gateway).
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -25,6 +26,19 @@ ROUTING_TABLES = {
 }
 
 
+# sonic-hash.yang: SWITCH_HASH|GLOBAL leaf-lists of hash-field. The first revision (2022-09-05)
+# had the outer and INNER_ fields; IPV6_FLOW_LABEL came in 2025, RDMA_BTH_* later still.
+HASH_FIELDS = {
+    "IN_PORT", "DST_MAC", "SRC_MAC", "ETHERTYPE", "VLAN_ID", "IP_PROTOCOL", "DST_IP", "SRC_IP", "L4_DST_PORT",
+    "L4_SRC_PORT", "INNER_DST_MAC", "INNER_SRC_MAC", "INNER_ETHERTYPE", "INNER_IP_PROTOCOL", "INNER_DST_IP",
+    "INNER_SRC_IP", "INNER_L4_DST_PORT", "INNER_L4_SRC_PORT", "IPV6_FLOW_LABEL", "RDMA_BTH_OPCODE", "RDMA_BTH_DEST_QP",
+}
+HASH_LISTS = {"ecmp_hash", "lag_hash"} | {
+    f"{kind}_hash_{packet}" for kind in ("ecmp", "lag") for packet in ("ipv4", "ipv6", "ipnip", "ipv4_rdma", "ipv6_rdma")
+}
+HASH_ALGORITHMS = {"CRC", "XOR", "RANDOM", "CRC_32LO", "CRC_32HI", "CRC_CCITT", "CRC_XOR"}  # sonic-types hash-algorithm
+
+
 def _int(value: str, low: int, high: int) -> bool:
     return isinstance(value, str) and value.lstrip("-").isdigit() and low <= int(value) <= high
 
@@ -39,7 +53,10 @@ def violations(db: dict[str, Any]) -> list[str]:
         for key, row in rows.items():
             if isinstance(row, dict):
                 for field, value in row.items():
-                    if not isinstance(value, str):
+                    leaf_list = table == "SWITCH_HASH" and field in HASH_LISTS
+                    if leaf_list and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                        bad(f"{table}|{key}.{field}", f"value {value!r} is not a list of strings (a leaf-list)")
+                    elif not leaf_list and not isinstance(value, str):
                         bad(f"{table}|{key}.{field}", f"value {value!r} is not a string")
     for table in ROUTING_TABLES & set(db):
         bad(table, "routing table in config_db while routing lives in frr.conf")
@@ -234,6 +251,23 @@ def violations(db: dict[str, Any]) -> list[str]:
     for key, row in db.get("MGMT_VRF_CONFIG", {}).items():
         if key != "vrf_global" or any(v not in {"true", "false"} for v in row.values()):
             bad(f"MGMT_VRF_CONFIG|{key}", "only vrf_global, with boolean strings")
+
+    for key, row in db.get("SWITCH_HASH", {}).items():
+        if key != "GLOBAL":
+            bad(f"SWITCH_HASH|{key}", "the only key is GLOBAL")
+        for field, value in row.items():
+            if field in HASH_LISTS:
+                values = value if isinstance(value, list) else []
+                for item in values:
+                    if item not in HASH_FIELDS:
+                        bad(f"SWITCH_HASH|{key}.{field}", f"{item!r} is not a hash-field")
+                if len(set(values)) != len(values):
+                    bad(f"SWITCH_HASH|{key}.{field}", "a leaf-list value repeats")
+            elif field in ("ecmp_hash_algorithm", "lag_hash_algorithm"):
+                if value not in HASH_ALGORITHMS:
+                    bad(f"SWITCH_HASH|{key}.{field}", f"{value!r} is not a hash-algorithm")
+            else:
+                bad(f"SWITCH_HASH|{key}.{field}", "unknown field")
 
     for name, lengths in db.get("CABLE_LENGTH", {}).items():
         for port, length in lengths.items():

@@ -15,6 +15,12 @@ from fabricgen.units import Speed, parse_speed
 
 Nos = Literal["nxos", "sonic"]
 Media = Literal["smf", "mmf", "copper", "dac", "aoc"]
+# The intent's load-balancing vocabulary (fabricgen.intent.model.LoadBalancing), repeated here
+# because the intent schema imports the catalog's types, not the other way round; a test keeps
+# the two equal.
+LoadBalancingMode = Literal["ecmp", "flowlet", "per-packet"]
+HashFieldName = Literal["src-ip", "dst-ip", "protocol", "src-port", "dst-port", "ipv6-flow-label", "inner"]
+FIVE_TUPLE: tuple[HashFieldName, ...] = ("src-ip", "dst-ip", "protocol", "src-port", "dst-port")
 
 _BREAKOUT = re.compile(r"^(\d+)x(\d+[GM])$", re.IGNORECASE)
 
@@ -110,6 +116,33 @@ class SwitchModel(_Strict):
     )
     console_port: str = "console"
     sonic: SonicPlatform = SonicPlatform()
+    load_balancing: dict[Nos, list[LoadBalancingMode]] = Field(
+        default_factory=dict, description="load-balancing modes this hardware does under each NOS (ecmp only when a NOS is not listed)"
+    )
+    hash_fields: dict[Nos, list[HashFieldName]] = Field(
+        default_factory=dict, description="ECMP hash inputs the NOS can choose on this hardware (the 5-tuple when a NOS is not listed)"
+    )
+
+    def load_balancing_modes(self, nos: str) -> list[str]:
+        """The modes this switch does under `nos`; every switch does ECMP."""
+        return list(self.load_balancing.get(nos, ["ecmp"]))
+
+    def hash_fields_on(self, nos: str) -> list[str]:
+        """The ECMP hash inputs `nos` can choose on this switch."""
+        return list(self.hash_fields.get(nos, FIVE_TUPLE))
+
+    @model_validator(mode="after")
+    def _load_balancing_per_nos_it_runs(self) -> SwitchModel:
+        for what, table in (("load_balancing", self.load_balancing), ("hash_fields", self.hash_fields)):
+            for nos, values in table.items():
+                if nos not in self.nos:
+                    raise ValueError(f"{what} lists {nos}, which this switch does not run (nos: {', '.join(self.nos)})")
+                if len(set(values)) != len(values):
+                    raise ValueError(f"{what}.{nos} lists a value twice")
+        for nos, modes in self.load_balancing.items():
+            if "ecmp" not in modes:
+                raise ValueError(f"load_balancing.{nos} must include ecmp (every switch hashes flows over equal-cost paths)")
+        return self
 
     @model_validator(mode="after")
     def _names_for_every_nos(self) -> SwitchModel:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.model import LoadBalancing
+from fabricgen.render import nxos, sonic
+from fabricgen.render.capability import Gap
 from fabricgen.render.nxos import render_nxos
 from fabricgen.render.sonic import render_sonic
 
@@ -16,6 +19,18 @@ RENDERERS: dict[str, Callable[[DeviceConfig], dict[str, str]]] = {
     "nxos": render_nxos,
     "sonic": render_sonic,
 }
+
+
+# What each adapter cannot write of a fabric's load balancing (the checks ask before rendering).
+LOAD_BALANCING_GAPS: dict[str, Callable[[LoadBalancing], list[Gap]]] = {
+    "nxos": nxos.load_balancing_gaps,
+    "sonic": sonic.load_balancing_gaps,
+}
+
+
+def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
+    """What the `nos` adapter cannot write of `lb`; nothing when it can write it all."""
+    return LOAD_BALANCING_GAPS[nos](lb)
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:

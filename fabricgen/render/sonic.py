@@ -15,12 +15,46 @@ from typing import Any
 from fabricgen import __version__
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.model import LoadBalancing
+from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 
 QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
 SCHEDULER_LOSSLESS = "FABRICGEN_LOSSLESS"
 SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
+
+# SWITCH_HASH|GLOBAL ecmp_hash values (sonic-hash.yang, the Generic Hash feature: in
+# sonic-buildimage since 2023; IPV6_FLOW_LABEL only since 2025, after the 202411 branch).
+# `inner` adds the INNER_ counterpart of every outer field listed.
+HASH_FIELDS = {
+    "src-ip": "SRC_IP",
+    "dst-ip": "DST_IP",
+    "protocol": "IP_PROTOCOL",
+    "src-port": "L4_SRC_PORT",
+    "dst-port": "L4_DST_PORT",
+    "ipv6-flow-label": "IPV6_FLOW_LABEL",
+}
+INNER_FIELDS = ("SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT")
+
+
+def ecmp_hash(fields: list[str]) -> list[str]:
+    """The ecmp_hash leaf-list for the intent's hash fields, in the intent's order, inner last."""
+    outer = [HASH_FIELDS[f] for f in fields if f != "inner"]
+    inner = [f"INNER_{f}" for f in outer if f in INNER_FIELDS] if "inner" in fields else []
+    return outer + inner
+
+
+def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
+    """What this adapter cannot write of `lb`: ECMP only. Community SONiC's flowlet and
+    per-packet tables (ARS_*, sonic-ars.yang of 2025-10-30) are in sonic-buildimage but in no
+    release notes up to the 202605 draft, and fabricgen does not write them."""
+    gaps = []
+    if lb.mode != "ecmp":
+        gaps.append(Gap("mode", f"fabricgen writes no SONiC config for {lb.mode}", "use mode: ecmp on SONiC"))
+    if "inner" in lb.hash_fields and not any(f.startswith("INNER_") for f in ecmp_hash(lb.hash_fields)):
+        gaps.append(Gap("hash_fields", "inner names no inner field on its own", "list the outer fields whose inner copies to hash, e.g. [src-ip, dst-ip, inner]"))
+    return gaps
 
 
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
@@ -89,6 +123,8 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         _evpn_tables(c, tables)
     if c.qos:
         tables.update(_qos_tables(c))
+    if c.load_balancing is not None:
+        tables["SWITCH_HASH"] = {"GLOBAL": {"ecmp_hash": ecmp_hash(c.load_balancing.hash_fields)}}
     return {name: tables[name] for name in sorted(tables)}
 
 

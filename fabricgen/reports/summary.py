@@ -27,5 +27,6 @@ def render_summary(c: Compiled) -> dict[str, str]:
         oob=c.oob,
         links_by_network=Counter((link.network.value, link.kind.value) for link in c.fabric.links),
         layout=c.intent.layout is not None,
+        load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
     )
     return {"summary.md": text}
