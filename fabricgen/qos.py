@@ -1,16 +1,25 @@
-"""Lossless headroom: how many bytes a port must still absorb after it sends a PFC pause.
+"""QoS design rules: each switch's effective profile, and lossless headroom per port.
 
-After the pause leaves, data keeps arriving for one round trip on the cable, the peer's response
-time, and a maximum-size frame at each end (one in flight each way). The estimate below follows
-that model (as SONiC's dynamic buffer calculation does) with platform-independent constants. A
-platform's own tables add its ASIC's MAC/PHY and pipeline delays on top, often tens of KB; where a
-platform ships such a table, prefer it.
+`effective_qos(spec, switch)` is the fabric's QoS profile with that switch's override applied.
+
+`lossless_headroom(speed, mtu, cable_length_m)` is how many bytes a port must still absorb after
+it sends a PFC pause. After the pause leaves, data keeps arriving for one round trip on the cable,
+the peer's response time, and a maximum-size frame at each end (one in flight each way). The
+estimate follows that model (as SONiC's dynamic buffer calculation does) with platform-independent
+constants. A platform's own tables add its ASIC's MAC/PHY and pipeline delays on top, often tens of
+KB; where a platform ships such a table, prefer it.
+
+`cable_length_bucket(metres)` rounds a cable up to one of a few lengths, so a fabric has a handful
+of buffer profiles rather than one per cable.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
+
+from fabricgen.intent.model import Backend, HostFabric, Qos
 
 LIGHT_IN_FIBRE_M_PER_S = 198_000_000  # about 5 ns per metre
 # IEEE 802.1Qbb peer response budget in pause quanta (512 bit times) by port speed
@@ -47,3 +56,27 @@ def lossless_headroom(speed_gbps: int, mtu: int, cable_length_m: int) -> Lossles
         xon_bytes=xon,
         size_bytes=xoff + xon,
     )
+
+
+# Headroom grows by about 2 x 5 ns of data per metre (~505 bytes/m at 400G), so rounding a cable up
+# costs little next to the fixed part (two frames plus the peer's response). The steps follow how
+# runs are built: 5 m in-rack copper (SONiC's shortest lookup length), 10/20 m within a row, 40 m
+# across rows (SONiC's traditional default length), 100 m the multimode (OM4) reach that covers a
+# hall, 300 m the longest row of SONiC's traditional lookup tables, then 1/2/10 km single-mode
+# (DR/FR/LR reaches; 10 km is the intent's upper bound). A hall fabric uses three to five of them.
+CABLE_LENGTH_BUCKETS_M = (5, 10, 20, 40, 100, 300, 1000, 2000, 10000)
+
+
+def cable_length_bucket(length_m: float) -> int:
+    """The shortest bucket that covers the cable (a cable above the last one keeps its length)."""
+    index = bisect_left(CABLE_LENGTH_BUCKETS_M, length_m)
+    return CABLE_LENGTH_BUCKETS_M[index] if index < len(CABLE_LENGTH_BUCKETS_M) else int(math.ceil(length_m))
+
+
+def effective_qos(spec: Backend | HostFabric, switch: str) -> Qos:
+    """The fabric's QoS profile with the switch's `qos_overrides` entry applied (if any).
+
+    Raises pydantic's ValidationError when the override breaks the profile's own rules; the
+    checks phase reports that as a problem before configs are built."""
+    override = spec.qos_overrides.get(switch)
+    return spec.qos if override is None else override.apply(spec.qos)
