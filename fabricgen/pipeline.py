@@ -89,7 +89,8 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     except DesignError as exc:
         raise DesignError([loaded.locate(p) for p in exc.problems]) from None
     compiled = Compiled(intent, catalog, sizing, fabric, addresses, plans, oob)
-    raise_if(run_checks(compiled), CheckError)
+    # a problem with an intent field (e.g. a QoS setting) points at its line
+    raise_if([loaded.locate(p) if p.field else p for p in run_checks(compiled)], CheckError)
     notes = tuple(note for plan in plans.values() for note in plan.notes) + (oob.notes if oob else ())
     compiled = replace(compiled, notes=notes + tuple(advisories(compiled)))
     lap("checks")
