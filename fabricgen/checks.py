@@ -19,7 +19,7 @@ from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
 from fabricgen.intent.model import QosOverride
-from fabricgen.qos import effective_qos
+from fabricgen.qos import effective_qos, pg_reserved_bytes
 from fabricgen.units import format_ratio
 
 
@@ -296,7 +296,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             override = spec.qos_overrides.get(device.name)
             for speed in sorted({p.speed_gbps for p in device.ports.values() if p.front_panel}):
                 ecn, trigger = qos.ecn_at(speed), qos.pfc_trigger_at(speed)
-                if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > 2 * spec.mtu:
+                if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
                     continue
                 field = _threshold_field(plan.section, device.name, override, spec.qos.model_fields_set, speed)
                 groups.setdefault((field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu), []).append(device.name)
@@ -305,7 +305,10 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             message = f"at {speed}G ECN marks from {low} KB to {high} KB but the PFC trigger is {trigger} KB: PFC would pause senders before ECN slows them"
             hint = f"keep min < max < trigger at {speed}G: lower ecn max_kbytes below {trigger}, or raise pfc_trigger_kbytes above {high}"
         else:
-            message = f"at {speed}G the PFC trigger ({trigger} KB) is not above the lossless buffer's reserved two {mtu}-byte frames"
+            message = (
+                f"at {speed}G the PFC trigger ({trigger} KB) is not above the {pg_reserved_bytes(mtu)} bytes a lossless "
+                f"buffer reserves (two {mtu}-byte frames)"
+            )
             hint = f"raise pfc_trigger_kbytes at {speed}G (the defaults scale 4000 KB per 100G)"
         if len(devices) > 1:
             shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")

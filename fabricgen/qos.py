@@ -42,13 +42,18 @@ def _round_up(value: float, step: int = CELL_ROUNDING) -> int:
     return int(math.ceil(value / step) * step)
 
 
+def pg_reserved_bytes(mtu: int) -> int:
+    """The part of a lossless PG's buffer that is not headroom (its xon): two maximum frames."""
+    return _round_up(2 * mtu)
+
+
 def lossless_headroom(speed_gbps: int, mtu: int, cable_length_m: int) -> LosslessBuffer:
     bits_per_second = speed_gbps * 1_000_000_000
     cable_round_trip = 2 * cable_length_m * bits_per_second / LIGHT_IN_FIBRE_M_PER_S / 8
     quanta = PAUSE_QUANTA.get(speed_gbps) or PAUSE_QUANTA[min(PAUSE_QUANTA, key=lambda s: abs(s - speed_gbps))]
     peer_response = quanta * 512 / 8
     xoff = _round_up(2 * mtu + cable_round_trip + peer_response)
-    xon = _round_up(2 * mtu)
+    xon = pg_reserved_bytes(mtu)
     return LosslessBuffer(
         speed_gbps=speed_gbps,
         cable_length_m=cable_length_m,
@@ -60,11 +65,11 @@ def lossless_headroom(speed_gbps: int, mtu: int, cable_length_m: int) -> Lossles
 
 # Headroom grows by about 2 x 5 ns of data per metre (~505 bytes/m at 400G), so rounding a cable up
 # costs little next to the fixed part (two frames plus the peer's response). The steps follow how
-# runs are built: 5 m in-rack copper (SONiC's shortest lookup length), 10/20 m within a row, 40 m
-# across rows (SONiC's traditional default length), 100 m the multimode (OM4) reach that covers a
-# hall, 300 m the longest row of SONiC's traditional lookup tables, then 1/2/10 km single-mode
-# (DR/FR/LR reaches; 10 km is the intent's upper bound). A hall fabric uses three to five of them.
-CABLE_LENGTH_BUCKETS_M = (5, 10, 20, 40, 100, 300, 1000, 2000, 10000)
+# runs are built: 5 m in-rack copper, 10/20 m within a row, 40 m across rows, 100 m the multimode
+# (OM4 SR) reach that covers a hall, 300 m beyond it; 5, 40 and 300 m are also the lengths SONiC's
+# traditional lookup tables use. Then single-mode reaches: 500 m (DR), 2 km (FR), 10 km (LR, the
+# intent's upper bound). A hall fabric uses three to five of them.
+CABLE_LENGTH_BUCKETS_M = (5, 10, 20, 40, 100, 300, 500, 2000, 10000)
 
 
 def cable_length_bucket(length_m: float) -> int:

@@ -122,8 +122,8 @@ def test_lossless_profile_pauses_at_the_trigger(write_intent):
 
 
 def test_cable_length_buckets():
-    assert [cable_length_bucket(m) for m in (0.5, 3, 5, 5.1, 15, 30, 50, 100, 150, 500, 2000, 10000)] == [
-        5, 5, 5, 10, 20, 40, 100, 100, 300, 1000, 2000, 10000
+    assert [cable_length_bucket(m) for m in (0.5, 3, 5, 5.1, 15, 30, 50, 100, 150, 500, 1000, 10000)] == [
+        5, 5, 5, 10, 20, 40, 100, 100, 300, 500, 2000, 10000
     ]
     assert list(CABLE_LENGTH_BUCKETS_M) == sorted(CABLE_LENGTH_BUCKETS_M)
 
@@ -365,3 +365,13 @@ def test_the_constraint_checker_catches_bad_buffer_profiles(write_intent):
     found = "\n".join(violations(db))
     for expected in ("one threshold mode", "static_th must be bytes", "PG 3 has no lossless", "CABLE_LENGTH|AZURE|Ethernet0"):
         assert expected in found, expected
+
+
+def test_a_trigger_inside_the_reserved_frames_is_rejected(write_intent):
+    """A trigger below two frames would leave SONiC a static_th of nothing (SAI: no limit)."""
+    path = write_intent(
+        "gpus: 64\nbackend:\n  qos:\n    ecn: {400G: {min_kbytes: 1, max_kbytes: 5, drop_probability: 7}}\n"
+        "    pfc_trigger_kbytes: {400G: 10}\n"
+    )
+    [problem] = problems_of(path)
+    assert "18432 bytes a lossless buffer reserves" in problem.message and "400G" in problem.message

@@ -189,7 +189,9 @@ def _lossless_profile(profiles: dict[str, Any], buffer: LosslessBuffer, trigger_
     maximum). A PG pauses its peer when it has filled its reserved part and its shared allowance;
     the reserved part of `size` that is not headroom is `xon` (size = xon + xoff), so the shared
     allowance is the trigger minus that. `xoff` is the headroom that absorbs what is still in
-    flight after the pause. SONiC names the profile pg_lossless_<speed Mb/s>_<cable>_profile."""
+    flight after the pause. The pool stays in dynamic mode for the other profiles: a profile's own
+    threshold mode overrides its pool's (SAI), as SONiC's Tomahawk 5 buffer templates do with
+    static_th. SONiC names the profile pg_lossless_<speed Mb/s>_<cable>_profile."""
     name = f"pg_lossless_{buffer.speed_gbps * 1000}_{buffer.cable_length_m}m_profile"
     profiles.setdefault(
         name,
