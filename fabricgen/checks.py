@@ -8,15 +8,18 @@ catch a broken user catalog or a bug in the builder. All run in time linear in l
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from difflib import get_close_matches
 from fractions import Fraction
 from collections.abc import Callable, Iterable
 
 from netaddr import IPNetwork
+from pydantic import ValidationError
 
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
-from fabricgen.intent.model import LoadBalancing
+from fabricgen.intent.model import LoadBalancing, QosOverride
+from fabricgen.qos import effective_qos, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps
 from fabricgen.units import format_ratio
 
@@ -356,6 +359,91 @@ def _doing(c: Compiled, can: Callable) -> str:
     return ", ".join(f"{pid} ({nos})" for pid, model in c.catalog.switches.items() for nos in model.nos if can(model, nos))
 
 
+def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
+    """Every `qos_overrides` key is a leaf or spine of its own fabric, on a fabric with QoS on, and
+    the profile it makes still holds together (e.g. its priorities stay apart)."""
+    for network, plan in c.plans.items():
+        spec = plan.spec
+        if not spec.qos_overrides:
+            continue
+        switches = [d.name for d in c.fabric.switches() if d.network is network and d.role in (Role.LEAF, Role.SPINE)]
+        known = set(switches)
+        for name in spec.qos_overrides:
+            field = (plan.section, "qos_overrides", name)
+            if name not in known:
+                examples = get_close_matches(name, switches, n=3, cutoff=0) or switches[:3]
+                yield Problem(
+                    f"{name!r} is not a switch of the {plan.section} fabric",
+                    hint=f"name one of its {len(switches)} leaves and spines, e.g. {', '.join(examples)}",
+                    field=field,
+                )
+            elif not spec.qos.enabled:
+                yield Problem(
+                    f"QoS is off on the {plan.section} fabric, so this override would change nothing",
+                    hint=f"set {plan.section}.qos.enabled: true, or remove the override",
+                    field=field,
+                    device=name,
+                )
+            else:
+                try:
+                    effective_qos(spec, name)
+                except ValidationError as exc:
+                    reasons = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+                    yield Problem(f"with this override the switch's QoS profile is invalid: {reasons}", field=field, device=name)
+
+
+def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
+    """DCQCN acts before PFC: on every switch (after its override), at every port speed it uses,
+    ECN min < ECN max < PFC trigger, and the trigger lies above the lossless PG's reserved two
+    frames. Switches that share a wrong setting are reported once, naming the first of them."""
+    groups: dict[tuple, list[str]] = {}
+    for network, plan in c.plans.items():
+        spec = plan.spec
+        if not spec.qos.enabled:
+            continue
+        for device in c.fabric.switches():
+            if device.network is not network or device.role not in (Role.LEAF, Role.SPINE):
+                continue
+            try:
+                qos = effective_qos(spec, device.name)
+            except ValidationError:
+                continue  # qos_overrides_name_switches reports it
+            override = spec.qos_overrides.get(device.name)
+            for speed in sorted({p.speed_gbps for p in device.ports.values() if p.front_panel}):
+                ecn, trigger = qos.ecn_at(speed), qos.pfc_trigger_at(speed)
+                if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
+                    continue
+                field = _threshold_field(plan.section, device.name, override, spec.qos.model_fields_set, speed)
+                groups.setdefault((field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu), []).append(device.name)
+    for (field, speed, low, high, trigger, mtu), devices in groups.items():
+        if not low < high < trigger:
+            message = f"at {speed}G ECN marks from {low} KB to {high} KB but the PFC trigger is {trigger} KB: PFC would pause senders before ECN slows them"
+            hint = f"keep min < max < trigger at {speed}G: lower ecn max_kbytes below {trigger}, or raise pfc_trigger_kbytes above {high}"
+        else:
+            message = (
+                f"at {speed}G the PFC trigger ({trigger} KB) is not above the {pg_reserved_bytes(mtu)} bytes a lossless "
+                f"buffer reserves (two {mtu}-byte frames)"
+            )
+            hint = f"raise pfc_trigger_kbytes at {speed}G (the defaults scale 4000 KB per 100G)"
+        if len(devices) > 1:
+            shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")
+            message += f"; the same on {len(devices) - 1} more switches ({shown})"
+        yield Problem(message, hint=hint, field=field, device=devices[0])
+
+
+def _threshold_field(section: str, switch: str, override: QosOverride | None, qos_fields: set[str], speed: int) -> tuple[str, ...]:
+    """Where a wrong ECN/trigger pair comes from: the switch's override if it sets either at this
+    speed, else the fabric's ecn (or its pfc_trigger_kbytes when only that was written)."""
+    label = f"{speed}G"
+    if override is not None:
+        for key in ("ecn", "pfc_trigger_kbytes"):
+            values = getattr(override, key)
+            if values is not None and speed in values:
+                return (section, "qos_overrides", switch, key, label)
+    key = "pfc_trigger_kbytes" if "pfc_trigger_kbytes" in qos_fields and "ecn" not in qos_fields else "ecn"
+    return (section, "qos", key, label)
+
+
 CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     ports_used_once,
     link_speeds_match,
@@ -369,6 +457,8 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     management_complete,
     evpn_numbers_unique,
     load_balancing_supported,
+    qos_overrides_name_switches,
+    ecn_below_pfc_trigger,
 )
 
 
@@ -398,4 +488,34 @@ def advisories(c: Compiled) -> list[str]:
                 f"(detection and restoration over the {watchdog.poll_interval_ms} ms poll interval) exceed the usual "
                 f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
             )
+    notes += _nxos_long_lossless_cables(c)
     return notes
+
+
+# Cisco's NX-OS QoS guide (PFC chapter): beyond 100 m of cable the pause buffer thresholds of an
+# ingress queuing policy must be configured; below it they are optional. fabricgen leaves them at
+# the platform's defaults (their syntax is not confirmed here), so such ports need them by hand.
+NXOS_DEFAULT_PAUSE_BUFFER_MAX_M = 100
+
+
+def _nxos_long_lossless_cables(c: Compiled) -> list[str]:
+    long_ports = []
+    for network, plan in c.plans.items():
+        if not plan.spec.qos.enabled:
+            continue
+        fallback = plan.spec.qos.cable_length_m
+        for device in c.fabric.switches():
+            if device.network is not network or device.nos != "nxos" or device.role not in (Role.LEAF, Role.SPINE):
+                continue
+            for port in device.ports.values():
+                if port.front_panel and port.link is not None:
+                    length = port.link.length_m if port.link.length_m is not None else fallback
+                    if length > NXOS_DEFAULT_PAUSE_BUFFER_MAX_M:
+                        long_ports.append((port.label, length))
+    if not long_ports:
+        return []
+    label, length = long_ports[0]
+    return [
+        f"{len(long_ports)} lossless NX-OS port(s) have more than {NXOS_DEFAULT_PAUSE_BUFFER_MAX_M} m of cable (e.g. {label}, {length:g} m): "
+        "NX-OS needs pause buffer thresholds (an ingress queuing policy) there, which fabricgen does not render; add them for your platform"
+    ]

@@ -12,7 +12,7 @@ from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
-from fabricgen.qos import LosslessBuffer, lossless_headroom
+from fabricgen.qos import LosslessBuffer, cable_length_bucket, effective_qos, lossless_headroom
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +26,9 @@ class InterfaceConfig:
     mtu: int
     address: str | None  # CIDR for a routed port
     access_vlan: int | None  # host port in a VLAN (subnet addressing)
-    lossless: bool  # PFC on the lossless priority, watchdog, ECN
+    lossless: bool  # PFC on the lossless priorities, watchdog, ECN
     bfd: bool
+    cable_length_m: float | None = None  # the cabling plan's standard length; None without a layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,13 @@ class Vlan:
 
 @dataclass(frozen=True)
 class QosConfig:
-    lossless_priority: int
+    """One switch's effective lossless profile (the fabric's `qos` with the switch's override).
+
+    Besides what the renderers need, it holds what a hop-by-hop consistency check compares with
+    the neighbour's: `dscp_to_priority`, `lossless_priorities`, `cnp_priority`, and ECN and PFC
+    trigger per port speed."""
+
+    lossless_priority: int  # RoCE data
     roce_dscp: tuple[int, ...]
     cnp_priority: int
     cnp_dscp: tuple[int, ...]
@@ -77,7 +84,31 @@ class QosConfig:
     ecn: dict[int, EcnThresholds]  # per port speed in use on this switch
     main_speed_gbps: int  # the speed most ports run at (NX-OS system-wide queuing policy)
     pfc_watchdog: PfcWatchdog
-    buffers: dict[int, LosslessBuffer]  # per port speed in use
+    buffers: dict[str, LosslessBuffer]  # per port name: headroom for its speed and (bucketed) cable
+    pfc_trigger_kbytes: dict[int, int]  # per port speed in use: lossless ingress occupancy that sends PAUSE
+    storage_priority: int | None = None  # a second lossless class (e.g. NVMe over RoCE), if any
+    storage_dscp: tuple[int, ...] = ()
+    storage_bandwidth_percent: int = 0  # 0 without a storage class
+
+    @property
+    def lossless_priorities(self) -> tuple[int, ...]:
+        """Every PFC priority, ascending (as PORT_QOS_MAP and DCBX list them)."""
+        return tuple(sorted({self.lossless_priority} | ({self.storage_priority} if self.storage_priority is not None else set())))
+
+    @property
+    def dscp_to_priority(self) -> dict[int, int]:
+        """Every DSCP this switch classifies, to its priority (traffic class, queue, PFC priority);
+        a DSCP not listed goes to priority 0."""
+        mapping = {dscp: self.lossless_priority for dscp in self.roce_dscp}
+        if self.storage_priority is not None:
+            mapping.update({dscp: self.storage_priority for dscp in self.storage_dscp})
+        mapping.update({dscp: self.cnp_priority for dscp in self.cnp_dscp})
+        return dict(sorted(mapping.items()))
+
+    @property
+    def default_bandwidth_percent(self) -> int:
+        """What queue 0 (everything unclassified) keeps after the lossless classes' shares."""
+        return 100 - self.lossless_bandwidth_percent - self.storage_bandwidth_percent
 
 
 @dataclass(frozen=True)
@@ -267,6 +298,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
                 access_vlan=access_vlan,
                 lossless=qos_on,
                 bfd=backend.bfd.enabled and link.kind is LinkKind.FABRIC,
+                cable_length_m=link.length_m,
             )
         )
         if link.kind is LinkKind.FABRIC:
@@ -331,7 +363,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             bfd=backend.bfd.enabled,
         ),
         bfd=backend.bfd,
-        qos=_qos_config(backend, ports) if qos_on else None,
+        qos=_qos_config(backend, device, ports) if qos_on else None,
         hardware=model,
         management=_management(c, device),
         network=device.network.value,
@@ -375,11 +407,22 @@ def _evpn_config(c: Compiled, device: Device, overlay, interfaces: list[Interfac
     )
 
 
-def _qos_config(spec, ports: list[Port]) -> QosConfig:
-    qos = spec.qos
+def _qos_config(spec, device: Device, ports: list[Port]) -> QosConfig:
+    """The switch's effective profile; headroom per port from its cable in the cabling plan, or
+    the profile's `cable_length_m` without a layout, rounded up to a bucket."""
+    qos = effective_qos(spec, device.name)
     speeds = sorted({p.speed_gbps for p in ports})
     counts = {s: sum(1 for p in ports if p.speed_gbps == s) for s in speeds}
     main = max(speeds, key=lambda s: (counts[s], s))
+    headroom: dict[tuple[int, int], LosslessBuffer] = {}  # one object per (speed, bucket)
+    buffers = {}
+    for port in ports:
+        length = port.link.length_m if port.link is not None and port.link.length_m is not None else qos.cable_length_m
+        key = (port.speed_gbps, cable_length_bucket(length))
+        if key not in headroom:
+            headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[1])
+        buffers[port.name] = headroom[key]
+    storage = qos.storage_priority is not None
     return QosConfig(
         lossless_priority=qos.lossless_priority,
         roce_dscp=tuple(qos.roce_dscp),
@@ -389,5 +432,9 @@ def _qos_config(spec, ports: list[Port]) -> QosConfig:
         ecn={s: qos.ecn_at(s) for s in speeds},
         main_speed_gbps=main,
         pfc_watchdog=qos.pfc_watchdog,
-        buffers={s: lossless_headroom(s, spec.mtu, qos.cable_length_m) for s in speeds},
+        buffers=buffers,
+        pfc_trigger_kbytes={s: qos.pfc_trigger_at(s) for s in speeds},
+        storage_priority=qos.storage_priority,
+        storage_dscp=tuple(qos.storage_dscp),
+        storage_bandwidth_percent=qos.storage_bandwidth_percent if storage else 0,
     )

@@ -1,6 +1,7 @@
 """SONiC config_db constraints, as stated by the sonic-buildimage YANG models (sonic-port,
 sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile, sonic-queue,
-sonic-scheduler, sonic-buffer-*, sonic-pfcwd, sonic-cable-length, sonic-device_metadata,
+sonic-scheduler, sonic-buffer-* (static_th, dynamic_th -8..7, xon/xoff/xon_offset bytes,
+headroom_type), sonic-pfcwd, sonic-cable-length ('[0-9]+m|None'), sonic-device_metadata,
 sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-hash, sonic-vrf, sonic-vxlan,
 sonic-static-anycast-gateway).
 
@@ -191,9 +192,17 @@ def violations(db: dict[str, Any]) -> list[str]:
             bad(f"BUFFER_PROFILE|{name}", "size is mandatory bytes")
         if "dynamic_th" in profile and not _int(profile["dynamic_th"], -8, 7):
             bad(f"BUFFER_PROFILE|{name}", "dynamic_th -8..7")
-        for field in ("xon", "xoff"):
+        for field in ("xon", "xoff", "xon_offset", "static_th"):
             if field in profile and not profile[field].isdigit():
-                bad(f"BUFFER_PROFILE|{name}", field)
+                bad(f"BUFFER_PROFILE|{name}", f"{field} must be bytes (uint64)")
+        if profile.get("headroom_type", "static") not in {"static", "dynamic"}:
+            bad(f"BUFFER_PROFILE|{name}", "headroom_type static|dynamic")
+        # beyond YANG: SAI takes one threshold mode per profile, and reads a static threshold of 0
+        # as "no limit", which on a lossless PG would leave PAUSE to the pool running out
+        if "static_th" in profile and "dynamic_th" in profile:
+            bad(f"BUFFER_PROFILE|{name}", "static_th and dynamic_th together (one threshold mode)")
+        if profile.get("static_th") == "0" and profile.get("xoff", "0") != "0":
+            bad(f"BUFFER_PROFILE|{name}", "static_th 0 on a lossless profile means no limit")
     for table, pattern in (("BUFFER_PG", r"[0-7](-[0-7])?"), ("BUFFER_QUEUE", r"(1[0-5]|[0-9])(-(1[0-5]|[0-9]))?")):
         for key, row in db.get(table, {}).items():
             port, _, index = key.partition("|")
@@ -201,6 +210,25 @@ def violations(db: dict[str, Any]) -> list[str]:
                 bad(f"{table}|{key}", "key")
             if row.get("profile") not in profiles and row.get("profile") != "NULL":
                 bad(f"{table}|{key}", "unknown profile")
+
+    # beyond YANG: every PFC-enabled priority of a port has a lossless (xoff) ingress buffer, or
+    # the port would send PAUSE with no headroom behind it (or never)
+    pg_profiles: dict[tuple[str, int], str] = {}
+    for key, row in db.get("BUFFER_PG", {}).items():
+        port, _, index = key.partition("|")
+        if re.fullmatch(r"[0-7](-[0-7])?", index):
+            first, _, last = index.partition("-")
+            for pg in range(int(first), int(last or first) + 1):
+                pg_profiles[(port, pg)] = row.get("profile", "")
+    for port, row in db.get("PORT_QOS_MAP", {}).items():
+        if port == "global" or not row.get("pfc_enable"):
+            continue
+        pg_map = db.get("TC_TO_PRIORITY_GROUP_MAP", {}).get(row.get("tc_to_pg_map", ""), {})
+        for priority in row["pfc_enable"].split(","):
+            pg = int(pg_map.get(priority, priority))
+            profile = profiles.get(pg_profiles.get((port, pg), ""), {})
+            if profile.get("xoff", "0") == "0":
+                bad(f"PORT_QOS_MAP|{port}", f"PFC on priority {priority} but PG {pg} has no lossless (xoff) profile")
 
     watchdog = db.get("PFC_WD", {})
     poll = watchdog.get("GLOBAL", {}).get("POLL_INTERVAL")
@@ -270,8 +298,10 @@ def violations(db: dict[str, Any]) -> list[str]:
                 bad(f"SWITCH_HASH|{key}.{field}", "unknown field")
 
     for name, lengths in db.get("CABLE_LENGTH", {}).items():
+        if not MAP_NAME.match(name):
+            bad(f"CABLE_LENGTH|{name}", "list name pattern")
         for port, length in lengths.items():
-            if port not in ports or not re.fullmatch(r"[0-9]+m", length):
+            if port not in ports or not re.fullmatch(r"[0-9]+m|None", length):
                 bad(f"CABLE_LENGTH|{name}|{port}", length)
     return found
 

@@ -213,8 +213,13 @@ class QosOverride(_Strict):
     pfc_watchdog: PfcWatchdog | None = None
 
     def apply(self, base: Qos) -> Qos:
-        """The base profile with this override's fields, validated as a whole profile."""
-        changes = {name: getattr(self, name) for name in self.model_fields_set}
+        """The base profile with this override's fields, validated as a whole profile. Per-speed
+        tables merge: an override naming 400G keeps the fabric's values at the other speeds."""
+        # a field left empty (None) overrides nothing
+        changes = {name: getattr(self, name) for name in self.model_fields_set if getattr(self, name) is not None}
+        for name in ("ecn", "pfc_trigger_kbytes"):
+            if name in changes:
+                changes[name] = {**getattr(base, name), **changes[name]}
         return Qos.model_validate({**dict(base), **changes})
 
 

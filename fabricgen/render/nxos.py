@@ -119,5 +119,5 @@ def _other_queues(config: DeviceConfig) -> list[int]:
     """Queues 1-7 that carry no class of ours (queue 0 is q-default); they get no guaranteed share."""
     if config.qos is None:
         return []
-    used = {config.qos.lossless_priority, config.qos.cnp_priority}
+    used = {*config.qos.lossless_priorities, config.qos.cnp_priority}
     return [q for q in range(1, 8) if q not in used]

@@ -17,11 +17,13 @@ from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render.capability import Gap
+from fabricgen.qos import LosslessBuffer
 from fabricgen.render.environment import environment
 
 QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
 SCHEDULER_LOSSLESS = "FABRICGEN_LOSSLESS"
+SCHEDULER_STORAGE = "FABRICGEN_STORAGE"
 SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
 
 # SWITCH_HASH|GLOBAL ecmp_hash values (sonic-hash.yang, the Generic Hash feature: in
@@ -162,12 +164,12 @@ def _evpn_tables(c: DeviceConfig, tables: dict[str, dict[str, Any]]) -> None:
 def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
     qos = c.qos
     assert qos is not None
-    lossless, cnp = qos.lossless_priority, qos.cnp_priority
+    lossless_priorities, cnp = qos.lossless_priorities, qos.cnp_priority
     dscp_to_tc = {str(d): "0" for d in range(64)}
-    dscp_to_tc.update({str(d): str(lossless) for d in qos.roce_dscp})
-    dscp_to_tc.update({str(d): str(cnp) for d in qos.cnp_dscp})
+    dscp_to_tc.update({str(dscp): str(priority) for dscp, priority in qos.dscp_to_priority.items()})
     identity = {str(n): str(n) for n in range(8)}
-    tc_to_pg = {str(n): str(lossless) if n == lossless else "0" for n in range(8)}
+    # each lossless traffic class gets the priority group of its own number, the rest share PG 0
+    tc_to_pg = {str(n): str(n) if n in lossless_priorities else "0" for n in range(8)}
     wred_name = {speed: f"ROCE_LOSSLESS_{speed}G" for speed in qos.ecn}
     wred = {}
     for speed, ecn in sorted(qos.ecn.items()):
@@ -178,9 +180,16 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
             profile[f"{colour}_max_threshold"] = str(ecn.max_kbytes * 1024)
             profile[f"{colour}_drop_probability"] = str(ecn.drop_probability)
         wred[wred_name[speed]] = profile
-    buffer_name = {speed: f"pg_lossless_{speed * 1000}_{b.cable_length_m}m_profile" for speed, b in qos.buffers.items()}
-    lossy_queues = _ranges(q for q in range(8) if q not in (lossless,))
+    lossy_queues = _ranges(q for q in range(8) if q not in lossless_priorities)
     watchdog = qos.pfc_watchdog
+    pfc = ",".join(str(p) for p in lossless_priorities)
+    schedulers = {
+        SCHEDULER_STRICT: {"type": "STRICT"},
+        SCHEDULER_LOSSLESS: {"type": "DWRR", "weight": str(qos.lossless_bandwidth_percent)},
+        SCHEDULER_DEFAULT: {"type": "DWRR", "weight": str(qos.default_bandwidth_percent)},
+    }
+    if qos.storage_priority is not None:
+        schedulers[SCHEDULER_STORAGE] = {"type": "DWRR", "weight": str(qos.storage_bandwidth_percent)}
 
     tables: dict[str, dict[str, Any]] = {
         "DSCP_TO_TC_MAP": {QOS_MAP: dscp_to_tc},
@@ -188,11 +197,7 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
         "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: tc_to_pg},
         "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: identity},
         "WRED_PROFILE": wred,
-        "SCHEDULER": {
-            SCHEDULER_STRICT: {"type": "STRICT"},
-            SCHEDULER_LOSSLESS: {"type": "DWRR", "weight": str(qos.lossless_bandwidth_percent)},
-            SCHEDULER_DEFAULT: {"type": "DWRR", "weight": str(100 - qos.lossless_bandwidth_percent)},
-        },
+        "SCHEDULER": schedulers,
         "BUFFER_POOL": {
             "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
             "egress_lossless_pool": {"type": "egress", "mode": "dynamic"},
@@ -202,16 +207,6 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
             "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
             "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
             "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "1518", "dynamic_th": "3"},
-            **{
-                buffer_name[speed]: {
-                    "pool": "ingress_lossless_pool",
-                    "xon": str(b.xon_bytes),
-                    "xoff": str(b.xoff_bytes),
-                    "size": str(b.size_bytes),
-                    "dynamic_th": "0",
-                }
-                for speed, b in sorted(qos.buffers.items())
-            },
         },
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": QOS_MAP}},
         "QUEUE": {},
@@ -221,23 +216,30 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
         "PFC_WD": {"GLOBAL": {"POLL_INTERVAL": str(watchdog.poll_interval_ms)}} if watchdog.enabled else {},
     }
     for i in c.interfaces:
+        buffer = qos.buffers[i.name]
+        profile_name = _lossless_profile(tables["BUFFER_PROFILE"], buffer, qos.pfc_trigger_kbytes[i.speed_gbps])
         tables["PORT_QOS_MAP"][i.name] = {
             "dscp_to_tc_map": QOS_MAP,
             "tc_to_queue_map": QOS_MAP,
             "tc_to_pg_map": QOS_MAP,
             "pfc_to_queue_map": QOS_MAP,
-            "pfc_enable": str(lossless),
-            "pfcwd_sw_enable": str(lossless) if watchdog.enabled else "",
+            "pfc_enable": pfc,
+            "pfcwd_sw_enable": pfc if watchdog.enabled else "",
         }
-        tables["QUEUE"][f"{i.name}|{lossless}"] = {"scheduler": SCHEDULER_LOSSLESS, "wred_profile": wred_name[i.speed_gbps]}
+        tables["QUEUE"][f"{i.name}|{qos.lossless_priority}"] = {"scheduler": SCHEDULER_LOSSLESS, "wred_profile": wred_name[i.speed_gbps]}
+        if qos.storage_priority is not None:
+            # NVMe over RoCE runs DCQCN too: ECN-marked at the same per-speed thresholds
+            tables["QUEUE"][f"{i.name}|{qos.storage_priority}"] = {"scheduler": SCHEDULER_STORAGE, "wred_profile": wred_name[i.speed_gbps]}
         tables["QUEUE"][f"{i.name}|{cnp}"] = {"scheduler": SCHEDULER_STRICT}
         tables["QUEUE"][f"{i.name}|0"] = {"scheduler": SCHEDULER_DEFAULT}
         tables["BUFFER_PG"][f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
-        tables["BUFFER_PG"][f"{i.name}|{lossless}"] = {"profile": buffer_name[i.speed_gbps]}
-        tables["BUFFER_QUEUE"][f"{i.name}|{lossless}"] = {"profile": "egress_lossless_profile"}
+        for priority in lossless_priorities:
+            tables["BUFFER_PG"][f"{i.name}|{priority}"] = {"profile": profile_name}
+            tables["BUFFER_QUEUE"][f"{i.name}|{priority}"] = {"profile": "egress_lossless_profile"}
         for span in lossy_queues:
             tables["BUFFER_QUEUE"][f"{i.name}|{span}"] = {"profile": "egress_lossy_profile"}
-        tables["CABLE_LENGTH"]["AZURE"][i.name] = f"{qos.buffers[i.speed_gbps].cable_length_m}m"
+        # the bucketed length, so the table agrees with the profile the port uses
+        tables["CABLE_LENGTH"]["AZURE"][i.name] = f"{buffer.cable_length_m}m"
         if watchdog.enabled:
             tables["PFC_WD"][i.name] = {
                 "action": watchdog.action,
@@ -245,6 +247,33 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
                 "restoration_time": str(watchdog.restoration_ms),
             }
     return tables
+
+
+def _lossless_profile(profiles: dict[str, Any], buffer: LosslessBuffer, trigger_kbytes: int) -> str:
+    """Add (once) and name the ingress profile of lossless PGs at this speed and cable bucket.
+
+    The PFC trigger is a fixed byte count, so the profile uses `static_th` (SAI's static shared
+    threshold, in bytes) rather than `dynamic_th` (an alpha: a share of whatever the pool has
+    free, so the pause point would move with the load on other ports and could fall below the ECN
+    maximum). A PG pauses its peer when it has filled its reserved part and its shared allowance;
+    the reserved part of `size` that is not headroom is `xon` (size = xon + xoff), so the shared
+    allowance is the trigger minus that. `xoff` is the headroom that absorbs what is still in
+    flight after the pause. The pool stays in dynamic mode for the other profiles: a profile's own
+    threshold mode overrides its pool's (SAI), as SONiC's Tomahawk 5 buffer templates do with
+    static_th. SONiC names the profile pg_lossless_<speed Mb/s>_<cable>_profile."""
+    name = f"pg_lossless_{buffer.speed_gbps * 1000}_{buffer.cable_length_m}m_profile"
+    profiles.setdefault(
+        name,
+        {
+            "pool": "ingress_lossless_pool",
+            "xon": str(buffer.xon_bytes),
+            "xoff": str(buffer.xoff_bytes),
+            "size": str(buffer.size_bytes),
+            # never 0: SAI reads a static threshold of 0 as "no limit" (the checks keep it positive)
+            "static_th": str(max(1, trigger_kbytes * 1024 - (buffer.size_bytes - buffer.xoff_bytes))),
+        },
+    )
+    return name
 
 
 def _alias(cage: int, sub: int) -> str:
