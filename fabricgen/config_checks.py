@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import Network
+from fabricgen.design.graph import LinkKind, Network
 from fabricgen.device_config import DeviceConfig
 from fabricgen.errors import Problem
 
@@ -108,6 +108,55 @@ def mtu_carries_hosts(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable
         )
 
 
+def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """RoCE is lossless only if both ends of every hop agree on it: each leaf-spine link's two
+    switches map the same DSCPs to the same priorities, pause the same priorities, and give CNPs
+    the same priority. A difference is reported on the hop (link, both ends), once per pair of
+    switches, not once per parallel link."""
+    seen: set[tuple[str, str]] = set()
+    for link in c.fabric.links:
+        if link.kind is not LinkKind.FABRIC:
+            continue
+        a, b = configs.get(link.a.device.name), configs.get(link.b.device.name)
+        if a is None or b is None or (a.hostname, b.hostname) in seen:
+            continue
+        differences = qos_differences(a.qos, b.qos)
+        if differences:
+            seen.add((a.hostname, b.hostname))
+            plan = c.plan_of(link.network)
+            overridden = [name for name in (a.hostname, b.hostname) if name in plan.spec.qos_overrides]
+            yield Problem(
+                f"hop {link.id} to {b.hostname} {link.b.name}: {'; '.join(differences)} ({a.hostname} first, {b.hostname} second)",
+                hint="every switch and host on a path needs the same lossless priorities and DSCP mapping; "
+                "check the qos_overrides of these two switches",
+                device=a.hostname,
+                port=link.a.name,
+                field=(plan.section, "qos_overrides", overridden[0]) if overridden else (),
+            )
+
+
+def qos_differences(a, b) -> list[str]:
+    """What two ends of a hop disagree on: a QosConfig each (None = no lossless class)."""
+    if a is None and b is None:
+        return []
+    if a is None or b is None:
+        return ["lossless QoS is " + ("off on the first end, on" if a is None else "on on the first end, off") + " on the second"]
+    found = []
+    if a.lossless_priorities != b.lossless_priorities:
+        found.append(f"PFC priorities {_csv(a.lossless_priorities)} vs {_csv(b.lossless_priorities)}")
+    if a.dscp_to_priority != b.dscp_to_priority:
+        mismatched = sorted(d for d in set(a.dscp_to_priority) | set(b.dscp_to_priority) if a.dscp_to_priority.get(d, 0) != b.dscp_to_priority.get(d, 0))
+        shown = ", ".join(f"DSCP {d} -> {a.dscp_to_priority.get(d, 0)} vs {b.dscp_to_priority.get(d, 0)}" for d in mismatched[:3])
+        found.append(shown + (f" (and {len(mismatched) - 3} more)" if len(mismatched) > 3 else ""))
+    if a.cnp_priority != b.cnp_priority:
+        found.append(f"CNP priority {a.cnp_priority} vs {b.cnp_priority}")
+    return found
+
+
+def _csv(values) -> str:
+    return ",".join(str(v) for v in values) or "none"
+
+
 def _leaves(configs: dict[str, DeviceConfig], network: Network) -> list[DeviceConfig]:
     return [cfg for cfg in configs.values() if cfg.evpn is not None and cfg.evpn.vtep and cfg.network == network.value]
 
@@ -116,6 +165,7 @@ CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Prob
     segments_agree,
     vteps_reachable,
     mtu_carries_hosts,
+    lossless_class_agrees,
 )
 
 
