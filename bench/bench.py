@@ -26,6 +26,7 @@ CASES = [
     HERE / "intents" / "bench-2048.yaml",
     HERE / "intents" / "bench-8192.yaml",
     HERE / "intents" / "bench-8192-sonic.yaml",
+    HERE / "intents" / "bench-8192-evpn.yaml",
 ]
 TARGET = {"gpus": 8192, "seconds": 5.0, "peak_mib": 1024}
 
