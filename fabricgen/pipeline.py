@@ -30,9 +30,11 @@ from fabricgen.design.plan import LeafSpinePlan, backend_plan
 from fabricgen.design.sizing import BackendSizing, size_backend
 from fabricgen.device_config import DeviceConfig, build_device_configs
 from fabricgen.errors import CheckError, DesignError, raise_if
+from fabricgen.host_config import HostConfig, build_host_configs
 from fabricgen.intent import LoadedIntent, load_intent
 from fabricgen.output import write_build
 from fabricgen.render import render_configs
+from fabricgen.render.hosts import render_hosts
 from fabricgen.reports import (
     render_bom,
     render_cabling,
@@ -52,6 +54,7 @@ class Build:
     configs: dict[str, DeviceConfig]
     files: dict[str, bytes]
     timings: dict[str, float] = field(default_factory=dict)
+    hosts: dict[str, HostConfig] = field(default_factory=dict)  # servers' data NICs
 
     @property
     def sizing(self) -> BackendSizing:
@@ -97,8 +100,10 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     if not render:
         return build
     build.configs = build_device_configs(compiled)
+    build.hosts = build_host_configs(compiled)
     lap("device configs")
     texts = render_configs(build.configs.values())
+    texts.update(render_hosts(build.hosts.values()))
     lap("render")
     for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
         texts.update(report(compiled))
