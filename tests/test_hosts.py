@@ -286,3 +286,11 @@ def test_host_files_follow_the_leaf_they_are_cabled_to(whitepaper):
         for nic in host.nics:
             row = cables[nic.cable]
             assert (row["a_device"], row["a_port"], row["b_device"], row["b_port"]) == (host.hostname, nic.port, nic.switch, nic.switch_port)
+
+
+def test_a_nic_follows_the_qos_override_of_its_own_leaf(write_intent):
+    build = compile_intent(write_intent("gpus: 16\nbackend:\n  qos_overrides:\n    be-su01-leaf1: {roce_dscp: [26]}\n"))
+    for host in build.hosts.values():
+        by_port = {nic.port: nic for nic in host.nics}
+        assert (by_port["nic1"].rdma_dscp, by_port["nic1"].dscp_to_priority) == (26, ((26, 3), (48, 7))), host.hostname
+        assert (by_port["nic2"].rdma_dscp, by_port["nic2"].dscp_to_priority) == (24, ((24, 3), (26, 3), (48, 7))), host.hostname
