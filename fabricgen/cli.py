@@ -51,8 +51,9 @@ def build_command(
 ) -> None:
     """Compile INTENT and write every config and report, all or nothing.
 
-    Writes configs/ (NX-OS <device>.cfg, SONiC <device>/config_db.json + frr.conf), cabling.csv/.md,
-    bom.csv/.md, ip-plan.csv, topology.json, summary.md and manifest.json.
+    Writes configs/ (NX-OS <device>.cfg, SONiC <device>/config_db.json + frr.conf), hosts/ (per
+    server: nic-qos.sh or nic-qos.txt, netplan.yaml), cabling.csv/.md, bom.csv/.md, ip-plan.csv,
+    topology.json, summary.md and manifest.json.
     """
     started = time.perf_counter()
     result, destination = _run(lambda: build(intent, output))

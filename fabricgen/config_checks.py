@@ -15,6 +15,7 @@ from fabricgen.compiled import Compiled
 from fabricgen.design.graph import LinkKind, Network
 from fabricgen.device_config import DeviceConfig
 from fabricgen.errors import Problem
+from fabricgen.host_config import HostConfig
 
 VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 bytes
 
@@ -133,6 +134,46 @@ def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iter
                 port=link.a.name,
                 field=(plan.section, "qos_overrides", overridden[0]) if overridden else (),
             )
+
+
+def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts: dict[str, HostConfig]) -> list[Problem]:
+    """The first hop: every server NIC trusts the same DSCPs into the same priorities as its leaf
+    port, pauses the same priorities, sends CNPs on the leaf's CNP priority, and its MTU fits
+    the leaf port. One problem per server and leaf (not per port)."""
+    problems = []
+    for host in hosts.values():
+        reported: set[str] = set()
+        for nic in host.nics:
+            leaf = configs.get(nic.switch)
+            if leaf is None or leaf.hostname in reported:
+                continue
+            port = next((i for i in leaf.interfaces if i.name == nic.switch_port), None)
+            differences = []
+            qos = leaf.qos if port is not None and port.lossless else None
+            if nic.qos != (qos is not None):
+                differences.append(f"lossless QoS is {'on' if nic.qos else 'off'} on the NIC, {'on' if qos else 'off'} on the leaf port")
+            elif qos is not None:
+                if nic.lossless_priorities != qos.lossless_priorities:
+                    differences.append(f"PFC priorities {_csv(nic.lossless_priorities)} vs {_csv(qos.lossless_priorities)}")
+                if dict(nic.dscp_to_priority) != qos.dscp_to_priority:
+                    differences.append(f"DSCP map {dict(nic.dscp_to_priority)} vs {qos.dscp_to_priority}")
+                if nic.rdma_priority is not None and nic.rdma_priority not in qos.lossless_priorities:
+                    differences.append(f"RDMA marked for priority {nic.rdma_priority}, which the leaf does not pause")
+                if nic.cnp_priority is not None and nic.cnp_priority != qos.cnp_priority:
+                    differences.append(f"CNP priority {nic.cnp_priority} vs {qos.cnp_priority}")
+            if port is not None and nic.mtu > port.mtu:
+                differences.append(f"NIC MTU {nic.mtu} above the leaf port's {port.mtu}")
+            if differences:
+                reported.add(leaf.hostname)
+                problems.append(
+                    Problem(
+                        f"hop {nic.cable} from {host.hostname} {nic.port}: {'; '.join(differences)} (NIC first, leaf second)",
+                        hint="the host files follow the leaf's QoS; rebuild rather than edit them, and check this leaf's qos_overrides",
+                        device=leaf.hostname,
+                        port=nic.switch_port,
+                    )
+                )
+    return problems
 
 
 def qos_differences(a, b) -> list[str]:

@@ -21,7 +21,7 @@ from fabricgen.addressing import (
     spine_asn_of,
 )
 from fabricgen.checks import advisories, run_checks
-from fabricgen.config_checks import run_config_checks
+from fabricgen.config_checks import hosts_agree_with_leaves, run_config_checks
 from fabricgen.compiled import Compiled
 from fabricgen.design.backend import build_backend
 from fabricgen.design.evpn import EvpnPlan, plan_evpn
@@ -33,9 +33,11 @@ from fabricgen.design.plan import LeafSpinePlan, backend_plan
 from fabricgen.design.sizing import BackendSizing, size_backend
 from fabricgen.device_config import DeviceConfig, build_device_configs
 from fabricgen.errors import CheckError, DesignError, raise_if
+from fabricgen.host_config import HostConfig, build_host_configs
 from fabricgen.intent import LoadedIntent, load_intent
 from fabricgen.output import write_build
 from fabricgen.render import render_configs
+from fabricgen.render.hosts import render_hosts
 from fabricgen.reports import (
     render_bom,
     render_cabling,
@@ -55,6 +57,7 @@ class Build:
     configs: dict[str, DeviceConfig]
     files: dict[str, bytes]
     timings: dict[str, float] = field(default_factory=dict)
+    hosts: dict[str, HostConfig] = field(default_factory=dict)  # servers' data NICs
 
     @property
     def sizing(self) -> BackendSizing:
@@ -100,11 +103,14 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     build = Build(loaded, compiled, {}, {}, timings)
     # the configs are checked hop by hop before anything is rendered, also by `validate`
     build.configs = build_device_configs(compiled)
-    raise_if([loaded.locate(p) if p.field else p for p in run_config_checks(compiled, build.configs)], CheckError)
+    build.hosts = build_host_configs(compiled)
+    problems = run_config_checks(compiled, build.configs) + hosts_agree_with_leaves(compiled, build.configs, build.hosts)
+    raise_if([loaded.locate(p) if p.field else p for p in problems], CheckError)
     lap("device configs")
     if not render:
         return build
     texts = render_configs(build.configs.values())
+    texts.update(render_hosts(build.hosts.values()))
     lap("render")
     for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
         texts.update(report(compiled))

@@ -189,3 +189,13 @@ def test_unknown_key_inside_a_catalog_entry_gets_a_suggestion(tmp_path):
     missing, unknown = catalog_problems(tmp_path, "cables:\n  MY-CABLE:\n    descripton: x\n    media: smf\n    connector: LC\n")  # the required key, and the misspelt one meant to be it
     assert unknown.line == 3 and "did you mean 'description'" in unknown.hint
     assert missing.field == ("cables", "MY-CABLE", "description")
+
+
+def test_an_appliance_os_is_not_mixed_with_linux_nics(tmp_path):
+    [problem] = catalog_problems(
+        tmp_path,
+        "nodes:\n  LAB-STORE:\n    kind: storage\n    description: x\n"
+        "    storage: {count: 2, speed: 100G, names: \"e{n}a\", nic_family: ontap}\n"
+        "    frontend: {count: 2, speed: 100G, names: \"fe{n}\", nic_family: connectx}\n",
+    )
+    assert "must be on every data port set" in problem.message and problem.field[:2] == ("nodes", "LAB-STORE")

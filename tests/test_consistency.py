@@ -43,3 +43,23 @@ def test_an_ecn_max_above_the_pfc_trigger_is_refused(write_intent):
 def test_a_fabric_mtu_too_small_for_vxlan_is_refused(write_intent):
     errors = _build_errors(write_intent("gpus: 256\nbackend:\n  routing: vxlan-evpn\n  mtu: 9000\n"))
     assert "backend.mtu: be-spine01 Ethernet1/1: MTU 9000 is below the 9050 bytes this hop must carry" in errors
+
+
+def test_a_host_whose_nic_disagrees_with_its_leaf_is_named(whitepaper):
+    """Host files follow their leaf, so this guards the builder: a NIC pausing another priority
+    or trusting another DSCP map is reported on its first hop, naming server, port and cable."""
+    from dataclasses import replace
+
+    from fabricgen.config_checks import hosts_agree_with_leaves
+
+    build = whitepaper[256]
+    assert hosts_agree_with_leaves(build.compiled, build.configs, build.hosts) == []
+    host = build.hosts["gpu0005"]
+    nic = host.nics[0]
+    broken = replace(nic, lossless_priorities=(4,), dscp_to_priority=((24, 4), (26, 4), (48, 7)), mtu=9300)
+    hosts = dict(build.hosts)
+    hosts["gpu0005"] = replace(host, nics=(broken,) + host.nics[1:])
+    [problem] = hosts_agree_with_leaves(build.compiled, build.configs, hosts)
+    assert problem.device == nic.switch and problem.port == nic.switch_port
+    assert f"hop {nic.cable} from gpu0005 {nic.port}" in problem.message
+    assert "PFC priorities 4 vs 3" in problem.message and "NIC MTU 9300 above the leaf port's 9216" in problem.message

@@ -22,6 +22,7 @@ def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
         "fabricgen/templates/nxos/switch.cfg.j2",
         "fabricgen/templates/frr/frr.conf.j2",
         "fabricgen/templates/reports/bom.md.j2",
+        "fabricgen/templates/hosts/nic-qos.sh.j2",
         "fabricgen/catalog/data/switches.yaml",
         "fabricgen/catalog/data/nodes.yaml",
     ):
@@ -42,4 +43,6 @@ def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
     )
     templates, count = result.stdout.split()
     assert Path(templates) == unpacked / "fabricgen" / "templates"
-    assert int(count) == 12 + 10 + 4 + 8  # backend, frontend and OOB switch configs, 8 reports
+    # backend, frontend and OOB switch configs, 8 reports; host files: a script and netplan per GPU
+    # node, a settings sheet per ONTAP controller, netplan per management node
+    assert int(count) == 12 + 10 + 4 + 8 + 32 * 2 + 4 + 8

@@ -22,6 +22,11 @@ LoadBalancingMode = Literal["ecmp", "flowlet", "per-packet"]
 HashFieldName = Literal["src-ip", "dst-ip", "protocol", "src-port", "dst-port", "ipv6-flow-label", "inner"]
 FIVE_TUPLE: tuple[HashFieldName, ...] = ("src-ip", "dst-ip", "protocol", "src-port", "dst-port")
 
+# How a server port's NIC is told the fabric's QoS: connectx (NVIDIA ConnectX/BlueField, mlx5:
+# mlnx_qos and sysfs), broadcom (Thor/Thor2, bnxt_re: configfs and iproute2 dcb), ontap (a NetApp
+# controller: not Linux, it gets a settings sheet). Unknown (None): settings are printed, not applied.
+NicFamily = Literal["connectx", "broadcom", "ontap"]
+
 _BREAKOUT = re.compile(r"^(\d+)x(\d+[GM])$", re.IGNORECASE)
 
 
@@ -248,6 +253,8 @@ class NodePorts(_Strict):
     speed: Speed
     form_factor: str | None = None
     names: str = Field(description="interface name pattern over {n}, 1-based")
+    nic: str | None = Field(None, description="NIC model behind these ports, e.g. ConnectX-7")
+    nic_family: NicFamily | None = Field(None, description="how host files set its QoS; absent: unknown, settings are printed, not applied")
 
     @model_validator(mode="after")
     def _names_distinct(self) -> NodePorts:
@@ -275,6 +282,14 @@ class NodeModel(_Strict):
     def _gpu_nodes_have_backend_ports(self) -> NodeModel:
         if self.kind == "gpu" and (self.gpus < 1 or self.backend is None):
             raise ValueError("a GPU node needs gpus >= 1 and backend ports")
+        return self
+
+    @model_validator(mode="after")
+    def _appliance_or_linux(self) -> NodeModel:
+        """ONTAP is the whole node's OS: a node is an appliance on every data port or on none."""
+        families = {ports.nic_family for ports in (self.backend, self.frontend, self.storage) if ports is not None}
+        if "ontap" in families and families != {"ontap"}:
+            raise ValueError("nic_family ontap (an appliance OS) must be on every data port set of the node, not mixed with Linux NICs")
         return self
 
 

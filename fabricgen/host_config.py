@@ -1,0 +1,223 @@
+"""The NOS-neutral configuration of each server's data NICs: what a host must do so that every NIC
+agrees with the leaf port it is cabled to.
+
+`build_host_configs(compiled)` turns the checked fabric into one `HostConfig` per GPU, storage and
+management node with an addressed data port. Renderers (fabricgen.render.hosts) only translate
+these into a NIC family's commands, an appliance's settings sheet, or netplan.
+
+Per NIC, from the fabric it is cabled to (backend, frontend or storage):
+- its address and gateway from the address plan; MTU: the fabric's `host_mtu`;
+- QoS: the effective profile of its leaf (the fabric's `qos` with that leaf's `qos_overrides`),
+  so the NIC trusts the same DSCP -> priority map as the leaf, has PFC on the same priorities and
+  sends CNPs in the same DSCP and priority. With the fabric's QoS off: no PFC and no marking.
+- Routing for several NICs on one host (multi-rail): every NIC gets a routing table of its own
+  (`TABLE_BASE` of its network + its number on that network) with its connected subnet and its
+  route out through its own gateway, and a rule sending traffic *from* its address to that table.
+  RDMA always binds a source address, so each rail's traffic leaves by its own leaf. The main
+  table serves unbound traffic (ping, ssh): the backend pool via the first backend NIC only (the
+  rails are separate planes; nothing unbound should spread over them); on the frontend a default
+  route via every frontend port, metrics 100, 200, ... (the first preferred, the next when its
+  leaf is down: servers attach to a leaf pair for this); on a separate storage fabric the storage
+  pool the same way. Storage ports converged onto the frontend add no main-table route: the
+  default route reaches their pool, and traffic bound to their address uses their own table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from netaddr import IPNetwork
+
+from fabricgen.catalog.model import NodeModel
+from fabricgen.compiled import Compiled
+from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
+from fabricgen.intent.model import Qos
+
+PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
+TABLE_BASE = {Network.BACKEND: 100, Network.FRONTEND: 200, Network.STORAGE: 300}
+METRIC_STEP = 100
+RDMA_ROLES = frozenset({Role.GPU_NODE, Role.STORAGE_NODE})  # management nodes get netplan only
+
+
+@dataclass(frozen=True, slots=True)
+class HostRoute:
+    to: str  # a prefix (CIDR) or "default"
+    via: str | None  # None: on the link (the NIC's own subnet)
+    table: int | None  # None: the main table
+    metric: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostNic:
+    """One data port of a server, laid out to be compared field by field with its leaf port."""
+
+    port: str  # the catalog's name (nic1, fe1, e1a); the OS may call it otherwise
+    port_set: str  # the node model's port set it belongs to: backend, frontend or storage
+    network: str  # the fabric it is cabled to (converged storage ports: frontend)
+    nic: str | None  # NIC model from the catalog
+    family: str | None  # connectx, broadcom, ontap; None: unknown
+    switch: str  # the leaf it is cabled to
+    switch_port: str
+    cable: str
+    speed_gbps: int
+    address: str  # dotted quad
+    prefixlen: int
+    gateway: str
+    mtu: int
+    qos: bool  # the leaf runs lossless QoS on this port
+    lossless_priorities: tuple[int, ...]  # PFC on these priorities; () with QoS off
+    dscp_to_priority: tuple[tuple[int, int], ...]  # (DSCP, priority) the NIC trusts, like the leaf's map
+    rdma_dscp: int | None  # DSCP this NIC marks its RDMA traffic with by default
+    rdma_priority: int | None
+    cnp_dscp: int | None
+    cnp_priority: int | None
+    lossless_bandwidth_percent: int | None  # the lossless classes' share after strict priority
+    table: int  # its own routing table; the rule `from address` has this priority too
+    routes: tuple[HostRoute, ...]
+
+    @property
+    def cidr(self) -> str:
+        return f"{self.address}/{self.prefixlen}"
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    hostname: str
+    role: Role
+    model: str  # catalog PID
+    fabric: str  # the intent's name
+    rdma: bool  # runs RDMA: its NICs get QoS settings (GPU and storage nodes)
+    appliance: bool  # not Linux (ONTAP): a settings sheet instead of a script and netplan
+    nics: tuple[HostNic, ...]
+
+
+def build_host_configs(c: Compiled) -> dict[str, HostConfig]:
+    """Every server with an addressed data port, in fabric order; linear in links."""
+    cabled: dict[str, list[Port]] = {}
+    for link in c.fabric.links:
+        if link.kind is LinkKind.HOST:
+            nic = link.a if link.a.device.role in SERVER_ROLES else link.b
+            cabled.setdefault(nic.device.name, []).append(nic)
+    port_sets: dict[str, dict[str, str]] = {}  # node model -> port name -> port set
+    leaf_qos: dict[str, Qos] = {}
+    hosts = {}
+    for name, ports in cabled.items():
+        device = c.fabric.devices[name]
+        if device.model not in port_sets:
+            port_sets[device.model] = _port_sets(c.catalog.nodes[device.model])
+        config = _host_config(c, device, ports, port_sets[device.model], leaf_qos)
+        if config.nics:
+            hosts[name] = config
+    return hosts
+
+
+def _port_sets(model: NodeModel) -> dict[str, str]:
+    return {
+        ports.names.format(n=n): kind
+        for kind in PORT_SETS
+        if (ports := getattr(model, kind)) is not None
+        for n in range(1, ports.count + 1)
+    }
+
+
+def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], leaf_qos: dict[str, Qos]) -> HostConfig:
+    model = c.catalog.nodes[device.model]
+    order = {kind: i for i, kind in enumerate(PORT_SETS)}
+    addressed = sorted(
+        (p for p in ports if p in c.addresses.interfaces and p in c.addresses.gateways),
+        key=lambda p: (order[sets[p.name]], p.cage, p.sub, p.name),
+    )
+    numbers: dict[Network, int] = {}
+    main_routes: dict[Network, int] = {}  # routes already in the main table, per network
+    primary = _main_table_sets({sets[p.name] for p in addressed}, {p.link.network for p in addressed})  # type: ignore[union-attr]
+    nics = []
+    for port in addressed:
+        link = port.link
+        assert link is not None
+        leaf = link.other(port)
+        plan = c.plan_of(link.network)
+        spec = plan.spec
+        if leaf.device.name not in leaf_qos:
+            override = spec.qos_overrides.get(leaf.device.name)
+            leaf_qos[leaf.device.name] = override.apply(spec.qos) if override is not None else spec.qos
+        qos = leaf_qos[leaf.device.name]
+        kind = sets[port.name]
+        ports_of = getattr(model, kind)
+        address = c.addresses.interfaces[port]
+        gateway = c.addresses.gateways[port]
+        numbers[link.network] = numbers.get(link.network, 0) + 1
+        table = TABLE_BASE[link.network] + numbers[link.network]
+        network = IPNetwork(address.cidr)
+        subnet = f"{network.network}/{network.prefixlen}"
+        way_out = "default" if kind == "frontend" else str(plan.host_pool)
+        routes = [HostRoute(subnet, None, table), HostRoute(way_out, gateway, table)]
+        if kind == primary.get(link.network):  # main table: backend via its first NIC, others via each
+            count = main_routes.get(link.network, 0)
+            if link.network is not Network.BACKEND or count == 0:
+                routes.insert(0, HostRoute(way_out, gateway, None, METRIC_STEP * (count + 1)))
+                main_routes[link.network] = count + 1
+        rdma_dscp, rdma_priority = _rdma_marking(qos, kind)
+        nics.append(
+            HostNic(
+                port=port.name,
+                port_set=kind,
+                network=link.network.value,
+                nic=ports_of.nic,
+                family=ports_of.nic_family,
+                switch=leaf.device.name,
+                switch_port=leaf.name,
+                cable=link.id,
+                speed_gbps=port.speed_gbps,
+                address=address.address,
+                prefixlen=address.prefixlen,
+                gateway=gateway,
+                mtu=spec.host_mtu,
+                qos=qos.enabled,
+                lossless_priorities=qos.lossless_priorities() if qos.enabled else (),
+                dscp_to_priority=_dscp_map(qos) if qos.enabled else (),
+                rdma_dscp=rdma_dscp if qos.enabled else None,
+                rdma_priority=rdma_priority if qos.enabled else None,
+                cnp_dscp=qos.cnp_dscp[0] if qos.enabled else None,
+                cnp_priority=qos.cnp_priority if qos.enabled else None,
+                lossless_bandwidth_percent=qos.lossless_bandwidth_percent if qos.enabled else None,
+                table=table,
+                routes=tuple(routes),
+            )
+        )
+    families = {nic.family for nic in nics}
+    return HostConfig(
+        hostname=device.name,
+        role=device.role,
+        model=device.model,
+        fabric=c.intent.name,
+        rdma=device.role in RDMA_ROLES,
+        appliance=families == {"ontap"},
+        nics=tuple(nics),
+    )
+
+
+def _main_table_sets(kinds: set[str], networks: set[Network]) -> dict[Network, str]:
+    """The port set whose NICs carry a network's main-table route on this host."""
+    primary = {Network.BACKEND: "backend", Network.STORAGE: "storage"}
+    if Network.FRONTEND in networks:
+        # converged storage ports reach the frontend's pool by its default route; a server with
+        # only storage ports there (a storage node) routes the pool through them instead
+        primary[Network.FRONTEND] = "frontend" if "frontend" in kinds else "storage"
+    return primary
+
+
+def _rdma_marking(qos: Qos, kind: str) -> tuple[int, int]:
+    """Storage ports mark their RDMA traffic (NVMe or NFS over RDMA) with the storage class
+    where the fabric has one; every other port with the RoCE class (the first DSCP listed)."""
+    if kind == "storage" and qos.storage_dscp and qos.storage_priority is not None:
+        return qos.storage_dscp[0], qos.storage_priority
+    return qos.roce_dscp[0], qos.lossless_priority
+
+
+def _dscp_map(qos: Qos) -> tuple[tuple[int, int], ...]:
+    """The DSCPs the leaf classifies into a class of its own, with their priority."""
+    mapping = {dscp: qos.lossless_priority for dscp in qos.roce_dscp}
+    if qos.storage_priority is not None:
+        mapping.update({dscp: qos.storage_priority for dscp in qos.storage_dscp})
+    mapping.update({dscp: qos.cnp_priority for dscp in qos.cnp_dscp})
+    return tuple(sorted(mapping.items()))

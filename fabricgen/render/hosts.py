@@ -1,0 +1,87 @@
+"""Host adapter: each HostConfig becomes files under `hosts/<node>/`.
+
+- `nic-qos.sh` (GPU and storage nodes on Linux): the commands that make every data NIC agree with
+  its leaf, one block per NIC from the template of its NIC family (templates/hosts/<family>.sh.j2;
+  `unknown` prints the settings instead of guessing commands);
+- `nic-qos.txt` (appliances, e.g. ONTAP): the same settings as a sheet, no commands;
+- `netplan.yaml` (every Linux node): addresses, MTU, per-NIC routing tables and rules; written by
+  its template like any other vendor syntax (PyYAML's emitter would take seconds at 1,000 nodes).
+
+Shell variable names for the port-name mapping are derived here: `nic1` -> `NIC1_NETDEV`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from netaddr import IPNetwork
+
+from fabricgen import __version__
+from fabricgen.host_config import HostConfig, HostNic
+from fabricgen.render.environment import environment
+
+SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
+TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
+_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain strings, never as numbers or booleans
+
+
+def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
+    """Every host's files, keyed by their path inside the build directory."""
+    env = environment()
+    files: dict[str, str] = {}
+    for host in hosts:
+        base = f"hosts/{host.hostname}"
+        if host.appliance:
+            files[f"{base}/nic-qos.txt"] = env.get_template("hosts/ontap.txt.j2").render(
+                host=host, netmask=_netmask, routes_of=_gateway_routes, version=__version__
+            )
+            continue
+        if host.rdma:
+            families = {nic.family for nic in host.nics}
+            files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
+                host=host,
+                names=shell_names(host.nics),
+                template_of={nic.port: f"hosts/{nic.family if nic.family in SCRIPT_FAMILIES else 'unknown'}.sh.j2" for nic in host.nics},
+                tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
+                version=__version__,
+            )
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, key=_yaml_key, version=__version__)
+    return files
+
+
+def shell_names(nics: Iterable[HostNic]) -> dict[str, str]:
+    """Port name -> a shell variable stem, unique on the host: nic1 -> NIC1, e1a -> E1A."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for nic in nics:
+        stem = re.sub(r"[^A-Z0-9]", "_", nic.port.upper())
+        if not stem[0].isalpha():
+            stem = f"PORT_{stem}"
+        unique, n = stem, 2
+        while unique in taken:
+            unique, n = f"{stem}_{n}", n + 1
+        taken.add(unique)
+        names[nic.port] = unique
+    return names
+
+
+def _yaml_key(name: str) -> str:
+    """A port name as a YAML key: plain when it is safely plain, else double-quoted (JSON is YAML)."""
+    return name if _PLAIN.match(name) else json.dumps(name)
+
+
+def _netmask(nic: HostNic) -> str:
+    return str(IPNetwork(nic.cidr).netmask)
+
+
+def _gateway_routes(nic: HostNic) -> list[tuple[str, str, int | None]]:
+    """(to, via, main-table metric) once per destination and gateway: an appliance has one
+    routing table per port or per SVM rather than Linux's tables and rules."""
+    found: dict[tuple[str, str], int | None] = {}
+    for route in nic.routes:
+        if route.via is not None:
+            key = (route.to, route.via)
+            found[key] = found.get(key) if route.metric is None else route.metric
+    return [(to, via, metric) for (to, via), metric in found.items()]
