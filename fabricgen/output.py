@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 from collections.abc import Mapping
@@ -76,8 +77,14 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
                 made.add(target.parent)
             with open(target, "wb") as handle:
                 handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if not _SYNCFS:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+        if _SYNCFS:
+            _syncfs(staging)  # every file and directory of the build durable in one call
+        else:
+            for directory in made:
+                _fsync_dir(directory)
         _fsync_dir(staging)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -131,6 +138,28 @@ def _exchange(a: Path, b: Path) -> bool:
     if errno in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the filesystem cannot exchange
         return False
     raise OSError(errno, os.strerror(errno))
+
+
+def _load_syncfs():
+    """Linux's syncfs(2): flushes one filesystem, so a build of thousands of files costs one
+    call instead of an fsync each (Python has no wrapper). None where libc lacks it."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _load_syncfs() if sys.platform.startswith("linux") else None
+
+
+def _syncfs(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if _SYNCFS(fd) != 0:  # type: ignore[misc]
+            raise OSError(ctypes.get_errno(), "syncfs failed")
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:
