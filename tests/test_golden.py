@@ -23,6 +23,10 @@ CASES = {
         "configs/be-su01-leaf1/config_db.json", "configs/be-su01-leaf1/frr.conf", "configs/be-spine02/frr.conf",
         "hosts/gpu0002/netplan.yaml",
     ],
+    "tiny-evpn": [
+        "configs/be-su02-leaf1/config_db.json", "configs/be-su02-leaf1/frr.conf", "configs/be-spine01.cfg", "ip-plan.csv",
+        "hosts/gpu0004/netplan.yaml",
+    ],
 }
 
 
