@@ -130,28 +130,8 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
         for offset, leaf in enumerate(leaves, start=1):
             plan.vteps[leaf.name] = _ip(vtep_base + offset)
     for position, leaf in enumerate(leaves):
-        block = nic_base + position * nic_block_size
-        # downlinks were taken in node order, so a port's rank is its node's place in the unit
-        host_ports = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST), key=_port_order)
-        if evpn is None:
-            plan.nic_blocks[leaf.name] = f"{_ip(block)}/{block_prefix}"
-        if evpn is not None:
-            pass  # servers are addressed by their segment (_allocate_segments)
-        elif sizing.host_addressing == "p2p":
-            for rank, port in enumerate(host_ports):
-                pair = block + 2 * rank
-                nic = port.link.other(port)  # type: ignore[union-attr]
-                plan.interfaces[port] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
-                plan.interfaces[nic] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
-                plan.gateways[nic] = _ip(pair)
-        else:
-            gateway = _ip(block + 1)
-            plan.nic_subnet_gateways[leaf.name] = InterfaceAddress(gateway, block_prefix)
-            for rank, port in enumerate(host_ports):
-                nic = port.link.other(port)  # type: ignore[union-attr]
-                plan.interfaces[nic] = InterfaceAddress(_ip(block + 2 + rank), block_prefix)
-                plan.gateways[nic] = gateway
-
+        if evpn is None:  # with EVPN, servers are addressed by their segment (_allocate_segments)
+            _allocate_host_block(plan, leaf, nic_base + position * nic_block_size, block_prefix, sizing.host_addressing)
         uplinks = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC), key=_port_order)
         link_block = link_base + position * link_block_size
         for number, port in enumerate(uplinks):
@@ -161,6 +141,28 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
             plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
 
     plan.asns.update(_allocate_asns(sizing.spec.asn, spines, leaves))
+
+
+def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: int, mode: str) -> None:
+    """A leaf's server block, the aggregate it announces. p2p: a /31 per port, the leaf on the
+    even address (the server's gateway); subnet: the gateway (SVI) first, then the servers."""
+    plan.nic_blocks[leaf.name] = f"{_ip(block)}/{prefix}"
+    # downlinks were taken in node order, so a port's rank is its node's place in the unit
+    host_ports = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST), key=_port_order)
+    if mode == "p2p":
+        for rank, port in enumerate(host_ports):
+            pair = block + 2 * rank
+            nic = port.link.other(port)  # type: ignore[union-attr]
+            plan.interfaces[port] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
+            plan.interfaces[nic] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
+            plan.gateways[nic] = _ip(pair)
+    else:
+        gateway = _ip(block + 1)
+        plan.nic_subnet_gateways[leaf.name] = InterfaceAddress(gateway, prefix)
+        for rank, port in enumerate(host_ports):
+            nic = port.link.other(port)  # type: ignore[union-attr]
+            plan.interfaces[nic] = InterfaceAddress(_ip(block + 2 + rank), prefix)
+            plan.gateways[nic] = gateway
 
 
 def _allocate_segments(plan: AddressPlan, evpn: EvpnPlan) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import LinkKind, Network
-from fabricgen.device_config import DeviceConfig
+from fabricgen.device_config import DeviceConfig, InterfaceConfig
 from fabricgen.errors import Problem
 from fabricgen.host_config import HostConfig
 
@@ -141,13 +141,16 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
     port, pauses the same priorities, sends CNPs on the leaf's CNP priority, and its MTU fits
     the leaf port. One problem per server and leaf (not per port)."""
     problems = []
+    ports: dict[str, dict[str, InterfaceConfig]] = {}  # leaf -> its interfaces by name, built once per leaf
     for host in hosts.values():
         reported: set[str] = set()
         for nic in host.nics:
             leaf = configs.get(nic.switch)
             if leaf is None or leaf.hostname in reported:
                 continue
-            port = next((i for i in leaf.interfaces if i.name == nic.switch_port), None)
+            if leaf.hostname not in ports:
+                ports[leaf.hostname] = {i.name: i for i in leaf.interfaces}
+            port = ports[leaf.hostname].get(nic.switch_port)
             differences = []
             qos = leaf.qos if port is not None and port.lossless else None
             if nic.qos != (qos is not None):

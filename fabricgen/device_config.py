@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
+from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer, cable_length_bucket, effective_qos, lossless_headroom
@@ -372,7 +373,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
     )
 
 
-def _evpn_config(c: Compiled, device: Device, overlay, interfaces: list[InterfaceConfig]) -> EvpnConfig:
+def _evpn_config(c: Compiled, device: Device, overlay: EvpnPlan, interfaces: list[InterfaceConfig]) -> EvpnConfig:
     settings = overlay.settings
     host_mtu = c.plan_of(device.network).spec.host_mtu
     if device.role is not Role.LEAF:

@@ -1,7 +1,7 @@
 """The NOS-neutral configuration of each server's data NICs: what a host must do so that every NIC
 agrees with the leaf port it is cabled to.
 
-`build_host_configs(compiled)` turns the checked fabric into one `HostConfig` per GPU, storage and
+`build_host_configs(compiled, configs)` turns the checked fabric into one `HostConfig` per GPU, storage and
 management node with an addressed data port. Renderers (fabricgen.render.hosts) only translate
 these into a NIC family's commands, an appliance's settings sheet, or netplan.
 
@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from netaddr import IPNetwork
+from ipaddress import ip_interface
 
 from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
-from fabricgen.intent.model import Qos
+from fabricgen.device_config import DeviceConfig, QosConfig
 
 PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
 TABLE_BASE = {Network.BACKEND: 100, Network.FRONTEND: 200, Network.STORAGE: 300}
@@ -91,21 +91,22 @@ class HostConfig:
     nics: tuple[HostNic, ...]
 
 
-def build_host_configs(c: Compiled) -> dict[str, HostConfig]:
-    """Every server with an addressed data port, in fabric order; linear in links."""
+def build_host_configs(c: Compiled, configs: dict[str, DeviceConfig]) -> dict[str, HostConfig]:
+    """Every server with an addressed data port, in fabric order; linear in links. Each NIC
+    takes the lossless profile of the leaf config it is cabled to (overrides included), so the
+    host files and the switch configs come from one source."""
     cabled: dict[str, list[Port]] = {}
     for link in c.fabric.links:
         if link.kind is LinkKind.HOST:
             nic = link.a if link.a.device.role in SERVER_ROLES else link.b
             cabled.setdefault(nic.device.name, []).append(nic)
     port_sets: dict[str, dict[str, str]] = {}  # node model -> port name -> port set
-    leaf_qos: dict[str, Qos] = {}
     hosts = {}
     for name, ports in cabled.items():
         device = c.fabric.devices[name]
         if device.model not in port_sets:
             port_sets[device.model] = _port_sets(c.catalog.nodes[device.model])
-        config = _host_config(c, device, ports, port_sets[device.model], leaf_qos)
+        config = _host_config(c, device, ports, port_sets[device.model], configs)
         if config.nics:
             hosts[name] = config
     return hosts
@@ -120,7 +121,7 @@ def _port_sets(model: NodeModel) -> dict[str, str]:
     }
 
 
-def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], leaf_qos: dict[str, Qos]) -> HostConfig:
+def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], configs: dict[str, DeviceConfig]) -> HostConfig:
     model = c.catalog.nodes[device.model]
     order = {kind: i for i, kind in enumerate(PORT_SETS)}
     addressed = sorted(
@@ -137,18 +138,14 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         leaf = link.other(port)
         plan = c.plan_of(link.network)
         spec = plan.spec
-        if leaf.device.name not in leaf_qos:
-            override = spec.qos_overrides.get(leaf.device.name)
-            leaf_qos[leaf.device.name] = override.apply(spec.qos) if override is not None else spec.qos
-        qos = leaf_qos[leaf.device.name]
+        qos = configs[leaf.device.name].qos  # None: the leaf runs no lossless class
         kind = sets[port.name]
         ports_of = getattr(model, kind)
         address = c.addresses.interfaces[port]
         gateway = c.addresses.gateways[port]
         numbers[link.network] = numbers.get(link.network, 0) + 1
         table = TABLE_BASE[link.network] + numbers[link.network]
-        network = IPNetwork(address.cidr)
-        subnet = f"{network.network}/{network.prefixlen}"
+        subnet = str(ip_interface(address.cidr).network)
         way_out = "default" if kind == "frontend" else str(plan.host_pool)
         routes = [HostRoute(subnet, None, table), HostRoute(way_out, gateway, table)]
         if kind == primary.get(link.network):  # main table: backend via its first NIC, others via each
@@ -156,7 +153,7 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
             if link.network is not Network.BACKEND or count == 0:
                 routes.insert(0, HostRoute(way_out, gateway, None, METRIC_STEP * (count + 1)))
                 main_routes[link.network] = count + 1
-        rdma_dscp, rdma_priority = _rdma_marking(qos, kind)
+        rdma_dscp, rdma_priority = _rdma_marking(qos, kind) if qos is not None else (None, None)
         nics.append(
             HostNic(
                 port=port.name,
@@ -172,14 +169,14 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
                 prefixlen=address.prefixlen,
                 gateway=gateway,
                 mtu=spec.host_mtu,
-                qos=qos.enabled,
-                lossless_priorities=qos.lossless_priorities() if qos.enabled else (),
-                dscp_to_priority=_dscp_map(qos) if qos.enabled else (),
-                rdma_dscp=rdma_dscp if qos.enabled else None,
-                rdma_priority=rdma_priority if qos.enabled else None,
-                cnp_dscp=qos.cnp_dscp[0] if qos.enabled else None,
-                cnp_priority=qos.cnp_priority if qos.enabled else None,
-                lossless_bandwidth_percent=qos.lossless_bandwidth_percent if qos.enabled else None,
+                qos=qos is not None,
+                lossless_priorities=qos.lossless_priorities if qos else (),
+                dscp_to_priority=tuple(qos.dscp_to_priority.items()) if qos else (),
+                rdma_dscp=rdma_dscp,
+                rdma_priority=rdma_priority,
+                cnp_dscp=qos.cnp_dscp[0] if qos else None,
+                cnp_priority=qos.cnp_priority if qos else None,
+                lossless_bandwidth_percent=qos.lossless_bandwidth_percent if qos else None,
                 table=table,
                 routes=tuple(routes),
             )
@@ -206,18 +203,10 @@ def _main_table_sets(kinds: set[str], networks: set[Network]) -> dict[Network, s
     return primary
 
 
-def _rdma_marking(qos: Qos, kind: str) -> tuple[int, int]:
+def _rdma_marking(qos: QosConfig, kind: str) -> tuple[int, int]:
     """Storage ports mark their RDMA traffic (NVMe or NFS over RDMA) with the storage class
     where the fabric has one; every other port with the RoCE class (the first DSCP listed)."""
     if kind == "storage" and qos.storage_dscp and qos.storage_priority is not None:
         return qos.storage_dscp[0], qos.storage_priority
     return qos.roce_dscp[0], qos.lossless_priority
 
-
-def _dscp_map(qos: Qos) -> tuple[tuple[int, int], ...]:
-    """The DSCPs the leaf classifies into a class of its own, with their priority."""
-    mapping = {dscp: qos.lossless_priority for dscp in qos.roce_dscp}
-    if qos.storage_priority is not None:
-        mapping.update({dscp: qos.storage_priority for dscp in qos.storage_dscp})
-    mapping.update({dscp: qos.cnp_priority for dscp in qos.cnp_dscp})
-    return tuple(sorted(mapping.items()))

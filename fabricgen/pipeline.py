@@ -103,7 +103,7 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     build = Build(loaded, compiled, {}, {}, timings)
     # the configs are checked hop by hop before anything is rendered, also by `validate`
     build.configs = build_device_configs(compiled)
-    build.hosts = build_host_configs(compiled)
+    build.hosts = build_host_configs(compiled, build.configs)
     problems = run_config_checks(compiled, build.configs) + hosts_agree_with_leaves(compiled, build.configs, build.hosts)
     raise_if([loaded.locate(p) if p.field else p for p in problems], CheckError)
     lap("device configs")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from collections.abc import Callable
@@ -49,6 +51,16 @@ def whitepaper_sonic(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Buil
         path.write_text(text.replace(f"name: cisco-{gpus}-gpu", f"name: cisco-{gpus}-gpu-sonic"))
         builds[gpus] = compile_intent(path)
     return builds
+
+
+def build_refused(intent: Path) -> str:
+    """Build `intent` with the CLI as a user would; it must be refused (exit 2, no traceback,
+    nothing written). Returns what it printed on stderr."""
+    out = intent.parent / "refused-out"
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "build", str(intent), "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+    return result.stderr
 
 
 VTYSH = shutil.which("vtysh")

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from fabricgen.config_checks import lossless_class_agrees
 from fabricgen.pipeline import compile_intent
-
-
-def _build_errors(path) -> str:
-    out = path.parent / "out"
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "build", str(path), "-o", str(out)], capture_output=True, text=True)
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr and not out.exists()
-    return result.stderr
+from tests.conftest import build_refused
 
 
 def test_a_leaf_whose_lossless_priority_differs_is_refused_naming_the_hop(write_intent):
     path = write_intent("gpus: 256\nbackend:\n  qos_overrides:\n    be-su01-leaf3: {lossless_priority: 4}\n")
-    errors = _build_errors(path)
+    errors = build_refused(path)
     # one problem per leaf-spine pair, on the leaf's uplink, pointing at the override's line
     hops = [line for line in errors.splitlines() if "hop BE-" in line]
     assert len(hops) == 4
@@ -36,12 +26,12 @@ def test_the_same_override_on_every_switch_is_consistent(write_intent):
 
 
 def test_an_ecn_max_above_the_pfc_trigger_is_refused(write_intent):
-    errors = _build_errors(write_intent("gpus: 256\nbackend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 600, max_kbytes: 20000, drop_probability: 7}\n"))
+    errors = build_refused(write_intent("gpus: 256\nbackend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 600, max_kbytes: 20000, drop_probability: 7}\n"))
     assert "backend.qos.ecn.400G" in errors and "the PFC trigger is 16000 KB" in errors
 
 
 def test_a_fabric_mtu_too_small_for_vxlan_is_refused(write_intent):
-    errors = _build_errors(write_intent("gpus: 256\nbackend:\n  routing: vxlan-evpn\n  mtu: 9000\n"))
+    errors = build_refused(write_intent("gpus: 256\nbackend:\n  routing: vxlan-evpn\n  mtu: 9000\n"))
     assert "backend.mtu: be-spine01 Ethernet1/1: MTU 9000 is below the 9050 bytes this hop must carry" in errors
 
 

@@ -98,17 +98,12 @@ def plan_evpn(plan: LeafSpinePlan, fabric: Fabric, spine_asn: int) -> tuple[Evpn
         )
         return None, problems
 
-    tenants = [
-        TenantVrf(
-            number=n,
-            name=t.name,
-            vrf=vrf_name(t.name),
-            l3_vni=t.l3_vni if t.l3_vni is not None else settings.l3_vni_base + n,
-            l3_vlan=settings.l3_vlan_base + n,
-            route_target=t.route_target or f"{rt_asn}:{t.l3_vni if t.l3_vni is not None else settings.l3_vni_base + n}",
+    tenants = []
+    for n, t in enumerate(settings.tenants, start=1):
+        l3_vni = t.l3_vni if t.l3_vni is not None else settings.l3_vni_base + n
+        tenants.append(
+            TenantVrf(n, t.name, vrf_name(t.name), l3_vni, settings.l3_vlan_base + n, t.route_target or f"{rt_asn}:{l3_vni}")
         )
-        for n, t in enumerate(settings.tenants, start=1)
-    ]
     ports_by_tenant, tenant_problems = _server_ports_by_tenant(plan, fabric, settings)
     problems += tenant_problems
     if problems:
@@ -134,13 +129,14 @@ def plan_evpn(plan: LeafSpinePlan, fabric: Fabric, spine_asn: int) -> tuple[Evpn
         size = 1 << math.ceil(math.log2(len(members) + 3))  # network, anycast gateway, broadcast
         cursor = -(-cursor // size) * size  # each subnet aligned on its size
         needed = cursor + size - pool.first
+        vni = settings.l2_vni_base + number
         segment = Segment(
             number=number,
             name=name,
             tenant=tenant,
             vlan=settings.vlan_base + number,
-            vni=settings.l2_vni_base + number,
-            route_target=f"{rt_asn}:{settings.l2_vni_base + number}",
+            vni=vni,
+            route_target=f"{rt_asn}:{vni}",
             subnet=f"{IPAddress(cursor, 4)}/{32 - int(math.log2(size))}",
             gateway=str(IPAddress(cursor + 1, 4)),
             rail=rail,

@@ -56,11 +56,11 @@ class AsnPlan(_Strict):
 
 
 class _DisjointPools(_Strict):
-    """Address pools of one network: every field is a network, and none overlaps another."""
+    """Address pools of one network: every field is a network (or unset), and none overlaps another."""
 
     @model_validator(mode="after")
     def _disjoint(self) -> _DisjointPools:
-        named = list(self)
+        named = [(name, value) for name, value in self if value is not None]
         for i, (name_a, a) in enumerate(named):
             for name_b, b in named[i + 1 :]:
                 if a.overlaps(b):
@@ -193,10 +193,6 @@ class Qos(_Strict):
             if self.lossless_bandwidth_percent + self.storage_bandwidth_percent >= 100:
                 raise ValueError("lossless_bandwidth_percent + storage_bandwidth_percent must leave room for other traffic (< 100)")
         return self
-
-    def lossless_priorities(self) -> tuple[int, ...]:
-        """Every PFC priority: RoCE data, then storage when it has a class."""
-        return (self.lossless_priority,) if self.storage_priority is None else (self.lossless_priority, self.storage_priority)
 
 
 class QosOverride(_Strict):
@@ -369,15 +365,6 @@ class HostPools(_DisjointPools):
     vteps: Network | None = Field(None, description="a VTEP loopback per leaf (routing: vxlan-evpn)")
     hosts: Network = Field(description="server ports on the leaves: a /31 per port, or a subnet per leaf")
     fabric_links: Network
-
-    @model_validator(mode="after")
-    def _disjoint(self) -> HostPools:
-        named = [(name, value) for name, value in self if value is not None]
-        for i, (name_a, a) in enumerate(named):
-            for name_b, b in named[i + 1 :]:
-                if a.overlaps(b):
-                    raise ValueError(f"pools {name_a} ({a}) and {name_b} ({b}) overlap; give each its own range")
-        return self
 
 
 
