@@ -53,3 +53,13 @@ def test_a_host_whose_nic_disagrees_with_its_leaf_is_named(whitepaper):
     assert problem.device == nic.switch and problem.port == nic.switch_port
     assert f"hop {nic.cable} from gpu0005 {nic.port}" in problem.message
     assert "PFC priorities 4 vs 3" in problem.message and "NIC MTU 9300 above the leaf port's 9216" in problem.message
+
+
+def test_a_storage_class_below_the_roce_priority_agrees_end_to_end(write_intent):
+    """PFC priorities are compared as sets in ascending order on both sides, so a storage class
+    numbered below RoCE's is not a false mismatch; the NICs pause exactly what the leaf pauses."""
+    build = compile_intent(write_intent("gpus: 64\nbackend:\n  qos: {storage_dscp: [16], storage_priority: 2}\n"))
+    leaf = build.configs["be-su01-leaf1"]
+    assert leaf.qos.lossless_priorities == (2, 3)
+    nics = [nic for host in build.hosts.values() for nic in host.nics if nic.switch == "be-su01-leaf1"]
+    assert nics and all(nic.lossless_priorities == (2, 3) and dict(nic.dscp_to_priority)[16] == 2 for nic in nics)
