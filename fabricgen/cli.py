@@ -14,7 +14,12 @@ from rich.table import Table
 from fabricgen import __version__
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import Build, build, compile_intent
-from fabricgen.reports.bom_compare import bom_table, compare_bom, render_json, render_markdown
+from fabricgen.reports.bom_compare import (
+    bom_table,
+    compare_bom,
+    render_json,
+    render_markdown,
+)
 from fabricgen.units import format_ratio
 
 app = typer.Typer(
@@ -148,6 +153,111 @@ def bom_compare_command(
             out.print(f"note: {note}", markup=False)
         out.print(result.summary())
     raise typer.Exit(0 if result.equal else 1)
+
+
+lab_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Boot a build's fabric with real FRR in Linux network namespaces and check it converges, forwards and survives failures (Linux, root).",
+)
+app.add_typer(lab_app, name="lab")
+
+BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
+TIMEOUT_OPTION = typer.Option(120.0, "--timeout", help="Seconds to wait for the control plane to converge.")
+
+
+@lab_app.command("up")
+def lab_up_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    network: str = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch; waits for convergence."""
+    from fabricgen.lab import report, session
+
+    result = _run(lambda: session.up(build_dir, network, timeout))
+    for line in report.up_lines(result):
+        out.print(line, markup=False)
+    out.print(f"next: fabricgen lab verify {build_dir}", markup=False)
+
+
+@lab_app.command("verify")
+def lab_verify_command(build_dir: Path = BUILD_DIR_ARG, timeout: float = TIMEOUT_OPTION) -> None:
+    """BGP and BFD sessions against the build's list, ECMP width per leaf, traffic between rails and units (exit 1 on a failed check)."""
+    from fabricgen.lab import report, session
+
+    result = _run(lambda: session.check(build_dir, timeout))
+    report.print_verification(out, result)
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@lab_app.command("fail")
+def lab_fail_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    link: str | None = typer.Option(None, "--link", help="DEV:PORT of a cable to cut, e.g. be-su01-leaf1:Ethernet1/33."),
+    device: str | None = typer.Option(None, "--device", help="A switch (or node) to power off."),
+    silent: bool = typer.Option(False, "--silent", help="With --link: drop every frame but keep carrier up, so only BFD can notice."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """Fail a link or a device, and measure how long the fabric takes to converge around it."""
+    from fabricgen.lab import report, session
+
+    result = _run(lambda: session.fail(build_dir, link, device, silent, timeout))
+    out.print(report.failure_line(result), markup=False)
+    out.print(f"next: fabricgen lab verify {build_dir}; fabricgen lab restore {build_dir}", markup=False)
+    raise typer.Exit(0 if result.converged else 1)
+
+
+@lab_app.command("restore")
+def lab_restore_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    link: str | None = typer.Option(None, "--link", help="Restore only this failed link (DEV:PORT)."),
+    device: str | None = typer.Option(None, "--device", help="Restore only this failed device."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """Undo failures (all of them unless one is named) and measure reconvergence."""
+    from fabricgen.lab import report, session
+
+    results = _run(lambda: session.restore(build_dir, link, device, timeout))
+    if not results:
+        out.print("nothing is failed")
+    for result in results:
+        out.print(report.failure_line(result), markup=False)
+    raise typer.Exit(0 if all(r.converged for r in results) else 1)
+
+
+@lab_app.command("down")
+def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
+    """Remove every namespace, process and file the lab of BUILD_DIR created."""
+    from fabricgen.lab import session
+
+    removed = _run(lambda: session.down(build_dir))
+    out.print(f"lab of {build_dir} removed" if removed else f"no lab was up for {build_dir}; nothing to remove", markup=False)
+
+
+@lab_app.command("run")
+def lab_run_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    network: str = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage."),
+    report_file: Path | None = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """up, verify, a failure round (a silent uplink failure, a spine down, each restored), down: one report (exit 1 on a failed check)."""
+    from fabricgen.lab import report, session
+
+    result = _run(lambda: session.run(build_dir, network, timeout))
+    for line in report.up_lines(result.up):
+        out.print(line, markup=False)
+    for name, verification, failure in result.rounds:
+        out.rule(name)
+        if failure is not None:
+            out.print(report.failure_line(failure), markup=False)
+        report.print_verification(out, verification)
+    if report_file is not None:
+        report_file.write_text(report.markdown(result))
+        out.print(f"report: {report_file}", markup=False)
+    out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
+    raise typer.Exit(0 if result.passed else 1)
 
 
 def main() -> None:

@@ -101,3 +101,9 @@ def raise_if(problems: Iterable[Problem], error: type[FabricgenError]) -> None:
     problems = list(problems)
     if problems:
         raise error(problems)
+
+
+class LabError(FabricgenError):
+    """The lab cannot run this build, or is not in the state the command needs."""
+
+    phase = "lab"

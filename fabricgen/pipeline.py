@@ -38,6 +38,7 @@ from fabricgen.intent import LoadedIntent, load_intent
 from fabricgen.output import write_build
 from fabricgen.render import render_configs
 from fabricgen.render.hosts import render_hosts
+from fabricgen.render.twin import render_lab_overlay, render_routing_twins
 from fabricgen.reports import (
     render_bom,
     render_cabling,
@@ -111,6 +112,8 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
         return build
     texts = render_configs(build.configs.values())
     texts.update(render_hosts(build.hosts.values()))
+    texts.update(render_routing_twins(build.configs.values()))
+    texts.update(render_lab_overlay(build.configs.values()))
     lap("render")
     for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
         texts.update(report(compiled))

@@ -1,0 +1,453 @@
+"""What the lab builds, read from a build directory and nothing else.
+
+A pure function of the build's files: the cabling plan is the only source of wiring, the IP plan of
+addresses, the switches' frr.conf (SONiC) or routing twin (other NOSes) of routing, each GPU
+node's netplan.yaml of its addresses and routes, topology.json of roles and the planned ECMP
+width. Nothing here touches the system; `fabricgen.lab.runtime` does that.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import netaddr
+import yaml
+
+from fabricgen import __version__
+from fabricgen.errors import LabError, Problem
+from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
+
+IFNAME_LIMIT = 15  # IFNAMSIZ - 1
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
+SWITCH_ROLES = ("leaf", "spine")
+MAX_READ_BYTES = 64 << 20  # a build's largest file (cabling.csv at 100k GPUs) is well under this
+
+
+@dataclass(frozen=True, slots=True)
+class LabPort:
+    device: str
+    port: str  # the name the build gives it (Ethernet1/33, Ethernet8, nic1)
+    ifname: str  # the kernel's name for it inside the device's namespace
+    address: str | None  # interface address with prefix length, from the IP plan
+
+
+@dataclass(frozen=True, slots=True)
+class LabLink:
+    cable: str
+    kind: str  # host | fabric
+    a: LabPort
+    b: LabPort
+
+    def end(self, device: str) -> LabPort:
+        return self.a if self.a.device == device else self.b
+
+    def other(self, device: str) -> LabPort:
+        return self.b if self.a.device == device else self.a
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A leaf's layer-2 server segment: a bridge with the server ports, the gateway address and,
+    under EVPN, a VXLAN device for its VNI."""
+
+    name: str  # the build's SVI name (Vlan1001)
+    vlan: int
+    gateway: str  # address/prefix on the bridge
+    members: tuple[str, ...]  # the build's port names
+    vni: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LabSwitch:
+    name: str
+    role: str  # leaf | spine
+    frr_source: str  # path inside the build directory
+    frr_conf: str
+    loopbacks: tuple[str, ...]  # address/32 on lo (Loopback0, the VTEP)
+    vtep: str | None
+    segments: tuple[Segment, ...]
+    l3_vnis: tuple[int, ...]
+    bfd_detect_ms: int | None  # multiplier x receive interval, None without BFD
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    to: str
+    via: str | None
+    dev: str  # kernel name
+    table: int | None
+    metric: int | None
+    scope: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    source: str
+    table: int
+    priority: int
+
+
+@dataclass(frozen=True, slots=True)
+class LabNic:
+    port: str
+    ifname: str
+    address: str  # with prefix length
+    mtu: int | None
+    leaf: str
+    leaf_port: str
+    rail: int  # the NIC's position among the node's ports on this network (1-based)
+
+
+@dataclass(frozen=True, slots=True)
+class LabNode:
+    name: str
+    scalable_unit: int | None
+    nics: tuple[LabNic, ...]
+    routes: tuple[Route, ...]
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A BGP session the build says must exist: one per routed cable between two switches."""
+
+    device: str
+    address: str
+    peer_device: str
+    peer_address: str
+    cable: str
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """Traffic from one GPU NIC to another and the devices its path must cross."""
+
+    kind: str  # "same rail, other unit" | "same rail, other node" | "other rail"
+    source: str
+    source_nic: str
+    source_address: str
+    target: str
+    target_nic: str
+    target_address: str
+    path: tuple[str, ...]  # expected hop roles after the source: leaf, spine, leaf, node
+    unchecked: str = ""  # why the lab cannot carry this probe (the kernel lacks VRF), else ""
+
+
+@dataclass
+class LabPlan:
+    build_dir: Path
+    lab_id: str
+    network: str
+    fabric: str
+    switches: dict[str, LabSwitch]
+    nodes: dict[str, LabNode]
+    links: list[LabLink]
+    sessions: list[Session]
+    host_blocks: dict[str, tuple[str, ...]]  # leaf -> the prefixes every other leaf must route
+    uplinks: dict[str, list[LabLink]]  # leaf -> its fabric links
+    address_owner: dict[str, str]  # address (no prefix) -> device
+    probes: list[Probe]
+    notes: list[str] = field(default_factory=list)
+
+    def namespace(self, device: str) -> str:
+        return namespace_name(self.lab_id, device)
+
+    def ports_of(self, device: str) -> list[LabPort]:
+        return [link.end(device) for link in self._links_of[device]]
+
+    def links_of(self, device: str) -> list[LabLink]:
+        return self._links_of[device]
+
+    def __post_init__(self) -> None:
+        self._links_of: dict[str, list[LabLink]] = defaultdict(list)
+        for link in self.links:
+            self._links_of[link.a.device].append(link)
+            self._links_of[link.b.device].append(link)
+
+    def port(self, device: str, name: str) -> tuple[LabLink, LabPort] | None:
+        for link in self._links_of.get(device, ()):
+            end = link.end(device)
+            if end.port == name or end.ifname == name:
+                return link, end
+        return None
+
+
+def lab_id_of(build_dir: Path) -> str:
+    """A short, stable name for the lab of one build directory (its resolved path's hash)."""
+    return hashlib.sha256(str(build_dir.resolve()).encode()).hexdigest()[:6]
+
+
+def namespace_name(lab_id: str, device: str) -> str:
+    return f"fg{lab_id}-{device}"
+
+
+def kernel_names(ports: list[str]) -> dict[str, str]:
+    """Build port names -> kernel interface names within one device: kept when the kernel
+    accepts them (Ethernet8, nic1), else shortened (Ethernet1/33 -> eth1-33), else numbered."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for port in ports:
+        name = port
+        if not _kernel_ok(name):
+            prefix = re.match(r"[A-Za-z]*", port).group(0)[:3].lower() or "p"  # type: ignore[union-attr]
+            name = prefix + "-".join(re.findall(r"\d+", port))
+        if not _kernel_ok(name) or name in taken:
+            name = f"p{len(names) + 1}"
+        names[port] = name
+        taken.add(name)
+    return names
+
+
+def _kernel_ok(name: str) -> bool:
+    return 0 < len(name) <= IFNAME_LIMIT and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None and name not in (".", "..")
+
+
+def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
+    """The lab of `network` in `build_dir`. Raises LabError naming every file or field that is
+    missing, damaged or from another fabricgen version."""
+    build = _BuildFiles(build_dir)
+    topology = build.json("topology.json")
+    if network not in topology.get("graph", {}).get("fabrics", {}):
+        known = ", ".join(sorted(topology.get("graph", {}).get("fabrics", {})))
+        raise LabError(Problem(f"the build has no {network} fabric", hint=f"choose one of: {known}", file=str(build_dir / "topology.json")))
+    roles = {n["id"]: n for n in topology["nodes"]}
+    for name, node in roles.items():
+        if node.get("network") == network and not SAFE_NAME.match(name):
+            raise LabError(Problem(f"device name {name!r} cannot name a namespace", hint="rebuild with plain device names", file=str(build_dir / "topology.json")))
+    cables = [row for row in build.csv("cabling.csv") if row["network"] == network and row["kind"] in ("host", "fabric")]
+    addresses = [row for row in build.csv("ip-plan.csv") if row["network"] == network]
+    by_port = {(row["device"], row["interface"]): row for row in addresses}
+    overlay = build.json(OVERLAY_FILE) if build.has(OVERLAY_FILE) else {}
+
+    switch_names = sorted({n for n, node in roles.items() if node.get("network") == network and node["role"] in SWITCH_ROLES})
+    node_names = sorted({r["a_device"] for r in cables if r["kind"] == "host"})
+    ports_by_device: dict[str, list[str]] = defaultdict(list)
+    for row in cables:
+        ports_by_device[row["a_device"]].append(row["a_port"])
+        ports_by_device[row["b_device"]].append(row["b_port"])
+    ifnames = {device: kernel_names(ports) for device, ports in ports_by_device.items()}
+
+    links = []
+    for row in cables:
+        a = (row["a_device"], row["a_port"])
+        b = (row["b_device"], row["b_port"])
+        links.append(
+            LabLink(
+                row["cable_id"],
+                row["kind"],
+                LabPort(*a, ifnames[a[0]][a[1]], _address(by_port.get(a))),
+                LabPort(*b, ifnames[b[0]][b[1]], _address(by_port.get(b))),
+            )
+        )
+
+    switches = {}
+    for name in switch_names:
+        role = roles[name]["role"]
+        source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
+        conf = build.text(source)
+        loopbacks = tuple(r["address"] for r in addresses if r["device"] == name and r["kind"] in ("loopback", "vtep"))
+        vtep = next((r["address"].split("/")[0] for r in addresses if r["device"] == name and r["kind"] == "vtep"), None)
+        switches[name] = LabSwitch(
+            name, role, source, conf, loopbacks, vtep, _segments(name, addresses, overlay.get(name), by_port, links),
+            tuple(v["l3_vni"] for v in overlay.get(name, {}).get("vrfs", ())), _bfd_detect_ms(conf),
+        )
+
+    nodes = {name: _node(build, name, roles[name], links, ifnames[name]) for name in node_names}
+    sessions = []
+    for link in links:
+        if link.kind == "fabric" and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
+            for near, far in ((link.a, link.b), (link.b, link.a)):
+                sessions.append(Session(near.device, near.address.split("/")[0], far.device, far.address.split("/")[0], link.cable))
+
+    uplinks: dict[str, list[LabLink]] = defaultdict(list)
+    for link in links:
+        if link.kind == "fabric":
+            for end in (link.a, link.b):
+                if roles[end.device]["role"] == "leaf":
+                    uplinks[end.device].append(link)
+    host_blocks = {}
+    for name, switch in switches.items():
+        if switch.role != "leaf":
+            continue
+        if switch.vtep:
+            host_blocks[name] = (f"{switch.vtep}/32",)
+        else:
+            server = [end.address for link in links if link.kind == "host" for end in (link.end(name),) if end.device == name and end.address]
+            server += [s.gateway for s in switch.segments]
+            host_blocks[name] = tuple(str(c) for c in netaddr.cidr_merge([netaddr.IPNetwork(a).cidr for a in server]))
+
+    owner = {r["address"].split("/")[0]: r["device"] for r in addresses if r["address"]}
+    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology["graph"].get("name", build_dir.name), switches, nodes, links, sessions, host_blocks, dict(uplinks), owner, [])
+    plan.probes = _probes(plan, roles)
+    return plan
+
+
+def _address(row: dict[str, str] | None) -> str | None:
+    return row["address"] if row and row["address"] and row["kind"] in ("fabric", "host", "nic") else None
+
+
+def _bfd_detect_ms(conf: str) -> int | None:
+    multiplier = re.search(r"^\s*detect-multiplier (\d+)", conf, re.MULTILINE)
+    receive = re.search(r"^\s*receive-interval (\d+)", conf, re.MULTILINE)
+    if not (multiplier and receive and re.search(r"^\s*neighbor \S+ bfd", conf, re.MULTILINE)):
+        return None
+    return int(multiplier.group(1)) * int(receive.group(1))
+
+
+def _segments(name, addresses, overlay, by_port, links) -> tuple[Segment, ...]:
+    """A leaf's server segments: its gateway SVIs (shared NIC subnet) or EVPN segments, each with
+    the server ports whose NIC sits in its subnet."""
+    svis = [r for r in addresses if r["device"] == name and r["kind"] in ("gateway", "anycast-gateway")]
+    if not svis:
+        return ()
+    declared = {s["vlan"]: s for s in (overlay or {}).get("segments", ())}
+    segments = []
+    for svi in svis:
+        subnet = netaddr.IPNetwork(svi["address"])
+        vlan = int(re.sub(r"\D", "", svi["interface"]) or 0)
+        if vlan in declared:
+            segments.append(Segment(svi["interface"], vlan, svi["address"], tuple(declared[vlan]["members"]), declared[vlan]["vni"]))
+            continue
+        members = []
+        for link in links:
+            if link.kind != "host" or name not in (link.a.device, link.b.device):
+                continue
+            nic = by_port.get((link.other(name).device, link.other(name).port))
+            if nic and nic["address"] and netaddr.IPAddress(nic["address"].split("/")[0]) in subnet:
+                members.append(link.end(name).port)
+        segments.append(Segment(svi["interface"], vlan, svi["address"], tuple(members)))
+    return tuple(segments)
+
+
+def _node(build: _BuildFiles, name: str, topology_node: dict, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
+    netplan_path = f"hosts/{name}/netplan.yaml"
+    ethernets = (build.yaml(netplan_path).get("network") or {}).get("ethernets") or {}
+    nics, routes, rules = [], [], []
+    wired = sorted((link for link in links if link.kind == "host" and link.a.device == name), key=lambda l: _natural(l.a.port))
+    for rail, link in enumerate(wired, start=1):
+        settings = ethernets.get(link.a.port)
+        if settings is None or not settings.get("addresses"):
+            raise LabError(Problem(f"{link.a.port} is cabled ({link.cable}) but has no address", hint="rebuild: the build directory is inconsistent", file=str(build.root / netplan_path)))
+        dev = ifnames[link.a.port]
+        nics.append(LabNic(link.a.port, dev, settings["addresses"][0], settings.get("mtu"), link.b.device, link.b.port, rail))
+        for r in settings.get("routes") or ():
+            routes.append(Route(r["to"], r.get("via"), dev, r.get("table"), r.get("metric"), r.get("scope")))
+        for r in settings.get("routing-policy") or ():
+            rules.append(Rule(r["from"], r["table"], r["priority"]))
+    return LabNode(name, topology_node.get("scalable_unit"), tuple(nics), tuple(routes), tuple(rules))
+
+
+def _natural(text: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
+    """Two probes per GPU NIC: the same rail on a node of the next scalable unit (the node in the
+    same position), and the next rail on the next node. Each names the devices its path crosses."""
+    nodes = sorted(plan.nodes.values(), key=lambda n: _natural(n.name))
+    order = {node.name: i for i, node in enumerate(nodes)}
+    units: dict[int | None, list[LabNode]] = defaultdict(list)
+    for node in nodes:
+        units[node.scalable_unit].append(node)
+    unit_keys = sorted(units, key=lambda k: (k is None, k or 0))
+    position = {node.name: i for members in units.values() for i, node in enumerate(members)}
+    segment_of = {}  # leaf, address -> the EVPN segment it sits in
+    probes = []
+    for node in nodes:
+        next_node = nodes[(order[node.name] + 1) % len(nodes)]
+        next_unit = units[unit_keys[(unit_keys.index(node.scalable_unit) + 1) % len(unit_keys)]]
+        same_rail_peer, same_rail_kind = next_unit[position[node.name] % len(next_unit)], "same rail, other unit"
+        if same_rail_peer is node or same_rail_peer.scalable_unit == node.scalable_unit:
+            same_rail_peer, same_rail_kind = next_node, "same rail, other node"
+        for nic in node.nics:
+            targets = [(same_rail_kind, same_rail_peer, nic.rail)]
+            if len(node.nics) > 1:
+                targets.append(("other rail", next_node, nic.rail % len(node.nics) + 1))
+            for kind, peer, rail in targets:
+                if peer is node or rail > len(peer.nics):
+                    continue
+                target = peer.nics[rail - 1]
+                path, unchecked = ("leaf", "spine", "leaf", "node"), ""
+                if target.leaf == nic.leaf:
+                    path = ("leaf", "node")
+                source_segment = _segment(plan, nic, segment_of)
+                if source_segment is not None and source_segment.vni is not None:
+                    if _segment(plan, target, segment_of) == source_segment:
+                        path = ("node",)  # one layer-2 segment, bridged over VXLAN: no routed hop
+                    else:
+                        unchecked = "routed in the tenant VRF (L3 VNI), which the lab does not build"
+                probes.append(Probe(kind, node.name, nic.port, _host(nic.address), peer.name, target.port, _host(target.address), path, unchecked))
+    return probes
+
+
+def _segment(plan: LabPlan, nic: LabNic, cache: dict) -> Segment | None:
+    key = (nic.leaf, nic.address)
+    if key not in cache:
+        address = netaddr.IPAddress(_host(nic.address))
+        cache[key] = next((s for s in plan.switches[nic.leaf].segments if address in netaddr.IPNetwork(s.gateway)), None)
+    return cache[key]
+
+
+def _host(address: str) -> str:
+    return address.split("/")[0]
+
+
+class _BuildFiles:
+    """A build directory's files, checked against its manifest as they are read."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        manifest_path = root / "manifest.json"
+        if not root.is_dir():
+            raise LabError(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
+        if not manifest_path.is_file():
+            raise LabError(Problem("no manifest.json: not a fabricgen build directory, or an incomplete one", hint="run `fabricgen build INTENT -o DIR` and give DIR", file=str(root)))
+        try:
+            self.manifest = json.loads(manifest_path.read_text())
+            version = self.manifest["fabricgen_version"]
+            self.hashes: dict[str, str] = self.manifest["files"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise LabError(Problem(f"manifest.json is damaged ({exc})", hint="rebuild the directory", file=str(manifest_path))) from None
+        if version != __version__:
+            raise LabError(Problem(f"built by fabricgen {version}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(manifest_path)))
+        if "lab/frr" not in {p.rsplit("/", 1)[0] for p in self.hashes} and not any(p.endswith("/frr.conf") for p in self.hashes):
+            raise LabError(Problem("the build has no routed switch configs for the lab", hint="rebuild with this fabricgen version", file=str(manifest_path)))
+
+    def has(self, path: str) -> bool:
+        return path in self.hashes
+
+    def bytes(self, path: str) -> bytes:
+        if path not in self.hashes:
+            raise LabError(Problem(f"{path} is not in the build", hint="rebuild the directory: it is incomplete or from another fabricgen version", file=str(self.root / "manifest.json")))
+        full = self.root / path
+        try:
+            if full.stat().st_size > MAX_READ_BYTES:
+                raise LabError(Problem(f"{path} is larger than {MAX_READ_BYTES >> 20} MiB", file=str(full)))
+            data = full.read_bytes()
+        except OSError as exc:
+            raise LabError(Problem(f"cannot read {path}: {exc.strerror}", hint="rebuild the directory: it is incomplete", file=str(full))) from None
+        if hashlib.sha256(data).hexdigest() != self.hashes[path]:
+            raise LabError(Problem(f"{path} differs from what the build wrote (manifest sha256)", hint="rebuild instead of editing a build; change the intent", file=str(full)))
+        return data
+
+    def text(self, path: str) -> str:
+        return self.bytes(path).decode("utf-8")
+
+    def json(self, path: str):
+        try:
+            return json.loads(self.text(path))
+        except ValueError as exc:
+            raise LabError(Problem(f"{path} is not JSON ({exc})", file=str(self.root / path))) from None
+
+    def yaml(self, path: str):
+        return yaml.safe_load(self.text(path)) or {}
+
+    def csv(self, path: str) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(self.text(path))))

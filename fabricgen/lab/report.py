@@ -1,0 +1,99 @@
+"""Lab results as terminal tables (rich) and as one Markdown report."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from fabricgen.lab.session import FailureReport, RunReport, UpReport
+from fabricgen.lab.verify import Check, Verification
+
+MAX_ROWS = 24  # per table on a terminal; the Markdown report has every row
+
+
+def _mark(passed: bool | None) -> str:
+    return {True: "PASS", False: "FAIL", None: "not checked"}[passed]
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def up_lines(report: UpReport) -> list[str]:
+    p = report.plan
+    lines = [
+        (
+            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {len(p.nodes)} GPU nodes, "
+            f"{len(p.links)} links (veth pairs) in {report.seconds:.2f} s"
+        ),
+        f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
+    ]
+    if report.converged:
+        lines.append(f"converged {_seconds(report.convergence_seconds)} after the configs were loaded")
+    else:
+        lines.append("not converged yet: run `fabricgen lab verify` to see what is missing")
+    lines += [f"note: {n}" for n in p.notes]
+    return lines
+
+
+def convergence_line(v: Verification) -> str:
+    if not v.converged:
+        return "control plane: NOT converged within the timeout"
+    if v.convergence_seconds is None:
+        return "control plane: converged (already at the first look)"
+    return f"control plane: converged {v.convergence_seconds:.2f} s after the last change"
+
+
+def failure_line(f: FailureReport) -> str:
+    verb = "failed" if f.action == "fail" else "restored"
+    if not f.converged:
+        return f"{verb} {f.what}: NOT converged within the timeout"
+    timing = f"converged in {_seconds(f.convergence_seconds) if f.convergence_seconds is not None else 'under one look'}"
+    if f.bfd_detect_ms:
+        timing += f" (BFD detection time {f.bfd_detect_ms} ms)"
+    return f"{verb} {f.what}: {timing}"
+
+
+def print_verification(console: Console, v: Verification) -> None:
+    console.print(convergence_line(v))
+    for check in v.checks:
+        table = Table(title=f"{check.name}: {_mark(check.passed)}, {check.summary} ({check.seconds:.2f} s)", title_justify="left")
+        for column in check.columns:
+            table.add_column(column)
+        rows = _rows_to_show(check)
+        for row in rows:
+            table.add_row(*(str(cell) for cell in row))
+        if len(rows) < len(check.rows):
+            table.caption = f"{len(check.rows) - len(rows)} more passing rows not shown"
+        console.print(table)
+    for note in v.notes:
+        console.print(f"note: {note}")
+    console.print(f"verify: {'PASS' if v.passed else 'FAIL'}")
+
+
+def _rows_to_show(check: Check) -> list[tuple]:
+    """Failing rows first, then as many others as fit."""
+    if len(check.rows) <= MAX_ROWS:
+        return check.rows
+    bad = [row for row, ok in zip(check.rows, check.row_ok, strict=True) if not ok]
+    good = [row for row, ok in zip(check.rows, check.row_ok, strict=True) if ok]
+    return (bad + good)[:MAX_ROWS]
+
+
+def markdown(report: RunReport) -> str:
+    lines = [f"# fabricgen lab run: {report.up.plan.fabric} ({report.up.plan.network})", ""]
+    lines += [f"- {line}" for line in up_lines(report.up)]
+    lines.append(f"- result: **{'PASS' if report.passed else 'FAIL'}**")
+    for name, v, failure in report.rounds:
+        lines += ["", f"## {name}", ""]
+        if failure is not None:
+            lines += [f"- {failure_line(failure)}"]
+        lines += [f"- {convergence_line(v)}", ""]
+        for check in v.checks:
+            lines += [f"### {check.name}: {_mark(check.passed)}", "", f"{check.summary} ({check.seconds:.2f} s)", ""]
+            lines.append("| " + " | ".join(check.columns) + " |")
+            lines.append("|" + "---|" * len(check.columns))
+            lines += ["| " + " | ".join(str(c).replace("|", "/") for c in row) + " |" for row in check.rows]
+            lines.append("")
+        lines += [f"- note: {n}" for n in v.notes]
+    return "\n".join(lines) + "\n"

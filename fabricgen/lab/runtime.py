@@ -1,0 +1,431 @@
+"""The lab on this machine: namespaces, veth pairs, addresses and FRR daemons, and their removal.
+
+Everything the lab creates is recorded in a state file before it is created (write-ahead), so
+`down` removes exactly that, also after a crash or a failed `up`. The host's own network namespace
+is never changed: veth pairs are created directly inside their namespaces (`ip link add ... netns`),
+and every command that configures anything runs inside a lab namespace.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fabricgen import __version__
+from fabricgen.errors import LabError, Problem
+from fabricgen.lab.plan import LabPlan, lab_id_of, read_plan
+
+STATE_ROOT = Path(os.environ.get("FABRICGEN_LAB_STATE", "/run/fabricgen/lab"))
+FRR_BIN = Path("/usr/lib/frr")
+FRR_RUN = Path("/var/run/frr")
+DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it
+SWITCH_PORT_MTU = 9216  # what data-center switch ports run; the hosts' MTU comes from netplan
+SWITCH_SYSCTLS = (
+    "net.ipv4.ip_forward=1",
+    "net.ipv4.fib_multipath_hash_policy=1",  # hash on L4 ports, as the fabric's ECMP does
+    "net.ipv4.conf.all.rp_filter=0",
+    "net.ipv4.conf.default.rp_filter=0",
+    "net.ipv4.icmp_ratelimit=0",  # traceroute probes every hop of hundreds of paths at once
+    "net.ipv4.icmp_msgs_per_sec=100000",
+    "net.ipv4.conf.all.ignore_routes_with_linkdown=1",  # a switch never forwards into a dark port
+)
+# Lab-only zebra setting, applied before the build's config: FRR 8.4 with kernel nexthop objects
+# loses the members of a multipath group whose interface flapped and does not put them back
+# (FRRouting/frr#14160); routes carry their next hops inline instead. Switch ASICs have their own
+# next-hop groups, so this changes nothing the build decides.
+ZEBRA_LAB_SETTINGS = ("no zebra nexthop kernel enable",)
+NODE_SYSCTLS = ("net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.icmp_ratelimit=0")
+NFT_TABLE = "fabricgen_fail"
+WORKERS = min(16, (os.cpu_count() or 2) * 4)  # subprocesses mostly wait on the kernel or FRR
+
+
+@dataclass
+class LabState:
+    """What one lab created and what it is doing: written before each step, read by every command."""
+
+    build_dir: str
+    lab_id: str
+    network: str
+    manifest_sha256: str
+    fabricgen_version: str = __version__
+    phase: str = "starting"  # starting -> up
+    namespaces: list[str] = field(default_factory=list)
+    frr_dirs: list[str] = field(default_factory=list)
+    interfaces: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> kernel name
+    failures: list[dict] = field(default_factory=list)
+    started: float = 0.0
+    up_seconds: float = 0.0
+    loaded_at: float = 0.0  # when the last FRR config load (up or restore) finished
+
+    @property
+    def path(self) -> Path:
+        return STATE_ROOT / self.lab_id / "state.json"
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.__dict__, indent=1, sort_keys=True) + "\n")
+        os.replace(temporary, self.path)
+
+
+def require_lab_host() -> None:
+    """The lab needs Linux, root and the tools it drives; anything else is a clear error."""
+    if platform.system() != "Linux":
+        raise LabError(Problem(f"the lab runs on Linux only (this is {platform.system()})", hint="run it on a Linux machine or VM"))
+    if os.geteuid() != 0:
+        raise LabError(Problem("the lab needs root: it creates network namespaces and starts FRR", hint="run it with sudo"))
+    missing = [tool for tool in ("ip", "vtysh") if shutil.which(tool) is None]
+    missing += [str(FRR_BIN / d) for d in DAEMONS if not (FRR_BIN / d).exists()]
+    if missing:
+        raise LabError(Problem(f"missing: {', '.join(missing)}", hint="install Debian's frr and iproute2: apt-get install frr iproute2"))
+
+
+def manifest_hash(build_dir: Path) -> str:
+    return hashlib.sha256((build_dir / "manifest.json").read_bytes()).hexdigest()
+
+
+@contextmanager
+def lab_lock(lab_id: str) -> Iterator[None]:
+    """One lab command at a time per lab."""
+    directory = STATE_ROOT / lab_id
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / "lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LabError(Problem("another fabricgen lab command is running on this lab", hint="wait for it to finish")) from None
+        yield
+
+
+def load_state(build_dir: Path) -> LabState | None:
+    path = STATE_ROOT / lab_id_of(build_dir) / "state.json"
+    if not path.exists():
+        return None
+    try:
+        return LabState(**json.loads(path.read_text()))
+    except (ValueError, TypeError) as exc:
+        raise LabError(Problem(f"the lab's state file is damaged ({exc})", hint=f"remove the lab by hand: ip netns list | grep fg{lab_id_of(build_dir)}-", file=str(path))) from None
+
+
+def running_lab(build_dir: Path) -> tuple[LabState, LabPlan]:
+    """The lab that is up for `build_dir` and its plan; a LabError when there is none or the
+    build changed under it."""
+    state = load_state(build_dir)
+    if state is None or state.phase != "up":
+        raise LabError(Problem(f"no lab is up for {build_dir}", hint=f"start one: fabricgen lab up {build_dir}"))
+    if manifest_hash(build_dir) != state.manifest_sha256:
+        raise LabError(Problem(f"{build_dir} was rebuilt after the lab came up", hint=f"fabricgen lab down {build_dir}, then lab up again"))
+    return state, read_plan(build_dir, state.network)
+
+
+# --- commands run inside a namespace -------------------------------------------------------------
+
+
+def run(args: list[str], stdin: str | None = None, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
+    result = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=timeout, check=False)
+    if check and result.returncode != 0:
+        raise LabError(Problem(f"`{' '.join(args[:6])}{' ...' if len(args) > 6 else ''}` failed: {result.stderr.strip()[:500]}"))
+    return result
+
+
+def in_namespace(namespace: str, args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return run(["ip", "netns", "exec", namespace, *args], **kwargs)
+
+
+def vtysh(namespace: str, command: str, timeout: float = 30) -> str:
+    return run(["vtysh", "-N", namespace, "-c", command], timeout=timeout).stdout
+
+
+def ip_batch(commands: Iterable[str], namespace: str | None = None) -> None:
+    text = "\n".join(commands) + "\n"
+    run(["ip", *(["-n", namespace] if namespace else []), "-batch", "-"], stdin=text)
+
+
+def parallel(action: Callable, items: Iterable) -> list:
+    with ThreadPoolExecutor(WORKERS) as pool:
+        return list(pool.map(action, items))
+
+
+# --- up ------------------------------------------------------------------------------------------
+
+
+def lab_up(build_dir: Path, network: str = "backend") -> tuple[LabState, LabPlan]:
+    """Build the lab of `network` from `build_dir`. On any failure everything created so far is
+    removed again before the error is raised."""
+    require_lab_host()
+    plan = read_plan(build_dir, network)
+    try:
+        return _up_locked(build_dir, network, plan)
+    except BaseException:
+        if load_state(build_dir) is None:
+            forget(plan.lab_id)
+        raise
+
+
+def _up_locked(build_dir: Path, network: str, plan: LabPlan) -> tuple[LabState, LabPlan]:
+    with lab_lock(plan.lab_id):
+        existing = load_state(build_dir)
+        if existing is not None:
+            what = "up" if existing.phase == "up" else f"left over ({existing.phase})"
+            raise LabError(Problem(f"a lab is already {what} for {build_dir}", hint=f"fabricgen lab down {build_dir} first"))
+        state = LabState(str(build_dir.resolve()), plan.lab_id, network, manifest_hash(build_dir), started=time.time())
+        state.interfaces = {
+            device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)
+        }
+        try:
+            _create(plan, state)
+        except BaseException:
+            _remove(state)
+            raise
+        state.phase = "up"
+        state.up_seconds = time.time() - state.started
+        state.save()
+        return state, plan
+
+
+def _create(plan: LabPlan, state: LabState) -> None:
+    devices = [*plan.switches, *plan.nodes]
+    state.namespaces = [plan.namespace(d) for d in devices]
+    state.save()  # recorded before any exists
+    ip_batch(f"netns add {ns}" for ns in state.namespaces)
+    ip_batch(
+        f"link add name {link.a.ifname} netns {plan.namespace(link.a.device)} type veth "
+        f"peer name {link.b.ifname} netns {plan.namespace(link.b.device)}"
+        for link in plan.links
+    )
+    vrf_capable = _kernel_has_vrf(state.namespaces[0])
+    parallel(lambda d: _configure_switch(plan, d), plan.switches)
+    parallel(lambda n: _configure_node(plan, n), plan.nodes)
+    if not vrf_capable and any(s.vtep for s in plan.switches.values()):
+        plan.notes.append("this kernel has no VRF support: tenant VRFs (L3 VNI routing) are not built")
+    _start_frr(plan, state, list(plan.switches))
+    state.loaded_at = time.time()
+
+
+def _kernel_has_vrf(namespace: str) -> bool:
+    probe = run(["ip", "-n", namespace, "link", "add", "name", "fgvrfprobe", "type", "vrf", "table", "4242"], check=False)
+    if probe.returncode == 0:
+        run(["ip", "-n", namespace, "link", "del", "dev", "fgvrfprobe"], check=False)
+    return probe.returncode == 0
+
+
+def _configure_switch(plan: LabPlan, name: str) -> None:
+    switch = plan.switches[name]
+    ns = plan.namespace(name)
+    commands = ["link set dev lo up"]
+    commands += [f"address add {address} dev lo" for address in switch.loopbacks]
+    bridged = {}
+    for segment in switch.segments:
+        bridge = f"br{segment.vlan}"
+        commands.append(f"link add name {bridge} type bridge")
+        commands.append(f"link set dev {bridge} mtu {SWITCH_PORT_MTU}")
+        if segment.vni is not None and switch.vtep:
+            vxlan = f"vx{segment.vni}"
+            commands.append(f"link add name {vxlan} type vxlan id {segment.vni} local {switch.vtep} dstport 4789 nolearning")
+            commands.append(f"link set dev {vxlan} master {bridge} mtu {SWITCH_PORT_MTU - 50}")
+            commands.append(f"link set dev {vxlan} type bridge_slave neigh_suppress on learning off")
+            commands.append(f"link set dev {vxlan} up")
+        commands.append(f"address add {segment.gateway} dev {bridge}")
+        commands.append(f"link set dev {bridge} up")
+        bridged.update({member: bridge for member in segment.members})
+    for port in plan.ports_of(name):
+        commands.append(f"link set dev {port.ifname} mtu {SWITCH_PORT_MTU}")
+        if port.port in bridged:
+            commands.append(f"link set dev {port.ifname} master {bridged[port.port]}")
+        elif port.address:
+            commands.append(f"address add {port.address} dev {port.ifname}")
+        commands.append(f"link set dev {port.ifname} up")
+    in_namespace(ns, ["sysctl", "-q", "-w", *SWITCH_SYSCTLS])
+    ip_batch(commands, ns)
+
+
+def _configure_node(plan: LabPlan, name: str) -> None:
+    node = plan.nodes[name]
+    ns = plan.namespace(name)
+    commands = ["link set dev lo up"]
+    for nic in node.nics:
+        if nic.mtu:
+            commands.append(f"link set dev {nic.ifname} mtu {nic.mtu}")
+        commands.append(f"address add {nic.address} dev {nic.ifname}")
+        commands.append(f"link set dev {nic.ifname} up")
+    for route in node.routes:
+        words = [f"route add {route.to}"]
+        if route.via:
+            words.append(f"via {route.via}")
+        words.append(f"dev {route.dev}")
+        if route.scope:
+            words.append(f"scope {route.scope}")
+        if route.table:
+            words.append(f"table {route.table}")
+        if route.metric is not None:
+            words.append(f"metric {route.metric}")
+        commands.append(" ".join(words))
+    commands += [f"rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in node.rules]
+    in_namespace(ns, ["sysctl", "-q", "-w", *NODE_SYSCTLS])
+    ip_batch(commands, ns)
+
+
+def frr_dir(namespace: str) -> Path:
+    return FRR_RUN / namespace
+
+
+def _start_frr(plan: LabPlan, state: LabState, switches: list[str]) -> None:
+    for name in switches:
+        directory = str(frr_dir(plan.namespace(name)))
+        if directory not in state.frr_dirs:
+            state.frr_dirs.append(directory)
+    state.save()
+    parallel(lambda name: _start_daemons(plan, name), switches)
+
+
+def _start_daemons(plan: LabPlan, name: str) -> None:
+    ns = plan.namespace(name)
+    directory = frr_dir(ns)
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.chown(directory, "frr", "frr")
+    config = directory / "lab-frr.conf"
+    config.write_text(plan.switches[name].frr_conf)
+    for daemon in DAEMONS:
+        # -N gives each instance its own sockets and pid files under /var/run/frr/<namespace>;
+        # no TCP vty (-P 0); the configuration comes from vtysh below, as one integrated file
+        in_namespace(ns, [str(FRR_BIN / daemon), "-N", ns, "-d", "-f", "/dev/null", "-P", "0", "--log", f"file:{directory}/{daemon}.log"])
+    _wait_for_sockets(directory)
+    run(["vtysh", "-N", ns, "-c", "configure terminal", *(arg for s in ZEBRA_LAB_SETTINGS for arg in ("-c", s))])
+    result = run(["vtysh", "-N", ns, "-f", str(config)], check=False, timeout=120)
+    errors = [line for line in (result.stdout + result.stderr).splitlines() if line.strip() and "vtysh.conf" not in line]
+    if result.returncode != 0:
+        raise LabError(Problem(f"FRR refused {plan.switches[name].frr_source}: {' '.join(errors)[:600]}", device=name, hint="run vtysh --dryrun -f on it; report a fabricgen bug"))
+
+
+def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not all((directory / f"{d}.vty").exists() for d in DAEMONS):
+        if time.monotonic() > deadline:
+            raise LabError(Problem(f"FRR did not start in {directory} (see its *.log files)"))
+        time.sleep(0.02)
+
+
+# --- down ----------------------------------------------------------------------------------------
+
+
+def lab_down(build_dir: Path) -> LabState | None:
+    """Remove everything the lab of `build_dir` created; None when there was no lab."""
+    require_lab_host()
+    lab_id = lab_id_of(build_dir)
+    with lab_lock(lab_id):
+        state = load_state(build_dir)
+        if state is not None:
+            _remove(state)
+    forget(lab_id)
+    return state
+
+
+def forget(lab_id: str) -> None:
+    """The lab's state directory, and its parents when no other lab is left."""
+    shutil.rmtree(STATE_ROOT / lab_id, ignore_errors=True)
+    for empty in (STATE_ROOT, STATE_ROOT.parent):
+        try:
+            empty.rmdir()
+        except OSError:
+            break
+
+
+def _remove(state: LabState) -> None:
+    """Processes in the lab's namespaces, then the namespaces (their veths go with them), then
+    FRR's run directories, then the state. Each step tolerates what is already gone."""
+    existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
+    namespaces = [ns for ns in state.namespaces if ns in existing]
+    stop_processes(namespaces)
+    if namespaces:
+        run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
+    for directory in state.frr_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+    state.phase = "removed"
+    if state.path.exists():
+        state.path.unlink()
+
+
+def namespace_pids(namespace: str) -> list[int]:
+    result = run(["ip", "netns", "pids", namespace], check=False)
+    return [int(pid) for pid in result.stdout.split()] if result.returncode == 0 else []
+
+
+def stop_processes(namespaces: list[str], grace: float = 3.0) -> None:
+    """Every process inside `namespaces` (only lab processes live there): TERM, then KILL."""
+    pids = [pid for pids in parallel(namespace_pids, namespaces) for pid in pids]
+    for pid in pids:
+        _signal(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while pids and time.monotonic() < deadline:
+        pids = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+        time.sleep(0.05)
+    for pid in pids:
+        _signal(pid, signal.SIGKILL)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+# --- failures ------------------------------------------------------------------------------------
+
+
+def apply_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
+    if failure["kind"] == "link":
+        link = next(l for l in plan.links if l.cable == failure["cable"])
+        for end in (link.a, link.b):
+            ns = plan.namespace(end.device)
+            if failure["how"] == "silent":
+                # frames vanish on both ends while carrier stays up: only BFD (or BGP's hold timer) notices
+                rules = f'table netdev {NFT_TABLE} {{ chain {_drop_chain(end.ifname)} {{ type filter hook ingress device "{end.ifname}" priority -500; policy drop; }}; }}'
+                in_namespace(ns, ["nft", "-f", "-"], stdin=rules)
+            else:
+                ip_batch([f"link set dev {end.ifname} down"], ns)
+    else:
+        name = failure["device"]
+        ns = plan.namespace(name)
+        stop_processes([ns], grace=0)  # power off: no graceful BGP notification
+        ip_batch([f"link set dev {port.ifname} down" for port in plan.ports_of(name)], ns)
+    state.failures.append(failure)
+    state.save()
+
+
+def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
+    if failure["kind"] == "link":
+        link = next(l for l in plan.links if l.cable == failure["cable"])
+        for end in (link.a, link.b):
+            ns = plan.namespace(end.device)
+            if failure["how"] == "silent":
+                in_namespace(ns, ["nft", "delete", "chain", "netdev", NFT_TABLE, _drop_chain(end.ifname)])
+            else:
+                ip_batch([f"link set dev {end.ifname} up"], ns)
+    else:
+        name = failure["device"]
+        ns = plan.namespace(name)
+        ip_batch([f"link set dev {port.ifname} up" for port in plan.ports_of(name)], ns)
+        if name in plan.switches:
+            for stale in frr_dir(ns).glob("*.vty"):
+                stale.unlink()
+            _start_daemons(plan, name)
+    state.failures.remove(failure)
+    state.loaded_at = time.time()
+    state.save()
+
+
+def _drop_chain(ifname: str) -> str:
+    return "drop_" + ifname.replace("-", "_").replace(".", "_")

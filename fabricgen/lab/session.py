@@ -1,0 +1,168 @@
+"""The lab commands as functions: up, verify, fail, restore, down and run, each returning a report."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fabricgen.errors import LabError, Problem
+from fabricgen.lab import runtime
+from fabricgen.lab.plan import LabPlan
+from fabricgen.lab.verify import Verification, verify, wait_converged
+
+
+@dataclass
+class UpReport:
+    plan: LabPlan
+    seconds: float
+    converged: bool
+    convergence_seconds: float | None
+    frr_daemons: int
+    frr_rss_mib: float
+
+
+@dataclass
+class FailureReport:
+    action: str  # "fail" | "restore"
+    what: str
+    converged: bool
+    convergence_seconds: float | None
+    bfd_detect_ms: int | None
+    verification: Verification | None = None
+
+
+@dataclass
+class RunReport:
+    up: UpReport
+    rounds: list[tuple[str, Verification, FailureReport | None]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(v.passed for _, v, _ in self.rounds) and all(f is None or f.converged for _, _, f in self.rounds)
+
+
+def up(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> UpReport:
+    state, plan = runtime.lab_up(build_dir, network)
+    converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
+    daemons, rss = frr_memory(state)
+    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss)
+
+
+def frr_memory(state: runtime.LabState) -> tuple[int, float]:
+    """How many processes run in the lab's namespaces and their resident memory (MiB)."""
+    pids = [pid for pids in runtime.parallel(runtime.namespace_pids, state.namespaces) for pid in pids]
+    total_kib = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return len(pids), total_kib / 1024
+
+
+def check(build_dir: Path, timeout: float = 60.0) -> Verification:
+    state, plan = runtime.running_lab(build_dir)
+    since = max(state.loaded_at, *(f["at"] for f in state.failures)) if state.failures else state.loaded_at
+    return verify(plan, state, timeout, since)
+
+
+def parse_link(plan: LabPlan, text: str) -> dict:
+    """DEV:PORT (the build's port name or the lab's kernel name) -> the failure of its cable."""
+    device, _, port = text.partition(":")
+    if not port:
+        raise LabError(Problem(f"--link {text!r} is not DEV:PORT", hint="e.g. --link be-su01-leaf1:Ethernet1/33"))
+    if device not in plan.switches and device not in plan.nodes:
+        raise LabError(Problem(f"no device {device!r} in the lab", hint=f"devices are e.g. {', '.join(sorted(plan.switches)[:4])}"))
+    found = plan.port(device, port)
+    if found is None:
+        ports = ", ".join(p.port for p in plan.ports_of(device)[:6])
+        raise LabError(Problem(f"{device} has no cabled port {port!r} in the lab", hint=f"its ports are e.g. {ports}"))
+    link, _ = found
+    return {"kind": "link", "cable": link.cable, "label": f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port} ({link.cable})"}
+
+
+def parse_device(plan: LabPlan, device: str) -> dict:
+    if device not in plan.switches and device not in plan.nodes:
+        raise LabError(Problem(f"no device {device!r} in the lab", hint=f"devices are e.g. {', '.join(sorted(plan.switches)[:4])}"))
+    return {"kind": "device", "device": device, "label": f"{device} (all its links, its FRR stopped)"}
+
+
+def fail(build_dir: Path, link: str | None, device: str | None, silent: bool = False, timeout: float = 60.0) -> FailureReport:
+    state, plan = runtime.running_lab(build_dir)
+    if (link is None) == (device is None):
+        raise LabError(Problem("give exactly one of --link DEV:PORT or --device DEV"))
+    failure = parse_link(plan, link) if link else parse_device(plan, device)  # type: ignore[arg-type]
+    if silent and failure["kind"] != "link":
+        raise LabError(Problem("--silent applies to --link only", hint="a failed device takes its links down"))
+    if failure["kind"] == "link":
+        failure["how"] = "silent" if silent else "down"
+        failure["label"] += ": frames dropped, carrier up" if silent else ": both ends down"
+    if any(_same(f, failure) for f in state.failures):
+        raise LabError(Problem(f"{failure['label']} is already failed", hint="fabricgen lab restore first"))
+    failure["at"] = time.time()
+    runtime.apply_failure(plan, state, failure)
+    converged, seconds, _, _ = wait_converged(plan, state, failure["at"], timeout, _touched(plan, failure))
+    detect = min((s.bfd_detect_ms for s in plan.switches.values() if s.bfd_detect_ms), default=None)
+    return FailureReport("fail", failure["label"], converged, seconds, detect)
+
+
+def restore(build_dir: Path, link: str | None = None, device: str | None = None, timeout: float = 120.0) -> list[FailureReport]:
+    state, plan = runtime.running_lab(build_dir)
+    chosen = list(state.failures)
+    if link or device:
+        wanted = parse_link(plan, link) if link else parse_device(plan, device)  # type: ignore[arg-type]
+        chosen = [f for f in state.failures if _same(f, wanted)]
+        if not chosen:
+            raise LabError(Problem(f"{wanted['label']} is not failed", hint="fabricgen lab restore with no option restores every failure"))
+    reports = []
+    for failure in chosen:
+        started = time.time()
+        runtime.undo_failure(plan, state, failure)
+        converged, seconds, _, _ = wait_converged(plan, state, started, timeout, _touched(plan, failure))
+        reports.append(FailureReport("restore", failure["label"], converged, seconds, None))
+    return reports
+
+
+def _touched(plan: LabPlan, failure: dict) -> set[str]:
+    """The switches whose sessions a failure changes: both ends of its cables."""
+    if failure["kind"] == "link":
+        links = [link for link in plan.links if link.cable == failure["cable"]]
+    else:
+        links = plan.links_of(failure["device"])
+    return {end.device for link in links for end in (link.a, link.b)}
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a["kind"] == b["kind"] and a.get("cable") == b.get("cable") and a.get("device") == b.get("device")
+
+
+def down(build_dir: Path) -> bool:
+    return runtime.lab_down(build_dir) is not None
+
+
+def run(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> RunReport:
+    """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
+    spine down), each verified and restored, then down, even when something fails on the way."""
+    runtime.require_lab_host()
+    if runtime.load_state(build_dir) is not None:
+        raise LabError(Problem(f"a lab is already up for {build_dir}", hint=f"fabricgen lab down {build_dir} first"))
+    report = RunReport(up(build_dir, network, timeout))
+    try:
+        report.rounds.append(("after up", check(build_dir, timeout), None))
+        plan = report.up.plan
+        leaf = min(n for n, s in plan.switches.items() if s.role == "leaf")
+        uplink = plan.uplinks[leaf][0].end(leaf).port
+        spine = min(n for n, s in plan.switches.items() if s.role == "spine")
+        for name, link, device, silent in (
+            (f"{leaf}:{uplink} failed silently", f"{leaf}:{uplink}", None, True),
+            (f"{spine} down", None, spine, False),
+        ):
+            failure = fail(build_dir, link, device, silent, timeout)
+            report.rounds.append((name, check(build_dir, timeout), failure))
+            restored = restore(build_dir, timeout=timeout)[0]
+            report.rounds.append((f"{name}, restored", check(build_dir, timeout), restored))
+    finally:
+        down(build_dir)
+    return report

@@ -1,0 +1,363 @@
+"""What `fabricgen lab verify` checks against the build: sessions, ECMP width, traffic, EVPN.
+
+Every expectation comes from the build (the IP plan's routed cables, the cabling plan's uplinks,
+the GPU nodes' addresses) and from the failures the lab has applied, never from what the running
+daemons report about themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from fabricgen.lab.plan import LabPlan, Probe, Session
+from fabricgen.lab.runtime import LabState, in_namespace, parallel, run, vtysh
+
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class Check:
+    name: str
+    columns: tuple[str, ...]
+    rows: list[tuple] = field(default_factory=list)
+    passed: bool | None = True  # None: not checked
+    summary: str = ""
+    seconds: float = 0.0
+    row_ok: list[bool] = field(default_factory=list)
+
+    def add(self, row: tuple, ok: bool = True) -> None:
+        self.rows.append(row)
+        self.row_ok.append(ok)
+        if not ok:
+            self.passed = False
+
+
+@dataclass
+class Verification:
+    checks: list[Check]
+    converged: bool
+    convergence_seconds: float | None  # since the last config load or failure; None: converged at the first look
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.converged and all(check.passed is not False for check in self.checks)
+
+
+@dataclass
+class Failed:
+    """What the lab's applied failures take away."""
+
+    cables: set[str]
+    devices: set[str]
+
+    @classmethod
+    def of(cls, plan: LabPlan, state: LabState) -> Failed:
+        cables = {f["cable"] for f in state.failures if f["kind"] == "link"}
+        devices = {f["device"] for f in state.failures if f["kind"] == "device"}
+        cables |= {link.cable for device in devices for link in plan.links_of(device)}
+        return cls(cables, devices)
+
+
+@dataclass
+class Snapshot:
+    """One look at every live switch: BGP and BFD peers' states, and the main table's ECMP widths."""
+
+    bgp: dict[str, dict[str, str]]  # device -> peer address -> state
+    bfd: dict[str, dict[str, str]]
+    widths: dict[str, dict[str, int]]  # device -> prefix -> next hops
+
+
+def expected_sessions(plan: LabPlan, failed: Failed) -> list[tuple[Session, bool]]:
+    """Each session the build says must exist on a live switch, and whether it must be up."""
+    return [(s, s.cable not in failed.cables) for s in plan.sessions if s.device not in failed.devices]
+
+
+def expected_widths(plan: LabPlan, failed: Failed) -> dict[str, dict[str, int]]:
+    """device -> remote leaf prefix -> next hops its main table must hold. A leaf reaches another
+    leaf through each live uplink whose spine still has a live link to that leaf; a spine through
+    each live link to it. Capped by the switch's maximum-paths."""
+    spine_reach: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # spine -> leaf -> live links
+    for leaf, links in plan.uplinks.items():
+        for link in links:
+            if link.cable not in failed.cables:
+                spine_reach[link.other(leaf).device][leaf] += 1
+    widths: dict[str, dict[str, int]] = {}
+    for name, switch in plan.switches.items():
+        if name in failed.devices:
+            continue
+        cap = _maximum_paths(switch.frr_conf)
+        expected = {}
+        for remote, prefixes in plan.host_blocks.items():
+            if remote == name:
+                continue
+            if switch.role == "leaf":
+                width = sum(
+                    1 for link in plan.uplinks.get(name, ()) if link.cable not in failed.cables and spine_reach[link.other(name).device].get(remote, 0) > 0
+                )
+            else:
+                width = spine_reach[name].get(remote, 0)
+            for prefix in prefixes:
+                expected[prefix] = min(width, cap)
+        widths[name] = expected
+    return widths
+
+
+def _maximum_paths(conf: str) -> int:
+    found = re.search(r"^\s*maximum-paths (\d+)", conf, re.MULTILINE)
+    return int(found.group(1)) if found else 1
+
+
+def snapshot(plan: LabPlan, failed: Failed) -> Snapshot:
+    live = [name for name in plan.switches if name not in failed.devices]
+
+    def look(name: str) -> tuple[str, dict, dict, dict]:
+        ns = plan.namespace(name)
+        peers = _bgp_states(ns)
+        bfd = {}
+        if plan.switches[name].bfd_detect_ms:
+            bfd = {p["peer"]: p["status"] for p in json.loads(vtysh(ns, "show bfd peers json") or "[]")}
+        return name, peers, bfd, fib_widths(ns)
+
+    looks = parallel(look, live)
+    return Snapshot({n: p for n, p, _, _ in looks}, {n: b for n, _, b, _ in looks}, {n: w for n, _, _, w in looks})
+
+
+def fib_widths(namespace: str) -> dict[str, int]:
+    """prefix -> usable next hops of each BGP route in the namespace's main table."""
+    widths = {}
+    for route in json.loads(run(["ip", "-n", namespace, "-j", "route", "show", "proto", "bgp"]).stdout or "[]"):
+        destination = route["dst"] if "/" in route["dst"] else f"{route['dst']}/32"
+        hops = route.get("nexthops", [route])
+        widths[destination] = sum(1 for hop in hops if not {"dead", "linkdown"} & set(hop.get("flags", ())))
+    return widths
+
+
+def sessions_match(plan: LabPlan, failed: Failed, bgp: dict[str, dict[str, str]]) -> bool:
+    return all(
+        (bgp[s.device].get(s.peer_address) == "Established") == up for s, up in expected_sessions(plan, failed) if s.device in bgp
+    )
+
+
+def widths_match(plan: LabPlan, failed: Failed, widths: dict[str, dict[str, int]]) -> bool:
+    return all(
+        all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items())
+        for device, prefixes in expected_widths(plan, failed).items()
+    )
+
+
+def control_plane_matches(plan: LabPlan, failed: Failed, snap: Snapshot) -> bool:
+    return sessions_match(plan, failed, snap.bgp) and widths_match(plan, failed, snap.widths)
+
+
+def wait_converged(
+    plan: LabPlan, state: LabState, since: float, timeout: float, focus: set[str] | None = None
+) -> tuple[bool, float | None, Snapshot, int]:
+    """Poll until every session and ECMP width is as the build (and the applied failures) say.
+    Returns (converged, seconds from `since` to the first matching look, the last full look, how
+    many looks it took). With `focus`, each look reads every live switch's FIB but only the focus
+    switches' BGP sessions (a fast look, for timing a failure); a full look confirms the end."""
+    failed = Failed.of(plan, state)
+    live = [name for name in plan.switches if name not in failed.devices]
+    watched = [name for name in live if focus is None or name in focus]
+    deadline = time.monotonic() + timeout
+    looks = 0
+    while True:
+        looks += 1
+        widths = dict(zip(live, parallel(lambda n: fib_widths(plan.namespace(n)), live), strict=True))
+        bgp = dict(zip(watched, parallel(lambda n: _bgp_states(plan.namespace(n)), watched), strict=True))
+        seen = time.time()
+        if widths_match(plan, failed, widths) and sessions_match(plan, failed, bgp):
+            full = snapshot(plan, failed)
+            if control_plane_matches(plan, failed, full):
+                return True, seen - since, full, looks
+        if time.monotonic() > deadline:
+            return False, None, snapshot(plan, failed), looks
+        time.sleep(POLL_SECONDS)
+
+
+def _bgp_states(namespace: str) -> dict[str, str]:
+    summary = json.loads(vtysh(namespace, "show bgp summary json") or "{}")
+    return {address: p.get("state", "?") for address, p in summary.get("ipv4Unicast", {}).get("peers", {}).items()}
+
+
+def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float | None = None) -> Verification:
+    failed = Failed.of(plan, state)
+    started = time.perf_counter()
+    converged, seconds, snap, looks = wait_converged(plan, state, since if since is not None else state.loaded_at, timeout)
+    if looks == 1:
+        seconds = None  # already converged when verify first looked: nothing to time
+    waited = time.perf_counter() - started
+    checks = [bgp_check(plan, failed, snap), bfd_check(plan, failed, snap), ecmp_check(plan, failed, snap)]
+    checks[0].seconds = waited
+    if any(s.vtep for s in plan.switches.values()):
+        checks.append(_timed(evpn_check, plan, failed))
+    checks.append(_timed(traffic_check, plan, failed))
+    return Verification(checks, converged, seconds, list(plan.notes))
+
+
+def _timed(make, plan: LabPlan, failed: Failed) -> Check:
+    started = time.perf_counter()
+    check = make(plan, failed)
+    check.seconds = time.perf_counter() - started
+    return check
+
+
+def bgp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
+    check = Check("BGP sessions", ("device", "expected up", "established", "missing or down", "not in the build"))
+    expected: dict[str, list[tuple[Session, bool]]] = defaultdict(list)
+    for session, up in expected_sessions(plan, failed):
+        expected[session.device].append((session, up))
+    total = established = lost = 0
+    for device in sorted(snap.bgp):
+        peers = snap.bgp[device]
+        want = expected.get(device, [])
+        missing = [f"{s.peer_device} {s.peer_address}" for s, up in want if up and peers.get(s.peer_address) != "Established"]
+        lingering = [f"{s.peer_device} {s.peer_address} (failed, still up)" for s, up in want if not up and peers.get(s.peer_address) == "Established"]
+        extra = sorted(set(peers) - {s.peer_address for s, _ in want})
+        up_count = sum(1 for s, up in want if up and peers.get(s.peer_address) == "Established")
+        total += sum(1 for _, up in want if up)
+        established += up_count
+        lost += sum(1 for _, up in want if not up)
+        row = (device, sum(1 for _, up in want if up), up_count, ", ".join(missing + lingering)[:200] or "-", ", ".join(extra)[:200] or "-")
+        check.add(row, not (missing or lingering or extra))
+    check.summary = f"{established}/{total} expected sessions Established" + (f"; {lost} lost to the applied failures, as expected" if lost else "")
+    return check
+
+
+def bfd_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
+    check = Check("BFD sessions", ("device", "expected up", "up", "missing or down"))
+    with_bfd = {name for name, s in plan.switches.items() if s.bfd_detect_ms}
+    if not with_bfd:
+        check.passed, check.summary = None, "not checked: the build configures no BFD"
+        return check
+    total = up_total = 0
+    expected: dict[str, list[tuple[Session, bool]]] = defaultdict(list)
+    for session, up in expected_sessions(plan, failed):
+        if session.device in with_bfd:
+            expected[session.device].append((session, up))
+    for device in sorted(expected):
+        peers = snap.bfd.get(device, {})
+        want = [s for s, up in expected[device] if up]
+        missing = [f"{s.peer_device} {s.peer_address}" for s in want if peers.get(s.peer_address) != "up"]
+        total += len(want)
+        up_total += len(want) - len(missing)
+        check.add((device, len(want), len(want) - len(missing), ", ".join(missing)[:200] or "-"), not missing)
+    detect = sorted({s.bfd_detect_ms for s in plan.switches.values() if s.bfd_detect_ms})
+    check.summary = f"{up_total}/{total} expected BFD sessions up; detection time {'/'.join(map(str, detect))} ms"
+    return check
+
+
+def ecmp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
+    check = Check("ECMP width", ("device", "role", "remote prefixes", "expected next hops", "wrong"))
+    what = "remote VTEPs" if any(s.vtep for s in plan.switches.values()) else "remote leaves' server prefixes"
+    wrong_total = prefixes_total = 0
+    for device, prefixes in sorted(expected_widths(plan, failed).items()):
+        table = snap.widths[device]
+        wrong = [f"{p}: {table.get(p, 0)} (want {w})" for p, w in sorted(prefixes.items()) if table.get(p, 0) != w]
+        widths = sorted(set(prefixes.values()))
+        wrong_total += len(wrong)
+        prefixes_total += len(prefixes)
+        check.add((device, plan.switches[device].role, len(prefixes), "/".join(map(str, widths)) or "-", "; ".join(wrong)[:200] or "-"), not wrong)
+    check.summary = f"{prefixes_total - wrong_total}/{prefixes_total} routes to {what} at the planned width"
+    return check
+
+
+def evpn_check(plan: LabPlan, failed: Failed) -> Check:
+    """Type-3 (inclusive multicast) routes: every leaf of a segment sees every other leaf of it as
+    a remote VTEP of that VNI. Type-2 (MAC/IP) routes: after traffic, the remote hosts' MACs."""
+    check = Check("EVPN", ("leaf", "VNI", "remote VTEPs (type-3)", "expected", "remote MACs (type-2)"))
+    vteps_of_vni: dict[int, set[str]] = defaultdict(set)
+    for name, switch in plan.switches.items():
+        if name in failed.devices:
+            continue
+        for segment in switch.segments:
+            if segment.vni is not None and switch.vtep:
+                vteps_of_vni[segment.vni].add(switch.vtep)
+
+    def look(name: str) -> list[tuple]:
+        switch = plan.switches[name]
+        ns = plan.namespace(name)
+        vnis = json.loads(vtysh(ns, "show evpn vni detail json") or "[]")
+        by_vni = {entry["vni"]: entry for entry in (vnis if isinstance(vnis, list) else vnis.values())}
+        macs = json.loads(vtysh(ns, "show evpn mac vni all json") or "{}")
+        rows = []
+        for segment in switch.segments:
+            if segment.vni is None:
+                continue
+            remote = set(by_vni.get(segment.vni, {}).get("numRemoteVteps") and by_vni[segment.vni].get("remoteVteps") or [])
+            remote = {r["ip"] if isinstance(r, dict) else r for r in remote}
+            want = vteps_of_vni[segment.vni] - {switch.vtep}
+            remote_macs = sum(1 for m in macs.get(str(segment.vni), {}).get("macs", {}).values() if m.get("type") == "remote")
+            rows.append((name, segment.vni, len(remote & want), len(want), remote_macs, remote == want))
+        return rows
+
+    leaves = [n for n, s in plan.switches.items() if s.vtep and n not in failed.devices]
+    for rows in parallel(look, leaves):
+        for name, vni, found, want, macs, ok in rows:
+            check.add((name, vni, found, want, macs), ok)
+    vrf_note = "tenant VRFs (L3 VNI, type-5) not checked: the lab does not build VRFs"
+    check.summary = f"{sum(r[2] for r in check.rows)}/{sum(r[3] for r in check.rows)} remote VTEPs seen per VNI; {vrf_note}"
+    return check
+
+
+def traffic_check(plan: LabPlan, failed: Failed) -> Check:
+    check = Check("Traffic", ("kind", "probes", "reached", "path as planned", "not checked", "first failures"))
+    results = parallel(lambda p: _probe(plan, failed, p), plan.probes)
+    by_kind: dict[str, list[tuple[Probe, str]]] = defaultdict(list)
+    for probe, outcome in zip(plan.probes, results, strict=True):
+        by_kind[probe.kind].append((probe, outcome))
+    reached_total = checked_total = 0
+    for kind, outcomes in by_kind.items():
+        checked = [(p, o) for p, o in outcomes if not o.startswith("not checked")]
+        reached = [p for p, o in checked if o == "ok" or o.startswith("wrong path")]
+        good_path = [p for p, o in checked if o == "ok"]
+        bad = [f"{p.source} {p.source_nic} -> {p.target} {p.target_nic}: {o}" for p, o in checked if o != "ok"]
+        reasons = sorted({o.removeprefix("not checked: ") for _, o in outcomes if o.startswith("not checked")})
+        reached_total += len(reached)
+        checked_total += len(checked)
+        skipped = f"{len(outcomes) - len(checked)} ({'; '.join(reasons)})" if reasons else "0"
+        check.add((kind, len(checked), len(reached), len(good_path), skipped, "; ".join(bad[:3]) or "-"), not bad)
+    check.summary = f"{reached_total}/{checked_total} probes reached their target (ping, then traceroute for the path)"
+    return check
+
+
+def _probe(plan: LabPlan, failed: Failed, probe: Probe) -> str:
+    if probe.unchecked:
+        return f"not checked: {probe.unchecked}"
+    source_nic = next(n for n in plan.nodes[probe.source].nics if n.port == probe.source_nic)
+    target_nic = next(n for n in plan.nodes[probe.target].nics if n.port == probe.target_nic)
+    for nic, node in ((source_nic, probe.source), (target_nic, probe.target)):
+        cable = plan.port(node, nic.port)[0].cable  # type: ignore[index]
+        if nic.leaf in failed.devices or cable in failed.cables:
+            return "not checked: a NIC's own leaf or cable is failed (one NIC per rail)"
+    ns = plan.namespace(probe.source)
+    ping = in_namespace(ns, ["ping", "-n", "-q", "-c", "1", "-W", "2", "-I", probe.source_address, probe.target_address], check=False)
+    if ping.returncode != 0:
+        return "unreachable"
+    trace = in_namespace(
+        ns, ["traceroute", "-n", "-q", "1", "-w", "1", "-m", "8", "-s", probe.source_address, probe.target_address], check=False
+    )
+    hops = [line.split()[1] for line in trace.stdout.splitlines()[1:] if len(line.split()) > 1]
+    roles = tuple(_role(plan, plan.address_owner.get(h)) for h in hops)
+    if roles != probe.path:
+        shown = " > ".join(f"{hop} ({plan.address_owner.get(hop, '?')})" for hop in hops)
+        return f"wrong path: {shown}"
+    owners = [plan.address_owner.get(h) for h in hops]
+    if len(owners) > 1 and owners[0] != source_nic.leaf:
+        return f"wrong path: first hop {owners[0]}, not {source_nic.leaf}"
+    if owners and owners[-1] != probe.target:
+        return f"wrong path: ends at {owners[-1]}"
+    return "ok"
+
+
+def _role(plan: LabPlan, device: str | None) -> str:
+    if device is None:
+        return "?"
+    if device in plan.switches:
+        return plan.switches[device].role
+    return "node" if device in plan.nodes else "?"
