@@ -379,7 +379,8 @@ def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
                     path = ("leaf", "node")
                 source_segment = _segment(plan, nic, segment_of)
                 if source_segment is not None and source_segment.vni is not None:
-                    if _segment(plan, target, segment_of) == source_segment:
+                    target_segment = _segment(plan, target, segment_of)
+                    if target_segment is not None and target_segment.vni == source_segment.vni:
                         path = ("node",)  # one layer-2 segment, bridged over VXLAN: no routed hop
                     else:
                         unchecked = "routed in the tenant VRF (L3 VNI), which the lab does not build"

@@ -39,6 +39,7 @@ SWITCH_SYSCTLS = (
     "net.ipv4.conf.default.rp_filter=0",
     "net.ipv4.icmp_ratelimit=0",  # traceroute probes every hop of hundreds of paths at once
     "net.ipv4.icmp_msgs_per_sec=100000",
+    "net.ipv4.icmp_msgs_burst=10000",
     "net.ipv4.conf.all.ignore_routes_with_linkdown=1",  # a switch never forwards into a dark port
 )
 # Lab-only zebra setting, applied before the build's config: FRR 8.4 with kernel nexthop objects
@@ -46,7 +47,13 @@ SWITCH_SYSCTLS = (
 # (FRRouting/frr#14160); routes carry their next hops inline instead. Switch ASICs have their own
 # next-hop groups, so this changes nothing the build decides.
 ZEBRA_LAB_SETTINGS = ("no zebra nexthop kernel enable",)
-NODE_SYSCTLS = ("net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.icmp_ratelimit=0")
+NODE_SYSCTLS = (
+    "net.ipv4.conf.all.rp_filter=0",
+    "net.ipv4.conf.default.rp_filter=0",
+    "net.ipv4.icmp_ratelimit=0",
+    "net.ipv4.icmp_msgs_per_sec=100000",  # traceroute's port-unreachable answers come in bursts
+    "net.ipv4.icmp_msgs_burst=10000",
+)
 NFT_TABLE = "fabricgen_fail"
 WORKERS = min(16, (os.cpu_count() or 2) * 4)  # subprocesses mostly wait on the kernel or FRR
 
@@ -166,6 +173,7 @@ def lab_up(build_dir: Path, network: str = "backend") -> tuple[LabState, LabPlan
     removed again before the error is raised."""
     require_lab_host()
     plan = read_plan(build_dir, network)
+    _require_neighbor_room(plan)
     try:
         return _up_locked(build_dir, network, plan)
     except BaseException:
@@ -193,6 +201,22 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan) -> tuple[LabState, 
         state.up_seconds = time.time() - state.started
         state.save()
         return state, plan
+
+
+def _require_neighbor_room(plan: LabPlan) -> None:
+    """The kernel's ARP table is one table for all namespaces, capped by the host's gc_thresh3
+    (1,024 by default): every veth end resolves its peer, so a large lab needs a larger cap. The lab
+    does not change host settings; it says which one to change."""
+    needed = 2 * len(plan.links) + 256  # both ends of every cable, plus EVPN's remote hosts and slack
+    path = Path("/proc/sys/net/ipv4/neigh/default/gc_thresh3")
+    limit = int(path.read_text()) if path.exists() else needed
+    if needed > limit:
+        raise LabError(
+            Problem(
+                f"this lab needs about {needed:,} ARP entries and the kernel keeps at most {limit:,} (for all namespaces together)",
+                hint=f"raise the limit on this host: sysctl -w net.ipv4.neigh.default.gc_thresh3={needed} net.ipv4.neigh.default.gc_thresh2={needed}",
+            )
+        )
 
 
 def _create(plan: LabPlan, state: LabState) -> None:
@@ -235,7 +259,6 @@ def _configure_switch(plan: LabPlan, name: str) -> None:
             vxlan = f"vx{segment.vni}"
             commands.append(f"link add name {vxlan} type vxlan id {segment.vni} local {switch.vtep} dstport 4789 nolearning")
             commands.append(f"link set dev {vxlan} master {bridge} mtu {SWITCH_PORT_MTU - 50}")
-            commands.append(f"link set dev {vxlan} type bridge_slave neigh_suppress on learning off")
             commands.append(f"link set dev {vxlan} up")
         commands.append(f"address add {segment.gateway} dev {bridge}")
         commands.append(f"link set dev {bridge} up")

@@ -1,0 +1,232 @@
+"""The lab: what it plans from a build (no root needed), and the real thing: namespaces, veth pairs
+and FRR daemons on this machine (root, FRR, ping, traceroute and nft; scripts/test.sh installs them).
+
+The end-to-end tests use tests/lab/two-units.yaml: two scalable units of two DGX nodes, SONiC
+leaves whose frr.conf the lab runs as built, NX-OS spines whose FRR routing twin it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fabricgen.lab.plan import kernel_names, lab_id_of, read_plan
+from fabricgen.pipeline import build
+
+REPO = Path(__file__).resolve().parents[1]
+LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
+TOOLS = ("vtysh", "ping", "traceroute", "nft", "ip")
+needs_lab = pytest.mark.skipif(
+    os.geteuid() != 0 or any(shutil.which(t) is None for t in TOOLS) or not Path("/usr/lib/frr/bgpd").exists(),
+    reason="the lab needs root, Debian's frr, iputils-ping, traceroute and nftables (scripts/test.sh installs them as root)",
+)
+
+
+@pytest.fixture(scope="module")
+def lab_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    destination = tmp_path_factory.mktemp("lab") / "two-units"
+    build(LAB_INTENT, destination)
+    return destination
+
+
+def fabricgen(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def leftovers(build_dir: Path) -> list[str]:
+    """Everything of this build's lab still on the machine: namespaces, FRR run dirs, state."""
+    prefix = f"fg{lab_id_of(build_dir)}-"
+    found = [f"netns {n}" for n in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split() if n.startswith(prefix)]
+    found += [f"dir {p}" for p in Path("/var/run/frr").glob(f"{prefix}*")]
+    found += [f"state {p}" for p in Path("/run/fabricgen/lab").glob(lab_id_of(build_dir))]
+    return found
+
+
+@pytest.fixture
+def clean_lab(lab_build: Path):
+    """The lab of `lab_build`, removed after the test whatever happened in it."""
+    yield lab_build
+    fabricgen("lab", "down", str(lab_build))
+    assert leftovers(lab_build) == []
+
+
+# --- the plan (no root) --------------------------------------------------------------------------
+
+
+def test_kernel_names_keep_valid_names_shorten_the_rest_and_never_collide():
+    names = kernel_names(["Ethernet8", "nic1", "Ethernet1/33", "Ethernet1/1/2", "eth1-33", "Ethernet1/100/4/breakout-long"])
+    assert names["Ethernet8"] == "Ethernet8" and names["nic1"] == "nic1"
+    assert names["Ethernet1/33"] == "eth1-33" and names["Ethernet1/1/2"] == "eth1-1-2"
+    assert names["eth1-33"] == "p5"  # the name is taken by Ethernet1/33's short form: numbered instead
+    assert len(set(names.values())) == len(names)
+    assert all(len(n) <= 15 and "/" not in n for n in names.values())
+
+
+def test_plan_wires_every_backend_cable_once_and_expects_a_session_per_fabric_link(lab_build: Path):
+    plan = read_plan(lab_build)
+    rows = [line.split(",") for line in (lab_build / "cabling.csv").read_text().splitlines()[1:]]
+    backend = [r for r in rows if r[1] == "backend"]
+    assert sorted(link.cable for link in plan.links) == sorted(r[0] for r in backend)
+    fabric = [link for link in plan.links if link.kind == "fabric"]
+    assert len(plan.sessions) == 2 * len(fabric)
+    # every switch runs FRR: SONiC leaves their own frr.conf, NX-OS spines the twin
+    sources = {s.role: s.frr_source.split("/")[0] for s in plan.switches.values()}
+    assert sources == {"leaf": "configs", "spine": "lab"}
+    # every GPU node NIC has its planned address and a rule selecting its own table
+    for node in plan.nodes.values():
+        assert len(node.nics) == 8 and len(node.rules) == 8
+
+
+def test_probes_cross_the_tiers_the_design_says(lab_build: Path):
+    plan = read_plan(lab_build)
+    kinds = {p.kind for p in plan.probes}
+    assert kinds == {"same rail, other unit", "other rail"}
+    for probe in plan.probes:
+        source = plan.nodes[probe.source]
+        target = plan.nodes[probe.target]
+        assert source.name != target.name
+        if probe.kind == "same rail, other unit":
+            assert source.scalable_unit != target.scalable_unit and probe.source_nic == probe.target_nic
+        assert probe.path == ("leaf", "spine", "leaf", "node")  # different leaves: up and down again
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+
+@needs_lab
+def test_missing_incomplete_and_foreign_build_directories_are_refused(lab_build: Path, tmp_path: Path):
+    missing = fabricgen("lab", "up", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
+
+    incomplete = tmp_path / "incomplete"
+    shutil.copytree(lab_build, incomplete)
+    (incomplete / "cabling.csv").unlink()
+    result = fabricgen("lab", "up", str(incomplete))
+    assert result.returncode == 2 and "cabling.csv" in result.stderr and "Traceback" not in result.stderr
+
+    edited = tmp_path / "edited"
+    shutil.copytree(lab_build, edited)
+    with open(edited / "ip-plan.csv", "a") as handle:
+        handle.write("backend,x,y,10.0.0.1/32,loopback,,,,\n")
+    result = fabricgen("lab", "up", str(edited))
+    assert result.returncode == 2 and "differs from what the build wrote" in result.stderr
+
+    foreign = tmp_path / "foreign"
+    shutil.copytree(lab_build, foreign)
+    manifest = json.loads((foreign / "manifest.json").read_text())
+    manifest["fabricgen_version"] = "0.0.1"
+    (foreign / "manifest.json").write_text(json.dumps(manifest))
+    result = fabricgen("lab", "up", str(foreign))
+    assert result.returncode == 2 and "built by fabricgen 0.0.1" in result.stderr
+    for directory in (incomplete, edited, foreign):
+        assert leftovers(directory) == []
+
+
+@needs_lab
+def test_a_failed_up_and_a_killed_up_leave_nothing_behind(clean_lab: Path):
+    """A lab whose `up` is killed midway (SIGKILL: no cleanup code runs) is removed by `down`."""
+    process = subprocess.Popen([sys.executable, "-m", "fabricgen", "lab", "up", str(clean_lab)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not any(item.startswith("dir ") for item in leftovers(clean_lab)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert leftovers(clean_lab), "the lab should have been half built when it was killed"
+    again = fabricgen("lab", "up", str(clean_lab))
+    assert again.returncode == 2 and "already" in again.stderr and "lab down" in again.stderr
+    down = fabricgen("lab", "down", str(clean_lab))
+    assert down.returncode == 0, down.stderr
+    assert leftovers(clean_lab) == []
+    assert not [p for p in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines() if f"fg{lab_id_of(clean_lab)}-" in p]
+
+
+# --- the lab, end to end -------------------------------------------------------------------------
+
+
+@needs_lab
+def test_up_verify_fail_restore_down(clean_lab: Path):
+    up = fabricgen("lab", "up", str(clean_lab))
+    assert up.returncode == 0, up.stderr
+    assert "18 switches, 4 GPU nodes, 64 links" in up.stdout and "converged" in up.stdout
+
+    again = fabricgen("lab", "up", str(clean_lab))
+    assert again.returncode == 2 and "already up" in again.stderr
+
+    verify = fabricgen("lab", "verify", str(clean_lab))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "BGP sessions: PASS, 64/64 expected sessions Established" in verify.stdout
+    assert "BFD sessions: PASS, 64/64" in verify.stdout
+    assert "Traffic: PASS, 64/64 probes reached their target" in verify.stdout
+
+    unknown = fabricgen("lab", "fail", str(clean_lab), "--link", "be-su01-leaf1:Ethernet999")
+    assert unknown.returncode == 2 and "has no cabled port 'Ethernet999'" in unknown.stderr
+
+    plan = read_plan(clean_lab)
+    leaf = "be-su01-leaf1"
+    uplink = plan.uplinks[leaf][0].end(leaf).port
+    failed = fabricgen("lab", "fail", str(clean_lab), "--link", f"{leaf}:{uplink}", "--silent")
+    assert failed.returncode == 0, failed.stdout + failed.stderr
+    assert "converged in" in failed.stdout and "BFD detection time" in failed.stdout
+    seconds = float(failed.stdout.split("converged in ")[1].split(" s")[0])
+    assert seconds < 10  # BFD (3 x 150 ms here) plus FRR's work, far below BGP's hold time
+
+    verify = fabricgen("lab", "verify", str(clean_lab))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "62/62 expected sessions Established; 2 lost to the applied failures" in verify.stdout
+    # the leaf's kernel now reaches every other leaf through the one spine left: width 1, not 2
+    routes = json.loads(subprocess.run(["ip", "-n", f"fg{plan.lab_id}-{leaf}", "-j", "route", "show", "proto", "bgp"], capture_output=True, text=True, check=False).stdout)
+    remote = [r for r in routes if r["dst"].startswith("10.4.") and r.get("type") != "blackhole"]  # not its own aggregate
+    assert len(remote) == 15 and all("nexthops" not in r for r in remote)
+
+    restored = fabricgen("lab", "restore", str(clean_lab))
+    assert restored.returncode == 0 and "restored" in restored.stdout
+
+    down = fabricgen("lab", "down", str(clean_lab))
+    assert down.returncode == 0 and leftovers(clean_lab) == []
+    assert fabricgen("lab", "down", str(clean_lab)).stdout.startswith("no lab was up")
+
+
+@needs_lab
+def test_run_is_one_report_with_a_failure_round(clean_lab: Path, tmp_path: Path):
+    report = tmp_path / "lab.md"
+    result = fabricgen("lab", "run", str(clean_lab), "--report", str(report))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    text = report.read_text()
+    assert "result: **PASS**" in text
+    assert "## be-su01-leaf1:Ethernet" in text and "failed silently" in text
+    assert "## be-spine01 down" in text and "be-spine01 down, restored" in text
+    # with a spine down, every leaf's sessions to it are lost and its width halves
+    spine_round = text.split("\n## be-spine01 down\n")[1].split("\n## ")[0]
+    assert "32/32 expected sessions Established; 16 lost to the applied failures" in spine_round
+    assert leftovers(clean_lab) == []
+
+
+@needs_lab
+def test_evpn_fabric_bridges_each_rail_over_vxlan_and_reports_what_it_cannot_check(tmp_path: Path):
+    """tests/golden/tiny-evpn.yaml: per-rail segments spanning two units, SONiC leaves as VTEPs."""
+    build_dir = tmp_path / "tiny-evpn"
+    build(REPO / "tests" / "golden" / "tiny-evpn.yaml", build_dir)
+    try:
+        assert fabricgen("lab", "up", str(build_dir)).returncode == 0
+        verify = fabricgen("lab", "verify", str(build_dir))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        # each of the 8 rails' leaves sees the other unit's leaf as the one remote VTEP of its VNI
+        assert "EVPN: PASS, 16/16 remote VTEPs seen per VNI" in verify.stdout
+        assert "tenant VRFs (L3 VNI, type-5) not checked" in verify.stdout
+        # same rail, other unit: one bridged segment, so the target is the first and only hop
+        assert "Traffic: PASS, 16/16 probes reached their target" in verify.stdout
+        # nothing routed between segments is claimed as passed
+        plan = read_plan(build_dir)
+        assert all(p.unchecked for p in plan.probes if p.kind == "other rail")
+        assert all(p.path == ("node",) for p in plan.probes if not p.unchecked)
+    finally:
+        fabricgen("lab", "down", str(build_dir))
+        assert leftovers(build_dir) == []
