@@ -164,12 +164,13 @@ app.add_typer(lab_app, name="lab")
 
 BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
 TIMEOUT_OPTION = typer.Option(120.0, "--timeout", help="Seconds to wait for the control plane to converge.")
+NETWORK_OPTION = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage.")
 
 
 @lab_app.command("up")
 def lab_up_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: str = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage."),
+    network: str = NETWORK_OPTION,
     timeout: float = TIMEOUT_OPTION,
 ) -> None:
     """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch; waits for convergence."""
@@ -238,7 +239,7 @@ def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
 @lab_app.command("run")
 def lab_run_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: str = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage."),
+    network: str = NETWORK_OPTION,
     report_file: Path | None = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file."),
     timeout: float = TIMEOUT_OPTION,
 ) -> None:

@@ -14,7 +14,7 @@ import io
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import netaddr
@@ -154,7 +154,6 @@ class LabPlan:
     uplinks: dict[str, list[LabLink]]  # leaf -> its fabric links
     address_owner: dict[str, str]  # address (no prefix) -> device
     probes: list[Probe]
-    notes: list[str] = field(default_factory=list)
 
     def namespace(self, device: str) -> str:
         return namespace_name(self.lab_id, device)
@@ -166,10 +165,7 @@ class LabPlan:
         return self._links_of[device]
 
     def __post_init__(self) -> None:
-        self._links_of: dict[str, list[LabLink]] = defaultdict(list)
-        for link in self.links:
-            self._links_of[link.a.device].append(link)
-            self._links_of[link.b.device].append(link)
+        self._links_of = links_by_device(self.links)
 
     def port(self, device: str, name: str) -> tuple[LabLink, LabPort] | None:
         for link in self._links_of.get(device, ()):
@@ -177,6 +173,14 @@ class LabPlan:
             if end.port == name or end.ifname == name:
                 return link, end
         return None
+
+
+def links_by_device(links: list[LabLink]) -> dict[str, list[LabLink]]:
+    index: dict[str, list[LabLink]] = defaultdict(list)
+    for link in links:
+        index[link.a.device].append(link)
+        index[link.b.device].append(link)
+    return index
 
 
 def lab_id_of(build_dir: Path) -> str:
@@ -247,31 +251,32 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
             )
         )
 
+    # per-device indexes, so each device below reads only its own rows (linear in the build)
+    links_of = links_by_device(links)
+    rows_of: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in addresses:
+        rows_of[row["device"]].append(row)
+
     switches = {}
     for name in switch_names:
         role = roles[name]["role"]
         source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
         conf = build.text(source)
-        loopbacks = tuple(r["address"] for r in addresses if r["device"] == name and r["kind"] in ("loopback", "vtep"))
-        vtep = next((r["address"].split("/")[0] for r in addresses if r["device"] == name and r["kind"] == "vtep"), None)
+        loopbacks = tuple(r["address"] for r in rows_of[name] if r["kind"] in ("loopback", "vtep"))
+        vtep = next((r["address"].split("/")[0] for r in rows_of[name] if r["kind"] == "vtep"), None)
         switches[name] = LabSwitch(
-            name, role, source, conf, loopbacks, vtep, _segments(name, addresses, overlay.get(name), by_port, links),
+            name, role, source, conf, loopbacks, vtep, _segments(name, rows_of[name], overlay.get(name), by_port, links_of[name]),
             tuple(v["l3_vni"] for v in overlay.get(name, {}).get("vrfs", ())), _bfd_detect_ms(conf),
         )
 
-    nodes = {name: _node(build, name, roles[name], links, ifnames[name]) for name in node_names}
+    nodes = {name: _node(build, name, roles[name], links_of[name], ifnames[name]) for name in node_names}
     sessions = []
     for link in links:
         if link.kind == "fabric" and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
             for near, far in ((link.a, link.b), (link.b, link.a)):
                 sessions.append(Session(near.device, near.address.split("/")[0], far.device, far.address.split("/")[0], link.cable))
 
-    uplinks: dict[str, list[LabLink]] = defaultdict(list)
-    for link in links:
-        if link.kind == "fabric":
-            for end in (link.a, link.b):
-                if roles[end.device]["role"] == "leaf":
-                    uplinks[end.device].append(link)
+    uplinks = {name: [l for l in links_of[name] if l.kind == "fabric"] for name, s in switches.items() if s.role == "leaf"}
     host_blocks = {}
     for name, switch in switches.items():
         if switch.role != "leaf":
@@ -279,12 +284,12 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         if switch.vtep:
             host_blocks[name] = (f"{switch.vtep}/32",)
         else:
-            server = [end.address for link in links if link.kind == "host" for end in (link.end(name),) if end.device == name and end.address]
+            server = [link.end(name).address for link in links_of[name] if link.kind == "host" and link.end(name).address]
             server += [s.gateway for s in switch.segments]
             host_blocks[name] = tuple(str(c) for c in netaddr.cidr_merge([netaddr.IPNetwork(a).cidr for a in server]))
 
     owner = {r["address"].split("/")[0]: r["device"] for r in addresses if r["address"]}
-    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology["graph"].get("name", build_dir.name), switches, nodes, links, sessions, host_blocks, dict(uplinks), owner, [])
+    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology["graph"].get("name", build_dir.name), switches, nodes, links, sessions, host_blocks, uplinks, owner, [])
     plan.probes = _probes(plan, roles)
     return plan
 
@@ -301,10 +306,10 @@ def _bfd_detect_ms(conf: str) -> int | None:
     return int(multiplier.group(1)) * int(receive.group(1))
 
 
-def _segments(name, addresses, overlay, by_port, links) -> tuple[Segment, ...]:
-    """A leaf's server segments: its gateway SVIs (shared NIC subnet) or EVPN segments, each with
-    the server ports whose NIC sits in its subnet."""
-    svis = [r for r in addresses if r["device"] == name and r["kind"] in ("gateway", "anycast-gateway")]
+def _segments(name, rows, overlay, by_port, links) -> tuple[Segment, ...]:
+    """A leaf's server segments from its own IP-plan rows and links: its gateway SVIs (shared NIC
+    subnet) or EVPN segments, each with the server ports whose NIC sits in its subnet."""
+    svis = [r for r in rows if r["kind"] in ("gateway", "anycast-gateway")]
     if not svis:
         return ()
     declared = {s["vlan"]: s for s in (overlay or {}).get("segments", ())}
@@ -317,7 +322,7 @@ def _segments(name, addresses, overlay, by_port, links) -> tuple[Segment, ...]:
             continue
         members = []
         for link in links:
-            if link.kind != "host" or name not in (link.a.device, link.b.device):
+            if link.kind != "host":
                 continue
             nic = by_port.get((link.other(name).device, link.other(name).port))
             if nic and nic["address"] and netaddr.IPAddress(nic["address"].split("/")[0]) in subnet:
@@ -418,8 +423,6 @@ class _BuildFiles:
             raise LabError(Problem(f"manifest.json is damaged ({exc})", hint="rebuild the directory", file=str(manifest_path))) from None
         if version != __version__:
             raise LabError(Problem(f"built by fabricgen {version}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(manifest_path)))
-        if "lab/frr" not in {p.rsplit("/", 1)[0] for p in self.hashes} and not any(p.endswith("/frr.conf") for p in self.hashes):
-            raise LabError(Problem("the build has no routed switch configs for the lab", hint="rebuild with this fabricgen version", file=str(manifest_path)))
 
     def has(self, path: str) -> bool:
         return path in self.hashes

@@ -32,7 +32,7 @@ def up_lines(report: UpReport) -> list[str]:
         lines.append(f"converged {_seconds(report.convergence_seconds)} after the configs were loaded")
     else:
         lines.append("not converged yet: run `fabricgen lab verify` to see what is missing")
-    lines += [f"note: {n}" for n in p.notes]
+    lines += [f"note: {n}" for n in report.notes]
     return lines
 
 

@@ -72,6 +72,7 @@ class LabState:
     frr_dirs: list[str] = field(default_factory=list)
     interfaces: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> kernel name
     failures: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what this machine cannot build, found at up
     started: float = 0.0
     up_seconds: float = 0.0
     loaded_at: float = 0.0  # when the last FRR config load (up or restore) finished
@@ -229,11 +230,10 @@ def _create(plan: LabPlan, state: LabState) -> None:
         f"peer name {link.b.ifname} netns {plan.namespace(link.b.device)}"
         for link in plan.links
     )
-    vrf_capable = _kernel_has_vrf(state.namespaces[0])
+    if any(s.vtep for s in plan.switches.values()) and not _kernel_has_vrf(state.namespaces[0]):
+        state.notes.append("this kernel has no VRF support: tenant VRFs (L3 VNI routing) are not built")
     parallel(lambda d: _configure_switch(plan, d), plan.switches)
     parallel(lambda n: _configure_node(plan, n), plan.nodes)
-    if not vrf_capable and any(s.vtep for s in plan.switches.values()):
-        plan.notes.append("this kernel has no VRF support: tenant VRFs (L3 VNI routing) are not built")
     _start_frr(plan, state, list(plan.switches))
     state.loaded_at = time.time()
 
@@ -386,10 +386,11 @@ def namespace_pids(namespace: str) -> list[int]:
 
 
 def stop_processes(namespaces: list[str], grace: float = 3.0) -> None:
-    """Every process inside `namespaces` (only lab processes live there): TERM, then KILL."""
+    """Every process inside `namespaces` (only lab processes live there): TERM, then KILL after
+    `grace` seconds; with no grace, KILL at once (a power-off: no BGP notification is sent)."""
     pids = [pid for pids in parallel(namespace_pids, namespaces) for pid in pids]
     for pid in pids:
-        _signal(pid, signal.SIGTERM)
+        _signal(pid, signal.SIGTERM if grace else signal.SIGKILL)
     deadline = time.monotonic() + grace
     while pids and time.monotonic() < deadline:
         pids = [pid for pid in pids if Path(f"/proc/{pid}").exists()]

@@ -20,6 +20,7 @@ class UpReport:
     convergence_seconds: float | None
     frr_daemons: int
     frr_rss_mib: float
+    notes: list[str]
 
 
 @dataclass
@@ -46,7 +47,7 @@ def up(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> UpR
     state, plan = runtime.lab_up(build_dir, network)
     converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
     daemons, rss = frr_memory(state)
-    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss)
+    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss, state.notes)
 
 
 def frr_memory(state: runtime.LabState) -> tuple[int, float]:
@@ -73,8 +74,7 @@ def parse_link(plan: LabPlan, text: str) -> dict:
     device, _, port = text.partition(":")
     if not port:
         raise LabError(Problem(f"--link {text!r} is not DEV:PORT", hint="e.g. --link be-su01-leaf1:Ethernet1/33"))
-    if device not in plan.switches and device not in plan.nodes:
-        raise LabError(Problem(f"no device {device!r} in the lab", hint=f"devices are e.g. {', '.join(sorted(plan.switches)[:4])}"))
+    _require_device(plan, device)
     found = plan.port(device, port)
     if found is None:
         ports = ", ".join(p.port for p in plan.ports_of(device)[:6])
@@ -84,9 +84,13 @@ def parse_link(plan: LabPlan, text: str) -> dict:
 
 
 def parse_device(plan: LabPlan, device: str) -> dict:
+    _require_device(plan, device)
+    return {"kind": "device", "device": device, "label": f"{device} (all its links, its FRR stopped)"}
+
+
+def _require_device(plan: LabPlan, device: str) -> None:
     if device not in plan.switches and device not in plan.nodes:
         raise LabError(Problem(f"no device {device!r} in the lab", hint=f"devices are e.g. {', '.join(sorted(plan.switches)[:4])}"))
-    return {"kind": "device", "device": device, "label": f"{device} (all its links, its FRR stopped)"}
 
 
 def fail(build_dir: Path, link: str | None, device: str | None, silent: bool = False, timeout: float = 60.0) -> FailureReport:
@@ -145,10 +149,7 @@ def down(build_dir: Path) -> bool:
 def run(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down), each verified and restored, then down, even when something fails on the way."""
-    runtime.require_lab_host()
-    if runtime.load_state(build_dir) is not None:
-        raise LabError(Problem(f"a lab is already up for {build_dir}", hint=f"fabricgen lab down {build_dir} first"))
-    report = RunReport(up(build_dir, network, timeout))
+    report = RunReport(up(build_dir, network, timeout))  # refuses a lab that is already up, before the try
     try:
         report.rounds.append(("after up", check(build_dir, timeout), None))
         plan = report.up.plan

@@ -137,21 +137,28 @@ def fib_widths(namespace: str) -> dict[str, int]:
     return widths
 
 
-def sessions_match(plan: LabPlan, failed: Failed, bgp: dict[str, dict[str, str]]) -> bool:
-    return all(
-        (bgp[s.device].get(s.peer_address) == "Established") == up for s, up in expected_sessions(plan, failed) if s.device in bgp
-    )
+@dataclass
+class Expected:
+    """The control plane the build and the applied failures call for, computed once per wait."""
 
+    sessions: list[tuple[Session, bool]]
+    widths: dict[str, dict[str, int]]
 
-def widths_match(plan: LabPlan, failed: Failed, widths: dict[str, dict[str, int]]) -> bool:
-    return all(
-        all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items())
-        for device, prefixes in expected_widths(plan, failed).items()
-    )
+    @classmethod
+    def of(cls, plan: LabPlan, failed: Failed) -> Expected:
+        return cls(expected_sessions(plan, failed), expected_widths(plan, failed))
 
+    def sessions_match(self, bgp: dict[str, dict[str, str]]) -> bool:
+        """Only the switches in `bgp` are compared (a fast look reads a few)."""
+        return all((bgp[s.device].get(s.peer_address) == "Established") == up for s, up in self.sessions if s.device in bgp)
 
-def control_plane_matches(plan: LabPlan, failed: Failed, snap: Snapshot) -> bool:
-    return sessions_match(plan, failed, snap.bgp) and widths_match(plan, failed, snap.widths)
+    def widths_match(self, widths: dict[str, dict[str, int]]) -> bool:
+        return all(
+            all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items()) for device, prefixes in self.widths.items()
+        )
+
+    def matches(self, snap: Snapshot) -> bool:
+        return self.sessions_match(snap.bgp) and self.widths_match(snap.widths)
 
 
 def wait_converged(
@@ -162,6 +169,7 @@ def wait_converged(
     many looks it took). With `focus`, each look reads every live switch's FIB but only the focus
     switches' BGP sessions (a fast look, for timing a failure); a full look confirms the end."""
     failed = Failed.of(plan, state)
+    expected = Expected.of(plan, failed)
     live = [name for name in plan.switches if name not in failed.devices]
     watched = [name for name in live if focus is None or name in focus]
     deadline = time.monotonic() + timeout
@@ -171,9 +179,9 @@ def wait_converged(
         widths = dict(zip(live, parallel(lambda n: fib_widths(plan.namespace(n)), live), strict=True))
         bgp = dict(zip(watched, parallel(lambda n: _bgp_states(plan.namespace(n)), watched), strict=True))
         seen = time.time()
-        if widths_match(plan, failed, widths) and sessions_match(plan, failed, bgp):
+        if expected.widths_match(widths) and expected.sessions_match(bgp):
             full = snapshot(plan, failed)
-            if control_plane_matches(plan, failed, full):
+            if expected.matches(full):
                 return True, seen - since, full, looks
         if time.monotonic() > deadline:
             return False, None, snapshot(plan, failed), looks
@@ -197,7 +205,7 @@ def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float |
     if any(s.vtep for s in plan.switches.values()):
         checks.append(_timed(evpn_check, plan, failed))
     checks.append(_timed(traffic_check, plan, failed))
-    return Verification(checks, converged, seconds, list(plan.notes))
+    return Verification(checks, converged, seconds, list(state.notes))
 
 
 def _timed(make, plan: LabPlan, failed: Failed) -> Check:
