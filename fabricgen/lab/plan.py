@@ -8,26 +8,21 @@ width. Nothing here touches the system; `fabricgen.lab.runtime` does that.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import netaddr
-import yaml
 
-from fabricgen import __version__
+from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 SWITCH_ROLES = ("leaf", "spine")
-MAX_READ_BYTES = 64 << 20  # a build's largest file (cabling.csv at 100k GPUs) is well under this
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +211,7 @@ def _kernel_ok(name: str) -> bool:
 def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     """The lab of `network` in `build_dir`. Raises LabError naming every file or field that is
     missing, damaged or from another fabricgen version."""
-    build = _BuildFiles(build_dir)
+    build = BuildFiles(build_dir, LabError)
     topology = build.json("topology.json")
     if network not in topology.get("graph", {}).get("fabrics", {}):
         known = ", ".join(sorted(topology.get("graph", {}).get("fabrics", {})))
@@ -331,7 +326,7 @@ def _segments(name, rows, overlay, by_port, links) -> tuple[Segment, ...]:
     return tuple(segments)
 
 
-def _node(build: _BuildFiles, name: str, topology_node: dict, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
+def _node(build: BuildFiles, name: str, topology_node: dict, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
     netplan_path = f"hosts/{name}/netplan.yaml"
     ethernets = (build.yaml(netplan_path).get("network") or {}).get("ethernets") or {}
     nics, routes, rules = [], [], []
@@ -403,55 +398,3 @@ def _segment(plan: LabPlan, nic: LabNic, cache: dict) -> Segment | None:
 
 def _host(address: str) -> str:
     return address.split("/")[0]
-
-
-class _BuildFiles:
-    """A build directory's files, checked against its manifest as they are read."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        manifest_path = root / "manifest.json"
-        if not root.is_dir():
-            raise LabError(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
-        if not manifest_path.is_file():
-            raise LabError(Problem("no manifest.json: not a fabricgen build directory, or an incomplete one", hint="run `fabricgen build INTENT -o DIR` and give DIR", file=str(root)))
-        try:
-            self.manifest = json.loads(manifest_path.read_text())
-            version = self.manifest["fabricgen_version"]
-            self.hashes: dict[str, str] = self.manifest["files"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise LabError(Problem(f"manifest.json is damaged ({exc})", hint="rebuild the directory", file=str(manifest_path))) from None
-        if version != __version__:
-            raise LabError(Problem(f"built by fabricgen {version}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(manifest_path)))
-
-    def has(self, path: str) -> bool:
-        return path in self.hashes
-
-    def bytes(self, path: str) -> bytes:
-        if path not in self.hashes:
-            raise LabError(Problem(f"{path} is not in the build", hint="rebuild the directory: it is incomplete or from another fabricgen version", file=str(self.root / "manifest.json")))
-        full = self.root / path
-        try:
-            if full.stat().st_size > MAX_READ_BYTES:
-                raise LabError(Problem(f"{path} is larger than {MAX_READ_BYTES >> 20} MiB", file=str(full)))
-            data = full.read_bytes()
-        except OSError as exc:
-            raise LabError(Problem(f"cannot read {path}: {exc.strerror}", hint="rebuild the directory: it is incomplete", file=str(full))) from None
-        if hashlib.sha256(data).hexdigest() != self.hashes[path]:
-            raise LabError(Problem(f"{path} differs from what the build wrote (manifest sha256)", hint="rebuild instead of editing a build; change the intent", file=str(full)))
-        return data
-
-    def text(self, path: str) -> str:
-        return self.bytes(path).decode("utf-8")
-
-    def json(self, path: str):
-        try:
-            return json.loads(self.text(path))
-        except ValueError as exc:
-            raise LabError(Problem(f"{path} is not JSON ({exc})", file=str(self.root / path))) from None
-
-    def yaml(self, path: str):
-        return yaml.safe_load(self.text(path)) or {}
-
-    def csv(self, path: str) -> list[dict[str, str]]:
-        return list(csv.DictReader(io.StringIO(self.text(path))))
