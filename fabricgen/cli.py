@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, TextColumn
 from rich.table import Table
 
 from fabricgen import __version__
@@ -259,6 +261,73 @@ def lab_run_command(
         out.print(f"report: {report_file}", markup=False)
     out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
     raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command("push")
+def push_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    devices: str | None = typer.Option(None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."),
+    inventory: Path | None = typer.Option(None, "--inventory", help="YAML with per-device host/driver/optional_args (and `defaults`), for builds without a management plan or to override it. Never credentials."),
+    commit: bool = typer.Option(False, "--commit", help="Apply: preflight every device, then a canary, then batches; verify BGP after each commit, roll back and stop on failure."),
+    batch: int = typer.Option(5, "--batch", min=1, help="Devices per batch after the canary."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="At most this many devices in flight at once."),
+    canary: str | None = typer.Option(None, "--canary", help="The device to commit first (default: the first leaf whose config changes; a named device that needs no change is skipped)."),
+    verify_timeout: float = typer.Option(120.0, "--verify-timeout", help="Seconds for a committed device's BGP neighbors to be Established."),
+    connect_timeout: int = typer.Option(30, "--connect-timeout", help="Seconds to connect to a device."),
+    diffs: bool = typer.Option(True, "--diffs/--no-diffs", help="Print each device's config diff."),
+) -> None:
+    """Push BUILD_DIR's configs to the switches with NAPALM (a dry run unless --commit).
+
+    Addresses come from the build's management plan or --inventory; credentials from
+    FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere. NX-OS goes
+    through NAPALM's nxos (NX-API) driver, SONiC through fabricgen's sonic driver (SSH).
+    Exit 0 when every device succeeded, 1 when any failed, was rolled back or not reached, 2 on bad
+    input (nothing contacted).
+    """
+    from fabricgen.push import report
+    from fabricgen.push.credentials import read_credentials
+    from fabricgen.push.inventory import read_targets
+    from fabricgen.push.rollout import RolloutOptions, push
+
+    targets = _run(lambda: read_targets(build_dir, devices, inventory))
+    credentials = _run(read_credentials)
+    options = RolloutOptions(
+        commit=commit, batch=batch, concurrency=concurrency, canary=canary,
+        connect_timeout=connect_timeout, verify_timeout=verify_timeout,
+    )
+    with _push_progress(len(targets)) as progress:
+        rollout = _run(lambda: push(targets, credentials, options, on_result=progress))
+    if diffs:
+        report.print_diffs(out, rollout)
+    wide = out if out.is_terminal else Console(highlight=False, width=10_000)
+    wide.print(report.result_table(rollout))
+    out.print(report.summary(rollout), markup=False)
+    raise typer.Exit(0 if rollout.ok else 1)
+
+
+@contextmanager
+def _push_progress(devices: int):
+    """A live bar on a terminal; one line per finished device otherwise (CI logs)."""
+    if out.is_terminal:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=out, transient=True) as bar:
+            tasks: dict[str, int] = {}
+
+            def advance(result) -> None:
+                if result.stage not in tasks:
+                    total = devices if result.stage == "preflight" else None
+                    tasks[result.stage] = bar.add_task(result.stage, total=total, last="")
+                bar.update(tasks[result.stage], advance=1, last=f"{result.target.name}: {result.outcome.value}")
+
+            yield advance
+        return
+    finished = 0
+
+    def line(result) -> None:
+        nonlocal finished
+        finished += 1
+        out.print(f"[{finished}] {result.stage}: {result.target.name} {result.outcome.value} ({result.seconds:.1f} s)", markup=False)
+
+    yield line
 
 
 def main() -> None:

@@ -107,3 +107,10 @@ class LabError(FabricgenError):
     """The lab cannot run this build, or is not in the state the command needs."""
 
     phase = "lab"
+
+
+class PushError(FabricgenError):
+    """The push cannot start: a bad build, inventory, device selection or missing credentials.
+    Raised before any device is touched; per-device failures are results, not errors."""
+
+    phase = "push"

@@ -1,0 +1,281 @@
+"""The staged rollout behind `fabricgen push`.
+
+Dry run (the default): every selected device loads the build's config as a replace candidate,
+reports its diff (`compare_config`) and discards it. Nothing changes on any device.
+
+`--commit`: the same dry run first, as a preflight: when any device cannot be reached, refuses the
+login or rejects the candidate, nothing is committed anywhere. Then only the devices whose diff is
+not empty are committed: a canary alone, then batches. After each commit the device must show every
+BGP neighbor its new config declares as Established (`get_bgp_neighbors`) within the verify
+timeout; otherwise it is rolled back and the rollout stops before the next batch. Within a batch,
+devices run concurrently up to a bound.
+
+Per-device trouble (unreachable, bad credentials, a refused commit, failed verification) is a
+`DeviceResult`, never an exception: one device's failure must not hide what happened on the others.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from napalm.base import get_network_driver
+from napalm.base.exceptions import (
+    CommitError,
+    ConnectionException,
+    MergeConfigException,
+    ModuleImportError,
+    ReplaceConfigException,
+)
+
+from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.push.credentials import Credentials
+from fabricgen.push.inventory import Target
+
+# Exceptions with which a driver says "the device refused the commit and kept its config":
+# NX-OS applies a replace atomically (rollback-patch), fabricgen's SONiC driver restores its own
+# checkpoint before raising. Anything else during a commit leaves the device's state unknown.
+REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
+
+
+class Outcome(str, Enum):
+    unchanged = "unchanged"
+    would_change = "would change"  # dry run: the build differs from the device
+    committed = "committed"  # and verified
+    rolled_back = "rolled back"
+    failed = "failed"
+    not_attempted = "not attempted"  # the rollout stopped before this device
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutOptions:
+    commit: bool = False
+    batch: int = 5
+    concurrency: int = 8
+    canary: str | None = None  # default: the first leaf (else the first device) whose config changes
+    connect_timeout: int = 60
+    verify_timeout: float = 120.0
+    poll_interval: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceResult:
+    target: Target
+    outcome: Outcome
+    stage: str = ""  # "preflight", "canary", "batch 2"
+    diff: str = ""
+    message: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in (Outcome.unchanged, Outcome.would_change, Outcome.committed)
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    results: list[DeviceResult]  # one per selected device, in build order
+    committed: bool  # --commit was asked
+    stopped: str = ""  # why the rollout stopped early, if it did
+
+    @property
+    def ok(self) -> bool:
+        return all(result.ok for result in self.results)
+
+
+Progress = Callable[[DeviceResult], None]
+
+
+def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
+    """Every driver the targets need, looked up before any device is contacted."""
+    drivers, problems = {}, []
+    for name in sorted({target.driver for target in targets}):
+        try:
+            drivers[name] = get_network_driver(name)
+        except ModuleImportError as exc:
+            problems.append(Problem(f"NAPALM driver {name!r} is not available: {exc}", hint="install it, or set `driver` in the inventory"))
+    raise_if(problems, PushError)
+    return drivers
+
+
+def push(targets: list[Target], credentials: Credentials, options: RolloutOptions, on_result: Progress | None = None) -> Rollout:
+    """Dry-run every target; with options.commit, then commit the changed ones in stages."""
+    if options.canary and options.canary not in {target.name for target in targets}:
+        raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
+    drivers = resolve_drivers(targets)
+    report = on_result or (lambda result: None)
+
+    def device(target: Target):
+        return drivers[target.driver](
+            target.host, credentials.username, credentials.password,
+            timeout=options.connect_timeout, optional_args=dict(target.optional_args),
+        )
+
+    preflight = _run_stage(targets, "preflight", lambda t: _dry_run(device(t), t, credentials), options.concurrency, report)
+    if not options.commit:
+        return Rollout(preflight, committed=False)
+    results = {result.target.name: result for result in preflight}
+    failed = sum(not result.ok for result in preflight)
+    stopped = f"preflight failed on {failed} device(s); nothing was committed" if failed else ""
+    changed = [result.target for result in preflight if result.outcome is Outcome.would_change]
+    for stage, group in [] if stopped else _stages(changed, options):
+        outcomes = _run_stage(group, stage, lambda t: _commit(device(t), t, credentials, options), options.concurrency, report)
+        results.update((result.target.name, result) for result in outcomes)
+        if not all(result.ok for result in outcomes):
+            stopped = f"{stage} failed; later devices were not touched"
+            break
+    final = []
+    for target in targets:
+        result = results[target.name]
+        if result.outcome is Outcome.would_change:  # preflight saw a change the rollout never reached
+            result = replace(result, outcome=Outcome.not_attempted, stage="", message=stopped)
+        final.append(result)
+    return Rollout(final, committed=True, stopped=stopped)
+
+
+def _stages(changed: list[Target], options: RolloutOptions) -> list[tuple[str, list[Target]]]:
+    if not changed:
+        return []
+    # A leaf by default: one of many, and a mistake on it touches one rail of one scalable unit,
+    # where a spine carries a share of every leaf's traffic.
+    named = next((t for t in changed if t.name == options.canary), None)
+    canary = named or next((t for t in changed if t.role == "leaf"), changed[0])
+    rest = [target for target in changed if target is not canary]
+    size = max(1, options.batch)
+    return [("canary", [canary])] + [(f"batch {n + 1}", rest[i:i + size]) for n, i in enumerate(range(0, len(rest), size))]
+
+
+def _run_stage(targets: list[Target], stage: str, action, concurrency: int, report: Progress) -> list[DeviceResult]:
+    def one(target: Target) -> DeviceResult:
+        started = time.monotonic()
+        result = action(target)
+        result = replace(result, stage=stage, seconds=time.monotonic() - started)
+        report(result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(targets) or 1))) as pool:
+        return list(pool.map(one, targets))
+
+
+def _dry_run(device, target: Target, credentials: Credentials) -> DeviceResult:
+    opened = _open(device, target, credentials)
+    if isinstance(opened, DeviceResult):
+        return opened
+    try:
+        return _candidate(device, target, credentials)
+    finally:
+        _discard(device)
+        _close(device)
+
+
+def _commit(device, target: Target, credentials: Credentials, options: RolloutOptions) -> DeviceResult:
+    opened = _open(device, target, credentials)
+    if isinstance(opened, DeviceResult):
+        return opened
+    try:
+        result = _candidate(device, target, credentials)
+        if result.outcome is not Outcome.would_change:
+            _discard(device)
+            return result
+        before = _established(device, target)
+        try:
+            device.commit_config()
+        except REFUSED_COMMIT as exc:
+            return replace(result, outcome=Outcome.failed, message=f"commit refused, the device kept its previous config: {credentials.scrub(str(exc))}")
+        except Exception as exc:  # noqa: BLE001 - any driver or transport error: report it, stop the rollout
+            return replace(result, outcome=Outcome.failed, message=(
+                f"commit interrupted ({type(exc).__name__}: {credentials.scrub(str(exc))}); "
+                "the device's state is unknown: check it, then `rollback` on the device if needed"
+            ))
+        verified, detail = _wait_established(device, target, options, set(target.expected_peers))
+        if verified:
+            return replace(result, outcome=Outcome.committed, message=detail)
+        try:
+            device.rollback()
+        except Exception as exc:  # noqa: BLE001
+            return replace(result, outcome=Outcome.failed, message=f"verification failed ({detail}) and ROLLBACK FAILED: {credentials.scrub(str(exc))}")
+        _, back = _wait_established(device, target, options, before) if before else (True, "")
+        return replace(result, outcome=Outcome.rolled_back, message=f"verification failed ({detail}); rolled back" + (f"; {back}" if back else ""))
+    finally:
+        _close(device)
+
+
+def _open(device, target: Target, credentials: Credentials) -> DeviceResult | None:
+    try:
+        device.open()
+    except Exception as exc:  # noqa: BLE001 - unreachable, refused, bad credentials: all per device
+        # a driver's own ConnectionException says what went wrong; anything else (a proxy or a web
+        # server answering NX-API's port with something that is not JSON) needs its type to make sense
+        detail = credentials.scrub(str(exc)) if isinstance(exc, ConnectionException) else f"{type(exc).__name__}: {credentials.scrub(str(exc))}"
+        return DeviceResult(target, Outcome.failed, message=f"cannot connect to {target.host}: {detail}")
+    return None
+
+
+def _candidate(device, target: Target, credentials: Credentials) -> DeviceResult:
+    """Load the build's config as a replace candidate and diff it (the caller discards it)."""
+    try:
+        device.load_replace_candidate(filename=str(target.config))
+    except Exception as exc:  # noqa: BLE001
+        return DeviceResult(target, Outcome.failed, message=f"the device rejected the candidate: {credentials.scrub(str(exc))}")
+    try:
+        diff = device.compare_config() or ""
+    except Exception as exc:  # noqa: BLE001
+        return DeviceResult(target, Outcome.failed, message=f"compare_config failed: {credentials.scrub(str(exc))}")
+    outcome = Outcome.would_change if diff.strip() else Outcome.unchanged
+    return DeviceResult(target, outcome, diff=credentials.scrub(diff))
+
+
+def _established(device, target: Target) -> set[str]:
+    """The declared neighbors Established now; empty when the device cannot say."""
+    try:
+        return _up_peers(device.get_bgp_neighbors()) & set(target.expected_peers)
+    except Exception:  # noqa: BLE001 - only used to judge a rollback, never to pass a commit
+        return set()
+
+
+def _wait_established(device, target: Target, options: RolloutOptions, expected: set[str]) -> tuple[bool, str]:
+    """Poll get_bgp_neighbors until every expected neighbor is Established or the timeout."""
+    if not expected:
+        return True, "no BGP neighbors declared; nothing to verify"
+    deadline = time.monotonic() + options.verify_timeout
+    up: set[str] = set()
+    error = ""
+    while True:
+        try:
+            up = _up_peers(device.get_bgp_neighbors()) & expected
+            error = ""
+        except Exception as exc:  # noqa: BLE001 - a device busy applying its config may not answer yet
+            error = f"get_bgp_neighbors: {type(exc).__name__}"
+        if up == expected:
+            return True, f"{len(expected)}/{len(expected)} BGP neighbors Established"
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(options.poll_interval)
+    down = sorted(expected - up)
+    listed = ", ".join(down[:4]) + (f" and {len(down) - 4} more" if len(down) > 4 else "")
+    detail = f"{len(up)}/{len(expected)} BGP neighbors Established after {options.verify_timeout:g} s; not up: {listed}"
+    return False, detail + (f" ({error})" if error else "")
+
+
+def _up_peers(neighbors: dict) -> set[str]:
+    """Addresses of Established peers across every VRF of a NAPALM get_bgp_neighbors result."""
+    return {
+        address
+        for vrf in (neighbors or {}).values()
+        for address, peer in (vrf.get("peers") or {}).items()
+        if peer.get("is_up")
+    }
+
+
+def _discard(device) -> None:
+    with suppress(Exception):
+        device.discard_config()
+
+
+def _close(device) -> None:
+    with suppress(Exception):
+        device.close()
