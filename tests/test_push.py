@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+from itertools import pairwise
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from fabricgen.push.rollout import Outcome, RolloutOptions, push
 
 PASSWORD = "pw-7f3a9c-never-on-disk"  # distinctive, so a leak is found by a plain search
 CREDENTIALS = Credentials("netops", PASSWORD)
-FAST = dict(verify_timeout=0.3, poll_interval=0.05, connect_timeout=5)
+FAST = {"verify_timeout": 0.3, "poll_interval": 0.05, "connect_timeout": 5}
 
 TINY_OOB = """
 name: tiny-oob
@@ -266,7 +267,7 @@ def test_commit_goes_canary_first_then_batches_within_the_concurrency_bound(buil
     batches = [sorted(n for n, s in stages.items() if s == f"batch {k}") for k in (1, 2, 3)]
     assert [len(b) for b in batches] == [3, 3, 2] and stages.get("be-spine02") == "preflight"
     order = journal.committed()
-    for earlier, later in zip(batches, batches[1:]):
+    for earlier, later in pairwise(batches):
         assert max(order.index(n) for n in earlier) < min(order.index(n) for n in later)
     assert {r.outcome for r in result.results} == {Outcome.committed, Outcome.unchanged}
     assert journal.most_open <= 2
@@ -335,7 +336,7 @@ def test_an_unknown_canary_is_refused(built, tmp_path, monkeypatch):
 
 def fabricgen(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")} | (env or {})
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=120, env=environment, stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=120, env=environment, stdin=subprocess.DEVNULL, check=False)
 
 
 CREDENTIAL_ENV = {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD}
