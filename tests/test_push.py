@@ -16,8 +16,8 @@ import os
 import subprocess
 import sys
 import threading
-from itertools import pairwise
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
