@@ -271,7 +271,7 @@ def push_command(
     commit: bool = typer.Option(False, "--commit", help="Apply: preflight every device, then a canary, then batches; verify BGP after each commit, roll back and stop on failure."),
     batch: int = typer.Option(5, "--batch", min=1, help="Devices per batch after the canary."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="At most this many devices in flight at once."),
-    canary: str | None = typer.Option(None, "--canary", help="The device to commit first (default: the first leaf whose config changes; a named device that needs no change is skipped)."),
+    canary: str | None = typer.Option(None, "--canary", help="The device to commit first (default: the first leaf whose config changes; a named device that needs no change is skipped), or `none` to go straight to batches."),
     verify_timeout: float = typer.Option(120.0, "--verify-timeout", help="Seconds for a committed device's BGP neighbors to be Established."),
     connect_timeout: int = typer.Option(30, "--connect-timeout", help="Seconds to connect to a device."),
     diffs: bool = typer.Option(True, "--diffs/--no-diffs", help="Print each device's config diff."),

@@ -385,3 +385,12 @@ def test_push_command_bad_input_exits_2_before_contacting_anything(built, args, 
 def test_push_command_refuses_a_directory_that_is_not_a_build(tmp_path):
     result = fabricgen("push", str(tmp_path), env=CREDENTIAL_ENV)
     assert result.returncode == 2 and "no manifest.json" in result.stderr
+
+
+def test_canary_none_commits_both_ends_of_a_change_in_one_batch(built, plan_rows, tmp_path, monkeypatch):
+    """A renumbered link needs both ends at once: a lone canary would fail verification."""
+    devices = {name: {"diff": "+ changed\n", "bgp": [all_peers(plan_rows, name, True)]} for name in ("be-spine01", "be-su01-leaf1")}
+    targets, journal = mocked(built, tmp_path, monkeypatch, devices)
+    result = push(targets, CREDENTIALS, RolloutOptions(commit=True, canary="none", batch=2, **FAST))
+    assert result.ok and {r.stage for r in result.results} == {"batch 1"}
+    assert sorted(journal.committed()) == ["be-spine01", "be-su01-leaf1"]

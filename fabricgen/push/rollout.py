@@ -40,6 +40,7 @@ from fabricgen.push.inventory import Target
 # NX-OS applies a replace atomically (rollback-patch), fabricgen's SONiC driver restores its own
 # checkpoint before raising. Anything else during a commit leaves the device's state unknown.
 REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
+NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
 
 
 class Outcome(str, Enum):
@@ -104,7 +105,7 @@ def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
 
 def push(targets: list[Target], credentials: Credentials, options: RolloutOptions, on_result: Progress | None = None) -> Rollout:
     """Dry-run every target; with options.commit, then commit the changed ones in stages."""
-    if options.canary and options.canary not in {target.name for target in targets}:
+    if options.canary not in (None, NO_CANARY) and options.canary not in {target.name for target in targets}:
         raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
     drivers = resolve_drivers(targets)
     report = on_result or (lambda result: None)
@@ -138,14 +139,16 @@ def push(targets: list[Target], credentials: Credentials, options: RolloutOption
 
 
 def _stages(changed: list[Target], options: RolloutOptions) -> list[tuple[str, list[Target]]]:
+    size = max(1, options.batch)
     if not changed:
         return []
+    if options.canary == NO_CANARY:
+        return [(f"batch {n + 1}", changed[i:i + size]) for n, i in enumerate(range(0, len(changed), size))]
     # A leaf by default: one of many, and a mistake on it touches one rail of one scalable unit,
     # where a spine carries a share of every leaf's traffic.
     named = next((t for t in changed if t.name == options.canary), None)
     canary = named or next((t for t in changed if t.role == "leaf"), changed[0])
     rest = [target for target in changed if target is not canary]
-    size = max(1, options.batch)
     return [("canary", [canary])] + [(f"batch {n + 1}", rest[i:i + size]) for n, i in enumerate(range(0, len(rest), size))]
 
 
