@@ -79,6 +79,9 @@ def open_side(label: str, spec: str) -> Iterator[Side]:
                               hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
         with tempfile.TemporaryDirectory(prefix="fabricgen-diff-") as scratch:
             yield _built_side(label, spec, path, Path(scratch), tree=None)
+    elif not path.exists():
+        raise _side_error((label, spec), "no such file or directory",
+                          hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
     else:
         try:
             files = BuildFiles(path, DiffError)
