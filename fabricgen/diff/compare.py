@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from fabricgen.diff.sides import Side
 
 CONTEXT_LINES = 3
+REFINE_LIMIT = 250_000  # lines x lines of a replaced block matched again (see _RefinedMatcher)
 DEVICE_ATTRIBUTES = ("role", "network", "model", "nos", "asn")
 ADDRESS_KEY = ("network", "device", "interface", "kind")
 ADDRESS_VALUES = ("address", "gateway", "peer_device", "peer_interface", "peer_address")
@@ -245,12 +246,34 @@ def _file_diff(old: Side, new: Side, path: str) -> FileDiff:
     return FileDiff(path, status, diff)
 
 
+class _RefinedMatcher(difflib.SequenceMatcher):
+    """difflib's matcher, its replaced blocks matched again without the junk heuristic.
+
+    In a config, lines such as `  no switchport` repeat in every interface; difflib (fast, for
+    long files) treats them as junk, so they cannot anchor a match and unchanged lines show as
+    removed and added. Matching everything without that heuristic is quadratic on a large switch
+    config; matching only the small replaced blocks again keeps it fast and the diff minimal."""
+
+    def get_opcodes(self):
+        refined: list[tuple[str, int, int, int, int]] = []
+        for tag, i1, i2, j1, j2 in super().get_opcodes():
+            if tag == "replace" and (i2 - i1) * (j2 - j1) <= REFINE_LIMIT:
+                inner = difflib.SequenceMatcher(None, self.a[i1:i2], self.b[j1:j2], autojunk=False).get_opcodes()
+                pieces = [(t, i1 + a1, i1 + a2, j1 + b1, j1 + b2) for t, a1, a2, b1, b2 in inner]
+            else:
+                pieces = [(tag, i1, i2, j1, j2)]
+            for piece in pieces:
+                if refined and refined[-1][0] == piece[0] == "equal":  # one run of equal lines
+                    refined[-1] = ("equal", refined[-1][1], piece[2], refined[-1][3], piece[4])
+                else:
+                    refined.append(piece)
+        return refined
+
+
 def unified_diff(a: list[str], b: list[str], from_file: str, to_file: str, context: int = CONTEXT_LINES) -> str:
-    """difflib.unified_diff without its junk heuristic: in a config, lines such as
-    `  no switchport` repeat in every interface, and treated as junk they could not anchor the
-    match, so unchanged lines would show as removed and added."""
+    """Unified diff text ('--- from', '+++ to', hunks); empty when a == b."""
     lines = [f"--- {from_file}", f"+++ {to_file}"]
-    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+    for group in _RefinedMatcher(None, a, b).get_grouped_opcodes(context):
         first, last = group[0], group[-1]
         lines.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
         for tag, i1, i2, j1, j2 in group:
