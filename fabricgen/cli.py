@@ -14,6 +14,8 @@ from rich.progress import Progress, TextColumn
 from rich.table import Table
 
 from fabricgen import __version__
+from fabricgen.diff import diff_builds
+from fabricgen.diff import render as diff_render
 from fabricgen.errors import FabricgenError
 from fabricgen.pipeline import Build, build, compile_intent
 from fabricgen.reports.bom_compare import (
@@ -155,6 +157,41 @@ def bom_compare_command(
             out.print(f"note: {note}", markup=False)
         out.print(result.summary())
     raise typer.Exit(0 if result.equal else 1)
+
+
+DIFF_OLD_ARG = typer.Argument(..., help="The old side: a build directory, an intent YAML file, or intent.yaml@REV (a git revision, e.g. @HEAD~1, @origin/main).")
+DIFF_NEW_ARG = typer.Argument(..., help="The new side, the same kinds as OLD.")
+DIFF_FORMAT_OPTION = typer.Option(BomFormat.text, "--format", help="text (a terminal), markdown (a PR comment) or json.")
+DIFF_MAX_BYTES_OPTION = typer.Option(
+    diff_render.DEFAULT_MAX_BYTES, "--max-bytes", min=4_000, help="markdown: cap the comment at this many bytes (GitHub allows 65,536 characters)."
+)
+
+
+@app.command("diff")
+def diff_command(
+    old: str = DIFF_OLD_ARG,
+    new: str = DIFF_NEW_ARG,
+    output_format: BomFormat = DIFF_FORMAT_OPTION,
+    max_bytes: int = DIFF_MAX_BYTES_OPTION,
+) -> None:
+    """What changes between OLD and NEW: devices, cables, BGP neighbors, addresses, QoS values and
+    BOM by PID, then a unified diff of every rendered file per device.
+
+    An intent side is built into a temporary directory; intent.yaml@REV builds the repository
+    tree at REV (an intent that does not exist there is an empty side). Exit 0 when both render
+    identical files, 1 when something changed, 2 on error.
+    """
+    result = _run(lambda: diff_builds(old, new))
+    if output_format is BomFormat.markdown:
+        sys.stdout.write(diff_render.render_markdown(result, max_bytes))
+    elif output_format is BomFormat.json:
+        sys.stdout.write(diff_render.render_json(result))
+    elif out.is_terminal:
+        for line, style in diff_render.render_text(result):
+            out.print(line, style=style, markup=False)
+    else:
+        sys.stdout.write("".join(line + "\n" for line, _ in diff_render.render_text(result)))
+    raise typer.Exit(1 if result.changed else 0)
 
 
 lab_app = typer.Typer(

@@ -96,6 +96,12 @@ class OutputError(FabricgenError):
     phase = "output"
 
 
+class DiffError(FabricgenError):
+    """A side of `fabricgen diff` cannot be read or built (each problem names the side)."""
+
+    phase = "diff"
+
+
 def raise_if(problems: Iterable[Problem], error: type[FabricgenError]) -> None:
     """The error gate between phases: raise every collected problem at once."""
     problems = list(problems)

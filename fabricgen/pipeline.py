@@ -115,8 +115,9 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     texts.update(render_routing_twins(build.configs.values()))
     texts.update(render_lab_overlay(build.configs.values()))
     lap("render")
-    for report in (render_cabling, render_bom, render_ip_plan, render_topology, render_summary):
+    for report in (render_cabling, render_bom, render_ip_plan, render_summary):
         texts.update(report(compiled))
+    texts.update(render_topology(compiled, build.configs))
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files.update(
         {

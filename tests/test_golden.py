@@ -17,7 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "tiny-nxos": [
         "configs/be-su01-leaf1.cfg", "configs/be-spine01.cfg", "cabling.csv", "bom.csv", "ip-plan.csv", "summary.md",
-        "hosts/gpu0001/nic-qos.sh", "hosts/gpu0001/netplan.yaml",
+        "hosts/gpu0001/nic-qos.sh", "hosts/gpu0001/netplan.yaml", "topology.json",
     ],
     "tiny-sonic": [
         "configs/be-su01-leaf1/config_db.json", "configs/be-su01-leaf1/frr.conf", "configs/be-spine02/frr.conf",

@@ -1,4 +1,7 @@
-"""topology.json: the fabric graph in node-link form (networkx.node_link_graph reads it)."""
+"""topology.json: the fabric graph in node-link form (networkx.node_link_graph reads it).
+
+Each switch with a lossless profile carries a NOS-neutral `qos` attribute (see `qos_summary`), so
+tools such as `fabricgen diff` compare QoS values without parsing NX-OS or SONiC syntax."""
 
 from __future__ import annotations
 
@@ -6,10 +9,53 @@ import json
 
 from fabricgen import __version__
 from fabricgen.compiled import Compiled
+from fabricgen.device_config import DeviceConfig, QosConfig
 from fabricgen.units import format_ratio
 
 
-def render_topology(c: Compiled) -> dict[str, str]:
+def qos_summary(qos: QosConfig) -> dict:
+    """A switch's effective lossless profile as plain data, speeds as "400G" keys. Per-port
+    buffers are summarised per speed (ports, bucketed cable lengths, distinct xoff sizes): the
+    full table is in the switch's config."""
+
+    def speed(gbps: int) -> str:
+        return f"{gbps}G"
+
+    buffers: dict[str, dict] = {}
+    for gbps in sorted({b.speed_gbps for b in qos.buffers.values()}):
+        at_speed = [b for b in qos.buffers.values() if b.speed_gbps == gbps]
+        buffers[speed(gbps)] = {
+            "ports": len(at_speed),
+            "cable_length_m": sorted({b.cable_length_m for b in at_speed}),
+            "xoff_bytes": sorted({b.xoff_bytes for b in at_speed}),
+        }
+    summary = {
+        "lossless_priority": qos.lossless_priority,
+        "roce_dscp": list(qos.roce_dscp),
+        "cnp_priority": qos.cnp_priority,
+        "cnp_dscp": list(qos.cnp_dscp),
+        "lossless_bandwidth_percent": qos.lossless_bandwidth_percent,
+        "main_speed": speed(qos.main_speed_gbps),
+        "ecn": {
+            speed(gbps): {"min_kbytes": e.min_kbytes, "max_kbytes": e.max_kbytes, "drop_probability": e.drop_probability}
+            for gbps, e in sorted(qos.ecn.items())
+        },
+        "pfc_trigger_kbytes": {speed(gbps): kbytes for gbps, kbytes in sorted(qos.pfc_trigger_kbytes.items())},
+        "pfc_watchdog": qos.pfc_watchdog.model_dump(),
+        "buffers": buffers,
+    }
+    if qos.storage_priority is not None:
+        summary["storage"] = {
+            "priority": qos.storage_priority,
+            "dscp": list(qos.storage_dscp),
+            "bandwidth_percent": qos.storage_bandwidth_percent,
+        }
+    return summary
+
+
+def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None) -> dict[str, str]:
+    """topology.json; `configs` (the switches' DeviceConfigs) adds each switch's `qos`."""
+    configs = configs or {}
     s = c.sizing
     plan = c.addresses
     graph = {
@@ -56,6 +102,9 @@ def render_topology(c: Compiled) -> dict[str, str]:
             node["scalable_unit"] = d.su
         if d.rail is not None:
             node["rail"] = d.rail
+        config = configs.get(d.name)
+        if config is not None and config.qos is not None:
+            node["qos"] = qos_summary(config.qos)
         nodes.append(node)
     links = [
         {

@@ -1,0 +1,533 @@
+"""What changed between two builds: a semantic summary on top of per-device unified diffs.
+
+`compare_sides(old, new)` takes two opened sides (fabricgen.diff.sides) and returns a `BuildDiff`.
+Files are compared by the manifests' sha256 first; only the files that differ are read (each
+checked against its manifest as it is read), so a small change to a large fabric stays fast.
+
+- configs/<dev>* and hosts/<node>/* are diffed per device (unified, `a/` and `b/` paths);
+- lab/ holds derived files (FRR routing twins, the lab overlay): counted, not diffed;
+- the reports feed the semantic sections: devices and their QoS (topology.json), cables
+  (cabling.csv), addresses (ip-plan.csv), the BOM by PID (bom.csv); BGP neighbors come from the
+  FRR-syntax configs (SONiC frr.conf, the NX-OS routing twins).
+
+"Nothing changed" means the rendered files are identical: two intents (or catalogs) that render
+the same fabric are no change; the difference is kept as a note.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import itertools
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from fabricgen.diff.sides import Side
+
+CONTEXT_LINES = 3
+REFINE_LIMIT = 250_000  # lines x lines of a replaced block matched again (see _RefinedMatcher)
+DEVICE_ATTRIBUTES = ("role", "network", "model", "nos", "asn")
+ADDRESS_KEY = ("network", "device", "interface", "kind")
+ADDRESS_VALUES = ("address", "gateway", "peer_device", "peer_interface", "peer_address")
+CABLE_VALUES = ("a_optic", "b_optic", "cable", "length_m", "speed")
+REPORTS = ("topology.json", "cabling.csv", "ip-plan.csv", "bom.csv")
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    path: str
+    status: str  # added, removed, changed
+    diff: str  # unified diff, '--- a/path' / '+++ b/path' ('/dev/null' for a missing side)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceChange:
+    name: str
+    status: str  # added, removed, changed
+    attributes: dict[str, str]  # the kept side's role, network, model, nos
+    changes: tuple[tuple[str, object, object], ...] = ()  # (attribute, old, new) of a kept device
+
+
+@dataclass(frozen=True, slots=True)
+class Cable:
+    a: str  # device:port
+    b: str
+    values: dict[str, str]  # optic, cable, length, speed
+
+    def describe(self) -> str:
+        facts = [self.values.get("speed", ""), self.values.get("cable", "")]
+        length = self.values.get("length_m")
+        if length:
+            facts.append(f"{length} m")
+        return f"{self.a} — {self.b}" + (f" ({', '.join(f for f in facts if f)})" if any(facts) else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Recabled:
+    port: str  # device:port
+    old_peer: str
+    new_peer: str
+
+
+@dataclass(frozen=True, slots=True)
+class CableChange:
+    cable: Cable  # the new side's
+    changes: tuple[tuple[str, str, str], ...]  # (column, old, new)
+
+
+@dataclass
+class CablingDelta:
+    added: list[Cable] = field(default_factory=list)
+    removed: list[Cable] = field(default_factory=list)
+    recabled: list[Recabled] = field(default_factory=list)  # ports whose peer changed
+    changed: list[CableChange] = field(default_factory=list)  # same ends, other optic/cable/length
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbor:
+    address: str
+    remote_as: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BgpChange:
+    """One device's BGP neighbors (default VRF) that were added, removed or changed remote-as."""
+
+    device: str
+    old_asn: str | None
+    new_asn: str | None
+    added: tuple[Neighbor, ...] = ()
+    removed: tuple[Neighbor, ...] = ()
+    changed: tuple[tuple[Neighbor, Neighbor], ...] = ()  # (old, new)
+
+
+@dataclass(frozen=True, slots=True)
+class AddressChange:
+    key: tuple[str, ...]  # network, device, interface, kind
+    status: str
+    old: dict[str, str] | None
+    new: dict[str, str] | None
+
+    def changes(self) -> list[tuple[str, str, str]]:
+        old, new = self.old or {}, self.new or {}
+        return [(name, old.get(name, ""), new.get(name, "")) for name in ADDRESS_VALUES if old.get(name, "") != new.get(name, "")]
+
+
+@dataclass(frozen=True, slots=True)
+class QosChange:
+    """One QoS value changed the same way on these switches."""
+
+    value: str  # dotted path in the topology's qos attribute, e.g. ecn.400G.min_kbytes
+    old: object
+    new: object
+    switches: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BomChange:
+    pid: str
+    description: str
+    old: int
+    new: int
+
+    @property
+    def delta(self) -> int:
+        return self.new - self.old
+
+
+@dataclass
+class BuildDiff:
+    old: Side
+    new: Side
+    device_files: dict[str, list[FileDiff]]  # device -> its rendered files that differ
+    derived: list[str]  # lab/ files that differ
+    reports: list[str]  # report files that differ
+    devices: list[DeviceChange]
+    cabling: CablingDelta
+    bgp: list[BgpChange]
+    addresses: list[AddressChange]
+    qos: list[QosChange]
+    bom: list[BomChange]
+    notes: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.device_files or self.derived or self.reports)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """The headline numbers, the same in every format."""
+        files = [f for diffs in self.device_files.values() for f in diffs]
+
+        def status(items, name):
+            return sum(item.status == name for item in items)
+
+        return {
+            "devices": {"added": status(self.devices, "added"), "removed": status(self.devices, "removed"), "changed": status(self.devices, "changed")},
+            "cables": {"added": len(self.cabling.added), "removed": len(self.cabling.removed), "recabled_ports": len(self.cabling.recabled), "changed": len(self.cabling.changed)},
+            "bgp_neighbors": {
+                "added": sum(len(c.added) for c in self.bgp),
+                "removed": sum(len(c.removed) for c in self.bgp),
+                "changed": sum(len(c.changed) for c in self.bgp),
+                "devices": len(self.bgp),
+            },
+            "addresses": {"added": status(self.addresses, "added"), "removed": status(self.addresses, "removed"), "changed": status(self.addresses, "changed")},
+            "qos": {"values": len(self.qos), "switches": len({s for change in self.qos for s in change.switches})},
+            "bom": {"pids": len(self.bom)},
+            "files": {
+                "devices": len(self.device_files),
+                "added": status(files, "added"),
+                "removed": status(files, "removed"),
+                "changed": status(files, "changed"),
+                "derived": len(self.derived),
+                "reports": len(self.reports),
+            },
+        }
+
+
+def compare_sides(old: Side, new: Side) -> BuildDiff:
+    """Everything that differs between the two sides' rendered files."""
+    old_hashes, new_hashes = old.hashes, new.hashes
+    differ = sorted(p for p in old_hashes.keys() | new_hashes.keys() if old_hashes.get(p) != new_hashes.get(p))
+    device_paths: dict[str, list[str]] = defaultdict(list)
+    derived, reports = [], []
+    for path in differ:
+        device = device_of(path)
+        if device is not None:
+            device_paths[device].append(path)
+        elif path.startswith("lab/"):
+            derived.append(path)
+        else:
+            reports.append(path)
+    device_files = {device: [_file_diff(old, new, path) for path in paths] for device, paths in sorted(device_paths.items())}
+    changed = set(differ)
+
+    def both(path: str) -> tuple[str | None, str | None]:
+        return (old.text(path), new.text(path)) if path in changed else (None, None)
+
+    old_nodes, new_nodes = (_nodes(text) for text in both("topology.json"))
+    return BuildDiff(
+        old=old,
+        new=new,
+        device_files=device_files,
+        derived=derived,
+        reports=reports,
+        devices=_devices(old_nodes, new_nodes),
+        cabling=_cabling(*both("cabling.csv")),
+        bgp=_bgp(old, new, changed),
+        addresses=_addresses(*both("ip-plan.csv")),
+        qos=_qos(old_nodes, new_nodes),
+        bom=_bom(*both("bom.csv")),
+        notes=_notes(old, new, bool(differ)),
+    )
+
+
+def device_of(path: str) -> str | None:
+    """configs/<dev>.cfg, configs/<dev>/*, hosts/<node>/* -> the device; None for other files."""
+    parts = path.split("/")
+    if parts[0] == "configs" and len(parts) == 2:
+        return parts[1].rsplit(".", 1)[0]
+    if parts[0] in ("configs", "hosts") and len(parts) >= 3:
+        return parts[1]
+    return None
+
+
+def _file_diff(old: Side, new: Side, path: str) -> FileDiff:
+    before, after = old.text(path), new.text(path)
+    status = "added" if before is None else "removed" if after is None else "changed"
+    diff = unified_diff(
+        (before or "").splitlines(),
+        (after or "").splitlines(),
+        "/dev/null" if before is None else f"a/{path}",
+        "/dev/null" if after is None else f"b/{path}",
+    )
+    return FileDiff(path, status, diff)
+
+
+class _RefinedMatcher(difflib.SequenceMatcher):
+    """difflib's matcher, its replaced blocks matched again without the junk heuristic.
+
+    In a config, lines such as `  no switchport` repeat in every interface; difflib (fast, for
+    long files) treats them as junk, so they cannot anchor a match and unchanged lines show as
+    removed and added. Matching everything without that heuristic is quadratic on a large switch
+    config; matching only the small replaced blocks again keeps it fast and the diff minimal."""
+
+    def get_opcodes(self):
+        refined: list[tuple[str, int, int, int, int]] = []
+        for tag, i1, i2, j1, j2 in super().get_opcodes():
+            if tag == "replace" and (i2 - i1) * (j2 - j1) <= REFINE_LIMIT:
+                inner = difflib.SequenceMatcher(None, self.a[i1:i2], self.b[j1:j2], autojunk=False).get_opcodes()
+                pieces = [(t, i1 + a1, i1 + a2, j1 + b1, j1 + b2) for t, a1, a2, b1, b2 in inner]
+            else:
+                pieces = [(tag, i1, i2, j1, j2)]
+            for piece in pieces:
+                if refined and refined[-1][0] == piece[0] == "equal":  # one run of equal lines
+                    refined[-1] = ("equal", refined[-1][1], piece[2], refined[-1][3], piece[4])
+                else:
+                    refined.append(piece)
+        return refined
+
+
+def unified_diff(a: list[str], b: list[str], from_file: str, to_file: str, context: int = CONTEXT_LINES) -> str:
+    """Unified diff text ('--- from', '+++ to', hunks); empty when a == b."""
+    lines = [f"--- {from_file}", f"+++ {to_file}"]
+    for group in _RefinedMatcher(None, a, b).get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        lines.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in a[i1:i2]]
+                continue
+            lines += ["-" + line for line in a[i1:i2]]
+            lines += ["+" + line for line in b[j1:j2]]
+    return "\n".join(lines) + "\n" if len(lines) > 2 else ""
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's range as unified diff writes it (1-based start, length; an empty range at start)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
+
+
+def _notes(old: Side, new: Side, differ: bool) -> list[str]:
+    notes = [side.note for side in (old, new) if side.note]
+    old_intent, new_intent = old.intent or {}, new.intent or {}
+    if old.files is not None and new.files is not None:
+        if old_intent.get("sha256") != new_intent.get("sha256"):
+            renders = "" if differ else "; they render identical files, so this is no change"
+            notes.append(f"the intents differ ({old_intent.get('file')} sha256 {str(old_intent.get('sha256'))[:12]} vs {new_intent.get('file')} {str(new_intent.get('sha256'))[:12]}){renders}")
+        if old.catalog != new.catalog:
+            notes.append("the user catalog files differ (manifest `catalog`)")
+    return notes
+
+
+# --- devices and QoS (topology.json) ----------------------------------------------------------------
+
+
+def _nodes(text: str | None) -> dict[str, dict] | None:
+    if text is None:
+        return None
+    return {node["id"]: node for node in json.loads(text).get("nodes", [])}
+
+
+def _devices(old: dict[str, dict] | None, new: dict[str, dict] | None) -> list[DeviceChange]:
+    if old is None and new is None:
+        return []
+    old, new = old or {}, new or {}
+
+    def attributes(node: dict) -> dict[str, str]:
+        return {name: str(node[name]) for name in ("role", "network", "model", "nos") if name in node}
+
+    changes = [DeviceChange(name, "removed", attributes(old[name])) for name in old.keys() - new.keys()]
+    changes += [DeviceChange(name, "added", attributes(new[name])) for name in new.keys() - old.keys()]
+    for name in old.keys() & new.keys():
+        moved = tuple((a, old[name].get(a), new[name].get(a)) for a in DEVICE_ATTRIBUTES if old[name].get(a) != new[name].get(a))
+        if moved:
+            changes.append(DeviceChange(name, "changed", attributes(new[name]), moved))
+    return sorted(changes, key=lambda c: c.name)
+
+
+def _flatten(value: object, prefix: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        flat: dict[str, object] = {}
+        for key, item in value.items():
+            flat.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    return {prefix: value}
+
+
+def _qos(old: dict[str, dict] | None, new: dict[str, dict] | None) -> list[QosChange]:
+    """Per switch kept on both sides, each QoS value that changed; identical changes grouped."""
+    if old is None or new is None:
+        return []
+    groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    values: dict[tuple[str, str, str], tuple[object, object]] = {}
+    for name in old.keys() & new.keys():
+        before, after = old[name].get("qos"), new[name].get("qos")
+        if before == after or (before is None and after is None):
+            continue
+        flat_old, flat_new = _flatten(before or {}), _flatten(after or {})
+        for key in flat_old.keys() | flat_new.keys():
+            a, b = flat_old.get(key), flat_new.get(key)
+            if a != b:
+                group = (key, json.dumps(a), json.dumps(b))
+                groups[group].append(name)
+                values[group] = (a, b)
+    changes = [QosChange(key[0], *values[key], tuple(sorted(names))) for key, names in groups.items()]
+    return sorted(changes, key=lambda c: (c.value, -len(c.switches), c.switches))
+
+
+# --- cables (cabling.csv) ---------------------------------------------------------------------------
+
+
+def _rows(text: str | None) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text))) if text else []
+
+
+def _cables(text: str | None) -> dict[tuple[str, str], Cable]:
+    """Cables by their unordered pair of ends (device:port); the cable id is not compared (renumbering)."""
+    cables = {}
+    for row in _rows(text):
+        a, b = f"{row['a_device']}:{row['a_port']}", f"{row['b_device']}:{row['b_port']}"
+        cables[(a, b) if a <= b else (b, a)] = Cable(a, b, {name: row.get(name, "") for name in CABLE_VALUES})
+    return cables
+
+
+def _cabling(old_text: str | None, new_text: str | None) -> CablingDelta:
+    if old_text is None and new_text is None:
+        return CablingDelta()
+    old, new = _cables(old_text), _cables(new_text)
+    delta = CablingDelta(
+        added=[new[key] for key in sorted(new.keys() - old.keys())],
+        removed=[old[key] for key in sorted(old.keys() - new.keys())],
+    )
+    for key in sorted(old.keys() & new.keys()):
+        moved = tuple((name, old[key].values[name], new[key].values[name]) for name in CABLE_VALUES if old[key].values[name] != new[key].values[name])
+        if moved:
+            delta.changed.append(CableChange(new[key], moved))
+    old_peer = {end: other for a, b in old for end, other in ((a, b), (b, a))}
+    new_peer = {end: other for a, b in new for end, other in ((a, b), (b, a))}
+    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys()) if old_peer[port] != new_peer[port]]
+    return delta
+
+
+# --- BGP (FRR-syntax configs) -----------------------------------------------------------------------
+
+
+def frr_bgp(text: str) -> tuple[str | None, dict[str, Neighbor]]:
+    """The default VRF's `router bgp ASN` and its neighbors, each with its remote-as (its own or
+    its peer group's) and description. Peer groups themselves are not neighbors."""
+    asn = None
+    inside = False
+    remote: dict[str, str] = {}
+    member: dict[str, str] = {}
+    described: dict[str, str] = {}
+    groups: set[str] = set()
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            words = line.split()
+            inside = len(words) == 3 and words[:2] == ["router", "bgp"]  # not `router bgp N vrf X`
+            if inside:
+                asn = words[2]
+            continue
+        words = line.split()
+        if not inside or len(words) < 3 or words[0] != "neighbor":
+            continue
+        name, rest = words[1], words[2:]
+        if rest == ["peer-group"]:
+            groups.add(name)
+        elif rest[0] == "description":
+            described[name] = " ".join(rest[1:])
+        else:  # `remote-as N`, `peer-group G`, `interface [peer-group G] [remote-as N]`
+            for keyword, value in itertools.pairwise(rest):
+                if keyword == "remote-as":
+                    remote[name] = value
+                elif keyword == "peer-group":
+                    member[name] = value
+    neighbors = {}
+    for name in (remote.keys() | member.keys()) - groups:
+        remote_as = remote.get(name) or remote.get(member.get(name, ""), "?")
+        neighbors[name] = Neighbor(name, remote_as, described.get(name, ""))
+    return asn, neighbors
+
+
+def _frr_paths(device: str) -> tuple[str, str]:
+    return f"configs/{device}/frr.conf", f"lab/frr/{device}.conf"
+
+
+def _bgp(old: Side, new: Side, changed: set[str]) -> list[BgpChange]:
+    """Per device whose FRR config (SONiC's own or an NX-OS switch's routing twin) differs."""
+    devices = set()
+    for path in changed:
+        parts = path.split("/")
+        if len(parts) == 3 and parts[0] == "configs" and parts[2] == "frr.conf":
+            devices.add(parts[1])
+        elif len(parts) == 3 and parts[:2] == ["lab", "frr"] and parts[2].endswith(".conf"):
+            devices.add(parts[2][: -len(".conf")])
+
+    def parsed(side: Side, device: str) -> tuple[str | None, dict[str, Neighbor]]:
+        for path in _frr_paths(device):
+            text = side.text(path)
+            if text is not None:
+                return frr_bgp(text)
+        return None, {}
+
+    changes = []
+    for device in sorted(devices):
+        (old_asn, old_neighbors), (new_asn, new_neighbors) = parsed(old, device), parsed(new, device)
+        before, after = _by_peer(old_neighbors), _by_peer(new_neighbors)
+        change = BgpChange(
+            device,
+            old_asn,
+            new_asn,
+            added=tuple(after[n] for n in sorted(after.keys() - before.keys())),
+            removed=tuple(before[n] for n in sorted(before.keys() - after.keys())),
+            changed=tuple((before[n], after[n]) for n in sorted(before.keys() & after.keys()) if before[n] != after[n]),
+        )
+        if change.added or change.removed or change.changed or (old_asn != new_asn and None not in (old_asn, new_asn)):
+            changes.append(change)
+    return changes
+
+
+def _by_peer(neighbors: dict[str, Neighbor]) -> dict[str, Neighbor]:
+    """Neighbors by what they peer with: fabricgen describes each as "<peer device> <port>", so a
+    renumbered link is one neighbor whose address changed, not one removed and one added. Without
+    a (unique) description, by address."""
+    described = [n.description for n in neighbors.values() if n.description]
+    if len(set(described)) != len(neighbors):
+        return {n.address: n for n in neighbors.values()}
+    return {n.description: n for n in neighbors.values()}
+
+
+# --- addresses (ip-plan.csv) ------------------------------------------------------------------------
+
+
+def _address_rows(text: str | None) -> dict[tuple[str, ...], dict[str, str]]:
+    rows: dict[tuple[str, ...], dict[str, str]] = {}
+    for row in _rows(text):
+        key = base = tuple(row.get(name, "") for name in ADDRESS_KEY)
+        repeat = 1
+        while key in rows:  # another row for the same interface and kind: keep each, numbered
+            repeat += 1
+            key = base + (f"#{repeat}",)
+        rows[key] = {name: row.get(name, "") for name in ADDRESS_VALUES}
+    return rows
+
+
+def _addresses(old_text: str | None, new_text: str | None) -> list[AddressChange]:
+    if old_text is None and new_text is None:
+        return []
+    old, new = _address_rows(old_text), _address_rows(new_text)
+    changes = [AddressChange(key, "removed", old[key], None) for key in old.keys() - new.keys()]
+    changes += [AddressChange(key, "added", None, new[key]) for key in new.keys() - old.keys()]
+    changes += [AddressChange(key, "changed", old[key], new[key]) for key in old.keys() & new.keys() if old[key] != new[key]]
+    return sorted(changes, key=lambda c: c.key)
+
+
+# --- bill of materials (bom.csv) --------------------------------------------------------------------
+
+
+def _bom_quantities(text: str | None) -> dict[str, tuple[int, str]]:
+    """PID -> (quantity summed over sections and cable lengths, description)."""
+    parts: dict[str, tuple[int, str]] = {}
+    for row in _rows(text):
+        quantity = int(row["quantity"]) if row.get("quantity", "").isdigit() else 0
+        before, description = parts.get(row["pid"], (0, row.get("description", "")))
+        parts[row["pid"]] = (before + quantity, description)
+    return parts
+
+
+def _bom(old_text: str | None, new_text: str | None) -> list[BomChange]:
+    if old_text is None and new_text is None:
+        return []
+    old, new = _bom_quantities(old_text), _bom_quantities(new_text)
+    changes = []
+    for pid in sorted(old.keys() | new.keys()):
+        before, after = old.get(pid, (0, "")), new.get(pid, (0, ""))
+        if before[0] != after[0]:
+            changes.append(BomChange(pid, after[1] or before[1], before[0], after[0]))
+    return changes

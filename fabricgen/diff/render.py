@@ -1,0 +1,307 @@
+"""A BuildDiff for a terminal (`render_text`), a pull-request comment (`render_markdown`, capped
+in bytes) and a script (`render_json`). All three share the headline counts and section rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from fabricgen.diff.compare import BuildDiff, Neighbor
+from fabricgen.diff.sides import Side
+
+SECTION_ROWS = 50  # rows per semantic section in text and markdown; JSON has them all
+SWITCHES_SHOWN = 8  # switch names listed per QoS change
+DEFAULT_MAX_BYTES = 60_000  # GitHub caps a comment at 65,536 characters
+OMISSION_RESERVE = 1_200  # bytes kept back for the note on what was left out
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    summary: str
+    columns: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+
+
+def _arrow(old: object, new: object) -> str:
+    def shown(value: object) -> str:
+        if value is None or value == "":
+            return "(none)"
+        return json.dumps(value) if isinstance(value, list | dict | bool) else str(value)
+
+    return f"{shown(old)} → {shown(new)}"
+
+
+def _signed(added: int, removed: int, changed: int | None = None) -> str:
+    text = f"+{added} −{removed}"
+    return text if changed is None else f"{text} ~{changed}"
+
+
+def sections(result: BuildDiff) -> list[Section]:
+    """The semantic sections that have something to show, in reading order."""
+    counts = result.counts()
+    found = []
+    c = counts["devices"]
+    rows = []
+    for device in result.devices:
+        if device.status == "changed":
+            details = "; ".join(f"{name}: {_arrow(old, new)}" for name, old, new in device.changes)
+        else:
+            details = " ".join(device.attributes.get(name, "") for name in ("role", "network", "model", "nos")).strip()
+        rows.append((device.name, device.status, details))
+    found.append(Section("Devices", _signed(c["added"], c["removed"], c["changed"]), ("device", "change", "details"), rows))
+
+    c = counts["cables"]
+    cabling = result.cabling
+    rows = [("added", cable.describe(), "") for cable in cabling.added]
+    rows += [("removed", cable.describe(), "") for cable in cabling.removed]
+    rows += [("recabled", move.port, f"peer {move.old_peer} → {move.new_peer}") for move in cabling.recabled]
+    rows += [("changed", change.cable.describe(), "; ".join(f"{n}: {_arrow(a, b)}" for n, a, b in change.changes)) for change in cabling.changed]
+    found.append(Section("Cables", f"{_signed(c['added'], c['removed'])}, {c['recabled_ports']} recabled ports, {c['changed']} changed", ("change", "cable", "details"), rows))
+
+    c = counts["bgp_neighbors"]
+    rows = []
+    for change in result.bgp:
+        if change.old_asn != change.new_asn and None not in (change.old_asn, change.new_asn):
+            rows.append((change.device, "router bgp", "", _arrow(change.old_asn, change.new_asn), ""))
+        rows += [(change.device, "added", n.address, n.remote_as, n.description) for n in change.added]
+        rows += [(change.device, "removed", n.address, n.remote_as, n.description) for n in change.removed]
+        for a, b in change.changed:
+            address = b.address if a.address == b.address else _arrow(a.address, b.address)
+            remote_as = b.remote_as if a.remote_as == b.remote_as else _arrow(a.remote_as, b.remote_as)
+            rows.append((change.device, "changed", address, remote_as, b.description))
+    found.append(Section("BGP neighbors", f"{_signed(c['added'], c['removed'], c['changed'])} on {c['devices']} devices", ("device", "change", "neighbor", "remote-as", "description"), rows))
+
+    c = counts["addresses"]
+    rows = []
+    for change in result.addresses:
+        if change.status == "changed":
+            details = "; ".join(f"{n}: {_arrow(a, b)}" for n, a, b in change.changes())
+        else:
+            kept = change.new or change.old or {}
+            details = kept.get("address", "") + (f" (peer {kept['peer_device']} {kept['peer_address']})" if kept.get("peer_device") else "")
+        rows.append((*change.key[:4], change.status, details))
+    found.append(Section("Addresses", _signed(c["added"], c["removed"], c["changed"]), ("network", "device", "interface", "kind", "change", "details"), rows))
+
+    c = counts["qos"]
+    rows = []
+    for change in result.qos:
+        names = ", ".join(change.switches[:SWITCHES_SHOWN]) + (f", … ({len(change.switches) - SWITCHES_SHOWN} more)" if len(change.switches) > SWITCHES_SHOWN else "")
+        rows.append((change.value, _arrow(change.old, change.new), str(len(change.switches)), names))
+    found.append(Section("QoS", f"{c['values']} values changed on {c['switches']} switches", ("value", "change", "switches", "which"), rows))
+
+    rows = [(change.pid, change.description, str(change.old), str(change.new), f"{change.delta:+d}") for change in result.bom]
+    found.append(Section("Bill of materials", f"{len(rows)} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
+    return [section for section in found if section.rows]
+
+
+def headline(result: BuildDiff) -> str:
+    if not result.changed:
+        return "no changes: both sides render identical files"
+    counts = result.counts()
+    d, c, b, a, f = (counts[k] for k in ("devices", "cables", "bgp_neighbors", "addresses", "files"))
+    return (
+        f"devices {_signed(d['added'], d['removed'], d['changed'])} · cables {_signed(c['added'], c['removed'])} ({c['recabled_ports']} recabled ports) · "
+        f"BGP neighbors {_signed(b['added'], b['removed'], b['changed'])} · addresses {_signed(a['added'], a['removed'], a['changed'])} · "
+        f"QoS {counts['qos']['values']} values on {counts['qos']['switches']} switches · BOM {counts['bom']['pids']} PIDs · "
+        f"files of {f['devices']} devices {_signed(f['added'], f['removed'], f['changed'])}, {f['derived']} derived (lab/), {f['reports']} reports"
+    )
+
+
+def _side_line(side: Side) -> str:
+    intent = side.intent
+    if intent is None:
+        return f"{side.label}: {side.spec} (empty)"
+    return f"{side.label}: {side.spec} (intent {intent.get('file')}, sha256 {str(intent.get('sha256'))[:12]})"
+
+
+def _file_summary(diffs) -> str:
+    by_status: dict[str, int] = {}
+    for diff in diffs:
+        by_status[diff.status] = by_status.get(diff.status, 0) + 1
+    return ", ".join(f"{count} file{'s' if count != 1 else ''} {status}" for status, count in sorted(by_status.items()))
+
+
+# --- text ---------------------------------------------------------------------------------------------
+
+
+def render_text(result: BuildDiff) -> list[tuple[str, str | None]]:
+    """Lines with a rich style each (None: plain); every line of every per-device diff."""
+    lines: list[tuple[str, str | None]] = [(f"fabricgen diff {result.old.spec} {result.new.spec}", "bold")]
+    lines += [(_side_line(side), None) for side in (result.old, result.new)]
+    lines += [(f"note: {note}", "yellow") for note in result.notes]
+    lines.append((headline(result), "bold"))
+    for section in sections(result):
+        lines.append(("", None))
+        lines.append((f"{section.title}: {section.summary}", "bold"))
+        for row in section.rows[:SECTION_ROWS]:
+            lines.append(("  " + "  ".join(cell for cell in row if cell), None))
+        if len(section.rows) > SECTION_ROWS:
+            lines.append((f"  … {len(section.rows) - SECTION_ROWS} more (--format json lists all)", "dim"))
+    if result.reports:
+        lines += [("", None), (f"reports changed: {', '.join(result.reports)}", None)]
+    if result.derived:
+        lines.append((f"derived files changed (lab/, not diffed): {len(result.derived)}", None))
+    for device, diffs in result.device_files.items():
+        lines += [("", None), (f"== {device}: {_file_summary(diffs)}", "bold cyan")]
+        for diff in diffs:
+            for line in diff.diff.splitlines():
+                style = None
+                if line.startswith(("+++", "---")):
+                    style = "bold"
+                elif line.startswith("+"):
+                    style = "green"
+                elif line.startswith("-"):
+                    style = "red"
+                elif line.startswith("@@"):
+                    style = "cyan"
+                lines.append((line, style))
+    return lines
+
+
+# --- markdown -----------------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(section: Section, shown: int) -> list[str]:
+    """The section as a pipe table of its first `shown` rows, and how many rows are left out."""
+    lines = [f"#### {section.title} ({section.summary})", "", "| " + " | ".join(section.columns) + " |", "|" + "---|" * len(section.columns)]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in section.rows[:shown]]
+    if shown < len(section.rows):
+        lines.append(f"\n_… {len(section.rows) - shown} more rows (`fabricgen diff --format json` lists all)_")
+    return lines + [""]
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """A PR comment: a heading with the counts, a table per section, then a collapsed block per
+    device with its unified diff. At most `max_bytes` (UTF-8): what does not fit is left out and
+    named at the end."""
+    head = [f"### fabricgen diff: `{result.old.spec}` → `{result.new.spec}`", ""]
+    head += [f"- {_side_line(side)}" for side in (result.old, result.new)] + [""]
+    head += [f"> note: {note}" for note in result.notes] + ([""] if result.notes else [])
+    head += [f"**{headline(result)}**", ""]
+    budget = max_bytes - OMISSION_RESERVE
+    body: list[str] = []
+    left_out: list[str] = []
+
+    def fits(lines: list[str]) -> bool:
+        return _size(head) + _size(body) + _size(lines) <= budget
+
+    # the semantic tables come before any diff; when they do not all fit, each gets a fair share
+    # of the room (a small table keeps all its rows, what it leaves over goes to the larger ones)
+    found = sections(result)
+    tables: dict[str, list[str]] = {}
+    room = budget - _size(head)
+    for index, section in enumerate(sorted(found, key=lambda s: _size(_table(s, len(s.rows))))):
+        share = room // (len(found) - index)
+        shown = min(len(section.rows), SECTION_ROWS)
+        while shown and _size(_table(section, shown)) > share:
+            shown -= 1
+        tables[section.title] = _table(section, shown)
+        room -= _size(tables[section.title])
+    for section in found:
+        body += tables[section.title]
+
+    extra = []
+    if result.reports:
+        extra.append(f"Reports changed: {', '.join(f'`{r}`' for r in result.reports)}.")
+    if result.derived:
+        extra.append(f"Derived files changed (lab/, not diffed): {len(result.derived)}.")
+    if extra and fits(extra + [""]):
+        body += extra + [""]
+
+    if result.device_files:
+        body += [f"#### Per-device diffs ({len(result.device_files)} devices)", ""]
+    skipped = []
+    for device, diffs in result.device_files.items():
+        block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", "```diff"]
+        block += "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")
+        block += ["```", "", "</details>", ""]
+        if fits(block):
+            body += block
+        else:
+            skipped.append(device)
+    if skipped:
+        left_out.append(f"the diffs of {len(skipped)} devices")
+
+    tail = []
+    if left_out:
+        note = f"_Left out to stay under {max_bytes:,} bytes: {'; '.join(left_out)}"
+        if skipped:
+            names = ""
+            for name in skipped:
+                if len(note) + len(names) + len(name) > OMISSION_RESERVE - 200:
+                    names += ", …"
+                    break
+                names += (", " if names else "") + name
+            note += f" ({names})"
+        tail = [note + ". Run `fabricgen diff` locally for everything._"]
+    text = "\n".join(head + body + tail) + "\n"
+    encoded = text.encode("utf-8")
+    if len(encoded) > max_bytes:  # only when even the headline does not fit a tiny cap
+        text = encoded[: max_bytes].decode("utf-8", errors="ignore")
+    return text
+
+
+# --- json ---------------------------------------------------------------------------------------------
+
+
+def _neighbor(n: Neighbor) -> dict:
+    return {"address": n.address, "remote_as": n.remote_as, "description": n.description}
+
+
+def render_json(result: BuildDiff) -> str:
+    """Everything: both sides, the counts, every semantic change and every per-device diff."""
+
+    def side(s: Side) -> dict:
+        return {"spec": s.spec, "intent": s.intent, "catalog": s.catalog, "empty": s.files is None}
+
+    cabling = result.cabling
+
+    def cable(c) -> dict:
+        return {"a": c.a, "b": c.b, **c.values}
+
+    document = {
+        "old": side(result.old),
+        "new": side(result.new),
+        "changed": result.changed,
+        "counts": result.counts(),
+        "notes": result.notes,
+        "devices": [
+            {"device": d.name, "status": d.status, **d.attributes, "changes": [{"attribute": n, "old": a, "new": b} for n, a, b in d.changes]}
+            for d in result.devices
+        ],
+        "cables": {
+            "added": [cable(c) for c in cabling.added],
+            "removed": [cable(c) for c in cabling.removed],
+            "recabled": [{"port": r.port, "old_peer": r.old_peer, "new_peer": r.new_peer} for r in cabling.recabled],
+            "changed": [{**cable(c.cable), "changes": [{"column": n, "old": a, "new": b} for n, a, b in c.changes]} for c in cabling.changed],
+        },
+        "bgp": [
+            {
+                "device": c.device,
+                "old_asn": c.old_asn,
+                "new_asn": c.new_asn,
+                "added": [_neighbor(n) for n in c.added],
+                "removed": [_neighbor(n) for n in c.removed],
+                "changed": [{"old": _neighbor(a), "new": _neighbor(b)} for a, b in c.changed],
+            }
+            for c in result.bgp
+        ],
+        "addresses": [{**dict(zip(("network", "device", "interface", "kind"), a.key)), "status": a.status, "old": a.old, "new": a.new} for a in result.addresses],
+        "qos": [{"value": q.value, "old": q.old, "new": q.new, "switches": list(q.switches)} for q in result.qos],
+        "bom": [{"pid": b.pid, "description": b.description, "old": b.old, "new": b.new, "delta": b.delta} for b in result.bom],
+        "files": {
+            "devices": {device: [{"path": f.path, "status": f.status, "diff": f.diff} for f in diffs] for device, diffs in result.device_files.items()},
+            "derived": result.derived,
+            "reports": result.reports,
+        },
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
