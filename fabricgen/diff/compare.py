@@ -21,6 +21,7 @@ import difflib
 import io
 import itertools
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -368,6 +369,12 @@ def _rows(text: str | None) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text))) if text else []
 
 
+def natural(value: str | tuple[str, ...]) -> list:
+    """Sort key that puts Ethernet1/2 before Ethernet1/10 and leaf2 before leaf10."""
+    texts = (value,) if isinstance(value, str) else value
+    return [int(part) if part.isdigit() else part for text in texts for part in re.split(r"([0-9]+)", text)]
+
+
 def _cables(text: str | None) -> dict[tuple[str, str], Cable]:
     """Cables by their unordered pair of ends (device:port); the cable id is not compared (renumbering)."""
     cables = {}
@@ -382,16 +389,16 @@ def _cabling(old_text: str | None, new_text: str | None) -> CablingDelta:
         return CablingDelta()
     old, new = _cables(old_text), _cables(new_text)
     delta = CablingDelta(
-        added=[new[key] for key in sorted(new.keys() - old.keys())],
-        removed=[old[key] for key in sorted(old.keys() - new.keys())],
+        added=[new[key] for key in sorted(new.keys() - old.keys(), key=natural)],
+        removed=[old[key] for key in sorted(old.keys() - new.keys(), key=natural)],
     )
-    for key in sorted(old.keys() & new.keys()):
+    for key in sorted(old.keys() & new.keys(), key=natural):
         moved = tuple((name, old[key].values[name], new[key].values[name]) for name in CABLE_VALUES if old[key].values[name] != new[key].values[name])
         if moved:
             delta.changed.append(CableChange(new[key], moved))
     old_peer = {end: other for a, b in old for end, other in ((a, b), (b, a))}
     new_peer = {end: other for a, b in new for end, other in ((a, b), (b, a))}
-    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys()) if old_peer[port] != new_peer[port]]
+    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys(), key=natural) if old_peer[port] != new_peer[port]]
     return delta
 
 
