@@ -1,0 +1,1 @@
+"""Pushing a build to switches: NAPALM drivers, inventory and rollout."""
