@@ -226,3 +226,8 @@ def test_the_password_is_in_no_file(lab, target: SonicTarget):
     found = subprocess.run(["grep", "-rlF", "--", target.password, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"the password is in: {found.stdout}{found.stderr}"
     assert target.log.stat().st_size > 0 and target.record.exists()
+
+
+def test_no_candidate_is_left_on_the_device(target: SonicTarget):
+    """Committed candidates are removed at once, failed ones when their session closes."""
+    assert list(Path("/tmp").glob("fabricgen-candidate.*")) == []

@@ -11,6 +11,7 @@ only ever handed to paramiko: no command line, file or message carries it.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import io
 import json
@@ -127,7 +128,10 @@ class SonicDriver(NetworkDriver):
         self._ssh = client
 
     def close(self) -> None:
+        """Also removes a candidate that was loaded and not committed: staging is per session."""
         if self._ssh is not None:
+            with contextlib.suppress(Exception):  # a dead connection cannot clean up; closing must still work
+                self.discard_config()
             self._ssh.close()
             self._ssh = None
 
