@@ -1,0 +1,434 @@
+"""A NAPALM driver for SONiC over SSH: replace a switch's config_db and frr.conf with a build's,
+compare first, commit with a checkpoint, roll back; read BGP neighbors and facts.
+
+In: the device's address and credentials, and a fabricgen SONiC device directory
+(`configs/<device>/` with config_db.json and frr.conf). Out: NAPALM's return formats.
+
+config_db goes through sonic-utilities (`config checkpoint/replace/rollback/save`); frr.conf goes
+through FRR's own `frr-reload.py`, inside the `bgp` container on a real SONiC. The password is
+only ever handed to paramiko: no command line, file or message carries it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import io
+import json
+import re
+import secrets
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+import paramiko
+from napalm.base import NetworkDriver
+from napalm.base.exceptions import (
+    CommandErrorException,
+    CommitError,
+    ConnectAuthError,
+    ConnectionException,
+    ConnectTimeoutError,
+    ReplaceConfigException,
+)
+
+# --- vendor commands, all in one place ------------------------------------------------------------
+SHOW_CONFIG_DB = "show runningconfiguration all"  # the running CONFIG_DB as JSON
+SHOW_VERSION = "show version"
+CONFIG_CHECKPOINT = "config checkpoint {name}"
+CONFIG_REPLACE = "config replace {path}"
+CONFIG_ROLLBACK = "config rollback {name}"
+CONFIG_SAVE = "config save -y"  # running CONFIG_DB -> /etc/sonic/config_db.json (survives reboot)
+STARTUP_CONFIG_DB = "/etc/sonic/config_db.json"
+FRR_CONF = "/etc/sonic/frr/frr.conf"  # the bgp container's /etc/frr/frr.conf on a real SONiC
+STATE_DIR = "/etc/sonic/fabricgen"  # checkpoints of FRR: its running config and the old frr.conf
+LAST_CHECKPOINT = f"{STATE_DIR}/last-checkpoint"
+# no-header: the saved copy must load again through frr-reload (vtysh -m rejects the
+# "Building configuration..." banner)
+VTYSH_RUNNING = "vtysh -c 'show running-config no-header'"
+VTYSH_VERSION = "vtysh -c 'show version'"
+VTYSH_BGP_SUMMARY = "vtysh -c 'show bgp vrf all summary json'"
+VTYSH_BGP_NEIGHBORS = "vtysh -c 'show bgp vrf all neighbors json'"  # only for the peers' router ids
+FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
+# Runs on FRR's side (host or container) with a config on stdin. The config gets a directory of
+# its own and frr-reload gets it as --confdir: a file named <confdir>/frr.conf is "the" config, so
+# frr-reload skips its closing `vtysh write` (this driver owns /etc/sonic/frr/frr.conf). The empty
+# vtysh.conf keeps vtysh from warning about a missing one; --stdout keeps the log out of
+# /var/log/frr and in the answer.
+FRR_WITH_CONFIG = (
+    'd=$(mktemp -d) && : > "$d/vtysh.conf" && cat > "$d/frr.conf" && '
+    + FRR_RELOAD
+    + ' {mode} --stdout --confdir "$d" "$d/frr.conf"; rc=$?; rm -rf "$d"; exit $rc'
+)
+STAGING = "mktemp -d /tmp/fabricgen-candidate.XXXXXX"  # mktemp -d makes it mode 700
+
+
+class SonicDriver(NetworkDriver):
+    """NAPALM driver for SONiC. optional_args:
+
+    - port (22); key_file: a private key to log in with (the password then unlocks nothing else);
+    - frr_container ("bgp"): the docker container FRR runs in; "" when FRR runs on the host;
+    - sudo (True unless logged in as root): prefix privileged commands with `sudo -n`;
+    - ssh_strict (False): refuse host keys not in ~/.ssh/known_hosts (False accepts them, as
+      NAPALM's netmiko-based drivers do).
+    """
+
+    def __init__(self, hostname: str, username: str, password: str, timeout: int = 60, optional_args: dict | None = None) -> None:
+        self.hostname = hostname
+        self.username = username
+        self.password = password
+        self.timeout = timeout
+        args = dict(optional_args or {})
+        self.port = int(args.get("port", 22))
+        self.key_file = args.get("key_file")
+        self.frr_container = args.get("frr_container", "bgp")
+        self.sudo = bool(args.get("sudo", username != "root"))
+        self.ssh_strict = bool(args.get("ssh_strict", False))
+        self._ssh: paramiko.SSHClient | None = None
+        self._staged: str | None = None  # the candidate's directory on the device
+        self._candidate: dict[str, str] | None = None  # {"config_db": canonical JSON, "frr": text}
+        self._checkpoint: str | None = None
+
+    # --- connection -------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        where = f"{self.hostname}:{self.port}"
+        client = paramiko.SSHClient()
+        if self.ssh_strict:
+            client.load_system_host_keys()
+            client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        else:
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        try:
+            client.connect(
+                self.hostname,
+                port=self.port,
+                username=self.username,
+                password=self.password,
+                key_filename=self.key_file,
+                timeout=self.timeout,
+                banner_timeout=self.timeout,
+                auth_timeout=self.timeout,
+                allow_agent=False,
+                look_for_keys=False,  # only what the caller gave: no surprise keys from ~/.ssh
+            )
+        except paramiko.AuthenticationException:
+            client.close()
+            raise ConnectAuthError(f"{where}: authentication failed for user {self.username!r} (wrong password or key)") from None
+        except TimeoutError:
+            client.close()
+            raise ConnectTimeoutError(f"{where} is unreachable: no answer within {self.timeout} s") from None
+        except OSError as exc:  # refused, no route, name not found (paramiko's NoValidConnectionsError too)
+            client.close()
+            raise ConnectionException(f"{where} is unreachable: {exc.strerror or exc}") from None
+        except paramiko.SSHException as exc:
+            client.close()
+            raise ConnectionException(f"{where}: SSH failed: {exc}") from None
+        self._ssh = client
+
+    def close(self) -> None:
+        """Also removes a candidate that was loaded and not committed: staging is per session."""
+        if self._ssh is not None:
+            with contextlib.suppress(Exception):  # a dead connection cannot clean up; closing must still work
+                self.discard_config()
+            self._ssh.close()
+            self._ssh = None
+
+    def is_alive(self) -> dict[str, bool]:
+        transport = self._ssh.get_transport() if self._ssh else None
+        return {"is_alive": bool(transport and transport.is_active())}
+
+    # --- running commands -------------------------------------------------------------------------
+
+    def _exec(self, command: str, stdin: str | None = None, timeout: float | None = None) -> tuple[int, str, str]:
+        if self._ssh is None:
+            raise ConnectionException(f"{self.hostname}: not connected (call open() first)")
+        stdin_file, stdout, stderr = self._ssh.exec_command(command, timeout=timeout or self.timeout)
+        if stdin is not None:
+            stdin_file.write(stdin)
+        stdin_file.channel.shutdown_write()  # EOF: commands reading stdin finish
+        try:
+            out = stdout.read().decode(errors="replace")
+            err = stderr.read().decode(errors="replace")
+        except TimeoutError:
+            raise CommandErrorException(f"{self.hostname}: `{command[:200]}` did not finish within {timeout or self.timeout} s") from None
+        return stdout.channel.recv_exit_status(), out, err
+
+    def _privileged(self, command: str) -> str:
+        return f"sudo -n {command}" if self.sudo else command
+
+    def _frr(self, command: str) -> str:
+        """`command` (a shell command line) run where FRR runs."""
+        if self.frr_container:
+            return self._privileged(f"docker exec -i {shlex.quote(self.frr_container)} sh -c {shlex.quote(command)}")
+        return self._privileged(f"sh -c {shlex.quote(command)}")
+
+    def _run(self, command: str, what: str, stdin: str | None = None, timeout: float | None = None) -> str:
+        """stdout of `command`; a CommandErrorException naming `what` when it fails."""
+        status, out, err = self._exec(command, stdin, timeout)
+        if status != 0:
+            raise CommandErrorException(f"{self.hostname}: {what} failed (exit {status}): {_tail(err or out)}")
+        return out
+
+    def _frr_reload(self, mode: str, config: str) -> tuple[int, str, str]:
+        return self._exec(self._frr(FRR_WITH_CONFIG.format(mode=mode)), stdin=config, timeout=max(self.timeout, 120))
+
+    def _write_file(self, path: str, text: str, what: str) -> None:
+        quoted = shlex.quote(path)
+        self._run(self._privileged(f"sh -c {shlex.quote(f'cat > {quoted}.new && mv {quoted}.new {quoted}')}"), what, stdin=text)
+
+    # --- candidate --------------------------------------------------------------------------------
+
+    def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        """`filename`: a fabricgen SONiC device directory (config_db.json and frr.conf), or its
+        config_db.json with frr.conf beside it. Checked here, then staged on the device."""
+        if config is not None:
+            raise NotImplementedError("SonicDriver loads a device directory: load_replace_candidate(filename='configs/<device>/')")
+        if filename is None:
+            raise ReplaceConfigException("load_replace_candidate needs filename= (a SONiC device directory of a fabricgen build)")
+        path = Path(filename)
+        directory = path if path.is_dir() else path.parent
+        db_path, frr_path = (path if path.is_file() else directory / "config_db.json"), directory / "frr.conf"
+        for required in (db_path, frr_path):
+            if not required.is_file():
+                raise ReplaceConfigException(f"{required} is missing: a SONiC candidate is config_db.json and frr.conf in one directory")
+        try:
+            config_db = json.loads(db_path.read_text())
+        except ValueError as exc:
+            raise ReplaceConfigException(f"{db_path} is not valid JSON: {exc}") from None
+        if not isinstance(config_db, dict):
+            raise ReplaceConfigException(f"{db_path} is not a config_db (a JSON object of tables)")
+        frr = frr_path.read_text()
+        if not frr.strip():
+            raise ReplaceConfigException(f"{frr_path} is empty")
+        self.discard_config()
+        staged = self._run(STAGING, "creating the staging directory").strip()
+        sftp = self._ssh.open_sftp()  # type: ignore[union-attr]
+        try:
+            sftp.putfo(io.BytesIO(db_path.read_bytes()), f"{staged}/config_db.json")
+            sftp.putfo(io.BytesIO(frr.encode()), f"{staged}/frr.conf")
+        finally:
+            sftp.close()
+        self._staged = staged
+        self._candidate = {"config_db": _canonical(config_db), "frr": frr}
+
+    def discard_config(self) -> None:
+        if self._staged is not None and self._ssh is not None:
+            self._exec(f"rm -rf {shlex.quote(self._staged)}")
+        self._staged = None
+        self._candidate = None
+
+    def compare_config(self) -> str:
+        """What a commit would change, "" when nothing: a unified diff of the running config_db
+        against the candidate's (canonical JSON), then the lines frr-reload.py would delete and add."""
+        candidate = self._require_candidate()
+        running = _canonical(self._running_config_db())
+        db_diff = "".join(
+            difflib.unified_diff(
+                running.splitlines(keepends=True), candidate["config_db"].splitlines(keepends=True), "running config_db", "candidate config_db.json"
+            )
+        )
+        status, out, err = self._frr_reload("--test", candidate["frr"])
+        if status != 0:
+            raise CommandErrorException(f"{self.hostname}: FRR rejects the candidate frr.conf: {_frr_error(out, err)}")
+        parts = []
+        if db_diff:
+            parts.append(f"=== config_db: running -> candidate (unified diff) ===\n{db_diff}")
+        if out.strip():
+            parts.append(f"=== frr.conf: what frr-reload.py would change (frr-reload.py --test) ===\n{out.strip()}\n")
+        return "\n".join(parts)
+
+    # --- commit and rollback ----------------------------------------------------------------------
+
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        """Checkpoint (config_db and FRR), then replace config_db, save it, install frr.conf and
+        reload FRR. A failing step undoes the steps before it and raises CommitError naming it."""
+        if revert_in is not None:
+            raise NotImplementedError("SonicDriver has no commit-confirm (revert_in): commit, check, and call rollback() if needed")
+        if self._candidate is None or self._staged is None:
+            raise CommitError(f"{self.hostname}: no candidate loaded: call load_replace_candidate first")
+        candidate, staged = self._candidate, self._staged
+        status, out, err = self._frr_reload("--test", candidate["frr"])
+        if status != 0:
+            raise CommitError(f"{self.hostname}: commit failed at 'check frr.conf' (nothing was changed): FRR rejects it: {_frr_error(out, err)}")
+        name = f"fabricgen-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+        undo: list[tuple[str, Any]] = []  # (what, how) of every applied step, undone in reverse
+        step = "checkpoint"
+        try:
+            self._checkpoint_frr(name)
+            self._run(self._privileged(CONFIG_CHECKPOINT.format(name=name)), "config checkpoint")
+            self._write_file(LAST_CHECKPOINT, name + "\n", "recording the checkpoint")
+            self._checkpoint = name
+            step = "config replace"
+            undo.append(("config_db", lambda: self._restore_config_db(name)))
+            self._run(self._privileged(CONFIG_REPLACE.format(path=shlex.quote(f"{staged}/config_db.json"))), step)
+            step = "config save"
+            self._run(self._privileged(CONFIG_SAVE), step)
+            step = "install frr.conf"
+            undo.append(("frr", lambda: self._restore_frr(name)))
+            self._run(self._privileged(f"cp {shlex.quote(f'{staged}/frr.conf')} {FRR_CONF}"), step)
+            step = "frr-reload"
+            status, out, err = self._frr_reload("--reload", candidate["frr"])
+            if status != 0:
+                raise CommandErrorException(f"frr-reload.py --reload failed (exit {status}): {_frr_error(out, err)}")
+        except Exception as exc:  # noqa: BLE001 - whatever broke (SSH, a command), undo what was applied
+            restored, failed = [], []
+            for what, how in reversed(undo):
+                try:
+                    how()
+                    restored.append(what)
+                except Exception as undo_exc:  # noqa: BLE001 - report every undo that failed
+                    failed.append(f"{what}: {undo_exc}")
+            outcome = f"restored {', '.join(restored)}" if restored else "nothing was changed"
+            if failed:
+                outcome = f"restoring failed ({'; '.join(failed)}): the switch may be half-applied, run rollback()"
+            raise CommitError(f"{self.hostname}: commit failed at '{step}' ({outcome}): {exc}") from None
+        self.discard_config()
+
+    def rollback(self) -> None:
+        """Back to the last commit's checkpoint: config_db (`config rollback`, saved), FRR's
+        running config (frr-reload) and /etc/sonic/frr/frr.conf."""
+        name = self._checkpoint or self._run(self._privileged(f"cat {LAST_CHECKPOINT}"), "reading the last checkpoint").strip()
+        if not name:
+            raise CommandErrorException(f"{self.hostname}: no checkpoint to roll back to")
+        self._restore_config_db(name)
+        self._restore_frr(name)
+
+    def _checkpoint_frr(self, name: str) -> None:
+        running = self._run(self._frr(VTYSH_RUNNING), "reading FRR's running config")
+        self._run(self._privileged(f"mkdir -p {STATE_DIR}"), "creating " + STATE_DIR)
+        self._write_file(f"{STATE_DIR}/{name}.frr-running.conf", running, "saving FRR's running config")
+        self._run(self._privileged(f"cp -p {FRR_CONF} {STATE_DIR}/{name}.frr.conf"), "keeping the old frr.conf")
+
+    def _restore_config_db(self, name: str) -> None:
+        self._run(self._privileged(CONFIG_ROLLBACK.format(name=name)), "config rollback")
+        self._run(self._privileged(CONFIG_SAVE), "config save")
+
+    def _restore_frr(self, name: str) -> None:
+        saved = self._run(self._privileged(f"cat {STATE_DIR}/{name}.frr-running.conf"), "reading the saved FRR config")
+        status, out, err = self._frr_reload("--reload", saved)
+        if status != 0:
+            raise CommandErrorException(f"frr-reload.py of the saved running config failed (exit {status}): {_frr_error(out, err)}")
+        self._run(self._privileged(f"cp -p {STATE_DIR}/{name}.frr.conf {FRR_CONF}"), "restoring the old frr.conf")
+
+    # --- getters ----------------------------------------------------------------------------------
+
+    def get_facts(self) -> dict[str, Any]:
+        config_db = self._running_config_db()
+        metadata = config_db.get("DEVICE_METADATA", {}).get("localhost", {})
+        hostname = metadata.get("hostname") or self._run("hostname", "hostname").strip()
+        status, out, _ = self._exec(SHOW_VERSION)
+        version = next((line.split(":", 1)[1].strip() for line in out.splitlines() if status == 0 and line.startswith("SONiC Software Version")), "")
+        if not version:  # no sonic-utilities `show version`: say which FRR runs
+            version = next(iter(self._run(self._frr(VTYSH_VERSION), "FRR version").strip().splitlines()), "")
+        uptime = float(self._run("cat /proc/uptime", "uptime").split()[0])
+        return {
+            "uptime": uptime,
+            "vendor": "SONiC",
+            "os_version": version,
+            "serial_number": metadata.get("serial", ""),
+            "model": metadata.get("hwsku", ""),
+            "hostname": hostname,
+            "fqdn": hostname,
+            "interface_list": sorted(config_db.get("PORT", {}), key=_natural),
+        }
+
+    def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict[str, str]:
+        """running: the running config_db (JSON) then FRR's running config, each under a `!` header
+        line; startup: /etc/sonic/config_db.json and /etc/sonic/frr/frr.conf; candidate: the loaded one."""
+        if sanitized:
+            raise NotImplementedError("SonicDriver does not sanitize configs")
+        result = {"running": "", "startup": "", "candidate": ""}
+        if retrieve in ("all", "running"):
+            result["running"] = _labelled(
+                _canonical(self._running_config_db()), SHOW_CONFIG_DB, self._run(self._frr(VTYSH_RUNNING), "reading FRR's running config"), VTYSH_RUNNING
+            )
+        if retrieve in ("all", "startup"):
+            db = self._run(self._privileged(f"cat {STARTUP_CONFIG_DB}"), "reading " + STARTUP_CONFIG_DB)
+            frr = self._run(self._privileged(f"cat {FRR_CONF}"), "reading " + FRR_CONF)
+            result["startup"] = _labelled(db, STARTUP_CONFIG_DB, frr, FRR_CONF)
+        if retrieve in ("all", "candidate") and self._candidate:
+            result["candidate"] = _labelled(self._candidate["config_db"], "candidate config_db.json", self._candidate["frr"], "candidate frr.conf")
+        return result
+
+    def get_bgp_neighbors(self) -> dict[str, dict[str, Any]]:
+        """NAPALM's format from FRR's `show bgp vrf all summary json` (FRR 8.4: vrf -> address
+        family -> peers); the peers' router ids from `show bgp vrf all neighbors json`."""
+        summary = _json(self._run(self._frr(VTYSH_BGP_SUMMARY), "show bgp summary"), "show bgp vrf all summary json")
+        details = _json(self._run(self._frr(VTYSH_BGP_NEIGHBORS), "show bgp neighbors"), "show bgp vrf all neighbors json")
+        result: dict[str, dict[str, Any]] = {}
+        for vrf, families in summary.items():
+            if not isinstance(families, dict):
+                continue
+            name = "global" if vrf == "default" else vrf
+            entry = result.setdefault(name, {"router_id": "", "peers": {}})
+            for family_key, family in families.items():
+                afi = {"ipv4Unicast": "ipv4", "ipv6Unicast": "ipv6"}.get(family_key)
+                if afi is None or not isinstance(family, dict):
+                    continue
+                entry["router_id"] = entry["router_id"] or family.get("routerId", "")
+                for address, peer in family.get("peers", {}).items():
+                    detail = details.get(vrf, {}).get(address, {})
+                    is_up = peer.get("state") == "Established"
+                    info = entry["peers"].setdefault(
+                        address,
+                        {
+                            "local_as": peer.get("localAs", family.get("as", 0)),
+                            "remote_as": peer.get("remoteAs", 0),
+                            "remote_id": detail.get("remoteRouterId", "0.0.0.0"),
+                            "is_up": is_up,
+                            "is_enabled": "Admin" not in str(peer.get("state", "")) and peer.get("peerState") != "Admin",
+                            "description": peer.get("desc", ""),
+                            "uptime": peer.get("peerUptimeMsec", 0) // 1000 if is_up else -1,
+                            "address_family": {},
+                        },
+                    )
+                    accepted = detail.get("addressFamilyInfo", {}).get(family_key, {}).get("acceptedPrefixCounter")
+                    info["address_family"][afi] = {
+                        "received_prefixes": peer.get("pfxRcd", -1),
+                        "accepted_prefixes": accepted if accepted is not None else peer.get("pfxRcd", -1),
+                        "sent_prefixes": peer.get("pfxSnt", -1),
+                    }
+        return result
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    def _running_config_db(self) -> dict:
+        return _json(self._run(self._privileged(SHOW_CONFIG_DB), SHOW_CONFIG_DB), SHOW_CONFIG_DB)
+
+    def _require_candidate(self) -> dict[str, str]:
+        if self._candidate is None:
+            raise ReplaceConfigException(f"{self.hostname}: no candidate loaded: call load_replace_candidate first")
+        return self._candidate
+
+
+def _canonical(config_db: dict) -> str:
+    return json.dumps(config_db, indent=4, sort_keys=True) + "\n"
+
+
+def _json(text: str, what: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise CommandErrorException(f"`{what}` did not answer JSON: {exc}") from None
+    return value if isinstance(value, dict) else {}
+
+
+def _labelled(config_db: str, db_source: str, frr: str, frr_source: str) -> str:
+    return f"! config_db ({db_source})\n{config_db.rstrip()}\n! frr ({frr_source})\n{frr.rstrip()}\n"
+
+
+def _frr_error(out: str, err: str) -> str:
+    """frr-reload's complaint without its INFO chatter."""
+    lines = [line for line in (err + "\n" + out).splitlines() if line.strip() and " INFO: " not in line and "vtysh.conf" not in line]
+    return _tail("\n".join(lines))
+
+
+def _tail(text: str, limit: int = 800) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))

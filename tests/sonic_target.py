@@ -1,0 +1,270 @@
+"""A SONiC-like SSH host for driver tests, made from one lab switch's FRR.
+
+sonic-utilities (`config`, `show`) cannot be installed outside SONiC, and there is no SONiC image
+here, so the target is assembled from real parts plus small stand-ins:
+
+- a dedicated `sshd -D` on 127.0.0.1:<free port> with its own host key, its own log and root
+  login by a password generated per target (the host's sshd and users are not touched);
+- sshd runs in a private mount namespace (`unshare --mount`) in which
+  - /etc is an overlay whose writes land in `directory/etc-upper`: /etc/shadow there carries the
+    test password's hash, /etc/sonic is `directory/sonic` (running and saved config_db,
+    checkpoints, /etc/sonic/frr/frr.conf);
+  - /run is a private tmpfs, with /run/frr bound to the lab switch's /var/run/frr/<namespace>, so
+    a plain `vtysh` or `frr-reload.py` in an SSH session drives that switch's FRR (unix sockets
+    work across network namespaces, so sshd itself needs no `ip netns exec`);
+  - /usr/local/bin (first on sshd's default PATH) holds stand-ins for `config checkpoint NAME`,
+    `config replace FILE`, `config rollback NAME`, `config save -y` and
+    `show runningconfiguration all`; each appends its argv to `directory/record.jsonl` and
+    changes the JSON files as SONiC would change CONFIG_DB.
+
+The mount namespace lives exactly as long as sshd and its sessions: stopping them removes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SSHD = Path("/usr/sbin/sshd")
+FRR_RUN = Path("/var/run/frr")
+
+# One stand-in for both commands: the program name says which. Only the subcommands the driver uses.
+STAND_IN = r'''#!/usr/bin/python3
+"""Stand-in for sonic-utilities' {program} (fabricgen tests): records argv, edits JSON files."""
+import json, os, shutil, sys
+
+RECORD, CONTROL = {record!r}, {control!r}
+SONIC = "/etc/sonic"
+RUNNING = SONIC + "/running_config_db.json"  # what redis' CONFIG_DB holds on a real switch
+SAVED = SONIC + "/config_db.json"
+CHECKPOINTS = SONIC + "/checkpoints"
+program, args = os.path.basename(sys.argv[0]), sys.argv[1:]
+with open(RECORD, "a") as record:
+    record.write(json.dumps([program, *args]) + "\n")
+
+
+def fail(message):
+    print(f"{{program}}: {{message}}", file=sys.stderr)
+    sys.exit(1)
+
+
+if program == "show":
+    if args != ["runningconfiguration", "all"]:
+        fail(f"the stand-in knows only `show runningconfiguration all`, not {{args}}")
+    print(open(RUNNING).read())
+    sys.exit(0)
+verb = args[0] if args else ""
+injected = os.path.join(CONTROL, "fail-" + verb)
+if os.path.exists(injected):
+    os.unlink(injected)
+    fail(f"{{verb}} failed (failure injected by the test)")
+if verb == "checkpoint" and len(args) == 2:
+    os.makedirs(CHECKPOINTS, exist_ok=True)
+    shutil.copyfile(RUNNING, f"{{CHECKPOINTS}}/{{args[1]}}.cp.json")
+elif verb == "replace" and len(args) == 2:
+    try:
+        config = json.load(open(args[1]))
+    except ValueError as exc:
+        fail(f"{{args[1]}} is not JSON: {{exc}}")
+    with open(RUNNING, "w") as running:
+        json.dump(config, running, indent=4, sort_keys=True)
+elif verb == "rollback" and len(args) == 2:
+    checkpoint = f"{{CHECKPOINTS}}/{{args[1]}}.cp.json"
+    if not os.path.exists(checkpoint):
+        fail(f"no checkpoint {{args[1]}}")
+    shutil.copyfile(checkpoint, RUNNING)
+elif args == ["save", "-y"]:
+    shutil.copyfile(RUNNING, SAVED)
+else:
+    fail(f"the stand-in does not know `config {{' '.join(args)}}`")
+'''
+
+SSHD_CONFIG = """\
+Port {port}
+ListenAddress 127.0.0.1
+HostKey {directory}/ssh_host_ed25519_key
+PidFile {directory}/sshd.pid
+PermitRootLogin yes
+PasswordAuthentication yes
+KbdInteractiveAuthentication no
+PubkeyAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+Subsystem sftp internal-sftp
+LogLevel VERBOSE
+"""
+
+# Runs inside the new mount namespace, then becomes sshd. /etc/sonic and /run/frr need mount points
+# that exist: the overlay's upper dir provides /etc/sonic, the private /run gets /run/frr made.
+MOUNTS = """\
+set -e
+mount -t overlay overlay -o lowerdir=/etc,upperdir={directory}/etc-upper,workdir={directory}/etc-work /etc
+mount --bind {directory}/sonic /etc/sonic
+mount --bind {frr_dir} {directory}/frr-run
+mount -t tmpfs -o mode=755 fabricgen-target /run
+mkdir -p /run/frr /run/sshd
+mount --bind {directory}/frr-run /run/frr
+mount --bind {directory}/bin /usr/local/bin
+exec {sshd} -D -f {directory}/sshd_config -E {directory}/sshd.log
+"""
+
+
+@dataclass
+class SonicTarget:
+    """One running target. `directory` holds everything of it (config, keys, log, record)."""
+
+    host: str
+    port: int
+    username: str
+    password: str
+    namespace: str
+    directory: Path
+    process: subprocess.Popen
+
+    @property
+    def sonic_dir(self) -> Path:
+        """What SSH sessions see as /etc/sonic."""
+        return self.directory / "sonic"
+
+    @property
+    def record(self) -> Path:
+        return self.directory / "record.jsonl"
+
+    @property
+    def log(self) -> Path:
+        return self.directory / "sshd.log"
+
+    @property
+    def optional_args(self) -> dict:
+        """For SonicDriver: this port, FRR on the host itself (no bgp container)."""
+        return {"port": self.port, "frr_container": ""}
+
+    def commands(self, program: str = "config") -> list[list[str]]:
+        """Every recorded invocation of the stand-in `program` ("config" or "show"), argv without it."""
+        if not self.record.exists():
+            return []
+        calls = [json.loads(line) for line in self.record.read_text().splitlines()]
+        return [call[1:] for call in calls if call[0] == program]
+
+    def forget_commands(self) -> None:
+        self.record.write_text("")
+
+    def running_config_db(self) -> dict:
+        return json.loads((self.sonic_dir / "running_config_db.json").read_text())
+
+    def saved_config_db(self) -> dict:
+        return json.loads((self.sonic_dir / "config_db.json").read_text())
+
+    def fail_next(self, verb: str) -> None:
+        """The next `config <verb>` fails (exit 1), once."""
+        (self.directory / "control" / f"fail-{verb}").write_text("")
+
+    def stop(self) -> None:
+        """sshd and every session it started (one process group); the mount namespace goes with them."""
+        if self.process.poll() is None:
+            _kill_group(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _kill_group(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        _kill_group(self.process.pid, signal.SIGKILL)  # sessions left behind by a killed sshd
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_sonic_target(namespace: str, directory: Path, config_db: dict, frr_conf: str, timeout: float = 10) -> SonicTarget:
+    """Start a target for the lab switch in `namespace` (its FRR must be running); `config_db` is
+    its running and saved CONFIG_DB, `frr_conf` its /etc/sonic/frr/frr.conf. Stop it with .stop()."""
+    frr_dir = FRR_RUN / namespace
+    if not (frr_dir / "bgpd.vty").exists():
+        raise RuntimeError(f"no FRR runs for {namespace} ({frr_dir}/bgpd.vty is missing)")
+    directory.mkdir(parents=True, exist_ok=True)
+    for sub in ("etc-upper/sonic", "etc-work", "sonic/frr", "sonic/checkpoints", "frr-run", "bin", "control"):
+        (directory / sub).mkdir(parents=True, exist_ok=True)
+    password = secrets.token_urlsafe(18)
+    _write_shadow(directory / "etc-upper" / "shadow", password)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(directory / "ssh_host_ed25519_key")], check=True, capture_output=True)
+    port = free_port()
+    (directory / "sshd_config").write_text(SSHD_CONFIG.format(port=port, directory=directory))
+    for program in ("config", "show"):
+        stand_in = directory / "bin" / program
+        stand_in.write_text(STAND_IN.format(program=program, record=str(directory / "record.jsonl"), control=str(directory / "control")))
+        stand_in.chmod(0o755)
+    text = json.dumps(config_db, indent=4, sort_keys=True)
+    (directory / "sonic" / "running_config_db.json").write_text(text)
+    (directory / "sonic" / "config_db.json").write_text(text)
+    (directory / "sonic" / "frr" / "frr.conf").write_text(frr_conf)
+    script = MOUNTS.format(directory=directory, frr_dir=frr_dir, sshd=SSHD)
+    with open(directory / "unshare.log", "w") as log:
+        process = subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,  # own process group: stop() ends it all
+        )
+    target = SonicTarget("127.0.0.1", port, "root", password, namespace, directory, process)
+    try:
+        _wait_listening(port, process, directory, timeout)
+    except BaseException:
+        target.stop()
+        raise
+    return target
+
+
+@contextmanager
+def sonic_target(namespace: str, directory: Path, config_db: dict, frr_conf: str) -> Iterator[SonicTarget]:
+    """start_sonic_target as a context: stopped on the way out, whatever happened."""
+    target = start_sonic_target(namespace, directory, config_db, frr_conf)
+    try:
+        yield target
+    finally:
+        target.stop()
+
+
+def _write_shadow(path: Path, password: str) -> None:
+    """The host's /etc/shadow with root's hash replaced by the test password's (given to openssl on
+    stdin, never on a command line)."""
+    hashed = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password + "\n", capture_output=True, text=True, check=True).stdout.strip()
+    lines = []
+    for line in Path("/etc/shadow").read_text().splitlines():
+        fields = line.split(":")
+        if fields[0] == "root":
+            fields[1] = hashed
+        lines.append(":".join(fields))
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o640)
+    shutil.copystat("/etc/shadow", path)  # same mode as the original
+
+
+def _wait_listening(port: int, process: subprocess.Popen, directory: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = "".join((directory / name).read_text() for name in ("unshare.log", "sshd.log") if (directory / name).exists())
+            raise RuntimeError(f"the SONiC test target's sshd exited ({process.returncode}): {output[-1500:]}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"the SONiC test target's sshd did not listen on 127.0.0.1:{port} within {timeout} s")

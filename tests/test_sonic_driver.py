@@ -1,0 +1,233 @@
+"""The SONiC NAPALM driver against a real SSH host whose FRR is a lab switch's.
+
+sonic-utilities cannot be installed outside SONiC, so the target (tests/sonic_target.py) is a
+dedicated sshd on 127.0.0.1 in a private mount namespace: real vtysh and frr-reload.py drive the
+lab leaf's FRR, and stand-ins for `config` and `show runningconfiguration all` record what they
+are asked and keep config_db as JSON files. One lab (tests/lab/two-units.yaml, SONiC leaves) and
+one target serve the whole module; the tests run in order, each starting from the last one's end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import napalm
+import pytest
+from napalm.base.exceptions import CommitError, ConnectionException
+
+from fabricgen.lab import session
+from fabricgen.pipeline import build
+from fabricgen.push.sonic import SonicDriver
+from tests.sonic_target import SSHD, SonicTarget, free_port, start_sonic_target
+from tests.test_lab import LAB_INTENT, leftovers, needs_lab
+
+LEAF = "be-su01-leaf1"
+needs_target = pytest.mark.skipif(not SSHD.exists() or not shutil.which("unshare"), reason="needs openssh-server (scripts/test.sh installs it as root)")
+pytestmark = [needs_lab, needs_target]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory):
+    """The two-unit lab, up and converged; down afterwards whatever happened."""
+    build_dir = tmp_path_factory.mktemp("sonic-lab") / "two-units"
+    build(LAB_INTENT, build_dir)
+    try:
+        report = session.up(build_dir, timeout=60)
+        assert report.converged, "the lab did not converge"
+        yield build_dir, report.plan
+    finally:
+        session.down(build_dir)
+        assert leftovers(build_dir) == []
+
+
+@pytest.fixture(scope="module")
+def target(lab, tmp_path_factory: pytest.TempPathFactory):
+    """LEAF as a SONiC box: its running config_db starts as the build's with another hostname (so
+    a commit has something to change there too); its frr.conf is the one the lab booted."""
+    build_dir, plan = lab
+    device = build_dir / "configs" / LEAF
+    config_db = json.loads((device / "config_db.json").read_text())
+    config_db["DEVICE_METADATA"]["localhost"]["hostname"] = "before-fabricgen"
+    started = start_sonic_target(plan.namespace(LEAF), tmp_path_factory.mktemp("sonic-target"), config_db, (device / "frr.conf").read_text())
+    try:
+        yield started
+    finally:
+        started.stop()
+        assert not [line for line in _processes() if str(started.directory) in line], "the target's processes are still running"
+
+
+@pytest.fixture
+def driver(target: SonicTarget):
+    device = SonicDriver(target.host, target.username, target.password, timeout=30, optional_args=target.optional_args)
+    device.open()
+    target.forget_commands()
+    yield device
+    device.close()
+
+
+def _processes() -> list[str]:
+    return subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines()
+
+
+def vtysh(target: SonicTarget, *commands: str) -> str:
+    args = [arg for command in commands for arg in ("-c", command)]
+    return subprocess.run(["vtysh", "-N", target.namespace, *args], capture_output=True, text=True, check=True).stdout
+
+
+def running_frr(target: SonicTarget) -> str:
+    return vtysh(target, "show running-config no-header")
+
+
+def neighbors_of(frr_conf: str) -> set[str]:
+    return set(re.findall(r"^ neighbor (\d+\.\d+\.\d+\.\d+) remote-as ", frr_conf, re.MULTILINE))
+
+
+def wait_neighbors(driver: SonicDriver, expected: set[str], up: bool, timeout: float = 30) -> dict:
+    """Poll get_bgp_neighbors until every expected neighbor's is_up is `up`; the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        peers = driver.get_bgp_neighbors().get("global", {}).get("peers", {})
+        if set(peers) >= expected and all(peers[p]["is_up"] is up for p in expected):
+            return peers
+        if time.monotonic() > deadline:
+            state = {p: peers.get(p, {}).get("is_up") for p in sorted(expected)}
+            raise AssertionError(f"{LEAF}: neighbors not {'up' if up else 'down'} within {timeout} s: {state}")
+        time.sleep(0.5)
+
+
+def candidate_copy(lab, tmp_path: Path, frr_edit=None, hostname: str | None = None) -> Path:
+    """A copy of LEAF's build directory with frr.conf passed through `frr_edit`, and another hostname."""
+    build_dir, _ = lab
+    copy = tmp_path / LEAF
+    shutil.copytree(build_dir / "configs" / LEAF, copy)
+    if frr_edit:
+        (copy / "frr.conf").write_text(frr_edit((copy / "frr.conf").read_text()))
+    if hostname:
+        config_db = json.loads((copy / "config_db.json").read_text())
+        config_db["DEVICE_METADATA"]["localhost"]["hostname"] = hostname
+        (copy / "config_db.json").write_text(json.dumps(config_db, indent=4))
+    return copy
+
+
+# --- finding and connecting ----------------------------------------------------------------------
+
+
+def test_napalm_finds_the_driver_by_name():
+    assert napalm.get_network_driver("sonic") is SonicDriver
+
+
+def test_a_wrong_password_and_a_closed_port_are_told_apart(target: SonicTarget):
+    wrong = SonicDriver(target.host, "root", "not-the-password", timeout=10, optional_args=target.optional_args)
+    with pytest.raises(ConnectionException, match="authentication failed"):
+        wrong.open()
+    closed = SonicDriver("127.0.0.1", "root", target.password, timeout=10, optional_args={"port": free_port(), "frr_container": ""})
+    with pytest.raises(ConnectionException, match="unreachable") as refused:
+        closed.open()
+    assert target.password not in str(refused.value)
+
+
+# --- replace, commit, rollback -------------------------------------------------------------------
+
+
+def test_commit_restores_the_builds_routing_and_config_db(lab, target: SonicTarget, driver: SonicDriver):
+    build_dir, _ = lab
+    device = build_dir / "configs" / LEAF
+    frr_conf = (device / "frr.conf").read_text()
+    expected = neighbors_of(frr_conf)
+    assert len(expected) == 2  # one per spine
+    vtysh(target, "configure terminal", "no router bgp")
+    assert driver.get_bgp_neighbors().get("global", {}).get("peers", {}) == {}
+
+    driver.load_replace_candidate(str(device))
+    diff = driver.compare_config()
+    config_db_half, frr_half = diff.split("=== frr.conf")
+    assert config_db_half.startswith("=== config_db")
+    assert '-            "hostname": "before-fabricgen",' in config_db_half and f'+            "hostname": "{LEAF}",' in config_db_half
+    added = frr_half.split("Lines To Add")[1]
+    assert "router bgp 64513" in added
+    for peer in expected:
+        assert f"neighbor {peer} remote-as 64512" in added
+
+    driver.commit_config()
+    commands = target.commands()
+    assert [c[0] for c in commands] == ["checkpoint", "replace", "save"], commands
+    assert commands[2] == ["save", "-y"] and commands[1][1].endswith("/config_db.json")
+    peers = wait_neighbors(driver, expected, up=True)
+    assert {peers[p]["remote_as"] for p in expected} == {64512}
+    assert target.running_config_db() == target.saved_config_db() == json.loads((device / "config_db.json").read_text())
+    assert (target.sonic_dir / "frr" / "frr.conf").read_text() == frr_conf
+    driver.load_replace_candidate(str(device))  # the same again: config_db has nothing left to change
+    assert "=== config_db" not in driver.compare_config()
+    driver.discard_config()
+
+
+def test_a_broken_commit_is_rolled_back(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+    before_frr = running_frr(target)
+    before_db = target.saved_config_db()
+    broken = candidate_copy(lab, tmp_path, lambda text: text.replace("remote-as 64512", "remote-as 65000"), hostname="broken")
+    expected = neighbors_of(broken.joinpath("frr.conf").read_text())
+
+    driver.load_replace_candidate(str(broken / "config_db.json"))  # a config_db.json, frr.conf beside it
+    driver.commit_config()
+    wait_neighbors(driver, expected, up=False, timeout=15)
+    assert target.saved_config_db()["DEVICE_METADATA"]["localhost"]["hostname"] == "broken"
+
+    driver.rollback()
+    checkpoint = target.commands()[0][1]
+    assert target.commands()[-2:] == [["rollback", checkpoint], ["save", "-y"]]
+    assert running_frr(target) == before_frr
+    assert target.running_config_db() == target.saved_config_db() == before_db
+    wait_neighbors(driver, expected, up=True)
+
+
+def test_a_commit_frr_refuses_changes_nothing(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+    before_frr, before_db = running_frr(target), target.saved_config_db()
+    bad = candidate_copy(lab, tmp_path, lambda text: text.replace(" bgp log-neighbor-changes", " bgp log-neighbour-changes"), hostname="bad")
+    driver.load_replace_candidate(str(bad))
+    with pytest.raises(CommitError, match=r"(?s)at 'check frr.conf' \(nothing was changed\).*log-neighbour-changes"):
+        driver.commit_config()
+    assert target.commands() == []
+    assert running_frr(target) == before_frr
+    assert target.running_config_db() == target.saved_config_db() == before_db
+
+
+def test_a_step_failing_midway_undoes_the_steps_before_it(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+    """`config save` fails after `config replace` changed the running config_db: it is rolled back."""
+    before_frr, before_db = running_frr(target), target.saved_config_db()
+    driver.load_replace_candidate(str(candidate_copy(lab, tmp_path, hostname="half-applied")))
+    target.fail_next("save")
+    with pytest.raises(CommitError, match=r"at 'config save' \(restored config_db\)"):
+        driver.commit_config()
+    assert [c[0] for c in target.commands()] == ["checkpoint", "replace", "save", "rollback", "save"]
+    assert target.running_config_db() == target.saved_config_db() == before_db
+    assert running_frr(target) == before_frr
+
+
+def test_getters(driver: SonicDriver):
+    facts = driver.get_facts()
+    assert facts["vendor"] == "SONiC" and facts["hostname"] == LEAF
+    assert facts["os_version"].startswith("FRRouting 8.")  # no `show version` on the stand-in
+    assert "Ethernet0" in facts["interface_list"]
+    running = driver.get_config(retrieve="running")["running"]
+    assert running.startswith("! config_db (show runningconfiguration all)\n{") and "\n! frr (vtysh" in running
+    assert "router bgp 64513" in running
+
+
+def test_the_password_is_in_no_file(lab, target: SonicTarget):
+    """Last: everything the module wrote (the target's directory with its sshd log, the record and
+    /etc overlay, the build) and any staging directory left on the 'device'."""
+    build_dir, _ = lab
+    places = [target.directory, build_dir, *Path("/tmp").glob("fabricgen-candidate.*")]
+    found = subprocess.run(["grep", "-rlF", "--", target.password, *map(str, places)], capture_output=True, text=True, check=False)
+    assert found.returncode == 1, f"the password is in: {found.stdout}{found.stderr}"
+    assert target.log.stat().st_size > 0 and target.record.exists()
+
+
+def test_no_candidate_is_left_on_the_device(target: SonicTarget):
+    """Committed candidates are removed at once, failed ones when their session closes."""
+    assert list(Path("/tmp").glob("fabricgen-candidate.*")) == []
