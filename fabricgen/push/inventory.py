@@ -64,7 +64,9 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     targets, problems = [], []
     for node in chosen:
         name = node["id"]
-        settings = {**defaults, **overrides.get(name, {})}
+        own = overrides.get(name, {})
+        # a device's optional_args add to the defaults' ones (a port here, a transport for all)
+        settings = {**defaults, **own, "optional_args": {**(defaults.get("optional_args") or {}), **(own.get("optional_args") or {})}}
         host = settings.get("host") or management.get(name)
         if not host:
             problems.append(Problem(

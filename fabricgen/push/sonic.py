@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import io
 import json
 import re
@@ -44,6 +45,11 @@ STARTUP_CONFIG_DB = "/etc/sonic/config_db.json"
 FRR_CONF = "/etc/sonic/frr/frr.conf"  # the bgp container's /etc/frr/frr.conf on a real SONiC
 STATE_DIR = "/etc/sonic/fabricgen"  # checkpoints of FRR: its running config and the old frr.conf
 LAST_CHECKPOINT = f"{STATE_DIR}/last-checkpoint"
+# What `frr-reload.py --test` still lists right after a successful reload of a config: lines FRR
+# accepts but never shows in its running config (defaults written out, like `detect-multiplier 3`
+# or `no bgp ebgp-requires-policy`). Kept with the sha256 of the config it belongs to, so pushing
+# the same config again compares as unchanged instead of listing them forever.
+FRR_RESIDUAL = f"{STATE_DIR}/frr-residual"
 # no-header: the saved copy must load again through frr-reload (vtysh -m rejects the
 # "Building configuration..." banner)
 VTYSH_RUNNING = "vtysh -c 'show running-config no-header'"
@@ -235,7 +241,7 @@ class SonicDriver(NetworkDriver):
         parts = []
         if db_diff:
             parts.append(f"=== config_db: running -> candidate (unified diff) ===\n{db_diff}")
-        if out.strip():
+        if out.strip() and out.strip() != self._residual(candidate["frr"]):
             parts.append(f"=== frr.conf: what frr-reload.py would change (frr-reload.py --test) ===\n{out.strip()}\n")
         return "\n".join(parts)
 
@@ -284,6 +290,10 @@ class SonicDriver(NetworkDriver):
             if failed:
                 outcome = f"restoring failed ({'; '.join(failed)}): the switch may be half-applied, run rollback()"
             raise CommitError(f"{self.hostname}: commit failed at '{step}' ({outcome}): {exc}") from None
+        # Only an optimisation of the next compare: failing to record it must not undo the commit.
+        status, out, _ = self._frr_reload("--test", candidate["frr"])
+        if status == 0:
+            self._exec(self._privileged(f"sh -c {shlex.quote(f'cat > {FRR_RESIDUAL}')}"), stdin=f"{_sha256(candidate['frr'])}\n{out.strip()}\n")
         self.discard_config()
 
     def rollback(self) -> None:
@@ -294,6 +304,13 @@ class SonicDriver(NetworkDriver):
             raise CommandErrorException(f"{self.hostname}: no checkpoint to roll back to")
         self._restore_config_db(name)
         self._restore_frr(name)
+        self._exec(self._privileged(f"rm -f {FRR_RESIDUAL}"))
+
+    def _residual(self, frr: str) -> str | None:
+        """The residual recorded when this very frr.conf was last committed here, if it was."""
+        status, out, _ = self._exec(self._privileged(f"cat {FRR_RESIDUAL}"))
+        digest, _, residual = out.partition("\n")
+        return residual.strip() if status == 0 and digest == _sha256(frr) else None
 
     def _checkpoint_frr(self, name: str) -> None:
         running = self._run(self._frr(VTYSH_RUNNING), "reading FRR's running config")
@@ -401,6 +418,10 @@ class SonicDriver(NetworkDriver):
         if self._candidate is None:
             raise ReplaceConfigException(f"{self.hostname}: no candidate loaded: call load_replace_candidate first")
         return self._candidate
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _canonical(config_db: dict) -> str:
