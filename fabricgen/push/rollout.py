@@ -133,7 +133,7 @@ def push(targets: list[Target], credentials: Credentials, options: RolloutOption
     for target in targets:
         result = results[target.name]
         if result.outcome is Outcome.would_change:  # preflight saw a change the rollout never reached
-            result = replace(result, outcome=Outcome.not_attempted, stage="", message=stopped)
+            result = replace(result, outcome=Outcome.not_attempted, stage="")  # the summary says why
         final.append(result)
     return Rollout(final, committed=True, stopped=stopped)
 
