@@ -394,3 +394,19 @@ def test_canary_none_commits_both_ends_of_a_change_in_one_batch(built, plan_rows
     result = push(targets, CREDENTIALS, RolloutOptions(commit=True, canary="none", batch=2, **FAST))
     assert result.ok and {r.stage for r in result.results} == {"batch 1"}
     assert sorted(journal.committed()) == ["be-spine01", "be-su01-leaf1"]
+
+
+def test_each_nos_gets_its_napalm_driver(built, tmp_path):
+    """NX-OS through NAPALM's NX-API driver, SONiC through fabricgen's own, both found by name."""
+    from napalm.nxos import NXOSDriver
+
+    from fabricgen.push.sonic import SonicDriver
+
+    sonic = tmp_path / "sonic.yaml"
+    sonic.write_text("name: sonic-oob\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\noob:\n  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}\n  console: {model: C8300-1N1S-4T2X, module: NIM-24A}\n")
+    build(sonic, tmp_path / "build")
+    targets = read_targets(tmp_path / "build")
+    assert {t.nos: t.driver for t in targets} == {"nxos": "nxos", "sonic": "sonic"}
+    assert rollout.resolve_drivers(targets) == {"nxos": NXOSDriver, "sonic": SonicDriver}
+    leaf = next(t for t in targets if t.nos == "sonic")
+    assert leaf.config == tmp_path / "build" / "configs" / leaf.name and leaf.config.is_dir()
