@@ -133,6 +133,15 @@ def test_bad_credentials_are_a_per_device_failure(lab, target, inventory):
     assert "Traceback" not in result.stderr
 
 
+def test_a_wrong_frr_container_is_named_as_the_cause(lab, target, tmp_path: Path):
+    """Without frr_container: '' the driver looks for SONiC's `bgp` container, which this host lacks."""
+    build_dir, _ = lab
+    inventory = tmp_path / "docker.yaml"
+    inventory.write_text(f"devices:\n  {LEAF}: {{host: 127.0.0.1, optional_args: {{port: {target.port}}}}}\n")
+    result = push(build_dir, inventory, target.password, "--devices", LEAF)
+    assert result.returncode == 1 and "check optional_args frr_container ('bgp')" in result.stdout
+
+
 def test_the_password_is_in_no_file(lab, target, inventory):
     build_dir, _ = lab
     places = [target.directory, build_dir, inventory.parent, *Path("/tmp").glob("fabricgen-candidate.*")]

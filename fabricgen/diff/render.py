@@ -88,7 +88,7 @@ def sections(result: BuildDiff) -> list[Section]:
     for change in result.qos:
         names = ", ".join(change.switches[:SWITCHES_SHOWN]) + (f", … ({len(change.switches) - SWITCHES_SHOWN} more)" if len(change.switches) > SWITCHES_SHOWN else "")
         rows.append((change.value, _arrow(change.old, change.new), str(len(change.switches)), names))
-    found.append(Section("QoS", f"{c['values']} values changed on {c['switches']} switches", ("value", "change", "switches", "which"), rows))
+    found.append(Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows))
 
     rows = [(change.pid, change.description, str(change.old), str(change.new), f"{change.delta:+d}") for change in result.bom]
     found.append(Section("Bill of materials", f"{len(rows)} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
@@ -103,7 +103,7 @@ def headline(result: BuildDiff) -> str:
     return (
         f"devices {_signed(d['added'], d['removed'], d['changed'])} · cables {_signed(c['added'], c['removed'])} ({c['recabled_ports']} recabled ports) · "
         f"BGP neighbors {_signed(b['added'], b['removed'], b['changed'])} · addresses {_signed(a['added'], a['removed'], a['changed'])} · "
-        f"QoS {counts['qos']['values']} values on {counts['qos']['switches']} switches · BOM {counts['bom']['pids']} PIDs · "
+        f"QoS {_plural(counts['qos']['values'], 'value')} on {_plural(counts['qos']['switches'], 'switch')} · BOM {counts['bom']['pids']} PIDs · "
         f"files of {f['devices']} devices {_signed(f['added'], f['removed'], f['changed'])}, {f['derived']} derived (lab/), {f['reports']} reports"
     )
 
@@ -305,3 +305,7 @@ def render_json(result: BuildDiff) -> str:
         },
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}{'es' if noun.endswith('ch') else 's'}"
