@@ -17,6 +17,7 @@ from fabricgen import __version__
 from fabricgen.diff import diff_builds
 from fabricgen.diff import render as diff_render
 from fabricgen.errors import FabricgenError
+from fabricgen.output import write_file_atomic
 from fabricgen.pipeline import Build, build, compile_intent
 from fabricgen.reports.bom_compare import (
     bom_table,
@@ -298,6 +299,31 @@ def lab_run_command(
         out.print(f"report: {report_file}", markup=False)
     out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
     raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command("analyze")
+def analyze_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    network: str = NETWORK_OPTION,
+    worst: int = typer.Option(10, "--worst", min=1, help="How many of the worst single failures to list."),
+    report_file: Path | None = typer.Option(None, "--report", help="Also write the findings as Markdown to this file."),
+) -> None:
+    """Capacity of the fabric BUILD_DIR built: per tier, bisection, max-flow between rails and
+    scalable units, oversubscription per leaf, and what every single spine, leaf or link failure
+    leaves between leaves (capacity and ECMP width), the worst named."""
+    from fabricgen.analysis.capacity import capacity, single_failures
+    from fabricgen.analysis.fabric import read_fabric
+    from fabricgen.analysis.report import markdown
+
+    def analyse() -> str:
+        fabric = read_fabric(build_dir, network)
+        return markdown(fabric, capacity(fabric), single_failures(fabric), worst)
+
+    text = _run(analyse)
+    out.print(text, markup=False, highlight=False)
+    if report_file is not None:
+        _run(lambda: write_file_atomic(report_file, text.encode()))
+        out.print(f"report: {report_file}", markup=False)
 
 
 @app.command("push")

@@ -120,3 +120,9 @@ class PushError(FabricgenError):
     Raised before any device is touched; per-device failures are results, not errors."""
 
     phase = "push"
+
+
+class AnalysisError(FabricgenError):
+    """The build cannot be analysed as asked: not a build, another version, a bad traffic option."""
+
+    phase = "analyze"

@@ -18,8 +18,8 @@ import re
 import shutil
 import sys
 import tempfile
-from pathlib import Path, PurePosixPath
 from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 
 from fabricgen.errors import OutputError, Problem
 
@@ -168,3 +168,15 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_file_atomic(path: Path, data: bytes) -> None:
+    """One file (a report), written beside its destination and renamed over it: a reader sees the
+    old file or the whole new one, never half of it."""
+    staging = path.with_name(f".{path.name}.fabricgen-tmp")
+    try:
+        staging.write_bytes(data)
+        os.replace(staging, path)
+    except OSError as exc:
+        staging.unlink(missing_ok=True)
+        raise OutputError(Problem(f"cannot write {path}: {exc.strerror}", hint="choose a writable path")) from None

@@ -1,0 +1,176 @@
+"""Capacity of a built fabric, and what single failures leave of it.
+
+Traffic between leaves follows the routing: up to a spine, down to a leaf (BGP in a Clos never
+turns back up at a leaf). So capacities are max-flows over the *valley-free* graph: each leaf
+appears twice, as a sender (edges up to its spines) and as a receiver (edges down from them).
+Group capacities (rail to rail, scalable unit to unit, one half of the leaves to the other) are
+max-flows computed by networkx (`networkx.maximum_flow_value`, preflow-push). Between two single
+leaves the same max-flow has a closed form, sum over spines of min(up, down), evaluated for every
+pair at once with numpy; a test checks it against networkx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+import networkx as nx
+import numpy as np
+
+from fabricgen.analysis.fabric import Fabric
+
+ROWS_PER_CHUNK = 256  # leaf rows per block of the pairwise minimum: bounds memory at large leaf counts
+
+
+def pair_capacity(capacity: np.ndarray) -> np.ndarray:
+    """[leaf, leaf] Gbps one leaf can send another: sum over spines of min(up, down)."""
+    leaves = capacity.shape[0]
+    result = np.empty((leaves, leaves))
+    for start in range(0, leaves, ROWS_PER_CHUNK):
+        block = capacity[start:start + ROWS_PER_CHUNK, None, :]
+        result[start:start + ROWS_PER_CHUNK] = np.minimum(block, capacity[None, :, :]).sum(axis=2)
+    np.fill_diagonal(result, np.inf)  # a leaf to itself crosses no fabric link
+    return result
+
+
+def ecmp_width(links: np.ndarray, per_spine: bool = False) -> np.ndarray:
+    """[leaf, leaf] equal-cost next hops from one leaf towards another: its uplinks to every spine
+    that still reaches the destination (each parallel link is its own BGP next hop), or with
+    per_spine the number of such spines."""
+    reaches = (links > 0).astype(np.int64)
+    width = (reaches if per_spine else links) @ reaches.T
+    np.fill_diagonal(width, np.iinfo(np.int64).max)
+    return width
+
+
+def group_flow(fabric: Fabric, senders: np.ndarray, receivers: np.ndarray, capacity: np.ndarray | None = None) -> float:
+    """Max-flow in Gbps from the leaves `senders` (boolean mask) to `receivers`, valley-free."""
+    capacity = fabric.capacity_gbps if capacity is None else capacity
+    graph = nx.DiGraph()
+    for leaf in np.flatnonzero(senders):
+        graph.add_edge("source", ("up", leaf))  # no capacity attribute: unbounded
+        for spine in np.flatnonzero(capacity[leaf]):
+            graph.add_edge(("up", leaf), ("spine", spine), capacity=capacity[leaf, spine])
+    for leaf in np.flatnonzero(receivers):
+        graph.add_edge(("down", leaf), "sink")
+        for spine in np.flatnonzero(capacity[leaf]):
+            graph.add_edge(("spine", spine), ("down", leaf), capacity=capacity[leaf, spine])
+    if "source" not in graph or "sink" not in graph:
+        return 0.0
+    return float(nx.maximum_flow_value(graph, "source", "sink"))
+
+
+@dataclass(frozen=True)
+class GroupFlow:
+    name: str  # "rail 1 -> rail 2"
+    gbps: float
+    demand_gbps: float  # what the senders' servers can offer (their leaves' cabled server ports)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    leaf_uplink_gbps: float  # every leaf's uplinks together (the leaf tier's capacity)
+    spine_gbps: float  # every spine's leaf-facing ports together
+    bisection_gbps: float  # max-flow from the first half of the leaves (by unit) to the second
+    oversubscription: dict[str, float]  # leaf -> server-facing / spine-facing capacity
+    min_pair_gbps: float
+    min_pair: tuple[str, str]
+    min_ecmp_width: int
+    min_spine_width: int
+    groups: list[GroupFlow]
+
+
+def capacity(fabric: Fabric) -> Capacity:
+    pairs = pair_capacity(fabric.capacity_gbps)
+    widths = ecmp_width(fabric.links)
+    a, b = np.unravel_index(np.argmin(pairs), pairs.shape)
+    order = np.lexsort((np.arange(len(fabric.leaves)), fabric.leaf_unit))
+    first_half = np.zeros(len(fabric.leaves), dtype=bool)
+    first_half[order[: len(order) // 2]] = True
+    uplinks = fabric.uplink_gbps
+    return Capacity(
+        leaf_uplink_gbps=float(uplinks.sum()),
+        spine_gbps=float(fabric.capacity_gbps.sum()),
+        bisection_gbps=group_flow(fabric, first_half, ~first_half),
+        oversubscription={leaf: float(down / up) if up else float("inf") for leaf, down, up in zip(fabric.leaves, fabric.downlink_gbps, uplinks, strict=True)},
+        min_pair_gbps=float(pairs[a, b]),
+        min_pair=(fabric.leaves[a], fabric.leaves[b]),
+        min_ecmp_width=int(widths.min()) if len(fabric.leaves) > 1 else 0,
+        min_spine_width=int(ecmp_width(fabric.links, per_spine=True).min()) if len(fabric.leaves) > 1 else 0,
+        groups=_groups(fabric),
+    )
+
+
+def _groups(fabric: Fabric) -> list[GroupFlow]:
+    """Max-flow between neighbouring rails and neighbouring scalable units (pods come with 3 tiers)."""
+    found = []
+    for label, values in (("rail", fabric.leaf_rail), ("unit", fabric.leaf_unit)):
+        distinct = sorted(set(values.tolist()) - {0})
+        for first, second in pairwise(distinct):
+            senders, receivers = values == first, values == second
+            found.append(GroupFlow(f"{label} {first} -> {label} {second}", group_flow(fabric, senders, receivers), float(fabric.downlink_gbps[senders].sum())))
+    return found
+
+
+@dataclass(frozen=True)
+class FailureImpact:
+    kind: str  # "spine", "leaf", "link"
+    name: str  # the device, or "leaf -- spine (1 of 8 links)"
+    min_pair_gbps: float  # the least capacity left between two surviving leaves
+    worst_pair: tuple[str, str]
+    min_ecmp_width: int  # the least ECMP width (links) left between two surviving leaves
+    min_spine_width: int  # the least number of spines still joining two surviving leaves
+    capacity_left: float  # min_pair_gbps / the intact fabric's
+
+
+def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImpact]:
+    """Every single spine, leaf and leaf-spine link failure, worst first (least capacity left,
+    then least ECMP width). A leaf failure is scored over the surviving leaves.
+
+    A link or leaf failure only touches the pairs of one leaf, so those are recomputed from the
+    intact pair matrices in O(leaves x spines) each; only a spine failure recomputes every pair."""
+    if len(fabric.leaves) < 2:
+        return []
+    pairs, widths = pair_capacity(fabric.capacity_gbps), ecmp_width(fabric.links)
+    spine_widths = ecmp_width(fabric.links, per_spine=True)
+    intact, intact_width, intact_spines = float(pairs.min()), int(widths.min()), int(spine_widths.min())
+    impacts = []
+    for spine, name in enumerate(fabric.spines):
+        capacity, links = fabric.capacity_gbps.copy(), fabric.links.copy()
+        capacity[:, spine], links[:, spine] = 0, 0
+        impacts.append(_scored(fabric, "spine", name, intact, pair_capacity(capacity), ecmp_width(links), ecmp_width(links, per_spine=True)))
+    for leaf, name in enumerate(fabric.leaves):
+        alive = np.arange(len(fabric.leaves)) != leaf
+        impacts.append(_scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive))
+    for leaf, spine in zip(*np.nonzero(fabric.links), strict=True):
+        row = fabric.capacity_gbps[leaf].copy()
+        row_links = fabric.links[leaf].copy()
+        row[spine] -= row[spine] / row_links[spine]
+        row_links[spine] -= 1
+        others = np.arange(len(fabric.leaves)) != leaf
+        row_pairs = np.minimum(row[None, :], fabric.capacity_gbps[others]).sum(axis=1)
+        row_widths = (fabric.links[others] > 0).astype(np.int64) @ row_links
+        row_spines = (fabric.links[others] > 0).astype(np.int64) @ (row_links > 0)
+        # the other pairs are unchanged and this leaf's can only shrink, so the new minimum is the
+        # smaller of the intact one and this leaf's new row
+        low = int(np.argmin(row_pairs))
+        partner = fabric.leaves[np.flatnonzero(others)[low]]
+        worst_pair = (fabric.leaves[leaf], partner) if row_pairs[low] <= intact else _min_pair(fabric, pairs)
+        label = f"{fabric.leaves[leaf]} -- {fabric.spines[spine]} (1 of {fabric.links[leaf, spine]} links)"
+        least = min(intact, float(row_pairs[low]))
+        impacts.append(FailureImpact("link", label, least, worst_pair, min(intact_width, int(row_widths.min())), min(intact_spines, int(row_spines.min())), least / intact if intact else 0.0))
+    impacts.sort(key=lambda i: (i.min_pair_gbps, i.min_ecmp_width, i.kind, i.name))
+    return impacts[:worst] if worst else impacts
+
+
+def _min_pair(fabric: Fabric, pairs: np.ndarray, alive: np.ndarray | None = None) -> tuple[str, str]:
+    names = [n for n, up in zip(fabric.leaves, alive, strict=True) if up] if alive is not None else list(fabric.leaves)
+    a, b = np.unravel_index(np.argmin(pairs), pairs.shape)
+    return names[a], names[b]
+
+
+def _scored(fabric: Fabric, kind: str, name: str, intact: float, pairs: np.ndarray, widths: np.ndarray, spines: np.ndarray, alive: np.ndarray | None = None) -> FailureImpact:
+    if pairs.shape[0] < 2:
+        return FailureImpact(kind, name, 0.0, ("", ""), 0, 0, 0.0)
+    least = float(pairs.min())
+    return FailureImpact(kind, name, least, _min_pair(fabric, pairs, alive), int(widths.min()), int(spines.min()), least / intact if intact else 0.0)

@@ -1,0 +1,83 @@
+"""A build's routed fabric as arrays, for analysis: leaves, spines, and the capacity between them.
+
+Read from the build directory only (topology.json, checked against the manifest), so the fabric
+analysed is the one that was built and cabled, not the intent's idea of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fabricgen.build_dir import BuildFiles
+from fabricgen.errors import AnalysisError, Problem
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """A 2-tier leaf-spine fabric. Arrays are indexed by leaf (rows) and spine (columns)."""
+
+    network: str
+    leaves: tuple[str, ...]
+    spines: tuple[str, ...]
+    leaf_rail: np.ndarray  # [leaf] rail number (0 when the fabric is not rail-optimized)
+    leaf_unit: np.ndarray  # [leaf] scalable unit
+    links: np.ndarray  # [leaf, spine] parallel links
+    capacity_gbps: np.ndarray  # [leaf, spine] their summed speed
+    downlink_gbps: np.ndarray  # [leaf] host-facing capacity in use (cabled server ports)
+    link_gbps: float  # the leaf-spine link speed (the most common one)
+
+    @property
+    def uplink_gbps(self) -> np.ndarray:
+        """[leaf] capacity towards the spines."""
+        return self.capacity_gbps.sum(axis=1)
+
+
+def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
+    build = BuildFiles(build_dir, AnalysisError)
+    topology = build.json("topology.json")
+    nodes = {node["id"]: node for node in topology["nodes"] if node.get("network") == network}
+    leaves = tuple(name for name, node in nodes.items() if node["role"] == "leaf")
+    spines = tuple(name for name, node in nodes.items() if node["role"] == "spine")
+    if not leaves or not spines:
+        known = sorted(topology["graph"].get("fabrics", {}))
+        raise AnalysisError(Problem(
+            f"the build has no routed {network} fabric (leaves and spines)",
+            hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
+            file=str(build_dir / "topology.json"),
+        ))
+    leaf_index = {name: i for i, name in enumerate(leaves)}
+    spine_index = {name: j for j, name in enumerate(spines)}
+    links = np.zeros((len(leaves), len(spines)), dtype=np.int64)
+    capacity = np.zeros((len(leaves), len(spines)))
+    downlinks = np.zeros(len(leaves))
+    speeds: dict[float, int] = {}
+    for link in topology["links"]:
+        if link.get("network") != network:
+            continue
+        ends = (link["source"], link["target"])
+        speed = float(link["speed_gbps"])
+        if link["kind"] == "fabric":
+            leaf, spine = ends if ends[0] in leaf_index else ends[::-1]
+            if leaf not in leaf_index or spine not in spine_index:
+                continue  # a fabric link beyond the leaf-spine tiers (none in 2-tier builds)
+            links[leaf_index[leaf], spine_index[spine]] += 1
+            capacity[leaf_index[leaf], spine_index[spine]] += speed
+            speeds[speed] = speeds.get(speed, 0) + 1
+        elif link["kind"] == "host":
+            leaf = next((end for end in ends if end in leaf_index), None)
+            if leaf is not None:
+                downlinks[leaf_index[leaf]] += speed
+    return Fabric(
+        network=network,
+        leaves=leaves,
+        spines=spines,
+        leaf_rail=np.array([nodes[name].get("rail") or 0 for name in leaves]),
+        leaf_unit=np.array([nodes[name].get("scalable_unit") or 0 for name in leaves]),
+        links=links,
+        capacity_gbps=capacity,
+        downlink_gbps=downlinks,
+        link_gbps=max(speeds, key=speeds.get) if speeds else 0.0,
+    )
