@@ -14,7 +14,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from fabricgen.analysis.capacity import capacity, ecmp_width, group_flow, pair_capacity, single_failures
+from fabricgen.analysis.capacity import (
+    capacity,
+    ecmp_width,
+    group_flow,
+    pair_capacity,
+    single_failures,
+)
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.errors import AnalysisError
 from fabricgen.pipeline import build
