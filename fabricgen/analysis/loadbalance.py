@@ -264,13 +264,13 @@ _CRC_TABLE = _crc_table()
 
 
 def crc32_tuples(
-    switch_seed: int, src_ip, dst_ip, sport, dport: int = ROCEV2_PORT
+    switch_seed, src_ip, dst_ip, sport, dport: int = ROCEV2_PORT
 ) -> np.ndarray:
     """CRC-32 (zlib's) of the packed big-endian bytes seed(4) src(4) dst(4) proto(1) sport(2)
     dport(2), vectorised over flows; equal to zlib.crc32 of the same 17 bytes."""
     n = len(src_ip)
     cols = [
-        (np.full(n, switch_seed, dtype=np.uint64), 4),
+        (np.broadcast_to(np.asarray(switch_seed, dtype=np.uint64), (n,)), 4),
         (np.asarray(src_ip, dtype=np.uint64), 4),
         (np.asarray(dst_ip, dtype=np.uint64), 4),
         (np.full(n, UDP, dtype=np.uint64), 1),
@@ -291,13 +291,9 @@ def _hash(kind: str, switch_seed: np.ndarray, tr: Traffic, sel, rng) -> np.ndarr
         return rng.integers(
             0, 1 << 32, size=int(np.count_nonzero(sel)), dtype=np.uint64
         )
-    out = np.empty(int(np.count_nonzero(sel)), dtype=np.uint64)
-    src, dst, sport = tr.src[sel] + _IP_BASE, tr.dst[sel] + _IP_BASE, tr.sport[sel]
     # one seed per switch, so the hash input differs per hop (no polarisation)
-    for s in np.unique(switch_seed):
-        m = switch_seed == s
-        out[m] = crc32_tuples(int(s), src[m], dst[m], sport[m])
-    return out
+    src, dst = tr.src[sel] + _IP_BASE, tr.dst[sel] + _IP_BASE
+    return crc32_tuples(switch_seed, src, dst, tr.sport[sel]).astype(np.uint64)
 
 
 # ---------------------------------------------------------------- simulation
@@ -325,23 +321,41 @@ def _least_loaded(loads, groups, sizes, grp, nbytes, order_key, rng) -> np.ndarr
     vectorised across queues. loads: [queue, member], modified in place."""
     n = len(nbytes)
     choice = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return choice
     order = np.lexsort((rng.permutation(n), order_key))
     keys = order_key[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     counts = np.diff(np.r_[starts, n])
+    by_count = np.argsort(
+        -counts, kind="stable"
+    )  # queues still busy at step t: a prefix
+    starts, counts = starts[by_count], counts[by_count]
+    busy = np.searchsorted(-counts, -np.arange(int(counts[0])), side="left")
+    o_queue, o_grp, o_bytes = order_key[order], grp[order], nbytes[order]
     width = groups.shape[1]
+    # no failure: every group is all members in order, so skip the gather and the padding
+    full = bool(np.all(sizes[grp] == width)) and np.array_equal(
+        groups[grp[0]], np.arange(width)
+    )
     cols = np.arange(width)
-    for t in range(int(counts.max()) if n else 0):
-        items = order[starts[counts > t] + t]
-        sw = order_key[items]
-        mem = groups[grp[items]]
-        cand = loads[sw[:, None], mem]
-        cand[cols[None, :] >= sizes[grp[items]][:, None]] = np.inf
+    picked = np.empty(n, dtype=np.int64)
+    for t, k in enumerate(busy):
+        pos = starts[:k] + t
+        sw = o_queue[pos]
+        if full:
+            cand = loads[sw]
+        else:
+            mem = groups[o_grp[pos]]
+            cand = loads[sw[:, None], mem]
+            cand[cols[None, :] >= sizes[o_grp[pos]][:, None]] = np.inf
         best = cand.min(axis=1, keepdims=True)
         tie = np.where(cand <= best, rng.random(cand.shape), -1.0)
-        pick = mem[np.arange(len(items)), tie.argmax(axis=1)]
-        choice[items] = pick
-        loads[sw, pick] += nbytes[items]
+        col = tie.argmax(axis=1)
+        pick = col if full else mem[np.arange(k), col]
+        picked[pos] = pick
+        loads[sw, pick] += o_bytes[pos]
+    choice[order] = picked
     return choice
 
 
@@ -416,17 +430,19 @@ def simulate(
             )
             upl[:] = 0.0  # recomputed below with bincount, the same numbers
             spine = uplink // K
-            dl = np.zeros((S * L, K))
-            queue = spine * L + pb
-            link = _least_loaded(
-                dl,
-                down.reshape(S * L, K),
-                downsize.ravel(),
-                queue,
-                part_bytes,
-                queue,
-                rng,
-            )
+            if K == 1:  # one link down to the leaf: nothing to choose
+                link = np.zeros(len(pa), dtype=np.int64)
+            else:
+                queue = spine * L + pb
+                link = _least_loaded(
+                    np.zeros((S * L, K)),
+                    down.reshape(S * L, K),
+                    downsize.ravel(),
+                    queue,
+                    part_bytes,
+                    queue,
+                    rng,
+                )
         upl = np.bincount(pa * S * K + uplink, weights=part_bytes, minlength=L * S * K)
         upl = upl.reshape(L, S * K)
         dnl = np.bincount(
