@@ -253,3 +253,18 @@ def test_bad_fabric_is_a_clear_error():
             rails=8,
             failed=frozenset({(0, 5, 0)}),
         )
+
+
+@pytest.mark.parametrize("failed", [(), [(0, 1, 0)]])
+def test_flowlet_greedy_levels_equal_flowlets_to_within_one(failed):
+    """Greedy least-loaded with equal flowlets: a leaf's live uplinks end within one flowlet of
+    each other (without failures the vectorised round-robin path, with one the step loop)."""
+    fabric = node_per_leaf(nodes=6, failed=failed)
+    traffic = make_traffic(fabric, "all-to-all", message_bytes=8e6, seed=4)
+    r = simulate(fabric, traffic, "flowlet", flowlets=3, seed=4)
+    flowlet = 8e6 / 3
+    live = fabric.alive
+    for leaf in range(fabric.leaves):
+        loads = r.uplink_bytes[leaf][live[leaf]]
+        assert loads.max() - loads.min() <= flowlet * (1 + 1e-9), (leaf, loads)
+    assert r.uplink_bytes.sum() == pytest.approx(traffic.nbytes.sum())

@@ -323,21 +323,42 @@ def _least_loaded(loads, groups, sizes, grp, nbytes, order_key, rng) -> np.ndarr
     choice = np.empty(n, dtype=np.int64)
     if n == 0:
         return choice
-    order = np.lexsort((rng.permutation(n), order_key))
+    # arrival order: random, then grouped by queue (a stable sort keeps it random within each)
+    arrival = rng.permutation(n)
+    key = order_key[arrival]
+    if key.max() < 1 << 16:
+        key = key.astype(
+            np.uint16
+        )  # numpy's stable sort is a radix sort on 16-bit keys
+    order = arrival[np.argsort(key, kind="stable")]
     keys = order_key[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     counts = np.diff(np.r_[starts, n])
-    by_count = np.argsort(
-        -counts, kind="stable"
-    )  # queues still busy at step t: a prefix
-    starts, counts = starts[by_count], counts[by_count]
-    busy = np.searchsorted(-counts, -np.arange(int(counts[0])), side="left")
     o_queue, o_grp, o_bytes = order_key[order], grp[order], nbytes[order]
     width = groups.shape[1]
     # no failure: every group is all members in order, so skip the gather and the padding
-    full = bool(np.all(sizes[grp] == width)) and np.array_equal(
-        groups[grp[0]], np.arange(width)
-    )
+    identity = np.array_equal(groups[grp[0]], np.arange(width))
+    full = identity and bool(np.all(sizes[grp] == width))
+    first = np.repeat(starts, counts)
+    if full and not loads.any() and np.array_equal(o_bytes, o_bytes[first]):
+        # Equal flowlets onto empty links: greedy least-loaded with random ties fills the links
+        # in rounds, each round a uniformly random permutation of the members. The same
+        # distribution as the loop below, without the loop.
+        rank = np.arange(n) - first
+        rounds = -(-counts // width)
+        round_id = np.repeat(np.cumsum(rounds) - rounds, counts) + rank // width
+        perms = np.argsort(rng.random((int(rounds.sum()), width)), axis=1)
+        picked = perms[round_id, rank % width]
+        flat = np.bincount(
+            o_queue * width + picked, weights=o_bytes, minlength=loads.size
+        )
+        loads += flat.reshape(loads.shape)
+        choice[order] = picked
+        return choice
+    # queues still busy at step t are a prefix once sorted by length
+    by_count = np.argsort(-counts, kind="stable")
+    starts, counts = starts[by_count], counts[by_count]
+    busy = np.searchsorted(-counts, -np.arange(int(counts[0])), side="left")
     cols = np.arange(width)
     picked = np.empty(n, dtype=np.int64)
     for t, k in enumerate(busy):
