@@ -306,24 +306,56 @@ def analyze_command(
     build_dir: Path = BUILD_DIR_ARG,
     network: str = NETWORK_OPTION,
     worst: int = typer.Option(10, "--worst", min=1, help="How many of the worst single failures to list."),
-    report_file: Path | None = typer.Option(None, "--report", help="Also write the findings as Markdown to this file."),
+    report_file: Path | None = typer.Option(None, "--report", help="Write the findings as Markdown to this file, and the figures (PNG and SVG) beside it."),
+    pattern: str = typer.Option("all-to-all", "--pattern", help="Collective traffic: all-to-all or ring (all-reduce)."),
+    scope: str = typer.Option("rail", "--scope", help="rail: each GPU talks to its own rail (rail-optimized collectives); cross-rail: every hop also changes rail."),
+    jobs: int = typer.Option(1, "--jobs", help="Concurrent jobs sharing the cluster."),
+    placement: str = typer.Option("contiguous", "--placement", help="contiguous or scattered nodes per job."),
+    message_bytes: int = typer.Option(1 << 20, "--message-bytes", help="Bytes per GPU pair (all-to-all) or per GPU (ring)."),
+    flows_per_pair: int = typer.Option(1, "--flows-per-pair", help="Flows (RoCE queue pairs, one UDP source port each) per GPU pair."),
+    modes: str = typer.Option("ecmp,flowlet,spray", "--modes", help="Load-balancing modes, comma-separated: ecmp, flowlet, spray."),
+    hash_function: str = typer.Option("crc32", "--hash", help="Static ECMP's hash: crc32 (of the 5-tuple) or random (an ideal hash)."),
+    flowlets: int = typer.Option(4, "--flowlets", help="Flowlets per flow in flowlet mode."),
+    seeds: int = typer.Option(10, "--seeds", help="Random seeds per mode (confidence intervals over them)."),
+    no_traffic: bool = typer.Option(False, "--no-traffic", help="Capacity and failures only."),
 ) -> None:
-    """Capacity of the fabric BUILD_DIR built: per tier, bisection, max-flow between rails and
-    scalable units, oversubscription per leaf, and what every single spine, leaf or link failure
-    leaves between leaves (capacity and ECMP width), the worst named."""
+    """Will the fabric BUILD_DIR built deliver what the GPUs need? Capacity per tier, bisection,
+    max-flow between rails and scalable units, oversubscription per leaf, every single failure's
+    capacity and ECMP width left (the worst named), and load balancing (static ECMP, flowlet,
+    per-packet spraying) under collective traffic: link loads, Jain's fairness, FCT stretch, JCT."""
+    from fabricgen.analysis.balancing import TrafficOptions, analyse
     from fabricgen.analysis.capacity import capacity, single_failures
     from fabricgen.analysis.fabric import read_fabric
-    from fabricgen.analysis.report import markdown
+    from fabricgen.analysis.report import balancing_markdown, markdown
 
-    def analyse() -> str:
+    options = TrafficOptions(
+        pattern=pattern, scope=scope, jobs=jobs, placement=placement, message_bytes=message_bytes,
+        flows_per_pair=flows_per_pair, modes=tuple(m.strip() for m in modes.split(",") if m.strip()),
+        hash=hash_function, flowlets=flowlets, seeds=seeds,
+    )
+
+    def analyse_build() -> tuple[str, dict[str, bytes]]:
         fabric = read_fabric(build_dir, network)
-        return markdown(fabric, capacity(fabric), single_failures(fabric), worst)
+        text = markdown(fabric, capacity(fabric), single_failures(fabric), worst)
+        if no_traffic:
+            return text, {}
+        options.check()
+        balancing = analyse(fabric, options)
+        files: dict[str, bytes] = {}
+        if report_file is not None and balancing.crosses_fabric:
+            from fabricgen.analysis.plots import figures
 
-    text = _run(analyse)
+            files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
+        names = {name.removeprefix(f"{report_file.stem}-").removesuffix(".png"): name for name in files if name.endswith(".png")} if report_file else {}
+        return text + "\n" + balancing_markdown(balancing, names), files
+
+    text, figure_files = _run(analyse_build)
     out.print(text, markup=False, highlight=False)
     if report_file is not None:
+        for name, data in figure_files.items():
+            _run(lambda name=name, data=data: write_file_atomic(report_file.with_name(name), data))
         _run(lambda: write_file_atomic(report_file, text.encode()))
-        out.print(f"report: {report_file}", markup=False)
+        out.print(f"report: {report_file}" + (f" and {len(figure_files)} figures beside it" if figure_files else ""), markup=False)
 
 
 @app.command("push")

@@ -128,3 +128,46 @@ def test_bad_input_is_a_clear_error(whitepaper_256, tmp_path):
     (other / "manifest.json").write_text(json.dumps(manifest))
     result = subprocess.run([sys.executable, "-m", "fabricgen", "analyze", str(other)], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 2 and "built by fabricgen 0.0.1" in result.stderr and "Traceback" not in result.stderr
+
+
+def analyze(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, check=False, timeout=300)
+
+
+def test_load_balancing_report_with_figures_is_deterministic(whitepaper_256, tmp_path):
+    args = [str(whitepaper_256), "--scope", "cross-rail", "--seeds", "3", "--no-traffic"]
+    assert "Load balancing" not in analyze(*args).stdout  # --no-traffic: capacity and failures only
+    args = args[:-1]
+    first, second = tmp_path / "one" / "a.md", tmp_path / "two" / "a.md"
+    for report in (first, second):
+        report.parent.mkdir()
+        result = analyze(*args, "--report", str(report))
+        assert result.returncode == 0, result.stderr
+    text = first.read_text()
+    rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith(("| ecmp", "| flowlet", "| spray"))}
+    assert rows["spray"].count("1.000") == 6  # every metric ideal when sprayed (the table's first rows)
+    ecmp_max_load = float(rows["ecmp"].split(" | ")[1].split()[0])
+    assert ecmp_max_load > 1.05  # hashing collides
+    figures = sorted(path.name for path in first.parent.iterdir() if path != first)
+    assert figures == [f"a-{name}.{kind}" for name in ("fct-stretch", "jct-vs-jobs", "link-load") for kind in ("png", "svg")]
+    assert all((first.parent / name).read_bytes() == (second.parent / name).read_bytes() for name in figures + ["a.md"])
+    assert (first.parent / "a-link-load.png").read_bytes().startswith(b"\x89PNG")
+    assert "![JCT vs concurrent jobs](a-jct-vs-jobs.png)" in text
+
+
+def test_traffic_that_never_leaves_a_leaf_is_said_so(whitepaper_256):
+    result = analyze(str(whitepaper_256))  # one scalable unit, rail-local: every flow stays on its leaf
+    assert result.returncode == 0, result.stderr
+    assert "This traffic never leaves a leaf" in result.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--pattern", "butterfly"], "--pattern 'butterfly' is not known"),
+    (["--modes", "ecmp,magic"], "--modes 'magic' is not known"),
+    (["--jobs", "100"], "every job needs at least 2 nodes"),
+    (["--flows-per-pair", "0"], "--flows-per-pair must be at least 1"),
+])
+def test_bad_traffic_options_are_clear_errors(whitepaper_256, args, message):
+    result = analyze(str(whitepaper_256), *args)
+    assert result.returncode == 2, result.stdout
+    assert message in result.stderr and "Traceback" not in result.stderr

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fabricgen.analysis.loadbalance import (
-    Fabric,
+    LeafSpine,
     Traffic,
     compare,
     crc32_tuples,
@@ -26,15 +26,15 @@ def node_per_leaf(
 ):
     """Every node's `rails` NICs on its own leaf; spines * links = rails uplinks per leaf: 1:1."""
     leaf_of_nic = np.repeat(np.arange(nodes), rails)
-    return Fabric(
+    return LeafSpine(
         leaves=nodes, spines=spines, links=links, uplink_gbps=400.0, host_gbps=400.0,
         leaf_of_nic=leaf_of_nic, rails=rails, failed=frozenset(failed),
     )  # fmt: skip
 
 
-def two_leaves(width: int = 32) -> Fabric:
+def two_leaves(width: int = 32) -> LeafSpine:
     """Leaf 0 holds NICs 0..width-1, leaf 1 the next width; `width` spines, one link each."""
-    return Fabric(
+    return LeafSpine(
         leaves=2, spines=width, links=1, uplink_gbps=100.0, host_gbps=100.0,
         leaf_of_nic=np.repeat([0, 1], width), rails=1,
     )  # fmt: skip
@@ -239,11 +239,11 @@ def test_bad_input_is_a_clear_error(call, message):
 
 def test_bad_fabric_is_a_clear_error():
     with pytest.raises(ValueError, match="not a positive multiple of rails=8"):
-        Fabric(2, 2, 1, 400.0, 400.0, np.zeros(12, dtype=int), rails=8)
+        LeafSpine(2, 2, 1, 400.0, 400.0, np.zeros(12, dtype=int), rails=8)
     with pytest.raises(ValueError, match="outside 0..1"):
-        Fabric(2, 2, 1, 400.0, 400.0, np.full(8, 2), rails=8)
+        LeafSpine(2, 2, 1, 400.0, 400.0, np.full(8, 2), rails=8)
     with pytest.raises(ValueError, match="failed link"):
-        Fabric(
+        LeafSpine(
             2,
             2,
             1,

@@ -6,6 +6,7 @@ analysed is the one that was built and cabled, not the intent's idea of it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,8 @@ class Fabric:
     capacity_gbps: np.ndarray  # [leaf, spine] their summed speed
     downlink_gbps: np.ndarray  # [leaf] host-facing capacity in use (cabled server ports)
     link_gbps: float  # the leaf-spine link speed (the most common one)
+    nic_leaf: np.ndarray  # [node, rail] the leaf of each GPU NIC (GPU nodes in name order, NICs by port)
+    nic_gbps: float  # the GPU NICs' speed (the most common one)
 
     @property
     def uplink_gbps(self) -> np.ndarray:
@@ -54,6 +57,8 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     capacity = np.zeros((len(leaves), len(spines)))
     downlinks = np.zeros(len(leaves))
     speeds: dict[float, int] = {}
+    nic_speeds: dict[float, int] = {}
+    gpu_nics: dict[str, dict[str, int]] = {}  # node -> its NIC port -> leaf
     for link in topology["links"]:
         if link.get("network") != network:
             continue
@@ -70,6 +75,10 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
             leaf = next((end for end in ends if end in leaf_index), None)
             if leaf is not None:
                 downlinks[leaf_index[leaf]] += speed
+                server, port = (link["source"], link["source_port"]) if link["target"] == leaf else (link["target"], link["target_port"])
+                if nodes.get(server, {}).get("role") == "gpu-node":
+                    gpu_nics.setdefault(server, {})[port] = leaf_index[leaf]
+                    nic_speeds[speed] = nic_speeds.get(speed, 0) + 1
     return Fabric(
         network=network,
         leaves=leaves,
@@ -80,4 +89,19 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         capacity_gbps=capacity,
         downlink_gbps=downlinks,
         link_gbps=max(speeds, key=speeds.get) if speeds else 0.0,
+        nic_leaf=_nic_leaf(gpu_nics),
+        nic_gbps=max(nic_speeds, key=nic_speeds.get) if nic_speeds else 0.0,
     )
+
+
+def _natural(text: str) -> list:
+    return [int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", text)]
+
+
+def _nic_leaf(gpu_nics: dict[str, dict[str, int]]) -> np.ndarray:
+    """[node, rail]; rails are the NICs in port order (nic1..nic8), the same on every node."""
+    if not gpu_nics:
+        return np.zeros((0, 0), dtype=np.int64)
+    rails = max(len(ports) for ports in gpu_nics.values())
+    rows = [[ports[p] for p in sorted(ports, key=_natural)] for _, ports in sorted(gpu_nics.items(), key=lambda item: _natural(item[0]))]
+    return np.array([row for row in rows if len(row) == rails], dtype=np.int64)

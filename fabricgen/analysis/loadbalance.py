@@ -1,7 +1,7 @@
 """Load balancing on a 2-tier leaf-spine fabric under AI collective traffic: a pure, vectorised
 fluid model (no I/O).
 
-In: a `Fabric` (leaves, spines, parallel links, speeds, the leaf of every GPU NIC, failed links)
+In: a `LeafSpine` (leaves, spines, parallel links, speeds, the leaf of every GPU NIC, failed links)
 and a `Traffic` (flows built by `make_traffic`). Out: `simulate` gives one `ModeResult` per
 balancing mode and seed; `compare` runs many seeds and gives means with 95 % confidence intervals.
 
@@ -38,7 +38,7 @@ _IP_BASE = 0x0A000000  # NIC i has the synthetic address 10.0.0.0 + i
 
 
 @dataclass(frozen=True)
-class Fabric:
+class LeafSpine:
     """A 2-tier leaf-spine fabric as plain data.
 
     `leaf_of_nic[g]` is the leaf of GPU NIC g (g = node * rails + rail). `failed` holds
@@ -202,7 +202,7 @@ def _job_pairs(
 
 
 def make_traffic(
-    fabric: Fabric,
+    fabric: LeafSpine,
     pattern: str,
     *,
     scope: str = "cross-rail",
@@ -299,7 +299,7 @@ def _hash(kind: str, switch_seed: np.ndarray, tr: Traffic, sel, rng) -> np.ndarr
 # ---------------------------------------------------------------- simulation
 
 
-def _groups(fabric: Fabric):
+def _groups(fabric: LeafSpine):
     """Padded ECMP groups. Uplink id u = spine * links + link.
     up[A, B, :upsize[A, B]] = live uplinks of A towards B; down[S, B, :downsize[S, B]] = live
     links S->B."""
@@ -381,7 +381,7 @@ def _least_loaded(loads, groups, sizes, grp, nbytes, order_key, rng) -> np.ndarr
 
 
 def simulate(
-    fabric: Fabric,
+    fabric: LeafSpine,
     traffic: Traffic,
     mode: str,
     *,
@@ -473,8 +473,8 @@ def simulate(
 
     link_gbps = np.where(alive, fabric.uplink_gbps, 0.0)
     cap = link_gbps.reshape(L, S * K) * 1e9 / 8
-    up_drain = np.divide(upl, cap, out=np.zeros_like(upl), where=cap > 0)
-    dn_drain = np.divide(dnl, cap, out=np.zeros_like(dnl), where=cap > 0)
+    up_drain = np.divide(upl, cap, out=np.zeros(upl.shape), where=cap > 0)  # float even when no flow crosses (bincount of nothing is int)
+    dn_drain = np.divide(dnl, cap, out=np.zeros(dnl.shape), where=cap > 0)
 
     nic_bps = fabric.host_gbps * 1e9 / 8
     nics = len(fabric.leaf_of_nic)
@@ -492,7 +492,7 @@ def simulate(
     else:
         part = np.maximum(up_drain[pa, uplink], dn_drain[pb, spine * K + link])
         # a flow's flowlets are consecutive: it ends with its slowest flowlet
-        path = part.reshape(len(ca), -1).max(axis=1)
+        path = part.reshape(len(ca), -1).max(axis=1) if len(ca) else np.zeros(0)
     fct[cross] = np.maximum(fct[cross], path)
 
     live = alive.reshape(L, S * K)
@@ -570,7 +570,7 @@ def estimate(values) -> Estimate:
 
 
 def compare(
-    fabric: Fabric,
+    fabric: LeafSpine,
     modes=MODES,
     seeds=range(10),
     *,

@@ -45,10 +45,10 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
         return "\n".join(lines) + "\n"
     worst = failures[0]
     lines += [
-        f"Worst single failure: {worst.kind} {worst.name}. It leaves {_tbps(worst.min_pair_gbps)} between "
+        (f"Worst single failure: {worst.kind} {worst.name}. It leaves {_tbps(worst.min_pair_gbps)} between "
         f"{worst.worst_pair[0]} and {worst.worst_pair[1]} ({worst.capacity_left:.0%} of the intact "
         f"{_tbps(found.min_pair_gbps)}, a cut of {1 - worst.capacity_left:.0%}); ECMP width {found.min_ecmp_width} → "
-        f"{worst.min_ecmp_width} links, spines {found.min_spine_width} → {worst.min_spine_width}.",
+        f"{worst.min_ecmp_width} links, spines {found.min_spine_width} → {worst.min_spine_width}."),
         "",
         f"The {min(shown, len(failures))} worst of {len(failures):,} single failures (every spine, leaf and leaf-spine link):",
         "",
@@ -60,4 +60,63 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
             f"| {impact.kind} {impact.name} | {_tbps(impact.min_pair_gbps)} | {impact.capacity_left:.1%} | "
             f"{impact.worst_pair[0]} – {impact.worst_pair[1]} | {impact.min_ecmp_width} / {impact.min_spine_width} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+METRICS = (
+    ("max_load_ratio", "max link load / ideal"),
+    ("jain", "Jain's fairness (uplinks)"),
+    ("stretch_median", "FCT stretch median"),
+    ("stretch_p90", "FCT stretch p90"),
+    ("stretch_worst", "FCT stretch worst"),
+    ("jct_ratio_worst", "slowest job's JCT / ideal"),
+)
+
+
+def _estimate(value) -> str:
+    if value.mean != value.mean:  # NaN: no flow crossed the fabric in these runs
+        return "–"
+    if value.n < 2 or value.high == value.low:
+        return f"{value.mean:.3f}"
+    return f"{value.mean:.3f} [{value.low:.3f}, {value.high:.3f}]"
+
+
+def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
+    """The load-balancing section; figure_names maps a figure ("link-load") to its PNG's path."""
+    o = balancing.options
+    model = balancing.fabric
+    lines = [
+        "## Load balancing under collective traffic",
+        "",
+        (f"Traffic: {o.pattern} ({o.scope} scope), {o.jobs} job(s) placed {o.placement}, {o.message_bytes:,} bytes per "
+        f"{'GPU pair' if o.pattern == 'all-to-all' else 'GPU'}, {o.flows_per_pair} flow(s) per GPU pair; "
+        f"{model.leaves} leaves × {model.spines} spines × {model.links} link(s) of {model.uplink_gbps:g}G, "
+        f"{len(model.leaf_of_nic):,} GPU NICs of {model.host_gbps:g}G. ECMP hash: {o.hash}; flowlets per flow: {o.flowlets}."),
+        "",
+    ]
+    if not balancing.crosses_fabric:
+        lines += [
+            ("This traffic never leaves a leaf (every flow stays on its rail's leaf within one scalable unit), so load "
+            "balancing plays no part. Try `--scope cross-rail`, or a fabric of several scalable units."),
+            "",
+        ]
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"Mean over {o.seeds} seeds, with a 95 % confidence interval (Student t); each seed redraws placement, source ports and hashes.",
+        "",
+        "| mode | " + " | ".join(label for _, label in METRICS) + " |",
+        "|---|" + "---|" * len(METRICS),
+    ]
+    for mode, summary in balancing.summaries.items():
+        lines.append(f"| {mode} | " + " | ".join(_estimate(summary.metrics[key]) for key, _ in METRICS) + " |")
+    lines.append("")
+    if balancing.sweep:
+        heading = f"Slowest job's JCT / ideal against the number of concurrent jobs ({o.sweep_seeds} seeds each):"
+        lines += [heading, "", "| jobs | " + " | ".join(o.modes) + " |", "|---|" + "---|" * len(o.modes)]
+        for jobs, summaries in sorted(balancing.sweep.items()):
+            lines.append(f"| {jobs} | " + " | ".join(_estimate(summaries[m].metrics["jct_ratio_worst"]) for m in o.modes) + " |")
+        lines.append("")
+    for name, title in (("link-load", "Uplink load per mode"), ("fct-stretch", "FCT stretch CDF"), ("jct-vs-jobs", "JCT vs concurrent jobs")):
+        if name in figure_names:
+            lines += [f"![{title}]({figure_names[name]})", ""]
     return "\n".join(lines) + "\n"

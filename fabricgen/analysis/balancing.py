@@ -1,0 +1,109 @@
+"""Load balancing of the built fabric under collective traffic: the build's fabric handed to the
+simulation in loadbalance.py, every mode compared over many seeds, and the sweep of JCT against
+the number of concurrent jobs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fabricgen.analysis import loadbalance
+from fabricgen.analysis.fabric import Fabric
+from fabricgen.analysis.loadbalance import LeafSpine, ModeResult, Summary
+from fabricgen.errors import AnalysisError, Problem
+
+
+@dataclass(frozen=True)
+class TrafficOptions:
+    pattern: str = "all-to-all"
+    scope: str = "rail"  # rail-optimized collectives stay on their rail; cross-rail moves every hop
+    jobs: int = 1
+    placement: str = "contiguous"
+    message_bytes: int = 1 << 20  # per GPU pair (all-to-all) or per GPU (ring)
+    flows_per_pair: int = 1  # RoCE queue pairs, each with its own UDP source port
+    modes: tuple[str, ...] = loadbalance.MODES
+    hash: str = "crc32"
+    flowlets: int = 4
+    seeds: int = 10
+    sweep_seeds: int = 3  # per point of the JCT-vs-jobs sweep
+
+    def check(self) -> None:
+        problems = []
+        for name, value, allowed in (("--pattern", self.pattern, loadbalance.PATTERNS), ("--scope", self.scope, loadbalance.SCOPES),
+                                     ("--placement", self.placement, loadbalance.PLACEMENTS), ("--hash", self.hash, loadbalance.HASHES)):
+            if value not in allowed:
+                problems.append(Problem(f"{name} {value!r} is not known", hint=f"choose one of: {', '.join(allowed)}"))
+        for mode in self.modes:
+            if mode not in loadbalance.MODES:
+                problems.append(Problem(f"--modes {mode!r} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
+        for name, value in (("--jobs", self.jobs), ("--flows-per-pair", self.flows_per_pair), ("--seeds", self.seeds), ("--flowlets", self.flowlets), ("--message-bytes", self.message_bytes)):
+            if value < 1:
+                problems.append(Problem(f"{name} must be at least 1, not {value}"))
+        if problems:
+            raise AnalysisError(problems)
+
+    def traffic(self, jobs: int | None = None) -> dict:
+        return {"pattern": self.pattern, "scope": self.scope, "jobs": jobs or self.jobs, "placement": self.placement,
+                "message_bytes": self.message_bytes, "flows_per_pair": self.flows_per_pair}
+
+
+@dataclass
+class Balancing:
+    fabric: LeafSpine
+    options: TrafficOptions
+    summaries: dict[str, Summary]
+    samples: dict[str, ModeResult]  # the first seed's run of each mode, for the plots
+    sweep: dict[int, dict[str, Summary]] = field(default_factory=dict)  # jobs -> mode -> summary
+    crosses_fabric: bool = True
+
+
+def leaf_spine(fabric: Fabric) -> LeafSpine:
+    """The build's fabric as the simulation's uniform leaf-spine model."""
+    if fabric.nic_leaf.size == 0:
+        raise AnalysisError(Problem(f"the {fabric.network} fabric has no GPU nodes to send traffic", hint="analyse the backend fabric"))
+    parallel = set(fabric.links.ravel().tolist())
+    if len(parallel) != 1 or 0 in parallel:
+        raise AnalysisError(Problem(
+            f"leaves and spines are joined by unequal numbers of links ({sorted(parallel)})",
+            hint="the load-balancing model needs every leaf cabled alike to every spine (capacity and failures still apply)",
+        ))
+    return LeafSpine(
+        leaves=len(fabric.leaves), spines=len(fabric.spines), links=parallel.pop(),
+        uplink_gbps=fabric.link_gbps, host_gbps=fabric.nic_gbps,
+        leaf_of_nic=fabric.nic_leaf.ravel(), rails=fabric.nic_leaf.shape[1],
+    )
+
+
+def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True) -> Balancing:
+    """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs."""
+    options.check()
+    model = leaf_spine(fabric)
+    if model.nodes // options.jobs < 2:
+        raise AnalysisError(Problem(
+            f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({len(model.leaf_of_nic)} GPUs), and every job needs at least 2 nodes",
+            hint=f"use --jobs {max(1, model.nodes // 2)} or fewer",
+        ))
+    traffic = loadbalance.make_traffic(model, seed=0, **options.traffic())
+    if not (model.leaf_of_nic[traffic.src] != model.leaf_of_nic[traffic.dst]).any():
+        return Balancing(model, options, {}, {}, {}, crosses_fabric=False)
+    summaries = loadbalance.compare(model, options.modes, range(options.seeds), hash=options.hash, flowlets=options.flowlets, **options.traffic())
+    samples = {mode: loadbalance.simulate(model, traffic, mode, hash=options.hash, flowlets=options.flowlets, seed=0) for mode in options.modes}
+    points = {}
+    jobs = 1
+    while sweep and model.nodes // jobs >= 2:
+        points[jobs] = loadbalance.compare(model, options.modes, range(options.sweep_seeds), hash=options.hash, flowlets=options.flowlets, **options.traffic(jobs))
+        jobs *= 2
+    return Balancing(model, options, summaries, samples, points)
+
+
+def uplink_load_ratios(result: ModeResult) -> np.ndarray:
+    """Each live uplink's bytes over its leaf's mean, for leaves that send across the fabric."""
+    loads = result.uplink_bytes.reshape(result.uplink_bytes.shape[0], -1)
+    live = result.link_gbps.reshape(loads.shape) > 0
+    ratios = []
+    for leaf in range(loads.shape[0]):
+        carried = loads[leaf][live[leaf]]
+        if carried.sum() > 0:
+            ratios.append(carried / carried.mean())
+    return np.concatenate(ratios) if ratios else np.zeros(0)
