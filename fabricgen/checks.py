@@ -8,9 +8,9 @@ catch a broken user catalog or a bug in the builder. All run in time linear in l
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from fractions import Fraction
-from collections.abc import Callable, Iterable
 
 from netaddr import IPNetwork
 from pydantic import ValidationError

@@ -339,15 +339,18 @@ def analyze_command(
         text = markdown(fabric, capacity(fabric), single_failures(fabric), worst)
         if no_traffic:
             return text, {}
+        if fabric.nic_leaf.size == 0:
+            return text + f"\n## Load balancing under collective traffic\n\nThe {network} fabric has no GPU nodes; collective traffic is analysed on the backend.\n", {}
         options.check()
         balancing = analyse(fabric, options)
-        files: dict[str, bytes] = {}
-        if report_file is not None and balancing.crosses_fabric:
-            from fabricgen.analysis.plots import figures
+        if report_file is None or not balancing.crosses_fabric:
+            return text + "\n" + balancing_markdown(balancing, {}), {}
+        from fabricgen.analysis.plots import figures
 
-            files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
-        names = {name.removeprefix(f"{report_file.stem}-").removesuffix(".png"): name for name in files if name.endswith(".png")} if report_file else {}
-        return text + "\n" + balancing_markdown(balancing, names), files
+        # figures beside the report, named after it: analysis.md -> analysis-link-load.png
+        files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
+        png = {name: f"{report_file.stem}-{name}.png" for name in ("link-load", "fct-stretch", "jct-vs-jobs") if f"{report_file.stem}-{name}.png" in files}
+        return text + "\n" + balancing_markdown(balancing, png), files
 
     text, figure_files = _run(analyse_build)
     out.print(text, markup=False, highlight=False)

@@ -13,7 +13,12 @@ from fabricgen.compiled import Compiled
 from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
-from fabricgen.qos import LosslessBuffer, cable_length_bucket, effective_qos, lossless_headroom
+from fabricgen.qos import (
+    LosslessBuffer,
+    cable_length_bucket,
+    effective_qos,
+    lossless_headroom,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ and field, or device and port), what is wrong and how to fix it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 FieldPath = tuple[str | int, ...]
 

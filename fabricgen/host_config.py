@@ -25,7 +25,6 @@ Per NIC, from the fabric it is cabled to (backend, frontend or storage):
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from ipaddress import ip_interface
 
 from fabricgen.catalog.model import NodeModel

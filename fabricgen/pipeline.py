@@ -21,8 +21,8 @@ from fabricgen.addressing import (
     spine_asn_of,
 )
 from fabricgen.checks import advisories, run_checks
-from fabricgen.config_checks import hosts_agree_with_leaves, run_config_checks
 from fabricgen.compiled import Compiled
+from fabricgen.config_checks import hosts_agree_with_leaves, run_config_checks
 from fabricgen.design.backend import build_backend
 from fabricgen.design.evpn import EvpnPlan, plan_evpn
 from fabricgen.design.graph import Fabric, Network

@@ -171,3 +171,10 @@ def test_bad_traffic_options_are_clear_errors(whitepaper_256, args, message):
     result = analyze(str(whitepaper_256), *args)
     assert result.returncode == 2, result.stdout
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_frontend_gets_capacity_and_failures_but_no_collectives(whitepaper_256):
+    result = analyze(str(whitepaper_256), "--network", "frontend", "--worst", "2")
+    assert result.returncode == 0, result.stderr
+    assert "# Fabric analysis: frontend" in result.stdout and "Worst single failure" in result.stdout
+    assert "The frontend fabric has no GPU nodes; collective traffic is analysed on the backend." in result.stdout

@@ -6,7 +6,6 @@ analysed is the one that was built and cabled, not the intent's idea of it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import numpy as np
 
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import AnalysisError, Problem
+from fabricgen.sorting import natural_key
 
 
 @dataclass(frozen=True)
@@ -94,14 +94,10 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     )
 
 
-def _natural(text: str) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", text)]
-
-
 def _nic_leaf(gpu_nics: dict[str, dict[str, int]]) -> np.ndarray:
     """[node, rail]; rails are the NICs in port order (nic1..nic8), the same on every node."""
     if not gpu_nics:
         return np.zeros((0, 0), dtype=np.int64)
     rails = max(len(ports) for ports in gpu_nics.values())
-    rows = [[ports[p] for p in sorted(ports, key=_natural)] for _, ports in sorted(gpu_nics.items(), key=lambda item: _natural(item[0]))]
+    rows = [[ports[p] for p in sorted(ports, key=natural_key)] for _, ports in sorted(gpu_nics.items(), key=lambda item: natural_key(item[0]))]
     return np.array([row for row in rows if len(row) == rails], dtype=np.int64)

@@ -6,9 +6,9 @@ component by PID, validated, with cross-references (a transceiver's cable) check
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterable
 
 from pydantic import ValidationError
 

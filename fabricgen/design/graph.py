@@ -7,9 +7,9 @@ the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from collections.abc import Iterator
 
 from fabricgen.catalog.model import SwitchModel
 

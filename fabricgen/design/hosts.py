@@ -21,7 +21,16 @@ from fractions import Fraction
 
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import NodePorts, SwitchModel
-from fabricgen.design.graph import Device, Fabric, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
+from fabricgen.design.graph import (
+    Device,
+    Fabric,
+    LinkKind,
+    Network,
+    OutOfPorts,
+    Port,
+    PortAllocator,
+    Role,
+)
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.design.sizing import MIN_SPINES, choose_uplinks

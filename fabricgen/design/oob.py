@@ -17,7 +17,16 @@ import math
 from dataclasses import dataclass
 
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import Device, Fabric, LinkKind, Network, OutOfPorts, Port, PortAllocator, Role
+from fabricgen.design.graph import (
+    Device,
+    Fabric,
+    LinkKind,
+    Network,
+    OutOfPorts,
+    Port,
+    PortAllocator,
+    Role,
+)
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent

@@ -21,11 +21,11 @@ import difflib
 import io
 import itertools
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from fabricgen.diff.sides import Side
+from fabricgen.sorting import natural_key
 
 CONTEXT_LINES = 3
 REFINE_LIMIT = 250_000  # lines x lines of a replaced block matched again (see _RefinedMatcher)
@@ -369,12 +369,6 @@ def _rows(text: str | None) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text))) if text else []
 
 
-def natural(value: str | tuple[str, ...]) -> list:
-    """Sort key that puts Ethernet1/2 before Ethernet1/10 and leaf2 before leaf10."""
-    texts = (value,) if isinstance(value, str) else value
-    return [int(part) if part.isdigit() else part for text in texts for part in re.split(r"([0-9]+)", text)]
-
-
 def _cables(text: str | None) -> dict[tuple[str, str], Cable]:
     """Cables by their unordered pair of ends (device:port); the cable id is not compared (renumbering)."""
     cables = {}
@@ -389,16 +383,16 @@ def _cabling(old_text: str | None, new_text: str | None) -> CablingDelta:
         return CablingDelta()
     old, new = _cables(old_text), _cables(new_text)
     delta = CablingDelta(
-        added=[new[key] for key in sorted(new.keys() - old.keys(), key=natural)],
-        removed=[old[key] for key in sorted(old.keys() - new.keys(), key=natural)],
+        added=[new[key] for key in sorted(new.keys() - old.keys(), key=natural_key)],
+        removed=[old[key] for key in sorted(old.keys() - new.keys(), key=natural_key)],
     )
-    for key in sorted(old.keys() & new.keys(), key=natural):
+    for key in sorted(old.keys() & new.keys(), key=natural_key):
         moved = tuple((name, old[key].values[name], new[key].values[name]) for name in CABLE_VALUES if old[key].values[name] != new[key].values[name])
         if moved:
             delta.changed.append(CableChange(new[key], moved))
     old_peer = {end: other for a, b in old for end, other in ((a, b), (b, a))}
     new_peer = {end: other for a, b in new for end, other in ((a, b), (b, a))}
-    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys(), key=natural) if old_peer[port] != new_peer[port]]
+    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys(), key=natural_key) if old_peer[port] != new_peer[port]]
     return delta
 
 

@@ -19,6 +19,7 @@ import netaddr
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
+from fabricgen.sorting import natural_key
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
@@ -330,7 +331,7 @@ def _node(build: BuildFiles, name: str, topology_node: dict, links: list[LabLink
     netplan_path = f"hosts/{name}/netplan.yaml"
     ethernets = (build.yaml(netplan_path).get("network") or {}).get("ethernets") or {}
     nics, routes, rules = [], [], []
-    wired = sorted((link for link in links if link.kind == "host" and link.a.device == name), key=lambda l: _natural(l.a.port))
+    wired = sorted((link for link in links if link.kind == "host" and link.a.device == name), key=lambda l: natural_key(l.a.port))
     for rail, link in enumerate(wired, start=1):
         settings = ethernets.get(link.a.port)
         if settings is None or not settings.get("addresses"):
@@ -344,14 +345,10 @@ def _node(build: BuildFiles, name: str, topology_node: dict, links: list[LabLink
     return LabNode(name, topology_node.get("scalable_unit"), tuple(nics), tuple(routes), tuple(rules))
 
 
-def _natural(text: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
-
-
 def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
     """Two probes per GPU NIC: the same rail on a node of the next scalable unit (the node in the
     same position), and the next rail on the next node. Each names the devices its path crosses."""
-    nodes = sorted(plan.nodes.values(), key=lambda n: _natural(n.name))
+    nodes = sorted(plan.nodes.values(), key=lambda n: natural_key(n.name))
     order = {node.name: i for i, node in enumerate(nodes)}
     units: dict[int | None, list[LabNode]] = defaultdict(list)
     for node in nodes:

@@ -16,7 +16,6 @@ import difflib
 import hashlib
 import io
 import json
-import re
 import secrets
 import shlex
 import time
@@ -33,6 +32,8 @@ from napalm.base.exceptions import (
     ConnectTimeoutError,
     ReplaceConfigException,
 )
+
+from fabricgen.sorting import natural_key
 
 # --- vendor commands, all in one place ------------------------------------------------------------
 SHOW_CONFIG_DB = "show runningconfiguration all"  # the running CONFIG_DB as JSON
@@ -350,7 +351,7 @@ class SonicDriver(NetworkDriver):
             "model": metadata.get("hwsku", ""),
             "hostname": hostname,
             "fqdn": hostname,
-            "interface_list": sorted(config_db.get("PORT", {}), key=_natural),
+            "interface_list": sorted(config_db.get("PORT", {}), key=natural_key),
         }
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict[str, str]:
@@ -451,7 +452,3 @@ def _frr_error(out: str, err: str) -> str:
 def _tail(text: str, limit: int = 800) -> str:
     text = text.strip()
     return text if len(text) <= limit else "..." + text[-limit:]
-
-
-def _natural(name: str) -> tuple:
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))

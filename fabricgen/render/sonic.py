@@ -16,8 +16,8 @@ from fabricgen import __version__
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.model import LoadBalancing
-from fabricgen.render.capability import Gap
 from fabricgen.qos import LosslessBuffer
+from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 
 QOS_MAP = "FABRICGEN"
