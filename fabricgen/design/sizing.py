@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from fabricgen.catalog import Catalog
+from fabricgen.design.three_tier import size_three_tier
 from fabricgen.errors import DesignError, Problem, raise_if
 from fabricgen.intent.model import Intent
 from fabricgen.units import format_ratio
@@ -196,9 +197,23 @@ def _no_two_tier_problem(
     return Problem(
         f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, "
         f"so at most {spine_ports} leaves",
-        hint=f"a 3-tier design is needed (not supported yet); 2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
+        hint=f"a 3-tier design is needed ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports)}; fabricgen does not build 3 tiers yet); "
+        f"2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
         field=("gpus",) if intent.gpus is not None else ("nodes",),
     )
+
+
+def _three_tier_outline(intent: Intent, catalog: Catalog, speed: int, rails: int, gpus_per_node: int, spine_ports: int) -> str:
+    """What 3 tiers (spine model as the core too) would take, for the refusal's hint."""
+    backend = intent.backend
+    nodes = intent.nodes if intent.nodes is not None else intent.gpus // gpus_per_node  # type: ignore[operator]
+    su_nodes = min(nodes, backend.scalable_unit_gpus // gpus_per_node)
+    leaf_ports = catalog.switches[backend.leaf.model].ports_at(speed)
+    try:
+        s = size_three_tier(nodes, rails, su_nodes, leaf_ports, spine_ports, spine_ports, backend.ratio)
+    except DesignError as exc:
+        return f"even 3 tiers do not fit: {exc.problems[0].message}"
+    return f"{s.leaves} leaves, {s.spines} spines in {s.pods} pods, {s.cores} core switches"
 
 
 def _models_with(catalog: Catalog, speed: int) -> list[str]:
