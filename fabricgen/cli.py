@@ -341,7 +341,6 @@ def analyze_command(
             return text, {}
         if fabric.nic_leaf.size == 0:
             return text + f"\n## Load balancing under collective traffic\n\nThe {network} fabric has no GPU nodes; collective traffic is analysed on the backend.\n", {}
-        options.check()
         balancing = analyse(fabric, options)
         if report_file is None or not balancing.crosses_fabric:
             return text + "\n" + balancing_markdown(balancing, {}), {}

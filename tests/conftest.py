@@ -6,8 +6,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +67,23 @@ VTYSH = shutil.which("vtysh")
 needs_frr = pytest.mark.skipif(
     VTYSH is None, reason="Debian's frr is not installed (scripts/test.sh installs it when run as root)"
 )
+
+
+@pytest.fixture(scope="session")
+def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
+    """tests/lab/two-units.yaml built and its lab up and converged, once for every module that
+    drives a lab leaf over SSH (the SONiC driver and push tests); down afterwards whatever happened.
+    Yields (build_dir, plan)."""
+    from fabricgen.lab import session
+    from fabricgen.pipeline import build
+    from tests.test_lab import LAB_INTENT, leftovers
+
+    build_dir = tmp_path_factory.mktemp("two-unit-lab") / "two-units"
+    build(LAB_INTENT, build_dir)
+    try:
+        report = session.up(build_dir, timeout=60)
+        assert report.converged, "the lab did not converge"
+        yield build_dir, report.plan
+    finally:
+        session.down(build_dir)
+        assert leftovers(build_dir) == []

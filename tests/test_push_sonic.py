@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.lab import session
-from fabricgen.pipeline import build
 from tests.sonic_target import free_port, start_sonic_target
-from tests.test_lab import LAB_INTENT, leftovers, needs_lab
+from tests.test_lab import needs_lab
 from tests.test_sonic_driver import needs_target, neighbors_of, running_frr, vtysh
 
 pytestmark = [needs_lab, needs_target]
@@ -32,21 +30,8 @@ OTHER_LEAF = "be-su01-leaf2"
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory):
-    build_dir = tmp_path_factory.mktemp("push-lab") / "two-units"
-    build(LAB_INTENT, build_dir)
-    try:
-        report = session.up(build_dir, timeout=60)
-        assert report.converged, "the lab did not converge"
-        yield build_dir, report.plan
-    finally:
-        session.down(build_dir)
-        assert leftovers(build_dir) == []
-
-
-@pytest.fixture(scope="module")
-def target(lab, tmp_path_factory: pytest.TempPathFactory):
-    build_dir, plan = lab
+def target(two_unit_lab, tmp_path_factory: pytest.TempPathFactory):
+    build_dir, plan = two_unit_lab
     device = build_dir / "configs" / LEAF
     started = start_sonic_target(plan.namespace(LEAF), tmp_path_factory.mktemp("push-target"), json.loads((device / "config_db.json").read_text()), (device / "frr.conf").read_text())
     try:
@@ -77,8 +62,8 @@ def push(build_dir: Path, inventory: Path, password: str, *args: str) -> subproc
     )
 
 
-def test_push_restores_the_builds_routing_and_verifies_it(lab, target, inventory):
-    build_dir, _ = lab
+def test_push_restores_the_builds_routing_and_verifies_it(two_unit_lab, target, inventory):
+    build_dir, _ = two_unit_lab
     expected = neighbors_of((build_dir / "configs" / LEAF / "frr.conf").read_text())
     vtysh(target, "configure terminal", "no router bgp")  # the leaf has drifted: no BGP at all
 
@@ -97,8 +82,8 @@ def test_push_restores_the_builds_routing_and_verifies_it(lab, target, inventory
     assert again.returncode == 0 and "1 unchanged" in again.stdout, again.stdout  # idempotent: nothing left to push
 
 
-def test_a_broken_change_is_rolled_back_to_the_running_config(lab, target, inventory, tmp_path: Path):
-    build_dir, _ = lab
+def test_a_broken_change_is_rolled_back_to_the_running_config(two_unit_lab, target, inventory, tmp_path: Path):
+    build_dir, _ = two_unit_lab
     broken = tmp_path / "broken"
     shutil.copytree(build_dir, broken)
     frr_conf = broken / "configs" / LEAF / "frr.conf"
@@ -117,8 +102,8 @@ def test_a_broken_change_is_rolled_back_to_the_running_config(lab, target, inven
     assert running_frr(target) == before  # the previous running FRR config, exactly
 
 
-def test_an_unreachable_device_blocks_the_whole_commit(lab, target, inventory):
-    build_dir, _ = lab
+def test_an_unreachable_device_blocks_the_whole_commit(two_unit_lab, target, inventory):
+    build_dir, _ = two_unit_lab
     target.forget_commands()
     result = push(build_dir, inventory, target.password, "--devices", f"{LEAF},{OTHER_LEAF}", "--commit")
     assert result.returncode == 1
@@ -126,24 +111,24 @@ def test_an_unreachable_device_blocks_the_whole_commit(lab, target, inventory):
     assert target.commands() == []  # LEAF was reachable, and still nothing was committed on it
 
 
-def test_bad_credentials_are_a_per_device_failure(lab, target, inventory):
-    build_dir, _ = lab
+def test_bad_credentials_are_a_per_device_failure(two_unit_lab, target, inventory):
+    build_dir, _ = two_unit_lab
     result = push(build_dir, inventory, "not-the-password", "--devices", LEAF)
     assert result.returncode == 1 and "authentication failed" in result.stdout
     assert "Traceback" not in result.stderr
 
 
-def test_a_wrong_frr_container_is_named_as_the_cause(lab, target, tmp_path: Path):
+def test_a_wrong_frr_container_is_named_as_the_cause(two_unit_lab, target, tmp_path: Path):
     """Without frr_container: '' the driver looks for SONiC's `bgp` container, which this host lacks."""
-    build_dir, _ = lab
+    build_dir, _ = two_unit_lab
     inventory = tmp_path / "docker.yaml"
     inventory.write_text(f"devices:\n  {LEAF}: {{host: 127.0.0.1, optional_args: {{port: {target.port}}}}}\n")
     result = push(build_dir, inventory, target.password, "--devices", LEAF)
     assert result.returncode == 1 and "check optional_args frr_container ('bgp')" in result.stdout
 
 
-def test_the_password_is_in_no_file(lab, target, inventory):
-    build_dir, _ = lab
+def test_the_password_is_in_no_file(two_unit_lab, target, inventory):
+    build_dir, _ = two_unit_lab
     places = [target.directory, build_dir, inventory.parent, *Path("/tmp").glob("fabricgen-candidate.*")]
     found = subprocess.run(["grep", "-rlF", "--", target.password, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"the password is in: {found.stdout}{found.stderr}"

@@ -20,11 +20,9 @@ import napalm
 import pytest
 from napalm.base.exceptions import CommitError, ConnectionException
 
-from fabricgen.lab import session
-from fabricgen.pipeline import build
 from fabricgen.push.sonic import SonicDriver
 from tests.sonic_target import SSHD, SonicTarget, free_port, start_sonic_target
-from tests.test_lab import LAB_INTENT, leftovers, needs_lab
+from tests.test_lab import needs_lab
 
 LEAF = "be-su01-leaf1"
 needs_target = pytest.mark.skipif(not SSHD.exists() or not shutil.which("unshare"), reason="needs openssh-server (scripts/test.sh installs it as root)")
@@ -32,24 +30,10 @@ pytestmark = [needs_lab, needs_target]
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory):
-    """The two-unit lab, up and converged; down afterwards whatever happened."""
-    build_dir = tmp_path_factory.mktemp("sonic-lab") / "two-units"
-    build(LAB_INTENT, build_dir)
-    try:
-        report = session.up(build_dir, timeout=60)
-        assert report.converged, "the lab did not converge"
-        yield build_dir, report.plan
-    finally:
-        session.down(build_dir)
-        assert leftovers(build_dir) == []
-
-
-@pytest.fixture(scope="module")
-def target(lab, tmp_path_factory: pytest.TempPathFactory):
+def target(two_unit_lab, tmp_path_factory: pytest.TempPathFactory):
     """LEAF as a SONiC box: its running config_db starts as the build's with another hostname (so
     a commit has something to change there too); its frr.conf is the one the lab booted."""
-    build_dir, plan = lab
+    build_dir, plan = two_unit_lab
     device = build_dir / "configs" / LEAF
     config_db = json.loads((device / "config_db.json").read_text())
     config_db["DEVICE_METADATA"]["localhost"]["hostname"] = "before-fabricgen"
@@ -100,9 +84,9 @@ def wait_neighbors(driver: SonicDriver, expected: set[str], up: bool, timeout: f
         time.sleep(0.5)
 
 
-def candidate_copy(lab, tmp_path: Path, frr_edit=None, hostname: str | None = None) -> Path:
+def candidate_copy(two_unit_lab, tmp_path: Path, frr_edit=None, hostname: str | None = None) -> Path:
     """A copy of LEAF's build directory with frr.conf passed through `frr_edit`, and another hostname."""
-    build_dir, _ = lab
+    build_dir, _ = two_unit_lab
     copy = tmp_path / LEAF
     shutil.copytree(build_dir / "configs" / LEAF, copy)
     if frr_edit:
@@ -134,8 +118,8 @@ def test_a_wrong_password_and_a_closed_port_are_told_apart(target: SonicTarget):
 # --- replace, commit, rollback -------------------------------------------------------------------
 
 
-def test_commit_restores_the_builds_routing_and_config_db(lab, target: SonicTarget, driver: SonicDriver):
-    build_dir, _ = lab
+def test_commit_restores_the_builds_routing_and_config_db(two_unit_lab, target: SonicTarget, driver: SonicDriver):
+    build_dir, _ = two_unit_lab
     device = build_dir / "configs" / LEAF
     frr_conf = (device / "frr.conf").read_text()
     expected = neighbors_of(frr_conf)
@@ -166,10 +150,10 @@ def test_commit_restores_the_builds_routing_and_config_db(lab, target: SonicTarg
     driver.discard_config()
 
 
-def test_a_broken_commit_is_rolled_back(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+def test_a_broken_commit_is_rolled_back(two_unit_lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
     before_frr = running_frr(target)
     before_db = target.saved_config_db()
-    broken = candidate_copy(lab, tmp_path, lambda text: text.replace("remote-as 64512", "remote-as 65000"), hostname="broken")
+    broken = candidate_copy(two_unit_lab, tmp_path, lambda text: text.replace("remote-as 64512", "remote-as 65000"), hostname="broken")
     expected = neighbors_of(broken.joinpath("frr.conf").read_text())
 
     driver.load_replace_candidate(str(broken / "config_db.json"))  # a config_db.json, frr.conf beside it
@@ -185,9 +169,9 @@ def test_a_broken_commit_is_rolled_back(lab, target: SonicTarget, driver: SonicD
     wait_neighbors(driver, expected, up=True)
 
 
-def test_a_commit_frr_refuses_changes_nothing(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+def test_a_commit_frr_refuses_changes_nothing(two_unit_lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
     before_frr, before_db = running_frr(target), target.saved_config_db()
-    bad = candidate_copy(lab, tmp_path, lambda text: text.replace(" bgp log-neighbor-changes", " bgp log-neighbour-changes"), hostname="bad")
+    bad = candidate_copy(two_unit_lab, tmp_path, lambda text: text.replace(" bgp log-neighbor-changes", " bgp log-neighbour-changes"), hostname="bad")
     driver.load_replace_candidate(str(bad))
     with pytest.raises(CommitError, match=r"(?s)at 'check frr.conf' \(nothing was changed\).*log-neighbour-changes"):
         driver.commit_config()
@@ -196,10 +180,10 @@ def test_a_commit_frr_refuses_changes_nothing(lab, target: SonicTarget, driver: 
     assert target.running_config_db() == target.saved_config_db() == before_db
 
 
-def test_a_step_failing_midway_undoes_the_steps_before_it(lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+def test_a_step_failing_midway_undoes_the_steps_before_it(two_unit_lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
     """`config save` fails after `config replace` changed the running config_db: it is rolled back."""
     before_frr, before_db = running_frr(target), target.saved_config_db()
-    driver.load_replace_candidate(str(candidate_copy(lab, tmp_path, hostname="half-applied")))
+    driver.load_replace_candidate(str(candidate_copy(two_unit_lab, tmp_path, hostname="half-applied")))
     target.fail_next("save")
     with pytest.raises(CommitError, match=r"at 'config save' \(restored config_db\)"):
         driver.commit_config()
@@ -218,10 +202,10 @@ def test_getters(driver: SonicDriver):
     assert "router bgp 64513" in running
 
 
-def test_the_password_is_in_no_file(lab, target: SonicTarget):
+def test_the_password_is_in_no_file(two_unit_lab, target: SonicTarget):
     """Last: everything the module wrote (the target's directory with its sshd log, the record and
     /etc overlay, the build) and any staging directory left on the 'device'."""
-    build_dir, _ = lab
+    build_dir, _ = two_unit_lab
     places = [target.directory, build_dir, *Path("/tmp").glob("fabricgen-candidate.*")]
     found = subprocess.run(["grep", "-rlF", "--", target.password, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"the password is in: {found.stdout}{found.stderr}"

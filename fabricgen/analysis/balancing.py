@@ -53,7 +53,7 @@ class Balancing:
     fabric: LeafSpine
     options: TrafficOptions
     summaries: dict[str, Summary]
-    samples: dict[str, ModeResult]  # the first seed's run of each mode, for the plots
+    samples: dict[str, ModeResult]  # seed 0's run of each mode, for the plots
     sweep: dict[int, dict[str, Summary]] = field(default_factory=dict)  # jobs -> mode -> summary
     crosses_fabric: bool = True
 
@@ -87,8 +87,8 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True) -> Bala
     traffic = loadbalance.make_traffic(model, seed=0, **options.traffic())
     if not (model.leaf_of_nic[traffic.src] != model.leaf_of_nic[traffic.dst]).any():
         return Balancing(model, options, {}, {}, {}, crosses_fabric=False)
-    summaries = loadbalance.compare(model, options.modes, range(options.seeds), hash=options.hash, flowlets=options.flowlets, **options.traffic())
-    samples = {mode: loadbalance.simulate(model, traffic, mode, hash=options.hash, flowlets=options.flowlets, seed=0) for mode in options.modes}
+    samples: dict[str, ModeResult] = {}  # seed 0's runs, kept by compare for the plots
+    summaries = loadbalance.compare(model, options.modes, range(options.seeds), hash=options.hash, flowlets=options.flowlets, keep=samples, **options.traffic())
     points = {}
     jobs = 1
     while sweep and model.nodes // jobs >= 2:

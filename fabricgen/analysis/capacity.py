@@ -134,6 +134,7 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
     pairs, widths = pair_capacity(fabric.capacity_gbps), ecmp_width(fabric.links)
     spine_widths = ecmp_width(fabric.links, per_spine=True)
     intact, intact_width, intact_spines = float(pairs.min()), int(widths.min()), int(spine_widths.min())
+    intact_pair = _min_pair(fabric, pairs)
     impacts = []
     for spine, name in enumerate(fabric.spines):
         capacity, links = fabric.capacity_gbps.copy(), fabric.links.copy()
@@ -155,7 +156,7 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
         # smaller of the intact one and this leaf's new row
         low = int(np.argmin(row_pairs))
         partner = fabric.leaves[np.flatnonzero(others)[low]]
-        worst_pair = (fabric.leaves[leaf], partner) if row_pairs[low] <= intact else _min_pair(fabric, pairs)
+        worst_pair = (fabric.leaves[leaf], partner) if row_pairs[low] <= intact else intact_pair
         label = f"{fabric.leaves[leaf]} -- {fabric.spines[spine]} (1 of {fabric.links[leaf, spine]} links)"
         least = min(intact, float(row_pairs[low]))
         impacts.append(FailureImpact("link", label, least, worst_pair, min(intact_width, int(row_widths.min())), min(intact_spines, int(row_spines.min())), least / intact if intact else 0.0))

@@ -576,15 +576,19 @@ def compare(
     *,
     hash: str = "crc32",
     flowlets: int = 4,
+    keep: dict[str, ModeResult] | None = None,
     **traffic_options,
 ) -> dict[str, Summary]:
     """For every mode, `simulate` over `seeds` (the traffic, placement and ports are re-drawn per
-    seed too) and summarise max load ratio, Jain, stretch and worst JCT ratio."""
+    seed too) and summarise max load ratio, Jain, stretch and worst JCT ratio. `keep`, when
+    given, receives the first seed's full result per mode (for plots), so it is not run twice."""
     per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for seed in seeds:
         tr = make_traffic(fabric, seed=seed, **traffic_options)
         for mode in modes:
             r = simulate(fabric, tr, mode, hash=hash, flowlets=flowlets, seed=seed)
+            if keep is not None and mode not in keep:
+                keep[mode] = r
             row = {
                 "max_load_ratio": r.max_load_ratio,
                 "jain": r.jain,
