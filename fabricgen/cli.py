@@ -295,7 +295,7 @@ def lab_run_command(
             out.print(report.failure_line(failure), markup=False)
         report.print_verification(out, verification)
     if report_file is not None:
-        report_file.write_text(report.markdown(result))
+        _run(lambda: write_file_atomic(report_file, report.markdown(result).encode()))
         out.print(f"report: {report_file}", markup=False)
     out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
     raise typer.Exit(0 if result.passed else 1)
