@@ -2,13 +2,16 @@
 
 Layout, chosen so that growing the fabric (another scalable unit, more nodes in the last one)
 keeps every existing address:
-- loopbacks: leaves from the first half of the pool, spines from the third quarter (the last
-  quarter stays free for a third tier); one /32 each, by index;
+- loopbacks: leaves from the first half of the pool, spines from the third quarter, cores (3
+  tiers) from the last quarter; one /32 each, by index;
 - GPU NICs: one block per leaf, by leaf index, sized for a full unit. `p2p`: a /31 per NIC, leaf
   on the even address (the NIC's gateway), NIC on the odd one; `subnet`: one subnet per leaf with
   the gateway on the first host address. Each block is what the leaf advertises (aggregated);
-- fabric links: one block per leaf, by leaf index; a /31 per uplink, spine even, leaf odd;
-- ASNs (RFC 7938): one ASN shared by the spines, then one per leaf in leaf order.
+- fabric links: one block per leaf, by leaf index; a /31 per uplink, spine even, leaf odd; with 3
+  tiers then one block per spine, by spine index, a /31 per uplink, core even, spine odd;
+- ASNs (RFC 7938): one ASN shared by the spines, then one per leaf in leaf order. 3 tiers: one
+  shared by the cores, one per pod shared by its spines, then the leaves: one each, or with
+  `leaves: per-pod` the same ones in every pod, by the leaf's place in its pod.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem
-from fabricgen.intent.model import AsnPlan, Intent
+from fabricgen.intent.model import Intent
 
 ASN_RANGES = {
     "private-2byte": (64512, 65534),
@@ -62,8 +65,10 @@ class _Layout:
 
     leaf_loopbacks: IPNetwork
     spine_loopbacks: IPNetwork
+    core_loopbacks: IPNetwork
     nic_block_size: int
     link_block_size: int
+    spine_link_block_size: int  # 3 tiers: a spine's uplinks to the core
 
 
 def _layout(sizing: LeafSpinePlan) -> _Layout:
@@ -71,8 +76,10 @@ def _layout(sizing: LeafSpinePlan) -> _Layout:
     return _Layout(
         leaf_loopbacks=next(loopbacks.subnet(loopbacks.prefixlen + 1)) if loopbacks.prefixlen < 32 else loopbacks,
         spine_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[2] if loopbacks.prefixlen < 31 else loopbacks,
+        core_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[3] if loopbacks.prefixlen < 31 else loopbacks,
         nic_block_size=_block_size(sizing.leaf_downlinks, sizing.host_addressing),
         link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)),
+        spine_link_block_size=1 << math.ceil(math.log2(2 * sizing.spine_uplinks)) if sizing.spine_uplinks else 0,
     )
 
 
@@ -87,12 +94,17 @@ def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
         hosts = _fits(section, "vteps", pool, pool, leaves + 1, f"{leaves} leaf VTEPs")
     else:
         hosts = _fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses")
+    link_addresses = leaves * layout.link_block_size + sizing.spines * layout.spine_link_block_size
+    link_what = f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"
+    if sizing.tiers == 3:
+        link_what += f" and {sizing.spines} spines x {sizing.spine_uplinks}"
     return [
         *_fits(section, "loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
         *_fits(section, "loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
+        *_fits(section, "loopbacks", loopbacks, layout.core_loopbacks, sizing.cores + 1, "core loopbacks (the last quarter of the pool)"),
         *hosts,
-        *_fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"),
-        *_asn_problems(sizing.spec.asn, section, sizing.leaves),
+        *_fits(section, "fabric_links", links, links, link_addresses, link_what),
+        *_asn_problems(sizing),
     ]
 
 
@@ -112,14 +124,13 @@ def allocate_addresses(
 def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePlan, evpn: EvpnPlan | None) -> None:
     leaves = list(fabric.by_role(Role.LEAF, sizing.network))
     spines = list(fabric.by_role(Role.SPINE, sizing.network))
+    cores = list(fabric.by_role(Role.CORE, sizing.network))
     layout = _layout(sizing)
-    leaf_loopbacks, spine_loopbacks = layout.leaf_loopbacks, layout.spine_loopbacks
     nic_block_size, link_block_size = layout.nic_block_size, layout.link_block_size
 
-    for offset, leaf in enumerate(leaves, start=1):
-        plan.loopbacks[leaf.name] = _ip(leaf_loopbacks.first + offset)
-    for offset, spine in enumerate(spines, start=1):
-        plan.loopbacks[spine.name] = _ip(spine_loopbacks.first + offset)
+    for region, devices in ((layout.leaf_loopbacks, leaves), (layout.spine_loopbacks, spines), (layout.core_loopbacks, cores)):
+        for offset, device in enumerate(devices, start=1):
+            plan.loopbacks[device.name] = _ip(region.first + offset)
 
     nic_base = IPNetwork(str(sizing.host_pool)).first
     link_base = IPNetwork(str(sizing.link_pool)).first
@@ -132,15 +143,22 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
     for position, leaf in enumerate(leaves):
         if evpn is None:  # with EVPN, servers are addressed by their segment (_allocate_segments)
             _allocate_host_block(plan, leaf, nic_base + position * nic_block_size, block_prefix, sizing.host_addressing)
-        uplinks = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC), key=_port_order)
-        link_block = link_base + position * link_block_size
-        for number, port in enumerate(uplinks):
-            pair = link_block + 2 * number
-            spine_port = port.link.other(port)  # type: ignore[union-attr]
-            plan.interfaces[spine_port] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
-            plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
+        _allocate_uplinks(plan, leaf, link_base + position * link_block_size)
+    spine_link_base = link_base + len(leaves) * link_block_size
+    for position, spine in enumerate(spines if cores else ()):
+        _allocate_uplinks(plan, spine, spine_link_base + position * layout.spine_link_block_size)
 
-    plan.asns.update(_allocate_asns(sizing.spec.asn, spines, leaves))
+    plan.asns.update(_allocate_asns(sizing, cores, spines, leaves))
+
+
+def _allocate_uplinks(plan: AddressPlan, device: Device, block: int) -> None:
+    """A /31 per link towards the tier above, in port order: the upper end even, this one odd."""
+    uplinks = sorted((p for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p), key=_port_order)
+    for number, port in enumerate(uplinks):
+        pair = block + 2 * number
+        upper = port.link.other(port)  # type: ignore[union-attr]
+        plan.interfaces[upper] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
+        plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
 
 
 def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: int, mode: str) -> None:
@@ -174,8 +192,9 @@ def _allocate_segments(plan: AddressPlan, evpn: EvpnPlan) -> None:
             plan.gateways[port] = segment.gateway
 
 
-def spine_asn_of(asn: AsnPlan) -> int:
-    return _asn_firsts(asn)[0]
+def spine_asn_of(plan: LeafSpinePlan) -> int:
+    """The spines' ASN (3 tiers: the first pod's)."""
+    return _asn_firsts(plan)[1]
 
 
 def management_block_size(oob: OobPlan) -> int:
@@ -254,8 +273,9 @@ def asn_overlap_problems(plans: list[LeafSpinePlan]) -> list[Problem]:
     """Each fabric's ASNs stay apart from the others', so fabrics can later be joined."""
     ranges = []
     for sizing in plans:
-        spine_asn, leaf_first = _asn_firsts(sizing.spec.asn)
-        ranges.append((sizing.section, {spine_asn} | set(range(leaf_first, leaf_first + sizing.leaves))))
+        core_asn, spine_first, leaf_first = _asn_firsts(sizing)
+        spine_asns = set(range(spine_first, spine_first + sizing.pods)) | ({core_asn} if core_asn is not None else set())
+        ranges.append((sizing.section, spine_asns | set(range(leaf_first, leaf_first + _leaf_asn_count(sizing)))))
     problems = []
     for i, (section, used) in enumerate(ranges):
         for other, other_used in ranges[:i]:
@@ -300,36 +320,76 @@ def _fits(section: str, pool_name: str, pool: IPNetwork, region: IPNetwork, need
     ]
 
 
-def _asn_firsts(plan: AsnPlan) -> tuple[int, int]:
-    spine_asn = plan.spine if plan.spine is not None else ASN_RANGES[plan.scheme][0]
-    return spine_asn, plan.leaf_first if plan.leaf_first is not None else spine_asn + 1
+def _asn_firsts(sizing: LeafSpinePlan) -> tuple[int | None, int, int]:
+    """(cores' ASN or None with 2 tiers, first pod's spine ASN, first leaf ASN)."""
+    plan = sizing.spec.asn
+    low = ASN_RANGES[plan.scheme][0]
+    core_asn = (plan.core if plan.core is not None else low) if sizing.tiers == 3 else None
+    spine_first = plan.spine if plan.spine is not None else (core_asn + 1 if core_asn is not None else low)
+    leaf_first = plan.leaf_first if plan.leaf_first is not None else spine_first + sizing.pods
+    return core_asn, spine_first, leaf_first
 
 
-def _asn_problems(plan: AsnPlan, section: str, leaves: int) -> list[Problem]:
+def _reused_per_pod(sizing: LeafSpinePlan) -> bool:
+    return sizing.tiers == 3 and sizing.spec.asn.leaves == "per-pod"
+
+
+def _leaf_asn_count(sizing: LeafSpinePlan) -> int:
+    """Leaf ASNs the plan uses: one per leaf, or one per leaf of the largest pod when reused."""
+    return min(sizing.leaves, sizing.pod_leaves) if _reused_per_pod(sizing) else sizing.leaves
+
+
+def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
+    plan, section = sizing.spec.asn, sizing.section
     low, high = ASN_RANGES[plan.scheme]
-    spine_asn, leaf_first = _asn_firsts(plan)
-    leaf_last = leaf_first + leaves - 1
+    core_asn, spine_first, leaf_first = _asn_firsts(sizing)
+    spine_last = spine_first + sizing.pods - 1
+    leaf_last = leaf_first + _leaf_asn_count(sizing) - 1
     problems = []
-    if not low <= spine_asn <= high:
-        problems.append(Problem(f"spine ASN {spine_asn} is outside the {plan.scheme} range {low}-{high}", field=(section, "asn", "spine")))
+    if core_asn is not None and not low <= core_asn <= high:
+        problems.append(Problem(f"core ASN {core_asn} is outside the {plan.scheme} range {low}-{high}", field=(section, "asn", "core")))
+    if not (low <= spine_first and spine_last <= high):
+        what = f"spine ASN {spine_first}" if sizing.pods == 1 else f"{sizing.pods} pod spine ASNs {spine_first}-{spine_last}"
+        problems.append(Problem(f"{what} outside the {plan.scheme} range {low}-{high}", field=(section, "asn", "spine")))
     if not (low <= leaf_first and leaf_last <= high):
-        other = "private-4byte" if plan.scheme == "private-2byte" else "a lower leaf_first"
+        used = sizing.pods + (leaf_last - leaf_first + 1) + (core_asn is not None)
+        if plan.scheme == "private-2byte":
+            hint = "use scheme: private-4byte"
+            if sizing.tiers == 3 and plan.leaves == "unique":
+                per_pod = min(sizing.leaves, sizing.pod_leaves)
+                hint += f", or leaves: per-pod (every pod reuses the same {per_pod} leaf ASNs, with allowas-in)"
+            hint += f"; the fabric needs {used:,} ASNs, the range has {high - low + 1:,}"
+        else:
+            hint = f"start leaves at {low + 1} or lower"
+        what = f"{sizing.leaves} leaf ASNs" if not _reused_per_pod(sizing) else f"{leaf_last - leaf_first + 1} leaf ASNs per pod"
         problems.append(
             Problem(
-                f"{leaves} leaf ASNs from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
-                hint=f"use scheme: {other}" if plan.scheme == "private-2byte" else f"start leaves at {low + 1} or lower",
+                f"{what} from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
+                hint=hint,
                 field=(section, "asn", "leaf_first" if plan.leaf_first is not None else "scheme"),
             )
         )
-    if leaf_first <= spine_asn <= leaf_last:
-        problems.append(
-            Problem(f"the spine ASN {spine_asn} falls inside the leaf ASNs {leaf_first}-{leaf_last}", hint="move one of them", field=(section, "asn"))
-        )
+    tiers = [("the spines' ASN" if sizing.pods == 1 else "the pod spine ASNs", spine_first, spine_last)]
+    if core_asn is not None:
+        tiers.append(("the cores' ASN", core_asn, core_asn))
+    for what, first, last in tiers:
+        if first <= leaf_last and leaf_first <= last:
+            problems.append(Problem(f"{what} {first}{f'-{last}' if last != first else ''} overlap the leaf ASNs {leaf_first}-{leaf_last}",
+                                    hint="move one of them", field=(section, "asn")))
+    if core_asn is not None and spine_first <= core_asn <= spine_last:
+        problems.append(Problem(f"the cores' ASN {core_asn} is one of the pod spine ASNs {spine_first}-{spine_last}", hint="move one of them", field=(section, "asn")))
     return problems
 
 
-def _allocate_asns(asn: AsnPlan, spines: list[Device], leaves: list[Device]) -> dict[str, int]:
-    spine_asn, leaf_first = _asn_firsts(asn)
-    asns = {spine.name: spine_asn for spine in spines}
-    asns.update({leaf.name: leaf_first + i for i, leaf in enumerate(leaves)})
-    return asns
+def _allocate_asns(sizing: LeafSpinePlan, cores: list[Device], spines: list[Device], leaves: list[Device]) -> dict[str, int]:
+    core_asn, spine_first, leaf_first = _asn_firsts(sizing)
+    asns = {core.name: core_asn for core in cores}
+    asns.update({spine.name: spine_first + (spine.pod or 1) - 1 for spine in spines})
+    if _reused_per_pod(sizing):
+        place: dict[int, int] = {}  # pod -> leaves seen so far
+        for leaf in leaves:
+            asns[leaf.name] = leaf_first + place.get(leaf.pod, 0)  # type: ignore[arg-type]
+            place[leaf.pod] = place.get(leaf.pod, 0) + 1  # type: ignore[index]
+    else:
+        asns.update({leaf.name: leaf_first + i for i, leaf in enumerate(leaves)})
+    return asns  # type: ignore[return-value]

@@ -16,7 +16,7 @@ from netaddr import IPNetwork
 from pydantic import ValidationError
 
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
+from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
@@ -98,17 +98,26 @@ def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
 
 
 def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
+    """Downlink:uplink bandwidth as built at every leaf, and (3 tiers) at every spine."""
     for leaf in c.fabric.by_role(Role.LEAF):
-        wanted = c.plan_of(leaf.network).built_ratio
-        down = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST)
-        up = sum(p.speed_gbps for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
-        if up == 0:
-            yield Problem("leaf has no uplinks", device=leaf.name)
-        elif Fraction(down, up) > wanted:
-            yield Problem(
-                f"downlink:uplink is {format_ratio(Fraction(down, up))} ({down}G:{up}G), more than the {format_ratio(wanted)} asked",
-                device=leaf.name,
-            )
+        yield from _ratio_at(leaf, LinkKind.HOST, c.plan_of(leaf.network).built_ratio, "leaf")
+    for network, plan in c.plans.items():
+        if plan.tiers == 3:
+            for spine in c.fabric.by_role(Role.SPINE, network):
+                yield from _ratio_at(spine, LinkKind.FABRIC, plan.spine_built_ratio, "spine")  # type: ignore[arg-type]
+
+
+def _ratio_at(device, down_kind: LinkKind, wanted: Fraction, what: str) -> Iterable[Problem]:
+    # a link's `a` end is its lower tier: this device's downlinks are those where it is `b`
+    down = sum(p.speed_gbps for p in device.ports.values() if p.link and p.link.kind is down_kind and p.link.b is p)
+    up = sum(p.speed_gbps for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p)
+    if up == 0:
+        yield Problem(f"{what} has no uplinks", device=device.name)
+    elif Fraction(down, up) > wanted:
+        yield Problem(
+            f"downlink:uplink is {format_ratio(Fraction(down, up))} ({down}G:{up}G), more than the {format_ratio(wanted)} asked",
+            device=device.name,
+        )
 
 
 def rails_aligned(c: Compiled) -> Iterable[Problem]:
@@ -127,26 +136,38 @@ def rails_aligned(c: Compiled) -> Iterable[Problem]:
 
 
 def every_leaf_reaches_every_spine(c: Compiled) -> Iterable[Problem]:
-    """The same number of links from every leaf to every spine: ECMP width = spine count."""
+    """The same number of links from every leaf to every spine of its pod and plane (ECMP width =
+    the pod's spine count), and with 3 tiers from every spine to every core of its group; never
+    a link outside them; no switch with more equal-cost uplinks than it installs."""
     for network, plan in c.plans.items():
-        yield from _leaf_spine_mesh(c, network, plan.links_per_spine)
+        uppers: dict[tuple, list[str]] = defaultdict(list)  # (plane, pod or core group) -> the tier above
+        for spine in c.fabric.by_role(Role.SPINE, network):
+            uppers[("spine", spine.plane, spine.pod)].append(spine.name)
+        for core in c.fabric.by_role(Role.CORE, network):
+            uppers[("core", core.plane, core.core_group)].append(core.name)
+        for leaf in c.fabric.by_role(Role.LEAF, network):
+            yield from _mesh(c, leaf, uppers[("spine", leaf.plane, leaf.pod)], plan.links_per_spine, "spine")
+        if plan.tiers == 3:
+            for spine in c.fabric.by_role(Role.SPINE, network):
+                yield from _mesh(c, spine, uppers[("core", spine.plane, spine.core_group)], plan.links_per_core, "core")
 
 
-def _leaf_spine_mesh(c: Compiled, network: Network, expected: int) -> Iterable[Problem]:
-    spines = [s.name for s in c.fabric.by_role(Role.SPINE, network)]
-    for leaf in c.fabric.by_role(Role.LEAF, network):
-        per_spine = Counter(p.link.other(p).device.name for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.FABRIC)
-        for spine in spines:
-            if per_spine.get(spine, 0) != expected:
-                yield Problem(
-                    f"{per_spine.get(spine, 0)} links to {spine}, expected {expected}: ECMP width would be "
-                    f"{sum(1 for n in per_spine.values() if n)} of {len(spines)} spines",
-                    device=leaf.name,
-                )
-        model = c.catalog.switches[leaf.model]
-        paths = sum(per_spine.values())
-        if paths > model.max_ecmp_paths:
-            yield Problem(f"{paths} equal-cost uplinks, {leaf.model} installs at most {model.max_ecmp_paths}", device=leaf.name)
+def _mesh(c: Compiled, device, expected_peers: list[str], expected: int, tier: str) -> Iterable[Problem]:
+    per_peer = Counter(p.link.other(p).device.name for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p)
+    for peer in expected_peers:
+        if per_peer.get(peer, 0) != expected:
+            yield Problem(
+                f"{per_peer.get(peer, 0)} links to {peer}, expected {expected}: ECMP width would be "
+                f"{sum(1 for name in expected_peers if per_peer.get(name))} of {len(expected_peers)} {tier}s",
+                device=device.name,
+            )
+    strays = sorted(set(per_peer) - set(expected_peers))
+    if strays:
+        yield Problem(f"uplinks to {', '.join(strays)}, outside its own {'pod' if tier == 'spine' else 'core group'}", device=device.name)
+    model = c.catalog.switches[device.model]
+    paths = sum(per_peer.values())
+    if paths > model.max_ecmp_paths:
+        yield Problem(f"{paths} equal-cost uplinks, {device.model} installs at most {model.max_ecmp_paths}", device=device.name)
 
 
 def addresses_unique(c: Compiled) -> Iterable[Problem]:
@@ -215,24 +236,37 @@ def _claim(owners: dict[str, str], address: str, label: str, device: str, port: 
 
 
 def asns_as_planned(c: Compiled) -> Iterable[Problem]:
-    """RFC 7938: all spines share one ASN; every leaf has its own, different from the spines'."""
-    for network in c.plans:
-        yield from _asns_of(c, network)
+    """RFC 7938: the spines (3 tiers: of one pod) share one ASN, the cores share another; every
+    leaf has its own (or, reused per pod, its own within its pod), none a spine's or core's."""
+    for network, plan in c.plans.items():
+        yield from _asns_of(c, network, plan.tiers == 3 and plan.spec.asn.leaves == "per-pod")
 
 
-def _asns_of(c: Compiled, network: Network) -> Iterable[Problem]:
+def _asns_of(c: Compiled, network: Network, per_pod: bool) -> Iterable[Problem]:
     asns = c.addresses.asns
-    spine_asns = {asns[s.name] for s in c.fabric.by_role(Role.SPINE, network)}
-    if len(spine_asns) > 1:
-        yield Problem(f"spines use {len(spine_asns)} different ASNs; they share one", device=next(iter(c.fabric.by_role(Role.SPINE, network))).name)
-    by_asn: dict[int, list[str]] = defaultdict(list)
+    upper: dict[int, str] = {}  # ASN -> the spine set or core tier that owns it
+    for role in (Role.SPINE, Role.CORE):
+        shared: dict[int | None, set[int]] = defaultdict(set)  # pod (None: one set) -> ASNs
+        first: dict[int | None, str] = {}
+        for device in c.fabric.by_role(role, network):
+            shared[device.pod].add(asns[device.name])
+            first.setdefault(device.pod, device.name)
+        for pod, found in shared.items():
+            owner = f"{role.value}s" + (f" of pod {pod}" if pod is not None else "")
+            if len(found) > 1:
+                yield Problem(f"the {owner} use {len(found)} different ASNs; they share one", device=first[pod])
+            for asn in found:
+                if asn in upper:
+                    yield Problem(f"the {owner} use ASN {asn}, also used by the {upper[asn]}", device=first[pod])
+                upper.setdefault(asn, owner)
+    by_asn: dict[tuple[int | None, int], list[str]] = defaultdict(list)
     for leaf in c.fabric.by_role(Role.LEAF, network):
-        by_asn[asns[leaf.name]].append(leaf.name)
-    for asn, leaves in by_asn.items():
+        by_asn[(leaf.pod if per_pod else None, asns[leaf.name])].append(leaf.name)
+    for (_, asn), leaves in by_asn.items():
         if len(leaves) > 1:
-            yield Problem(f"ASN {asn} is shared with {', '.join(leaves[1:])}", device=leaves[0])
-        if asn in spine_asns:
-            yield Problem(f"ASN {asn} is the spines' ASN", device=leaves[0])
+            yield Problem(f"ASN {asn} is shared with {', '.join(leaves[1:])}" + (" in the same pod" if per_pod else ""), device=leaves[0])
+        if asn in upper:
+            yield Problem(f"ASN {asn} is the {upper[asn]}' ASN", device=leaves[0])
 
 
 def management_complete(c: Compiled) -> Iterable[Problem]:
@@ -310,7 +344,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
     for plan in c.plans.values():
         lb = plan.spec.load_balancing
         groups: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for role in (Role.LEAF, Role.SPINE):
+        for role in FABRIC_ROLES:
             for device in c.fabric.by_role(role, plan.network):
                 groups[(device.model, device.nos)].append(device.name)  # type: ignore[index]
         for (pid, nos), names in sorted(groups.items()):
@@ -366,7 +400,7 @@ def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
         spec = plan.spec
         if not spec.qos_overrides:
             continue
-        switches = [d.name for d in c.fabric.switches() if d.network is network and d.role in (Role.LEAF, Role.SPINE)]
+        switches = [d.name for d in c.fabric.switches() if d.network is network and d.role in FABRIC_ROLES]
         known = set(switches)
         for name in spec.qos_overrides:
             field = (plan.section, "qos_overrides", name)
@@ -402,7 +436,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
         if not spec.qos.enabled:
             continue
         for device in c.fabric.switches():
-            if device.network is not network or device.role not in (Role.LEAF, Role.SPINE):
+            if device.network is not network or device.role not in FABRIC_ROLES:
                 continue
             try:
                 qos = effective_qos(spec, device.name)
@@ -505,7 +539,7 @@ def _nxos_long_lossless_cables(c: Compiled) -> list[str]:
             continue
         fallback = plan.spec.qos.cable_length_m
         for device in c.fabric.switches():
-            if device.network is not network or device.nos != "nxos" or device.role not in (Role.LEAF, Role.SPINE):
+            if device.network is not network or device.nos != "nxos" or device.role not in FABRIC_ROLES:
                 continue
             for port in device.ports.values():
                 if port.front_panel and port.link is not None:

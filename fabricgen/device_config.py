@@ -50,7 +50,7 @@ class BgpNeighbor:
     address: str
     remote_asn: int
     description: str
-    group: str  # peer group / template name, e.g. SPINES
+    group: str  # peer group / template name: LEAVES, SPINES or CORES, the tier of the peers
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ class BgpConfig:
     aggregates: tuple[str, ...]  # announced instead of their more-specifics (summary-only)
     maximum_paths: int
     bfd: bool
+    allowas_in: int = 0  # accept routes carrying our own ASN this often (leaf ASNs reused per pod)
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,9 @@ class DeviceConfig:
     evpn: EvpnConfig | None = None  # VXLAN EVPN fabrics
 
 
+_PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
+
+
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     configs = {}
     for device in c.fabric.switches():
@@ -309,7 +313,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         )
         if link.kind is LinkKind.FABRIC:
             peer_address = plan.interfaces[peer].address
-            group = "SPINES" if peer.device.role is Role.SPINE else "LEAVES"
+            group = _PEER_GROUPS[peer.device.role]
             neighbors.append(BgpNeighbor(peer_address, plan.asns[peer.device.name], f"{peer.device.name} {peer.name}", group))
 
     vlans: tuple[Vlan, ...] = ()
@@ -343,9 +347,14 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         for cage, speed in sorted(broken_out.items())
     )
     loopback = plan.loopbacks[device.name]
-    uplink_paths = len(neighbors)
-    if device.role is Role.SPINE:
-        uplink_paths = fabric_plan.links_per_spine  # parallel links to one leaf
+    # the widest equal-cost set towards any prefix: a leaf's uplinks, a spine's links to one leaf
+    # or (3 tiers) all its core links, a core's links to one pod's spine
+    uplink_paths = {
+        Role.LEAF: len(neighbors),
+        Role.SPINE: max(fabric_plan.links_per_spine, fabric_plan.spine_uplinks),
+        Role.CORE: fabric_plan.links_per_core,
+    }[device.role]
+    reused_asns = fabric_plan.tiers == 3 and backend.asn.leaves == "per-pod" and device.role is Role.LEAF
     return DeviceConfig(
         hostname=device.name,
         role=device.role,
@@ -367,6 +376,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             aggregates=aggregates,
             maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
             bfd=backend.bfd.enabled,
+            allowas_in=1 if reused_asns else 0,
         ),
         bfd=backend.bfd,
         qos=_qos_config(backend, device, ports) if qos_on else None,

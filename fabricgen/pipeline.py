@@ -155,7 +155,7 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
         problems += asn_overlap_problems(list(plans.values()))
     evpn: dict[Network, EvpnPlan] = {}
     for network, plan in plans.items():
-        overlay, evpn_problems = plan_evpn(plan, fabric, spine_asn_of(plan.spec.asn))
+        overlay, evpn_problems = plan_evpn(plan, fabric, spine_asn_of(plan))
         problems += evpn_problems
         if overlay is not None:
             evpn[network] = overlay

@@ -104,9 +104,9 @@ def test_8192_gpus_on_128_port_switches(write_intent):
 
 
 def test_more_gpus_than_two_tiers_allow_says_what_would_work(write_intent):
-    [problem] = design_problems(write_intent, "gpus: 4096\n")
+    [problem] = design_problems(write_intent, "gpus: 4096\nbackend: {tiers: 2}\n")
     assert problem.field == ("gpus",) and problem.line == 1
-    assert "3-tier" in problem.hint and "2,048 GPUs" in problem.hint
+    assert "set backend.tiers: 3" in problem.hint and "2,048 GPUs" in problem.hint
     assert "N9364E-SG2-O" in problem.hint  # a switch with more 400G ports would do it
 
 
@@ -251,7 +251,7 @@ def test_default_unit_size_adapts_to_a_small_cluster(write_intent):
 
 def test_two_tier_limit_names_the_unit_size_that_reaches_it(write_intent):
     [problem] = design_problems(
-        write_intent, "gpus: 16384\nbackend: {leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"
+        write_intent, "gpus: 16384\nbackend: {tiers: 2, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"
     )
     # 128-port leaves hold 64 nodes at 1:1: 16 units of 512 GPUs on 128-port spines
     assert "2 tiers reach 8,192 GPUs with scalable_unit_gpus: 512" in problem.hint

@@ -69,7 +69,7 @@ def test_a_failed_write_leaves_the_previous_build_untouched(tmp_path, monkeypatc
 def test_bad_input_writes_nothing(tmp_path, write_intent):
     destination = tmp_path / "out"
     with pytest.raises(FabricgenError):
-        build(write_intent("gpus: 4096\n"), destination)
+        build(write_intent("gpus: 4096\nbackend: {tiers: 2}\n"), destination)
     assert not destination.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["test-fabric.yaml"]
 

@@ -1,4 +1,4 @@
-"""3-tier sizing (issue 8, first part): pods of scalable units, pod spines, a core in planes.
+"""3-tier sizing (issue 8, first part): pods of scalable units, pod spines, a core in groups.
 
 The expected counts are the DGX SuperPOD tables of shared/DOMAIN.md §3 (64-port 400G switches,
 8-GPU nodes, 32-node scalable units), not the module's own output."""
@@ -24,7 +24,7 @@ def test_the_superpod_tables(gpus, expected):
     assert s.pod_sus == 4 and s.pod_spines == 32  # a pod: 4 units, one spine per leaf uplink
     # every core port used once: each pod's plane spine sends links_per_spine_per_core to each core
     assert s.pods * s.links_per_spine_per_core == 64
-    assert s.plane_cores * s.links_per_spine_per_core == s.spine_uplinks == 32
+    assert s.group_cores * s.links_per_spine_per_core == s.spine_uplinks == 32
 
 
 def test_32768_gpus_fit_and_65536_is_the_limit_of_64_port_switches():
@@ -51,6 +51,6 @@ def test_a_ratio_the_leaf_cannot_hold_says_what_would():
 
 def test_a_cluster_too_big_for_two_tiers_is_told_its_three_tier_size(write_intent):
     with pytest.raises(DesignError) as error:
-        compile_intent(write_intent("gpus: 8192\n"), render=False)
+        compile_intent(write_intent("gpus: 8192\nbackend: {tiers: 2}\n"), render=False)
     hint = error.value.problems[0].hint
-    assert "a 3-tier design is needed (256 leaves, 256 spines in 8 pods, 128 core switches" in hint
+    assert "for a 3-tier design (256 leaves, 256 spines in 8 pods, 128 core switches" in hint

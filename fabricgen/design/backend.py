@@ -2,8 +2,10 @@
 
 Port layout on every leaf: downlinks first (node 1 on the first port, the full unit's ports
 reserved even when the last unit is partial), then uplinks grouped by spine. On every spine: the
-links of leaf 1 first, then leaf 2, and so on. Cable ids follow the same order: host links node by
-node and rail by rail, then fabric links leaf by leaf.
+links of leaf 1 first, then leaf 2, and so on (3 tiers: a full pod's downlinks reserved, then the
+uplinks grouped by core). On every core: the links of pod 1's spine first. Cable ids follow the
+same order: host links node by node and rail by rail, then leaf-spine links leaf by leaf, then
+spine-core links spine by spine.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fabricgen.design.graph import (
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.sizing import BackendSizing
 from fabricgen.errors import Problem
-from fabricgen.intent.model import NAME_PATTERN, Intent
+from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
 
 CABLE_PREFIX = "BE-"
 
@@ -34,37 +36,64 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     if problems:
         return None, problems
     fabric = Fabric(intent.name)
-    leaf_model = catalog.switches[backend.leaf.model]
-    spine_model = catalog.switches[backend.spine.model]
+    three_tiers = sizing.tiers == 3
     node_model = catalog.nodes[intent.gpu_node]
     assert node_model.backend is not None
     speed = sizing.link_speed_gbps
     host_optics = SwitchOptics(catalog, backend.optics.host_links, ("backend", "optics", "host_links"))
     fabric_optics = SwitchOptics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
-    spines = [
-        fabric.add_device(Device(name, Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, i))
-        for i, name in enumerate(names[Role.SPINE], start=1)
-    ]
-    spine_ports = {spine.name: PortAllocator(spine, spine_model) for spine in spines}
+    def plane_of(plane: int) -> int | None:  # only fabrics with planes say which one
+        return plane if sizing.planes > 1 else None
+
+    # Spines plane by plane, pod by pod; with 3 tiers spine k of a pod links to core group k.
+    pod_spines: dict[tuple[int, int], list[Device]] = {}
+    core_groups: dict[tuple[int, int], list[Device]] = {}
+    spine_names, core_names = iter(names[Role.SPINE]), iter(names[Role.CORE])
+    spines: list[Device] = []
+    cores: list[Device] = []
+    for plane in range(1, sizing.planes + 1):
+        for pod in range(1, sizing.pods + 1):
+            for k in range(1, sizing.pod_spines + 1):
+                spine = Device(next(spine_names), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, len(spines) + 1,
+                               pod=pod if three_tiers else None, plane=plane_of(plane), core_group=k if three_tiers else None)
+                spines.append(fabric.add_device(spine))
+                pod_spines.setdefault((plane, pod), []).append(spine)
+        for k in range(1, sizing.pod_spines + 1 if three_tiers else 1):
+            for _ in range(sizing.group_cores):
+                core = Device(next(core_names), Role.CORE, Network.BACKEND, backend.core_switch.model, backend.core_switch.nos, len(cores) + 1,
+                              plane=plane_of(plane), core_group=k)
+                cores.append(fabric.add_device(core))
+                core_groups.setdefault((plane, k), []).append(core)
+    allocators = {
+        device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores
+    }
+    # a 3-tier spine reserves a full pod's downlinks, so growing the last pod keeps every port
+    spine_downlinks = {spine.name: allocators[spine.name].take(speed, sizing.spine_downlinks) for spine in spines} if three_tiers else {}
+
     leaves: list[Device] = []
     nodes: list[Device] = []
     leaf_names, node_names = iter(names[Role.LEAF]), iter(names[Role.GPU_NODE])
     for su in range(1, sizing.su_count + 1):
         for rail in range(1, sizing.rails + 1):
-            leaves.append(
-                fabric.add_device(
-                    Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=rail)
-                )
-            )
+            leaf = Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=rail,
+                          pod=sizing.pod_of(su) if three_tiers else None, plane=plane_of(sizing.plane_of(rail)))
+            leaves.append(fabric.add_device(leaf))
         for _ in range(sizing.su_size(su)):
             nodes.append(fabric.add_device(Device(next(node_names), Role.GPU_NODE, Network.BACKEND, intent.gpu_node, None, len(nodes) + 1, su=su)))
-    leaf_ports = {leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaves}
+    leaf_model = catalog.switches[backend.leaf.model]
+    allocators.update({leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaves})
 
     links: list[tuple[LinkKind, Port, Port]] = []
+
+    def fabric_link(low: Port, high: Port) -> None:
+        low.optic = fabric_optics.choose(low.device.model, low.cage, speed)
+        high.optic = fabric_optics.choose(high.device.model, high.cage, speed)
+        links.append((LinkKind.FABRIC, low, high))
+
     try:
         # Host links: NIC i of every node in a unit -> leaf i of that unit (rail alignment).
-        downlinks = {leaf.name: leaf_ports[leaf.name].take(speed, sizing.leaf_downlinks) for leaf in leaves}
+        downlinks = {leaf.name: allocators[leaf.name].take(speed, sizing.leaf_downlinks) for leaf in leaves}
         for node in nodes:
             su_leaves = leaves[(node.su - 1) * sizing.rails : node.su * sizing.rails]  # type: ignore[operator]
             position = (node.index - 1) - (node.su - 1) * sizing.su_nodes  # type: ignore[operator]
@@ -73,16 +102,28 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 switch_port = downlinks[leaf.name][position]
                 switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, speed)
                 links.append((LinkKind.HOST, nic, switch_port))
-        # Fabric links: every leaf to every spine, links_per_spine times.
+        # Leaf to spine: every leaf to every spine of its pod and plane, links_per_spine times.
         for leaf in leaves:
-            uplinks = leaf_ports[leaf.name].take(speed, sizing.leaf_uplinks)
-            for s, spine in enumerate(spines):
-                ours = uplinks[s * sizing.links_per_spine : (s + 1) * sizing.links_per_spine]
-                theirs = spine_ports[spine.name].take(speed, sizing.links_per_spine)
-                for leaf_port, spine_port in zip(ours, theirs, strict=True):
-                    leaf_port.optic = fabric_optics.choose(leaf.model, leaf_port.cage, speed)
-                    spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, speed)
-                    links.append((LinkKind.FABRIC, leaf_port, spine_port))
+            plane = sizing.plane_of(leaf.rail)  # type: ignore[arg-type]
+            su, rail = leaf.su, leaf.rail
+            uplinks = allocators[leaf.name].take(speed, sizing.leaf_uplinks)
+            lps = sizing.links_per_spine
+            for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(su) if three_tiers else 1)]):  # type: ignore[arg-type]
+                if three_tiers:  # the leaf's own port on the spine, by its place in the pod
+                    place = ((su - 1) % sizing.pod_sus) * sizing.rails_per_plane + (rail - 1) % sizing.rails_per_plane  # type: ignore[operator]
+                    theirs = [spine_downlinks[spine.name][place]]
+                else:
+                    theirs = allocators[spine.name].take(speed, lps)
+                for leaf_port, spine_port in zip(uplinks[s * lps : (s + 1) * lps], theirs, strict=True):
+                    fabric_link(leaf_port, spine_port)
+        # Spine to core: spine k of every pod to every core of group k, links_per_core times.
+        for spine in spines if three_tiers else ():
+            group = core_groups[(spine.plane or 1, spine.core_group)]  # type: ignore[index]
+            uplinks = allocators[spine.name].take(speed, sizing.spine_uplinks)
+            lpc = sizing.links_per_core
+            for c, core in enumerate(group):
+                for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(speed, lpc), strict=True):
+                    fabric_link(spine_port, core_port)
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 
@@ -90,21 +131,24 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 
-
 def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[str]], list[Problem]]:
     """Every device's name, in build order, checked before any device exists: valid hostnames
     (they become file names) and unique across the fabric."""
     patterns = intent.naming
-    names: dict[Role, list[str]] = {
-        Role.SPINE: [patterns.spine.format(index=i, su=0, rail=0, node=0) for i in range(1, sizing.spines + 1)],
-        Role.LEAF: [],
-        Role.GPU_NODE: [],
-    }
+    three_tiers = sizing.tiers == 3
+    names: dict[Role, list[str]] = {Role.SPINE: [], Role.CORE: [], Role.LEAF: [], Role.GPU_NODE: []}
+    for plane in range(1, sizing.planes + 1):
+        for pod in range(1, sizing.pods + 1):
+            for _ in range(sizing.pod_spines):
+                names[Role.SPINE].append(name_from(patterns.spine, len(names[Role.SPINE]) + 1, pod=pod if three_tiers else 0, plane=plane))
+        for _ in range(sizing.cores // sizing.planes):
+            names[Role.CORE].append(name_from(patterns.core, len(names[Role.CORE]) + 1, plane=plane))
     for su in range(1, sizing.su_count + 1):
+        pod = sizing.pod_of(su) if three_tiers else 0
         for rail in range(1, sizing.rails + 1):
-            names[Role.LEAF].append(patterns.leaf.format(index=len(names[Role.LEAF]) + 1, su=su, rail=rail, node=0))
+            names[Role.LEAF].append(name_from(patterns.leaf, len(names[Role.LEAF]) + 1, su=su, rail=rail, pod=pod, plane=sizing.plane_of(rail)))
         for node in range(1, sizing.su_size(su) + 1):
-            names[Role.GPU_NODE].append(patterns.gpu_node.format(index=len(names[Role.GPU_NODE]) + 1, su=su, rail=0, node=node))
+            names[Role.GPU_NODE].append(name_from(patterns.gpu_node, len(names[Role.GPU_NODE]) + 1, su=su, node=node, pod=pod))
     problems: list[Problem] = []
     owner: dict[str, Role] = {}
     for role, role_names in names.items():
@@ -126,4 +170,4 @@ def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[
     return names, problems
 
 
-_NAMING_KEY = {Role.SPINE: "spine", Role.LEAF: "leaf", Role.GPU_NODE: "gpu_node"}
+_NAMING_KEY = {Role.SPINE: "spine", Role.CORE: "core", Role.LEAF: "leaf", Role.GPU_NODE: "gpu_node"}

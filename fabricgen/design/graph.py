@@ -20,6 +20,7 @@ class Role(StrEnum):
     MANAGEMENT_NODE = "management-node"
     LEAF = "leaf"
     SPINE = "spine"
+    CORE = "core"  # super-spine: the third tier, joining the pods of a 3-tier fabric
     OOB_SWITCH = "oob-switch"
     CONSOLE_SERVER = "console-server"
     PDU = "pdu"
@@ -27,6 +28,7 @@ class Role(StrEnum):
 
 
 SERVER_ROLES = frozenset({Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE})
+FABRIC_ROLES = (Role.LEAF, Role.SPINE, Role.CORE)  # the routed tiers of a leaf/spine fabric, bottom up
 
 
 class Network(StrEnum):
@@ -38,7 +40,7 @@ class Network(StrEnum):
 
 class LinkKind(StrEnum):
     HOST = "host"  # server port to leaf
-    FABRIC = "fabric"  # leaf to spine
+    FABRIC = "fabric"  # leaf to spine, or spine to core
     MANAGEMENT = "management"  # copper management port (mgmt0, BMC, PDU...) to an OOB switch
     CONSOLE = "console"  # serial console port to a console server line
     UPLINK = "uplink"  # OOB switch to the management core
@@ -73,6 +75,9 @@ class Device:
     index: int  # 1-based within its role
     su: int | None = None  # scalable unit, 1-based
     rail: int | None = None  # leaves: the rail they serve
+    pod: int | None = None  # 3 tiers: leaves and spines, 1-based
+    plane: int | None = None  # backend leaves, spines and cores: the plane (group of rails) they belong to
+    core_group: int | None = None  # 3 tiers: a spine's position in its pod = the group of cores it links to
     ports: dict[str, Port] = field(default_factory=dict)
     rack: str | None = None  # rack name and lowest rack unit, when the intent has a layout
     ru: int | None = None

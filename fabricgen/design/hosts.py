@@ -35,7 +35,7 @@ from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.design.sizing import MIN_SPINES, choose_uplinks
 from fabricgen.errors import Problem
-from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent
+from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
 from fabricgen.units import format_ratio
 
 CABLE_PREFIX = {Network.FRONTEND: "FE-", Network.STORAGE: "ST-"}
@@ -54,7 +54,7 @@ def add_servers(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Proble
         separate = intent.frontend is not None and intent.frontend.storage == "separate"
         network = Network.STORAGE if role is Role.STORAGE_NODE and separate else Network.FRONTEND
         for index in range(1, servers.count + 1):
-            name = pattern.format(index=index, su=0, rail=0, node=index)
+            name = name_from(pattern, index=index, node=index)
             if not NAME_PATTERN.match(name) or name in fabric.devices:
                 why = "is not a valid hostname" if not NAME_PATTERN.match(name) else "is already another device's name"
                 problems.append(Problem(f"the {NAMING_KEY[role]} pattern gives {name!r}, which {why}", field=("naming", NAMING_KEY[role])))
@@ -331,7 +331,7 @@ def _names(intent: Intent, fabric: Fabric, network: Network, leaves: int, spines
     for role, count in (("leaf", leaves), ("spine", spines)):
         key = f"{prefix}_{role}"
         pattern = getattr(intent.naming, key)
-        names[role] = [pattern.format(index=i, su=0, rail=0, node=i) for i in range(1, count + 1)]
+        names[role] = [name_from(pattern, index=i, node=i) for i in range(1, count + 1)]
         bad = next((n for n in names[role] if not NAME_PATTERN.match(n)), None)
         if bad or len(set(names[role])) != count or any(n in fabric.devices for n in names[role]):
             problems.append(Problem(f"the {key} pattern does not give every {role} a distinct hostname", hint="put {index} in it", field=("naming", key)))

@@ -29,7 +29,7 @@ from fabricgen.design.graph import (
 )
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.errors import Problem
-from fabricgen.intent.model import NAME_PATTERN, Intent
+from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
 
 MANAGEMENT_CORE = "mgmt-core"
 
@@ -141,7 +141,7 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
     names = []
     for key, count in (("console_server", servers), ("oob_switch", switches)):
         pattern = getattr(intent.naming, key)
-        role_names = [pattern.format(index=i, su=0, rail=0, node=i) for i in range(1, count + 1)]
+        role_names = [name_from(pattern, index=i, node=i) for i in range(1, count + 1)]
         if any(not NAME_PATTERN.match(n) or n in fabric.devices for n in role_names) or len(set(role_names)) != count:
             problems.append(Problem(f"the {key} pattern does not give every device a distinct hostname", hint="put {index} in it", field=("naming", key)))
         names.append(role_names)

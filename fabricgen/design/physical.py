@@ -15,7 +15,7 @@ from fabricgen.design.oob import _management_endpoints, oob_counts
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
 
-PLACED_ROLES = {Role.LEAF, Role.SPINE, Role.OOB_SWITCH, Role.CONSOLE_SERVER} | SERVER_ROLES
+PLACED_ROLES = {Role.LEAF, Role.SPINE, Role.CORE, Role.OOB_SWITCH, Role.CONSOLE_SERVER} | SERVER_ROLES
 
 
 def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tuple[str, int]]) -> list[tuple[str, str, int]]:

@@ -27,6 +27,13 @@ class LeafSpinePlan:
     host_addressing: str  # p2p | subnet | segment (VXLAN EVPN: by the server's segment)
     host_pool_name: str  # gpu_nics (backend) or hosts
     notes: tuple[str, ...] = ()
+    tiers: int = 2
+    pods: int = 1
+    pod_leaves: int = 0  # 3 tiers: leaves in a full pod
+    cores: int = 0  # 3 tiers
+    spine_uplinks: int = 0  # 3 tiers: each spine's links to its group of cores
+    links_per_core: int = 0  # 3 tiers: from a spine to each core of its group
+    spine_built_ratio: Fraction | None = None  # 3 tiers
 
     @property
     def loopback_pool(self) -> IPv4Network:
@@ -56,4 +63,11 @@ def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
         host_addressing="segment" if intent.backend.routing == "vxlan-evpn" else intent.backend.nic_addressing,
         host_pool_name="gpu_nics",
         notes=sizing.notes,
+        tiers=sizing.tiers,
+        pods=sizing.pods,
+        pod_leaves=sizing.pod_sus * sizing.rails,
+        cores=sizing.cores,
+        spine_uplinks=sizing.spine_uplinks,
+        links_per_core=sizing.links_per_core,
+        spine_built_ratio=sizing.spine_built_ratio,
     )

@@ -1,4 +1,5 @@
-"""Sizing a rail-optimized 2-tier backend: scalable units, leaf uplinks and spine count.
+"""Sizing a rail-optimized backend: scalable units, leaf uplinks and spine count, and when 2 tiers
+cannot hold the cluster (or the intent asks), pods and a core (design/three_tier.py).
 
 Rules (shared/DOMAIN.md §1, §3):
 - a scalable unit (SU) has one leaf per rail; NIC i of every node in the SU lands on leaf i;
@@ -7,6 +8,7 @@ Rules (shared/DOMAIN.md §1, §3):
 - uplinks follow the requested downlink:uplink bandwidth ratio; when the exact count cannot be
   spread evenly, the next count that can is used and the build says so;
 - the fewest spines that fit win (then the fewest uplinks), but at least two for redundancy;
+- with planes, each plane is its own fabric for a group of rails: its own spines (and cores);
 - a cluster smaller than one unit gets a unit of its own size, unless the intent names the unit
   size, in which case the leaves reserve the full unit's ports for growth.
 
@@ -17,7 +19,7 @@ design phase can report them together with addressing and cabling problems.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from fabricgen.catalog import Catalog
@@ -41,17 +43,39 @@ class BackendSizing:
     leaves: int
     leaf_downlinks: int  # per leaf of a full SU
     leaf_uplinks: int
-    spines: int
-    links_per_spine: int  # from each leaf to each spine
+    spines: int  # in all pods and planes
+    links_per_spine: int  # from each leaf to each spine of its pod and plane
     requested_ratio: Fraction
     built_ratio: Fraction
     notes: tuple[str, ...] = ()
+    tiers: int = 2
+    planes: int = 1  # independent planes, each a group of rails_per_plane rails
+    pod_sus: int = 0  # scalable units in a full pod (2 tiers: one pod of every unit)
+    pods: int = 1
+    pod_spines: int = 0  # spines in one pod of one plane
+    spine_downlinks: int = 0  # 3 tiers: a spine's ports towards a full pod's leaves
+    spine_uplinks: int = 0  # 3 tiers: a spine's links to its group of cores
+    group_cores: int = 0  # 3 tiers: cores that spine k of every pod (of a plane) links to
+    cores: int = 0
+    links_per_core: int = 0  # 3 tiers: from a spine to each core of its group
+    spine_requested_ratio: Fraction | None = None  # 3 tiers
+    spine_built_ratio: Fraction | None = None
 
     def su_size(self, su: int) -> int:
         """Nodes in scalable unit `su` (1-based); only the last may be partial."""
         if su < self.su_count:
             return self.su_nodes
         return self.nodes - self.su_nodes * (self.su_count - 1)
+
+    @property
+    def rails_per_plane(self) -> int:
+        return self.rails // self.planes
+
+    def pod_of(self, su: int) -> int:
+        return (su - 1) // self.pod_sus + 1
+
+    def plane_of(self, rail: int) -> int:
+        return (rail - 1) // self.rails_per_plane + 1
 
 
 def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
@@ -66,15 +90,26 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     ratio = backend.ratio
     notes: list[str] = []
 
+    roles = [("leaf", backend.leaf.model, leaf_ports), ("spine", backend.spine.model, spine_ports)]
+    if backend.tiers != 2:
+        roles.append(("core", backend.core_switch.model, catalog.switches[backend.core_switch.model].ports_at(speed)))
     no_ports = [
         Problem(
             f"{model} has no {speed}G ports (natively or by breakout) for {intent.gpu_node}'s {speed}G NICs",
             hint=f"pick a {role} model with {speed}G ports: {', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
             field=("backend", role, "model"),
         )
-        for role, model, ports in (("leaf", backend.leaf.model, leaf_ports), ("spine", backend.spine.model, spine_ports))
+        for role, model, ports in roles
         if ports == 0
     ]
+    if rails % backend.planes:
+        no_ports.append(
+            Problem(
+                f"{backend.planes} planes cannot split {intent.gpu_node}'s {rails} rails evenly",
+                hint=f"use a number of planes that divides {rails}: {', '.join(str(n) for n in range(1, rails + 1) if rails % n == 0)}",
+                field=("backend", "planes"),
+            )
+        )
     raise_if(no_ports, DesignError)
 
     su_nodes = backend.scalable_unit_gpus // gpus_per_node
@@ -118,45 +153,112 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
                 field=("backend", "leaf", "count"),
             )
         )
+    common = {
+        "gpus": gpus, "nodes": nodes, "gpus_per_node": gpus_per_node, "rails": rails, "link_speed_gbps": speed, "su_nodes": su_nodes,
+        "su_count": su_count, "leaves": leaves, "leaf_downlinks": su_nodes, "requested_ratio": ratio, "planes": backend.planes,
+    }
+    if backend.tiers == 3:
+        return _three_tiers(intent, catalog, common, notes, problems)
 
+    planes = backend.planes
+    plane_leaves = leaves // planes
     down = su_nodes
     up_min = math.ceil(down / ratio)
     up_max = leaf_ports - down
     pinned = backend.spine.count
-    choice = choose_uplinks(leaves, up_min, up_max, spine_ports, pinned, MIN_SPINES) or (
-        None if pinned else choose_uplinks(leaves, up_min, up_max, spine_ports, None, 1)
+    if pinned is not None and pinned % planes:
+        raise DesignError(problems + [Problem(
+            f"{pinned} spines do not split evenly over {planes} planes",
+            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
+        )])
+    plane_pinned = pinned // planes if pinned else None
+    choice = choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
+        None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
     )
     if choice is None:
+        if backend.tiers is None and pinned is None:
+            notes.append(
+                f"{plane_leaves} leaves{' per plane' if planes > 1 else ''} do not fit 2 tiers ({backend.spine.model} takes at most "
+                f"{spine_ports} leaves): built 3 tiers (set backend.tiers to choose)"
+            )
+            return _three_tiers(intent, catalog, common, notes, problems)
         raise DesignError(
-            problems + [_no_two_tier_problem(intent, catalog, leaves, up_min, spine_ports, speed, rails, max_su_nodes, gpus_per_node)]
+            problems + [_no_two_tier_problem(intent, catalog, plane_leaves, up_min, spine_ports, speed, rails // planes, max_su_nodes, gpus_per_node)]
         )
-    uplinks, spines = choice
+    uplinks, plane_spines = choice
     built = Fraction(down, uplinks)
     if built != ratio:
         notes.append(
             f"requested {format_ratio(ratio)}, built {format_ratio(built)}: {uplinks} uplinks per leaf "
-            f"so they spread evenly over {spines} spines"
+            f"so they spread evenly over {plane_spines} spines"
         )
-    if spines == 1:
+    if plane_spines == 1:
         notes.append("one spine: no redundancy between leaves")
     sizing = BackendSizing(
-        gpus=gpus,
-        nodes=nodes,
-        gpus_per_node=gpus_per_node,
-        rails=rails,
-        link_speed_gbps=speed,
-        su_nodes=su_nodes,
-        su_count=su_count,
-        leaves=leaves,
-        leaf_downlinks=down,
+        **common,
         leaf_uplinks=uplinks,
-        spines=spines,
-        links_per_spine=uplinks // spines,
-        requested_ratio=ratio,
+        spines=plane_spines * planes,
+        links_per_spine=uplinks // plane_spines,
         built_ratio=built,
         notes=tuple(notes),
+        pod_sus=su_count,
+        pod_spines=plane_spines,
     )
     return sizing, problems
+
+
+def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
+    """Pods of scalable units with their own spines, joined by a core (design/three_tier.py);
+    with planes, each plane is such a fabric for its group of rails."""
+    backend = intent.backend
+    speed, planes = common["link_speed_gbps"], backend.planes
+    ports = {role: catalog.switches[switch.model].ports_at(speed) for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))}
+    pod_sus = backend.pod_gpus // backend.scalable_unit_gpus if backend.pod_gpus is not None else None
+    try:
+        s = size_three_tier(
+            common["nodes"], common["rails"] // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
+            backend.ratio, backend.spine_ratio, pod_sus,
+        )
+    except DesignError as exc:
+        field = ("backend", "pod_gpus") if pod_sus is not None and "pod" in exc.problems[0].message else ("gpus",) if intent.gpus is not None else ("nodes",)
+        raise DesignError(problems + [replace(p, field=field) for p in exc.problems]) from None
+    for role, count in (("spine", s.spines * planes), ("core", s.cores * planes)):
+        pinned = (backend.spine if role == "spine" else backend.core_switch).count
+        if pinned is not None and pinned != count:
+            problems.append(Problem(
+                f"the design needs {count} {role}s ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {pinned}",
+                hint=f"set count: {count} or remove it", field=("backend", role, "count"),
+            ))
+    built, spine_built = Fraction(s.leaf_downlinks, s.leaf_uplinks), Fraction(s.spine_downlinks, s.spine_uplinks)
+    for what, asked, got, how in (
+        ("leaf", backend.ratio, built, f"{s.leaf_uplinks} uplinks per leaf, one to each spine of its pod"),
+        ("spine", backend.spine_ratio, spine_built, f"{s.spine_uplinks} uplinks per spine, spread evenly over {s.group_cores} cores"),
+    ):
+        if got != asked:
+            notes.append(f"{what}s: requested {format_ratio(asked)}, built {format_ratio(got)}: {how}")
+    if s.su_count % s.pod_sus:
+        notes.append(
+            f"the last pod has {s.su_count % s.pod_sus} of {s.pod_sus} scalable units; its spines keep the full pod's ports and uplinks for growth"
+        )
+    return BackendSizing(
+        **common,
+        leaf_uplinks=s.leaf_uplinks,
+        spines=s.spines * planes,
+        links_per_spine=1,
+        built_ratio=built,
+        notes=tuple(notes),
+        tiers=3,
+        pod_sus=s.pod_sus,
+        pods=s.pods,
+        pod_spines=s.pod_spines,
+        spine_downlinks=s.spine_downlinks,
+        spine_uplinks=s.spine_uplinks,
+        group_cores=s.group_cores,
+        cores=s.cores * planes,
+        links_per_core=s.links_per_spine_per_core,
+        spine_requested_ratio=backend.spine_ratio,
+        spine_built_ratio=spine_built,
+    ), problems
 
 
 def choose_uplinks(
@@ -197,7 +299,7 @@ def _no_two_tier_problem(
     return Problem(
         f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, "
         f"so at most {spine_ports} leaves",
-        hint=f"a 3-tier design is needed ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports)}; fabricgen does not build 3 tiers yet); "
+        hint=f"set backend.tiers: 3 (or leave it out) for a 3-tier design ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports)}); "
         f"2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
         field=("gpus",) if intent.gpus is not None else ("nodes",),
     )

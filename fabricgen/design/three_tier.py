@@ -5,9 +5,9 @@ Rules (shared/DOMAIN.md §3, the DGX SuperPOD layout):
 - a pod is as many scalable units as one layer of spines can take: every leaf has one link to
   every spine of its pod, so a pod has as many spines as a leaf has uplinks, and as many leaves as
   a spine has downlinks (by the spine ratio);
-- the core is organised in planes: spine k of every pod connects to the cores of plane k only, so
-  every plane sees every pod; a plane has the fewest cores whose ports take every pod's links,
-  each spine spreading its uplinks evenly over its plane's cores.
+- the core is organised in groups: spine k of every pod connects to the cores of group k only, so
+  every group sees every pod; a group has the fewest cores whose ports take every pod's links,
+  each spine spreading its uplinks evenly over its group's cores.
 
 At 1:1 every tier carries as many cables as there are GPUs. `size_three_tier` is pure; it raises
 DesignError saying what would fit when the radix cannot hold the cluster even at 3 tiers.
@@ -37,8 +37,8 @@ class ThreeTierSizing:
     pod_spines: int
     spines: int
     spine_downlinks: int  # ports towards the pod's leaves (one per leaf of a full pod)
-    spine_uplinks: int  # ports towards the spine's core plane
-    plane_cores: int  # cores in each plane (one plane per pod spine position)
+    spine_uplinks: int  # ports towards the spine's group of cores
+    group_cores: int  # cores in each group (one group per spine position in a pod)
     cores: int
     links_per_spine_per_core: int
 
@@ -60,8 +60,10 @@ def size_three_tier(
     core_ports: int,
     leaf_ratio: Fraction = Fraction(1),
     spine_ratio: Fraction = Fraction(1),
+    pod_sus: int | None = None,
 ) -> ThreeTierSizing:
-    """The 3-tier fabric for `nodes` GPU nodes of `rails` backend NICs, in units of `su_nodes`."""
+    """The 3-tier fabric for `nodes` GPU nodes of `rails` backend NICs, in units of `su_nodes`;
+    pods of `pod_sus` units, or as many as a spine takes."""
     leaf_up = math.ceil(su_nodes / leaf_ratio)
     if su_nodes + leaf_up > leaf_ports:
         raise DesignError(Problem(
@@ -70,20 +72,33 @@ def size_three_tier(
         ))
     # one link from every leaf to every pod spine; a spine's downlinks bound the pod's leaves
     spine_down = math.floor(spine_ports * spine_ratio / (spine_ratio + 1))
-    pod_sus = spine_down // rails
-    if pod_sus < 1:
+    most_sus = spine_down // rails
+    if most_sus < 1:
         raise DesignError(Problem(
             f"a spine with {spine_ports} ports at {format_ratio(spine_ratio)} takes {spine_down} leaves, fewer than the {rails} rails of one scalable unit",
             hint="use spines with more ports, or a less under-subscribed spine ratio",
         ))
+    if pod_sus is None:
+        pod_sus = most_sus
+    elif pod_sus > most_sus:
+        raise DesignError(Problem(
+            f"a pod of {pod_sus} scalable units has {pod_sus * rails} leaves, but a spine with {spine_ports} ports "
+            f"at {format_ratio(spine_ratio)} takes {spine_down}",
+            hint=f"use pods of at most {most_sus} scalable units ({most_sus * su_nodes} nodes), or a more oversubscribed spine ratio",
+        ))
     spine_up = math.ceil(pod_sus * rails / spine_ratio)  # for the leaves a full pod has
+    if pod_sus * rails + spine_up > spine_ports:
+        raise DesignError(Problem(
+            f"a spine needs {pod_sus * rails} downlinks and {spine_up} uplinks at {format_ratio(spine_ratio)}, but has {spine_ports} ports",
+            hint=f"use pods of at most {max(1, pod_sus - 1)} scalable units, or a more oversubscribed spine ratio",
+        ))
     su_count = math.ceil(nodes / su_nodes)
     pods = math.ceil(su_count / pod_sus)
     spines_per_pod = leaf_up
-    # the fewest cores per plane that divide a spine's uplinks evenly and take every pod's links
-    plane = next((g for g in range(1, spine_up + 1) if spine_up % g == 0 and pods * (spine_up // g) <= core_ports), None)
-    if plane is None:
-        # at most one link from each pod's spine to each core of its plane: core_ports pods
+    # the fewest cores per group that divide a spine's uplinks evenly and take every pod's links
+    group = next((g for g in range(1, spine_up + 1) if spine_up % g == 0 and pods * (spine_up // g) <= core_ports), None)
+    if group is None:
+        # at most one link from each pod's spine to each core of its group: core_ports pods
         most_nodes = core_ports * pod_sus * su_nodes
         raise DesignError(Problem(
             f"{pods} pods of {pod_sus} scalable units do not fit 3 tiers: a core has {core_ports} ports, so at most {core_ports} pods",
@@ -105,7 +120,7 @@ def size_three_tier(
         spines=pods * spines_per_pod,
         spine_downlinks=pod_sus * rails,
         spine_uplinks=spine_up,
-        plane_cores=plane,
-        cores=spines_per_pod * plane,
-        links_per_spine_per_core=spine_up // plane,
+        group_cores=group,
+        cores=spines_per_pod * group,
+        links_per_spine_per_core=spine_up // group,
     )

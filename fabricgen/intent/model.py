@@ -48,11 +48,17 @@ class Bfd(_Strict):
 
 
 class AsnPlan(_Strict):
-    """RFC 7938: one ASN shared by the spines, a unique ASN per leaf."""
+    """RFC 7938: one ASN shared by the spines, a unique ASN per leaf. With 3 tiers: one ASN
+    shared by the cores, one per pod shared by its spines, and leaves unique across the fabric or
+    (`leaves: per-pod`) the same set reused in every pod, accepted back with allowas-in."""
 
     scheme: Literal["private-2byte", "private-4byte"] = "private-2byte"
-    spine: int | None = Field(None, description="default: the first ASN of the scheme's private range")
+    spine: int | None = Field(None, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
     leaf_first: int | None = Field(None, description="default: the ASN after the spines'")
+    core: int | None = Field(None, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
+    leaves: Literal["unique", "per-pod"] = Field(
+        "unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)"
+    )
 
 
 class _DisjointPools(_Strict):
@@ -251,7 +257,7 @@ class Optics(_Strict):
     """Transceiver PIDs; default: the catalog's default for each cage."""
 
     host_links: str | None = Field(None, description="switch end of GPU NIC links")
-    fabric_links: str | None = Field(None, description="both ends of leaf-spine links")
+    fabric_links: str | None = Field(None, description="both ends of leaf-spine (and spine-core) links")
 
 
 _NODE_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
@@ -337,6 +343,11 @@ class Backend(_Strict):
     ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
     leaf: SwitchRole = SwitchRole()
     spine: SwitchRole = SwitchRole()
+    tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
+    core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    pod_gpus: int | None = Field(None, ge=1, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
+    planes: int = Field(1, ge=1, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
     routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
     nic_addressing: Literal["p2p", "subnet"] = Field(
         "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface (ebgp only)"
@@ -352,6 +363,20 @@ class Backend(_Strict):
     qos_overrides: dict[str, QosOverride] = Field({}, description="per switch name: where it differs from qos")
     load_balancing: LoadBalancing = LoadBalancing()
     evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
+
+    @property
+    def core_switch(self) -> SwitchRole:
+        return self.core if self.core is not None else SwitchRole(model=self.spine.model, nos=self.spine.nos)
+
+    @model_validator(mode="after")
+    def _three_tier_settings(self) -> Backend:
+        if self.tiers == 2:
+            wrong = sorted({"core", "spine_ratio", "pod_gpus"} & self.model_fields_set)
+            if wrong:
+                raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
+        if self.pod_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
+            raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
+        return self
 
     @model_validator(mode="after")
     def _evpn_addressing(self) -> Backend:
@@ -505,13 +530,19 @@ class Layout(_Strict):
     pdus_per_rack: int = Field(2, ge=0, le=8, description="each PDU's network port is cabled to the OOB network")
 
 
+def name_from(pattern: str, index: int, su: int = 0, rail: int = 0, node: int = 0, pod: int = 0, plane: int = 0) -> str:
+    """A device name from a naming pattern; fields a role does not have are 0."""
+    return pattern.format(index=index, su=su, rail=rail, node=node, pod=pod, plane=plane)
+
+
 class Naming(_Strict):
     """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
-    {node} (1-based within its scalable unit)."""
+    {node} (1-based within its scalable unit), {pod} and {plane} (1-based; 3-tier and planes)."""
 
     gpu_node: str = "gpu{index:04d}"
     leaf: str = "be-su{su:02d}-leaf{rail}"
     spine: str = "be-spine{index:02d}"
+    core: str = Field("be-core{index:02d}", description="3 tiers: the core (super-spine) switches")
     frontend_leaf: str = "fe-leaf{index:02d}"
     frontend_spine: str = "fe-spine{index:02d}"
     storage_leaf: str = "st-leaf{index:02d}"
@@ -525,9 +556,9 @@ class Naming(_Strict):
     @classmethod
     def _pattern_formats(cls, pattern: str) -> str:
         try:
-            sample = pattern.format(index=1, su=1, rail=1, node=1)
+            sample = name_from(pattern, index=1, su=1, rail=1, node=1, pod=1, plane=1)
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: index, su, rail, node") from None
+            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: index, su, rail, node, pod, plane") from None
         check_name(sample, "a name from this pattern")
         return pattern
 

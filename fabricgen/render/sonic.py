@@ -70,7 +70,7 @@ def render_sonic(config: DeviceConfig) -> dict[str, str]:
 def config_db(c: DeviceConfig) -> dict[str, Any]:
     metadata = {
         "hostname": c.hostname,
-        "type": {Role.SPINE: "SpineRouter", Role.OOB_SWITCH: "MgmtToRRouter"}.get(c.role, "LeafRouter"),
+        "type": {Role.SPINE: "SpineRouter", Role.CORE: "SpineRouter", Role.OOB_SWITCH: "MgmtToRRouter"}.get(c.role, "LeafRouter"),
         "docker_routing_config_mode": "split-unified",
         "default_pfcwd_status": "enable" if c.qos and c.qos.pfc_watchdog.enabled else "disable",
     }

@@ -72,7 +72,7 @@ def _plural_word(word: str) -> str:
 
 
 def _role_word(device: Device) -> str:
-    return {Role.OOB_SWITCH: "OOB switch", Role.LEAF: "leaf", Role.SPINE: "spine"}.get(device.role, device.role.value)
+    return {Role.OOB_SWITCH: "OOB switch", Role.LEAF: "leaf", Role.SPINE: "spine", Role.CORE: "core"}.get(device.role, device.role.value)
 
 
 def bom_rows(c: Compiled) -> list[BomRow]:

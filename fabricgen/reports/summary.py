@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import Network
+from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.render.environment import environment
 from fabricgen.units import format_ratio
 
@@ -26,7 +26,27 @@ def render_summary(c: Compiled) -> dict[str, str]:
         fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
         oob=c.oob,
         links_by_network=Counter((link.network.value, link.kind.value) for link in c.fabric.links),
+        tier_links=Counter((link.network.value, link.a.device.role.value) for link in c.fabric.links if link.kind is LinkKind.FABRIC),
+        spine_requested=format_ratio(c.sizing.spine_requested_ratio) if c.sizing.spine_requested_ratio else None,
+        spine_built=format_ratio(c.sizing.spine_built_ratio) if c.sizing.spine_built_ratio else None,
+        asns=_asn_summary(c),
         layout=c.intent.layout is not None,
         load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
     )
     return {"summary.md": text}
+
+
+def _asn_summary(c: Compiled) -> dict[str, str]:
+    """The backend's ASNs per tier as ranges, for a 3-tier summary."""
+    asns = c.addresses.asns
+
+    def span(role: Role) -> str:
+        used = sorted({asns[d.name] for d in c.fabric.by_role(role, Network.BACKEND)})
+        if not used:
+            return "-"
+        return str(used[0]) if len(used) == 1 else f"{used[0]}-{used[-1]}"
+
+    leaves = span(Role.LEAF)
+    if c.intent.backend.asn.leaves == "per-pod" and c.sizing.tiers == 3:
+        leaves += ", the same in every pod (allowas-in on the leaves)"
+    return {"core": span(Role.CORE), "spines": span(Role.SPINE), "leaves": leaves}

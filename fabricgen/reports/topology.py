@@ -75,6 +75,7 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
             "links_per_leaf_per_spine": s.links_per_spine,
             "requested_ratio": format_ratio(s.requested_ratio),
             "built_ratio": format_ratio(s.built_ratio),
+            "tiers": s.tiers,
         },
         "fabrics": {
             network.value: {
@@ -89,6 +90,20 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
         },
         "notes": list(c.notes),
     }
+    if s.tiers == 3:
+        graph["backend"].update(
+            pods=s.pods,
+            pod_scalable_units=s.pod_sus,
+            pod_spines=s.pod_spines,
+            cores=s.cores,
+            core_group_cores=s.group_cores,
+            spine_downlinks=s.spine_downlinks,
+            spine_uplinks=s.spine_uplinks,
+            links_per_spine_per_core=s.links_per_core,
+            spine_built_ratio=format_ratio(s.spine_built_ratio),  # type: ignore[arg-type]
+        )
+    if s.planes > 1:
+        graph["backend"]["planes"] = s.planes
     nodes = []
     for d in c.fabric.devices.values():
         node = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
@@ -102,6 +117,9 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
             node["scalable_unit"] = d.su
         if d.rail is not None:
             node["rail"] = d.rail
+        for key in ("pod", "plane", "core_group"):
+            if getattr(d, key) is not None:
+                node[key] = getattr(d, key)
         config = configs.get(d.name)
         if config is not None and config.qos is not None:
             node["qos"] = qos_summary(config.qos)
