@@ -51,6 +51,13 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
             hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
             file=str(build_dir / "topology.json"),
         ))
+    if any(node["role"] == "core" for node in nodes.values()):
+        # the capacity and balancing models are leaf/spine: cross-pod traffic would read as zero
+        raise AnalysisError(Problem(
+            f"the {network} fabric has 3 tiers (core switches); fabricgen analyze models 2-tier leaf/spine fabrics only so far",
+            hint="analyze a 2-tier build (backend.tiers: 2), e.g. one pod of this design on its own",
+            file=str(build_dir / "topology.json"),
+        ))
     leaf_index = {name: i for i, name in enumerate(leaves)}
     spine_index = {name: j for j, name in enumerate(spines)}
     links = np.zeros((len(leaves), len(spines)), dtype=np.int64)

@@ -217,11 +217,11 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
     try:
         s = size_three_tier(
             common["nodes"], common["rails"] // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
-            backend.ratio, backend.spine_ratio, pod_sus,
+            backend.ratio, backend.spine_ratio, pod_sus, common["gpus_per_node"],
         )
     except DesignError as exc:
-        field = ("backend", "pod_gpus") if pod_sus is not None and "pod" in exc.problems[0].message else ("gpus",) if intent.gpus is not None else ("nodes",)
-        raise DesignError(problems + [replace(p, field=field) for p in exc.problems]) from None
+        counted = ("gpus",) if intent.gpus is not None else ("nodes",)
+        raise DesignError(problems + [replace(p, field=counted) if p.field == ("gpus",) else p for p in exc.problems]) from None
     for role, count in (("spine", s.spines * planes), ("core", s.cores * planes)):
         pinned = (backend.spine if role == "spine" else backend.core_switch).count
         if pinned is not None and pinned != count:

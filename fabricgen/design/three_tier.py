@@ -61,6 +61,7 @@ def size_three_tier(
     leaf_ratio: Fraction = Fraction(1),
     spine_ratio: Fraction = Fraction(1),
     pod_sus: int | None = None,
+    gpus_per_node: int = 1,
 ) -> ThreeTierSizing:
     """The 3-tier fabric for `nodes` GPU nodes of `rails` backend NICs, in units of `su_nodes`;
     pods of `pod_sus` units, or as many as a spine takes."""
@@ -68,7 +69,8 @@ def size_three_tier(
     if su_nodes + leaf_up > leaf_ports:
         raise DesignError(Problem(
             f"a leaf needs {su_nodes} downlinks and {leaf_up} uplinks at {format_ratio(leaf_ratio)}, but has {leaf_ports} ports",
-            hint=f"use scalable units of at most {math.floor(leaf_ports * leaf_ratio / (leaf_ratio + 1))} nodes",
+            hint=f"use scalable units of at most {math.floor(leaf_ports * leaf_ratio / (leaf_ratio + 1))} nodes, or a more oversubscribed ratio",
+            field=("backend", "ratio"),
         ))
     # one link from every leaf to every pod spine; a spine's downlinks bound the pod's leaves
     spine_down = math.floor(spine_ports * spine_ratio / (spine_ratio + 1))
@@ -76,7 +78,8 @@ def size_three_tier(
     if most_sus < 1:
         raise DesignError(Problem(
             f"a spine with {spine_ports} ports at {format_ratio(spine_ratio)} takes {spine_down} leaves, fewer than the {rails} rails of one scalable unit",
-            hint="use spines with more ports, or a less under-subscribed spine ratio",
+            hint=f"use spines with more ports, or a spine ratio of at least {format_ratio(Fraction(rails, spine_ports - rails)) if spine_ports > rails else 'more oversubscribed'}",
+            field=("backend", "spine_ratio"),
         ))
     if pod_sus is None:
         pod_sus = most_sus
@@ -84,13 +87,15 @@ def size_three_tier(
         raise DesignError(Problem(
             f"a pod of {pod_sus} scalable units has {pod_sus * rails} leaves, but a spine with {spine_ports} ports "
             f"at {format_ratio(spine_ratio)} takes {spine_down}",
-            hint=f"use pods of at most {most_sus} scalable units ({most_sus * su_nodes} nodes), or a more oversubscribed spine ratio",
+            hint=f"use pod_gpus: {most_sus * su_nodes * gpus_per_node} or less ({most_sus} scalable units), or a more oversubscribed spine ratio",
+            field=("backend", "pod_gpus"),
         ))
     spine_up = math.ceil(pod_sus * rails / spine_ratio)  # for the leaves a full pod has
     if pod_sus * rails + spine_up > spine_ports:
         raise DesignError(Problem(
             f"a spine needs {pod_sus * rails} downlinks and {spine_up} uplinks at {format_ratio(spine_ratio)}, but has {spine_ports} ports",
             hint=f"use pods of at most {max(1, pod_sus - 1)} scalable units, or a more oversubscribed spine ratio",
+            field=("backend", "spine_ratio"),
         ))
     su_count = math.ceil(nodes / su_nodes)
     pods = math.ceil(su_count / pod_sus)
@@ -103,7 +108,8 @@ def size_three_tier(
         raise DesignError(Problem(
             f"{pods} pods of {pod_sus} scalable units do not fit 3 tiers: a core has {core_ports} ports, so at most {core_ports} pods",
             hint=(f"3 tiers of these switches reach {most_nodes:,} nodes ({most_nodes * rails:,} GPU NICs); "
-                  "use switches with more ports"),
+                  "use switches with more ports, or more oversubscribed ratios"),
+            field=("gpus",),
         ))
     leaves = su_count * rails
     return ThreeTierSizing(
