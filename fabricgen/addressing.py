@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from netaddr import IPAddress, IPNetwork
+from netaddr import IPNetwork
 
 from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
@@ -27,6 +27,7 @@ from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
+from fabricgen.units import ipv4_text
 
 ASN_RANGES = {
     "private-2byte": (64512, 65534),
@@ -302,7 +303,7 @@ def _port_order(port: Port) -> tuple[int, int]:
 
 
 def _ip(value: int) -> str:
-    return str(IPAddress(value, 4))
+    return ipv4_text(value)
 
 
 def _fits(section: str, pool_name: str, pool: IPNetwork, region: IPNetwork, needed: int, what: str) -> list[Problem]:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from fractions import Fraction
 
-from netaddr import IPNetwork
 from pydantic import ValidationError
 
 from fabricgen.compiled import Compiled
@@ -21,7 +20,7 @@ from fabricgen.errors import Problem
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps
-from fabricgen.units import format_ratio
+from fabricgen.units import cidr_span, format_ratio, network_of
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
@@ -193,25 +192,20 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
     # Subnets: loopback /32s, every link's /31 once, every leaf's NIC block; sorted sweep for overlap.
     subnets: list[tuple[int, int, str, str | None, str | None]] = []
     for device, address in plan.loopbacks.items():
-        net = IPNetwork(f"{address}/32")
-        subnets.append((net.first, net.last, f"{device} loopback", device, "Loopback0"))
+        subnets.append((*cidr_span(address), f"{device} loopback", device, "Loopback0"))
     for leaf, block in plan.nic_blocks.items():
-        net = IPNetwork(block)
-        subnets.append((net.first, net.last, f"{leaf} GPU block {block}", leaf, None))
+        subnets.append((*cidr_span(block), f"{leaf} GPU block {block}", leaf, None))
     for switch, svi in plan.management_subnets.items():
-        net = IPNetwork(svi.cidr)
-        subnets.append((net.first, net.last, f"{switch} management subnet {net.cidr}", switch, None))
+        subnets.append((*cidr_span(svi.cidr), f"{switch} management subnet {network_of(svi.cidr)}", switch, None))
     for leaf, vtep in plan.vteps.items():
-        net = IPNetwork(f"{vtep}/32")
-        subnets.append((net.first, net.last, f"{leaf} VTEP", leaf, "loopback1"))
+        subnets.append((*cidr_span(vtep), f"{leaf} VTEP", leaf, "loopback1"))
     for overlay in (c.evpn or {}).values():
         for segment in overlay.segments:
-            net = IPNetwork(segment.subnet)
-            subnets.append((net.first, net.last, f"segment {segment.name} {segment.subnet}", None, None))
+            subnets.append((*cidr_span(segment.subnet), f"segment {segment.name} {segment.subnet}", None, None))
     for link in c.fabric.links:
         if link.kind in (LinkKind.FABRIC, LinkKind.UPLINK) and link.b in plan.interfaces:
-            net = IPNetwork(plan.interfaces[link.b].cidr)
-            subnets.append((net.first, net.last, f"link {link.id} {net.cidr}", link.b.device.name, link.b.name))
+            cidr = plan.interfaces[link.b].cidr
+            subnets.append((*cidr_span(cidr), f"link {link.id} {network_of(cidr)}", link.b.device.name, link.b.name))
     subnets.sort()
     reach_end, reach_label = -1, ""
     for first, last, label, device, port in subnets:
@@ -223,9 +217,9 @@ def addresses_unique(c: Compiled) -> Iterable[Problem]:
     # p2p NIC /31s must sit inside the block their leaf advertises, or the aggregate would lie
     for port, address in plan.interfaces.items():
         if port.device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
-            block = IPNetwork(plan.nic_blocks[port.device.name])
-            if IPNetwork(address.cidr).first not in range(block.first, block.last + 1):
-                yield Problem(f"{address.cidr} is outside the leaf's GPU block {block}", device=port.device.name, port=port.name)
+            first, last = cidr_span(plan.nic_blocks[port.device.name])
+            if not first <= cidr_span(address.cidr)[0] <= last:
+                yield Problem(f"{address.cidr} is outside the leaf's GPU block {plan.nic_blocks[port.device.name]}", device=port.device.name, port=port.name)
 
 
 def _claim(owners: dict[str, str], address: str, label: str, device: str, port: str | None) -> Iterable[Problem]:

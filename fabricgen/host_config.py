@@ -25,12 +25,12 @@ Per NIC, from the fabric it is cabled to (backend, frontend or storage):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import ip_interface
 
 from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
 from fabricgen.device_config import DeviceConfig, QosConfig
+from fabricgen.units import network_of
 
 PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
 TABLE_BASE = {Network.BACKEND: 100, Network.FRONTEND: 200, Network.STORAGE: 300}
@@ -144,7 +144,7 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         gateway = c.addresses.gateways[port]
         numbers[link.network] = numbers.get(link.network, 0) + 1
         table = TABLE_BASE[link.network] + numbers[link.network]
-        subnet = str(ip_interface(address.cidr).network)
+        subnet = network_of(address.cidr)
         way_out = "default" if kind == "frontend" else str(plan.host_pool)
         routes = [HostRoute(subnet, None, table), HostRoute(way_out, gateway, table)]
         if kind == primary.get(link.network):  # main table: backend via its first NIC, others via each

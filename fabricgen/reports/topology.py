@@ -139,5 +139,19 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
         }
         for link in c.fabric.links
     ]
-    document = {"directed": False, "multigraph": True, "graph": graph, "nodes": nodes, "links": links}
-    return {"topology.json": json.dumps(document, indent=1) + "\n"}
+    return {"topology.json": _one_per_line(graph, nodes, links)}
+
+
+def _one_per_line(graph: dict, nodes: list[dict], links: list[dict]) -> str:
+    """The node-link document with one line per node and per link: a review diff shows one line
+    per changed device or cable, and json's C encoder (not used with `indent`) writes 100k links
+    in a fraction of a second."""
+    head = json.dumps(graph, indent=1).replace("\n", "\n ")
+
+    def rows(items: list[dict]) -> str:
+        return ",\n".join(f"  {json.dumps(item)}" for item in items)
+
+    return (
+        f'{{\n "directed": false,\n "multigraph": true,\n "graph": {head},\n'
+        f' "nodes": [\n{rows(nodes)}\n ],\n "links": [\n{rows(links)}\n ]\n}}\n'
+    )
