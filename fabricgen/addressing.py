@@ -8,10 +8,12 @@ keeps every existing address:
   on the even address (the NIC's gateway), NIC on the odd one; `subnet`: one subnet per leaf with
   the gateway on the first host address. Each block is what the leaf advertises (aggregated);
 - fabric links: one block per leaf, by leaf index; a /31 per uplink, spine even, leaf odd; with 3
-  tiers then one block per spine, by spine index, a /31 per uplink, core even, spine odd;
+  tiers the leaves use the first half of the pool and the spines the second, one block per spine
+  by spine index, a /31 per uplink, core even, spine odd;
 - ASNs (RFC 7938): one ASN shared by the spines, then one per leaf in leaf order. 3 tiers: one
-  shared by the cores, one per pod shared by its spines, then the leaves: one each, or with
-  `leaves: per-pod` the same ones in every pod, by the leaf's place in its pod.
+  shared by the cores, one per pod shared by its spines (room kept for as many pods as the core
+  can take), then the leaves: one each, or with `leaves: per-pod` the same ones in every pod, by
+  the leaf's place in its pod.
 """
 
 from __future__ import annotations
@@ -95,16 +97,20 @@ def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
         hosts = _fits(section, "vteps", pool, pool, leaves + 1, f"{leaves} leaf VTEPs")
     else:
         hosts = _fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses")
-    link_addresses = leaves * layout.link_block_size + sizing.spines * layout.spine_link_block_size
-    link_what = f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks"
-    if sizing.tiers == 3:
-        link_what += f" and {sizing.spines} spines x {sizing.spine_uplinks}"
+    if sizing.tiers == 3:  # leaves in the first half, spines in the second: growth moves neither
+        halves = list(links.subnet(links.prefixlen + 1)) if links.prefixlen < 32 else [links, links]
+        link_fits = [
+            *_fits(section, "fabric_links", links, halves[0], leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks (the first half of the pool)"),
+            *_fits(section, "fabric_links", links, halves[1], sizing.spines * layout.spine_link_block_size, f"{sizing.spines} spines x {sizing.spine_uplinks} /31 uplinks (the second half of the pool)"),
+        ]
+    else:
+        link_fits = _fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks")
     return [
         *_fits(section, "loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
         *_fits(section, "loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
         *_fits(section, "loopbacks", loopbacks, layout.core_loopbacks, sizing.cores + 1, "core loopbacks (the last quarter of the pool)"),
         *hosts,
-        *_fits(section, "fabric_links", links, links, link_addresses, link_what),
+        *link_fits,
         *_asn_problems(sizing),
     ]
 
@@ -145,7 +151,7 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
         if evpn is None:  # with EVPN, servers are addressed by their segment (_allocate_segments)
             _allocate_host_block(plan, leaf, nic_base + position * nic_block_size, block_prefix, sizing.host_addressing)
         _allocate_uplinks(plan, leaf, link_base + position * link_block_size)
-    spine_link_base = link_base + len(leaves) * link_block_size
+    spine_link_base = link_base + IPNetwork(str(sizing.link_pool)).size // 2
     for position, spine in enumerate(spines if cores else ()):
         _allocate_uplinks(plan, spine, spine_link_base + position * layout.spine_link_block_size)
 
@@ -327,7 +333,7 @@ def _asn_firsts(sizing: LeafSpinePlan) -> tuple[int | None, int, int]:
     low = ASN_RANGES[plan.scheme][0]
     core_asn = (plan.core if plan.core is not None else low) if sizing.tiers == 3 else None
     spine_first = plan.spine if plan.spine is not None else (core_asn + 1 if core_asn is not None else low)
-    leaf_first = plan.leaf_first if plan.leaf_first is not None else spine_first + sizing.pods
+    leaf_first = plan.leaf_first if plan.leaf_first is not None else spine_first + max(sizing.pods, sizing.most_pods)
     return core_asn, spine_first, leaf_first
 
 

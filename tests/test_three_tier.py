@@ -143,12 +143,13 @@ def test_asns_follow_rfc_7938_per_tier_and_reuse_leaf_asns_per_pod_when_asked(wr
     fabric = unique.fabric
     assert {asns[d.name] for d in fabric.by_role(Role.CORE)} == {64512}
     assert {(d.pod, asns[d.name]) for d in fabric.by_role(Role.SPINE)} == {(1, 64513), (2, 64514)}
-    assert sorted(asns[d.name] for d in fabric.by_role(Role.LEAF)) == list(range(64515, 64515 + 16))
+    # leaves after room for 64 pods' spine ASNs (the most a 64-port core takes), so a new pod moves none
+    assert sorted(asns[d.name] for d in fabric.by_role(Role.LEAF)) == list(range(64577, 64577 + 16))
     assert all(c.bgp.allowas_in == 0 for c in unique.configs.values() if c.bgp)
 
     reused = compile_intent(write_intent(SMALL + "  asn: {leaves: per-pod}\n"), render=False)
     by_pod = {pod: sorted(reused.addresses.asns[d.name] for d in reused.fabric.by_role(Role.LEAF) if d.pod == pod) for pod in (1, 2)}
-    assert by_pod[1] == by_pod[2] == list(range(64515, 64515 + 8))
+    assert by_pod[1] == by_pod[2] == list(range(64577, 64577 + 8))
     leaves = [c for c in reused.configs.values() if c.role is Role.LEAF]
     assert leaves and all(c.bgp.allowas_in == 1 for c in leaves)
     assert all(c.bgp.allowas_in == 0 for c in reused.configs.values() if c.role is not Role.LEAF)
@@ -193,6 +194,23 @@ def test_nxos_leaves_accept_their_own_asn_back_once_when_asns_are_reused(write_i
     assert "      allowas-in 1" in template[: next(i for i, line in enumerate(template) if line.startswith("  neighbor "))]
     core = parse_nxos(build.files["configs/be-core01.cfg"].decode())
     assert "allowas-in" not in "\n".join(core.router_bgp)
+
+
+def test_growing_by_two_pods_keeps_every_existing_address_asn_and_cable(write_intent):
+    """With the core count pinned to the final size, 4,096 -> 6,144 GPUs only adds."""
+    def built(gpus):
+        build = compile_intent(write_intent(f"gpus: {gpus}\nbackend:\n  core: {{count: 128}}\n"), render=False)
+        ports = {(p.device.name, p.name): a.cidr for p, a in build.addresses.interfaces.items()}
+        cables = {(l.a.device.name, l.a.name, l.b.device.name, l.b.name) for l in build.fabric.links}
+        return build, ports, cables
+
+    small, small_ports, small_cables = built(4096)
+    large, large_ports, large_cables = built(6144)
+    assert (small.sizing.pods, large.sizing.pods) == (4, 6) and large.sizing.cores == 128
+    assert {n: large.addresses.loopbacks[n] for n in small.addresses.loopbacks} == small.addresses.loopbacks
+    assert {n: large.addresses.asns[n] for n in small.addresses.asns} == small.addresses.asns
+    assert {k: large_ports[k] for k in small_ports} == small_ports
+    assert small_cables <= large_cables
 
 
 # --- the checks hold per tier -----------------------------------------------------------------------

@@ -29,6 +29,7 @@ class LeafSpinePlan:
     notes: tuple[str, ...] = ()
     tiers: int = 2
     pods: int = 1
+    most_pods: int = 1  # 3 tiers: the spine ASNs reserved, so adding a pod keeps every leaf's ASN
     pod_leaves: int = 0  # 3 tiers: leaves in a full pod
     cores: int = 0  # 3 tiers
     spine_uplinks: int = 0  # 3 tiers: each spine's links to its group of cores
@@ -65,6 +66,7 @@ def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
         notes=sizing.notes,
         tiers=sizing.tiers,
         pods=sizing.pods,
+        most_pods=sizing.most_pods,
         pod_leaves=sizing.pod_sus * sizing.rails,
         cores=sizing.cores,
         spine_uplinks=sizing.spine_uplinks,

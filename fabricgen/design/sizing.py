@@ -58,6 +58,7 @@ class BackendSizing:
     group_cores: int = 0  # 3 tiers: cores that spine k of every pod (of a plane) links to
     cores: int = 0
     links_per_core: int = 0  # 3 tiers: from a spine to each core of its group
+    most_pods: int = 1  # 3 tiers: pods the core can ever take (one link from a spine to each core)
     spine_requested_ratio: Fraction | None = None  # 3 tiers
     spine_built_ratio: Fraction | None = None
 
@@ -218,13 +219,14 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         s = size_three_tier(
             common["nodes"], common["rails"] // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
             backend.ratio, backend.spine_ratio, pod_sus, common["gpus_per_node"],
+            backend.core_switch.count // planes if backend.core_switch.count and backend.core_switch.count % planes == 0 else backend.core_switch.count,
         )
     except DesignError as exc:
         counted = ("gpus",) if intent.gpus is not None else ("nodes",)
         raise DesignError(problems + [replace(p, field=counted) if p.field == ("gpus",) else p for p in exc.problems]) from None
     for role, count in (("spine", s.spines * planes), ("core", s.cores * planes)):
         pinned = (backend.spine if role == "spine" else backend.core_switch).count
-        if pinned is not None and pinned != count:
+        if pinned is not None and pinned != count:  # the core count may be pinned higher for growth (size_three_tier)
             problems.append(Problem(
                 f"the design needs {count} {role}s ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {pinned}",
                 hint=f"set count: {count} or remove it", field=("backend", role, "count"),
@@ -256,6 +258,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         group_cores=s.group_cores,
         cores=s.cores * planes,
         links_per_core=s.links_per_spine_per_core,
+        most_pods=ports["core"],
         spine_requested_ratio=backend.spine_ratio,
         spine_built_ratio=spine_built,
     ), problems

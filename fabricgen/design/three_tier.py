@@ -62,9 +62,11 @@ def size_three_tier(
     spine_ratio: Fraction = Fraction(1),
     pod_sus: int | None = None,
     gpus_per_node: int = 1,
+    cores: int | None = None,
 ) -> ThreeTierSizing:
     """The 3-tier fabric for `nodes` GPU nodes of `rails` backend NICs, in units of `su_nodes`;
-    pods of `pod_sus` units, or as many as a spine takes."""
+    pods of `pod_sus` units, or as many as a spine takes; `cores` (pinned for planned growth) or
+    the fewest that fit."""
     leaf_up = math.ceil(su_nodes / leaf_ratio)
     if su_nodes + leaf_up > leaf_ports:
         raise DesignError(Problem(
@@ -101,7 +103,18 @@ def size_three_tier(
     pods = math.ceil(su_count / pod_sus)
     spines_per_pod = leaf_up
     # the fewest cores per group that divide a spine's uplinks evenly and take every pod's links
-    group = next((g for g in range(1, spine_up + 1) if spine_up % g == 0 and pods * (spine_up // g) <= core_ports), None)
+    groups = [g for g in range(1, spine_up + 1) if spine_up % g == 0 and pods * (spine_up // g) <= core_ports]
+    if cores is not None and groups:
+        fitting = [g * spines_per_pod for g in groups]
+        if cores not in fitting:
+            raise DesignError(Problem(
+                f"{cores} cores cannot take {pods} pods x {spines_per_pod} spines x {spine_up} uplinks evenly "
+                f"(spine k of every pod links to group k of the {spines_per_pod} groups)",
+                hint=f"use one of {', '.join(str(n) for n in fitting)}, or remove the count",
+                field=("backend", "core", "count"),
+            ))
+        groups = [cores // spines_per_pod]
+    group = groups[0] if groups else None
     if group is None:
         # at most one link from each pod's spine to each core of its group: core_ports pods
         most_nodes = core_ports * pod_sus * su_nodes
