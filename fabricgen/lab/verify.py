@@ -8,12 +8,12 @@ daemons report about themselves.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from fabricgen.lab.plan import LabPlan, Probe, Session
+from fabricgen.lab.routing import ecmp_widths
 from fabricgen.lab.runtime import LabState, in_namespace, parallel, run, vtysh
 
 POLL_SECONDS = 0.05
@@ -78,38 +78,13 @@ def expected_sessions(plan: LabPlan, failed: Failed) -> list[tuple[Session, bool
 
 
 def expected_widths(plan: LabPlan, failed: Failed) -> dict[str, dict[str, int]]:
-    """device -> remote leaf prefix -> next hops its main table must hold. A leaf reaches another
-    leaf through each live uplink whose spine still has a live link to that leaf; a spine through
-    each live link to it. Capped by the switch's maximum-paths."""
-    spine_reach: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # spine -> leaf -> live links
-    for leaf, links in plan.uplinks.items():
-        for link in links:
-            if link.cable not in failed.cables:
-                spine_reach[link.other(leaf).device][leaf] += 1
+    """device -> remote leaf prefix -> next hops its main table must hold: what eBGP converges to
+    over the live links and switches (`fabricgen.lab.routing`), capped by the switch's
+    maximum-paths."""
     widths: dict[str, dict[str, int]] = {}
-    for name, switch in plan.switches.items():
-        if name in failed.devices:
-            continue
-        cap = _maximum_paths(switch.frr_conf)
-        expected = {}
-        for remote, prefixes in plan.host_blocks.items():
-            if remote == name:
-                continue
-            if switch.role == "leaf":
-                width = sum(
-                    1 for link in plan.uplinks.get(name, ()) if link.cable not in failed.cables and spine_reach[link.other(name).device].get(remote, 0) > 0
-                )
-            else:
-                width = spine_reach[name].get(remote, 0)
-            for prefix in prefixes:
-                expected[prefix] = min(width, cap)
-        widths[name] = expected
+    for name, by_origin in ecmp_widths(plan, failed.cables, failed.devices).items():
+        widths[name] = {prefix: width for origin, width in by_origin.items() for prefix in plan.host_blocks[origin]}
     return widths
-
-
-def _maximum_paths(conf: str) -> int:
-    found = re.search(r"^\s*maximum-paths (\d+)", conf, re.MULTILINE)
-    return int(found.group(1)) if found else 1
 
 
 def snapshot(plan: LabPlan, failed: Failed) -> Snapshot:
