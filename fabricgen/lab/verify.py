@@ -118,10 +118,13 @@ class Expected:
 
     sessions: list[tuple[Session, bool]]
     widths: dict[str, dict[str, int]]
+    bfd: list[Session]  # the live sessions whose BFD must be up
 
     @classmethod
     def of(cls, plan: LabPlan, failed: Failed) -> Expected:
-        return cls(expected_sessions(plan, failed), expected_widths(plan, failed))
+        sessions = expected_sessions(plan, failed)
+        bfd = [s for s, up in sessions if up and plan.switches[s.device].bfd_detect_ms]
+        return cls(sessions, expected_widths(plan, failed), bfd)
 
     def sessions_match(self, bgp: dict[str, dict[str, str]]) -> bool:
         """Only the switches in `bgp` are compared (a fast look reads a few)."""
@@ -132,14 +135,18 @@ class Expected:
             all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items()) for device, prefixes in self.widths.items()
         )
 
+    def bfd_match(self, bfd: dict[str, dict[str, str]]) -> bool:
+        return all(bfd.get(s.device, {}).get(s.peer_address) == "up" for s in self.bfd)
+
     def matches(self, snap: Snapshot) -> bool:
-        return self.sessions_match(snap.bgp) and self.widths_match(snap.widths)
+        # BFD too: after a restore BGP can be Established a moment before BFD is up again
+        return self.sessions_match(snap.bgp) and self.widths_match(snap.widths) and self.bfd_match(snap.bfd)
 
 
 def wait_converged(
     plan: LabPlan, state: LabState, since: float, timeout: float, focus: set[str] | None = None
 ) -> tuple[bool, float | None, Snapshot, int]:
-    """Poll until every session and ECMP width is as the build (and the applied failures) say.
+    """Poll until every BGP and BFD session and ECMP width is as the build (and the applied failures) say.
     Returns (converged, seconds from `since` to the first matching look, the last full look, how
     many looks it took). With `focus`, each look reads every live switch's FIB but only the focus
     switches' BGP sessions (a fast look, for timing a failure); a full look confirms the end."""
