@@ -2,7 +2,8 @@
 and FRR daemons on this machine (root, FRR, ping, traceroute and nft; scripts/test.sh installs them).
 
 The end-to-end tests use tests/lab/two-units.yaml: two scalable units of two DGX nodes, SONiC
-leaves whose frr.conf the lab runs as built, NX-OS spines whose FRR routing twin it runs.
+leaves whose frr.conf the lab runs as built, NX-OS spines whose FRR routing twin it runs; and
+tests/lab/three-tiers.yaml: the same nodes in two pods joined by SONiC cores.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,10 +24,13 @@ import pytest
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
 from fabricgen.lab.plan import kernel_names, lab_id_of, read_plan
+from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
+THREE_TIER_INTENT = REPO / "tests" / "lab" / "three-tiers.yaml"
+CROSS_POD = ("leaf", "spine", "core", "spine", "leaf", "node")
 TOOLS = ("vtysh", "ping", "traceroute", "nft", "ip")
 needs_lab = pytest.mark.skipif(
     os.geteuid() != 0 or any(shutil.which(t) is None for t in TOOLS) or not Path("/usr/lib/frr/bgpd").exists(),
@@ -36,6 +42,13 @@ needs_lab = pytest.mark.skipif(
 def lab_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     destination = tmp_path_factory.mktemp("lab") / "two-units"
     build(LAB_INTENT, destination)
+    return destination
+
+
+@pytest.fixture(scope="module")
+def three_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    destination = tmp_path_factory.mktemp("lab") / "three-tiers"
+    build(THREE_TIER_INTENT, destination)
     return destination
 
 
@@ -98,6 +111,86 @@ def test_probes_cross_the_tiers_the_design_says(lab_build: Path):
         if probe.kind == "same rail, other unit":
             assert source.scalable_unit != target.scalable_unit and probe.source_nic == probe.target_nic
         assert probe.path == ("leaf", "spine", "leaf", "node")  # different leaves: up and down again
+
+
+def test_widths_of_a_2_tier_fabric_follow_its_live_uplinks(lab_build: Path):
+    """Every leaf reaches every other through each spine; a failed uplink takes that spine away
+    from the leaf and the leaf away from that spine, nothing else."""
+    plan = read_plan(lab_build)
+    intact = ecmp_widths(plan, set(), set())
+    assert {w for name, by_leaf in intact.items() for w in by_leaf.values()} == {1, 2}
+    assert all(set(intact[name].values()) == {2 if s.role == "leaf" else 1} for name, s in plan.switches.items())
+    leaf = "be-su01-leaf1"
+    link = plan.uplinks[leaf][0]
+    spine = link.other(leaf).device
+    cut = ecmp_widths(plan, {link.cable}, set())
+    assert set(cut[leaf].values()) == {1} and cut[spine][leaf] == 0
+    assert all(cut[other][leaf] == 1 for other, s in plan.switches.items() if s.role == "leaf" and other != leaf)
+
+
+def test_plan_of_a_3_tier_build_has_cores_every_cable_once_and_a_session_per_fabric_link(three_tier_build: Path):
+    plan = read_plan(three_tier_build)
+    assert Counter(s.role for s in plan.switches.values()) == {"leaf": 16, "spine": 4, "core": 2}
+    rows = [line.split(",") for line in (three_tier_build / "cabling.csv").read_text().splitlines()[1:]]
+    assert sorted(link.cable for link in plan.links) == sorted(r[0] for r in rows if r[1] == "backend")
+    fabric = [link for link in plan.links if link.kind == "fabric"]
+    to_cores = [link for link in fabric if plan.switches[link.b.device].role == "core"]
+    assert len(fabric) == 64 and len(to_cores) == 32 and all(plan.switches[link.a.device].role == "spine" for link in to_cores)
+    assert len(plan.sessions) == 2 * len(fabric)
+    assert {(s.device, s.peer_device) for s in plan.sessions if s.device == "be-core01"} == {("be-core01", "be-spine01"), ("be-core01", "be-spine03")}
+    # SONiC leaves and cores run their own frr.conf, the NX-OS spines their twin
+    sources = {(s.role, s.frr_source.split("/")[0]) for s in plan.switches.values()}
+    assert sources == {("leaf", "configs"), ("spine", "lab"), ("core", "configs")}
+    assert {s.pod for s in plan.switches.values() if s.role != "core"} == {1, 2}
+
+
+def test_3_tier_probes_cross_a_core_between_pods_and_stay_in_the_pod_within_it(three_tier_build: Path):
+    plan = read_plan(three_tier_build)
+    paths = Counter()
+    for probe in plan.probes:
+        source, target = (plan.switches[plan.nodes[p].nics[0].leaf].pod for p in (probe.source, probe.target))
+        assert probe.path == (CROSS_POD if source != target else ("leaf", "spine", "leaf", "node")), probe
+        paths[probe.path] += 1
+    # one unit per pod: every same-rail probe and half the other-rail ones cross pods
+    assert paths == {CROSS_POD: 48, ("leaf", "spine", "leaf", "node"): 16}
+
+
+def test_3_tier_widths_under_a_core_or_spine_failure(three_tier_build: Path):
+    """Spine k of each pod reaches the other pod only through core k (8 parallel links); with core 1
+    down, spine 1 of each pod loses the other pod and its leaves keep one way there."""
+    plan = read_plan(three_tier_build)
+    pod1 = sorted(n for n, s in plan.switches.items() if s.role == "leaf" and s.pod == 1)
+    pod2 = sorted(n for n, s in plan.switches.items() if s.role == "leaf" and s.pod == 2)
+    intact = ecmp_widths(plan, set(), set())
+    assert {intact["be-su01-leaf1"][leaf] for leaf in pod1[1:] + pod2} == {2}
+    assert {intact["be-spine01"][leaf] for leaf in pod1} == {1} and {intact["be-spine01"][leaf] for leaf in pod2} == {8}
+    assert set(intact["be-core01"].values()) == {8}
+
+    def without(device: str) -> dict[str, dict[str, int]]:
+        return ecmp_widths(plan, {link.cable for link in plan.links_of(device)}, {device})
+
+    core_down = without("be-core01")
+    assert "be-core01" not in core_down
+    assert {core_down["be-spine01"][leaf] for leaf in pod2} == {0} and {core_down["be-spine03"][leaf] for leaf in pod1} == {0}
+    assert {core_down["be-su01-leaf1"][leaf] for leaf in pod2} == {1} and {core_down["be-su01-leaf1"][leaf] for leaf in pod1[1:]} == {2}
+    spine_down = without("be-spine01")
+    # core 1 hears of pod 1 only from spine 1, so spine 3 of pod 2 loses pod 1 as well
+    assert {spine_down["be-core01"][leaf] for leaf in pod1} == {0} and {spine_down["be-spine03"][leaf] for leaf in pod1} == {0}
+    assert {spine_down["be-su02-leaf1"][leaf] for leaf in pod1} == {1} and {spine_down["be-su02-leaf1"][leaf] for leaf in pod2[1:]} == {2}
+
+
+def test_3_tier_leaf_asns_reused_per_pod_need_allowas_in(write_intent, tmp_path: Path):
+    """asn: leaves: per-pod gives leaf n of every pod the same ASN: only allowas-in on the leaves
+    lets them hear of each other."""
+    text = THREE_TIER_INTENT.read_text() + "  asn: {leaves: per-pod}\n"
+    build(write_intent(text, name="per-pod"), tmp_path / "per-pod")
+    plan = read_plan(tmp_path / "per-pod")
+    first, twin = plan.switches["be-su01-leaf1"], plan.switches["be-su02-leaf1"]
+    assert first.asn == twin.asn and first.allowas_in == 1
+    assert ecmp_widths(plan, set(), set())["be-su01-leaf1"]["be-su02-leaf1"] == 2
+    strict = {name: replace(s, allowas_in=0) for name, s in plan.switches.items()}
+    plan.switches = strict
+    assert ecmp_widths(plan, set(), set())["be-su01-leaf1"]["be-su02-leaf1"] == 0
 
 
 # --- bad input -----------------------------------------------------------------------------------
@@ -250,3 +343,28 @@ def test_evpn_fabric_bridges_each_rail_over_vxlan_and_reports_what_it_cannot_che
     finally:
         fabricgen("lab", "down", str(build_dir))
         assert leftovers(build_dir) == []
+
+
+@needs_lab
+def test_a_3_tier_fabric_comes_up_verifies_and_survives_a_core_down(three_tier_build: Path, tmp_path: Path):
+    """tests/lab/three-tiers.yaml through `lab run`: every round verifies, traceroutes between
+    pods cross leaf, spine, core, spine, leaf, and the core round loses what the simulation says."""
+    report = tmp_path / "lab.md"
+    try:
+        result = fabricgen("lab", "run", str(three_tier_build), "--report", str(report))
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    finally:
+        fabricgen("lab", "down", str(three_tier_build))
+    assert leftovers(three_tier_build) == []
+    text = report.read_text()
+    assert "22 switches, 4 GPU nodes, 96 links" in text and "result: **PASS**" in text
+    rounds = {part.split("\n", 1)[0]: part for part in text.split("\n## ")[1:]}
+    assert list(rounds)[3:] == ["be-spine01 down", "be-spine01 down, restored", "be-core01 down", "be-core01 down, restored"]
+    for name, part in rounds.items():
+        assert "FAIL" not in part and "NOT converged" not in part, name
+        # every probe reached its target over the planned roles: 48 of them through a core
+        assert "| same rail, other unit | 32 | 32 | 32 | 0 | - |" in part and "| other rail | 32 | 32 | 32 | 0 | - |" in part, name
+    assert "128/128 expected sessions Established" in rounds["after up"] and "336/336 routes" in rounds["after up"]
+    core_round = rounds["be-core01 down"]
+    assert "96/96 expected sessions Established; 16 lost to the applied failures" in core_round
+    assert "| be-spine01 | spine | 16 | 0/1 | - |" in core_round and "| be-su01-leaf1 | leaf | 15 | 1/2 | - |" in core_round

@@ -23,7 +23,7 @@ from fabricgen.sorting import natural_key
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
-SWITCH_ROLES = ("leaf", "spine")
+SWITCH_ROLES = ("leaf", "spine", "core")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ class Segment:
 @dataclass(frozen=True, slots=True)
 class LabSwitch:
     name: str
-    role: str  # leaf | spine
+    role: str  # leaf | spine | core
     frr_source: str  # path inside the build directory
     frr_conf: str
     loopbacks: tuple[str, ...]  # address/32 on lo (Loopback0, the VTEP)
@@ -71,6 +71,11 @@ class LabSwitch:
     segments: tuple[Segment, ...]
     l3_vnis: tuple[int, ...]
     bfd_detect_ms: int | None  # multiplier x receive interval, None without BFD
+    asn: int | None = None  # topology.json's, else the config's `router bgp`
+    allowas_in: int = 0  # how often a route may carry the switch's own ASN (leaf ASNs reused per pod)
+    maximum_paths: int = 1  # the config's ECMP cap
+    pod: int | None = None  # 3 tiers: leaves' and spines' pod
+    plane: int | None = None  # planes: the group of rails the switch serves
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +137,7 @@ class Probe:
     target: str
     target_nic: str
     target_address: str
-    path: tuple[str, ...]  # expected hop roles after the source: leaf, spine, leaf, node
+    path: tuple[str, ...]  # expected hop roles after the source: leaf, spine, (core, spine,) leaf, node
     unchecked: str = ""  # why the lab cannot carry this probe (the kernel lacks VRF), else ""
 
 
@@ -263,6 +268,7 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         switches[name] = LabSwitch(
             name, role, source, conf, loopbacks, vtep, _segments(name, rows_of[name], overlay.get(name), by_port, links_of[name]),
             tuple(v["l3_vni"] for v in overlay.get(name, {}).get("vrfs", ())), _bfd_detect_ms(conf),
+            roles[name].get("asn") or _asn(conf), _allowas_in(conf), _maximum_paths(conf), roles[name].get("pod"), roles[name].get("plane"),
         )
 
     nodes = {name: _node(build, name, roles[name], links_of[name], ifnames[name]) for name in node_names}
@@ -300,6 +306,23 @@ def _bfd_detect_ms(conf: str) -> int | None:
     if not (multiplier and receive and re.search(r"^\s*neighbor \S+ bfd", conf, re.MULTILINE)):
         return None
     return int(multiplier.group(1)) * int(receive.group(1))
+
+
+def _asn(conf: str) -> int | None:
+    found = re.search(r"^router bgp (\d+)\s*$", conf, re.MULTILINE)
+    return int(found.group(1)) if found else None
+
+
+def _allowas_in(conf: str) -> int:
+    """`neighbor X allowas-in [N]` (N defaults to 3, as in FRR); the build sets it on every fabric
+    neighbour of a leaf or on none."""
+    counts = [int(n or 3) for n in re.findall(r"^\s*neighbor \S+ allowas-in(?: (\d+))?\s*$", conf, re.MULTILINE)]
+    return max(counts, default=0)
+
+
+def _maximum_paths(conf: str) -> int:
+    found = re.search(r"^\s*maximum-paths (\d+)", conf, re.MULTILINE)
+    return int(found.group(1)) if found else 1
 
 
 def _segments(name, rows, overlay, by_port, links) -> tuple[Segment, ...]:
@@ -347,7 +370,8 @@ def _node(build: BuildFiles, name: str, topology_node: dict, links: list[LabLink
 
 def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
     """Two probes per GPU NIC: the same rail on a node of the next scalable unit (the node in the
-    same position), and the next rail on the next node. Each names the devices its path crosses."""
+    same position), and the next rail of its plane on the next node. Each names the devices its
+    path crosses: up to a spine and down again within a pod, through a core between pods."""
     nodes = sorted(plan.nodes.values(), key=lambda n: natural_key(n.name))
     order = {node.name: i for i, node in enumerate(nodes)}
     units: dict[int | None, list[LabNode]] = defaultdict(list)
@@ -365,15 +389,15 @@ def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
             same_rail_peer, same_rail_kind = next_node, "same rail, other node"
         for nic in node.nics:
             targets = [(same_rail_kind, same_rail_peer, nic.rail)]
-            if len(node.nics) > 1:
-                targets.append(("other rail", next_node, nic.rail % len(node.nics) + 1))
+            # planes are separate fabrics: the other rail is the next one in the NIC's own plane
+            plane_rails = [n.rail for n in node.nics if plan.switches[n.leaf].plane == plan.switches[nic.leaf].plane]
+            if len(plane_rails) > 1:
+                targets.append(("other rail", next_node, plane_rails[(plane_rails.index(nic.rail) + 1) % len(plane_rails)]))
             for kind, peer, rail in targets:
                 if peer is node or rail > len(peer.nics):
                     continue
                 target = peer.nics[rail - 1]
-                path, unchecked = ("leaf", "spine", "leaf", "node"), ""
-                if target.leaf == nic.leaf:
-                    path = ("leaf", "node")
+                path, unchecked = _routed_path(plan.switches[nic.leaf], plan.switches[target.leaf]), ""
                 source_segment = _segment(plan, nic, segment_of)
                 if source_segment is not None and source_segment.vni is not None:
                     target_segment = _segment(plan, target, segment_of)
@@ -383,6 +407,16 @@ def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
                         unchecked = "routed in the tenant VRF (L3 VNI), which the lab does not build"
                 probes.append(Probe(kind, node.name, nic.port, _host(nic.address), peer.name, target.port, _host(target.address), path, unchecked))
     return probes
+
+
+def _routed_path(source: LabSwitch, target: LabSwitch) -> tuple[str, ...]:
+    """The roles a routed packet crosses after its source NIC, from leaf to leaf and then to the
+    target node."""
+    if source.name == target.name:
+        return ("leaf", "node")
+    if source.pod != target.pod:
+        return ("leaf", "spine", "core", "spine", "leaf", "node")
+    return ("leaf", "spine", "leaf", "node")
 
 
 def _segment(plan: LabPlan, nic: LabNic, cache: dict) -> Segment | None:

@@ -148,7 +148,8 @@ def down(build_dir: Path) -> bool:
 
 def run(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
-    spine down), each verified and restored, then down, even when something fails on the way."""
+    spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
+    when something fails on the way."""
     report = RunReport(up(build_dir, network, timeout))  # refuses a lab that is already up, before the try
     try:
         report.rounds.append(("after up", check(build_dir, timeout), None))
@@ -156,10 +157,11 @@ def run(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> Ru
         leaf = min(n for n, s in plan.switches.items() if s.role == "leaf")
         uplink = plan.uplinks[leaf][0].end(leaf).port
         spine = min(n for n, s in plan.switches.items() if s.role == "spine")
-        for name, link, device, silent in (
-            (f"{leaf}:{uplink} failed silently", f"{leaf}:{uplink}", None, True),
-            (f"{spine} down", None, spine, False),
-        ):
+        failures = [(f"{leaf}:{uplink} failed silently", f"{leaf}:{uplink}", None, True), (f"{spine} down", None, spine, False)]
+        cores = sorted(n for n, s in plan.switches.items() if s.role == "core")
+        if cores:
+            failures.append((f"{cores[0]} down", None, cores[0], False))
+        for name, link, device, silent in failures:
             failure = fail(build_dir, link, device, silent, timeout)
             report.rounds.append((name, check(build_dir, timeout), failure))
             restored = restore(build_dir, timeout=timeout)[0]

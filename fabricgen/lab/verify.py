@@ -8,12 +8,12 @@ daemons report about themselves.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from fabricgen.lab.plan import LabPlan, Probe, Session
+from fabricgen.lab.routing import ecmp_widths
 from fabricgen.lab.runtime import LabState, in_namespace, parallel, run, vtysh
 
 POLL_SECONDS = 0.05
@@ -78,38 +78,13 @@ def expected_sessions(plan: LabPlan, failed: Failed) -> list[tuple[Session, bool
 
 
 def expected_widths(plan: LabPlan, failed: Failed) -> dict[str, dict[str, int]]:
-    """device -> remote leaf prefix -> next hops its main table must hold. A leaf reaches another
-    leaf through each live uplink whose spine still has a live link to that leaf; a spine through
-    each live link to it. Capped by the switch's maximum-paths."""
-    spine_reach: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # spine -> leaf -> live links
-    for leaf, links in plan.uplinks.items():
-        for link in links:
-            if link.cable not in failed.cables:
-                spine_reach[link.other(leaf).device][leaf] += 1
+    """device -> remote leaf prefix -> next hops its main table must hold: what eBGP converges to
+    over the live links and switches (`fabricgen.lab.routing`), capped by the switch's
+    maximum-paths."""
     widths: dict[str, dict[str, int]] = {}
-    for name, switch in plan.switches.items():
-        if name in failed.devices:
-            continue
-        cap = _maximum_paths(switch.frr_conf)
-        expected = {}
-        for remote, prefixes in plan.host_blocks.items():
-            if remote == name:
-                continue
-            if switch.role == "leaf":
-                width = sum(
-                    1 for link in plan.uplinks.get(name, ()) if link.cable not in failed.cables and spine_reach[link.other(name).device].get(remote, 0) > 0
-                )
-            else:
-                width = spine_reach[name].get(remote, 0)
-            for prefix in prefixes:
-                expected[prefix] = min(width, cap)
-        widths[name] = expected
+    for name, by_origin in ecmp_widths(plan, failed.cables, failed.devices).items():
+        widths[name] = {prefix: width for origin, width in by_origin.items() for prefix in plan.host_blocks[origin]}
     return widths
-
-
-def _maximum_paths(conf: str) -> int:
-    found = re.search(r"^\s*maximum-paths (\d+)", conf, re.MULTILINE)
-    return int(found.group(1)) if found else 1
 
 
 def snapshot(plan: LabPlan, failed: Failed) -> Snapshot:
@@ -143,10 +118,13 @@ class Expected:
 
     sessions: list[tuple[Session, bool]]
     widths: dict[str, dict[str, int]]
+    bfd: list[Session]  # the live sessions whose BFD must be up
 
     @classmethod
     def of(cls, plan: LabPlan, failed: Failed) -> Expected:
-        return cls(expected_sessions(plan, failed), expected_widths(plan, failed))
+        sessions = expected_sessions(plan, failed)
+        bfd = [s for s, up in sessions if up and plan.switches[s.device].bfd_detect_ms]
+        return cls(sessions, expected_widths(plan, failed), bfd)
 
     def sessions_match(self, bgp: dict[str, dict[str, str]]) -> bool:
         """Only the switches in `bgp` are compared (a fast look reads a few)."""
@@ -157,14 +135,18 @@ class Expected:
             all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items()) for device, prefixes in self.widths.items()
         )
 
+    def bfd_match(self, bfd: dict[str, dict[str, str]]) -> bool:
+        return all(bfd.get(s.device, {}).get(s.peer_address) == "up" for s in self.bfd)
+
     def matches(self, snap: Snapshot) -> bool:
-        return self.sessions_match(snap.bgp) and self.widths_match(snap.widths)
+        # BFD too: after a restore BGP can be Established a moment before BFD is up again
+        return self.sessions_match(snap.bgp) and self.widths_match(snap.widths) and self.bfd_match(snap.bfd)
 
 
 def wait_converged(
     plan: LabPlan, state: LabState, since: float, timeout: float, focus: set[str] | None = None
 ) -> tuple[bool, float | None, Snapshot, int]:
-    """Poll until every session and ECMP width is as the build (and the applied failures) say.
+    """Poll until every BGP and BFD session and ECMP width is as the build (and the applied failures) say.
     Returns (converged, seconds from `since` to the first matching look, the last full look, how
     many looks it took). With `focus`, each look reads every live switch's FIB but only the focus
     switches' BGP sessions (a fast look, for timing a failure); a full look confirms the end."""
