@@ -58,6 +58,9 @@ def build_command(
         None, "--output", "-o", help="Build directory (default: output/<fabric name>). Replaced atomically; only an earlier build is ever replaced."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the destination."),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=0, help="Render the devices on this many processes (0: one per available CPU). The files are the same for any value."
+    ),
 ) -> None:
     """Compile INTENT and write every config and report, all or nothing.
 
@@ -66,7 +69,7 @@ def build_command(
     topology.json, summary.md and manifest.json.
     """
     started = time.perf_counter()
-    result, destination = _run(lambda: build(intent, output))
+    result, destination = _run(lambda: build(intent, output, jobs))
     if quiet:
         out.print(str(destination))
         return

@@ -36,9 +36,7 @@ from fabricgen.errors import CheckError, DesignError, raise_if
 from fabricgen.host_config import HostConfig, build_host_configs
 from fabricgen.intent import LoadedIntent, load_intent
 from fabricgen.output import write_build
-from fabricgen.render import render_configs
-from fabricgen.render.hosts import render_hosts
-from fabricgen.render.twin import render_lab_overlay, render_routing_twins
+from fabricgen.render.parallel import render_devices
 from fabricgen.reports import (
     render_bom,
     render_cabling,
@@ -73,9 +71,10 @@ class Build:
         return self.compiled.addresses
 
 
-def compile_intent(intent_path: Path, render: bool = True) -> Build:
+def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
-    first phase that has any. With render=False stops after the config checks (for `validate`)."""
+    first phase that has any. With render=False stops after the config checks (for `validate`).
+    `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -110,10 +109,7 @@ def compile_intent(intent_path: Path, render: bool = True) -> Build:
     lap("device configs")
     if not render:
         return build
-    texts = render_configs(build.configs.values())
-    texts.update(render_hosts(build.hosts.values()))
-    texts.update(render_routing_twins(build.configs.values()))
-    texts.update(render_lab_overlay(build.configs.values()))
+    texts = render_devices(list(build.configs.values()), list(build.hosts.values()), jobs)
     lap("render")
     for report in (render_cabling, render_bom, render_ip_plan, render_summary):
         texts.update(report(compiled))
@@ -170,9 +166,10 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
     return sizing, plans, fabric, oob, evpn
 
 
-def build(intent_path: Path, output_dir: Path | None = None) -> tuple[Build, Path]:
-    """Compile and write atomically to `output_dir` (default output/<fabric name>)."""
-    result = compile_intent(intent_path)
+def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1) -> tuple[Build, Path]:
+    """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
+    output/<fabric name>)."""
+    result = compile_intent(intent_path, jobs=jobs)
     destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
     clock = time.perf_counter()
     write_build(result.files, destination)

@@ -120,3 +120,44 @@ def test_missing_intent_file(tmp_path):
     result = fabricgen("build", str(tmp_path / "nope.yaml"))
     assert result.returncode == 2 and "cannot read the intent file" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# A small cluster with every kind of rendered file: SONiC and NX-OS switches, EVPN (the lab
+# overlay), routing twins, GPU and storage hosts, OOB switches.
+JOBS_INTENT = """
+name: jobs
+gpus: 64
+backend:
+  scalable_unit_gpus: 32
+  routing: vxlan-evpn
+  leaf: {nos: sonic}
+  spine: {nos: nxos}
+frontend: {}
+storage_nodes: {model: AFF-A90, count: 2}
+oob: {}
+"""
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_build_on_two_processes_writes_the_same_files(write_intent, tmp_path):
+    intent = write_intent(JOBS_INTENT)
+    for jobs in ("1", "2", "3"):
+        result = fabricgen("build", str(intent), "-o", str(tmp_path / f"jobs{jobs}"), "--jobs", jobs, "--quiet")
+        assert result.returncode == 0, result.stderr
+    one = tree(tmp_path / "jobs1")
+    assert any(p.endswith("config_db.json") for p in one) and any(p.endswith(".cfg") for p in one)
+    assert "lab/overlay.json" in one and any(p.startswith("lab/frr/") for p in one) and any(p.startswith("hosts/") for p in one)
+    for jobs in ("2", "3"):
+        other = tree(tmp_path / f"jobs{jobs}")
+        assert sorted(other) == sorted(one), f"--jobs {jobs} wrote other files"
+        assert [p for p in one if one[p] != other[p]] == [], f"--jobs {jobs} wrote other bytes"
+
+
+def test_negative_jobs_is_refused(tmp_path):
+    result = fabricgen("build", str(INTENTS / "cisco-256-gpu.yaml"), "-o", str(tmp_path / "b"), "--jobs", "-1")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "--jobs" in result.stderr and "greater than or equal to 0" in result.stderr
+    assert not (tmp_path / "b").exists()

@@ -14,6 +14,7 @@ import yaml
 
 from fabricgen.design.graph import Device, LinkKind, Network, Role
 from fabricgen.pipeline import compile_intent
+from fabricgen.render.sonic import config_db_text
 from tests.conftest import VTYSH, needs_frr
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
@@ -242,3 +243,26 @@ def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic
         "eth<n>", "not another host of 10.0.0.0/24", "'gateway' is not an address",
     ):
         assert expected in found, expected
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {},
+        {"PORT": {}, "VLAN": {"Vlan100": {"members": []}}},
+        {"DEVICE_METADATA": {"localhost": {"hostname": "leaf\u00e9 \"1\"\n"}}, "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP"]}}},
+        {"nested": [[], {}, [1, True, False, None, {"k": [{"x": "y"}]}]]},
+        {"a float": {"x": 1.5}},  # not config_db's: json.dumps writes it
+        {"a key that is not a string": {3: "x"}},
+        {"a tuple": (1, 2)},
+    ],
+)
+def test_config_db_text_is_json_dumps_indent_4(document):
+    assert config_db_text(document) == json.dumps(document, indent=4)
+
+
+def test_config_db_files_are_json_dumps_indent_4(whitepaper_sonic):
+    for gpus in (256, 512):
+        for device in sonic_switches(whitepaper_sonic[gpus]):
+            text = whitepaper_sonic[gpus].files[f"configs/{device.name}/config_db.json"].decode()
+            assert text == json.dumps(json.loads(text), indent=4) + "\n", device.name

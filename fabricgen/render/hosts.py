@@ -30,6 +30,8 @@ _PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain s
 def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     """Every host's files, keyed by their path inside the build directory."""
     env = environment()
+    # the per-NIC include of nic-qos.sh.j2 gets the template itself, looked up once per family
+    family_templates = {family: env.get_template(f"hosts/{family}.sh.j2") for family in (*SCRIPT_FAMILIES, "unknown")}
     files: dict[str, str] = {}
     for host in hosts:
         base = f"hosts/{host.hostname}"
@@ -43,7 +45,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
                 host=host,
                 names=shell_names(host.nics),
-                template_of={nic.port: f"hosts/{nic.family if nic.family in SCRIPT_FAMILIES else 'unknown'}.sh.j2" for nic in host.nics},
+                template_of={nic.port: family_templates.get(nic.family, family_templates["unknown"]) for nic in host.nics},
                 tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
                 version=__version__,
             )
