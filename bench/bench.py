@@ -54,7 +54,7 @@ FAMILIES = {
         ("4,096 GPUs", "bench-2tier-4096"),
         ("8,192 GPUs", "bench-8192"),
     ],
-    "3-tier": [
+    "3-tier, 64 x 400G, NX-OS": [
         ("8,192 GPUs", "bench-3tier-8192"),
         ("16,384 GPUs", "bench-3tier-16384"),
         ("32,768 GPUs", "bench-3tier-32768"),
