@@ -10,6 +10,8 @@ spine-core links spine by spine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
     Device,
@@ -46,25 +48,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     def plane_of(plane: int) -> int | None:  # only fabrics with planes say which one
         return plane if sizing.planes > 1 else None
 
-    # Spines plane by plane, pod by pod; with 3 tiers spine k of a pod links to core group k.
-    pod_spines: dict[tuple[int, int], list[Device]] = {}
-    core_groups: dict[tuple[int, int], list[Device]] = {}
-    spine_names, core_names = iter(names[Role.SPINE]), iter(names[Role.CORE])
-    spines: list[Device] = []
-    cores: list[Device] = []
-    for plane in range(1, sizing.planes + 1):
-        for pod in range(1, sizing.pods + 1):
-            for k in range(1, sizing.pod_spines + 1):
-                spine = Device(next(spine_names), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, len(spines) + 1,
-                               pod=pod if three_tiers else None, plane=plane_of(plane), core_group=k if three_tiers else None)
-                spines.append(fabric.add_device(spine))
-                pod_spines.setdefault((plane, pod), []).append(spine)
-        for k in range(1, sizing.pod_spines + 1 if three_tiers else 1):
-            for _ in range(sizing.group_cores):
-                core = Device(next(core_names), Role.CORE, Network.BACKEND, backend.core_switch.model, backend.core_switch.nos, len(cores) + 1,
-                              plane=plane_of(plane), core_group=k)
-                cores.append(fabric.add_device(core))
-                core_groups.setdefault((plane, k), []).append(core)
+    spines, cores, pod_spines, core_groups = _upper_tiers(intent, sizing, names, fabric, plane_of)
     allocators = {
         device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores
     }
@@ -129,6 +113,33 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
 
     fabric.connect_numbered(CABLE_PREFIX, Network.BACKEND, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
+
+
+def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[str]], fabric: Fabric, plane_of: Callable[[int], int | None]):
+    """Spines plane by plane and pod by pod, and (3 tiers) each plane's cores group by group:
+    spine k of every pod links to core group k. Returns them with their lookups by (plane, pod)
+    and (plane, group)."""
+    backend = intent.backend
+    three_tiers = sizing.tiers == 3
+    pod_spines: dict[tuple[int, int], list[Device]] = {}
+    core_groups: dict[tuple[int, int], list[Device]] = {}
+    spine_names, core_names = iter(names[Role.SPINE]), iter(names[Role.CORE])
+    spines: list[Device] = []
+    cores: list[Device] = []
+    for plane in range(1, sizing.planes + 1):
+        for pod in range(1, sizing.pods + 1):
+            for k in range(1, sizing.pod_spines + 1):
+                spine = Device(next(spine_names), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, len(spines) + 1,
+                               pod=pod if three_tiers else None, plane=plane_of(plane), core_group=k if three_tiers else None)
+                spines.append(fabric.add_device(spine))
+                pod_spines.setdefault((plane, pod), []).append(spine)
+        for k in range(1, sizing.pod_spines + 1 if three_tiers else 1):
+            for _ in range(sizing.group_cores):
+                core = Device(next(core_names), Role.CORE, Network.BACKEND, backend.core_switch.model, backend.core_switch.nos, len(cores) + 1,
+                              plane=plane_of(plane), core_group=k)
+                cores.append(fabric.add_device(core))
+                core_groups.setdefault((plane, k), []).append(core)
+    return spines, cores, pod_spines, core_groups
 
 
 def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[str]], list[Problem]]:
