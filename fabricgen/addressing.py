@@ -337,13 +337,9 @@ def _asn_firsts(sizing: LeafSpinePlan) -> tuple[int | None, int, int]:
     return core_asn, spine_first, leaf_first
 
 
-def _reused_per_pod(sizing: LeafSpinePlan) -> bool:
-    return sizing.tiers == 3 and sizing.spec.asn.leaves == "per-pod"
-
-
 def _leaf_asn_count(sizing: LeafSpinePlan) -> int:
     """Leaf ASNs the plan uses: one per leaf, or one per leaf of the largest pod when reused."""
-    return min(sizing.leaves, sizing.pod_leaves) if _reused_per_pod(sizing) else sizing.leaves
+    return min(sizing.leaves, sizing.pod_leaves) if sizing.leaf_asns_per_pod else sizing.leaves
 
 
 def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
@@ -368,7 +364,7 @@ def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
             hint += f"; the fabric needs {used:,} ASNs, the range has {high - low + 1:,}"
         else:
             hint = f"start leaves at {low + 1} or lower"
-        what = f"{sizing.leaves} leaf ASNs" if not _reused_per_pod(sizing) else f"{leaf_last - leaf_first + 1} leaf ASNs per pod"
+        what = f"{sizing.leaves} leaf ASNs" if not sizing.leaf_asns_per_pod else f"{leaf_last - leaf_first + 1} leaf ASNs per pod"
         problems.append(
             Problem(
                 f"{what} from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",
@@ -392,7 +388,7 @@ def _allocate_asns(sizing: LeafSpinePlan, cores: list[Device], spines: list[Devi
     core_asn, spine_first, leaf_first = _asn_firsts(sizing)
     asns = {core.name: core_asn for core in cores}
     asns.update({spine.name: spine_first + (spine.pod or 1) - 1 for spine in spines})
-    if _reused_per_pod(sizing):
+    if sizing.leaf_asns_per_pod:
         place: dict[int, int] = {}  # pod -> leaves seen so far
         for leaf in leaves:
             asns[leaf.name] = leaf_first + place.get(leaf.pod, 0)  # type: ignore[arg-type]

@@ -233,7 +233,7 @@ def asns_as_planned(c: Compiled) -> Iterable[Problem]:
     """RFC 7938: the spines (3 tiers: of one pod) share one ASN, the cores share another; every
     leaf has its own (or, reused per pod, its own within its pod), none a spine's or core's."""
     for network, plan in c.plans.items():
-        yield from _asns_of(c, network, plan.tiers == 3 and plan.spec.asn.leaves == "per-pod")
+        yield from _asns_of(c, network, plan.leaf_asns_per_pod)
 
 
 def _asns_of(c: Compiled, network: Network, per_pod: bool) -> Iterable[Problem]:

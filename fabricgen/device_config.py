@@ -354,7 +354,6 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         Role.SPINE: max(fabric_plan.links_per_spine, fabric_plan.spine_uplinks),
         Role.CORE: fabric_plan.links_per_core,
     }[device.role]
-    reused_asns = fabric_plan.tiers == 3 and backend.asn.leaves == "per-pod" and device.role is Role.LEAF
     return DeviceConfig(
         hostname=device.name,
         role=device.role,
@@ -376,7 +375,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
             aggregates=aggregates,
             maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
             bfd=backend.bfd.enabled,
-            allowas_in=1 if reused_asns else 0,
+            allowas_in=1 if fabric_plan.leaf_asns_per_pod and device.role is Role.LEAF else 0,
         ),
         bfd=backend.bfd,
         qos=_qos_config(backend, device, ports) if qos_on else None,

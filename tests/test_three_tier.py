@@ -285,6 +285,8 @@ def test_addresses_never_overlap_across_pods(small_three_tier):
         ("tiers: 3\n  pod_gpus: 2048", ("backend", "pod_gpus"), "use pod_gpus: 1024 or less (4 scalable units)"),
         ("planes: 3", ("backend", "planes"), "use a number of planes that divides 8: 1, 2, 4, 8"),
         ("tiers: 3\n  spine: {count: 100}", ("backend", "spine", "count"), "set count: 128 or remove it"),
+        ("tiers: 3\n  core: {count: 100}", ("backend", "core", "count"), "use one of 64, 128, 256, 512, 1024, or remove the count"),
+        ("tiers: 3\n  planes: 2\n  core: {count: 129}", ("backend", "core", "count"), "pin a multiple of 2"),
     ],
 )
 def test_a_3_tier_design_that_cannot_hold_says_what_would(write_intent, backend, field, says):

@@ -10,8 +10,6 @@ spine-core links spine by spine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
     Device,
@@ -45,10 +43,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     host_optics = SwitchOptics(catalog, backend.optics.host_links, ("backend", "optics", "host_links"))
     fabric_optics = SwitchOptics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
-    def plane_of(plane: int) -> int | None:  # only fabrics with planes say which one
-        return plane if sizing.planes > 1 else None
-
-    spines, cores, pod_spines, core_groups = _upper_tiers(intent, sizing, names, fabric, plane_of)
+    spines, cores, pod_spines, core_groups = _upper_tiers(intent, sizing, names, fabric)
     allocators = {
         device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores
     }
@@ -61,7 +56,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     for su in range(1, sizing.su_count + 1):
         for rail in range(1, sizing.rails + 1):
             leaf = Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=rail,
-                          pod=sizing.pod_of(su) if three_tiers else None, plane=plane_of(sizing.plane_of(rail)))
+                          pod=sizing.pod_of(su) if three_tiers else None, plane=sizing.plane_label(sizing.plane_of(rail)))
             leaves.append(fabric.add_device(leaf))
         for _ in range(sizing.su_size(su)):
             nodes.append(fabric.add_device(Device(next(node_names), Role.GPU_NODE, Network.BACKEND, intent.gpu_node, None, len(nodes) + 1, su=su)))
@@ -115,7 +110,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 
-def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[str]], fabric: Fabric, plane_of: Callable[[int], int | None]):
+def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[str]], fabric: Fabric):
     """Spines plane by plane and pod by pod, and (3 tiers) each plane's cores group by group:
     spine k of every pod links to core group k. Returns them with their lookups by (plane, pod)
     and (plane, group)."""
@@ -130,13 +125,13 @@ def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[s
         for pod in range(1, sizing.pods + 1):
             for k in range(1, sizing.pod_spines + 1):
                 spine = Device(next(spine_names), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, len(spines) + 1,
-                               pod=pod if three_tiers else None, plane=plane_of(plane), core_group=k if three_tiers else None)
+                               pod=pod if three_tiers else None, plane=sizing.plane_label(plane), core_group=k if three_tiers else None)
                 spines.append(fabric.add_device(spine))
                 pod_spines.setdefault((plane, pod), []).append(spine)
         for k in range(1, sizing.pod_spines + 1 if three_tiers else 1):
             for _ in range(sizing.group_cores):
                 core = Device(next(core_names), Role.CORE, Network.BACKEND, backend.core_switch.model, backend.core_switch.nos, len(cores) + 1,
-                              plane=plane_of(plane), core_group=k)
+                              plane=sizing.plane_label(plane), core_group=k)
                 cores.append(fabric.add_device(core))
                 core_groups.setdefault((plane, k), []).append(core)
     return spines, cores, pod_spines, core_groups

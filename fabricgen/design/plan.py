@@ -37,6 +37,11 @@ class LeafSpinePlan:
     spine_built_ratio: Fraction | None = None  # 3 tiers
 
     @property
+    def leaf_asns_per_pod(self) -> bool:
+        """3 tiers with `asn.leaves: per-pod`: every pod's leaves reuse the same ASNs (allowas-in)."""
+        return self.tiers == 3 and self.spec.asn.leaves == "per-pod"
+
+    @property
     def loopback_pool(self) -> IPv4Network:
         return self.spec.pools.loopbacks
 

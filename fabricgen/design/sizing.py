@@ -78,6 +78,10 @@ class BackendSizing:
     def plane_of(self, rail: int) -> int:
         return (rail - 1) // self.rails_per_plane + 1
 
+    def plane_label(self, plane: int) -> int | None:
+        """What a device records as its plane: only fabrics with planes say which one."""
+        return plane if self.planes > 1 else None
+
 
 def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
     backend = intent.backend
@@ -215,22 +219,27 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
     speed, planes = common["link_speed_gbps"], backend.planes
     ports = {role: catalog.switches[switch.model].ports_at(speed) for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))}
     pod_sus = backend.pod_gpus // backend.scalable_unit_gpus if backend.pod_gpus is not None else None
+    pinned_cores = backend.core_switch.count
+    if pinned_cores is not None and pinned_cores % planes:
+        raise DesignError(problems + [Problem(
+            f"{pinned_cores} cores do not split evenly over {planes} planes",
+            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "core", "count"),
+        )])
     try:
         s = size_three_tier(
             common["nodes"], common["rails"] // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
             backend.ratio, backend.spine_ratio, pod_sus, common["gpus_per_node"],
-            backend.core_switch.count // planes if backend.core_switch.count and backend.core_switch.count % planes == 0 else backend.core_switch.count,
+            pinned_cores // planes if pinned_cores is not None else None,
         )
     except DesignError as exc:
         counted = ("gpus",) if intent.gpus is not None else ("nodes",)
         raise DesignError(problems + [replace(p, field=counted) if p.field == ("gpus",) else p for p in exc.problems]) from None
-    for role, count in (("spine", s.spines * planes), ("core", s.cores * planes)):
-        pinned = (backend.spine if role == "spine" else backend.core_switch).count
-        if pinned is not None and pinned != count:  # the core count may be pinned higher for growth (size_three_tier)
-            problems.append(Problem(
-                f"the design needs {count} {role}s ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {pinned}",
-                hint=f"set count: {count} or remove it", field=("backend", role, "count"),
-            ))
+    spines = s.spines * planes  # a pinned core count is used by size_three_tier (it may plan for growth)
+    if backend.spine.count is not None and backend.spine.count != spines:
+        problems.append(Problem(
+            f"the design needs {spines} spines ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {backend.spine.count}",
+            hint=f"set count: {spines} or remove it", field=("backend", "spine", "count"),
+        ))
     built, spine_built = Fraction(s.leaf_downlinks, s.leaf_uplinks), Fraction(s.spine_downlinks, s.spine_uplinks)
     for what, asked, got, how in (
         ("leaf", backend.ratio, built, f"{s.leaf_uplinks} uplinks per leaf, one to each spine of its pod"),

@@ -8,11 +8,12 @@ off: a stat per include, tens of thousands per large build), since a build never
 
 from __future__ import annotations
 
-import ipaddress
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+
+from fabricgen.units import network_of
 
 
 def templates_dir() -> Path:
@@ -38,5 +39,5 @@ def environment() -> jinja2.Environment:
         auto_reload=False,
     )
     env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
-    env.filters["network"] = lambda cidr: str(ipaddress.ip_interface(cidr).network)  # 10.4.0.1/24 -> 10.4.0.0/24
+    env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
     return env

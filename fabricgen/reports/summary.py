@@ -47,6 +47,6 @@ def _asn_summary(c: Compiled) -> dict[str, str]:
         return str(used[0]) if len(used) == 1 else f"{used[0]}-{used[-1]}"
 
     leaves = span(Role.LEAF)
-    if c.intent.backend.asn.leaves == "per-pod" and c.sizing.tiers == 3:
+    if c.plan_of(Network.BACKEND).leaf_asns_per_pod:
         leaves += ", the same in every pod (allowas-in on the leaves)"
     return {"core": span(Role.CORE), "spines": span(Role.SPINE), "leaves": leaves}
