@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from fabricgen.trust import printable
+
 FieldPath = tuple[str | int, ...]
 
 
@@ -38,6 +40,8 @@ class Problem:
         return replace(self, file=file, line=line)
 
     def format(self) -> str:
+        """One line: where, what, and the fix. Every part is escaped (`trust.printable`), so a key or
+        value from hostile input can neither split the line nor reach the terminal raw."""
         where = []
         if self.file:
             where.append(f"{self.file}:{self.line}" if self.line else self.file)
@@ -47,8 +51,8 @@ class Problem:
             where.append(f"{self.device} {self.port}" if self.port else self.device)
         text = ": ".join(where + [self.message]) if where else self.message
         if self.hint:
-            text += f"\n    fix: {self.hint}"
-        return text
+            text += f" (fix: {self.hint})"
+        return printable(text)
 
 
 class FabricgenError(Exception):
@@ -63,7 +67,7 @@ class FabricgenError(Exception):
     def report(self) -> str:
         count = len(self.problems)
         head = f"{self.phase}: {count} problem{'s' if count != 1 else ''}"
-        return head + "\n" + "\n".join("  " + p.format().replace("\n", "\n  ") for p in self.problems)
+        return head + "\n" + "\n".join("  " + p.format() for p in self.problems)
 
 
 class IntentError(FabricgenError):

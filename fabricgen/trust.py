@@ -1,0 +1,131 @@
+"""What a string from outside may be: the one place that says so.
+
+Intents, catalogs, build directories, inventories and device answers are hostile until checked.
+Every string that can reach a config, a template, a shell, a file name or a kernel object is
+checked against one of these rules where it enters, whichever of those sources it came from:
+
+- a *hostname* (device names, fabric names): an RFC 1123 label;
+- an *interface name* (switch ports, NIC ports, management ports): letters first, then letters,
+  digits and ``/ . : _ -``, at most 64 characters (NX-OS `Ethernet1/1/2`, SONiC `Ethernet0`,
+  Linux `enp1s0f0np0`, `mgmt0`);
+- a *PID* (catalog part numbers): letters, digits and ``. _ / + ( ) -``;
+- a *token* (SONiC platform and hwsku, tenant and VRF names, drivers): letters, digits and
+  ``. _ + -``;
+- *text* (descriptions, vendors, free notes): one printable line of bounded length; no control or
+  format characters, so it cannot add a line to a config or hide one on a terminal.
+
+Each rule is a plain function raising ValueError (pydantic turns that into a located problem), and
+an `Annotated` type for the models. `printable()` makes any string safe to print in a message.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+INTERFACE = re.compile(r"[A-Za-z][A-Za-z0-9/.:_-]{0,63}")
+PID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+()-]{0,79}")
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+MAX_TEXT = 240  # NX-OS takes 254 characters of interface description; a catalog description is a line
+
+# Unicode categories that are not text a person can see: controls (C0, C1, DEL), format characters
+# (bidirectional overrides, zero-width joiners), line and paragraph separators, unassigned, surrogates.
+_INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cn", "Cs", "Co"}
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def has_invisible(text: str) -> bool:
+    """True when `text` holds a control, format or separator character (a newline included)."""
+    return not text.isprintable() and any(unicodedata.category(ch) in _INVISIBLE for ch in text)
+
+
+def printable(text: object) -> str:
+    """`text` with every invisible character written as an escape (\\n, \\x1b, \\u202e), so a
+    message built from hostile input stays one line and cannot drive the terminal."""
+    value = str(text)
+    if value.isprintable():
+        return value
+    return "".join(_escape(ch) if unicodedata.category(ch) in _INVISIBLE else ch for ch in value)
+
+
+def _escape(ch: str) -> str:
+    if ch in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    value = printable(value)
+    return repr(value if len(value) <= limit else value[:limit] + "...")
+
+
+def check_hostname(value: str) -> str:
+    if not HOSTNAME.fullmatch(value):
+        raise ValueError(f"{_shown(value)} is not a valid name: use letters, digits and '-' (not first or last), at most 63 characters")
+    return value
+
+
+def check_interface_name(value: str) -> str:
+    if not INTERFACE.fullmatch(value):
+        raise ValueError(
+            f"{_shown(value)} is not a valid interface name: a letter first, then letters, digits and / . : _ -, at most 64 characters"
+        )
+    return value
+
+
+def check_pid(value: str) -> str:
+    if not PID.fullmatch(value):
+        raise ValueError(f"{_shown(value)} is not a valid part number (PID): letters, digits and . _ / + ( ) -, at most 80 characters")
+    return value
+
+
+def check_token(value: str) -> str:
+    if not TOKEN.fullmatch(value):
+        raise ValueError(f"{_shown(value)} is not a valid identifier: letters, digits and . _ + -, at most 128 characters")
+    return value
+
+
+def check_text(value: str, limit: int = MAX_TEXT) -> str:
+    if has_invisible(value):
+        raise ValueError(f"{_shown(value)} holds a control character or line break; a description is one line of plain text")
+    if len(value) > limit:
+        raise ValueError(f"{len(value)} characters is too long; at most {limit}")
+    if value != value.strip():
+        raise ValueError(f"{_shown(value)} starts or ends with white space")
+    return value
+
+
+def check_pattern(pattern: str, fields: Iterable[str], check=check_interface_name) -> str:
+    """A name pattern such as ``Ethernet1/{port}/{sub}``: only the named `fields`, each a plain
+    ``{name}`` or an integer format (``{index:02d}``, width at most 9), and every name it can give
+    obeys `check` (tried with the widest numbers it may hold)."""
+    allowed = set(fields)
+    sample: dict[str, int] = {}
+    try:
+        parsed = list(string.Formatter().parse(pattern))
+    except ValueError as exc:
+        raise ValueError(f"{_shown(pattern)} is not a valid pattern ({exc}); write fields as {{name}}") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in allowed:
+            raise ValueError(f"{_shown(pattern)} uses {{{printable(name)}}}; the fields here are " + ", ".join(f"{{{f}}}" for f in sorted(allowed)))
+        if conversion is not None or (spec and not re.fullmatch(r"0?[1-9]?d", spec)):
+            raise ValueError(f"{_shown(pattern)}: {{{name}:{printable(spec or '')}}} is not allowed; use {{{name}}} or a zero-padded width such as {{{name}:02d}}")
+        sample[name] = 999_999
+    check(pattern.format(**sample))
+    return pattern
+
+
+Hostname = Annotated[str, AfterValidator(check_hostname)]
+InterfaceName = Annotated[str, AfterValidator(check_interface_name)]
+Pid = Annotated[str, AfterValidator(check_pid)]
+Token = Annotated[str, AfterValidator(check_token)]
+Text = Annotated[str, AfterValidator(check_text)]
