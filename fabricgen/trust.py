@@ -63,7 +63,7 @@ def _escape(ch: str) -> str:
 
 def _shown(value: str, limit: int = 60) -> str:
     value = printable(value)
-    return repr(value if len(value) <= limit else value[:limit] + "...")
+    return "'" + (value if len(value) <= limit else value[:limit] + "...") + "'"
 
 
 def check_hostname(value: str) -> str:
