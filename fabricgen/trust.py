@@ -20,6 +20,7 @@ an `Annotated` type for the models. `printable()` makes any string safe to print
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import string
 import unicodedata
@@ -129,3 +130,25 @@ InterfaceName = Annotated[str, AfterValidator(check_interface_name)]
 Pid = Annotated[str, AfterValidator(check_pid)]
 Token = Annotated[str, AfterValidator(check_token)]
 Text = Annotated[str, AfterValidator(check_text)]
+
+
+MAX_HOST = 253  # a DNS name's limit (RFC 1035), dots included
+
+
+def check_host(value: str) -> str:
+    """An address to reach a device at: an IPv4 or IPv6 address (no zone such as %eth0), or a DNS
+    name of dot-separated RFC 1123 labels, at most 253 characters, whose last label is not all
+    digits (so a mistyped address such as 10.0.0.300 is not taken for a name)."""
+    try:
+        ipaddress.ip_address(value)
+        if "%" not in value:
+            return value
+    except ValueError:
+        pass
+    labels = value.split(".")
+    if len(value) > MAX_HOST or not all(HOSTNAME.fullmatch(label) for label in labels) or labels[-1].isdigit():
+        raise ValueError(f"{_shown(value)} is neither an IP address nor a DNS name (letters, digits and '-' in dot-separated labels)")
+    return value
+
+
+Host = Annotated[str, AfterValidator(check_host)]
