@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from napalm.base import get_network_driver
@@ -35,6 +35,7 @@ from napalm.base.exceptions import (
 from fabricgen.errors import Problem, PushError, raise_if
 from fabricgen.push.credentials import Credentials
 from fabricgen.push.inventory import Target
+from fabricgen.push.security import DeviceVerification
 
 # Exceptions with which a driver says "the device refused the commit and kept its config":
 # NX-OS applies a replace atomically (rollback-patch), fabricgen's SONiC driver restores its own
@@ -61,6 +62,7 @@ class RolloutOptions:
     connect_timeout: int = 60
     verify_timeout: float = 120.0
     poll_interval: float = 2.0
+    verification: DeviceVerification = field(default_factory=DeviceVerification)  # host keys, TLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +109,14 @@ def push(targets: list[Target], credentials: Credentials, options: RolloutOption
     """Dry-run every target; with options.commit, then commit the changed ones in stages."""
     if options.canary not in (None, NO_CANARY) and options.canary not in {target.name for target in targets}:
         raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
+    options.verification.check(targets)
     drivers = resolve_drivers(targets)
     report = on_result or (lambda result: None)
 
     def device(target: Target):
         return drivers[target.driver](
             target.host, credentials.username, credentials.password,
-            timeout=options.connect_timeout, optional_args=dict(target.optional_args),
+            timeout=options.connect_timeout, optional_args=options.verification.driver_args(target),
         )
 
     preflight = _run_stage(targets, "preflight", lambda t: _dry_run(device(t), t, credentials), options.concurrency, report)
@@ -169,7 +172,11 @@ def _dry_run(device, target: Target, credentials: Credentials) -> DeviceResult:
     if isinstance(opened, DeviceResult):
         return opened
     try:
-        return _candidate(device, target, credentials)
+        result = _candidate(device, target, credentials)
+        pinned = getattr(device, "pinned_host_key", "")  # trust on first use: say what was trusted
+        if pinned:
+            result = replace(result, message=f"pinned its host key, {pinned}" + (f"; {result.message}" if result.message else ""))
+        return result
     finally:
         _discard(device)
         _close(device)

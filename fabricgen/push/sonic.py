@@ -6,7 +6,8 @@ In: the device's address and credentials, and a fabricgen SONiC device directory
 
 config_db goes through sonic-utilities (`config checkpoint/replace/rollback/save`); frr.conf goes
 through FRR's own `frr-reload.py`, inside the `bgp` container on a real SONiC. The password is
-only ever handed to paramiko: no command line, file or message carries it.
+only ever handed to paramiko: no command line, file or message carries it, and paramiko sends it
+only after the switch's host key passed the check of known_hosts.py (during the key exchange).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
+from fabricgen.push import known_hosts
 from fabricgen.sorting import natural_key
 
 # --- vendor commands, all in one place ------------------------------------------------------------
@@ -77,8 +79,10 @@ class SonicDriver(NetworkDriver):
     - port (22); key_file: a private key to log in with (the password then unlocks nothing else);
     - frr_container ("bgp"): the docker container FRR runs in; "" when FRR runs on the host;
     - sudo (True unless logged in as root): prefix privileged commands with `sudo -n`;
-    - ssh_strict (False): refuse host keys not in ~/.ssh/known_hosts (False accepts them, as
-      NAPALM's netmiko-based drivers do).
+    - host_keys ("verify"): "verify" refuses a host key that `known_hosts` does not list for the
+      device; "trust-on-first-use" pins an unknown one in that file (a listed one must still
+      match); "accept-any" checks nothing. Checked before the password is sent;
+    - known_hosts ("~/.ssh/known_hosts"): the OpenSSH known_hosts file to check against.
     """
 
     def __init__(self, hostname: str, username: str, password: str, timeout: int = 60, optional_args: dict | None = None) -> None:
@@ -91,7 +95,11 @@ class SonicDriver(NetworkDriver):
         self.key_file = args.get("key_file")
         self.frr_container = args.get("frr_container", "bgp")
         self.sudo = bool(args.get("sudo", username != "root"))
-        self.ssh_strict = bool(args.get("ssh_strict", False))
+        self.host_keys = args.get("host_keys", known_hosts.VERIFY)
+        if self.host_keys not in known_hosts.MODES:
+            raise ValueError(f"host_keys must be one of {', '.join(known_hosts.MODES)}, not {self.host_keys!r}")
+        self.known_hosts_file = Path(args.get("known_hosts") or known_hosts.DEFAULT_FILE).expanduser()
+        self.pinned_host_key = ""  # what trust-on-first-use pinned at open(), as ssh-keygen -lf names it
         self._ssh: paramiko.SSHClient | None = None
         self._staged: str | None = None  # the candidate's directory on the device
         self._candidate: dict[str, str] | None = None  # {"config_db": canonical JSON, "frr": text}
@@ -102,11 +110,7 @@ class SonicDriver(NetworkDriver):
     def open(self) -> None:
         where = f"{self.hostname}:{self.port}"
         client = paramiko.SSHClient()
-        if self.ssh_strict:
-            client.load_system_host_keys()
-            client.set_missing_host_key_policy(paramiko.RejectPolicy())
-        else:
-            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        policy = known_hosts.prepare(client, self.hostname, self.port, self.host_keys, self.known_hosts_file)
         try:
             client.connect(
                 self.hostname,
@@ -120,6 +124,12 @@ class SonicDriver(NetworkDriver):
                 allow_agent=False,
                 look_for_keys=False,  # only what the caller gave: no surprise keys from ~/.ssh
             )
+        except known_hosts.HostKeyError:
+            client.close()
+            raise
+        except paramiko.BadHostKeyException as exc:  # listed with another key: paramiko's own check
+            client.close()
+            raise known_hosts.changed_key(known_hosts.server_name(self.hostname, self.port), exc.key, exc.expected_key, self.known_hosts_file) from None
         except paramiko.AuthenticationException:
             client.close()
             raise ConnectAuthError(f"{where}: authentication failed for user {self.username!r} (wrong password or key)") from None
@@ -132,6 +142,8 @@ class SonicDriver(NetworkDriver):
         except paramiko.SSHException as exc:
             client.close()
             raise ConnectionException(f"{where}: SSH failed: {exc}") from None
+        if isinstance(policy, known_hosts.PinUnknown) and policy.pinned is not None:
+            self.pinned_host_key = known_hosts.describe(policy.pinned)
         self._ssh = client
 
     def close(self) -> None:
