@@ -189,9 +189,9 @@ def test_a_device_not_in_the_build_is_refused(built):
 
 def test_inventory_overrides_and_refuses_secrets_and_strangers(built, tmp_path):
     inventory = tmp_path / "inventory.yaml"
-    inventory.write_text("defaults: {optional_args: {port: 8443, transport: https}}\ndevices:\n  be-spine01: {host: 192.0.2.11, driver: mock, optional_args: {port: 443}}\n")
+    inventory.write_text("defaults: {optional_args: {port: 8443, transport: https}}\ndevices:\n  be-spine01: {host: 192.0.2.11, driver: nxos, optional_args: {port: 443}}\n")
     spine, other = read_targets(built, "spine", inventory)
-    assert (spine.host, spine.driver, spine.optional_args) == ("192.0.2.11", "mock", {"port": 443, "transport": "https"})
+    assert (spine.host, spine.driver, spine.optional_args) == ("192.0.2.11", "nxos", {"port": 443, "transport": "https"})
     assert (other.driver, other.optional_args["port"]) == ("nxos", 8443) and other.host.startswith("172.16.")
 
     inventory.write_text("devices:\n  be-spine01: {optional_args: {password: hunter2}}\n  be-spine99: {host: 192.0.2.99}\n")

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import netaddr
-import yaml
 
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.trust import check_host, check_hostname, check_text, check_token, printable
+from fabricgen.yaml_source import load_yaml
 
 # fabricgen's NOS name -> the NAPALM driver that manages it. "sonic" is fabricgen's own
 # (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver.
@@ -53,7 +55,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     build = BuildFiles(build_dir, PushError)
     switches = [node for node in build.json("topology.json")["nodes"] if node.get("nos") in DRIVERS]
     chosen = _select(switches, selection, build_dir)
-    overrides = _read_inventory(inventory_file, {node["id"] for node in switches}) if inventory_file else {}
+    overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}) if inventory_file else {}
     defaults = overrides.pop(None, {})
     management = {
         row["device"]: row["address"].split("/")[0]
@@ -65,8 +67,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     for node in chosen:
         name = node["id"]
         own = overrides.get(name, {})
-        # a device's optional_args add to the defaults' ones (a port here, a transport for all)
-        settings = {**defaults, **own, "optional_args": {**(defaults.get("optional_args") or {}), **(own.get("optional_args") or {})}}
+        settings = {**defaults, **own}
         host = settings.get("host") or management.get(name)
         if not host:
             problems.append(Problem(
@@ -76,16 +77,17 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
             ))
             continue
         config, config_text = _config(build, name, node["nos"])
+        driver = settings.get("driver") or DRIVERS[node["nos"]]
         targets.append(Target(
             name=name,
             role=node["role"],
             network=node["network"],
             nos=node["nos"],
             host=str(host),
-            driver=settings.get("driver") or DRIVERS[node["nos"]],
+            driver=driver,
             config=config,
             expected_peers=bgp_neighbors(config_text),
-            optional_args=dict(settings.get("optional_args") or {}),
+            optional_args=driver_options(defaults, own, driver),
         ))
     raise_if(problems, PushError)
     return targets
@@ -152,61 +154,156 @@ def _select(switches: list[dict], selection: str | None, build_dir: Path) -> lis
     return [node for node in switches if node["id"] in chosen]
 
 
-def _read_inventory(path: Path, known: set[str]) -> dict[str | None, dict]:
-    """The inventory file: per-device settings, plus `defaults` under the key None.
+def _read_inventory(path: Path, known: dict[str, str]) -> dict[str | None, dict]:
+    """The inventory file: per-device settings, plus `defaults` under the key None. `known` maps
+    the build's switches to their NOS. Every value is checked here (see `_settings`); every
+    problem is raised together, with its file, line and field.
 
         defaults: {optional_args: {transport: https, port: 443}}
         devices:
           be-spine01: {host: 192.0.2.11}
           be-su01-leaf1: {host: 192.0.2.21, driver: sonic, optional_args: {port: 2222}}
     """
+    document, problems = load_yaml(path, "inventory", MAX_INVENTORY_BYTES)
+    raise_if(problems, PushError)
     where = str(path)
-    try:
-        if path.stat().st_size > MAX_INVENTORY_BYTES:
-            raise PushError(Problem(f"larger than {MAX_INVENTORY_BYTES >> 10} KiB: not an inventory", file=where))
-        document = yaml.safe_load(path.read_text()) or {}
-    except OSError as exc:
-        raise PushError(Problem(f"cannot read the inventory: {exc.strerror}", file=where)) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise PushError(Problem(f"not YAML: {getattr(exc, 'problem', exc)}", file=where, line=mark.line + 1 if mark else None)) from None
-    if not isinstance(document, dict) or not set(document) <= {"defaults", "devices"}:
-        raise PushError(Problem("expected a mapping with `devices` (and optionally `defaults`)", file=where, hint="see `fabricgen push --help`"))
 
-    problems: list[Problem] = []
-    settings: dict[str | None, dict] = {None: _settings(document.get("defaults") or {}, ("defaults",), where, problems)}
-    devices = document.get("devices") or {}
+    def problem(message: str, field: tuple = (), hint: str = "") -> Problem:
+        return Problem(message, hint=hint, field=field, file=where, line=document.line_of(field))
+
+    data = document.data
+    if not isinstance(data, dict) or not set(data) <= {"defaults", "devices"}:
+        raise PushError(problem("expected a mapping with `devices` (and optionally `defaults`)", hint="see `fabricgen push --help`"))
+    defaults = data.get("defaults") or {}
+    default_driver = defaults.get("driver") if isinstance(defaults, dict) and isinstance(defaults.get("driver"), str) else None
+    settings: dict[str | None, dict] = {None: _settings(defaults, ("defaults",), None, problem, problems)}
+    devices = data.get("devices") or {}
     if not isinstance(devices, dict):
-        problems.append(Problem("must map device names to settings", field=("devices",), file=where))
+        problems.append(problem("must map device names to settings", ("devices",)))
         devices = {}
     for name, entry in devices.items():
-        if name not in known:
-            problems.append(Problem(f"{name!r} is not a switch of this build", field=("devices", str(name)), file=where, hint="check the name against the build's configs/ directory"))
+        field = ("devices", name)
+        try:
+            check_hostname(str(name))
+        except ValueError as exc:
+            problems.append(problem(f"{exc}; a device name", field))
             continue
-        settings[name] = _settings(entry or {}, ("devices", name), where, problems)
+        if name not in known:
+            problems.append(problem(f"{name!r} is not a switch of this build", field, hint="check the name against the build's configs/ directory"))
+            continue
+        own_driver = entry.get("driver") if isinstance(entry, dict) and isinstance(entry.get("driver"), str) else None
+        driver = own_driver or default_driver or DRIVERS[known[name]]
+        settings[name] = _settings(entry or {}, field, driver, problem, problems)
     raise_if(problems, PushError)
     return settings
 
 
-def _settings(entry, path: tuple, where: str, problems: list[Problem]) -> dict:
+def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> dict:
+    """One device's (or the defaults') host, driver and optional_args, each checked: `host` an IP
+    address or DNS name, `driver` a supported one, `optional_args` only keys `driver` reads (any
+    supported driver's for the defaults), each value of its type, one bounded line of text."""
     if not isinstance(entry, dict):
-        problems.append(Problem("must be a mapping of host, driver, optional_args", field=path, file=where))
+        problems.append(problem("must be a mapping of host, driver, optional_args", path))
         return {}
     for key in entry:
         if key not in INVENTORY_KEYS:
-            problems.append(Problem(f"unknown key {key!r}", field=(*path, key), file=where, hint=f"use {', '.join(sorted(INVENTORY_KEYS))}"))
+            problems.append(problem(f"unknown key {key!r}", (*path, key), hint=f"use {', '.join(sorted(INVENTORY_KEYS))}"))
+    host = entry.get("host")
+    if host is not None:
+        try:
+            check_host(host if isinstance(host, str) else repr(host))
+        except ValueError as exc:
+            problems.append(problem(str(exc), (*path, "host")))
+    if "driver" in entry and (not isinstance(entry["driver"], str) or entry["driver"] not in DRIVER_OPTIONS):
+        problems.append(problem(
+            f"{entry['driver']!r} is not a supported driver", (*path, "driver"),
+            hint=f"use {', '.join(DRIVER_OPTIONS)} (or leave it out: the NOS's own driver)",
+        ))
+        driver = None
     options = entry.get("optional_args") or {}
     if not isinstance(options, dict):
-        problems.append(Problem("must be a mapping", field=(*path, "optional_args"), file=where))
+        problems.append(problem("must be a mapping", (*path, "optional_args")))
         return {}
-    for key in options:
-        if any(word in str(key).lower() for word in SECRET_WORDS):
-            problems.append(Problem(
-                f"{key!r} looks like a credential; the inventory must not hold secrets",
-                field=(*path, "optional_args", key), file=where,
-                hint="remove it and set FABRICGEN_USERNAME / FABRICGEN_PASSWORD in the environment (or answer the prompt)",
-            ))
-    host = entry.get("host")
-    if host is not None and not _is_address(str(host)) and not re.fullmatch(r"[A-Za-z0-9.-]{1,253}", str(host)):
-        problems.append(Problem(f"{host!r} is neither an IP address nor a host name", field=(*path, "host"), file=where))
+    if len(options) > MAX_OPTIONAL_ARGS:
+        problems.append(problem(f"{len(options)} keys; at most {MAX_OPTIONAL_ARGS}", (*path, "optional_args")))
+        return {}
+    readers = {driver: DRIVER_OPTIONS[driver]} if driver in DRIVER_OPTIONS else DRIVER_OPTIONS
+    for key, value in options.items():
+        field = (*path, "optional_args", key)
+        message, hint = _option_problem(str(key), value, readers)
+        if message:
+            problems.append(problem(message, field, hint))
     return dict(entry)
+
+
+def _option_problem(key: str, value, readers: dict[str, dict]) -> tuple[str, str]:
+    """What is wrong with one optional_args entry for drivers `readers` ("" when nothing)."""
+    if any(word in key.lower() for word in SECRET_WORDS):
+        return (f"{key!r} looks like a credential; the inventory must not hold secrets",
+                "remove it and set FABRICGEN_USERNAME / FABRICGEN_PASSWORD in the environment (or answer the prompt)")
+    if key in HOST_KEY_OPTIONS:
+        return (f"{key!r}: host key checking is not set in the inventory",
+                "use fabricgen push --known-hosts FILE, --trust-on-first-use or --insecure")
+    checks = [options[key] for options in readers.values() if key in options]
+    if not checks:
+        known = sorted({name for options in readers.values() for name in options})
+        return f"unknown option {key!r} (NAPALM would silently ignore it)", f"use {', '.join(known)}"
+    try:
+        checks[0](value)
+    except ValueError as exc:
+        return str(exc), ""
+    return "", ""
+
+
+def _port(value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise ValueError(f"{printable(repr(value))[:40]} is not a TCP port (1-65535)")
+
+
+def _flag(value) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{printable(repr(value))[:40]} is not true or false")
+
+
+def _path(value) -> None:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{printable(repr(value))[:40]} is not a file path")
+    check_text(value, MAX_PATH)
+
+
+def _container(value) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{printable(repr(value))[:40]} is not a container name")
+    if value:  # "" means FRR runs on the host
+        check_token(value)
+
+
+def _transport(value) -> None:
+    if value not in ("https", "http"):
+        raise ValueError(f"{printable(repr(value))[:40]} is not https or http")
+
+
+def _verify(value) -> None:
+    if not isinstance(value, bool):
+        _path(value)  # a CA bundle
+
+
+# The optional_args each driver reads, and what each value may be. A key the device's driver does
+# not read is refused, not passed on: NAPALM drops unknown keys silently, so a misspelt
+# `ssl_verfy` would otherwise vanish. Host key checking is the command's (HOST_KEY_OPTIONS).
+DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
+    "nxos": {"transport": _transport, "nxos_protocol": _transport, "port": _port, "ssl_verify": _verify},
+    "sonic": {"port": _port, "key_file": _path, "frr_container": _container, "sudo": _flag},
+    "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
+}
+HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")
+MAX_OPTIONAL_ARGS = 32
+MAX_PATH = 1024
+
+
+def driver_options(defaults: dict, own: dict, driver: str) -> dict:
+    """A device's optional_args: the defaults' ones its driver reads (a transport for all, while
+    `frr_container` means nothing to an NX-OS switch), then its own on top."""
+    readable = DRIVER_OPTIONS.get(driver, {})
+    inherited = {key: value for key, value in (defaults.get("optional_args") or {}).items() if key in readable}
+    return {**inherited, **(own.get("optional_args") or {})}
