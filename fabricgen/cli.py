@@ -381,25 +381,35 @@ def push_command(
     verify_timeout: float = typer.Option(120.0, "--verify-timeout", help="Seconds for a committed device's BGP neighbors to be Established."),
     connect_timeout: int = typer.Option(30, "--connect-timeout", help="Seconds to connect to a device."),
     diffs: bool = typer.Option(True, "--diffs/--no-diffs", help="Print each device's config diff."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", help="OpenSSH known_hosts file the SONiC switches' host keys must be in (default: ~/.ssh/known_hosts). An unknown or changed key refuses the switch before the password is sent."),
+    trust_on_first_use: bool = typer.Option(False, "--trust-on-first-use", help="Pin the host key of a SONiC switch not yet in --known-hosts FILE (which must be named; created if missing) and trust it; a key already there must still match."),
+    ca_bundle: Path | None = typer.Option(None, "--ca-bundle", help="PEM file of the CAs that signed the NX-OS switches' NX-API certificates (default: the system's CAs)."),
+    insecure: bool = typer.Option(False, "--insecure", help="Verify neither SSH host keys nor TLS certificates. Warns on every run."),
 ) -> None:
     """Push BUILD_DIR's configs to the switches with NAPALM (a dry run unless --commit).
 
     Addresses come from the build's management plan or --inventory; credentials from
     FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere. NX-OS goes
-    through NAPALM's nxos (NX-API) driver, SONiC through fabricgen's sonic driver (SSH).
-    Exit 0 when every device succeeded, 1 when any failed, was rolled back or not reached, 2 on bad
-    input (nothing contacted).
+    through NAPALM's nxos (NX-API) driver, its TLS certificate verified; SONiC through fabricgen's
+    sonic driver (SSH), its host key verified against known_hosts. Exit 0 when every device
+    succeeded, 1 when any failed (a host key refused included), was rolled back or not reached, 2 on
+    bad input (nothing contacted).
     """
     from fabricgen.push import report
     from fabricgen.push.credentials import read_credentials
     from fabricgen.push.inventory import read_targets
     from fabricgen.push.rollout import RolloutOptions, push
+    from fabricgen.push.security import DeviceVerification
 
     targets = _run(lambda: read_targets(build_dir, devices, inventory))
+    verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
+    _run(lambda: verification.check(targets))
+    if warning := verification.warning(targets):
+        sys.stderr.write(warning + "\n")
     credentials = _run(read_credentials)
     options = RolloutOptions(
         commit=commit, batch=batch, concurrency=concurrency, canary=canary,
-        connect_timeout=connect_timeout, verify_timeout=verify_timeout,
+        connect_timeout=connect_timeout, verify_timeout=verify_timeout, verification=verification,
     )
     with _push_progress(len(targets)) as progress:
         rollout = _run(lambda: push(targets, credentials, options, on_result=progress))

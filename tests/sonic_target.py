@@ -4,7 +4,8 @@ sonic-utilities (`config`, `show`) cannot be installed outside SONiC, and there 
 here, so the target is assembled from real parts plus small stand-ins:
 
 - a dedicated `sshd -D` on 127.0.0.1:<free port> with its own host key, its own log and root
-  login by a password generated per target (the host's sshd and users are not touched);
+  login by a password generated per target (the host's sshd and users are not touched); the host
+  key is pinned in `directory/known_hosts`, so drivers connect with host key checking on;
 - sshd runs in a private mount namespace (`unshare --mount`) in which
   - /etc is an overlay whose writes land in `directory/etc-upper`: /etc/shadow there carries the
     test password's hash, /etc/sonic is `directory/sonic` (running and saved config_db,
@@ -146,9 +147,15 @@ class SonicTarget:
         return self.directory / "sshd.log"
 
     @property
+    def known_hosts(self) -> Path:
+        """An OpenSSH known_hosts file listing this target's host key (and nothing else)."""
+        return self.directory / "known_hosts"
+
+    @property
     def optional_args(self) -> dict:
-        """For SonicDriver: this port, FRR on the host itself (no bgp container)."""
-        return {"port": self.port, "frr_container": ""}
+        """For SonicDriver: this port, FRR on the host itself (no bgp container), the host key
+        checked against `known_hosts`."""
+        return {"port": self.port, "frr_container": "", "known_hosts": str(self.known_hosts)}
 
     def commands(self, program: str = "config") -> list[list[str]]:
         """Every recorded invocation of the stand-in `program` ("config" or "show"), argv without it."""
@@ -208,6 +215,8 @@ def start_sonic_target(namespace: str, directory: Path, config_db: dict, frr_con
     _write_shadow(directory / "etc-upper" / "shadow", password)
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(directory / "ssh_host_ed25519_key")], check=True, capture_output=True)
     port = free_port()
+    key_type, key = (directory / "ssh_host_ed25519_key.pub").read_text().split()[:2]
+    (directory / "known_hosts").write_text(f"[127.0.0.1]:{port} {key_type} {key}\n")
     (directory / "sshd_config").write_text(SSHD_CONFIG.format(port=port, directory=directory))
     for program in ("config", "show"):
         stand_in = directory / "bin" / program

@@ -42,8 +42,10 @@ def target(two_unit_lab, tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def inventory(target, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """LEAF on the target; OTHER_LEAF on a loopback port nothing listens on."""
+    """LEAF on the target; OTHER_LEAF on a loopback port nothing listens on. Beside it, a
+    known_hosts file with the target's host key, which `push` checks against."""
     path = tmp_path_factory.mktemp("push-inventory") / "inventory.yaml"
+    shutil.copyfile(target.known_hosts, path.with_name("known_hosts"))
     path.write_text(
         "defaults: {optional_args: {frr_container: ''}}\n"
         "devices:\n"
@@ -54,10 +56,13 @@ def inventory(target, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def push(build_dir: Path, inventory: Path, password: str, *args: str) -> subprocess.CompletedProcess:
+    """`fabricgen push` as a user runs it, host keys checked against the known_hosts file beside
+    the inventory unless `args` name another."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")}
     env |= {"FABRICGEN_USERNAME": "root", "FABRICGEN_PASSWORD": password}
+    host_keys = [] if "--known-hosts" in args else ["--known-hosts", str(inventory.with_name("known_hosts"))]
     return subprocess.run(
-        [sys.executable, "-m", "fabricgen", "push", str(build_dir), "--inventory", str(inventory), "--connect-timeout", "10", *args],
+        [sys.executable, "-m", "fabricgen", "push", str(build_dir), "--inventory", str(inventory), "--connect-timeout", "10", *host_keys, *args],
         capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL, check=False,
     )
 
@@ -122,9 +127,32 @@ def test_a_wrong_frr_container_is_named_as_the_cause(two_unit_lab, target, tmp_p
     """Without frr_container: '' the driver looks for SONiC's `bgp` container, which this host lacks."""
     build_dir, _ = two_unit_lab
     inventory = tmp_path / "docker.yaml"
+    shutil.copyfile(target.known_hosts, tmp_path / "known_hosts")
     inventory.write_text(f"devices:\n  {LEAF}: {{host: 127.0.0.1, optional_args: {{port: {target.port}}}}}\n")
     result = push(build_dir, inventory, target.password, "--devices", LEAF)
     assert result.returncode == 1 and "check optional_args frr_container ('bgp')" in result.stdout
+
+
+def test_a_changed_host_key_is_refused_before_the_password_is_sent(two_unit_lab, target, inventory, tmp_path: Path):
+    """The real OpenSSH server: a known_hosts file that lists another key for it. sshd's log
+    (LogLevel VERBOSE) shows every password attempt; this connection makes none."""
+    build_dir, _ = two_unit_lab
+    other_key = tmp_path / "other_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other_key)], check=True, capture_output=True)
+    key_type, key = other_key.with_suffix(".pub").read_text().split()[:2]
+    known_hosts = tmp_path / "known_hosts"
+    known_hosts.write_text(f"[127.0.0.1]:{target.port} {key_type} {key}\n")
+    log_before = target.log.stat().st_size
+    target.forget_commands()
+
+    result = push(build_dir, inventory, target.password, "--devices", LEAF, "--commit", "--known-hosts", str(known_hosts))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"[127.0.0.1]:{target.port}: host key CHANGED" in result.stdout and "SHA256:" in result.stdout
+    assert "nothing was committed" in result.stdout and target.commands() == []
+    with target.log.open() as log:
+        log.seek(log_before)
+        new = log.read()
+    assert "password" not in new.lower(), new
 
 
 def test_the_password_is_in_no_file(two_unit_lab, target, inventory):

@@ -1,14 +1,21 @@
-"""How `fabricgen push` shows a rollout: each device's diff, then one result table."""
+"""How `fabricgen push` shows a rollout: each device's diff, then one result table.
+
+Diffs and messages come from the devices: every piece of them is escaped (`trust.printable`: no
+control character reaches the terminal) and shown as plain text (no rich markup), so a device
+cannot move the cursor, recolour or hide lines of the report.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
 from fabricgen.push.rollout import Outcome, Rollout
+from fabricgen.trust import printable
 
 _STYLE = {
     Outcome.unchanged: "dim",
@@ -23,11 +30,12 @@ _STYLE = {
 def print_diffs(console: Console, rollout: Rollout) -> None:
     for result in rollout.results:
         if result.diff.strip():
-            console.rule(f"{result.target.name} ({result.target.nos}, {result.target.host})")
+            console.rule(_plain(f"{result.target.name} ({result.target.nos}, {result.target.host})"))
+            diff = "\n".join(printable(line) for line in result.diff.rstrip("\n").splitlines())
             if console.is_terminal:
-                console.print(Syntax(result.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+                console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
             else:
-                console.print(result.diff.rstrip("\n"), markup=False, highlight=False)
+                console.print(diff, markup=False, highlight=False)
 
 
 def result_table(rollout: Rollout) -> Table:
@@ -37,11 +45,11 @@ def result_table(rollout: Rollout) -> Table:
     for result in rollout.results:
         target = result.target
         table.add_row(
-            target.name, target.role, target.nos, target.host, result.stage,
+            _plain(target.name), _plain(target.role), _plain(target.nos), _plain(target.host), result.stage,
             f"[{_STYLE[result.outcome]}]{result.outcome.value}[/]",
             str(_changed_lines(result.diff)) if result.diff else "",
             f"{result.seconds:.1f}" if result.stage else "",
-            result.message,
+            _plain(result.message),
         )
     return table
 
@@ -52,6 +60,11 @@ def summary(rollout: Rollout) -> str:
     if not rollout.committed:
         return f"dry run of {len(rollout.results)} device(s): {text}; nothing was changed (add --commit to apply)"
     return f"commit of {len(rollout.results)} device(s): {text}" + (f"; stopped: {rollout.stopped}" if rollout.stopped else "")
+
+
+def _plain(text: str) -> str:
+    """`text` for a rich table cell or rule: control characters escaped, [markup] shown as typed."""
+    return escape(printable(text))
 
 
 def _changed_lines(diff: str) -> int:
