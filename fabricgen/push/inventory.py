@@ -25,7 +25,7 @@ from fabricgen.yaml_source import load_yaml
 # fabricgen's NOS name -> the NAPALM driver that manages it. "sonic" is fabricgen's own
 # (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver.
 DRIVERS = {"nxos": "nxos", "sonic": "sonic"}
-MAX_INVENTORY_BYTES = 1 << 20
+MAX_INVENTORY_BYTES = 8 << 20  # a host and a few options for each of some 10,000 switches, with room
 INVENTORY_KEYS = {"host", "driver", "optional_args"}
 # Credentials come from the environment or a prompt; an inventory that carries them is refused
 # rather than silently used, so they never end up in a repository next to the intents.

@@ -126,12 +126,13 @@ class KnownHosts:
     def _read(self) -> None:
         """Parse the file (a missing one lists nothing). Lines it cannot use are skipped, as
         OpenSSH skips them: markers (@cert-authority, @revoked), patterns, broken keys."""
-        self._plain, self._hashed = {}, []
+        plain: dict[str, dict[str, paramiko.PKey]] = {}
+        hashed: list[tuple[str, paramiko.PKey]] = []
         self._seen = self._signature()
         try:
             text = self.path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            return
+            text = ""
         for number, line in enumerate(text.splitlines(), start=1):
             line = line.strip()
             if not line or line.startswith(("#", "@")):
@@ -144,9 +145,10 @@ class KnownHosts:
                 continue
             for name in entry.hostnames:
                 if name.startswith("|1|"):
-                    self._hashed.append((name, entry.key))
+                    hashed.append((name, entry.key))
                 elif not any(ch in name for ch in "*?!"):
-                    self._plain.setdefault(name, {}).setdefault(entry.key.get_name(), entry.key)
+                    plain.setdefault(name, {}).setdefault(entry.key.get_name(), entry.key)
+        self._plain, self._hashed = plain, hashed  # whole, so a lookup meanwhile sees one version
 
 
 def unknown_key(name: str, key: paramiko.PKey, path: Path) -> HostKeyError:
