@@ -59,6 +59,11 @@ def _shown(value: str) -> str:
     return repr(value if len(value) <= 40 else value[:40] + "...")
 
 
+def _path(path: Path) -> str:
+    """A path for a message: quoted and escaped, never cut (PATH_MAX bounds it)."""
+    return repr(str(path))
+
+
 def option_problems(network: str | None, worst: int | None, options: TrafficOptions) -> list[Problem]:
     """Every option that is not one of its choices or is out of its bounds (None: not given)."""
     from fabricgen.analysis import loadbalance
@@ -98,17 +103,16 @@ def report_problems(report: Path) -> list[Problem]:
     directory that does not exist or cannot be written, a name too long for the figures and the
     staging file beside it, or a target that exists and is not a regular file (the report and its
     figures replace their targets, and /dev/null is no place for that)."""
-    shown = str(report)
     if report.name in ("", ".", ".."):
-        return [Problem(f"--report needs a file name, not {_shown(shown)}", hint="give one, e.g. --report analysis.md")]
+        return [Problem(f"--report needs a file name, not {_path(report)}", hint="give one, e.g. --report analysis.md")]
     if len(os.fsencode(report.name)) + _LONGEST_SUFFIX > NAME_MAX:
         return [Problem(f"--report: the file name is {len(os.fsencode(report.name))} bytes, too long for the figures beside it",
                         hint=f"use a name of at most {NAME_MAX - _LONGEST_SUFFIX} bytes")]
     directory = report.parent
     if not directory.is_dir():
-        return [Problem(f"--report: the directory {_shown(str(directory))} does not exist", hint=f"create it first: mkdir -p {directory}")]
+        return [Problem(f"--report: the directory {_path(directory)} does not exist", hint=f"create it first: mkdir -p {directory}")]
     if not os.access(directory, os.W_OK | os.X_OK):
-        return [Problem(f"--report: cannot write in {_shown(str(directory))}", hint="choose a directory you can write")]
+        return [Problem(f"--report: cannot write in {_path(directory)}", hint="choose a directory you can write")]
     targets = [report] + [report.with_name(f"{report.stem}-{name}.{kind}") for name in REPORT_FIGURES for kind in ("png", "svg")]
     problems = []
     for target in targets:
@@ -117,11 +121,11 @@ def report_problems(report: Path) -> list[Problem]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            problems.append(Problem(f"--report: cannot check {_shown(str(target))}: {exc.strerror}"))
+            problems.append(Problem(f"--report: cannot check {_path(target)}: {exc.strerror}"))
             continue
         # a symlink is replaced itself, never written through
         if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-            problems.append(Problem(f"--report: {_shown(str(target))} exists and is not a regular file", hint="choose another file name"))
+            problems.append(Problem(f"--report: {_path(target)} exists and is not a regular file", hint="choose another file name"))
     return problems
 
 
@@ -167,6 +171,7 @@ def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, bu
     """`simulation_cost`, or AnalysisError when it needs more than `budget` bytes (default:
     `memory_budget()`) or more than MAX_PLACEMENTS placements; the hint names each option that
     alone would make it fit, with the value."""
+    source = f" ({BUDGET_FRACTION:.0%} of the memory free now)" if budget is None else ""
     budget = memory_budget() if budget is None else budget
     cost = simulation_cost(model, options, sweep)
 
@@ -180,7 +185,7 @@ def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, bu
     if cost.bytes > budget:
         problems.append(
             f"the load-balancing simulation would need about {_gib(cost.bytes)} of memory ({cost.flows:,} flows in its largest "
-            f"traffic matrix), more than the {_gib(budget)} it may use ({BUDGET_FRACTION:.0%} of the memory free now)"
+            f"traffic matrix), more than the {_gib(budget)} it may use{source}"
         )
     if cost.placements > MAX_PLACEMENTS:
         problems.append(

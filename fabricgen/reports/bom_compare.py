@@ -245,10 +245,10 @@ def _records(text: str) -> Iterator[tuple[int, list[str]]]:
         for number, line in enumerate(io.StringIO(text, newline=""), 1):
             if len(line) > MAX_LINE_CHARS:
                 raise _TooLong(f"line of {len(line):,} characters; the limit is {MAX_LINE_CHARS:,}", number)
-            spanned += 1
-            if spanned > MAX_RECORD_LINES:
-                raise _TooLong(f"a quoted field runs over more than {MAX_RECORD_LINES} lines", starts[-1] if starts else number)
             if line.strip() and not line.lstrip().startswith("#"):
+                spanned += 1
+                if spanned > MAX_RECORD_LINES:
+                    raise _TooLong(f"a quoted field runs over more than {MAX_RECORD_LINES} lines", starts[-MAX_RECORD_LINES])
                 starts.append(number)
                 yield line
 
