@@ -345,7 +345,7 @@ def analyze_command(
     from fabricgen.analysis.balancing import TrafficOptions, analyse, plan
     from fabricgen.analysis.capacity import capacity, single_failures
     from fabricgen.analysis.fabric import read_fabric
-    from fabricgen.analysis.limits import option_problems, report_problems
+    from fabricgen.analysis.limits import check_capacity_cost, option_problems, report_problems
     from fabricgen.analysis.report import balancing_markdown, markdown
 
     options = TrafficOptions(
@@ -358,6 +358,7 @@ def analyze_command(
 
     def analyse_build() -> tuple[str, dict[str, bytes]]:
         fabric = read_fabric(build_dir, network)
+        check_capacity_cost(len(fabric.leaves), len(fabric.spines), network)
         simulated = not no_traffic and fabric.nic_leaf.size > 0
         if simulated:
             plan(fabric, options)  # refuse what will not fit before the capacity analysis, not after

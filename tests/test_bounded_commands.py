@@ -193,6 +193,18 @@ def test_the_estimate_bounds_the_measured_peak(whitepaper_256):
     assert measured <= estimate <= 2.5 * measured, (measured >> 20, estimate >> 20)
 
 
+def test_a_fabric_too_large_for_the_capacity_analysis_is_refused_before_it():
+    # a build directory is input too: a topology of 100,000 leaves would need ~1 TB of pair matrices
+    with pytest.raises(AnalysisError) as caught:
+        limits.check_capacity_cost(100_000, 64, "backend", budget=16 << 30)
+    messages = [problem.message for problem in caught.value.problems]
+    assert messages[0].startswith("analysing the backend fabric's 100,000 leaves and 64 spines would need about 954.0 GiB of memory")
+    assert "more than the limit of 200,000,000,000" in messages[1]
+    # the 8,192-GPU bench fabric (128 leaves, 64 spines) is far inside both
+    cost = limits.check_capacity_cost(128, 64, "backend", budget=1 << 30)
+    assert cost.bytes < 64 << 20 and cost.placements < limits.MAX_CAPACITY_STEPS / 1000
+
+
 def test_the_budget_is_a_share_of_the_memory_free_now():
     budget = limits.memory_budget()
     with open("/proc/meminfo", encoding="ascii") as meminfo:

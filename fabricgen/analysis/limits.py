@@ -53,6 +53,14 @@ FALLBACK_AVAILABLE = 4 << 30  # when the system does not say (no /proc/meminfo, 
 # core for large runs, so the limit is 20 to 30 minutes.
 MAX_PLACEMENTS = 3_000_000_000
 
+# The capacity and failure analysis depends on the fabric alone (a build directory is input too):
+# leaf x leaf matrices of float64 and int64, a block of rows x leaves x spines, networkx's
+# max-flow graph of Python objects per leaf-spine pair; every spine and every cabled leaf-spine
+# pair recomputes leaf x spine minima over every leaf, so its steps grow as leaves^2 x spines^2.
+BYTES_PER_LEAF_PAIR = 80
+BYTES_PER_LEAF_SPINE = 256 * 8 + 1_000  # capacity.ROWS_PER_CHUNK rows of float64, one networkx edge
+MAX_CAPACITY_STEPS = 200_000_000_000  # ~150 M element steps a second: about 20 minutes
+
 
 def _shown(value: str) -> str:
     """A value from the command line, quoted and cut short for a message (repr escapes controls)."""
@@ -195,6 +203,32 @@ def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, bu
     # one fix for both: each change listed makes the whole simulation fit
     hint = "; or ".join(_fixes(options, fits))
     raise AnalysisError([Problem(message, hint=hint if i == len(problems) - 1 else "") for i, message in enumerate(problems)])
+
+
+def capacity_cost(leaves: int, spines: int) -> Cost:
+    """The capacity and single-failure analysis of a fabric of this size (`placements`: its numpy
+    element steps; `flows`: 0)."""
+    steps = 2 * leaves**2 * spines**2  # each spine failure, and each leaf-spine failure, over every pair
+    size = leaves**2 * BYTES_PER_LEAF_PAIR + leaves * spines * BYTES_PER_LEAF_SPINE
+    return Cost(int(size * MARGIN), steps, 0)
+
+
+def check_capacity_cost(leaves: int, spines: int, network: str, budget: int | None = None) -> Cost:
+    """`capacity_cost`, or AnalysisError when the fabric is too large to analyse here."""
+    source = f" ({BUDGET_FRACTION:.0%} of the memory free now)" if budget is None else ""
+    budget = memory_budget() if budget is None else budget
+    cost = capacity_cost(leaves, spines)
+    size = f"the {network} fabric's {leaves:,} leaves and {spines:,} spines"
+    problems = []
+    if cost.bytes > budget:
+        problems.append(Problem(f"analysing {size} would need about {_gib(cost.bytes)} of memory, more than the {_gib(budget)} it may use{source}",
+                                hint="analyse a smaller fabric (a 2-tier leaf-spine has at most a spine's ports of leaves)"))
+    if cost.placements > MAX_CAPACITY_STEPS:
+        problems.append(Problem(f"analysing every single failure of {size} would take {cost.placements:,} steps, more than the limit of {MAX_CAPACITY_STEPS:,} (about 20 minutes)",
+                                hint="analyse a smaller fabric"))
+    if problems:
+        raise AnalysisError(problems)
+    return cost
 
 
 def _fixes(options: TrafficOptions, fits) -> list[str]:
