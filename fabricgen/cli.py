@@ -14,9 +14,10 @@ from rich.progress import Progress, TextColumn
 from rich.table import Table
 
 from fabricgen import __version__
+from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
 from fabricgen.diff import diff_builds
 from fabricgen.diff import render as diff_render
-from fabricgen.errors import FabricgenError
+from fabricgen.errors import AnalysisError, FabricgenError, Problem, raise_if
 from fabricgen.output import write_file_atomic
 from fabricgen.pipeline import Build, build, compile_intent
 from fabricgen.reports.bom_compare import (
@@ -310,47 +311,69 @@ def lab_run_command(
     raise typer.Exit(0 if result.passed else 1)
 
 
+def _bounds(option: str) -> str:
+    low, high = ANALYZE_BOUNDS[option]
+    return f"{low:,} to {high:,}"
+
+
 @app.command("analyze")
 def analyze_command(
     build_dir: Path = BUILD_DIR_ARG,
     network: str = NETWORK_OPTION,
-    worst: int = typer.Option(10, "--worst", min=1, help="How many of the worst single failures to list."),
-    report_file: Path | None = typer.Option(None, "--report", help="Write the findings as Markdown to this file, and the figures (PNG and SVG) beside it."),
+    worst: int = typer.Option(10, "--worst", help=f"How many of the worst single failures to list ({_bounds('--worst')})."),
+    report_file: Path | None = typer.Option(None, "--report", help="Write the findings as Markdown to this file, and the figures (PNG and SVG) beside it. Its directory must exist."),
     pattern: str = typer.Option("all-to-all", "--pattern", help="Collective traffic: all-to-all or ring (all-reduce)."),
     scope: str = typer.Option("rail", "--scope", help="rail: each GPU talks to its own rail (rail-optimized collectives); cross-rail: every hop also changes rail."),
-    jobs: int = typer.Option(1, "--jobs", help="Concurrent jobs sharing the cluster."),
+    jobs: int = typer.Option(1, "--jobs", help=f"Concurrent jobs sharing the cluster ({_bounds('--jobs')}, at most half the GPU nodes)."),
     placement: str = typer.Option("contiguous", "--placement", help="contiguous or scattered nodes per job."),
-    message_bytes: int = typer.Option(1 << 20, "--message-bytes", help="Bytes per GPU pair (all-to-all) or per GPU (ring)."),
-    flows_per_pair: int = typer.Option(1, "--flows-per-pair", help="Flows (RoCE queue pairs, one UDP source port each) per GPU pair."),
+    message_bytes: int = typer.Option(1 << 20, "--message-bytes", help=f"Bytes per GPU pair (all-to-all) or per GPU (ring) ({_bounds('--message-bytes')})."),
+    flows_per_pair: int = typer.Option(1, "--flows-per-pair", help=f"Flows (RoCE queue pairs, one UDP source port each) per GPU pair ({_bounds('--flows-per-pair')})."),
     modes: str = typer.Option("ecmp,flowlet,spray", "--modes", help="Load-balancing modes, comma-separated: ecmp, flowlet, spray."),
     hash_function: str = typer.Option("crc32", "--hash", help="Static ECMP's hash: crc32 (of the 5-tuple) or random (an ideal hash)."),
-    flowlets: int = typer.Option(4, "--flowlets", help="Flowlets per flow in flowlet mode."),
-    seeds: int = typer.Option(10, "--seeds", help="Random seeds per mode (confidence intervals over them)."),
+    flowlets: int = typer.Option(4, "--flowlets", help=f"Flowlets per flow in flowlet mode ({_bounds('--flowlets')})."),
+    seeds: int = typer.Option(10, "--seeds", help=f"Random seeds per mode, confidence intervals over them ({_bounds('--seeds')})."),
     no_traffic: bool = typer.Option(False, "--no-traffic", help="Capacity and failures only."),
 ) -> None:
     """Will the fabric BUILD_DIR built deliver what the GPUs need? Capacity per tier, bisection,
     max-flow between rails and scalable units, oversubscription per leaf, every single failure's
     capacity and ECMP width left (the worst named), and load balancing (static ECMP, flowlet,
-    per-packet spraying) under collective traffic: link loads, Jain's fairness, FCT stretch, JCT."""
-    from fabricgen.analysis.balancing import TrafficOptions, analyse
+    per-packet spraying) under collective traffic: link loads, Jain's fairness, FCT stretch, JCT.
+
+    Every option is checked before the build is read, and the simulation's memory and work are
+    estimated from the fabric's size before it runs: what would not fit is refused (exit 2) with
+    the option to lower and the value that fits."""
+    from fabricgen.analysis.balancing import TrafficOptions, analyse, plan
     from fabricgen.analysis.capacity import capacity, single_failures
     from fabricgen.analysis.fabric import read_fabric
+    from fabricgen.analysis.limits import check_capacity_cost, option_problems, report_problems
     from fabricgen.analysis.report import balancing_markdown, markdown
 
     options = TrafficOptions(
         pattern=pattern, scope=scope, jobs=jobs, placement=placement, message_bytes=message_bytes,
-        flows_per_pair=flows_per_pair, modes=tuple(m.strip() for m in modes.split(",") if m.strip()),
+        flows_per_pair=flows_per_pair, modes=tuple(dict.fromkeys(m.strip() for m in modes.split(",") if m.strip())),
         hash=hash_function, flowlets=flowlets, seeds=seeds,
     )
+    problems = option_problems(network, worst, options) + (report_problems(report_file) if report_file is not None else [])
+    _run(lambda: raise_if(problems, AnalysisError))
 
     def analyse_build() -> tuple[str, dict[str, bytes]]:
         fabric = read_fabric(build_dir, network)
+        check_capacity_cost(len(fabric.leaves), len(fabric.spines), network)
+        simulated = not no_traffic and fabric.nic_leaf.size > 0
+        if simulated:
+            plan(fabric, options)  # refuse what will not fit before the capacity analysis, not after
         text = markdown(fabric, capacity(fabric), single_failures(fabric), worst)
         if no_traffic:
             return text, {}
-        if fabric.nic_leaf.size == 0:
+        if not simulated:
             return text + f"\n## Load balancing under collective traffic\n\nThe {network} fabric has no GPU nodes; collective traffic is analysed on the backend.\n", {}
-        balancing = analyse(fabric, options)
+        try:
+            balancing = analyse(fabric, options)
+        except MemoryError:
+            # the estimate is measured, not a guarantee: other programs may have taken the memory meanwhile
+            raise AnalysisError(Problem(
+                "the load-balancing simulation ran out of memory", hint="lower --flows-per-pair or --flowlets, or use --no-traffic",
+            )) from None
         if report_file is None or not balancing.crosses_fabric:
             return text + "\n" + balancing_markdown(balancing, {}), {}
         from fabricgen.analysis.plots import figures

@@ -10,8 +10,9 @@ import numpy as np
 
 from fabricgen.analysis import loadbalance
 from fabricgen.analysis.fabric import Fabric
+from fabricgen.analysis.limits import check_cost, option_problems
 from fabricgen.analysis.loadbalance import LeafSpine, ModeResult, Summary
-from fabricgen.errors import AnalysisError, Problem
+from fabricgen.errors import AnalysisError, Problem, raise_if
 
 
 @dataclass(frozen=True)
@@ -29,19 +30,8 @@ class TrafficOptions:
     sweep_seeds: int = 3  # per point of the JCT-vs-jobs sweep
 
     def check(self) -> None:
-        problems = []
-        for name, value, allowed in (("--pattern", self.pattern, loadbalance.PATTERNS), ("--scope", self.scope, loadbalance.SCOPES),
-                                     ("--placement", self.placement, loadbalance.PLACEMENTS), ("--hash", self.hash, loadbalance.HASHES)):
-            if value not in allowed:
-                problems.append(Problem(f"{name} {value!r} is not known", hint=f"choose one of: {', '.join(allowed)}"))
-        for mode in self.modes:
-            if mode not in loadbalance.MODES:
-                problems.append(Problem(f"--modes {mode!r} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
-        for name, value in (("--jobs", self.jobs), ("--flows-per-pair", self.flows_per_pair), ("--seeds", self.seeds), ("--flowlets", self.flowlets), ("--message-bytes", self.message_bytes)):
-            if value < 1:
-                problems.append(Problem(f"{name} must be at least 1, not {value}"))
-        if problems:
-            raise AnalysisError(problems)
+        """Raise AnalysisError naming every option that is not one of its choices or is out of bounds."""
+        raise_if(option_problems(None, None, self), AnalysisError)
 
     def traffic(self, jobs: int | None = None) -> dict:
         return {"pattern": self.pattern, "scope": self.scope, "jobs": jobs or self.jobs, "placement": self.placement,
@@ -75,8 +65,10 @@ def leaf_spine(fabric: Fabric) -> LeafSpine:
     )
 
 
-def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True) -> Balancing:
-    """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs."""
+def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> LeafSpine:
+    """The build's fabric as the simulation's model, once `options` are known to suit it and the
+    simulation to fit in memory (`budget` bytes, default: what the machine has free) and in the
+    work limit; AnalysisError otherwise. Cheap: sizes only, nothing simulated."""
     options.check()
     model = leaf_spine(fabric)
     if model.nodes // options.jobs < 2:
@@ -84,6 +76,14 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True) -> Bala
             f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({len(model.leaf_of_nic)} GPUs), and every job needs at least 2 nodes",
             hint=f"use --jobs {max(1, model.nodes // 2)} or fewer",
         ))
+    check_cost(model, options, sweep, budget)
+    return model
+
+
+def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> Balancing:
+    """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs.
+    Refused up front (AnalysisError) when the options do not suit the fabric or would not fit."""
+    model = plan(fabric, options, sweep, budget)
     traffic = loadbalance.make_traffic(model, seed=0, **options.traffic())
     if not (model.leaf_of_nic[traffic.src] != model.leaf_of_nic[traffic.dst]).any():
         return Balancing(model, options, {}, {}, {}, crosses_fabric=False)

@@ -201,6 +201,22 @@ def _job_pairs(
     return src, dst, 2.0 * (n - 1) / n * message
 
 
+def traffic_size(
+    nodes: int, rails: int, pattern: str, scope: str, jobs: int, flows_per_pair: int
+) -> tuple[int, int]:
+    """(flows, grid) of `make_traffic` on `nodes` nodes of `rails` GPUs, without building it:
+    the flows of every job, and the cells of one job's GPU-pair grid that all-to-all builds
+    before keeping the pairs that cross nodes (0 for a ring). Plain integers, so a caller can
+    see what a traffic matrix will cost before numpy is asked for it."""
+    per_job = nodes // jobs if jobs >= 1 else 0
+    if per_job < 2:
+        return 0, 0
+    if pattern == "all-to-all":
+        peers = rails if scope == "rail" else rails * rails
+        return jobs * per_job * (per_job - 1) * peers * flows_per_pair, (per_job * rails) ** 2
+    return jobs * per_job * rails * flows_per_pair, 0
+
+
 def make_traffic(
     fabric: LeafSpine,
     pattern: str,

@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,8 +24,18 @@ from rich.table import Table
 from rich.text import Text
 
 from fabricgen.errors import FabricgenError, Problem
+from fabricgen.trust import has_invisible
 
-MAX_CSV_BYTES = 10 * 1024 * 1024  # a BOM is a few hundred rows; a file this big is the wrong file
+# A BOM is a few hundred rows of a few hundred characters (the 4,096-GPU build's bom.csv: 13 rows,
+# cells of at most 192 characters); anything far beyond these is the wrong file, or a hostile one.
+MAX_CSV_BYTES = 4 * 1024 * 1024
+MAX_ROWS = 10_000
+MAX_COLUMNS = 64
+MAX_CELL_CHARS = 1_000
+MAX_LINE_CHARS = 10_000
+MAX_RECORD_LINES = 50  # one record: a quoted description may break lines, not run through the file
+MAX_PROBLEMS = 20  # shown per comparison; the rest are counted
+SHOWN_COLUMNS = ("section", "pid", "quantity", "basis", "alternatives")  # cells echoed to the user
 REBUILD_HINT = "rebuild with this version: fabricgen build INTENT -o BUILD_DIR"
 _WHOLE_NUMBER = re.compile(r"[0-9]+")  # not \d: it also matches other scripts' digits
 
@@ -110,6 +122,9 @@ def compare_bom(build_dir: Path, reference: Path) -> BomComparison:
     reference_parts, by_pid_only, problems = _read_reference(reference)
     build_parts, build_file, build_problems = _read_build(build_dir, by_pid_only)
     problems = build_problems + problems
+    if len(problems) > MAX_PROBLEMS:
+        more = len(problems) - MAX_PROBLEMS + 1
+        problems = problems[:MAX_PROBLEMS - 1] + [Problem(f"and {more:,} more problems", hint="fix these and run again")]
     if problems:
         raise BomCompareError(problems)
     return BomComparison(build_file, str(reference), by_pid_only, _match(reference_parts, build_parts))
@@ -137,59 +152,147 @@ class _Csv:
 
 
 def _read_csv(path: Path, what: str) -> tuple[_Csv | None, list[Problem]]:
-    """Read a bounded UTF-8 CSV (a BOM mark is fine); '#' comment and blank lines are skipped but counted."""
+    """Read a bounded UTF-8 CSV (a BOM mark is fine); '#' comment and blank lines are skipped but counted.
+
+    Hostile until checked: the file must be a regular file of at most MAX_CSV_BYTES (never a
+    device or FIFO read until memory runs out), and its content is bounded in lines, records,
+    columns and cell length. Cells this module shows (section, pid, quantity, basis, alternatives)
+    may hold no control or format character, so nothing from the file reaches a terminal raw."""
     shown = str(path)
+    data, problem = _read_bounded(path, what)
+    if problem is not None:
+        return None, [problem]
     try:
-        size = path.stat().st_size
-        if size > MAX_CSV_BYTES:
-            return None, [Problem(f"the {what} is {size:,} bytes; the limit is {MAX_CSV_BYTES:,}", hint="is this the right file?", file=shown)]
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return None, [Problem(f"the {what} is not UTF-8 text ({exc.reason} at byte {exc.start})", hint="save it as CSV UTF-8", file=shown)]
-    except OSError as exc:
-        return None, [Problem(f"cannot read the {what}: {exc.strerror}", file=shown)]
+    del data
 
     records: list[tuple[int, list[str]]] = []
     try:
         for line, record in _records(text):
+            if len(records) > MAX_ROWS:  # the header and MAX_ROWS rows are in
+                return None, [Problem(f"the {what} has more than {MAX_ROWS:,} rows", hint="is this the right file? a bill of materials lists a few hundred parts", file=shown, line=line)]
             records.append((line, record))
     except csv.Error as exc:
         line = records[-1][0] + 1 if records else 1
         return None, [Problem(f"not valid CSV near here: {exc}", file=shown, line=line)]
+    except _TooLong as exc:
+        return None, [Problem(str(exc), hint="is this the right file?", file=shown, line=exc.line)]
+    del text
     if not records:
         return None, [Problem(f"the {what} has no header row", hint="start with a line such as 'section,pid,description,quantity'", file=shown)]
 
     header_line, header = records[0]
     header = [name.strip() for name in header]
     columns: dict[str, int] = {}
-    problems: list[Problem] = []
+    problems = _bounded_cells(records, shown)
     for index, name in enumerate(header):
         name = name.casefold()
         if name in columns and name in ("section", "pid", "quantity"):
             problems.append(Problem(f"two '{name}' columns", hint="keep one", field=("header",), file=shown, line=header_line))
         columns.setdefault(name, index)
+    problems += _plain_cells(records[1:], columns, shown)
     return _Csv(shown, header_line, header, columns, records[1:]), problems
 
 
+def _read_bounded(path: Path, what: str) -> tuple[bytes, Problem | None]:
+    """The bytes of a regular file of at most MAX_CSV_BYTES, read with that bound; or a problem."""
+    shown = str(path)
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        return b"", Problem(f"cannot read the {what}: {exc.strerror}", file=shown)
+    try:
+        mode = os.fstat(descriptor)
+        if not stat.S_ISREG(mode.st_mode):
+            kind = "a directory" if stat.S_ISDIR(mode.st_mode) else "a device, FIFO or socket"
+            return b"", Problem(f"the {what} is {kind}, not a regular file", hint="give the path of a CSV file", file=shown)
+        if mode.st_size > MAX_CSV_BYTES:
+            return b"", Problem(f"the {what} is {mode.st_size:,} bytes; the limit is {MAX_CSV_BYTES:,}", hint="is this the right file?", file=shown)
+        chunks, left = [], MAX_CSV_BYTES + 1  # the size may have grown since the check
+        while left > 0 and (chunk := os.read(descriptor, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        return b"", Problem(f"cannot read the {what}: {exc.strerror}", file=shown)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_CSV_BYTES:
+        return b"", Problem(f"the {what} is over {MAX_CSV_BYTES:,} bytes, the limit", hint="is this the right file?", file=shown)
+    return data, None
+
+
+class _TooLong(ValueError):
+    """A line or a record beyond the bounds; raised from inside the csv reader's input."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.line = line
+
+
 def _records(text: str) -> Iterator[tuple[int, list[str]]]:
-    """CSV records, each with the line it starts on (a quoted field may span lines)."""
+    """CSV records, each with the line it starts on (a quoted field may span lines, up to
+    MAX_RECORD_LINES of at most MAX_LINE_CHARS each, so no record grows without bound)."""
     starts: list[int] = []
+    spanned = 0  # lines the record being read has taken so far
 
     def lines() -> Iterator[str]:
+        nonlocal spanned
         # newline="" keeps \r\n and quoted line breaks intact for the csv module
         for number, line in enumerate(io.StringIO(text, newline=""), 1):
+            if len(line) > MAX_LINE_CHARS:
+                raise _TooLong(f"line of {len(line):,} characters; the limit is {MAX_LINE_CHARS:,}", number)
             if line.strip() and not line.lstrip().startswith("#"):
+                spanned += 1
+                if spanned > MAX_RECORD_LINES:
+                    raise _TooLong(f"a quoted field runs over more than {MAX_RECORD_LINES} lines", starts[-MAX_RECORD_LINES])
                 starts.append(number)
                 yield line
 
     reader = csv.reader(lines())
     while True:
         first = len(starts)
+        spanned = 0
         try:
             record = next(reader)
         except StopIteration:
             return
         yield starts[first], record
+
+
+def _bounded_cells(records: list[tuple[int, list[str]]], shown: str) -> list[Problem]:
+    """A problem per record with more than MAX_COLUMNS cells or a cell over MAX_CELL_CHARS."""
+    problems = []
+    for line, record in records:
+        if len(record) > MAX_COLUMNS:
+            problems.append(Problem(f"{len(record):,} columns; the limit is {MAX_COLUMNS}", file=shown, line=line))
+        longest = max((len(cell) for cell in record), default=0)
+        if longest > MAX_CELL_CHARS:
+            problems.append(Problem(f"a cell of {longest:,} characters; the limit is {MAX_CELL_CHARS:,}", file=shown, line=line))
+    return problems
+
+
+def _plain_cells(records: list[tuple[int, list[str]]], columns: dict[str, int], shown: str) -> list[Problem]:
+    """A problem per shown cell holding a control or format character (a terminal escape, a line
+    break in a quoted field, a bidirectional override)."""
+    problems = []
+    used = [(name, columns[name]) for name in SHOWN_COLUMNS if name in columns]
+    for line, record in records:
+        for name, index in used:
+            if index < len(record) and has_invisible(record[index]):
+                problems.append(Problem(
+                    f"{_quoted(record[index])} holds a control or format character", hint="keep one line of plain text",
+                    field=(name,), file=shown, line=line,
+                ))
+    return problems
+
+
+def _quoted(text: str) -> str:
+    """A cell for a message: repr escapes what cannot be shown, and a long cell is cut short."""
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def _read_reference(path: Path) -> tuple[list[_ReferencePart], bool, list[Problem]]:
@@ -200,7 +303,7 @@ def _read_reference(path: Path) -> tuple[list[_ReferencePart], bool, list[Proble
     for name in table.missing(("pid", "quantity")):
         problems.append(
             Problem(
-                f"no '{name}' column (have: {', '.join(table.header)})",
+                f"no '{name}' column (have: {', '.join(name if len(name) <= 40 else name[:40] + '...' for name in table.header)})",
                 hint="the first row names the columns; it needs at least pid and quantity (section and description are optional)",
                 field=("header",),
                 file=table.file,
@@ -219,12 +322,12 @@ def _read_reference(path: Path) -> tuple[list[_ReferencePart], bool, list[Proble
         if not pid:
             problems.append(Problem("empty", "give the part number of this row, or delete the row", ("pid",), table.file, line))
         if quantity is None:
-            problems.append(Problem(f"{raw_quantity!r} is not a whole number >= 0", "write the count in digits, e.g. 12", ("quantity",), table.file, line))
+            problems.append(Problem(f"{_quoted(raw_quantity)} is not a whole number >= 0", "write the count in digits, e.g. 12", ("quantity",), table.file, line))
         if not pid or quantity is None:
             continue
         key = ("" if by_pid_only else _section_key(section), pid)
         if key in first_line:
-            twice = f"'{pid}' is listed twice{'' if by_pid_only else f' in section {section!r}'} (first on line {first_line[key]})"
+            twice = f"{_quoted(pid)} is listed twice{'' if by_pid_only else f' in section {_quoted(section)}'} (first on line {first_line[key]})"
             problems.append(Problem(twice, "add the quantities up in one row", ("pid",), table.file, line))
             continue
         first_line[key] = line
@@ -240,7 +343,7 @@ def _read_build(build_dir: Path, by_pid_only: bool) -> tuple[dict[Key, _BuildPar
     shown = str(path)
     if not build_dir.is_dir():
         return {}, shown, [Problem("not a build directory", hint="give the directory `fabricgen build` wrote", file=str(build_dir))]
-    if not path.is_file():
+    if not path.exists():  # anything else that is there (a device, a FIFO) the reader refuses by name
         return {}, shown, [Problem("no bill of materials here", hint=f"build first: fabricgen build INTENT -o {build_dir}", file=shown)]
     table, problems = _read_csv(path, "bill of materials")
     if table is None:
@@ -258,9 +361,9 @@ def _read_build(build_dir: Path, by_pid_only: bool) -> tuple[dict[Key, _BuildPar
         if not pid:
             problems.append(Problem("empty", REBUILD_HINT, ("pid",), shown, line))
         if quantity is None:
-            problems.append(Problem(f"{raw_quantity!r} is not a whole number >= 0", REBUILD_HINT, ("quantity",), shown, line))
+            problems.append(Problem(f"{_quoted(raw_quantity)} is not a whole number >= 0", REBUILD_HINT, ("quantity",), shown, line))
         if bad_alternative:
-            problems.append(Problem(f"{bad_alternative!r} is not 'label=N'", REBUILD_HINT, ("alternatives",), shown, line))
+            problems.append(Problem(f"{_quoted(bad_alternative)} is not 'label=N'", REBUILD_HINT, ("alternatives",), shown, line))
         if not pid or quantity is None:
             continue
         part = parts.setdefault((_section_key(section), pid), _BuildPart(section, pid, 0))

@@ -1,0 +1,320 @@
+"""What `fabricgen analyze` may be asked, checked before any work: every option's choices and
+bounds, the report's path, and the memory and work the load-balancing simulation will take.
+
+The simulation is vectorised: every flow of a seed is a row of a dozen numpy arrays at once, so
+its memory grows with the number of flows (GPU pairs x --flows-per-pair, x --flowlets in
+flowlet mode) and its run time with that number over every seed and mode. `simulation_cost`
+predicts both from the fabric's size and the options, with a model measured on this code (peak
+RSS over 0.26 M to 1 M flows, rounded up); `check_cost` refuses what exceeds the memory the
+machine has free or the work limit, naming the option to lower and the value that would fit.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fabricgen.errors import AnalysisError, Problem
+
+if TYPE_CHECKING:
+    from fabricgen.analysis.balancing import TrafficOptions
+    from fabricgen.analysis.loadbalance import LeafSpine
+
+# The simulation (numpy) is imported where it is used: the command line shows these bounds in its
+# help, and every other command should not pay for numpy.
+NETWORKS = ("backend", "frontend", "storage")  # the routed fabrics a build can hold
+# Inclusive bounds of the numeric options. Beyond them an option stops meaning anything for a
+# fabric (a NIC runs a handful of queue pairs per peer, a confidence interval is tight long before
+# 100 seeds) while the cost keeps growing.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "--worst": (1, 100_000),
+    "--jobs": (1, 65_536),
+    "--message-bytes": (1, 1 << 40),
+    "--flows-per-pair": (1, 256),
+    "--flowlets": (1, 64),
+    "--seeds": (1, 100),
+}
+
+# Peak memory of one seed's traffic plus one mode's simulation of it, per flow (bytes).
+BYTES_PER_FLOW = {"ecmp": 240, "spray": 170, "flowlet": 140}
+BYTES_PER_FLOWLET = 140  # flowlet mode, on top of the flow: every flowlet is placed on its own
+BYTES_KEPT_PER_FLOW = 24  # per mode: seed 0's completion times, kept for the figures
+BYTES_PER_GRID_CELL = 40  # all-to-all: one job's GPU-pair grid, before same-node pairs are dropped
+BYTES_PER_PAIR = 16  # the pairs kept from every job's grid while the next job's is built
+BYTES_PER_GROUP_CELL = 20  # the ECMP group tables, leaf x leaf x (spine x link)
+MARGIN = 1.25
+BUDGET_FRACTION = 0.75  # of the memory free now: the rest is the interpreter's, and other programs'
+FALLBACK_AVAILABLE = 4 << 30  # when the system does not say (no /proc/meminfo, no sysconf)
+# Flow and flowlet placements over every seed, mode and sweep point: 1.5 to 2.5 M a second on one
+# core for large runs, so the limit is 20 to 30 minutes.
+MAX_PLACEMENTS = 3_000_000_000
+
+# The capacity and failure analysis depends on the fabric alone (a build directory is input too):
+# leaf x leaf matrices of float64 and int64, a block of rows x leaves x spines, networkx's
+# max-flow graph of Python objects per leaf-spine pair; every spine and every cabled leaf-spine
+# pair recomputes leaf x spine minima over every leaf, so its steps grow as leaves^2 x spines^2.
+BYTES_PER_LEAF_PAIR = 80
+BYTES_PER_LEAF_SPINE = 256 * 8 + 1_000  # capacity.ROWS_PER_CHUNK rows of float64, one networkx edge
+MAX_CAPACITY_STEPS = 200_000_000_000  # ~150 M element steps a second: about 20 minutes
+
+
+def _shown(value: str) -> str:
+    """A value from the command line, quoted and cut short for a message (repr escapes controls)."""
+    return repr(value if len(value) <= 40 else value[:40] + "...")
+
+
+def _path(path: Path) -> str:
+    """A path for a message: quoted and escaped, never cut (PATH_MAX bounds it)."""
+    return repr(str(path))
+
+
+def option_problems(network: str | None, worst: int | None, options: TrafficOptions) -> list[Problem]:
+    """Every option that is not one of its choices or is out of its bounds (None: not given)."""
+    from fabricgen.analysis import loadbalance
+
+    choices = {"--pattern": loadbalance.PATTERNS, "--scope": loadbalance.SCOPES, "--placement": loadbalance.PLACEMENTS, "--hash": loadbalance.HASHES}
+    problems = []
+    given = [("--network", network, NETWORKS)] if network is not None else []
+    given += [(name, getattr(options, name[2:]), allowed) for name, allowed in choices.items()]
+    for name, value, allowed in given:
+        if value not in allowed:
+            problems.append(Problem(f"{name} {_shown(value)} is not known", hint=f"choose one of: {', '.join(allowed)}"))
+    if not options.modes:
+        problems.append(Problem("--modes names no mode", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
+    for mode in options.modes:
+        if mode not in loadbalance.MODES:
+            problems.append(Problem(f"--modes {_shown(mode)} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
+    values = {"--worst": worst, "--jobs": options.jobs, "--message-bytes": options.message_bytes,
+              "--flows-per-pair": options.flows_per_pair, "--flowlets": options.flowlets, "--seeds": options.seeds}
+    for name, value in values.items():
+        low, high = BOUNDS[name]
+        if value is None:
+            continue
+        if value < low:
+            problems.append(Problem(f"{name} must be at least {low}, not {value}", hint=f"use {name} {low} or more"))
+        elif value > high:
+            problems.append(Problem(f"{name} must be at most {high:,}, not {value:,}", hint=f"use {name} {high} or less"))
+    return problems
+
+
+REPORT_FIGURES = ("link-load", "fct-stretch", "jct-vs-jobs")
+NAME_MAX = 255
+_LONGEST_SUFFIX = len("-fct-stretch.png") + len("..fabricgen-tmp")  # a figure's name, staged
+
+
+def report_problems(report: Path) -> list[Problem]:
+    """Why `--report report` cannot be written, found before the analysis runs: no file name, a
+    directory that does not exist or cannot be written, a name too long for the figures and the
+    staging file beside it, or a target that exists and is not a regular file (the report and its
+    figures replace their targets, and /dev/null is no place for that)."""
+    if report.name in ("", ".", ".."):
+        return [Problem(f"--report needs a file name, not {_path(report)}", hint="give one, e.g. --report analysis.md")]
+    if len(os.fsencode(report.name)) + _LONGEST_SUFFIX > NAME_MAX:
+        return [Problem(f"--report: the file name is {len(os.fsencode(report.name))} bytes, too long for the figures beside it",
+                        hint=f"use a name of at most {NAME_MAX - _LONGEST_SUFFIX} bytes")]
+    directory = report.parent
+    if not directory.is_dir():
+        return [Problem(f"--report: the directory {_path(directory)} does not exist", hint=f"create it first: mkdir -p {directory}")]
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return [Problem(f"--report: cannot write in {_path(directory)}", hint="choose a directory you can write")]
+    targets = [report] + [report.with_name(f"{report.stem}-{name}.{kind}") for name in REPORT_FIGURES for kind in ("png", "svg")]
+    problems = []
+    for target in targets:
+        try:
+            mode = target.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(Problem(f"--report: cannot check {_path(target)}: {exc.strerror}"))
+            continue
+        # a symlink is replaced itself, never written through
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            problems.append(Problem(f"--report: {_path(target)} exists and is not a regular file", hint="choose another file name"))
+    return problems
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a simulation will take: peak memory added (bytes), flow and flowlet placements over
+    every seed, mode and sweep point, and the flows of the largest traffic matrix."""
+
+    bytes: int
+    placements: int
+    flows: int
+
+
+def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True) -> Cost:
+    """The cost of `balancing.analyse(…, options, sweep)` on `model`, from sizes alone (integers;
+    nothing is allocated). The sweep's 1-job point is as large as it gets, so --jobs cannot make
+    a simulation fit when the sweep runs."""
+    from fabricgen.analysis.loadbalance import traffic_size
+
+    runs = [(options.jobs, options.seeds)]  # (concurrent jobs, seeds) of every traffic simulated
+    jobs = 1
+    while sweep and model.nodes // jobs >= 2:
+        runs.append((jobs, options.sweep_seeds))
+        jobs *= 2
+    per_flow = max(_bytes_per_flow(mode, options.flowlets) for mode in options.modes) + BYTES_KEPT_PER_FLOW * len(options.modes)
+    per_flow_placements = sum(options.flowlets if mode == "flowlet" else 1 for mode in options.modes)
+    peak = placements = largest = 0
+    for jobs, seeds in runs:
+        flows, grid = traffic_size(model.nodes, model.rails, options.pattern, options.scope, jobs, options.flows_per_pair)
+        # the grid is gone before the simulation starts: the larger of the two phases
+        peak = max(peak, flows * per_flow, flows * BYTES_PER_PAIR + grid * BYTES_PER_GRID_CELL)
+        placements += seeds * flows * per_flow_placements
+        largest = max(largest, flows)
+    peak += model.leaves**2 * model.spines * model.links * BYTES_PER_GROUP_CELL
+    return Cost(int(peak * MARGIN), placements, largest)
+
+
+def _bytes_per_flow(mode: str, flowlets: int) -> int:
+    return BYTES_PER_FLOW[mode] + (BYTES_PER_FLOWLET * flowlets if mode == "flowlet" else 0)
+
+
+def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> Cost:
+    """`simulation_cost`, or AnalysisError when it needs more than `budget` bytes (default:
+    `memory_budget()`) or more than MAX_PLACEMENTS placements; the hint names each option that
+    alone would make it fit, with the value."""
+    source = f" ({BUDGET_FRACTION:.0%} of the memory free now)" if budget is None else ""
+    budget = memory_budget() if budget is None else budget
+    cost = simulation_cost(model, options, sweep)
+
+    def fits(candidate: TrafficOptions) -> bool:
+        found = simulation_cost(model, candidate, sweep)
+        return found.bytes <= budget and found.placements <= MAX_PLACEMENTS
+
+    if fits(options):
+        return cost
+    problems = []
+    if cost.bytes > budget:
+        problems.append(
+            f"the load-balancing simulation would need about {_gib(cost.bytes)} of memory ({cost.flows:,} flows in its largest "
+            f"traffic matrix), more than the {_gib(budget)} it may use{source}"
+        )
+    if cost.placements > MAX_PLACEMENTS:
+        problems.append(
+            f"the load-balancing simulation would place {cost.placements:,} flows and flowlets over its seeds, modes and jobs "
+            f"sweep, more than the limit of {MAX_PLACEMENTS:,} (20 to 30 minutes on one core)"
+        )
+    # one fix for both: each change listed makes the whole simulation fit
+    hint = "; or ".join(_fixes(options, fits))
+    raise AnalysisError([Problem(message, hint=hint if i == len(problems) - 1 else "") for i, message in enumerate(problems)])
+
+
+def capacity_cost(leaves: int, spines: int) -> Cost:
+    """The capacity and single-failure analysis of a fabric of this size (`placements`: its numpy
+    element steps; `flows`: 0)."""
+    steps = 2 * leaves**2 * spines**2  # each spine failure, and each leaf-spine failure, over every pair
+    size = leaves**2 * BYTES_PER_LEAF_PAIR + leaves * spines * BYTES_PER_LEAF_SPINE
+    return Cost(int(size * MARGIN), steps, 0)
+
+
+def check_capacity_cost(leaves: int, spines: int, network: str, budget: int | None = None) -> Cost:
+    """`capacity_cost`, or AnalysisError when the fabric is too large to analyse here."""
+    source = f" ({BUDGET_FRACTION:.0%} of the memory free now)" if budget is None else ""
+    budget = memory_budget() if budget is None else budget
+    cost = capacity_cost(leaves, spines)
+    size = f"the {network} fabric's {leaves:,} leaves and {spines:,} spines"
+    problems = []
+    if cost.bytes > budget:
+        problems.append(Problem(f"analysing {size} would need about {_gib(cost.bytes)} of memory, more than the {_gib(budget)} it may use{source}",
+                                hint="analyse a smaller fabric (a 2-tier leaf-spine has at most a spine's ports of leaves)"))
+    if cost.placements > MAX_CAPACITY_STEPS:
+        problems.append(Problem(f"analysing every single failure of {size} would take {cost.placements:,} steps, more than the limit of {MAX_CAPACITY_STEPS:,} (about 20 minutes)",
+                                hint="analyse a smaller fabric"))
+    if problems:
+        raise AnalysisError(problems)
+    return cost
+
+
+def _fixes(options: TrafficOptions, fits) -> list[str]:
+    """Each single change of one option that makes `fits` true, the least change for a number."""
+    fixes = []
+    for name, attribute in (("--flows-per-pair", "flows_per_pair"), ("--flowlets", "flowlets"), ("--seeds", "seeds")):
+        if attribute == "flowlets" and "flowlet" not in options.modes:
+            continue
+        best = _largest_fitting(options, attribute, fits)
+        if best is not None:
+            fixes.append(f"lower {name} to {best}")
+    if options.scope == "cross-rail" and fits(replace(options, scope="rail")):
+        fixes.append("use --scope rail")
+    without_flowlet = tuple(mode for mode in options.modes if mode != "flowlet")
+    if without_flowlet != options.modes and without_flowlet and fits(replace(options, modes=without_flowlet)):
+        fixes.append(f"use --modes {','.join(without_flowlet)}")
+    fixes.append("use --no-traffic for capacity and failures only")
+    return fixes
+
+
+def _largest_fitting(options: TrafficOptions, attribute: str, fits) -> int | None:
+    """The largest value below the current one of a numeric option (cost grows with it) that fits."""
+    low, high = 1, getattr(options, attribute) - 1
+    if high < low or not fits(replace(options, **{attribute: low})):
+        return None
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(replace(options, **{attribute: middle})):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _gib(size: int) -> str:
+    return f"{size / (1 << 30):,.1f} GiB" if size >= 1 << 30 else f"{size / (1 << 20):,.0f} MiB"
+
+
+def memory_budget() -> int:
+    """Bytes a simulation may take now: BUDGET_FRACTION of the least of the memory the system has
+    available (MemAvailable), the room under this process's cgroup limit, and the room under its
+    address-space limit (ulimit -v). Past any of them, numpy fails or the kernel kills the run."""
+    rooms = [_available()]
+    for room in (_cgroup_room(), _address_space_room()):
+        if room is not None:
+            rooms.append(room)
+    return max(0, int(min(rooms) * BUDGET_FRACTION))
+
+
+def _available() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return FALLBACK_AVAILABLE
+
+
+def _cgroup_room() -> int | None:
+    """memory.max - memory.current of this process's cgroup (v2), or None without a limit."""
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as handle:
+            path = next((line.strip()[3:] for line in handle if line.startswith("0::")), None)
+        if path is None:
+            return None
+        group = Path("/sys/fs/cgroup") / path.lstrip("/")
+        limit = (group / "memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        return int(limit) - int((group / "memory.current").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _address_space_room() -> int | None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+    except (OSError, ValueError, StopIteration):
+        return None
+    return soft - size
