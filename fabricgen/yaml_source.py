@@ -149,7 +149,11 @@ class _Walker:
                 items.append(self.walk(item, path + (index,)))
             return items
         result: dict[Any, Any] = {}
-        for key, key_node, value_node in self.mapping_pairs(node):
+        found = len(self.problems)
+        pairs = self.mapping_pairs(node)
+        # a bad key or merge inside this mapping: the mapping is the field to point at
+        self.problems[found:] = [p if p.field else replace(p, field=path) for p in self.problems[found:]]
+        for key, key_node, value_node in pairs:
             key_path = path + (key,)
             line = key_node.start_mark.line + 1
             if key in result:
@@ -175,6 +179,8 @@ class _Walker:
             return cached
         if id(node) in self.merging:
             raise _Refused("has a '<<' merge key that merges the mapping it is in", node, "a mapping cannot merge itself")
+        if len(self.merging) >= MAX_DEPTH:  # merges of merges recurse here
+            raise _Refused(f"merges mappings more than {MAX_DEPTH} levels deep", node, "merge fewer levels")
         self.merging.add(id(node))
         own: list[tuple[Any, yaml.Node, yaml.Node]] = []
         sources: list[yaml.Node] = []
@@ -206,7 +212,7 @@ class _Walker:
             key = self.scalar(node)
             if isinstance(key, (str, int)) and not isinstance(key, bool):
                 return key
-            shown = "a " + type(key).__name__.replace("NoneType", "null") + f" ({node.value})" if key is not None else "empty"
+            shown = f"a {type(key).__name__} ({printable(node.value)[:40]})" if key is not None else "empty"
         else:
             shown = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
         self.problems.append(Problem(f"a key must be a name, not {shown}", hint="quote the key", line=node.start_mark.line + 1))
@@ -295,7 +301,10 @@ def load_yaml(
             )
         ]
     doc.sha256 = hashlib.sha256(raw).hexdigest()
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.YAMLError as exc:  # the reader refuses what the check above let through
+        return doc, [Problem(f"not valid YAML: {printable(exc)}", file=shown)]
     walker = _Walker(loader, doc)
     try:
         root = loader.get_single_node()

@@ -329,6 +329,20 @@ def test_explicit_tags_other_than_the_plain_scalars_are_located_problems(write_i
     assert problem.field == ("gpus",) and problem.line == 1 and message in problem.message
 
 
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("gpus: 64\nbackend:\n  ? [a, b]\n  : 1\n", "a key must be a name, not a list"),
+        ("gpus: 64\nbackend:\n  1.5: x\n", "a key must be a name, not a float (1.5)"),
+        ("gpus: 64\nbackend:\n  ~: x\n", "a key must be a name, not empty"),
+    ],
+    ids=["list", "float", "null"],
+)
+def test_keys_that_are_not_names_are_located_problems(write_intent, text, message):
+    [problem] = refused(write_intent(text), IntentError)
+    assert problem.field == ("backend",) and problem.line == 3 and message in problem.message
+
+
 def test_the_plain_scalar_tags_are_read(write_intent):
     loaded = load_intent(write_intent("gpus: !!int 64\ndescription: !!str 2024\n"))
     assert loaded.intent.gpus == 64 and loaded.intent.description == "2024"
