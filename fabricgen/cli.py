@@ -64,7 +64,7 @@ def build_command(
     jobs: int = typer.Option(
         1, "--jobs", "-j", min=0, help="Render the devices on this many processes (0: one per available CPU). The files are the same for any value."
     ),
-    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", help=CATALOG_DIR_HELP),
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
 ) -> None:
     """Compile INTENT and write every config and report, all or nothing.
 
@@ -88,7 +88,7 @@ def build_command(
 @app.command("validate")
 def validate_command(
     intent: Path = typer.Argument(..., help="The intent YAML file."),
-    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", help=CATALOG_DIR_HELP),
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
 ) -> None:
     """Run every check on INTENT (schema, catalog, design, addressing, fabric invariants); write nothing."""
     result = _run(lambda: compile_intent(intent, render=False, catalog_dirs=catalog_dirs))

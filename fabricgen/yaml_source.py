@@ -337,7 +337,7 @@ def _read_regular_file(path: Path, what: str, max_bytes: int) -> tuple[bytes | N
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return None, Problem(f"the {what} path is not a regular file", hint=f"name a YAML file, not a directory, device or pipe")
+            return None, Problem(f"the {what} path is not a regular file", hint="name a YAML file, not a directory, device or pipe")
         if info.st_size > max_bytes:
             return None, Problem(f"the {what} file is {info.st_size:,} bytes; the limit is {max_bytes:,}", hint=f"an {what} is a short description; split or trim it")
         chunks, size = [], 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 import tracemalloc
 
 import pytest
@@ -439,9 +441,6 @@ def test_a_file_that_is_not_a_catalog_is_never_quoted(tmp_path, write_intent, co
 
 
 def test_catalog_dir_on_the_command_line(tmp_path):
-    import subprocess
-    import sys
-
     (tmp_path / "intents").mkdir()
     (tmp_path / "hardware").mkdir()
     (tmp_path / "hardware" / "lab-hardware.yaml").write_text(HARDWARE)

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fabricgen.trust import InterfaceName, LineName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
+from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
 
 Nos = Literal["nxos", "sonic"]
