@@ -37,6 +37,9 @@ app = typer.Typer(
 out = Console(highlight=False, soft_wrap=True)
 
 EXIT_INPUT = 2
+CATALOG_DIR_HELP = (
+    "A directory the intent's catalog files may also come from (repeatable); by default they must lie in the intent's own directory."
+)
 
 
 def _version(value: bool) -> None:
@@ -62,6 +65,7 @@ def build_command(
     jobs: int = typer.Option(
         1, "--jobs", "-j", min=0, help="Render the devices on this many processes (0: one per available CPU). The files are the same for any value."
     ),
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
 ) -> None:
     """Compile INTENT and write every config and report, all or nothing.
 
@@ -70,7 +74,7 @@ def build_command(
     topology.json, summary.md and manifest.json.
     """
     started = time.perf_counter()
-    result, destination = _run(lambda: build(intent, output, jobs))
+    result, destination = _run(lambda: build(intent, output, jobs, catalog_dirs))
     if quiet:
         out.print(str(destination))
         return
@@ -83,9 +87,12 @@ def build_command(
 
 
 @app.command("validate")
-def validate_command(intent: Path = typer.Argument(..., help="The intent YAML file.")) -> None:
+def validate_command(
+    intent: Path = typer.Argument(..., help="The intent YAML file."),
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
+) -> None:
     """Run every check on INTENT (schema, catalog, design, addressing, fabric invariants); write nothing."""
-    result = _run(lambda: compile_intent(intent, render=False))
+    result = _run(lambda: compile_intent(intent, render=False, catalog_dirs=catalog_dirs))
     _print_summary(result)
     out.print(f"{intent}: valid")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -74,12 +74,13 @@ class Build:
         return self.compiled.addresses
 
 
-def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1) -> Build:
+def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
     first phase that has any. With render=False stops after the config checks (for `validate`).
-    `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs."""
+    `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs.
+    The intent's catalog files may lie in its directory or in one of `catalog_dirs`."""
     with _no_cycle_collection():
-        return _compile(intent_path, render, jobs)
+        return _compile(intent_path, render, jobs, catalog_dirs)
 
 
 @contextmanager
@@ -96,7 +97,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(intent_path: Path, render: bool, jobs: int) -> Build:
+def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[Path]) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -106,7 +107,7 @@ def _compile(intent_path: Path, render: bool, jobs: int) -> Build:
         timings[name] = now - clock
         clock = now
 
-    loaded = load_intent(intent_path)
+    loaded = load_intent(intent_path, catalog_dirs)
     intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
@@ -188,10 +189,10 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
     return sizing, plans, fabric, oob, evpn
 
 
-def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1) -> tuple[Build, Path]:
+def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> tuple[Build, Path]:
     """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
-    output/<fabric name>)."""
-    result = compile_intent(intent_path, jobs=jobs)
+    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`."""
+    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs)
     destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
     clock = time.perf_counter()
     write_build(result.files, destination)

@@ -152,3 +152,19 @@ def check_host(value: str) -> str:
 
 
 Host = Annotated[str, AfterValidator(check_host)]
+
+
+# A console server's async line (Cisco `0/1/0`, Opengear `port03`): an interface name that may
+# start with a digit.
+LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9/.:_-]{0,63}")
+
+
+def check_line_name(value: str) -> str:
+    if not LINE.fullmatch(value):
+        raise ValueError(
+            f"{_shown(value)} is not a valid console line name: a letter or digit first, then letters, digits and / . : _ -, at most 64 characters"
+        )
+    return value
+
+
+LineName = Annotated[str, AfterValidator(check_line_name)]

@@ -11,7 +11,11 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer
 
-_SPEED = re.compile(r"^\s*(\d+)\s*([GM])(?:b(?:ps|/s)?|bE|E)?\s*$", re.IGNORECASE)
+_SPEED = re.compile(r"^\s*(\d{1,9})\s*([GM])(?:b(?:ps|/s)?|bE|E)?\s*$", re.IGNORECASE)
+MAX_SPEED_GBPS = 3200  # a port faster than 3.2T does not exist yet; a bound keeps every product of speeds small
+# A ratio side is a short decimal (2, 2.5, 1.333): Fraction("1e99999999") would build a 100-million-digit number
+_RATIO_SIDE = re.compile(r"\s*(\d{1,6}(?:\.\d{1,6})?)\s*")
+MAX_RATIO_PART = 1000
 
 
 def parse_speed(value: object) -> int:
@@ -31,6 +35,8 @@ def parse_speed(value: object) -> int:
         raise ValueError(f"{value!r} is not a speed; write it like 400G")
     if gbps <= 0:
         raise ValueError("a speed must be positive")
+    if gbps > MAX_SPEED_GBPS:
+        raise ValueError(f"{gbps}G is faster than any port ({MAX_SPEED_GBPS}G at most)")
     return gbps
 
 
@@ -50,12 +56,15 @@ def parse_ratio(value: object) -> Fraction:
         raise ValueError("write the ratio as downlink:uplink, such as 1:1, 2:1 or 1:2")
     if not isinstance(value, str) or value.count(":") != 1:
         raise ValueError(f"{value!r} is not a ratio; write downlink:uplink such as \"1:1\", \"3:1\" or \"1:2\"")
-    try:
-        down, up = (Fraction(side.strip()) for side in value.split(":"))
-    except ValueError:
-        raise ValueError(f"{value!r} is not a ratio of two positive numbers") from None
+    sides = [_RATIO_SIDE.fullmatch(side) for side in value.split(":")]
+    if not all(sides):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise ValueError(f"{shown!r} is not a ratio of two positive numbers such as \"3:1\" or \"1:1.5\"")
+    down, up = (Fraction(side.group(1)) for side in sides)  # type: ignore[union-attr]
     if down <= 0 or up <= 0:
         raise ValueError(f"{value!r}: both sides of the ratio must be positive")
+    if down > MAX_RATIO_PART or up > MAX_RATIO_PART:
+        raise ValueError(f"{value!r}: a side of a ratio is at most {MAX_RATIO_PART}")
     return down / up
 
 

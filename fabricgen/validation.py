@@ -42,32 +42,50 @@ def problems_from_validation_error(
 ) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
-        path = prefix + tuple(part for part in error["loc"] if not _is_union_tag(part))
+        path = _field_path(error["loc"], doc, prefix)
         kind = error["type"]
         value = error.get("input")
-        if kind == "extra_forbidden":
+        if kind == "extra_forbidden" and path:
             key = path[-1]
             allowed = _allowed_keys(model, path[len(prefix) : -1])
             close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f"did you mean '{close[0]}'?" if close else ("allowed here: " + ", ".join(allowed) if allowed else "remove it")
-            problems.append(Problem(f"unknown key '{key}'", hint=hint, field=path))
-        elif kind == "missing":
+            problems.append(Problem(f"unknown key {_quoted(key)}", hint=hint, field=path))
+        elif kind == "missing" and path:
             problems.append(Problem("this field is required", hint=f"add '{path[-1]}:'", field=path))
         elif kind == "literal_error":
             expected = error.get("ctx", {}).get("expected", "")
-            problems.append(Problem(f"{value!r} is not allowed here", hint=f"use one of {expected}", field=path))
+            problems.append(Problem(f"{_quoted(value)} is not allowed here", hint=f"use one of {expected}", field=path))
         else:
             message = error["msg"]
             if message.startswith("Value error, "):
                 message = message[len("Value error, ") :]
             elif value is not None and not isinstance(value, (dict, list)):
-                message = f"{message} (got {value!r})"
+                message = f"{message} (got {_quoted(value)})"
             problems.append(Problem(message, field=path))
     located = [doc.locate(p) for p in problems]
     return sorted(located, key=lambda p: p.line or 0)  # file order reads best
 
 
-def _is_union_tag(part: object) -> bool:
-    # pydantic puts the matched type of a union into the location ('function-after[...]' etc.)
+def _field_path(loc: tuple[str | int, ...], doc: YamlDocument, prefix: FieldPath) -> FieldPath:
+    """The YAML field of a pydantic error location. pydantic adds parts of its own (the member of
+    a union it tried, such as 'function-after[...]' or 'int', and '[key]' for a dict key); a part
+    is the user's when the document has that key there, so a user's key named 'int' or 'a[b'
+    keeps its place (and its line)."""
+    path: FieldPath = prefix
+    for part in loc:
+        if (path + (part,)) in doc.lines or not _is_pydantic_part(part):
+            path += (part,)
+    return path
+
+
+def _is_pydantic_part(part: object) -> bool:
     return isinstance(part, str) and ("[" in part or part in {"int", "str", "float", "bool", "list", "dict"})
+
+
+def _quoted(value: object, limit: int = 60) -> str:
+    """A value shown in a message: repr of a number, a quoted string, cut to `limit` characters
+    (a hostile 10,000-character key or a whole mapping is not worth printing)."""
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= limit else text[:limit] + "..."
 

@@ -161,7 +161,7 @@ switches:
 @pytest.mark.parametrize(
     "groups, port, breakout, message",
     [
-        ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", "Ethernet{lanes}", "Ethernet{lane}", "unknown field"),
+        ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", "Ethernet{lanes}", "Ethernet{lane}", "uses {lanes}"),
         ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", "Ethernet0", "Ethernet{lane}", "both 'Ethernet0'"),
         ("      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8, breakouts: [2x200G]}", "Ethernet{lane}", "Ethernet{port}", "repeat"),
         (

@@ -6,8 +6,9 @@ component by PID, validated, with cross-references (a transceiver's cable) check
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -39,6 +40,7 @@ class Catalog:
     console_servers: dict[str, ConsoleServer]
     modules: dict[str, Module]
     appliances: dict[str, Appliance]
+    sha256: dict[str, str] = field(default_factory=dict, compare=False)  # file as loaded -> sha256 of the bytes parsed
 
     def description(self, pid: str) -> str:
         for section in SECTIONS:
@@ -69,16 +71,22 @@ class Catalog:
 
 
 def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
-    """Built-in catalog plus the user's files. Raises CatalogError listing every problem."""
+    """Built-in catalog plus the user's files (paths already checked by the caller: see
+    `fabricgen.intent`). Raises CatalogError listing every problem, each located in its file."""
     merged: dict[str, dict] = {section: {} for section in SECTIONS}
-    origin: dict[str, str] = {}
+    origin: dict[str, YamlDocument] = {}
     problems: list[Problem] = []
+    digests: dict[str, str] = {}
     builtin = sorted(BUILTIN_DIR.glob("*.yaml"))
     for path in [*builtin, *user_files]:
-        doc, load_problems = load_yaml(path, what="catalog")
-        problems += load_problems
+        doc, load_problems = load_yaml(path, what="catalog", quote_content=False)
+        digests[doc.path] = doc.sha256
         if doc.data is None:
+            problems += load_problems
             continue
+        if not _is_catalog(doc, problems):
+            continue  # its YAML problems would quote a file that is not a catalog
+        problems += load_problems
         parsed = _parse_file(doc, problems)
         if parsed is None:
             continue
@@ -88,25 +96,38 @@ def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
                     problems.append(
                         doc.locate(
                             Problem(
-                                f"PID '{pid}' is already defined in {origin[pid]}",
+                                f"PID '{pid}' is already defined in {origin[pid].path}",
                                 hint="give your entry a PID of its own; PIDs are unique across the catalog",
                                 field=(section, pid),
                             )
                         )
                     )
                     continue
-                origin[pid] = doc.path
+                origin[pid] = doc
                 merged[section][pid] = entry
     raise_if(problems, CatalogError)
-    catalog = Catalog(**merged)
-    raise_if(_cross_reference_problems(catalog), CatalogError)
+    catalog = Catalog(**merged, sha256=digests)
+    raise_if(_cross_reference_problems(catalog, origin), CatalogError)
     return catalog
 
 
-def _parse_file(doc: YamlDocument, problems: list[Problem]) -> CatalogFile | None:
+def _is_catalog(doc: YamlDocument, problems: list[Problem]) -> bool:
+    """Is the file's top level a mapping of catalog sections? If not, say so without a word of
+    its content: a path that names some other file (/etc/shadow) must not have it printed."""
+    sections = ", ".join(SECTIONS)
     if not isinstance(doc.data, dict):
-        problems.append(doc.locate(Problem("a catalog file is a mapping of sections such as 'switches:'")))
-        return None
+        problems.append(doc.locate(Problem("this is not a catalog file: a catalog is a mapping of sections", hint=f"the sections are {sections}")))
+        return False
+    strangers = [key for key in doc.data if key not in SECTIONS]
+    for key in strangers:
+        close = difflib.get_close_matches(str(key), SECTIONS, n=1, cutoff=0.8)
+        hint = f"did you mean '{close[0]}'?" if close else f"the sections are {sections}"
+        # located by line, not by field: the field would be the key itself
+        problems.append(Problem("this top-level key is not a catalog section", hint=hint, file=doc.path, line=doc.lines.get((key,))))
+    return not strangers
+
+
+def _parse_file(doc: YamlDocument, problems: list[Problem]) -> CatalogFile | None:
     try:
         return CatalogFile.model_validate(doc.data)
     except ValidationError as exc:
@@ -114,12 +135,16 @@ def _parse_file(doc: YamlDocument, problems: list[Problem]) -> CatalogFile | Non
         return None
 
 
-def _cross_reference_problems(catalog: Catalog) -> list[Problem]:
+def _cross_reference_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list[Problem]:
+    """Each transceiver's cable exists; one default optic per cage kind. Each problem is located
+    in the file that defines the entry."""
     problems = []
     for pid, optic in catalog.transceivers.items():
         if optic.cable is not None and optic.cable not in catalog.cables:
             problems.append(
-                Problem(f"transceiver {pid} takes cable '{optic.cable}', which is not in the catalog", field=("transceivers", pid, "cable"))
+                origin[pid].locate(
+                    Problem(f"transceiver {pid} takes cable '{optic.cable}', which is not in the catalog", field=("transceivers", pid, "cable"))
+                )
             )
     seen: dict[tuple[str, int, int], str] = {}
     for pid, optic in catalog.transceivers.items():
@@ -127,10 +152,12 @@ def _cross_reference_problems(catalog: Catalog) -> list[Problem]:
             key = (optic.form_factor, optic.speed, optic.link_speed)
             if key in seen:
                 problems.append(
-                    Problem(
-                        f"transceivers {seen[key]} and {pid} are both the default for {optic.form_factor} {optic.speed}G",
-                        hint="keep 'default: true' on one only; to use another for a fabric, name it under backend.optics",
-                        field=("transceivers", pid, "default"),
+                    origin[pid].locate(
+                        Problem(
+                            f"transceivers {seen[key]} and {pid} are both the default for {optic.form_factor} {optic.speed}G",
+                            hint="keep 'default: true' on one only; to use another for a fabric, name it under backend.optics",
+                            field=("transceivers", pid, "default"),
+                        )
                     )
                 )
             seen[key] = pid

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
 
 Nos = Literal["nxos", "sonic"]
@@ -27,7 +28,18 @@ FIVE_TUPLE: tuple[HashFieldName, ...] = ("src-ip", "dst-ip", "protocol", "src-po
 # controller: not Linux, it gets a settings sheet). Unknown (None): settings are printed, not applied.
 NicFamily = Literal["connectx", "broadcom", "ontap"]
 
-_BREAKOUT = re.compile(r"^(\d+)x(\d+[GM])$", re.IGNORECASE)
+_BREAKOUT = re.compile(r"^(\d{1,2})x(\d{1,5}[GM])$", re.IGNORECASE)
+
+# Upper bounds no real hardware reaches (README: "Bad input"): a catalog entry is validated by
+# walking its cages and names, so a count of a billion would cost minutes before any check.
+MAX_CAGES = 1024  # of one switch; the largest chassis line card has 36, the largest fixed switch 128
+MAX_LANES = 64
+MAX_FANOUT = 16
+MAX_RACK_UNITS = 60
+MAX_NODE_PORTS = 256  # of one kind on one server
+MAX_GPUS_PER_NODE = 1024  # a rack-scale "node" (NVL72, NVL576) included
+MAX_REACH_M = 200_000  # coherent ZR+ optics reach 120 km
+MAX_CABLE_M = 10_000
 
 
 class _Strict(BaseModel):
@@ -42,12 +54,12 @@ class Breakout(_Strict):
 class PortGroup(_Strict):
     """A run of identical front-panel cages, numbered from `first`."""
 
-    first: int = Field(1, ge=0)
-    count: int = Field(ge=1)
+    first: int = Field(1, ge=0, le=MAX_CAGES)
+    count: int = Field(ge=1, le=MAX_CAGES)
     speed: Speed
-    form_factor: str
-    lanes: int = Field(1, ge=1, description="SerDes lanes per cage; SONiC names ports by first lane")
-    breakouts: list[str] = []
+    form_factor: Token
+    lanes: int = Field(1, ge=1, le=MAX_LANES, description="SerDes lanes per cage; SONiC names ports by first lane")
+    breakouts: list[str] = Field([], max_length=8)
 
     @field_validator("breakouts")
     @classmethod
@@ -56,8 +68,9 @@ class PortGroup(_Strict):
             match = _BREAKOUT.match(value)
             if not match:
                 raise ValueError(f"breakout {value!r} must look like 2x400G")
-            if int(match.group(1)) < 2:
-                raise ValueError(f"breakout {value!r} must split into at least 2 sub-ports")
+            if not 2 <= int(match.group(1)) <= MAX_FANOUT:
+                raise ValueError(f"breakout {value!r} must split into 2 to {MAX_FANOUT} sub-ports")
+            parse_speed(match.group(2))
         return values
 
     @cached_property
@@ -96,30 +109,27 @@ class InterfaceNaming(_Strict):
     @field_validator("port", "breakout")
     @classmethod
     def _pattern_formats(cls, pattern: str) -> str:
-        try:
-            pattern.format(port=1, sub=1, lane=0)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: port, sub, lane") from None
-        return pattern
+        # every name it gives is an interface name: it follows 'interface' in a config
+        return check_pattern(pattern, ("port", "sub", "lane"), check=check_interface_name)
 
 
 class SonicPlatform(_Strict):
-    platform: str | None = None
-    hwsku: str | None = None
+    platform: Token | None = None
+    hwsku: Token | None = None
 
 
 class SwitchModel(_Strict):
-    description: str
-    vendor: str
-    nos: list[Nos] = Field(min_length=1, description="operating systems this hardware runs")
-    port_groups: list[PortGroup] = Field(min_length=1)
+    description: Text
+    vendor: Text
+    nos: list[Nos] = Field(min_length=1, max_length=2, description="operating systems this hardware runs")
+    port_groups: list[PortGroup] = Field(min_length=1, max_length=64)
     interface_names: dict[Nos, InterfaceNaming]
-    max_ecmp_paths: int = Field(64, ge=1)
-    rack_units: int = Field(1, ge=1)
-    management_port: dict[Nos, str] = Field(
+    max_ecmp_paths: int = Field(64, ge=1, le=65_536)
+    rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
+    management_port: dict[Nos, InterfaceName] = Field(
         default_factory=lambda: {"nxos": "mgmt0", "sonic": "eth0"}, description="the out-of-band Ethernet port, per NOS"
     )
-    console_port: str = "console"
+    console_port: InterfaceName = "console"
     sonic: SonicPlatform = SonicPlatform()
     load_balancing: dict[Nos, list[LoadBalancingMode]] = Field(
         default_factory=dict, description="load-balancing modes this hardware does under each NOS (ecmp only when a NOS is not listed)"
@@ -159,6 +169,8 @@ class SwitchModel(_Strict):
     @model_validator(mode="after")
     def _groups_do_not_overlap(self) -> SwitchModel:
         cages: dict[int, int] = {}
+        if sum(group.count for group in self.port_groups) > MAX_CAGES:
+            raise ValueError(f"more than {MAX_CAGES} cages in all")
         for index, group in enumerate(self.port_groups):
             for cage in range(group.first, group.first + group.count):
                 if cage in cages:
@@ -216,16 +228,16 @@ class SwitchModel(_Strict):
 
 
 class Transceiver(_Strict):
-    description: str
-    form_factor: str
+    description: Text
+    form_factor: Token
     speed: Speed = Field(description="speed of the cage it plugs into")
-    links: int = Field(1, ge=1, description="links it carries: 2 for a 2x400G optic in an 800G cage")
+    links: int = Field(1, ge=1, le=MAX_FANOUT, description="links it carries: 2 for a 2x400G optic in an 800G cage")
     media: Media
-    connector: str
-    reach_m: float = Field(gt=0)
-    cable: str | None = Field(None, description="the cable PID it takes; none for DAC/AOC")
-    length_m: float | None = Field(None, gt=0, description="fixed length of a DAC/AOC whose cable is built in")
-    far_form_factor: str | None = Field(None, description="the far end's form factor when it differs (default: form_factor)")
+    connector: Token
+    reach_m: float = Field(gt=0, le=MAX_REACH_M)
+    cable: Pid | None = Field(None, description="the cable PID it takes; none for DAC/AOC")
+    length_m: float | None = Field(None, gt=0, le=MAX_CABLE_M, description="fixed length of a DAC/AOC whose cable is built in")
+    far_form_factor: Token | None = Field(None, description="the far end's form factor when it differs (default: form_factor)")
     default: bool = Field(False, description="the optic chosen for this form factor and speed when the intent names none")
 
     @property
@@ -242,26 +254,29 @@ class Transceiver(_Strict):
 
 
 class Cable(_Strict):
-    description: str
+    description: Text
     media: Media
-    connector: str
-    lengths_m: list[float] = []
+    connector: Token
+    lengths_m: list[Annotated[float, Field(gt=0, le=MAX_CABLE_M)]] = Field([], max_length=64)
 
 
 class NodePorts(_Strict):
-    count: int = Field(ge=1)
+    count: int = Field(ge=1, le=MAX_NODE_PORTS)
     speed: Speed
-    form_factor: str | None = None
+    form_factor: Token | None = None
     names: str = Field(description="interface name pattern over {n}, 1-based")
-    nic: str | None = Field(None, description="NIC model behind these ports, e.g. ConnectX-7")
+    nic: Text | None = Field(None, description="NIC model behind these ports, e.g. ConnectX-7")
     nic_family: NicFamily | None = Field(None, description="how host files set its QoS; absent: unknown, settings are printed, not applied")
+
+    @field_validator("names")
+    @classmethod
+    def _names_pattern(cls, pattern: str) -> str:
+        # a server's port name reaches netplan files and shell scripts
+        return check_pattern(pattern, ("n",), check=check_interface_name)
 
     @model_validator(mode="after")
     def _names_distinct(self) -> NodePorts:
-        try:
-            names = {self.names.format(n=n) for n in range(1, self.count + 1)}
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"names pattern {self.names!r} uses an unknown field or bad format ({exc}); the field is n") from None
+        names = {self.names.format(n=n) for n in range(1, self.count + 1)}
         if len(names) != self.count:
             raise ValueError(f"names pattern {self.names!r} gives {self.count} ports the same name; put {{n}} in it")
         return self
@@ -269,9 +284,9 @@ class NodePorts(_Strict):
 
 class NodeModel(_Strict):
     kind: Literal["gpu", "storage", "management"]
-    description: str
-    gpus: int = Field(0, ge=0)
-    rack_units: int = Field(1, ge=1)
+    description: Text
+    gpus: int = Field(0, ge=0, le=MAX_GPUS_PER_NODE)
+    rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
     backend: NodePorts | None = None
     frontend: NodePorts | None = None
     storage: NodePorts | None = None
@@ -294,44 +309,40 @@ class NodeModel(_Strict):
 
 
 class ConsoleServer(_Strict):
-    description: str
-    module_slots: int = Field(0, ge=0)
-    rack_units: int = Field(1, ge=1)
+    description: Text
+    module_slots: int = Field(0, ge=0, le=64)
+    rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
     line_names: str = Field("0/{slot}/{port}", description="async line name over {slot} (1-based) and {port} (0-based)")
     uplink: NodePorts = Field(description="the port cabled to an OOB switch")
-    uplink_optic: str | None = Field(None, description="transceiver in the uplink cage (e.g. GLC-TE in an SFP cage)")
+    uplink_optic: Pid | None = Field(None, description="transceiver in the uplink cage (e.g. GLC-TE in an SFP cage)")
 
     @field_validator("line_names")
     @classmethod
     def _line_pattern(cls, pattern: str) -> str:
-        try:
-            pattern.format(slot=1, port=0)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: slot, port") from None
-        return pattern
+        return check_pattern(pattern, ("slot", "port"), check=check_line_name)
 
 
 class Module(_Strict):
-    description: str
-    async_ports: int = Field(0, ge=0)
-    cable: str | None = Field(None, description="breakout cable PID for its async ports (e.g. an octal cable)")
-    ports_per_cable: int = Field(1, ge=1)
+    description: Text
+    async_ports: int = Field(0, ge=0, le=256)
+    cable: Pid | None = Field(None, description="breakout cable PID for its async ports (e.g. an octal cable)")
+    ports_per_cable: int = Field(1, ge=1, le=64)
 
 
 class Appliance(_Strict):
-    description: str
+    description: Text
 
 
 class CatalogFile(_Strict):
     """One catalog YAML file: every section optional, entries keyed by PID."""
 
-    switches: dict[str, SwitchModel] = {}
-    transceivers: dict[str, Transceiver] = {}
-    cables: dict[str, Cable] = {}
-    nodes: dict[str, NodeModel] = {}
-    console_servers: dict[str, ConsoleServer] = {}
-    modules: dict[str, Module] = {}
-    appliances: dict[str, Appliance] = {}
+    switches: dict[Pid, SwitchModel] = {}
+    transceivers: dict[Pid, Transceiver] = {}
+    cables: dict[Pid, Cable] = {}
+    nodes: dict[Pid, NodeModel] = {}
+    console_servers: dict[Pid, ConsoleServer] = {}
+    modules: dict[Pid, Module] = {}
+    appliances: dict[Pid, Appliance] = {}
 
 
 SECTIONS = tuple(CatalogFile.model_fields)

@@ -1,12 +1,14 @@
 """Reading an intent: YAML -> validated `Intent`, with every problem tied to its line.
 
 `load_intent(path)` returns a `LoadedIntent`: the validated intent, the YAML document (for line
-lookups in later phases) and the catalog it refers to (built-in plus the user's files).
+lookups in later phases) and the catalog it refers to (built-in plus the user's files). The user's
+catalog files must lie under the intent's directory, or under a directory named with
+`catalog_dirs` (the CLI's --catalog-dir), after symlinks are resolved.
 """
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from pydantic import ValidationError
 
 from fabricgen.catalog import Catalog, load_catalog
 from fabricgen.errors import IntentError, Problem, raise_if
-from fabricgen.intent.model import NAME_PATTERN, Intent
+from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Intent
 from fabricgen.validation import problems_from_validation_error
 from fabricgen.yaml_source import YamlDocument, load_yaml
 
@@ -33,8 +35,9 @@ class LoadedIntent:
         return self.source.locate(problem)
 
 
-def load_intent(path: Path) -> LoadedIntent:
-    """Read, validate and resolve an intent. Raises IntentError or CatalogError with every problem."""
+def load_intent(path: Path, catalog_dirs: Sequence[Path] = ()) -> LoadedIntent:
+    """Read, validate and resolve an intent; its catalog files may come from its own directory or
+    from `catalog_dirs`. Raises IntentError or CatalogError with every problem."""
     doc, problems = load_yaml(path, what="intent")
     raise_if(problems, IntentError)
     if not isinstance(doc.data, dict):
@@ -47,7 +50,7 @@ def load_intent(path: Path) -> LoadedIntent:
             raise IntentError(
                 doc.locate(
                     Problem(
-                        f"the file name {stem!r} cannot be the fabric name",
+                        f"the file name '{stem}' cannot be the fabric name",
                         hint="add 'name:' with letters, digits and '-' only",
                     )
                 )
@@ -57,24 +60,52 @@ def load_intent(path: Path) -> LoadedIntent:
         intent = Intent.model_validate(data)
     except ValidationError as exc:
         raise IntentError(problems_from_validation_error(exc, doc, Intent)) from None
-    catalog_paths = _catalog_paths(intent, path, doc)
+    catalog_paths = _catalog_paths(intent, path, doc, catalog_dirs)
     catalog = load_catalog(catalog_paths)
-    catalog_files = {name: hashlib.sha256(p.read_bytes()).hexdigest() for name, p in zip(intent.catalog, catalog_paths, strict=True)}
-    loaded = LoadedIntent(intent, doc, catalog, hashlib.sha256(path.read_bytes()).hexdigest(), catalog_files)
+    # the digests of the bytes that were parsed: no second read that could see another file
+    catalog_files = {name: catalog.sha256[str(p)] for name, p in zip(intent.catalog, catalog_paths, strict=True)}
+    loaded = LoadedIntent(intent, doc, catalog, doc.sha256, catalog_files)
     raise_if([loaded.locate(p) for p in _catalog_references(intent, catalog)], IntentError)
     return loaded
 
 
-def _catalog_paths(intent: Intent, intent_path: Path, doc: YamlDocument) -> list[Path]:
-    paths, problems = [], []
+def _catalog_paths(intent: Intent, intent_path: Path, doc: YamlDocument, catalog_dirs: Sequence[Path]) -> list[Path]:
+    """Each catalog name, relative to the intent's directory, resolved through symlinks and
+    confined: under the intent's directory or one of `catalog_dirs`, and a regular file (not
+    /dev/zero, a FIFO or a directory). An intent from elsewhere cannot make a build read, or
+    print, /etc/shadow."""
+    problems = []
+    roots = [intent_path.parent.resolve()]
+    for directory in catalog_dirs:
+        root = Path(directory).resolve()
+        if not root.is_dir():
+            problems.append(Problem(f"--catalog-dir {directory} is not a directory", hint="name a directory that holds catalog files"))
+        roots.append(root)
+    raise_if(problems, IntentError)
+    paths = []
     for index, name in enumerate(intent.catalog):
-        candidate = (intent_path.parent / name).resolve()
-        if candidate.is_dir():
-            problems.append(doc.locate(Problem(f"catalog {name!r} is a directory; name a YAML file", field=("catalog", index))))
-        elif not candidate.is_file():
+        where = ("catalog", index)
+        try:
+            candidate = (intent_path.parent / name).resolve()
+        except (OSError, RuntimeError):  # a symlink loop
+            problems.append(doc.locate(Problem(f"catalog '{name}' cannot be resolved (a symlink loop?)", field=where)))
+            continue
+        if not any(candidate.is_relative_to(root) for root in roots):
             problems.append(
-                doc.locate(Problem(f"catalog file {name!r} not found (looked in {candidate.parent})", field=("catalog", index)))
+                doc.locate(
+                    Problem(
+                        f"catalog '{name}' is outside the intent's directory",
+                        hint="put the file beside the intent, or name its directory with --catalog-dir",
+                        field=where,
+                    )
+                )
             )
+        elif candidate.is_dir():
+            problems.append(doc.locate(Problem(f"catalog '{name}' is a directory; name a YAML file", field=where)))
+        elif not candidate.exists():
+            problems.append(doc.locate(Problem(f"catalog file '{name}' not found (looked in {candidate.parent})", field=where)))
+        elif not candidate.is_file():
+            problems.append(doc.locate(Problem(f"catalog '{name}' is not a regular file (a device or a pipe?)", hint="name a YAML file", field=where)))
         paths.append(candidate)
     raise_if(problems, IntentError)
     return paths
@@ -89,6 +120,10 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         problems.append(
             Problem(f"unknown GPU node model {intent.gpu_node!r}", hint=f"use one of {', '.join(known)} or add it to a catalog file", field=("gpu_node",))
         )
+    elif intent.nodes is not None and intent.nodes * node.gpus > MAX_GPUS:
+        problems.append(
+            Problem(f"{intent.nodes:,} nodes of {node.gpus} GPUs are more than {MAX_GPUS:,} GPUs", hint="no cluster is that large; check the count", field=("nodes",))
+        )
     elif intent.gpus is not None and intent.gpus % node.gpus:
         lower = intent.gpus - intent.gpus % node.gpus
         choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
@@ -100,6 +135,8 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
             )
         )
     switch_roles = [(("backend", role), getattr(intent.backend, role)) for role in ("leaf", "spine")]
+    if intent.backend.core is not None:  # unset, the core is the spines' model
+        switch_roles.append((("backend", "core"), intent.backend.core))
     fabrics = [("backend", intent.backend)]
     if intent.frontend is not None:
         fabrics.append(("frontend", intent.frontend))

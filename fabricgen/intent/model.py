@@ -9,15 +9,31 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from ipaddress import IPv4Network
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fabricgen.catalog.model import Nos
+from fabricgen.trust import Hostname, Pid, Text, check_hostname, check_pattern
 from fabricgen.units import Network, Ratio, Speed
 
 # RFC 1123 label: becomes a hostname and a file name, so nothing that could escape a directory.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+
+# Upper bounds no real cluster reaches: a count past them is a typo or an attack, and would
+# otherwise cost minutes and gigabytes before any check could say so (README: "Bad input").
+MAX_GPUS = 262_144  # 8x today's largest single fabrics
+MAX_SWITCHES = 65_536  # of one role
+MAX_SERVERS = 65_536  # storage or management nodes
+MAX_PLANES = 64
+MAX_TENANTS = 256
+MAX_CATALOG_FILES = 64
+MAX_ASN = 4_294_967_295
+MAX_BUFFER_KBYTES = 10_000_000  # 10 GB: more than the deepest switch buffer
+# An ECN or PFC threshold is bytes queued at one port; more than the port carries in 10 ms (a
+# 400G port: 500 MB, 40 times the default ECN maximum) is not a threshold any buffer reaches.
+THRESHOLD_KBYTES_PER_GBPS = 1250
+BufferKbytes = Annotated[int, Field(ge=1, le=MAX_BUFFER_KBYTES)]
 
 
 def check_name(value: str, what: str = "name") -> str:
@@ -35,9 +51,9 @@ class _Strict(BaseModel):
 
 
 class SwitchRole(_Strict):
-    model: str = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
+    model: Pid = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
     nos: Nos = "nxos"
-    count: int | None = Field(None, ge=1, description="optional: checked against what the design needs")
+    count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: checked against what the design needs")
 
 
 class Bfd(_Strict):
@@ -53,9 +69,9 @@ class AsnPlan(_Strict):
     (`leaves: per-pod`) the same set reused in every pod, accepted back with allowas-in."""
 
     scheme: Literal["private-2byte", "private-4byte"] = "private-2byte"
-    spine: int | None = Field(None, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
-    leaf_first: int | None = Field(None, description="default: the ASN after the spines'")
-    core: int | None = Field(None, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
+    spine: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
+    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the ASN after the spines'")
+    core: int | None = Field(None, ge=1, le=MAX_ASN, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
     leaves: Literal["unique", "per-pod"] = Field(
         "unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)"
     )
@@ -83,8 +99,8 @@ class Pools(_DisjointPools):
 
 
 class EcnThresholds(_Strict):
-    min_kbytes: int = Field(ge=1)
-    max_kbytes: int = Field(ge=1)
+    min_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES)
+    max_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES)
     drop_probability: int = Field(ge=1, le=100, description="percent marked at max_kbytes")
 
     @model_validator(mode="after")
@@ -133,17 +149,17 @@ class Qos(_Strict):
     """RoCEv2 lossless profile: RoCE data on a PFC priority with ECN, CNPs strict priority."""
 
     enabled: bool = True
-    roce_dscp: list[int] = Field([24, 26], min_length=1)
+    roce_dscp: list[int] = Field([24, 26], min_length=1, max_length=64)
     # 1-7: queue 0 is where all other traffic goes (NX-OS's q-default), never a class of its own
     lossless_priority: int = Field(3, ge=1, le=7, description="traffic class, PFC priority and queue for RoCE")
-    cnp_dscp: list[int] = Field([48], min_length=1)
+    cnp_dscp: list[int] = Field([48], min_length=1, max_length=64)
     cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
-    storage_dscp: list[int] = Field([], description="optional second lossless class, e.g. NVMe over RoCE")
+    storage_dscp: list[int] = Field([], max_length=64, description="optional second lossless class, e.g. NVMe over RoCE")
     storage_priority: int | None = Field(None, ge=1, le=7, description="its PFC priority (with storage_dscp)")
     lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     ecn: dict[Speed, EcnThresholds] = Field(default_factory=lambda: dict(DEFAULT_ECN))
-    pfc_trigger_kbytes: dict[Speed, int] = Field(
+    pfc_trigger_kbytes: dict[Speed, BufferKbytes] = Field(
         default_factory=lambda: dict(DEFAULT_PFC_TRIGGER),
         description="per port speed: ingress occupancy of a lossless class at which PAUSE is sent; ECN max must stay below",
     )
@@ -165,6 +181,17 @@ class Qos(_Strict):
             if kbytes < 1:
                 raise ValueError(f"pfc_trigger_kbytes at {speed}G must be positive")
         return {**DEFAULT_PFC_TRIGGER, **value}
+
+    @model_validator(mode="after")
+    def _thresholds_a_port_can_reach(self) -> Qos:
+        thresholds = [(f"ecn at {speed}G", speed, ecn.max_kbytes) for speed, ecn in self.ecn.items()]
+        thresholds += [(f"pfc_trigger_kbytes at {speed}G", speed, kbytes) for speed, kbytes in self.pfc_trigger_kbytes.items()]
+        for what, speed, kbytes in thresholds:
+            if kbytes > speed * THRESHOLD_KBYTES_PER_GBPS:
+                raise ValueError(
+                    f"{what}: {kbytes:,} KB is more than a {speed}G port carries in 10 ms ({speed * THRESHOLD_KBYTES_PER_GBPS:,} KB); no switch queues that much at one port"
+                )
+        return self
 
     def ecn_at(self, speed_gbps: int) -> EcnThresholds:
         """The intent's thresholds for this port speed, or the scaled default."""
@@ -207,11 +234,11 @@ class QosOverride(_Strict):
     that breaks agreement with a neighbour (priority, DSCP) is rejected, naming the hop."""
 
     lossless_priority: int | None = Field(None, ge=1, le=7)
-    roce_dscp: list[int] | None = None
+    roce_dscp: list[int] | None = Field(None, max_length=64)
     cnp_priority: int | None = Field(None, ge=1, le=7)
-    cnp_dscp: list[int] | None = None
+    cnp_dscp: list[int] | None = Field(None, max_length=64)
     ecn: dict[Speed, EcnThresholds] | None = None
-    pfc_trigger_kbytes: dict[Speed, int] | None = None
+    pfc_trigger_kbytes: dict[Speed, BufferKbytes] | None = None
     pfc_watchdog: PfcWatchdog | None = None
 
     def apply(self, base: Qos) -> Qos:
@@ -256,11 +283,11 @@ class LoadBalancing(_Strict):
 class Optics(_Strict):
     """Transceiver PIDs; default: the catalog's default for each cage."""
 
-    host_links: str | None = Field(None, description="switch end of GPU NIC links")
-    fabric_links: str | None = Field(None, description="both ends of leaf-spine (and spine-core) links")
+    host_links: Pid | None = Field(None, description="switch end of GPU NIC links")
+    fabric_links: Pid | None = Field(None, description="both ends of leaf-spine (and spine-core) links")
 
 
-_NODE_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+_NODE_RANGE = re.compile(r"^\s*(\d{1,7})\s*(?:-\s*(\d{1,7}))?\s*$")
 
 
 class Tenant(_Strict):
@@ -269,9 +296,9 @@ class Tenant(_Strict):
     without `nodes` gets every node no other tenant names."""
 
     name: str = Field(max_length=11, description="becomes the VRF Vrf-<name>: SONiC VRF names start with Vrf, Linux allows 15 characters")
-    nodes: str | None = None
+    nodes: str | None = Field(None, max_length=40)
     l3_vni: int | None = Field(None, ge=1, le=16777214, description="default: evpn.l3_vni_base + tenant number")
-    route_target: str | None = Field(None, description="ASN:NN; default route_target_asn:l3_vni")
+    route_target: str | None = Field(None, max_length=40, description="ASN:NN; default route_target_asn:l3_vni")
 
     @field_validator("name")
     @classmethod
@@ -306,7 +333,7 @@ class Tenant(_Strict):
 def check_route_target(value: str) -> str:
     """Type-0 route-target ASN(2 bytes):NN(4 bytes), the form that holds a VNI."""
     parts = value.split(":")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts) or not (1 <= int(parts[0]) <= 65535 and int(parts[1]) <= 4294967295):
+    if len(parts) != 2 or not all(p.isdigit() and p.isascii() and len(p) <= 10 for p in parts) or not (1 <= int(parts[0]) <= 65535 and int(parts[1]) <= 4294967295):
         raise ValueError(f"route-target {value!r} must be ASN:NN with a 2-byte ASN (1-65535) and NN up to 4294967295")
     return value
 
@@ -319,7 +346,7 @@ class Evpn(_Strict):
     segments: Literal["per-rail", "per-tenant"] = Field(
         "per-rail", description="per-rail: one segment per rail and tenant; per-tenant: one segment per tenant (backend only)"
     )
-    tenants: list[Tenant] = Field(default_factory=lambda: [Tenant(name="ai")], min_length=1)
+    tenants: list[Tenant] = Field(default_factory=lambda: [Tenant(name="ai")], min_length=1, max_length=MAX_TENANTS)
     l2_vni_base: int = Field(10000, ge=1, le=16000000, description="segment n gets VNI l2_vni_base + n")
     l3_vni_base: int = Field(50000, ge=1, le=16000000, description="tenant n gets VNI l3_vni_base + n")
     vlan_base: int = Field(1000, ge=2, le=4000, description="segment n uses VLAN vlan_base + n on its leaves")
@@ -339,15 +366,15 @@ class Evpn(_Strict):
 
 class Backend(_Strict):
     design: Literal["rail-optimized"] = "rail-optimized"
-    scalable_unit_gpus: int = Field(256, ge=1, description="GPUs per scalable unit; one leaf per rail per unit")
+    scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
     ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
     leaf: SwitchRole = SwitchRole()
     spine: SwitchRole = SwitchRole()
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
     spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
-    pod_gpus: int | None = Field(None, ge=1, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
-    planes: int = Field(1, ge=1, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
+    pod_gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
+    planes: int = Field(1, ge=1, le=MAX_PLANES, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
     routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
     nic_addressing: Literal["p2p", "subnet"] = Field(
         "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface (ebgp only)"
@@ -360,7 +387,7 @@ class Backend(_Strict):
     pools: Pools = Pools()
     optics: Optics = Optics()
     qos: Qos = Qos()
-    qos_overrides: dict[str, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
     load_balancing: LoadBalancing = LoadBalancing()
     evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
 
@@ -416,7 +443,7 @@ class HostFabric(_Strict):
     qos: Qos = Field(
         Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
     )
-    qos_overrides: dict[str, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
     load_balancing: LoadBalancing = LoadBalancing()
     routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
     evpn: Evpn = Field(Evpn(tenants=[Tenant(name="servers")]), description="tenants (routing: vxlan-evpn); one segment per tenant")
@@ -476,14 +503,14 @@ class StorageFabric(HostFabric):
 
 
 class Servers(_Strict):
-    model: str
-    count: int = Field(ge=0)
+    model: Pid
+    count: int = Field(ge=0, le=MAX_SERVERS)
 
 
 class ConsoleServers(_Strict):
-    model: str = "C8300-1N1S-4T2X"
-    module: str = Field("NIM-24A", description="async serial module, one per slot")
-    count: int | None = Field(None, ge=1, description="optional: at least what the console ports need")
+    model: Pid = "C8300-1N1S-4T2X"
+    module: Pid = Field("NIM-24A", description="async serial module, one per slot")
+    count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: at least what the console ports need")
 
 
 class OobPools(_DisjointPools):
@@ -497,15 +524,15 @@ class Oob(_Strict):
     PDU and console server; console servers for every switch's console port."""
 
     switch: SwitchRole = SwitchRole(model="N9K-C93108TC-FX3")
-    uplinks: int = Field(2, ge=0, description="routed uplinks per OOB switch to the management core (the intent's edge)")
+    uplinks: int = Field(2, ge=0, le=64, description="routed uplinks per OOB switch to the management core (the intent's edge)")
     vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
     console: ConsoleServers = ConsoleServers()
     pools: OobPools = OobPools()
 
 
 class Appliances(_Strict):
-    model: str
-    count: int = Field(1, ge=1)
+    model: Pid
+    count: int = Field(1, ge=1, le=1000)
 
 
 class BomOptions(_Strict):
@@ -519,9 +546,9 @@ class Layout(_Strict):
     sequence of racks. From this every cable gets a length, and the medium that reaches."""
 
     rack_units: int = Field(42, ge=8, le=60, description="usable rack units per rack")
-    racks: int | None = Field(None, ge=1, description="racks available; the build fails if the design needs more")
-    racks_per_row: int = Field(10, ge=1)
-    gpu_nodes_per_rack: int = Field(4, ge=1, description="usually power and cooling, not rack units, set this")
+    racks: int | None = Field(None, ge=1, le=100_000, description="racks available; the build fails if the design needs more")
+    racks_per_row: int = Field(10, ge=1, le=1000)
+    gpu_nodes_per_rack: int = Field(4, ge=1, le=64, description="usually power and cooling, not rack units, set this")
     network_racks: Literal["start", "middle", "end"] = Field("end", description="where the network racks stand in each row sequence")
     rack_width_m: float = Field(0.6, gt=0, le=2)
     row_pitch_m: float = Field(3.0, gt=0, le=20, description="distance from one row to the next (rack depth + aisle)")
@@ -555,21 +582,20 @@ class Naming(_Strict):
     @field_validator("*")
     @classmethod
     def _pattern_formats(cls, pattern: str) -> str:
-        try:
-            sample = name_from(pattern, index=1, su=1, rail=1, node=1, pod=1, plane=1)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"pattern {pattern!r} uses an unknown field or bad format ({exc}); fields: index, su, rail, node, pod, plane") from None
-        check_name(sample, "a name from this pattern")
-        return pattern
+        # every name it gives is a hostname: it becomes a file name, a prompt, a BGP description
+        return check_pattern(pattern, NAMING_FIELDS, check=check_hostname)
+
+
+NAMING_FIELDS = ("index", "su", "rail", "node", "pod", "plane")
 
 
 class Intent(_Strict):
     name: str = Field(description="fabric name; the build goes to output/<name>/ (default: the file name)")
-    description: str = ""
-    catalog: list[str] = Field([], description="extra catalog YAML files, relative to the intent")
-    gpus: int | None = Field(None, ge=1)
-    nodes: int | None = Field(None, ge=1)
-    gpu_node: str = Field("DGX-H100", description="GPU node model from the catalog")
+    description: Text = ""
+    catalog: list[Text] = Field([], max_length=MAX_CATALOG_FILES, description="extra catalog YAML files, relative to the intent (or under a --catalog-dir)")
+    gpus: int | None = Field(None, ge=1, le=MAX_GPUS)
+    nodes: int | None = Field(None, ge=1, le=MAX_GPUS)
+    gpu_node: Pid = Field("DGX-H100", description="GPU node model from the catalog")
     naming: Naming = Naming()
     backend: Backend = Backend()
     frontend: Frontend | None = Field(None, description="frontend (and converged storage) network; absent: not built")

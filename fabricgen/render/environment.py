@@ -4,6 +4,11 @@ StrictUndefined turns a missing value into an error instead of an empty string i
 Templates are compiled once and cached by the environment, so a large fabric pays for parsing
 once, not once per device; they are not checked for changes on disk at every use (auto_reload
 off: a stat per include, tens of thousands per large build), since a build never edits them.
+
+Free text (descriptions) goes into NX-OS configs through `nxos_text` and into frr.conf through
+`frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
+control character there, and these filters make sure one that got past still cannot add a line
+to a config. config_db.json needs none: it is JSON-encoded.
 """
 
 from __future__ import annotations
@@ -13,7 +18,21 @@ from pathlib import Path
 
 import jinja2
 
+from fabricgen.trust import printable
 from fabricgen.units import network_of
+
+NXOS_MAX_DESCRIPTION = 254  # NX-OS refuses a longer interface or neighbor description
+
+
+def nxos_text(value: object) -> str:
+    """Free text as one NX-OS config line's tail: control and format characters escaped (a
+    newline becomes the two characters \\n), at most 254 characters."""
+    return printable(value).strip()[:NXOS_MAX_DESCRIPTION]
+
+
+def frr_text(value: object) -> str:
+    """Free text as one frr.conf line's tail: control and format characters escaped."""
+    return printable(value).strip()
 
 
 def templates_dir() -> Path:
@@ -40,4 +59,6 @@ def environment() -> jinja2.Environment:
     )
     env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
+    env.filters["nxos_text"] = nxos_text
+    env.filters["frr_text"] = frr_text
     return env
