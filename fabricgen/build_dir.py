@@ -324,9 +324,10 @@ def list_build(root: Path, listed: Collection[str]) -> tuple[dict[str, int], lis
     return found, sorted(foreign)
 
 
-def read_manifest(root: Path, error: type[FabricgenError]) -> Manifest:
+def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = False) -> Manifest:
     """`root`/manifest.json as a Manifest; `error` (with every problem) when it is missing, too
-    large, not JSON, from another fabricgen version or not of the manifest's shape."""
+    large, not JSON, from another fabricgen version (unless `any_version`) or not of the
+    manifest's shape."""
     path = root / MANIFEST
     if not root.is_dir():
         raise error(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
@@ -344,7 +345,7 @@ def read_manifest(root: Path, error: type[FabricgenError]) -> Manifest:
     except (ValueError, RecursionError) as exc:
         raise error(Problem(f"manifest.json is not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(path))) from None
     version = document.get("fabricgen_version") if isinstance(document, dict) else None
-    if isinstance(version, str) and version != __version__:
+    if isinstance(version, str) and version != __version__ and not any_version:
         raise error(Problem(f"built by fabricgen {printable(version)[:40]}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(path)))
     try:
         return _MANIFEST.validate_python(document)
