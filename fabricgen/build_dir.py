@@ -374,7 +374,7 @@ class BuildFiles:
         found, foreign = list_build(root, self.hashes.keys() | {MANIFEST})
         found.pop(MANIFEST, None)
         problems = [Problem("missing: manifest.json lists it", hint=REBUILD, file=str(root / p)) for p in sorted(self.hashes.keys() - found.keys())]
-        problems += [Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=str(root / p)) for p in foreign]
+        problems += [Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=f"{root}/{p}") for p in foreign]
         too_large = sorted(p for p, size in found.items() if size > MAX_READ_BYTES)
         problems += [Problem(f"larger than {MAX_READ_BYTES >> 20} MiB", hint=REBUILD, file=str(root / p)) for p in too_large]
         for p in too_large:
@@ -503,12 +503,14 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
         raise error(Problem(f"the header is {shown!r}; expected {','.join(columns)}", hint=REBUILD, file=file, line=1))
     rows, lines, problems = [], [], []
     try:
+        start = reader.line_num + 1  # a quoted cell may span lines: a row is named by its first
         for row in reader:
             if len(row) != len(columns):
-                problems.append(Problem(f"{len(row)} cells; expected {len(columns)}", hint=REBUILD, file=file, line=reader.line_num))
-                continue
-            rows.append(dict(zip(columns, row, strict=True)))
-            lines.append(reader.line_num)
+                problems.append(Problem(f"{len(row)} cells; expected {len(columns)}", hint=REBUILD, file=file, line=start))
+            else:
+                rows.append(dict(zip(columns, row, strict=True)))
+                lines.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
         problems.append(Problem(f"not CSV ({exc})", hint=REBUILD, file=file, line=reader.line_num))
     try:
