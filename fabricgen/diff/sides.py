@@ -92,7 +92,7 @@ def open_side(label: str, spec: str) -> Iterator[Side]:
                           hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
     else:
         try:
-            files = BuildFiles(path, DiffError)
+            files = BuildFiles(path, DiffError, keep=_kept)
         except FabricgenError as exc:
             raise _side_error((label, spec), "not a usable build directory", exc.problems) from None
         yield Side(label, spec, files)
@@ -110,7 +110,13 @@ def _built_side(label: str, spec: str, intent: Path, scratch: Path, tree: tuple[
             problems = [replace(p, file=f"{rev}:{p.file[len(root):]}") if p.file and p.file.startswith(root) else p for p in problems]
         count = len(problems)
         raise _side_error((label, spec), f"the intent does not build ({exc.phase}: {count} problem{'s' if count != 1 else ''})", problems) from None
-    return Side(label, spec, BuildFiles(destination, DiffError))
+    return Side(label, spec, BuildFiles(destination, DiffError, keep=_kept))
+
+
+def _kept(path: str) -> bool:
+    """What a side keeps in memory from verification: the reports (top-level files), which the
+    summary parses when they differ. A changed config is read again; most are never read."""
+    return "/" not in path
 
 
 @contextmanager
