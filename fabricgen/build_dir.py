@@ -1,73 +1,551 @@
-"""Reading a directory `fabricgen build` wrote: every file checked against manifest.json as it is read,
-so a command never acts on an edited, partial or other-version build."""
+"""Reading a directory `fabricgen build` wrote, as hostile input until checked.
+
+A build directory is *verified* when it is opened (`BuildFiles`): its manifest.json parses into
+`Manifest` (bounded size, typed fields, plain relative file names), every file the manifest lists
+exists and matches its sha256, and nothing else is there (no extra file, directory or symbolic
+link). Missing, extra and edited files are all named in one error.
+
+The sha256s are a checksum, not a trust boundary: anyone who can edit a file can update the
+manifest too. So the files commands read structurally are parsed through models whose strings
+obey `fabricgen.trust` (device names, port names, addresses, enums): `BuildFiles.topology()`,
+`.cabling()`, `.ip_plan()` and `.bom()`. A malformed one is an error naming the file, row and field.
+"""
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
+import ipaddress
 import json
+import os
+import re
+import threading
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from fabricgen import __version__
+from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
+from fabricgen.trust import (
+    BuildPath,
+    Text,
+    check_hostname,
+    check_interface_name,
+    check_pid,
+    check_port_name,
+    check_text,
+    check_token,
+    printable,
+)
 
-MAX_READ_BYTES = 64 << 20  # a build's largest file (cabling.csv at 100k GPUs) is well under this
+MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 32 << 20  # 13,552 files of a 32,768-GPU build list in 1.4 MB
+MAX_READ_BYTES = 256 << 20  # the largest file of a 32,768-GPU build (topology.json) is 28 MB
+CACHE_BYTES = 128 << 20  # file contents kept from verification, so a command reads each file once
+MAX_PROBLEMS = 50  # per error: past this, a count of the rest
+HASH_WORKERS = min(4, os.cpu_count() or 1)  # reading and sha256 release the GIL
+REBUILD = "rebuild the directory with `fabricgen build INTENT -o DIR`; change the intent, not the build"
+
+
+# --- field types -----------------------------------------------------------------------------------
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Asn = Annotated[int, Field(ge=1, le=4_294_967_295)]
+Count = Annotated[int, Field(ge=0, le=100_000_000)]
+
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
+_IPV4_INTERFACE = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}/(?:3[0-2]|[12]?[0-9])")
+
+
+def _check_address(value: str) -> str:
+    """An IP address, no prefix length. IPv4 in its canonical form by a regular expression (a
+    build's IP plan holds hundreds of thousands), anything else through `ipaddress`."""
+    if _IPV4.fullmatch(value):
+        return value
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise ValueError(f"{printable(value)[:60]!r} is not an IP address") from None
+
+
+def _check_interface_address(value: str) -> str:
+    """An IP address with its prefix length (10.0.0.1/31)."""
+    if _IPV4_INTERFACE.fullmatch(value):
+        return value
+    try:
+        if "/" not in value:
+            raise ValueError
+        return str(ipaddress.ip_interface(value))
+    except ValueError:
+        raise ValueError(f"{printable(value)[:60]!r} is not an address with a prefix length (10.0.0.1/31)") from None
+
+
+def _check_decimal(value: str) -> str:
+    """A non-negative number as the reports write it (3, 2.5)."""
+    try:
+        if not value or len(value) > 12 or float(value) < 0 or not value.replace(".", "", 1).isdigit():
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{printable(value)[:60]!r} is not a number") from None
+    return value
+
+
+def _remembered(check: Callable[[str], str], blank: str | None = None) -> AfterValidator:
+    """`check` as a validator that skips values it has accepted before: a report repeats each
+    device and port name in thousands of rows, and a regular expression per cell is most of the
+    time of reading a 200,000-row IP plan. `blank` (e.g. "" for an empty CSV cell) is accepted
+    as it is."""
+    accepted: set[str] = set() if blank is None else {blank}
+
+    def validate(value: str) -> str:
+        if value in accepted:
+            return value
+        checked = check(value)
+        if checked == value and len(accepted) < 1_000_000:  # a set add is atomic under the GIL
+            accepted.add(value)
+        return checked
+
+    return AfterValidator(validate)
+
+
+def _blank_or(check: Callable[[str], str]) -> AfterValidator:
+    """A CSV cell that is empty or obeys `check`."""
+    return _remembered(check, blank="")
+
+
+def _dash_or_pid(value: str) -> str:
+    return value if value == "-" else check_pid(value)  # "-": a device outside the build (management core)
+
+
+def check_plain_data(value: object, depth: int = 0) -> object:
+    """Free-form report data (QoS summaries, sizing): numbers, booleans, null, one-line text,
+    lists and objects of them with identifier keys, at most 8 levels deep."""
+    if depth > 8:
+        raise ValueError("nested more than 8 levels deep")
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return check_text(value)
+    if isinstance(value, list):
+        return [check_plain_data(item, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {check_token(key): check_plain_data(item, depth + 1) for key, item in value.items()}
+    raise ValueError(f"{type(value).__name__} is not plain data")
+
+
+Name = Annotated[str, _remembered(check_hostname)]  # trust.Hostname, remembered
+Port = Annotated[str, _remembered(check_port_name)]  # trust.PortName, remembered
+Token = Annotated[str, _remembered(check_token)]
+Address = Annotated[str, AfterValidator(_check_address)]
+InterfaceAddress = Annotated[str, AfterValidator(_check_interface_address)]
+PlainData = Annotated[object, AfterValidator(check_plain_data)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- manifest.json -----------------------------------------------------------------------------------
+
+
+class IntentRecord(_Strict):
+    file: Text
+    sha256: Sha256
+
+
+class Manifest(_Strict):
+    """What built the directory and the sha256 of every other file in it."""
+
+    fabricgen_version: Token
+    intent: IntentRecord
+    catalog: dict[Text, Sha256] = {}
+    files: dict[BuildPath, Sha256]
+
+
+# --- topology.json -----------------------------------------------------------------------------------
+
+
+class TopologyNode(_Strict):
+    id: Name
+    role: Role
+    network: Network
+    model: Annotated[str, _remembered(_dash_or_pid)]
+    index: Count
+    nos: Token | None = None
+    asn: Asn | None = None
+    loopback: Address | None = None
+    rack: Text | None = None
+    ru: Count | None = None
+    scalable_unit: Count | None = None
+    rail: Count | None = None
+    pod: Count | None = None
+    plane: Count | None = None
+    core_group: Count | None = None
+    qos: PlainData | None = None
+
+
+class TopologyLink(_Strict):
+    source: Name
+    target: Name
+    key: Token
+    network: Network
+    kind: LinkKind
+    source_port: Port
+    target_port: Port
+    speed_gbps: Count
+    cable: Annotated[str, _remembered(check_pid)] | None = None
+    length_m: Annotated[float, Field(ge=0)] | None = None
+
+
+class TopologyGraph(_Strict):
+    name: Name
+    fabricgen_version: Token
+    backend: dict[Token, PlainData] = {}
+    fabrics: dict[Network, dict[Token, PlainData]] = {}
+    notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = []
+
+
+class Topology(_Strict):
+    directed: Literal[False]
+    multigraph: Literal[True]
+    graph: TopologyGraph
+    nodes: list[TopologyNode]
+    links: list[TopologyLink]
+
+
+# --- cabling.csv and ip-plan.csv -------------------------------------------------------------------
+
+
+class CableRow(_Strict):
+    """One row of cabling.csv; cells are kept as the report wrote them (strings)."""
+
+    cable_id: Token
+    network: Network
+    kind: LinkKind
+    a_device: Name
+    a_port: Port
+    a_optic: Annotated[str, _blank_or(check_pid)]
+    a_rack: Annotated[str, _blank_or(check_text)]
+    a_ru: Annotated[str, _blank_or(_check_decimal)]
+    b_device: Name
+    b_port: Port
+    b_optic: Annotated[str, _blank_or(check_pid)]
+    b_rack: Annotated[str, _blank_or(check_text)]
+    b_ru: Annotated[str, _blank_or(_check_decimal)]
+    cable: Annotated[str, _blank_or(check_pid)]
+    length_m: Annotated[str, _blank_or(_check_decimal)]
+    speed: Token
+
+
+AddressKind = Literal[
+    "loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"
+]
+
+
+class AddressRow(_Strict):
+    """One row of ip-plan.csv."""
+
+    network: Network
+    device: Name
+    interface: Annotated[str, _remembered(check_interface_name)]
+    address: InterfaceAddress
+    kind: AddressKind
+    gateway: Annotated[str, _blank_or(_check_address)]
+    peer_device: Annotated[str, _blank_or(check_hostname)]
+    peer_interface: Annotated[str, _blank_or(check_port_name)]
+    peer_address: Annotated[str, _blank_or(_check_address)]
+
+
+def _line(value: str) -> str:
+    return check_text(value, 2000)  # a report's free text: one printable line
+
+
+class BomRow(_Strict):
+    """One row of bom.csv."""
+
+    section: Annotated[str, _remembered(_line)]
+    pid: Annotated[str, _remembered(check_pid)]
+    description: Annotated[str, _blank_or(_line)]
+    quantity: Annotated[str, AfterValidator(lambda v: v if v.isdigit() and v.isascii() and len(v) <= 12 else _not_a_count(v))]
+    length_m: Annotated[str, _blank_or(_check_decimal)]
+    basis: Annotated[str, _blank_or(_line)]
+    alternatives: Annotated[str, _blank_or(_line)]
+
+
+def _not_a_count(value: str) -> str:
+    raise ValueError(f"{printable(value)[:60]!r} is not a count")
+
+
+_TOPOLOGY = TypeAdapter(Topology)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: a lab reads a netplan per node
+_MANIFEST = TypeAdapter(Manifest)
+
+
+# --- the directory -----------------------------------------------------------------------------------
+
+
+def list_build(root: Path, listed: Collection[str]) -> tuple[dict[str, int], list[str]]:
+    """Walk `root` against the relative paths `listed`. Returns (each listed path found as a
+    regular file -> its size, every entry that is not part of the build: an unlisted file, a
+    directory holding no listed file (named once, with a trailing /, not descended into), a
+    symbolic link or a special file). Symbolic links are never followed."""
+    directories = {path.rsplit("/", 1)[0] for path in listed if "/" in path}
+    directories |= {d.rsplit("/", i)[0] for d in list(directories) for i in range(1, d.count("/") + 1)}
+    found: dict[str, int] = {}
+    foreign: list[str] = []
+    pending = [(root, "")]
+    while pending:
+        directory, prefix = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                relative = prefix + entry.name
+                if entry.is_symlink():
+                    foreign.append(f"{relative} (a symbolic link)")
+                elif entry.is_dir(follow_symlinks=False):
+                    if relative in directories:
+                        pending.append((Path(entry.path), relative + "/"))
+                    else:
+                        foreign.append(relative + "/")
+                elif not entry.is_file(follow_symlinks=False):
+                    foreign.append(f"{relative} (not a regular file)")
+                elif relative in listed:
+                    found[relative] = entry.stat(follow_symlinks=False).st_size
+                else:
+                    foreign.append(relative)
+    return found, sorted(foreign)
+
+
+def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = False) -> Manifest:
+    """`root`/manifest.json as a Manifest; `error` (with every problem) when it is missing, too
+    large, not JSON, from another fabricgen version (unless `any_version`) or not of the
+    manifest's shape."""
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise error(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
+    try:
+        with open(path, "rb", opener=_no_follow) as handle:
+            data = handle.read(MAX_MANIFEST_BYTES + 1)
+    except FileNotFoundError:
+        raise error(Problem("no manifest.json: not a fabricgen build directory, or an incomplete one", hint="run `fabricgen build INTENT -o DIR` and give DIR", file=str(root))) from None
+    except OSError as exc:
+        raise error(Problem(f"cannot read manifest.json: {exc.strerror}", hint=REBUILD, file=str(path))) from None
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise error(Problem(f"manifest.json is larger than {MAX_MANIFEST_BYTES >> 20} MiB", hint=REBUILD, file=str(path)))
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise error(Problem(f"manifest.json is not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(path))) from None
+    version = document.get("fabricgen_version") if isinstance(document, dict) else None
+    if isinstance(version, str) and version != __version__ and not any_version:
+        raise error(Problem(f"built by fabricgen {printable(version)[:40]}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(path)))
+    try:
+        return _MANIFEST.validate_python(document)
+    except ValidationError as exc:
+        raise error(_problems(exc, str(path))) from None
 
 
 class BuildFiles:
-    """A build directory's files, checked against its manifest as they are read.
+    """A verified build directory (see the module's docstring); raises `error` (the
+    FabricgenError of the command reading it: lab, diff, push, analyze) naming every missing,
+    extra or edited file.
 
-    `error` is the FabricgenError subclass to raise, so a problem is reported under the phase of
-    the command that read the build (lab, diff, push)."""
+    Each file is read and hashed once when the directory is opened; the contents of files that
+    `keep(path)` selects stay in memory (up to CACHE_BYTES in all) for the command's first read
+    of them. A file read again, or not kept, is read and checked against its sha256 again."""
 
-    def __init__(self, root: Path, error: type[FabricgenError]):
+    def __init__(self, root: Path, error: type[FabricgenError], keep: Callable[[str], bool] = lambda path: True):
         self.root = root
         self.error = error
-        manifest_path = root / "manifest.json"
-        if not root.is_dir():
-            raise self.error(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
-        if not manifest_path.is_file():
-            raise self.error(Problem("no manifest.json: not a fabricgen build directory, or an incomplete one", hint="run `fabricgen build INTENT -o DIR` and give DIR", file=str(root)))
-        try:
-            self.manifest = json.loads(manifest_path.read_text())
-            version = self.manifest["fabricgen_version"]
-            self.hashes: dict[str, str] = self.manifest["files"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise self.error(Problem(f"manifest.json is damaged ({exc})", hint="rebuild the directory", file=str(manifest_path))) from None
-        if version != __version__:
-            raise self.error(Problem(f"built by fabricgen {version}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(manifest_path)))
+        self.manifest = read_manifest(root, error)
+        self.hashes: dict[str, str] = dict(self.manifest.files)
+        self._cache: dict[str, bytes] = {}
+        self._cache_room = CACHE_BYTES
+        self._lock = threading.Lock()
+        self._parsed: dict[str, object] = {}
+        found, foreign = list_build(root, self.hashes.keys() | {MANIFEST})
+        found.pop(MANIFEST, None)
+        problems = [Problem("missing: manifest.json lists it", hint=REBUILD, file=str(root / p)) for p in sorted(self.hashes.keys() - found.keys())]
+        problems += [Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=f"{root}/{p}") for p in foreign]
+        too_large = sorted(p for p, size in found.items() if size > MAX_READ_BYTES)
+        problems += [Problem(f"larger than {MAX_READ_BYTES >> 20} MiB", hint=REBUILD, file=str(root / p)) for p in too_large]
+        for p in too_large:
+            del found[p]
+        problems += self._verify(found, keep)
+        if problems:
+            raise self.error(_capped(problems))
+
+    def _verify(self, found: dict[str, int], keep: Callable[[str], bool]) -> list[Problem]:
+        """Hash every file in `found`: one problem per file whose contents differ from its sha256.
+        The reports come first, so they are the files kept when the cache fills."""
+        order = sorted(found, key=lambda p: (p.count("/"), p))
+
+        def check(path: str) -> Problem | None:
+            try:
+                data = self._read(path)
+            except OSError as exc:
+                return Problem(f"cannot read it: {exc.strerror}", hint=REBUILD, file=str(self.root / path))
+            if hashlib.sha256(data).hexdigest() != self.hashes[path]:
+                return Problem("differs from what the build wrote (its sha256 in manifest.json)", hint=REBUILD, file=str(self.root / path))
+            if keep(path):
+                with self._lock:
+                    if len(data) <= self._cache_room:
+                        self._cache[path] = data
+                        self._cache_room -= len(data)
+            return None
+
+        with ThreadPoolExecutor(HASH_WORKERS) as pool:
+            return [problem for problem in pool.map(check, order) if problem is not None]
+
+    def _read(self, path: str) -> bytes:
+        with open(self.root / path, "rb", opener=_no_follow) as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+        if len(data) > MAX_READ_BYTES:
+            raise OSError(27, "File too large")
+        return data
 
     def has(self, path: str) -> bool:
         return path in self.hashes
 
     def bytes(self, path: str) -> bytes:
+        """The file's contents, as verified: from the cache the first time, else read and checked
+        against the manifest again."""
         if path not in self.hashes:
-            raise self.error(Problem(f"{path} is not in the build", hint="rebuild the directory: it is incomplete or from another fabricgen version", file=str(self.root / "manifest.json")))
-        full = self.root / path
+            raise self.error(Problem(f"{path} is not in the build", hint="rebuild the directory: it is incomplete or from another fabricgen version", file=str(self.root / MANIFEST)))
+        with self._lock:
+            cached = self._cache.pop(path, None)
+        if cached is not None:
+            return cached
         try:
-            if full.stat().st_size > MAX_READ_BYTES:
-                raise self.error(Problem(f"{path} is larger than {MAX_READ_BYTES >> 20} MiB", file=str(full)))
-            data = full.read_bytes()
+            data = self._read(path)
         except OSError as exc:
-            raise self.error(Problem(f"cannot read {path}: {exc.strerror}", hint="rebuild the directory: it is incomplete", file=str(full))) from None
+            raise self.error(Problem(f"cannot read it: {exc.strerror}", hint=REBUILD, file=str(self.root / path))) from None
         if hashlib.sha256(data).hexdigest() != self.hashes[path]:
-            raise self.error(Problem(f"{path} differs from what the build wrote (manifest sha256)", hint="rebuild instead of editing a build; change the intent", file=str(full)))
+            raise self.error(Problem("changed since the build directory was opened (its sha256 in manifest.json)", hint=REBUILD, file=str(self.root / path)))
         return data
 
     def text(self, path: str) -> str:
-        return self.bytes(path).decode("utf-8")
+        try:
+            return self.bytes(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self.error(Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint=REBUILD, file=str(self.root / path))) from None
 
     def json(self, path: str):
         try:
             return json.loads(self.text(path))
-        except ValueError as exc:
-            raise self.error(Problem(f"{path} is not JSON ({exc})", file=str(self.root / path))) from None
+        except (ValueError, RecursionError) as exc:
+            raise self.error(Problem(f"not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(self.root / path))) from None
 
     def yaml(self, path: str):
-        return yaml.safe_load(self.text(path)) or {}
+        try:
+            return yaml.load(self.text(path), Loader=_YAML_LOADER) or {}
+        except (yaml.YAMLError, RecursionError) as exc:
+            raise self.error(Problem(f"not YAML ({printable(exc)[:200]})", hint=REBUILD, file=str(self.root / path))) from None
 
     def csv(self, path: str) -> list[dict[str, str]]:
+        """A CSV report's rows as dicts, unchecked: use `cabling()`/`ip_plan()` for the checked ones."""
         return list(csv.DictReader(io.StringIO(self.text(path))))
+
+    def parse(self, path: str, model: object):
+        """The JSON or YAML file `path` as `model` (a pydantic model or type); every problem names
+        the file and the field."""
+        adapter = _adapter(model)
+        try:
+            if path.endswith((".yaml", ".yml")):
+                return adapter.validate_python(self.yaml(path))
+            return adapter.validate_json(self.bytes(path))
+        except ValidationError as exc:
+            raise self.error(_problems(exc, str(self.root / path))) from None
+
+    def topology(self) -> Topology:
+        """topology.json, checked (parsed once per BuildFiles)."""
+        if "topology.json" not in self._parsed:
+            try:
+                self._parsed["topology.json"] = _TOPOLOGY.validate_json(self.bytes("topology.json"))
+            except ValidationError as exc:
+                raise self.error(_problems(exc, str(self.root / "topology.json"))) from None
+        return self._parsed["topology.json"]  # type: ignore[return-value]
+
+    def cabling(self) -> list[CableRow]:
+        """cabling.csv's rows, checked."""
+        return self._rows("cabling.csv", CableRow)
+
+    def ip_plan(self) -> list[AddressRow]:
+        """ip-plan.csv's rows, checked."""
+        return self._rows("ip-plan.csv", AddressRow)
+
+    def bom(self) -> list[BomRow]:
+        """bom.csv's rows, checked."""
+        return self._rows("bom.csv", BomRow)
+
+    def _rows(self, path: str, model: type[BaseModel]) -> list:
+        if path not in self._parsed:
+            self._parsed[path] = read_rows(self.text(path), model, str(self.root / path), self.error)
+        return self._parsed[path]  # type: ignore[return-value]
+
+
+def read_rows(text: str, model: type[BaseModel], file: str, error: type[FabricgenError]) -> list:
+    """A CSV report's rows as `model`s. Its header must be exactly the model's fields; a problem
+    names the file, the row's line and the column."""
+    columns = list(model.model_fields)
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header != columns:
+        shown = printable(",".join(header or []))[:200]
+        raise error(Problem(f"the header is {shown!r}; expected {','.join(columns)}", hint=REBUILD, file=file, line=1))
+    rows, lines, problems = [], [], []
+    try:
+        start = reader.line_num + 1  # a quoted cell may span lines: a row is named by its first
+        for row in reader:
+            if len(row) != len(columns):
+                problems.append(Problem(f"{len(row)} cells; expected {len(columns)}", hint=REBUILD, file=file, line=start))
+            else:
+                rows.append(dict(zip(columns, row, strict=True)))
+                lines.append(start)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        problems.append(Problem(f"not CSV ({exc})", hint=REBUILD, file=file, line=reader.line_num))
+    try:
+        parsed = _adapter(list[model]).validate_python(rows)  # type: ignore[valid-type]
+    except ValidationError as exc:
+        problems += [
+            Problem(_message(e), hint=REBUILD, file=file, line=lines[e["loc"][0]], field=tuple(e["loc"][1:]))  # type: ignore[index]
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+    if problems:
+        raise error(_capped(problems))
+    return parsed
+
+
+@functools.cache
+def _adapter(model: object) -> TypeAdapter:
+    """One TypeAdapter per model: building one takes milliseconds, and a lab reads a netplan per node."""
+    return TypeAdapter(model)
+
+
+def _problems(exc: ValidationError, file: str) -> list[Problem]:
+    return _capped([Problem(_message(e), hint=REBUILD, file=file, field=tuple(e["loc"])) for e in exc.errors(include_url=False, include_input=False)])
+
+
+def _message(error: dict) -> str:
+    message = error["msg"]
+    return message.removeprefix("Value error, ")
+
+
+def _capped(problems: list[Problem]) -> list[Problem]:
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    return problems[:MAX_PROBLEMS] + [Problem(f"... and {len(problems) - MAX_PROBLEMS} more problems")]
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """open() that refuses a symbolic link where a build file should be."""
+    return os.open(path, flags | os.O_NOFOLLOW)

@@ -3,8 +3,16 @@
 The build is written into a hidden staging directory beside the destination, flushed to disk,
 then swapped in with one rename (Linux renameat2 RENAME_EXCHANGE when replacing an earlier build,
 so there is no moment without a complete build). A failure before the swap removes the staging
-directory and leaves the previous build untouched. Only a directory that is empty or holds an
-earlier fabricgen build (a manifest.json of ours) is ever replaced.
+directory and leaves the previous build untouched.
+
+Only a directory that is empty, or holds an earlier fabricgen build and nothing else (every entry
+listed in its manifest.json), is ever replaced; anything else there (`.git/`, a user's notes) makes
+the build refuse, naming it, with nothing deleted.
+
+Staging directories are named `.<destination>.<pid>-<random>.partial` (and `.old` for a replaced
+build on filesystems without RENAME_EXCHANGE) and locked (flock) while their build runs. One left
+behind by a killed build is removed by the next build into the same parent: only names of that
+exact pattern, only when unlocked and their process is gone.
 """
 
 from __future__ import annotations
@@ -12,35 +20,42 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import json
+import fcntl
 import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
+from fabricgen.build_dir import MANIFEST, list_build, read_manifest
 from fabricgen.errors import OutputError, Problem
+from fabricgen.trust import check_build_path
 
-# Relative paths made of device names and fixed file names: nothing else may reach the disk.
-_SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
+MAX_FOREIGN_SHOWN = 10
 
 
 def check_relative_path(path: str) -> None:
-    parts = PurePosixPath(path).parts
-    if not parts or path.startswith("/") or any(not _SAFE_PART.match(p) or p in {".", ".."} for p in parts):
-        raise OutputError(Problem(f"refusing to write {path!r}: not a plain relative file name"))
-
-
-def is_fabricgen_build(directory: Path) -> bool:
-    manifest = directory / "manifest.json"
     try:
-        return "fabricgen_version" in json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        return False
+        check_build_path(path)
+    except ValueError:
+        raise OutputError(Problem(f"refusing to write {path!r}: not a plain relative file name")) from None
+
+
+def foreign_entries(directory: Path) -> list[str]:
+    """What in `directory` is not part of a fabricgen build: [] for an empty directory or one that
+    holds an earlier build and nothing else; every entry when there is no manifest of ours."""
+    entries = sorted(entry.name + ("/" if entry.is_dir() and not entry.is_symlink() else "") for entry in os.scandir(directory))
+    if not entries:
+        return []
+    try:
+        manifest = read_manifest(directory, OutputError, any_version=True)  # an older build of ours is ours
+    except OutputError:
+        return entries
+    return list_build(directory, manifest.files.keys() | {MANIFEST})[1]
 
 
 def write_build(files: Mapping[str, bytes], destination: Path) -> None:
@@ -52,47 +67,112 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
     if destination.exists():
         if not destination.is_dir():
             raise OutputError(Problem(f"{destination} exists and is not a directory", hint="choose another -o"))
-        if any(destination.iterdir()) and not is_fabricgen_build(destination):
+        foreign = foreign_entries(destination)
+        if foreign:
+            shown = ", ".join(foreign[:MAX_FOREIGN_SHOWN]) + (f" and {len(foreign) - MAX_FOREIGN_SHOWN} more" if len(foreign) > MAX_FOREIGN_SHOWN else "")
             raise OutputError(
                 Problem(
-                    f"{destination} is not empty and holds no fabricgen build (no manifest.json of ours)",
-                    hint="choose an empty or new directory with -o; fabricgen only replaces its own builds",
+                    f"{destination} holds what is not part of a fabricgen build: {shown}",
+                    hint="choose an empty or new directory with -o; fabricgen only replaces its own builds, and nothing else in them",
                 )
             )
     parent = destination.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+        remove_abandoned_staging(parent, destination.name)
+        staging, lock = _staging_directory(parent, destination.name, ".partial")
     except OSError as exc:
         raise OutputError(Problem(f"cannot create a directory in {parent}: {exc.strerror}")) from None
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes 0700; a build is as readable as any new directory
-        made: set[Path] = set()
-        for relative, data in sorted(files.items()):
-            target = staging / relative
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            with open(target, "wb") as handle:
-                handle.write(data)
-                if not _SYNCFS:
-                    handle.flush()
-                    os.fsync(handle.fileno())
-        if _SYNCFS:
-            _syncfs(staging)  # every file and directory of the build durable in one call
-        else:
-            for directory in made:
-                _fsync_dir(directory)
-        _fsync_dir(staging)
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise OutputError(Problem(f"writing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _swap_in(staging, destination)
+        try:
+            _write_files(files, staging)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise OutputError(Problem(f"writing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _swap_in(staging, destination)
+    finally:
+        os.close(lock)
+
+
+def _write_files(files: Mapping[str, bytes], staging: Path) -> None:
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes 0700; a build is as readable as any new directory
+    made: set[Path] = set()
+    for relative, data in sorted(files.items()):
+        target = staging / relative
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        with open(target, "wb") as handle:
+            handle.write(data)
+            if not _SYNCFS:
+                handle.flush()
+                os.fsync(handle.fileno())
+    if _SYNCFS:
+        _syncfs(staging)  # every file and directory of the build durable in one call
+    else:
+        for directory in made:
+            _fsync_dir(directory)
+    _fsync_dir(staging)
+
+
+def _staging_directory(parent: Path, name: str, suffix: str) -> tuple[Path, int]:
+    """A new `.<name>.<pid>-<random><suffix>` in `parent`, and an open descriptor holding its lock
+    (released when closed, or when this process dies, however it dies)."""
+    path = Path(tempfile.mkdtemp(prefix=f".{name}.{os.getpid()}-", suffix=suffix, dir=parent))
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return path, fd
+
+
+def _staging_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}\.(\d+)-[a-z0-9_]{{8}}\.(?:partial|old)")
+
+
+def remove_abandoned_staging(parent: Path, name: str) -> list[Path]:
+    """Remove the staging directories of builds into parent/name that died (killed before they
+    cleaned up). A directory is removed only when its name is exactly ours, no process holds its
+    lock and the process its name records is gone: a build still running, here or in another PID
+    namespace, is left alone. Returns what was removed."""
+    pattern = _staging_pattern(name)
+    removed = []
+    for entry in os.scandir(parent):
+        found = pattern.fullmatch(entry.name)
+        if not found or entry.is_symlink() or not entry.is_dir() or _alive(int(found.group(1))):
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # locked: its build is running
+        try:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    except OverflowError:
+        return False
+    return True
 
 
 def _swap_in(staging: Path, destination: Path) -> None:
@@ -105,13 +185,16 @@ def _swap_in(staging: Path, destination: Path) -> None:
         elif _exchange(staging, destination):
             previous = staging  # after the exchange, staging holds the previous build
         else:
-            previous = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".old", dir=parent))
-            os.rename(destination, previous / "build")
+            previous, lock = _staging_directory(parent, destination.name, ".old")
             try:
-                os.rename(staging, destination)
-            except OSError:
-                os.rename(previous / "build", destination)  # put the previous build back
-                raise
+                os.rename(destination, previous / "build")
+                try:
+                    os.rename(staging, destination)
+                except OSError:
+                    os.rename(previous / "build", destination)  # put the previous build back
+                    raise
+            finally:
+                os.close(lock)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OutputError(Problem(f"replacing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None

@@ -168,3 +168,31 @@ def check_line_name(value: str) -> str:
 
 
 LineName = Annotated[str, AfterValidator(check_line_name)]
+
+
+# --- build directories (added for reading builds back) -------------------------------------------
+
+BUILD_PATH_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}")
+MAX_BUILD_PATH_PARTS = 8
+
+
+def check_build_path(value: str) -> str:
+    """A file of a build directory: a relative path whose parts are device names or fixed file
+    names (letters, digits, ``. _ -``, a letter or digit first), so it cannot climb out (``..``),
+    hide (``.x``) or carry a separator or control character."""
+    parts = value.split("/")
+    if len(parts) > MAX_BUILD_PATH_PARTS or not all(BUILD_PATH_PART.fullmatch(part) for part in parts):
+        raise ValueError(f"{_shown(value)} is not a plain relative file name: parts of letters, digits and . _ - (a letter or digit first), separated by /")
+    return value
+
+
+def check_port_name(value: str) -> str:
+    """A port in a build's reports: an interface name, or a console server's async line, which
+    IOS XE numbers slot/subslot/port (``0/1/7``)."""
+    if LINE.fullmatch(value):
+        return value
+    return check_interface_name(value)  # says what an interface name may be
+
+
+BuildPath = Annotated[str, AfterValidator(check_build_path)]
+PortName = Annotated[str, AfterValidator(check_port_name)]

@@ -222,7 +222,7 @@ def test_an_edited_build_is_refused_before_any_device_is_contacted(built, tmp_pa
         config.write("feature telnet\n")
     with pytest.raises(PushError) as error:
         read_targets(copy, "spine")
-    assert "configs/be-spine01.cfg differs from what the build wrote" in error.value.report()
+    assert "configs/be-spine01.cfg: differs from what the build wrote" in error.value.report()
 
 
 def test_credentials_come_from_the_environment_or_fail_clearly():

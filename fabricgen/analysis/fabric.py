@@ -1,7 +1,8 @@
 """A build's routed fabric as arrays, for analysis: leaves, spines, and the capacity between them.
 
-Read from the build directory only (topology.json, checked against the manifest), so the fabric
-analysed is the one that was built and cabled, not the intent's idea of it.
+Read from the build directory only (a verified build, its topology.json parsed through the
+checked model of `fabricgen.build_dir`), so the fabric analysed is the one that was built and
+cabled, not the intent's idea of it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import AnalysisError, Problem
 from fabricgen.sorting import natural_key
+from fabricgen.trust import printable
 
 
 @dataclass(frozen=True)
@@ -39,19 +41,22 @@ class Fabric:
 
 
 def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
-    build = BuildFiles(build_dir, AnalysisError)
-    topology = build.json("topology.json")
-    nodes = {node["id"]: node for node in topology["nodes"] if node.get("network") == network}
-    leaves = tuple(name for name, node in nodes.items() if node["role"] == "leaf")
-    spines = tuple(name for name, node in nodes.items() if node["role"] == "spine")
+    """The routed `network` of the build in `build_dir`. Raises AnalysisError when the directory is
+    not a verified build, its topology.json is malformed (each problem names the field), or the
+    network is not a 2-tier leaf-spine fabric."""
+    build = BuildFiles(build_dir, AnalysisError, keep=lambda path: path == "topology.json")
+    topology = build.topology()
+    nodes = {node.id: node for node in topology.nodes if node.network == network}
+    leaves = tuple(name for name, node in nodes.items() if node.role == "leaf")
+    spines = tuple(name for name, node in nodes.items() if node.role == "spine")
     if not leaves or not spines:
-        known = sorted(topology["graph"].get("fabrics", {}))
+        known = sorted(topology.graph.fabrics)
         raise AnalysisError(Problem(
-            f"the build has no routed {network} fabric (leaves and spines)",
+            f"the build has no routed {printable(network)} fabric (leaves and spines)",
             hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
             file=str(build_dir / "topology.json"),
         ))
-    if any(node["role"] == "core" for node in nodes.values()):
+    if any(node.role == "core" for node in nodes.values()):
         # the capacity and balancing models are leaf/spine: cross-pod traffic would read as zero
         raise AnalysisError(Problem(
             f"the {network} fabric has 3 tiers (core switches); fabricgen analyze models 2-tier leaf/spine fabrics only so far",
@@ -66,32 +71,32 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     speeds: dict[float, int] = {}
     nic_speeds: dict[float, int] = {}
     gpu_nics: dict[str, dict[str, int]] = {}  # node -> its NIC port -> leaf
-    for link in topology["links"]:
-        if link.get("network") != network:
+    for link in topology.links:
+        if link.network != network:
             continue
-        ends = (link["source"], link["target"])
-        speed = float(link["speed_gbps"])
-        if link["kind"] == "fabric":
+        ends = (link.source, link.target)
+        speed = float(link.speed_gbps)
+        if link.kind == "fabric":
             leaf, spine = ends if ends[0] in leaf_index else ends[::-1]
             if leaf not in leaf_index or spine not in spine_index:
                 continue  # a fabric link beyond the leaf-spine tiers (none in 2-tier builds)
             links[leaf_index[leaf], spine_index[spine]] += 1
             capacity[leaf_index[leaf], spine_index[spine]] += speed
             speeds[speed] = speeds.get(speed, 0) + 1
-        elif link["kind"] == "host":
+        elif link.kind == "host":
             leaf = next((end for end in ends if end in leaf_index), None)
             if leaf is not None:
                 downlinks[leaf_index[leaf]] += speed
-                server, port = (link["source"], link["source_port"]) if link["target"] == leaf else (link["target"], link["target_port"])
-                if nodes.get(server, {}).get("role") == "gpu-node":
+                server, port = (link.source, link.source_port) if link.target == leaf else (link.target, link.target_port)
+                if server in nodes and nodes[server].role == "gpu-node":
                     gpu_nics.setdefault(server, {})[port] = leaf_index[leaf]
                     nic_speeds[speed] = nic_speeds.get(speed, 0) + 1
     return Fabric(
         network=network,
         leaves=leaves,
         spines=spines,
-        leaf_rail=np.array([nodes[name].get("rail") or 0 for name in leaves]),
-        leaf_unit=np.array([nodes[name].get("scalable_unit") or 0 for name in leaves]),
+        leaf_rail=np.array([nodes[name].rail or 0 for name in leaves]),
+        leaf_unit=np.array([nodes[name].scalable_unit or 0 for name in leaves]),
         links=links,
         capacity_gbps=capacity,
         downlink_gbps=downlinks,

@@ -1,8 +1,9 @@
 """What changed between two builds: a semantic summary on top of per-device unified diffs.
 
 `compare_sides(old, new)` takes two opened sides (fabricgen.diff.sides) and returns a `BuildDiff`.
-Files are compared by the manifests' sha256 first; only the files that differ are read (each
-checked against its manifest as it is read), so a small change to a large fabric stays fast.
+Both sides are verified builds (every file hashed against its manifest when opened), so their
+manifests' sha256 say exactly which files differ; only those are compared, so a small change to a
+large fabric stays fast. The reports are read through the checked models of `fabricgen.build_dir`.
 
 - configs/<dev>* and hosts/<node>/* are diffed per device (unified, `a/` and `b/` paths);
 - lab/ holds derived files (FRR routing twins, the lab overlay): counted, not diffed;
@@ -16,14 +17,14 @@ the same fabric are no change; the difference is kept as a note.
 
 from __future__ import annotations
 
-import csv
 import difflib
-import io
 import itertools
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow, TopologyNode
 from fabricgen.diff.sides import Side
 from fabricgen.sorting import natural_key
 
@@ -205,10 +206,11 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
     device_files = {device: [_file_diff(old, new, path) for path in paths] for device, paths in sorted(device_paths.items())}
     changed = set(differ)
 
-    def both(path: str) -> tuple[str | None, str | None]:
-        return (old.text(path), new.text(path)) if path in changed else (None, None)
+    def both(path: str, how: Callable[[BuildFiles], list]) -> tuple[list | None, list | None]:
+        """The report's checked rows on each side (None: absent), when it changed."""
+        return (old.read(path, how), new.read(path, how)) if path in changed else (None, None)
 
-    old_nodes, new_nodes = (_nodes(text) for text in both("topology.json"))
+    old_nodes, new_nodes = (_nodes(nodes) for nodes in both("topology.json", lambda files: files.topology().nodes))
     return BuildDiff(
         old=old,
         new=new,
@@ -216,11 +218,11 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
         derived=derived,
         reports=reports,
         devices=_devices(old_nodes, new_nodes),
-        cabling=_cabling(*both("cabling.csv")),
+        cabling=_cabling(*both("cabling.csv", BuildFiles.cabling)),
         bgp=_bgp(old, new, changed),
-        addresses=_addresses(*both("ip-plan.csv")),
+        addresses=_addresses(*both("ip-plan.csv", BuildFiles.ip_plan)),
         qos=_qos(old_nodes, new_nodes),
-        bom=_bom(*both("bom.csv")),
+        bom=_bom(*both("bom.csv", BuildFiles.bom)),
         notes=_notes(old, new, bool(differ)),
     )
 
@@ -309,10 +311,10 @@ def _notes(old: Side, new: Side, differ: bool) -> list[str]:
 # --- devices and QoS (topology.json) ----------------------------------------------------------------
 
 
-def _nodes(text: str | None) -> dict[str, dict] | None:
-    if text is None:
+def _nodes(nodes: list[TopologyNode] | None) -> dict[str, dict] | None:
+    if nodes is None:
         return None
-    return {node["id"]: node for node in json.loads(text).get("nodes", [])}
+    return {node.id: node.model_dump(mode="json", exclude_none=True) for node in nodes}
 
 
 def _devices(old: dict[str, dict] | None, new: dict[str, dict] | None) -> list[DeviceChange]:
@@ -365,23 +367,19 @@ def _qos(old: dict[str, dict] | None, new: dict[str, dict] | None) -> list[QosCh
 # --- cables (cabling.csv) ---------------------------------------------------------------------------
 
 
-def _rows(text: str | None) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text))) if text else []
-
-
-def _cables(text: str | None) -> dict[tuple[str, str], Cable]:
+def _cables(rows: list[CableRow] | None) -> dict[tuple[str, str], Cable]:
     """Cables by their unordered pair of ends (device:port); the cable id is not compared (renumbering)."""
     cables = {}
-    for row in _rows(text):
-        a, b = f"{row['a_device']}:{row['a_port']}", f"{row['b_device']}:{row['b_port']}"
-        cables[(a, b) if a <= b else (b, a)] = Cable(a, b, {name: row.get(name, "") for name in CABLE_VALUES})
+    for row in rows or ():
+        a, b = f"{row.a_device}:{row.a_port}", f"{row.b_device}:{row.b_port}"
+        cables[(a, b) if a <= b else (b, a)] = Cable(a, b, {name: getattr(row, name) for name in CABLE_VALUES})
     return cables
 
 
-def _cabling(old_text: str | None, new_text: str | None) -> CablingDelta:
-    if old_text is None and new_text is None:
+def _cabling(old_rows: list[CableRow] | None, new_rows: list[CableRow] | None) -> CablingDelta:
+    if old_rows is None and new_rows is None:
         return CablingDelta()
-    old, new = _cables(old_text), _cables(new_text)
+    old, new = _cables(old_rows), _cables(new_rows)
     delta = CablingDelta(
         added=[new[key] for key in sorted(new.keys() - old.keys(), key=natural_key)],
         removed=[old[key] for key in sorted(old.keys() - new.keys(), key=natural_key)],
@@ -487,22 +485,22 @@ def _by_peer(neighbors: dict[str, Neighbor]) -> dict[str, Neighbor]:
 # --- addresses (ip-plan.csv) ------------------------------------------------------------------------
 
 
-def _address_rows(text: str | None) -> dict[tuple[str, ...], dict[str, str]]:
+def _address_rows(checked: list[AddressRow] | None) -> dict[tuple[str, ...], dict[str, str]]:
     rows: dict[tuple[str, ...], dict[str, str]] = {}
-    for row in _rows(text):
-        key = base = tuple(row.get(name, "") for name in ADDRESS_KEY)
+    for row in checked or ():
+        key = base = tuple(str(getattr(row, name)) for name in ADDRESS_KEY)
         repeat = 1
         while key in rows:  # another row for the same interface and kind: keep each, numbered
             repeat += 1
             key = base + (f"#{repeat}",)
-        rows[key] = {name: row.get(name, "") for name in ADDRESS_VALUES}
+        rows[key] = {name: getattr(row, name) for name in ADDRESS_VALUES}
     return rows
 
 
-def _addresses(old_text: str | None, new_text: str | None) -> list[AddressChange]:
-    if old_text is None and new_text is None:
+def _addresses(old_rows: list[AddressRow] | None, new_rows: list[AddressRow] | None) -> list[AddressChange]:
+    if old_rows is None and new_rows is None:
         return []
-    old, new = _address_rows(old_text), _address_rows(new_text)
+    old, new = _address_rows(old_rows), _address_rows(new_rows)
     changes = [AddressChange(key, "removed", old[key], None) for key in old.keys() - new.keys()]
     changes += [AddressChange(key, "added", None, new[key]) for key in new.keys() - old.keys()]
     changes += [AddressChange(key, "changed", old[key], new[key]) for key in old.keys() & new.keys() if old[key] != new[key]]
@@ -512,20 +510,19 @@ def _addresses(old_text: str | None, new_text: str | None) -> list[AddressChange
 # --- bill of materials (bom.csv) --------------------------------------------------------------------
 
 
-def _bom_quantities(text: str | None) -> dict[str, tuple[int, str]]:
+def _bom_quantities(rows: list[BomRow] | None) -> dict[str, tuple[int, str]]:
     """PID -> (quantity summed over sections and cable lengths, description)."""
     parts: dict[str, tuple[int, str]] = {}
-    for row in _rows(text):
-        quantity = int(row["quantity"]) if row.get("quantity", "").isdigit() else 0
-        before, description = parts.get(row["pid"], (0, row.get("description", "")))
-        parts[row["pid"]] = (before + quantity, description)
+    for row in rows or ():
+        before, description = parts.get(row.pid, (0, row.description))
+        parts[row.pid] = (before + int(row.quantity), description)
     return parts
 
 
-def _bom(old_text: str | None, new_text: str | None) -> list[BomChange]:
-    if old_text is None and new_text is None:
+def _bom(old_rows: list[BomRow] | None, new_rows: list[BomRow] | None) -> list[BomChange]:
+    if old_rows is None and new_rows is None:
         return []
-    old, new = _bom_quantities(old_text), _bom_quantities(new_text)
+    old, new = _bom_quantities(old_rows), _bom_quantities(new_rows)
     changes = []
     for pid in sorted(old.keys() | new.keys()):
         before, after = old.get(pid, (0, "")), new.get(pid, (0, ""))

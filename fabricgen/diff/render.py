@@ -4,10 +4,12 @@ in bytes) and a script (`render_json`). All three share the headline counts and 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from fabricgen.diff.compare import BuildDiff, Neighbor
 from fabricgen.diff.sides import Side
+from fabricgen.trust import printable
 
 SECTION_ROWS = 50  # rows per semantic section in text and markdown; JSON has them all
 SWITCHES_SHOWN = 8  # switch names listed per QoS change
@@ -126,7 +128,13 @@ def _file_summary(diffs) -> str:
 
 
 def render_text(result: BuildDiff) -> list[tuple[str, str | None]]:
-    """Lines with a rich style each (None: plain); every line of every per-device diff."""
+    """Lines with a rich style each (None: plain); every line of every per-device diff. Every
+    line is escaped (`trust.printable`): a config is the build's text, and a control character
+    in it must not reach the terminal."""
+    return [(printable(line), style) for line, style in _text_lines(result)]
+
+
+def _text_lines(result: BuildDiff) -> list[tuple[str, str | None]]:
     lines: list[tuple[str, str | None]] = [(f"fabricgen diff {result.old.spec} {result.new.spec}", "bold")]
     lines += [(_side_line(side), None) for side in (result.old, result.new)]
     lines += [(f"note: {note}", "yellow") for note in result.notes]
@@ -163,7 +171,13 @@ def render_text(result: BuildDiff) -> list[tuple[str, str | None]]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return printable(text.replace("|", "\\|").replace("\n", " "))
+
+
+def _fence(lines: list[str]) -> str:
+    """A code fence longer than any run of backticks in `lines`, so no line can close it."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _table(section: Section, shown: int) -> list[str]:
@@ -221,9 +235,9 @@ def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES) -> st
         body += [f"#### Per-device diffs ({len(result.device_files)} devices)", ""]
     skipped = []
     for device, diffs in result.device_files.items():
-        block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", "```diff"]
-        block += "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")
-        block += ["```", "", "</details>", ""]
+        text = [printable(line) for line in "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")]
+        fence = _fence(text)
+        block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", f"{fence}diff", *text, fence, "", "</details>", ""]
         if fits(block):
             body += block
         else:

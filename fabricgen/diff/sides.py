@@ -1,7 +1,8 @@
 """The two sides of `fabricgen diff`, each opened as a manifest-checked build.
 
 `open_side(label, spec)` is a context manager yielding a `Side` for one of:
-- a build directory (holds manifest.json), read as it is;
+- a build directory (holds manifest.json), verified when opened (`fabricgen.build_dir.BuildFiles`:
+  every listed file present and unedited, nothing else there);
 - an intent YAML file in the working tree, built into a temporary directory;
 - `path/to/intent.yaml@REV`: the repository tree at git revision REV is extracted into a temporary
   directory (so a user catalog the intent names comes from REV too) and the intent built there.
@@ -16,16 +17,18 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import DiffError, FabricgenError, Problem
 from fabricgen.pipeline import build
 
 INTENT_SUFFIXES = (".yaml", ".yml")
+T = TypeVar("T")
 GIT_TIMEOUT_S = 120
 
 
@@ -45,18 +48,23 @@ class Side:
     @property
     def intent(self) -> dict | None:
         """The manifest's {file, sha256} of the intent that built this side."""
-        return self.files.manifest.get("intent") if self.files is not None else None
+        return self.files.manifest.intent.model_dump() if self.files is not None else None
 
     @property
     def catalog(self) -> dict[str, str]:
-        return self.files.manifest.get("catalog", {}) if self.files is not None else {}
+        return dict(self.files.manifest.catalog) if self.files is not None else {}
 
     def text(self, path: str) -> str | None:
         """The file's text, checked against the manifest; None when this side has no such file."""
+        return self.read(path, lambda files: files.text(path))
+
+    def read(self, path: str, how: Callable[[BuildFiles], T]) -> T | None:
+        """`how(files)` (e.g. `BuildFiles.cabling`, checked rows) when this side has `path`, else
+        None; a DiffError naming the side when the file is malformed."""
         if self.files is None or path not in self.files.hashes:
             return None
         try:
-            return self.files.text(path)
+            return how(self.files)
         except FabricgenError as exc:
             raise _side_error(self, "a file of the build cannot be used", exc.problems) from None
 
@@ -84,7 +92,7 @@ def open_side(label: str, spec: str) -> Iterator[Side]:
                           hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
     else:
         try:
-            files = BuildFiles(path, DiffError)
+            files = BuildFiles(path, DiffError, keep=_kept)
         except FabricgenError as exc:
             raise _side_error((label, spec), "not a usable build directory", exc.problems) from None
         yield Side(label, spec, files)
@@ -102,7 +110,13 @@ def _built_side(label: str, spec: str, intent: Path, scratch: Path, tree: tuple[
             problems = [replace(p, file=f"{rev}:{p.file[len(root):]}") if p.file and p.file.startswith(root) else p for p in problems]
         count = len(problems)
         raise _side_error((label, spec), f"the intent does not build ({exc.phase}: {count} problem{'s' if count != 1 else ''})", problems) from None
-    return Side(label, spec, BuildFiles(destination, DiffError))
+    return Side(label, spec, BuildFiles(destination, DiffError, keep=_kept))
+
+
+def _kept(path: str) -> bool:
+    """What a side keeps in memory from verification: the reports (top-level files), which the
+    summary parses when they differ. A changed config is read again; most are never read."""
+    return "/" not in path
 
 
 @contextmanager

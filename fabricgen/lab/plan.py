@@ -4,6 +4,11 @@ A pure function of the build's files: the cabling plan is the only source of wir
 addresses, the switches' frr.conf (SONiC) or routing twin (other NOSes) of routing, each GPU
 node's netplan.yaml of its addresses and routes, topology.json of roles and the planned ECMP
 width. Nothing here touches the system; `fabricgen.lab.runtime` does that.
+
+Everything here ends up in commands run as root (`ip -batch`, namespace names, `vtysh -f`), so every
+value is read through a checked model (`fabricgen.build_dir`, and the lab's own files below): device
+names are hostnames, kernel interface names are derived and sanitised, addresses parse as addresses,
+VLANs, VNIs, tables and MTUs are integers in range, and an FRR config is plain configuration lines.
 """
 
 from __future__ import annotations
@@ -13,17 +18,112 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
 import netaddr
+from pydantic import BaseModel, ConfigDict, Field
 
-from fabricgen.build_dir import BuildFiles
+from fabricgen.build_dir import Address, AddressRow, BuildFiles, CableRow, InterfaceAddress, Name, Port, TopologyNode
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
 from fabricgen.sorting import natural_key
+from fabricgen.trust import Text, has_invisible, printable
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 SWITCH_ROLES = ("leaf", "spine", "core")
+MAX_FRR_LINE = 512
+# The first words an FRR config of a build may have on its top level, and words no line may start
+# with: vtysh runs the file as root, and these leave configuration mode or reach a shell or a file.
+FRR_TOP_LEVEL = {"!", "frr", "hostname", "log", "service", "router", "bfd", "route-map", "ip", "ipv6", "vrf", "exit-vrf", "exit", "interface", "bgp", "no", "agentx"}
+FRR_FORBIDDEN = {"do", "end", "start-shell", "shell", "write", "copy", "configure", "enable", "disable", "quit", "exit-vtysh", "terminal", "run"}
+
+
+class _Lab(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OverlaySegment(_Lab):
+    name: Text
+    vlan: Annotated[int, Field(ge=1, le=4094)]
+    vni: Annotated[int, Field(ge=1, le=16_777_215)]
+    vrf: Text | None = None
+    gateway: InterfaceAddress
+    members: list[Port]
+
+
+class OverlayVrf(_Lab):
+    name: Text
+    l3_vni: Annotated[int, Field(ge=1, le=16_777_215)]
+    l3_vlan: Annotated[int, Field(ge=1, le=4094)]
+
+
+class LeafOverlay(_Lab):
+    """lab/overlay.json: what a VTEP leaf needs that neither the IP plan nor frr.conf says."""
+
+    vtep: Address
+    anycast_gateway_mac: Annotated[str, Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")]
+    segments: list[OverlaySegment] = []
+    vrfs: list[OverlayVrf] = []
+
+
+Table = Annotated[int, Field(ge=1, le=4_294_967_295)]
+
+
+class NetplanRoute(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)  # keys the lab does not use are not read
+
+    to: Literal["default"] | InterfaceAddress
+    via: Address | None = None
+    table: Table | None = None
+    metric: Annotated[int, Field(ge=0, le=4_294_967_295)] | None = None
+    scope: Literal["link", "host", "global"] | None = None
+
+
+class NetplanRule(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    source: Annotated[InterfaceAddress | Address, Field(alias="from")]
+    table: Table
+    priority: Annotated[int, Field(ge=0, le=4_294_967_295)]
+
+
+class NetplanEthernet(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    addresses: list[InterfaceAddress] = []
+    mtu: Annotated[int, Field(ge=68, le=65_535)] | None = None
+    routes: list[NetplanRoute] = []
+    routing_policy: Annotated[list[NetplanRule], Field(alias="routing-policy")] = []
+
+
+class NetplanNetwork(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    ethernets: dict[Port, NetplanEthernet] = {}
+
+
+class Netplan(BaseModel):
+    """hosts/<node>/netplan.yaml, the parts the lab applies."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    network: NetplanNetwork
+
+
+def check_frr_conf(text: str, source: str) -> list[Problem]:
+    """Problems with an FRR config the lab would load with `vtysh -f` (as root): a line with a
+    control character, an overlong line, a top-level command the build never writes, or a word
+    that leaves configuration mode."""
+    problems = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        words = line.split()
+        if not words:
+            continue
+        if has_invisible(line) or len(line) > MAX_FRR_LINE:
+            problems.append(Problem("not a plain configuration line (a control character, or longer than 512 characters)", file=source, line=number))
+        elif words[0] in FRR_FORBIDDEN or (not line[0].isspace() and words[0] not in FRR_TOP_LEVEL):
+            problems.append(Problem(f"{printable(words[0])[:40]!r} is not a command a fabricgen FRR config has at this place", file=source, line=number))
+    return problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,37 +316,37 @@ def _kernel_ok(name: str) -> bool:
 
 def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     """The lab of `network` in `build_dir`. Raises LabError naming every file or field that is
-    missing, damaged or from another fabricgen version."""
+    missing, damaged, malformed or from another fabricgen version."""
     build = BuildFiles(build_dir, LabError)
-    topology = build.json("topology.json")
-    if network not in topology.get("graph", {}).get("fabrics", {}):
-        known = ", ".join(sorted(topology.get("graph", {}).get("fabrics", {})))
-        raise LabError(Problem(f"the build has no {network} fabric", hint=f"choose one of: {known}", file=str(build_dir / "topology.json")))
-    roles = {n["id"]: n for n in topology["nodes"]}
-    for name, node in roles.items():
-        if node.get("network") == network and not SAFE_NAME.match(name):
-            raise LabError(Problem(f"device name {name!r} cannot name a namespace", hint="rebuild with plain device names", file=str(build_dir / "topology.json")))
-    cables = [row for row in build.csv("cabling.csv") if row["network"] == network and row["kind"] in ("host", "fabric")]
-    addresses = [row for row in build.csv("ip-plan.csv") if row["network"] == network]
-    by_port = {(row["device"], row["interface"]): row for row in addresses}
-    overlay = build.json(OVERLAY_FILE) if build.has(OVERLAY_FILE) else {}
+    topology = build.topology()
+    if network not in topology.graph.fabrics:
+        known = ", ".join(sorted(topology.graph.fabrics))
+        raise LabError(Problem(f"the build has no {printable(network)} fabric", hint=f"choose one of: {known}", file=str(build_dir / "topology.json")))
+    roles = {n.id: n for n in topology.nodes}
+    cables = [row for row in build.cabling() if row.network == network and row.kind in ("host", "fabric")]
+    addresses = [row for row in build.ip_plan() if row.network == network]
+    by_port = {(row.device, row.interface): row for row in addresses}
+    overlay = build.parse(OVERLAY_FILE, dict[Name, LeafOverlay]) if build.has(OVERLAY_FILE) else {}
+    unknown = sorted(({row.a_device for row in cables} | {row.b_device for row in cables}) - roles.keys())
+    if unknown:
+        raise LabError(Problem(f"cabled devices topology.json does not list: {', '.join(unknown[:5])}", hint="rebuild the directory: it is inconsistent", file=str(build_dir / "cabling.csv")))
 
-    switch_names = sorted({n for n, node in roles.items() if node.get("network") == network and node["role"] in SWITCH_ROLES})
-    node_names = sorted({r["a_device"] for r in cables if r["kind"] == "host"})
+    switch_names = sorted({n for n, node in roles.items() if node.network == network and node.role in SWITCH_ROLES})
+    node_names = sorted({r.a_device for r in cables if r.kind == "host"})
     ports_by_device: dict[str, list[str]] = defaultdict(list)
     for row in cables:
-        ports_by_device[row["a_device"]].append(row["a_port"])
-        ports_by_device[row["b_device"]].append(row["b_port"])
+        ports_by_device[row.a_device].append(row.a_port)
+        ports_by_device[row.b_device].append(row.b_port)
     ifnames = {device: kernel_names(ports) for device, ports in ports_by_device.items()}
 
     links = []
     for row in cables:
-        a = (row["a_device"], row["a_port"])
-        b = (row["b_device"], row["b_port"])
+        a = (row.a_device, row.a_port)
+        b = (row.b_device, row.b_port)
         links.append(
             LabLink(
-                row["cable_id"],
-                row["kind"],
+                row.cable_id,
+                row.kind,
                 LabPort(*a, ifnames[a[0]][a[1]], _address(by_port.get(a))),
                 LabPort(*b, ifnames[b[0]][b[1]], _address(by_port.get(b))),
             )
@@ -254,22 +354,27 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
 
     # per-device indexes, so each device below reads only its own rows (linear in the build)
     links_of = links_by_device(links)
-    rows_of: dict[str, list[dict[str, str]]] = defaultdict(list)
+    rows_of: dict[str, list[AddressRow]] = defaultdict(list)
     for row in addresses:
-        rows_of[row["device"]].append(row)
+        rows_of[row.device].append(row)
 
     switches = {}
+    problems: list[Problem] = []
     for name in switch_names:
-        role = roles[name]["role"]
+        node = roles[name]
         source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
         conf = build.text(source)
-        loopbacks = tuple(r["address"] for r in rows_of[name] if r["kind"] in ("loopback", "vtep"))
-        vtep = next((r["address"].split("/")[0] for r in rows_of[name] if r["kind"] == "vtep"), None)
+        problems += check_frr_conf(conf, str(build_dir / source))
+        loopbacks = tuple(r.address for r in rows_of[name] if r.kind in ("loopback", "vtep"))
+        vtep = next((r.address.split("/")[0] for r in rows_of[name] if r.kind == "vtep"), None)
+        leaf_overlay = overlay.get(name)
         switches[name] = LabSwitch(
-            name, role, source, conf, loopbacks, vtep, _segments(name, rows_of[name], overlay.get(name), by_port, links_of[name]),
-            tuple(v["l3_vni"] for v in overlay.get(name, {}).get("vrfs", ())), _bfd_detect_ms(conf),
-            roles[name].get("asn") or _asn(conf), _allowas_in(conf), _maximum_paths(conf), roles[name].get("pod"), roles[name].get("plane"),
+            name, node.role.value, source, conf, loopbacks, vtep, _segments(name, rows_of[name], leaf_overlay, by_port, links_of[name]),
+            tuple(v.l3_vni for v in leaf_overlay.vrfs) if leaf_overlay else (), _bfd_detect_ms(conf),
+            node.asn or _asn(conf), _allowas_in(conf), _maximum_paths(conf), node.pod, node.plane,
         )
+    if problems:
+        raise LabError(problems[:50])
 
     nodes = {name: _node(build, name, roles[name], links_of[name], ifnames[name]) for name in node_names}
     sessions = []
@@ -290,14 +395,14 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
             server += [s.gateway for s in switch.segments]
             host_blocks[name] = tuple(str(c) for c in netaddr.cidr_merge([netaddr.IPNetwork(a).cidr for a in server]))
 
-    owner = {r["address"].split("/")[0]: r["device"] for r in addresses if r["address"]}
-    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology["graph"].get("name", build_dir.name), switches, nodes, links, sessions, host_blocks, uplinks, owner, [])
+    owner = {r.address.split("/")[0]: r.device for r in addresses if r.address}
+    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology.graph.name, switches, nodes, links, sessions, host_blocks, uplinks, owner, [])
     plan.probes = _probes(plan, roles)
     return plan
 
 
-def _address(row: dict[str, str] | None) -> str | None:
-    return row["address"] if row and row["address"] and row["kind"] in ("fabric", "host", "nic") else None
+def _address(row: AddressRow | None) -> str | None:
+    return row.address if row and row.address and row.kind in ("fabric", "host", "nic") else None
 
 
 def _bfd_detect_ms(conf: str) -> int | None:
@@ -325,50 +430,50 @@ def _maximum_paths(conf: str) -> int:
     return int(found.group(1)) if found else 1
 
 
-def _segments(name, rows, overlay, by_port, links) -> tuple[Segment, ...]:
+def _segments(name: str, rows: list[AddressRow], overlay: LeafOverlay | None, by_port: dict, links: list[LabLink]) -> tuple[Segment, ...]:
     """A leaf's server segments from its own IP-plan rows and links: its gateway SVIs (shared NIC
     subnet) or EVPN segments, each with the server ports whose NIC sits in its subnet."""
-    svis = [r for r in rows if r["kind"] in ("gateway", "anycast-gateway")]
+    svis = [r for r in rows if r.kind in ("gateway", "anycast-gateway")]
     if not svis:
         return ()
-    declared = {s["vlan"]: s for s in (overlay or {}).get("segments", ())}
+    declared = {s.vlan: s for s in (overlay.segments if overlay else ())}
     segments = []
     for svi in svis:
-        subnet = netaddr.IPNetwork(svi["address"])
-        vlan = int(re.sub(r"\D", "", svi["interface"]) or 0)
+        subnet = netaddr.IPNetwork(svi.address)
+        vlan = int(re.sub(r"\D", "", svi.interface)[:4] or 0)
         if vlan in declared:
-            segments.append(Segment(svi["interface"], vlan, svi["address"], tuple(declared[vlan]["members"]), declared[vlan]["vni"]))
+            segments.append(Segment(svi.interface, vlan, svi.address, tuple(declared[vlan].members), declared[vlan].vni))
             continue
         members = []
         for link in links:
             if link.kind != "host":
                 continue
             nic = by_port.get((link.other(name).device, link.other(name).port))
-            if nic and nic["address"] and netaddr.IPAddress(nic["address"].split("/")[0]) in subnet:
+            if nic and nic.address and netaddr.IPAddress(nic.address.split("/")[0]) in subnet:
                 members.append(link.end(name).port)
-        segments.append(Segment(svi["interface"], vlan, svi["address"], tuple(members)))
+        segments.append(Segment(svi.interface, vlan, svi.address, tuple(members)))
     return tuple(segments)
 
 
-def _node(build: BuildFiles, name: str, topology_node: dict, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
+def _node(build: BuildFiles, name: str, topology_node: TopologyNode, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
     netplan_path = f"hosts/{name}/netplan.yaml"
-    ethernets = (build.yaml(netplan_path).get("network") or {}).get("ethernets") or {}
+    ethernets = build.parse(netplan_path, Netplan).network.ethernets
     nics, routes, rules = [], [], []
     wired = sorted((link for link in links if link.kind == "host" and link.a.device == name), key=lambda l: natural_key(l.a.port))
     for rail, link in enumerate(wired, start=1):
         settings = ethernets.get(link.a.port)
-        if settings is None or not settings.get("addresses"):
+        if settings is None or not settings.addresses:
             raise LabError(Problem(f"{link.a.port} is cabled ({link.cable}) but has no address", hint="rebuild: the build directory is inconsistent", file=str(build.root / netplan_path)))
         dev = ifnames[link.a.port]
-        nics.append(LabNic(link.a.port, dev, settings["addresses"][0], settings.get("mtu"), link.b.device, link.b.port, rail))
-        for r in settings.get("routes") or ():
-            routes.append(Route(r["to"], r.get("via"), dev, r.get("table"), r.get("metric"), r.get("scope")))
-        for r in settings.get("routing-policy") or ():
-            rules.append(Rule(r["from"], r["table"], r["priority"]))
-    return LabNode(name, topology_node.get("scalable_unit"), tuple(nics), tuple(routes), tuple(rules))
+        nics.append(LabNic(link.a.port, dev, settings.addresses[0], settings.mtu, link.b.device, link.b.port, rail))
+        for r in settings.routes:
+            routes.append(Route(r.to, r.via, dev, r.table, r.metric, r.scope))
+        for r in settings.routing_policy:
+            rules.append(Rule(r.source, r.table, r.priority))
+    return LabNode(name, topology_node.scalable_unit, tuple(nics), tuple(routes), tuple(rules))
 
 
-def _probes(plan: LabPlan, roles: dict[str, dict]) -> list[Probe]:
+def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
     """Two probes per GPU NIC: the same rail on a node of the next scalable unit (the node in the
     same position), and the next rail of its plane on the next node. Each names the devices its
     path crosses: up to a spine and down again within a pod, through a core between pods."""

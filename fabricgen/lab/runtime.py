@@ -369,12 +369,14 @@ def _remove(state: LabState) -> None:
     """Processes in the lab's namespaces, then the namespaces (their veths go with them), then
     FRR's run directories, then the state. Each step tolerates what is already gone."""
     existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
-    namespaces = [ns for ns in state.namespaces if ns in existing]
+    # only this lab's namespaces (fg<lab id>-<device>), whatever the state file says
+    namespaces = [ns for ns in state.namespaces if ns in existing and ns.startswith(f"fg{state.lab_id}-")]
     stop_processes(namespaces)
     if namespaces:
         run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
     for directory in state.frr_dirs:
-        shutil.rmtree(directory, ignore_errors=True)
+        if Path(directory).parent == FRR_RUN and Path(directory).name.startswith(f"fg{state.lab_id}-"):
+            shutil.rmtree(directory, ignore_errors=True)
     state.phase = "removed"
     if state.path.exists():
         state.path.unlink()

@@ -1,7 +1,7 @@
 """What `fabricgen push` talks to: one `Target` per selected switch of a build.
 
-Everything comes from the build directory (read through its manifest, so an edited or partial build
-is refused): the switch's NOS and role from topology.json, its management address from the IP plan's
+Everything comes from the build directory (verified against its manifest, so an edited or partial
+build is refused; topology.json and the IP plan parsed through checked models): the switch's NOS and role from topology.json, its management address from the IP plan's
 management rows, the config to push from configs/, and the BGP neighbors its config declares (what
 verification expects to see Established). An optional inventory file supplies or overrides the
 address, NAPALM driver and driver options per device; it never holds credentials.
@@ -53,15 +53,12 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     """The selected switches of BUILD_DIR, in build order (spines before leaves, as topology.json
     lists them). Raises PushError listing every problem before anything is contacted."""
     build = BuildFiles(build_dir, PushError)
-    switches = [node for node in build.json("topology.json")["nodes"] if node.get("nos") in DRIVERS]
+    # checked names and enums (fabricgen.build_dir), as plain dicts for the selection below
+    switches = [node.model_dump(mode="json", exclude_none=True, exclude={"qos"}) for node in build.topology().nodes if node.nos in DRIVERS]
     chosen = _select(switches, selection, build_dir)
     overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}) if inventory_file else {}
     defaults = overrides.pop(None, {})
-    management = {
-        row["device"]: row["address"].split("/")[0]
-        for row in build.csv("ip-plan.csv")
-        if row["kind"] == "management"
-    }
+    management = {row.device: row.address.split("/")[0] for row in build.ip_plan() if row.kind == "management"}
 
     targets, problems = [], []
     for node in chosen:

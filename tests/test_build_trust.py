@@ -1,0 +1,387 @@
+"""Build directories are hostile until checked: what the hostile tester of issue 16 did to them.
+
+Each test edits a real build the way an attacker (or a careless hand) would, and usually updates
+manifest.json to match: a sha256 is a checksum, not a trust boundary. Then the command must refuse
+with exit 2 naming the file, and do nothing (no namespace, no deletion, no "no changes").
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fabricgen import build_dir, output
+from fabricgen.analysis.fabric import read_fabric
+from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow
+from fabricgen.diff import diff_builds
+from fabricgen.diff.render import render_markdown, render_text
+from fabricgen.errors import AnalysisError, DiffError, LabError, OutputError, PushError
+from fabricgen.lab.plan import read_plan
+from fabricgen.pipeline import build
+from fabricgen.push.inventory import read_targets
+from fabricgen.reports import bom, cabling, ip_plan
+from tests.conftest import INTENTS, REPO
+
+LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
+HOSTILE_NAME = "gpu0001\nnetns add fgpwned\nnetns exec fgpwned touch /tmp/fabricgen-pwned"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/lab/two-units.yaml built once; tests copy it before editing."""
+    destination = tmp_path_factory.mktemp("trust") / "two-units"
+    build(LAB_INTENT, destination)
+    return destination
+
+
+@pytest.fixture
+def copy(pristine: Path, tmp_path: Path) -> Path:
+    destination = tmp_path / "two-units"
+    shutil.copytree(pristine, destination)
+    return destination
+
+
+def rehash(directory: Path) -> None:
+    """Update manifest.json to the files as they are now: what an attacker who edits a build does."""
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["files"] = {
+        str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file() and path.name != "manifest.json"
+    }
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=2))
+
+
+def edit_csv(path: Path, row: int, column: str, value: str) -> None:
+    """Set one cell (row 0 = first data row), written back as proper CSV (quoted as needed)."""
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    rows[row][column] = value
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(out.getvalue())
+
+
+def fabricgen(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=300, check=False)
+
+
+def namespaces() -> set[str]:
+    return set(subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split())
+
+
+# --- 1. the lab: nothing from a build reaches a root command unchecked -------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("vtysh") is None or not Path("/usr/lib/frr/bgpd").exists(),
+                    reason="lab up needs root, iproute2 and Debian's frr")
+def test_lab_up_with_a_newline_in_a_cabled_device_name_exits_2_and_creates_no_namespace(copy: Path):
+    """The root command execution: a device name with a newline went into `ip -batch -`."""
+    edit_csv(copy / "cabling.csv", 0, "a_device", HOSTILE_NAME)
+    rehash(copy)
+    before = namespaces()
+    try:
+        result = fabricgen("lab", "up", str(copy))
+        after = namespaces()
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "cabling.csv:2: a_device: 'gpu0001\\nnetns add fgpwned" in result.stderr and "is not a valid name" in result.stderr
+        assert "Traceback" not in result.stderr
+        assert after == before and "fgpwned" not in after
+        assert not Path("/tmp/fabricgen-pwned").exists()
+    finally:
+        for name in namespaces() - before:  # only what this test may have created
+            subprocess.run(["ip", "netns", "delete", name], check=False)
+        fabricgen("lab", "down", str(copy))
+
+
+def _set_topology_node_id(directory: Path) -> None:
+    text = (directory / "topology.json").read_text()
+    (directory / "topology.json").write_text(text.replace('"id": "be-spine01"', '"id": "be-spine01\\nnetns add x"', 1))
+
+
+def _set_overlay_free_text(directory: Path) -> None:
+    # the lab derives the kernel's names from the cabling plan; a hostile port name must be refused there
+    edit_csv(directory / "cabling.csv", 3, "b_port", "Ethernet0 type veth peer name x")
+
+
+def _set_address(directory: Path) -> None:
+    rows = (directory / "ip-plan.csv").read_text().splitlines()
+    index = next(i for i, row in enumerate(rows) if ",fabric," in row)
+    edit_csv(directory / "ip-plan.csv", index - 1, "address", "10.0.0.1/31 dev lo\naddress add 1.2.3.4/32")
+
+
+def _set_netplan_route(directory: Path) -> None:
+    path = directory / "hosts" / "gpu0001" / "netplan.yaml"
+    path.write_text(path.read_text().replace("- to: 10.4.0.0/31", '- to: "10.4.0.0/31 dev lo"', 1))
+
+
+def _set_netplan_mtu(directory: Path) -> None:
+    path = directory / "hosts" / "gpu0001" / "netplan.yaml"
+    path.write_text(path.read_text().replace("mtu: 9000", 'mtu: "9000\\nnetns add x"', 1))
+
+
+def _set_frr_shell(directory: Path) -> None:
+    path = next((directory / "configs").glob("*/frr.conf"))
+    path.write_text(path.read_text() + "end\nstart-shell bash -c 'touch /tmp/x'\n")
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (lambda d: edit_csv(d / "cabling.csv", 0, "a_device", HOSTILE_NAME), "cabling.csv:2: a_device"),
+        (_set_overlay_free_text, "cabling.csv:5: b_port"),
+        (_set_topology_node_id, "topology.json: nodes[0].id"),
+        (_set_address, "ip-plan.csv"),
+        (_set_netplan_route, "netplan.yaml: network.ethernets.nic1.routes"),
+        (_set_netplan_mtu, "netplan.yaml: network.ethernets.nic1.mtu"),
+        (_set_frr_shell, "frr.conf"),
+    ],
+    ids=["device-name-newline", "port-name-spaces", "topology-id-newline", "address-with-command", "netplan-route", "netplan-mtu", "frr-start-shell"],
+)
+def test_the_lab_plan_refuses_every_hostile_value_naming_file_and_field(copy: Path, edit, where: str):
+    edit(copy)
+    rehash(copy)
+    with pytest.raises(LabError) as caught:
+        read_plan(copy)
+    report = caught.value.report()
+    assert where in report, report
+    assert "\n" not in report.split("\n", 1)[1].replace("\n  ", "")  # one escaped line per problem
+
+
+def test_the_frr_check_names_the_line(copy: Path):
+    path = next((copy / "configs").glob("*/frr.conf"))
+    lines = path.read_text().count("\n")
+    path.write_text(path.read_text() + "do write memory\n")
+    rehash(copy)
+    with pytest.raises(LabError) as caught:
+        read_plan(copy)
+    assert f"frr.conf:{lines + 1}: 'do' is not a command" in caught.value.report()
+
+
+# --- 2. the manifest is checked, and so is everything it lists ---------------------------------------
+
+
+def test_diff_of_a_hand_edited_config_with_the_manifest_left_alone_is_an_error_not_no_changes(pristine: Path, tmp_path: Path):
+    edited = tmp_path / "edited"
+    shutil.copytree(pristine, edited)
+    config = next((edited / "configs").glob("*.cfg"))
+    config.write_text(config.read_text().replace("router bgp", "router bgp 65000 ! edited", 1))
+    with pytest.raises(DiffError) as caught:
+        diff_builds(str(pristine), str(edited))
+    report = caught.value.report()
+    assert "new side" in report and f"{config.name}: differs from what the build wrote" in report
+
+
+def test_missing_extra_and_edited_files_are_all_named_in_one_error(copy: Path):
+    (copy / "topology.json").unlink()
+    (copy / "notes.txt").write_text("mine")
+    (copy / ".git").mkdir()
+    (copy / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (copy / "configs" / "evil.cfg").symlink_to("/etc/passwd")
+    frr = next((copy / "configs").glob("*/frr.conf"))
+    frr.write_text(frr.read_text() + "! hand edit\n")
+    with pytest.raises(LabError) as caught:
+        BuildFiles(copy, LabError)
+    messages = [p.format() for p in caught.value.problems]
+    assert any("topology.json: missing" in m for m in messages)
+    assert any("notes.txt: not part of the build" in m for m in messages)
+    assert any(".git/: not part of the build" in m for m in messages)
+    assert any("evil.cfg (a symbolic link): not part of the build" in m for m in messages)
+    assert any("frr.conf: differs from what the build wrote" in m for m in messages)
+    assert len(messages) == 5
+
+
+def test_diff_analyze_push_and_lab_all_refuse_a_deleted_topology(copy: Path):
+    (copy / "topology.json").unlink()
+    for call, error in ((lambda: diff_builds(str(copy), str(copy)), DiffError), (lambda: read_fabric(copy), AnalysisError),
+                        (lambda: read_targets(copy), PushError), (lambda: read_plan(copy), LabError)):
+        with pytest.raises(error, match="topology.json: missing"):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"../../etc/passwd": "' + "0" * 64 + '"}}', "is not a plain relative file name"),
+        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"bom.csv": "; rm -rf /"}}', "String should match pattern"),
+        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x\\u001b[2J.yaml", "sha256": "' + "0" * 64 + '"}, "files": {}}', "control character"),
+        ("[" * 100_000 + "]" * 100_000, "not JSON"),
+        ('{"fabricgen_version": "0.1.0", "files": []}', "intent: Field required"),
+    ],
+    ids=["path-escape", "sha-not-hex", "escape-in-intent-name", "deep-nesting", "wrong-shape"],
+)
+def test_a_malformed_manifest_is_a_clear_error(copy: Path, manifest: str, expected: str):
+    (copy / "manifest.json").write_text(manifest)
+    with pytest.raises(DiffError) as caught:
+        BuildFiles(copy, DiffError)
+    assert expected in caught.value.report()
+
+
+def test_a_manifest_larger_than_the_bound_is_refused_without_parsing(copy: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(build_dir, "MAX_MANIFEST_BYTES", 1000)
+    with pytest.raises(LabError, match="larger than"):
+        BuildFiles(copy, LabError)
+
+
+def test_each_file_is_read_once_when_a_command_uses_it(copy: Path, monkeypatch: pytest.MonkeyPatch):
+    reads: list[str] = []
+    real = BuildFiles._read
+
+    def counted(self, path):
+        reads.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(BuildFiles, "_read", counted)
+    read_plan(copy)
+    assert len(reads) == len(set(reads)) == len(json.loads((copy / "manifest.json").read_text())["files"])
+
+
+def test_the_report_models_have_the_reports_columns():
+    assert tuple(CableRow.model_fields) == cabling.COLUMNS
+    assert tuple(AddressRow.model_fields) == ip_plan.COLUMNS
+    assert tuple(BomRow.model_fields) == bom.COLUMNS
+
+
+def test_a_csv_with_other_columns_is_refused_naming_the_header(copy: Path):
+    text = (copy / "cabling.csv").read_text()
+    (copy / "cabling.csv").write_text(text.replace("cable_id,", "cable_id,extra,", 1))
+    rehash(copy)
+    with pytest.raises(LabError, match=r"cabling.csv:1: the header is"):
+        read_plan(copy)
+
+
+# --- 3. build -o deletes only what is ours ---------------------------------------------------------------
+
+
+def test_build_refuses_a_build_directory_holding_a_git_repository_and_a_users_file(pristine: Path, tmp_path: Path):
+    destination = tmp_path / "out"
+    shutil.copytree(pristine, destination)
+    (destination / ".git").mkdir()
+    (destination / ".git" / "config").write_text("[core]\n")
+    (destination / "my-notes.md").write_text("years of work")
+    before = sorted(str(p.relative_to(destination)) for p in destination.rglob("*"))
+    with pytest.raises(OutputError) as caught:
+        build(LAB_INTENT, destination)
+    message = caught.value.problems[0].message
+    assert ".git/" in message and "my-notes.md" in message
+    assert sorted(str(p.relative_to(destination)) for p in destination.rglob("*")) == before
+    assert (destination / "my-notes.md").read_text() == "years of work"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging directory left either
+
+
+def test_a_build_of_another_version_is_still_ours_to_replace(pristine: Path, tmp_path: Path):
+    destination = tmp_path / "out"
+    shutil.copytree(pristine, destination)
+    manifest = json.loads((destination / "manifest.json").read_text())
+    manifest["fabricgen_version"] = "0.0.1"
+    (destination / "manifest.json").write_text(json.dumps(manifest))
+    build(LAB_INTENT, destination)
+    assert json.loads((destination / "manifest.json").read_text())["fabricgen_version"] != "0.0.1"
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_staging_left_by_dead_builds_is_removed_and_nothing_else(tmp_path: Path):
+    dead = _dead_pid()
+    stale = [tmp_path / f".out.{dead}-abcdefgh.partial", tmp_path / f".out.{dead}-ijklmnop.old"]
+    live = tmp_path / f".out.{os.getpid()}-qrstuvwx.partial"  # a build of this very process
+    other_name = tmp_path / f".other.{dead}-abcdefgh.partial"  # another destination's
+    near_miss = tmp_path / f".out.{dead}-abc.partial"  # not our exact pattern
+    for directory in (*stale, live, other_name, near_miss):
+        (directory / "configs").mkdir(parents=True)
+        (directory / "configs" / "x.cfg").write_bytes(b"x" * 1000)
+    # a build still running in another PID namespace: its pid looks dead here, but it holds the lock
+    locked = tmp_path / f".out.{dead}-lockedzz.partial"
+    locked.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", f"import fcntl, os, sys, time; fd = os.open({str(locked)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        build(LAB_INTENT, tmp_path / "out")
+        left = sorted(p.name for p in tmp_path.iterdir())
+    finally:
+        holder.kill()
+        holder.wait()
+    assert left == sorted(["out", live.name, other_name.name, near_miss.name, locked.name])
+
+
+def test_a_build_killed_while_writing_leaves_staging_that_the_next_build_removes(tmp_path: Path):
+    """kill -9 in the write path: the previous build stays whole, the next build cleans up."""
+    destination = tmp_path / "out"
+    build(INTENTS / "cisco-256-gpu.yaml", destination)
+    previous = (destination / "manifest.json").read_bytes()
+    for _attempt in range(5):
+        process = subprocess.Popen([sys.executable, "-m", "fabricgen", "build", str(REPO / "bench" / "intents" / "bench-2048.yaml"), "-o", str(destination)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while process.poll() is None and time.monotonic() < deadline:
+            if any(p.name.endswith(".partial") for p in tmp_path.iterdir()):
+                process.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.002)
+        process.wait()
+        if process.returncode == -signal.SIGKILL:
+            break
+    else:
+        pytest.skip("the build finished before a staging directory was seen")
+    assert (destination / "manifest.json").read_bytes() == previous  # killed before the swap: untouched
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")], "the killed build left its staging directory"
+    build(INTENTS / "cisco-256-gpu.yaml", destination)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_write_build_refuses_unsafe_paths_through_the_trust_rule(tmp_path: Path):
+    for path in ("configs/a\nb.cfg", "configs/../../x", ".hidden"):
+        with pytest.raises(OutputError):
+            output.write_build({path: b"x"}, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+# --- 4. analyze, push and diff read through the same models -------------------------------------------
+
+
+def test_analyze_on_a_structurally_wrong_topology_is_a_clear_error(copy: Path):
+    topology = json.loads((copy / "topology.json").read_text())
+    topology["links"][0]["speed_gbps"] = "fast"
+    del topology["links"][1]["source"]
+    (copy / "topology.json").write_text(json.dumps(topology))
+    rehash(copy)
+    result = fabricgen("analyze", str(copy))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "topology.json: links[0].speed_gbps" in result.stderr and "topology.json: links[1].source: Field required" in result.stderr
+
+
+def test_push_refuses_a_hostile_switch_name(copy: Path):
+    _set_topology_node_id(copy)
+    rehash(copy)
+    with pytest.raises(PushError, match=r"nodes\[0\]\.id"):
+        read_targets(copy)
+
+
+def test_diff_output_cannot_carry_terminal_escapes_or_close_its_markdown_fence(pristine: Path, tmp_path: Path):
+    edited = tmp_path / "edited"
+    shutil.copytree(pristine, edited)
+    config = next((edited / "configs").glob("*.cfg"))
+    config.write_text(config.read_text() + "\x1b[2J\x1b]0;owned\x07\n```\n<script>x</script>\n")
+    rehash(edited)
+    result = diff_builds(str(pristine), str(edited))
+    text = "\n".join(line for line, _ in render_text(result))
+    assert "\x1b" not in text and "\\x1b[2J" in text
+    markdown = render_markdown(result)
+    assert "\x1b" not in markdown and "````diff" in markdown and "\n````\n" in markdown
