@@ -191,6 +191,7 @@ def diff_command(
     new: str = DIFF_NEW_ARG,
     output_format: BomFormat = DIFF_FORMAT_OPTION,
     max_bytes: int = DIFF_MAX_BYTES_OPTION,
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
 ) -> None:
     """What changes between OLD and NEW: devices, cables, BGP neighbors, addresses, QoS values and
     BOM by PID, then a unified diff of every rendered file per device.
@@ -199,7 +200,7 @@ def diff_command(
     tree at REV (an intent that does not exist there is an empty side). Exit 0 when both render
     identical files, 1 when something changed, 2 on error.
     """
-    result = _run(lambda: diff_builds(old, new))
+    result = _run(lambda: diff_builds(old, new, catalog_dirs))
     if output_format is BomFormat.markdown:
         sys.stdout.write(diff_render.render_markdown(result, max_bytes))
     elif output_format is BomFormat.json:

@@ -263,3 +263,23 @@ def test_frr_neighbors_take_their_peer_groups_remote_as():
     assert asn == "65001"
     assert {n.address: n.remote_as for n in neighbors.values()} == {"10.0.0.1": "65000", "10.0.0.3": "65009", "Ethernet0": "65000"}
     assert neighbors["10.0.0.3"].description == "x y"
+
+
+def test_a_catalog_outside_the_intents_directory_needs_catalog_dir_on_both_sides(repo):
+    # intents/tiny.yaml names ../hardware/extra.yaml: outside its directory, so refused unless
+    # --catalog-dir names hardware/; on the @HEAD side that directory comes from HEAD's tree
+    (repo / "hardware").mkdir()
+    (repo / "hardware" / "extra.yaml").write_text("cables:\n  MY-PATCH:\n    description: a patch cable\n    media: copper\n    connector: RJ45\n")
+    intent = repo / "intents" / "tiny.yaml"
+    intent.write_text(TINY_NXOS + "catalog: [../hardware/extra.yaml]\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "own hardware")
+    intent.write_text(TINY_NXOS + "catalog: [../hardware/extra.yaml]\nbackend:\n  spine: {count: 3}\n")
+
+    refused = _cli("intents/tiny.yaml@HEAD", "intents/tiny.yaml", cwd=repo)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "old side intents/tiny.yaml@HEAD" in refused.stderr and "--catalog-dir" in refused.stderr
+
+    allowed = _cli("intents/tiny.yaml@HEAD", "intents/tiny.yaml", "--catalog-dir", "hardware", "--format", "json", cwd=repo)
+    assert allowed.returncode == 1, allowed.stderr
+    assert json.loads(allowed.stdout)["counts"]["devices"]["added"] == 1

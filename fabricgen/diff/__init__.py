@@ -7,13 +7,17 @@ build before it returns. fabricgen.diff.render presents the result as text, mark
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 from fabricgen.diff.compare import BuildDiff, compare_sides
 from fabricgen.diff.sides import open_side
 
 
-def diff_builds(old: str, new: str) -> BuildDiff:
-    """Compare side OLD with side NEW. Raises DiffError naming the side that cannot be used."""
-    with open_side("old", old) as old_side, open_side("new", new) as new_side:
+def diff_builds(old: str, new: str, catalog_dirs: Sequence[Path] = ()) -> BuildDiff:
+    """Compare side OLD with side NEW. Raises DiffError naming the side that cannot be used.
+    catalog_dirs: where an intent side's catalog files may come from besides its own directory."""
+    with open_side("old", old, catalog_dirs) as old_side, open_side("new", new, catalog_dirs) as new_side:
         return compare_sides(old_side, new_side)
 
 

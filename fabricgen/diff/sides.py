@@ -75,18 +75,20 @@ def _side_error(side: Side | tuple[str, str], what: str, problems: list[Problem]
 
 
 @contextmanager
-def open_side(label: str, spec: str) -> Iterator[Side]:
-    """The side `spec` (a build directory, an intent file, or intent.yaml@REV) as a Side."""
+def open_side(label: str, spec: str, catalog_dirs: Sequence[Path] = ()) -> Iterator[Side]:
+    """The side `spec` (a build directory, an intent file, or intent.yaml@REV) as a Side.
+    catalog_dirs: directories outside the intent's own that its catalog files may come from
+    (`--catalog-dir`); for a REV side, one inside the repository is taken from REV's tree."""
     path = Path(spec)
     if not path.exists() and "@" in spec:
-        with _revision_side(label, spec) as side:
+        with _revision_side(label, spec, catalog_dirs) as side:
             yield side
     elif path.is_file():
         if path.suffix not in INTENT_SUFFIXES:
             raise _side_error((label, spec), "neither a build directory nor an intent YAML file",
                               hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
         with tempfile.TemporaryDirectory(prefix="fabricgen-diff-") as scratch:
-            yield _built_side(label, spec, path, Path(scratch), tree=None)
+            yield _built_side(label, spec, path, Path(scratch), tree=None, catalog_dirs=catalog_dirs)
     elif not path.exists():
         raise _side_error((label, spec), "no such file or directory",
                           hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
@@ -98,11 +100,13 @@ def open_side(label: str, spec: str) -> Iterator[Side]:
         yield Side(label, spec, files)
 
 
-def _built_side(label: str, spec: str, intent: Path, scratch: Path, tree: tuple[Path, str] | None) -> Side:
+def _built_side(
+    label: str, spec: str, intent: Path, scratch: Path, tree: tuple[Path, str] | None, catalog_dirs: Sequence[Path] = ()
+) -> Side:
     """Build `intent` into scratch/build. tree: (extracted tree root, REV), to show the compiler's
     problems as REV:path rather than a temporary path."""
     try:
-        _, destination = build(intent, scratch / "build")
+        _, destination = build(intent, scratch / "build", catalog_dirs=catalog_dirs)
     except FabricgenError as exc:
         problems = exc.problems
         if tree is not None:
@@ -120,7 +124,7 @@ def _kept(path: str) -> bool:
 
 
 @contextmanager
-def _revision_side(label: str, spec: str) -> Iterator[Side]:
+def _revision_side(label: str, spec: str, catalog_dirs: Sequence[Path] = ()) -> Iterator[Side]:
     where = (label, spec)
     relative, rev = spec.rsplit("@", 1)
     if not relative or not rev:
@@ -144,7 +148,16 @@ def _revision_side(label: str, spec: str) -> Iterator[Side]:
         tree = Path(scratch) / "tree"
         tree.mkdir()
         _extract(where, top, commit, tree)
-        yield _built_side(label, spec, tree / in_repo, Path(scratch), tree=(tree, rev))
+        yield _built_side(label, spec, tree / in_repo, Path(scratch), tree=(tree, rev), catalog_dirs=[_in_tree(d, top, tree) for d in catalog_dirs])
+
+
+def _in_tree(directory: Path, top: Path, tree: Path) -> Path:
+    """A --catalog-dir inside the repository, as the same directory of the extracted tree (the
+    catalog comes from REV, like the intent); one outside the repository stays as it is."""
+    try:
+        return tree / directory.resolve().relative_to(top)
+    except ValueError:
+        return directory
 
 
 def _git(where: tuple[str, str], cwd: Path, *args: str, what: str, hint: str = "") -> str:
