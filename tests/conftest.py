@@ -53,6 +53,17 @@ def whitepaper_sonic(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Buil
     return builds
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that boot a lab (tests.test_lab.needs_lab, also the SONiC driver and push modules)
+    carry the `lab` marker, so `scripts/test.sh -m "not lab"` is the fast inner loop."""
+    for item in items:
+        if any(mark.name == "skipif" and LAB_SKIP_REASON in str(mark.kwargs.get("reason", "")) for mark in item.iter_markers()):
+            item.add_marker(pytest.mark.lab)
+
+
+LAB_SKIP_REASON = "the lab needs root"
+
+
 def build_refused(intent: Path) -> str:
     """Build `intent` with the CLI as a user would; it must be refused (exit 2, no traceback,
     nothing written). Returns what it printed on stderr."""
