@@ -44,7 +44,7 @@ import traceback
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -77,9 +77,22 @@ PROFILES = {
 
 
 def profile() -> Profile:
+    """The profile named by FABRICGEN_FUZZ; FABRICGEN_FUZZ_CASES=N spreads N cases over the
+    generators in the profile's proportions."""
     if PROFILE not in PROFILES:
         raise SystemExit(f"FABRICGEN_FUZZ={PROFILE!r}: use one of {', '.join(PROFILES)}")
-    return PROFILES[PROFILE]
+    chosen = PROFILES[PROFILE]
+    total = os.environ.get("FABRICGEN_FUZZ_CASES")
+    if total:
+        share = int(total) / sum(chosen.examples.values())
+        chosen = replace(chosen, examples={name: max(1, round(count * share)) for name, count in chosen.examples.items()})
+    return chosen
+
+
+def seed() -> int | None:
+    """FABRICGEN_FUZZ_SEED: the random seed of a `full` run (printed in its report to rerun it)."""
+    value = os.environ.get("FABRICGEN_FUZZ_SEED")
+    return int(value) if value else None
 
 
 # --- YAML written by hand, so anchors, tags and raw text can go anywhere --------------------------
@@ -1047,7 +1060,7 @@ class Campaign:
                 "stderr_tail": failure.outcome.stderr[-600:], "detail": failure.detail[-600:],
             })
         report = {
-            "generator": self.generator, "profile": PROFILE, "cases": self.cases, "bases": dict(self.by_base),
+            "generator": self.generator, "profile": PROFILE, "seed": seed(), "cases": self.cases, "bases": dict(self.by_base),
             "exit_codes": dict(sorted(self.exit_codes.items())), "failures": failures,
             "seconds": round(time.perf_counter() - self.started, 1), "peak_case_rss_mib": round(self.peak_rss / 2**20, 1),
             "slowest_case_s": round(self.slowest, 2), "cpu_s": round(self.cpu_seconds, 1), "fuzzer_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -1570,7 +1583,8 @@ def print_report(directory: Path, seconds: float | None = None) -> int:
         return 1
     out = io.StringIO()
     total = sum(r["cases"] for r in reports)
-    out.write(f"fabricgen fuzz report ({reports[0]['profile']} profile): {total:,} cases\n\n")
+    seeds = sorted({str(r.get("seed")) for r in reports})
+    out.write(f"fabricgen fuzz report ({reports[0]['profile']} profile, seed {', '.join(seeds)}): {total:,} cases\n\n")
     out.write(f"{'generator':<12}{'cases':>8}{'wall s':>9}{'CPU s':>8}{'slowest s':>11}{'peak MiB':>10}  exit codes\n")
     for r in reports:
         codes = ", ".join(f"{k}: {v}" for k, v in r["exit_codes"].items())

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
 
 from tests import fuzzing
 
@@ -189,6 +190,9 @@ def campaign(generator: str, strategy, workdir: Path) -> None:
     @given(case=strategy)
     def one_case(case):
         runner.run(case)
+
+    if fuzzing.seed() is not None:
+        one_case = hypothesis_seed(fuzzing.seed())(one_case)
 
     one_case()
     runner.finish()
