@@ -713,21 +713,22 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read_end)
+    if pid == 0:  # the child: whatever happens, it ends here and never runs the parent's code on
         try:
-            result = _child(argv, directory, limits)
-        except BaseException as exc:  # noqa: BLE001 - whatever happens, the parent must hear of it
-            result = {"exit_code": 1, "exception": type(exc).__name__, "traceback": traceback.format_exc()}
-        try:
-            payload = json.dumps(result, default=str).encode()
-        except Exception:  # noqa: BLE001
-            payload = json.dumps({"exit_code": 1, "exception": "unreportable result"}).encode()
-        with contextlib.suppress(OSError):
+            os.close(read_end)
+            try:
+                result = _child(argv, directory, limits)
+            except BaseException as exc:  # noqa: BLE001 - the parent must hear of it
+                result = {"exit_code": 1, "exception": type(exc).__name__, "traceback": traceback.format_exc()}
+            try:
+                payload = json.dumps(result, default=str).encode()
+            except BaseException:  # noqa: BLE001
+                payload = b'{"exit_code": 1, "exception": "unreportable result"}'
             view = memoryview(payload)
             while view:
                 view = view[os.write(write_end, view):]
-        os._exit(0)
+        finally:
+            os._exit(0)
     os.close(write_end)
     chunks, killed = [], ""
     deadline = started + limits.wall_limit_s
@@ -752,7 +753,9 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     try:
         data = json.loads(b"".join(chunks)) if chunks and not killed else {}
     except ValueError:
-        data, killed = {}, killed or "its report was cut off"
+        data = {}
+    if "exit_code" not in data and not killed:
+        killed = "ended without a report"
     cpu = usage.ru_utime + usage.ru_stime
     if killed:
         return Outcome(exit_code=None, killed=killed, seconds=seconds, cpu_seconds=cpu, peak_rss=peak)
@@ -793,8 +796,11 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         result = CliRunner().invoke(cli.app, argv, env=ENV, catch_exceptions=True, prog_name="fabricgen")
         signal.setitimer(signal.ITIMER_PROF, 0)
     except CaseTimeout as exc:
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
         return {"exit_code": 1, "exception": "CaseTimeout", "traceback": traceback.format_exc(), "where": _where(exc.__traceback__), "network": attempts,
                 "peak_rss": _vm_bytes("VmHWM") - start_rss}
+    # the case is over: lift the memory limit so that describing it cannot fail for want of memory
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     FabricgenError.report = original_report
     stdout, stderr = result.stdout, result.stderr
     outcome = {"exit_code": result.exit_code, "stdout": stdout[-STDOUT_TAIL:], "stderr": stderr[:STDERR_MAX], "network": attempts,

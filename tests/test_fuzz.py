@@ -109,10 +109,21 @@ def test_a_blocked_case_is_killed_at_the_wall_clock_limit(monkeypatch, tmp_path)
     assert time.perf_counter() - started < 30  # a generous bound: the child is killed, not waited for
 
 
-def test_memory_is_bounded(monkeypatch, tmp_path):
-    monkeypatch.setattr("fabricgen.cli.build", lambda *a, **k: bytearray(8 << 30))
-    _, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, memory_limit=256 << 20))
-    assert finding.kind.startswith("build: over the memory limit")
+@pytest.mark.parametrize("how", ["at once", "step by step"])
+def test_memory_is_bounded(how, monkeypatch, tmp_path):
+    """Over the limit, the case gets a MemoryError (still holding what it took) and is reported."""
+
+    def hog(*args, **kwargs):
+        if how == "at once":
+            return bytearray(8 << 30)
+        held = []
+        while True:
+            held.append(bytearray(1 << 20))
+
+    monkeypatch.setattr("fabricgen.cli.build", hog)
+    outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, memory_limit=256 << 20))
+    assert finding.kind == "build: over the memory limit, in tests/test_fuzz.py:hog"
+    assert outcome.peak_rss < 512 << 20
 
 
 def test_no_connection_leaves_the_loopback(monkeypatch, tmp_path):
