@@ -675,7 +675,7 @@ class Outcome:
     exception: str = ""  # the exception that escaped the CLI ("" when none)
     traceback: str = ""
     where: str = ""  # the innermost fabricgen frame of that traceback (or the innermost frame)
-    problems: list[dict] = field(default_factory=list)  # every problem reported: text, located
+    problems: list[dict] = field(default_factory=list)  # the first unlocated problem and the first 20: text, located
     reports: list[dict] = field(default_factory=list)  # each report's head line, line count and end
     invisible: list[str] = field(default_factory=list)  # raw control/format characters printed
     network: list[str] = field(default_factory=list)  # non-loopback connections tried
@@ -814,10 +814,12 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
     texts = [error.report() for error in reported]
     outcome["reports"] = [{"head": text.split("\n", 1)[0][:200], "lines": text.count("\n"), "tail": text[-1500:]} for text in texts]
     outcome["reports_printed"] = all(text in stderr for text in texts)
+    # every problem is judged here; only a few travel (a hostile input can make a million, or one of
+    # a gigabyte), the first unlocated one always among them
+    judged = [(error.phase, problem, _located(problem)) for error in reported for problem in error.problems]
+    unlocated = [entry for entry in judged if not entry[2]][:1]
     outcome["problems"] = [
-        {"text": problem.format(), "phase": error.phase, "located": _located(problem)}
-        for error in reported
-        for problem in error.problems
+        {"text": problem.format()[:2000], "phase": phase, "located": located} for phase, problem, located in unlocated + judged[:20]
     ]
     return outcome
 
