@@ -1045,7 +1045,7 @@ class Campaign:
         text = [
             f"failure class: {failure.kind}",
             f"cases: {failure.count} of {self.cases} {self.generator} cases",
-            f"base: {case.base}",
+            f"base: {case.base}" + (f" (a copy of {case.copy_tree[0]}, which `fabricgen build tests/golden/{case.copy_tree[0].name}.yaml` writes)" if case.copy_tree else ""),
             "mutations:",
             *[f"  - {m}" for m in case.mutations],
             f"command: fabricgen {argv}",
