@@ -1,5 +1,5 @@
 # Shortcuts; the scripts do the work (a fresh Debian may not have make).
-.PHONY: demo test bench clean
+.PHONY: demo test bench fuzz clean
 
 demo:
 	bash scripts/demo.sh
@@ -9,6 +9,9 @@ test:
 
 bench:
 	bash scripts/bench.sh
+
+fuzz:
+	bash scripts/fuzz.sh
 
 clean:
 	rm -rf .venv output/*/ .pytest_cache
