@@ -1315,7 +1315,7 @@ COMMANDS = {
     "diff": lambda: ("diff", "{base}", "{dir}/build"),
     "diff-reversed": lambda: ("diff", "{dir}/build", "{base}"),
     "analyze": lambda: ("analyze", "--no-traffic", "{dir}/build"),
-    "push": lambda: ("push", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--connect-timeout", "2", "--concurrency", "4"),
+    "push": lambda: ("push", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--known-hosts", "{dir}/known_hosts", "--connect-timeout", "2", "--concurrency", "4"),
     "bom": lambda: ("bom", "compare", "{dir}/build", str(REPO / "tests" / "data" / "whitepaper-256-gpu.csv")),
 }
 
@@ -1516,6 +1516,7 @@ def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> C
     _sign(build, sign)
     files = {f"build/{name}": data for name, data in build.items() if data != original.get(name)}
     files["inventory.yaml"] = INVENTORY
+    files["known_hosts"] = b""  # host keys are verified: port 9 refuses before any key is seen
     argv = tuple(arg.replace("{base}", str(root)) for arg in COMMANDS[command]())
     return Case(
         generator="build", command=command.split("-")[0], argv=argv, files=files, mutations=said, ops=ops,
