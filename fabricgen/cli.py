@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from enum import Enum
@@ -432,18 +433,20 @@ def push_command(
     from fabricgen.push.rollout import RolloutOptions, push
     from fabricgen.push.security import DeviceVerification
 
-    targets = _run(lambda: read_targets(build_dir, devices, inventory))
-    verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
-    _run(lambda: verification.check(targets))
-    if warning := verification.warning(targets):
-        sys.stderr.write(warning + "\n")
-    credentials = _run(read_credentials)
-    options = RolloutOptions(
-        commit=commit, batch=batch, concurrency=concurrency, canary=canary,
-        connect_timeout=connect_timeout, verify_timeout=verify_timeout, verification=verification,
-    )
-    with _push_progress(len(targets)) as progress:
-        rollout = _run(lambda: push(targets, credentials, options, on_result=progress))
+    # the drivers read the verified copies in a private directory, never the build directory again
+    with tempfile.TemporaryDirectory(prefix="fabricgen-push-") as staging:
+        targets = _run(lambda: read_targets(build_dir, devices, inventory, staging=Path(staging)))
+        verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
+        _run(lambda: verification.check(targets))
+        if warning := verification.warning(targets):
+            sys.stderr.write(warning + "\n")
+        credentials = _run(read_credentials)
+        options = RolloutOptions(
+            commit=commit, batch=batch, concurrency=concurrency, canary=canary,
+            connect_timeout=connect_timeout, verify_timeout=verify_timeout, verification=verification,
+        )
+        with _push_progress(len(targets)) as progress:
+            rollout = _run(lambda: push(targets, credentials, options, on_result=progress))
     if diffs:
         report.print_diffs(out, rollout)
     wide = out if out.is_terminal else Console(highlight=False, width=10_000)

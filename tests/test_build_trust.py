@@ -385,3 +385,26 @@ def test_diff_output_cannot_carry_terminal_escapes_or_close_its_markdown_fence(p
     assert "\x1b" not in text and "\\x1b[2J" in text
     markdown = render_markdown(result)
     assert "\x1b" not in markdown and "````diff" in markdown and "\n````\n" in markdown
+
+
+def test_push_hands_the_drivers_the_verified_bytes_not_the_build_file(copy: Path, tmp_path: Path):
+    """Checking a file and a driver reading it later are two moments: with a staging directory the
+    drivers get a private copy of the bytes that were checked, so an edit in between reaches no
+    switch. (No switch is contacted here: read_targets only prepares the rollout.)"""
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("defaults: {host: 127.0.0.1}\n")
+    targets = {t.name: t for t in read_targets(copy, "be-spine01,be-su01-leaf1", inventory, staging=staging)}
+    spine, leaf = targets["be-spine01"], targets["be-su01-leaf1"]
+    checked = {
+        "spine": (copy / "configs" / "be-spine01.cfg").read_bytes(),
+        "frr": (copy / "configs" / "be-su01-leaf1" / "frr.conf").read_bytes(),
+        "config_db": (copy / "configs" / "be-su01-leaf1" / "config_db.json").read_bytes(),
+    }
+    for path in (copy / "configs" / "be-spine01.cfg", copy / "configs" / "be-su01-leaf1" / "frr.conf", copy / "configs" / "be-su01-leaf1" / "config_db.json"):
+        path.write_text("username evil password 0 x role network-admin\n")
+    assert spine.config.is_relative_to(staging) and leaf.config.is_relative_to(staging)
+    assert spine.config.read_bytes() == checked["spine"]
+    assert (leaf.config / "frr.conf").read_bytes() == checked["frr"]
+    assert (leaf.config / "config_db.json").read_bytes() == checked["config_db"]

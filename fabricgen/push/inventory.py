@@ -49,9 +49,15 @@ class Target:
     optional_args: dict = field(default_factory=dict, hash=False)
 
 
-def read_targets(build_dir: Path, selection: str | None = None, inventory_file: Path | None = None) -> list[Target]:
+def read_targets(
+    build_dir: Path, selection: str | None = None, inventory_file: Path | None = None, staging: Path | None = None
+) -> list[Target]:
     """The selected switches of BUILD_DIR, in build order (spines before leaves, as topology.json
-    lists them). Raises PushError listing every problem before anything is contacted."""
+    lists them). Raises PushError listing every problem before anything is contacted.
+
+    staging: a private directory (the caller's, removed after the push) that receives the verified
+    bytes of each config; the drivers then read those, so a build file edited after it was checked
+    never reaches a switch. Without it the drivers read the build directory itself."""
     build = BuildFiles(build_dir, PushError)
     # checked names and enums (fabricgen.build_dir), as plain dicts for the selection below
     switches = [node.model_dump(mode="json", exclude_none=True, exclude={"qos"}) for node in build.topology().nodes if node.nos in DRIVERS]
@@ -73,7 +79,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
                 device=name,
             ))
             continue
-        config, config_text = _config(build, name, node["nos"])
+        config, config_text = _config(build, name, node["nos"], staging)
         driver = settings.get("driver") or DRIVERS[node["nos"]]
         targets.append(Target(
             name=name,
@@ -113,13 +119,20 @@ def _is_address(text: str) -> bool:
     return True
 
 
-def _config(build: BuildFiles, name: str, nos: str) -> tuple[Path, str]:
+def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tuple[Path, str]:
     """The path handed to the driver and the routing config the expected neighbors are read from;
-    reading through BuildFiles checks each file against the manifest before it is pushed."""
-    if nos == "sonic":
-        build.bytes(f"configs/{name}/config_db.json")
-        return build.root / "configs" / name, build.text(f"configs/{name}/frr.conf")
-    return build.root / "configs" / f"{name}.cfg", build.text(f"configs/{name}.cfg")
+    reading through BuildFiles checks each file against the manifest before it is pushed, and with
+    `staging` the checked bytes are what the driver gets."""
+    files = [f"configs/{name}/config_db.json", f"configs/{name}/frr.conf"] if nos == "sonic" else [f"configs/{name}.cfg"]
+    contents = {path: build.bytes(path) for path in files}
+    root = build.root if staging is None else staging
+    if staging is not None:
+        for path, data in contents.items():
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    routing = contents[files[-1]].decode("utf-8")
+    return (root / "configs" / name if nos == "sonic" else root / files[0]), routing
 
 
 def _select(switches: list[dict], selection: str | None, build_dir: Path) -> list[dict]:
