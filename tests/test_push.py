@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
@@ -114,6 +115,9 @@ class Journal:
                 with journal.lock:
                     journal.open_now += 1
                     journal.most_open = max(journal.most_open, journal.open_now)
+                # a real login takes a while; without it a loaded machine may finish each mock
+                # device before the next starts, and the concurrency would never be seen
+                time.sleep(0.05)
 
             def close(self):
                 self._note("close")
