@@ -1405,6 +1405,8 @@ class RenameDevice(BuildOp):
         except (TypeError, ValueError, KeyError):
             return set(), "rename device: topology.json unreadable"
         old = sorted(nodes)[self.device % len(nodes)]
+        if not _encodable(old):  # a lone surrogate an earlier rename wrote as \ud800: no bytes to find
+            return set(), "rename device: its name has no UTF-8 form"
         changed = set()
         for name in ("topology.json", "cabling.csv", "ip-plan.csv"):
             if build.get(name) is None:
@@ -1416,6 +1418,14 @@ class RenameDevice(BuildOp):
                 build[name] = re.sub(rb"(^|,)" + re.escape(old.encode()) + rb"(?=,|$)", lambda m: m.group(1) + _csv_field(self.name), build[name], flags=re.M)
             changed.add(name)
         return changed, f"rename device {old!r} to {self.name!r} (manifest updated)"
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _csv_field(text: str) -> bytes:
