@@ -4,7 +4,9 @@
 # For every intent under intents/ (in the working tree or at BASE_REF), run
 #   fabricgen diff intents/X.yaml@BASE_REF intents/X.yaml --format markdown
 # and write all of them into OUTPUT_MD as one pull-request comment. Run from the repository's top
-# level. FABRICGEN names the command (default: fabricgen on PATH).
+# level. FABRICGEN names the command (default: fabricgen on PATH); FABRICGEN_CATALOG_DIRS, a
+# colon-separated list, names directories outside intents/ that catalog files may come from
+# (`--catalog-dir`).
 #
 # Exit status: 0 when every diff ran, whether it found changes (diff exit 1) or not (exit 0);
 # 2 when any side could not be built or read (diff exit 2: the comment shows its report). The
@@ -18,6 +20,11 @@ fi
 base=$1
 output=$2
 fabricgen=${FABRICGEN:-fabricgen}
+catalog_args=()
+IFS=: read -r -a catalog_dirs <<< "${FABRICGEN_CATALOG_DIRS:-}"
+for dir in "${catalog_dirs[@]}"; do
+    [ -n "$dir" ] && catalog_args+=(--catalog-dir "$dir")
+done
 marker="<!-- fabricgen-intent-diff -->"
 comment_limit=60000  # GitHub allows 65,536 characters in a comment
 
@@ -48,17 +55,22 @@ while IFS= read -r intent; do
         printf '### `%s`: deleted by this change\n\n' "$intent" >> "$output"
         continue
     fi
-    "$fabricgen" diff "$intent@$base" "$intent" --format markdown --max-bytes "$budget" > "$scratch/diff.md" 2> "$scratch/diff.err"
+    "$fabricgen" diff "$intent@$base" "$intent" "${catalog_args[@]}" --format markdown --max-bytes "$budget" > "$scratch/diff.md" 2> "$scratch/diff.err"
     rc=$?
     case $rc in
         0) printf '### `%s`: no change\n\n' "$intent" >> "$output" ;;
         1) cat "$scratch/diff.md" >> "$output"; echo >> "$output" ;;
         *)
             status=2
+            # the report quotes the intent (keys, values): a fence longer than any run of
+            # backticks in it, so a hostile intent cannot close the block and write markdown
+            head -c 4000 "$scratch/diff.err" > "$scratch/diff.err.head"
+            longest=$(grep -o '`\+' "$scratch/diff.err.head" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+            fence=$(printf '%*s' $(( longest >= 3 ? longest + 1 : 3 )) '' | tr ' ' '`')
             {
-                printf '### `%s`: fabricgen diff failed (exit %s)\n\n```\n' "$intent" "$rc"
-                head -c 4000 "$scratch/diff.err"
-                printf '```\n\n'
+                printf '### `%s`: fabricgen diff failed (exit %s)\n\n%s\n' "$intent" "$rc" "$fence"
+                cat "$scratch/diff.err.head"
+                printf '%s\n\n' "$fence"
             } >> "$output"
             ;;
     esac

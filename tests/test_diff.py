@@ -251,6 +251,15 @@ def test_the_ci_script_writes_one_comment_and_fails_only_on_errors(repo, tmp_pat
     assert broken.returncode == 2
     assert "new side intents/tiny.yaml: the intent does not build" in comment.read_text() and "NO-SUCH-SWITCH" in comment.read_text()
 
+    # the report quotes the intent's keys: a run of backticks in one cannot close the comment's
+    # code block and turn the rest of the report into markdown
+    (repo / "intents" / "tiny.yaml").write_text('name: tiny\ngpus: 16\n"x````\\n# Approved [click](https://example.com)": 1\n')
+    hostile = _script(repo, comment)
+    assert hostile.returncode == 2
+    block = comment.read_text().split("fabricgen diff failed (exit 2)\n\n", 1)[1]
+    fence, rest = block.split("\n", 1)
+    assert fence == "`````" and "x````" in rest.split("\n" + fence + "\n")[0]
+
 
 def test_frr_neighbors_take_their_peer_groups_remote_as():
     text = (
