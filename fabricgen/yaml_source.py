@@ -34,6 +34,10 @@ MAX_FILE_BYTES = 1 << 20  # 1 MiB: an intent is a page of YAML, a catalog a few 
 # Nodes composed, and nodes visited once aliases and merges are expanded: the built-in catalog's
 # largest file has under 600, an intent under 300; PyYAML composes about 50,000 a second.
 MAX_NODES = 100_000
+# Per kind of file: an intent has under 300 nodes and a user catalog of a few hundred entries a
+# few thousand, so a file of 20,000 or 50,000 is refused within half a second of parsing.
+MAX_INTENT_NODES = 20_000
+MAX_CATALOG_NODES = 50_000
 MAX_DEPTH = 32  # the deepest real field (backend.qos.ecn.400G.min_kbytes) is 5 levels down
 MAX_NUMBER_CHARACTERS = 32  # no field takes a number longer than an ASN or a VNI; int() of 5,000 digits raises
 
@@ -64,33 +68,51 @@ class YamlDocument:
         return problem.located(self.path, self.line_of(problem.field))
 
 
+if yaml.__with_libyaml__:
+    from yaml.cyaml import CParser as _Parser
+else:  # pragma: no cover - PyYAML's wheels ship libyaml
+
+    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+        def __init__(self, text: str):
+            yaml.reader.Reader.__init__(self, text)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+
+
 class _Refused(Exception):
     """Loading stops here: the document as a whole is refused (too large, too deep, a loop)."""
 
     def __init__(self, message: str, node_or_mark: object = None, hint: str = ""):
         super().__init__(message)
         mark = getattr(node_or_mark, "start_mark", node_or_mark)
-        self.line = mark.line + 1 if isinstance(mark, yaml.Mark) else None
+        line = getattr(mark, "line", None)  # PyYAML's Mark or libyaml's
+        self.line = line + 1 if isinstance(line, int) else None
         self.hint = hint
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that counts and bounds the nodes it composes and how deep they nest, so a file
-    of a million tiny nodes or ten thousand brackets is refused early instead of eating memory
-    or blowing Python's recursion limit."""
+class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    """PyYAML's safe loader, with a composer that counts and bounds the nodes it composes and how
+    deep they nest, so a file of a million tiny nodes or ten thousand brackets is refused early
+    instead of eating memory or blowing Python's recursion limit. The events come from libyaml's
+    parser where PyYAML was built with it (about 4 times faster than the pure-Python one, and it
+    keeps its state on a heap stack, not Python's), else from the pure-Python parser."""
 
-    def __init__(self, text: str):
-        super().__init__(text)
+    def __init__(self, text: str, max_nodes: int = MAX_NODES):
+        _Parser.__init__(self, text)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
         self.composed = 0
         self.depth = 0
+        self.max_nodes = max_nodes
 
     def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
         self.depth += 1
         self.composed += 1
         if self.depth > MAX_DEPTH:
             raise _Refused(f"is nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark, "no intent or catalog field is that deep")
-        if self.composed > MAX_NODES:
-            raise _Refused(f"has more than {MAX_NODES:,} YAML nodes", self.peek_event().start_mark, "an intent is a page of YAML; split a catalog over several files")
+        if self.composed > self.max_nodes:
+            raise _Refused(f"has more than {self.max_nodes:,} YAML nodes", self.peek_event().start_mark, "an intent is a page of YAML; split a catalog over several files")
         try:
             return super().compose_node(parent, index)
         finally:
@@ -129,8 +151,8 @@ class _Walker:
 
     def count(self, nodes: int, node: yaml.Node) -> None:
         self.nodes += nodes
-        if self.nodes > MAX_NODES:
-            raise _Refused(f"expands to more than {MAX_NODES:,} YAML nodes through aliases or '<<' merge keys", node, "write the values out, or alias less")
+        if self.nodes > self.loader.max_nodes:
+            raise _Refused(f"expands to more than {self.loader.max_nodes:,} YAML nodes through aliases or '<<' merge keys", node, "write the values out, or alias less")
 
     def walk(self, node: yaml.Node, path: FieldPath) -> Any:
         self.count(1, node)
@@ -239,7 +261,7 @@ class _Walker:
         return None
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
-        implied = self.loader.resolve(yaml.ScalarNode, node.value, (True, False)) if node.style is None else _STR
+        implied = self.loader.resolve(yaml.ScalarNode, node.value, (True, False)) if not node.style else _STR  # plain: None, or "" from libyaml
         if node.tag == implied and node.tag in (_INT, _FLOAT) and ":" in node.value:
             # YAML 1.1 reads 2:1 as the base-60 number 121; a ratio is what an intent means by it
             return node.value
@@ -270,7 +292,7 @@ class _Walker:
 
 
 def load_yaml(
-    path: Path, what: str = "intent", max_bytes: int = MAX_FILE_BYTES, quote_content: bool = True
+    path: Path, what: str = "intent", max_bytes: int = MAX_FILE_BYTES, quote_content: bool = True, max_nodes: int = MAX_NODES
 ) -> tuple[YamlDocument, list[Problem]]:
     """Load one YAML file. Returns the document and the problems found (empty when it loaded).
 
@@ -302,7 +324,7 @@ def load_yaml(
         ]
     doc.sha256 = hashlib.sha256(raw).hexdigest()
     try:
-        loader = _Loader(text)
+        loader = _Loader(text, max_nodes)
     except yaml.YAMLError as exc:  # the reader refuses what the check above let through
         return doc, [Problem(f"not valid YAML: {printable(exc)}", file=shown)]
     walker = _Walker(loader, doc)

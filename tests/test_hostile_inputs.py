@@ -208,6 +208,20 @@ def test_merge_key_expansion_counts_against_the_node_budget(tmp_path):
     assert doc.data is None and "expands to more than" in problem.message and problem.line is not None
 
 
+def test_an_intent_and_a_catalog_have_node_budgets_of_their_own(tmp_path, write_intent):
+    # found by `make fuzz`: a 728 KB flow mapping of 70,000 keys under one intent key took over 10
+    # CPU seconds to reach the general budget; an intent has under 300 nodes, a catalog a few thousand
+    keys = "{" + ", ".join(f"k{i}: {i}" for i in range(70_000)) + "}"
+    [problem] = refused(write_intent(f"gpus: 16\nnos: {keys}\n"))
+    assert "the intent has more than 20,000 YAML nodes" in problem.message and problem.line == 2
+    catalog = tmp_path / "big.yaml"
+    catalog.write_text("switches: " + keys + "\n")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([catalog])
+    [problem] = caught.value.problems
+    assert "the catalog has more than 50,000 YAML nodes" in problem.message and problem.file == str(catalog) and problem.line == 1
+
+
 def test_the_refused_merge_bomb_through_the_cli(tmp_path):
     lines = ["a: &a {" + ", ".join(f"k{i}: {i}" for i in range(300)) + "}"]
     lines += [f"m{i}: {{<<: [*a, *a]}}" for i in range(400)]

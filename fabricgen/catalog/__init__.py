@@ -26,7 +26,7 @@ from fabricgen.catalog.model import (
 )
 from fabricgen.errors import CatalogError, Problem, raise_if
 from fabricgen.validation import problems_from_validation_error
-from fabricgen.yaml_source import YamlDocument, load_yaml
+from fabricgen.yaml_source import MAX_CATALOG_NODES, YamlDocument, load_yaml
 
 BUILTIN_DIR = Path(__file__).parent / "data"
 
@@ -79,7 +79,7 @@ def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
     digests: dict[str, str] = {}
     builtin = sorted(BUILTIN_DIR.glob("*.yaml"))
     for path in [*builtin, *user_files]:
-        doc, load_problems = load_yaml(path, what="catalog", quote_content=False)
+        doc, load_problems = load_yaml(path, what="catalog", quote_content=False, max_nodes=MAX_CATALOG_NODES)
         digests[doc.path] = doc.sha256
         if doc.data is None:
             problems += load_problems

@@ -18,7 +18,7 @@ from fabricgen.catalog import Catalog, load_catalog
 from fabricgen.errors import IntentError, Problem, raise_if
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Intent
 from fabricgen.validation import problems_from_validation_error
-from fabricgen.yaml_source import YamlDocument, load_yaml
+from fabricgen.yaml_source import MAX_INTENT_NODES, YamlDocument, load_yaml
 
 __all__ = ["Intent", "LoadedIntent", "load_intent"]
 
@@ -38,7 +38,7 @@ class LoadedIntent:
 def load_intent(path: Path, catalog_dirs: Sequence[Path] = ()) -> LoadedIntent:
     """Read, validate and resolve an intent; its catalog files may come from its own directory or
     from `catalog_dirs`. Raises IntentError or CatalogError with every problem."""
-    doc, problems = load_yaml(path, what="intent")
+    doc, problems = load_yaml(path, what="intent", max_nodes=MAX_INTENT_NODES)
     raise_if(problems, IntentError)
     if not isinstance(doc.data, dict):
         raise IntentError(doc.locate(Problem("an intent is a mapping of keys such as 'gpus: 256'")))
