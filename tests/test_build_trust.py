@@ -408,3 +408,15 @@ def test_push_hands_the_drivers_the_verified_bytes_not_the_build_file(copy: Path
     assert spine.config.read_bytes() == checked["spine"]
     assert (leaf.config / "frr.conf").read_bytes() == checked["frr"]
     assert (leaf.config / "config_db.json").read_bytes() == checked["config_db"]
+
+
+def test_push_refuses_a_config_that_is_not_utf8_even_with_the_manifest_updated(copy: Path, tmp_path: Path):
+    # found by `make fuzz`: an invalid UTF-8 sequence in a leaf's frr.conf, manifest re-signed
+    frr = copy / "configs" / "be-su01-leaf1" / "frr.conf"
+    frr.write_bytes(frr.read_bytes() + b"\xf4\x90\x80\x80\n")
+    rehash(copy)
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("defaults: {host: 127.0.0.1}\n")
+    with pytest.raises(PushError) as caught:
+        read_targets(copy, "be-su01-leaf1", inventory, staging=tmp_path)
+    assert caught.value.problems[0].file == str(frr) and "not UTF-8" in caught.value.problems[0].message

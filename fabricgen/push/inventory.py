@@ -131,7 +131,10 @@ def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tup
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-    routing = contents[files[-1]].decode("utf-8")
+    try:
+        routing = contents[files[-1]].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PushError(Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint="rebuild the directory with `fabricgen build`", file=str(build.root / files[-1]))) from None
     return (root / "configs" / name if nos == "sonic" else root / files[0]), routing
 
 
