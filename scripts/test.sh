@@ -33,7 +33,9 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
 fi
 
 set +e
-.venv/bin/python -m pytest "$@"
+# Two workers (the CI machine's two cores); the lab modules run on one of them, one after another
+# (tests/conftest.py). FABRICGEN_TEST_WORKERS=0 runs everything in this process.
+.venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-2}" --dist loadscope "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

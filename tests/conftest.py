@@ -61,6 +61,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.lab)
 
 
+# The modules that boot labs: on xdist they run one after another on one worker (one session lab,
+# no two labs competing for the kernel while they converge), while the other worker takes every
+# other test one by one.
+LAB_MODULES = ("tests/test_lab.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`scripts/test.sh` runs `-n 2 --dist loadscope` with these scopes: the lab modules are one
+    scope, every other test a scope of its own. (xdist's loadgroup would say the same with marks,
+    but it loses the marks with pytest 9.2: pytest-dev/pytest-xdist#1386.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LabsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "labs" if nodeid.startswith(LAB_MODULES) else nodeid
+
+    return LabsTogether(config, log)
+
+
 LAB_SKIP_REASON = "the lab needs root"
 
 

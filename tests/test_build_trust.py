@@ -27,7 +27,7 @@ from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow
 from fabricgen.diff import diff_builds
 from fabricgen.diff.render import render_markdown, render_text
 from fabricgen.errors import AnalysisError, DiffError, LabError, OutputError, PushError
-from fabricgen.lab.plan import read_plan
+from fabricgen.lab.plan import lab_id_of, read_plan
 from fabricgen.pipeline import build
 from fabricgen.push.inventory import read_targets
 from fabricgen.reports import bom, cabling, ip_plan
@@ -91,17 +91,22 @@ def test_lab_up_with_a_newline_in_a_cabled_device_name_exits_2_and_creates_no_na
     """The root command execution: a device name with a newline went into `ip -batch -`."""
     edit_csv(copy / "cabling.csv", 0, "a_device", HOSTILE_NAME)
     rehash(copy)
-    before = namespaces()
+
+    def ours() -> set[str]:
+        # this build's lab namespaces and the one the injected command would add; other tests'
+        # labs may come and go meanwhile (the suite runs on two workers)
+        return {name for name in namespaces() if name.startswith(f"fg{lab_id_of(copy)}-") or name == "fgpwned"}
+
+    assert not ours()
     try:
         result = fabricgen("lab", "up", str(copy))
-        after = namespaces()
         assert result.returncode == 2, result.stdout + result.stderr
         assert "cabling.csv:2: a_device: 'gpu0001\\nnetns add fgpwned" in result.stderr and "is not a valid name" in result.stderr
         assert "Traceback" not in result.stderr
-        assert after == before and "fgpwned" not in after
+        assert not ours()
         assert not Path("/tmp/fabricgen-pwned").exists()
     finally:
-        for name in namespaces() - before:  # only what this test may have created
+        for name in ours():  # only what this test may have created
             subprocess.run(["ip", "netns", "delete", name], check=False)
         fabricgen("lab", "down", str(copy))
 
