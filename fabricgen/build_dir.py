@@ -27,12 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Literal
 
-import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from fabricgen import __version__
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
+from fabricgen.yaml_source import parse_yaml
 from fabricgen.trust import (
     BuildPath,
     Text,
@@ -49,6 +49,7 @@ MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 32 << 20  # 13,552 files of a 32,768-GPU build list in 1.4 MB
 MAX_READ_BYTES = 256 << 20  # the largest file of a 32,768-GPU build (topology.json) is 28 MB
 CACHE_BYTES = 128 << 20  # file contents kept from verification, so a command reads each file once
+MAX_BUILD_YAML_NODES = 20_000  # a node's netplan.yaml: a few dozen
 MAX_PROBLEMS = 50  # per error: past this, a count of the rest
 HASH_WORKERS = min(4, os.cpu_count() or 1)  # reading and sha256 release the GIL
 REBUILD = "rebuild the directory with `fabricgen build INTENT -o DIR`; change the intent, not the build"
@@ -286,7 +287,6 @@ def _not_a_count(value: str) -> str:
 
 
 _TOPOLOGY = TypeAdapter(Topology)
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: a lab reads a netplan per node
 _MANIFEST = TypeAdapter(Manifest)
 
 
@@ -438,29 +438,17 @@ class BuildFiles:
         except UnicodeDecodeError as exc:
             raise self.error(Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint=REBUILD, file=str(self.root / path))) from None
 
-    def json(self, path: str):
-        try:
-            return json.loads(self.text(path))
-        except (ValueError, RecursionError) as exc:
-            raise self.error(Problem(f"not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(self.root / path))) from None
-
-    def yaml(self, path: str):
-        try:
-            return yaml.load(self.text(path), Loader=_YAML_LOADER) or {}
-        except (yaml.YAMLError, RecursionError) as exc:
-            raise self.error(Problem(f"not YAML ({printable(exc)[:200]})", hint=REBUILD, file=str(self.root / path))) from None
-
-    def csv(self, path: str) -> list[dict[str, str]]:
-        """A CSV report's rows as dicts, unchecked: use `cabling()`/`ip_plan()` for the checked ones."""
-        return list(csv.DictReader(io.StringIO(self.text(path))))
-
     def parse(self, path: str, model: object):
         """The JSON or YAML file `path` as `model` (a pydantic model or type); every problem names
         the file and the field."""
         adapter = _adapter(model)
         try:
             if path.endswith((".yaml", ".yml")):
-                return adapter.validate_python(self.yaml(path))
+                # the bounded loader of intents and catalogs: no tags, no alias bombs, bounded depth
+                doc, problems = parse_yaml(self.bytes(path), str(self.root / path), "build file", max_nodes=MAX_BUILD_YAML_NODES)
+                if problems:
+                    raise self.error(_capped(problems))
+                return adapter.validate_python(doc.data)
             return adapter.validate_json(self.bytes(path))
         except ValidationError as exc:
             raise self.error(_problems(exc, str(self.root / path))) from None

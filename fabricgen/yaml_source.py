@@ -301,11 +301,19 @@ def load_yaml(
     it (a catalog path may name a file that is none of fabricgen's business).
     """
     shown = str(path)
-    doc = YamlDocument(shown, None)
     raw, problem = _read_regular_file(path, what, max_bytes)
     if problem is not None:
-        return doc, [problem.located(shown, None)]
+        return YamlDocument(shown, None), [problem.located(shown, None)]
     assert raw is not None
+    return parse_yaml(raw, shown, what, quote_content, max_nodes)
+
+
+def parse_yaml(
+    raw: bytes, shown: str, what: str, quote_content: bool = True, max_nodes: int = MAX_NODES
+) -> tuple[YamlDocument, list[Problem]]:
+    """`load_yaml` for bytes already read (a build directory's verified file); `shown` names them
+    in problems."""
+    doc = YamlDocument(shown, None)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

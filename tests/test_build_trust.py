@@ -137,6 +137,13 @@ def _set_netplan_mtu(directory: Path) -> None:
     path.write_text(path.read_text().replace("mtu: 9000", 'mtu: "9000\\nnetns add x"', 1))
 
 
+def _set_netplan_alias_bomb(directory: Path) -> None:
+    # nine levels of ten aliases: a billion items for whatever walks the parsed data
+    path = directory / "hosts" / "gpu0001" / "netplan.yaml"
+    bomb = "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    path.write_text(path.read_text() + bomb)
+
+
 def _set_frr_shell(directory: Path) -> None:
     path = next((directory / "configs").glob("*/frr.conf"))
     path.write_text(path.read_text() + "end\nstart-shell bash -c 'touch /tmp/x'\n")
@@ -151,9 +158,10 @@ def _set_frr_shell(directory: Path) -> None:
         (_set_address, "ip-plan.csv"),
         (_set_netplan_route, "netplan.yaml: network.ethernets.nic1.routes"),
         (_set_netplan_mtu, "netplan.yaml: network.ethernets.nic1.mtu"),
+        (_set_netplan_alias_bomb, "the build file expands to more than 20,000 YAML nodes"),
         (_set_frr_shell, "frr.conf"),
     ],
-    ids=["device-name-newline", "port-name-spaces", "topology-id-newline", "address-with-command", "netplan-route", "netplan-mtu", "frr-start-shell"],
+    ids=["device-name-newline", "port-name-spaces", "topology-id-newline", "address-with-command", "netplan-route", "netplan-mtu", "netplan-alias-bomb", "frr-start-shell"],
 )
 def test_the_lab_plan_refuses_every_hostile_value_naming_file_and_field(copy: Path, edit, where: str):
     edit(copy)
