@@ -43,6 +43,7 @@ from fabricgen.trust import (
     check_text,
     check_token,
     printable,
+    quoted,
 )
 
 MANIFEST = "manifest.json"
@@ -75,7 +76,7 @@ def _check_address(value: str) -> str:
     try:
         return str(ipaddress.ip_address(value))
     except ValueError:
-        raise ValueError(f"{printable(value)[:60]!r} is not an IP address") from None
+        raise ValueError(f"{quoted(value)} is not an IP address") from None
 
 
 def _check_interface_address(value: str) -> str:
@@ -87,7 +88,7 @@ def _check_interface_address(value: str) -> str:
             raise ValueError
         return str(ipaddress.ip_interface(value))
     except ValueError:
-        raise ValueError(f"{printable(value)[:60]!r} is not an address with a prefix length (10.0.0.1/31)") from None
+        raise ValueError(f"{quoted(value)} is not an address with a prefix length (10.0.0.1/31)") from None
 
 
 def _check_decimal(value: str) -> str:
@@ -96,7 +97,7 @@ def _check_decimal(value: str) -> str:
         if not value or len(value) > 12 or float(value) < 0 or not value.replace(".", "", 1).isdigit():
             raise ValueError
     except ValueError:
-        raise ValueError(f"{printable(value)[:60]!r} is not a number") from None
+        raise ValueError(f"{quoted(value)} is not a number") from None
     return value
 
 
@@ -283,7 +284,7 @@ class BomRow(_Strict):
 
 
 def _not_a_count(value: str) -> str:
-    raise ValueError(f"{printable(value)[:60]!r} is not a count")
+    raise ValueError(f"{quoted(value)} is not a count")
 
 
 _TOPOLOGY = TypeAdapter(Topology)

@@ -62,44 +62,45 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def _shown(value: str, limit: int = 60) -> str:
+def quoted(value: object, limit: int = 60) -> str:
+    """`value` for a message: escaped once (`printable`), quoted, cut after `limit` characters."""
     value = printable(value)
     return "'" + (value if len(value) <= limit else value[:limit] + "...") + "'"
 
 
 def check_hostname(value: str) -> str:
     if not HOSTNAME.fullmatch(value):
-        raise ValueError(f"{_shown(value)} is not a valid name: use letters, digits and '-' (not first or last), at most 63 characters")
+        raise ValueError(f"{quoted(value)} is not a valid name: use letters, digits and '-' (not first or last), at most 63 characters")
     return value
 
 
 def check_interface_name(value: str) -> str:
     if not INTERFACE.fullmatch(value):
         raise ValueError(
-            f"{_shown(value)} is not a valid interface name: a letter first, then letters, digits and / . : _ -, at most 64 characters"
+            f"{quoted(value)} is not a valid interface name: a letter first, then letters, digits and / . : _ -, at most 64 characters"
         )
     return value
 
 
 def check_pid(value: str) -> str:
     if not PID.fullmatch(value):
-        raise ValueError(f"{_shown(value)} is not a valid part number (PID): letters, digits and . _ / + ( ) -, at most 80 characters")
+        raise ValueError(f"{quoted(value)} is not a valid part number (PID): letters, digits and . _ / + ( ) -, at most 80 characters")
     return value
 
 
 def check_token(value: str) -> str:
     if not TOKEN.fullmatch(value):
-        raise ValueError(f"{_shown(value)} is not a valid identifier: letters, digits and . _ + -, at most 128 characters")
+        raise ValueError(f"{quoted(value)} is not a valid identifier: letters, digits and . _ + -, at most 128 characters")
     return value
 
 
 def check_text(value: str, limit: int = MAX_TEXT) -> str:
     if has_invisible(value):
-        raise ValueError(f"{_shown(value)} holds a control character or line break; a description is one line of plain text")
+        raise ValueError(f"{quoted(value)} holds a control character or line break; a description is one line of plain text")
     if len(value) > limit:
         raise ValueError(f"{len(value)} characters is too long; at most {limit}")
     if value != value.strip():
-        raise ValueError(f"{_shown(value)} starts or ends with white space")
+        raise ValueError(f"{quoted(value)} starts or ends with white space")
     return value
 
 
@@ -112,14 +113,14 @@ def check_pattern(pattern: str, fields: Iterable[str], check=check_interface_nam
     try:
         parsed = list(string.Formatter().parse(pattern))
     except ValueError as exc:
-        raise ValueError(f"{_shown(pattern)} is not a valid pattern ({exc}); write fields as {{name}}") from None
+        raise ValueError(f"{quoted(pattern)} is not a valid pattern ({exc}); write fields as {{name}}") from None
     for _, name, spec, conversion in parsed:
         if name is None:
             continue
         if name not in allowed:
-            raise ValueError(f"{_shown(pattern)} uses {{{printable(name)}}}; the fields here are " + ", ".join(f"{{{f}}}" for f in sorted(allowed)))
+            raise ValueError(f"{quoted(pattern)} uses {{{printable(name)}}}; the fields here are " + ", ".join(f"{{{f}}}" for f in sorted(allowed)))
         if conversion is not None or (spec and not re.fullmatch(r"0?[1-9]?d", spec)):
-            raise ValueError(f"{_shown(pattern)}: {{{name}:{printable(spec or '')}}} is not allowed; use {{{name}}} or a zero-padded width such as {{{name}:02d}}")
+            raise ValueError(f"{quoted(pattern)}: {{{name}:{printable(spec or '')}}} is not allowed; use {{{name}}} or a zero-padded width such as {{{name}:02d}}")
         sample[name] = 999_999
     check(pattern.format(**sample))
     return pattern
@@ -147,7 +148,7 @@ def check_host(value: str) -> str:
         pass
     labels = value.split(".")
     if len(value) > MAX_HOST or not all(HOSTNAME.fullmatch(label) for label in labels) or labels[-1].isdigit():
-        raise ValueError(f"{_shown(value)} is neither an IP address nor a DNS name (letters, digits and '-' in dot-separated labels)")
+        raise ValueError(f"{quoted(value)} is neither an IP address nor a DNS name (letters, digits and '-' in dot-separated labels)")
     return value
 
 
@@ -162,7 +163,7 @@ LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9/.:_-]{0,63}")
 def check_line_name(value: str) -> str:
     if not LINE.fullmatch(value):
         raise ValueError(
-            f"{_shown(value)} is not a valid console line name: a letter or digit first, then letters, digits and / . : _ -, at most 64 characters"
+            f"{quoted(value)} is not a valid console line name: a letter or digit first, then letters, digits and / . : _ -, at most 64 characters"
         )
     return value
 
@@ -182,7 +183,7 @@ def check_build_path(value: str) -> str:
     hide (``.x``) or carry a separator or control character."""
     parts = value.split("/")
     if len(parts) > MAX_BUILD_PATH_PARTS or not all(BUILD_PATH_PART.fullmatch(part) for part in parts):
-        raise ValueError(f"{_shown(value)} is not a plain relative file name: parts of letters, digits and . _ - (a letter or digit first), separated by /")
+        raise ValueError(f"{quoted(value)} is not a plain relative file name: parts of letters, digits and . _ - (a letter or digit first), separated by /")
     return value
 
 

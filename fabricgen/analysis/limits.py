@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fabricgen.errors import AnalysisError, Problem
+from fabricgen.trust import quoted
 
 if TYPE_CHECKING:
     from fabricgen.analysis.balancing import TrafficOptions
@@ -62,11 +63,6 @@ BYTES_PER_LEAF_SPINE = 256 * 8 + 1_000  # capacity.ROWS_PER_CHUNK rows of float6
 MAX_CAPACITY_STEPS = 200_000_000_000  # ~150 M element steps a second: about 20 minutes
 
 
-def _shown(value: str) -> str:
-    """A value from the command line, quoted and cut short for a message (repr escapes controls)."""
-    return repr(value if len(value) <= 40 else value[:40] + "...")
-
-
 def _path(path: Path) -> str:
     """A path for a message: quoted and escaped, never cut (PATH_MAX bounds it)."""
     return repr(str(path))
@@ -82,12 +78,12 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
     given += [(name, getattr(options, name[2:]), allowed) for name, allowed in choices.items()]
     for name, value, allowed in given:
         if value not in allowed:
-            problems.append(Problem(f"{name} {_shown(value)} is not known", hint=f"choose one of: {', '.join(allowed)}"))
+            problems.append(Problem(f"{name} {quoted(value)} is not known", hint=f"choose one of: {', '.join(allowed)}"))
     if not options.modes:
         problems.append(Problem("--modes names no mode", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
     for mode in options.modes:
         if mode not in loadbalance.MODES:
-            problems.append(Problem(f"--modes {_shown(mode)} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
+            problems.append(Problem(f"--modes {quoted(mode)} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
     values = {"--worst": worst, "--jobs": options.jobs, "--message-bytes": options.message_bytes,
               "--flows-per-pair": options.flows_per_pair, "--flowlets": options.flowlets, "--seeds": options.seeds}
     for name, value in values.items():

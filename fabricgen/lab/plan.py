@@ -27,7 +27,7 @@ from fabricgen.build_dir import Address, AddressRow, BuildFiles, CableRow, Inter
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
 from fabricgen.sorting import natural_key
-from fabricgen.trust import Text, has_invisible, printable
+from fabricgen.trust import Text, has_invisible, printable, quoted
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SWITCH_ROLES = ("leaf", "spine", "core")
@@ -122,7 +122,7 @@ def check_frr_conf(text: str, source: str) -> list[Problem]:
         if has_invisible(line) or len(line) > MAX_FRR_LINE:
             problems.append(Problem("not a plain configuration line (a control character, or longer than 512 characters)", file=source, line=number))
         elif words[0] in FRR_FORBIDDEN or (not line[0].isspace() and words[0] not in FRR_TOP_LEVEL):
-            problems.append(Problem(f"{printable(words[0])[:40]!r} is not a command a fabricgen FRR config has at this place", file=source, line=number))
+            problems.append(Problem(f"{quoted(words[0], 40)} is not a command a fabricgen FRR config has at this place", file=source, line=number))
     return problems
 
 
