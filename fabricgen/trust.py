@@ -12,10 +12,14 @@ checked against one of these rules where it enters, whichever of those sources i
 - a *token* (SONiC platform and hwsku, tenant and VRF names, drivers): letters, digits and
   ``. _ + -``;
 - *text* (descriptions, vendors, free notes): one printable line of bounded length; no control or
-  format characters, so it cannot add a line to a config or hide one on a terminal.
+  format characters, so it cannot add a line to a config or hide one on a terminal;
+- a *host* (push inventories): an IP address or a DNS name;
+- a *console line* (`0/1/0`) and a *port name* (an interface name or a console line);
+- a *build path*: a relative file name of a build directory that cannot climb out or hide.
 
 Each rule is a plain function raising ValueError (pydantic turns that into a located problem), and
-an `Annotated` type for the models. `printable()` makes any string safe to print in a message.
+an `Annotated` type for the models. `printable()` makes any string safe to print, `quoted()` shows
+one in a message.
 """
 
 from __future__ import annotations
@@ -171,7 +175,7 @@ def check_line_name(value: str) -> str:
 LineName = Annotated[str, AfterValidator(check_line_name)]
 
 
-# --- build directories (added for reading builds back) -------------------------------------------
+# --- build directories -----------------------------------------------------------------------------
 
 BUILD_PATH_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}")
 MAX_BUILD_PATH_PARTS = 8
