@@ -14,11 +14,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fabricgen.catalog.model import Nos
-from fabricgen.trust import Hostname, Pid, Text, check_hostname, check_pattern
+from fabricgen.trust import HOSTNAME, Hostname, Pid, Text, check_hostname, check_pattern
 from fabricgen.units import Network, Ratio, Speed
 
-# RFC 1123 label: becomes a hostname and a file name, so nothing that could escape a directory.
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+# trust's RFC 1123 label, anchored for the design's .match(): a device name becomes a hostname and
+# a file name, so nothing that could escape a directory
+NAME_PATTERN = re.compile(rf"^{HOSTNAME.pattern}$")
 
 # Upper bounds no real cluster reaches: a count past them is a typo or an attack, and would
 # otherwise cost minutes and gigabytes before any check could say so (README: "Bad input").
