@@ -12,7 +12,8 @@ from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Device, LinkKind, Port, Role
-from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
+from fabricgen.intent.management import Management
+from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog, SwitchRole
 from fabricgen.qos import (
     LosslessBuffer,
     cable_length_bucket,
@@ -53,18 +54,55 @@ class BgpNeighbor:
     group: str  # peer group / template name: LEAVES, SPINES or CORES, the tier of the peers
 
 
+@dataclass(frozen=True, slots=True)
+class BgpGroup:
+    """The sessions to one tier of peers, and how they are secured."""
+
+    name: str  # LEAVES, SPINES or CORES
+    tier: str  # the links' tier: "leaf-spine" or "spine-core"
+    password: str | None  # secret name of the session key (TCP-MD5, or TCP-AO with tcp_ao)
+    maximum_prefix: int  # the most IPv4 prefixes the plan lets one peer send, plus the margin
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixRule:
+    """`permit prefix` (exactly), or `permit prefix le 32` (it and everything inside) with `le`."""
+
+    prefix: str
+    le: int | None = None
+
+
+@dataclass(frozen=True)
+class BgpPolicy:
+    """RFC 8212: what every eBGP session accepts and announces, nothing implicit.
+
+    accept: the network's own pools (loopbacks, VTEPs, NIC or server addresses), so a peer cannot
+    inject a default route or anything outside the fabric. announce: a leaf only what it
+    originates (no transit between its spines); a spine or core everything it accepts."""
+
+    accept: tuple[PrefixRule, ...]
+    announce: tuple[PrefixRule, ...]
+
+
 @dataclass(frozen=True)
 class BgpConfig:
     asn: int
     router_id: str
-    groups: tuple[str, ...]
+    groups: tuple[BgpGroup, ...]
     neighbors: tuple[BgpNeighbor, ...]
     networks: tuple[str, ...]  # announced as is (the loopback)
     redistribute: tuple[str, ...]  # connected subnets inside these prefixes are announced
     aggregates: tuple[str, ...]  # announced instead of their more-specifics (summary-only)
     maximum_paths: int
     bfd: bool
+    policy: BgpPolicy
     allowas_in: int = 0  # accept routes carrying our own ASN this often (leaf ASNs reused per pod)
+    gtsm: bool = False  # TTL security: every session is one hop
+    tcp_ao: bool = False  # the group keys are TCP-AO keys, not TCP-MD5
+    maximum_prefix_restart_min: int | None = None  # None: over the maximum only warns
+
+    def secret_names(self) -> set[str]:
+        return {group.password for group in self.groups if group.password}
 
 
 @dataclass(frozen=True)
@@ -191,19 +229,72 @@ class DeviceConfig:
     network: str = "backend"
     load_balancing: LoadBalancing | None = None  # leaves and spines of a leaf/spine fabric
     evpn: EvpnConfig | None = None  # VXLAN EVPN fabrics
+    system: Management | None = None  # the intent's management section for this switch; None: none given
+
+    def secret_names(self) -> set[str]:
+        """Every secret this switch's config refers to (by name)."""
+        return (self.bgp.secret_names() if self.bgp else set()) | (self.system.secret_names() if self.system else set())
 
 
 _PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
+_GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     configs = {}
-    for device in c.fabric.switches():
+    switches = list(c.fabric.switches())
+    announced = _announced_prefixes(c, switches)
+    for device in switches:
         if device.role is Role.OOB_SWITCH:
             configs[device.name] = _oob_config(c, device)
         else:
-            configs[device.name] = _device_config(c, device)
+            configs[device.name] = _device_config(c, device, announced[device.network])
     return configs
+
+
+def _announced_prefixes(c: Compiled, switches: list[Device]) -> dict:
+    """Per routed network, how many IPv4 prefixes its fabric carries: every switch's loopback,
+    and per leaf its VTEP (EVPN) or its one NIC/server block (an aggregate or the SVI subnet).
+    No session can rightly receive more; maximum-prefix is sized from it."""
+    counts: dict = {}
+    for device in switches:
+        if device.role is not Role.OOB_SWITCH:
+            counts[device.network] = counts.get(device.network, 0) + 1 + (device.role is Role.LEAF)
+    return counts
+
+
+def _role_spec(c: Compiled, device: Device) -> SwitchRole | None:
+    if device.role is Role.OOB_SWITCH:
+        return c.intent.oob.switch if c.intent.oob else None
+    spec = c.plan_of(device.network).spec
+    return {Role.LEAF: spec.leaf, Role.SPINE: spec.spine}.get(device.role, getattr(spec, "core", None))
+
+
+def _system(c: Compiled, device: Device) -> Management | None:
+    """The cluster's management section with the network's and then the role's overrides; None
+    when the intent has none at any level."""
+    network = c.intent.oob if device.role is Role.OOB_SWITCH else c.plan_of(device.network).spec
+    role = _role_spec(c, device)
+    levels = [c.intent.management, getattr(network, "management", None), role.management if role else None]
+    if all(level is None for level in levels):
+        return None
+    system = Management()
+    for level in levels:
+        system = system.merged(level)
+    return system
+
+
+def _policy(c: Compiled, device: Device, networks: tuple[str, ...], originated: tuple[str, ...]) -> BgpPolicy:
+    """Inbound: the network's pools. Outbound: a leaf its loopback and VTEP (exactly) and its
+    NIC block (the aggregate or subnet, `le 32` so the summary's own entry matches)."""
+    pools = c.plan_of(device.network).spec.pools
+    vteps = pools.vteps if c.evpn_of(device.network) is not None else None
+    own_pools = [pools.loopbacks, vteps, getattr(pools, "gpu_nics", None) or getattr(pools, "hosts", None)]
+    accept = tuple(PrefixRule(str(pool), 32) for pool in own_pools if pool is not None)
+    if device.role is not Role.LEAF:
+        return BgpPolicy(accept=accept, announce=accept)
+    announce = tuple(PrefixRule(prefix) for prefix in networks) + tuple(PrefixRule(prefix, 32) for prefix in originated)
+    return BgpPolicy(accept=accept, announce=announce)
 
 
 def _management(c: Compiled, device: Device) -> ManagementConfig | None:
@@ -270,10 +361,11 @@ def _oob_config(c: Compiled, device: Device) -> DeviceConfig:
         management=_management(c, device),
         static_routes=tuple(routes),
         network=device.network.value,
+        system=_system(c, device),
     )
 
 
-def _device_config(c: Compiled, device: Device) -> DeviceConfig:
+def _device_config(c: Compiled, device: Device, announced: int) -> DeviceConfig:
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
@@ -347,6 +439,12 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         for cage, speed in sorted(broken_out.items())
     )
     loopback = plan.loopbacks[device.name]
+    security = backend.bgp_security
+    maximum_prefix = -(-announced * (100 + security.maximum_prefix_margin_percent) // 100)
+    groups = []
+    for name in sorted({n.group for n in neighbors}):
+        tier = "spine-core" if {device.role, _GROUP_ROLES[name]} == {Role.SPINE, Role.CORE} else "leaf-spine"
+        groups.append(BgpGroup(name, tier, security.key_for(tier), maximum_prefix))
     # the widest equal-cost set towards any prefix: a leaf's uplinks, a spine's links to one leaf
     # or (3 tiers) all its core links, a core's links to one pod's spine
     uplink_paths = {
@@ -368,14 +466,18 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         bgp=BgpConfig(
             asn=plan.asns[device.name],
             router_id=loopback,
-            groups=tuple(sorted({n.group for n in neighbors})),
+            groups=tuple(groups),
             neighbors=tuple(neighbors),
             networks=networks,
             redistribute=redistribute,
             aggregates=aggregates,
             maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
             bfd=backend.bfd.enabled,
+            policy=_policy(c, device, networks, redistribute),
             allowas_in=1 if fabric_plan.leaf_asns_per_pod and device.role is Role.LEAF else 0,
+            gtsm=security.gtsm,
+            tcp_ao=security.tcp_ao,
+            maximum_prefix_restart_min=security.maximum_prefix_restart_min,
         ),
         bfd=backend.bfd,
         qos=_qos_config(backend, device, ports) if qos_on else None,
@@ -384,6 +486,7 @@ def _device_config(c: Compiled, device: Device) -> DeviceConfig:
         network=device.network.value,
         load_balancing=backend.load_balancing,
         evpn=evpn,
+        system=_system(c, device),
     )
 
 

@@ -130,3 +130,10 @@ class AnalysisError(FabricgenError):
     """The build cannot be analysed as asked: not a build, another version, a bad traffic option."""
 
     phase = "analyze"
+
+
+class SecretsError(FabricgenError):
+    """A secret cannot be read: a missing value, an unsafe secrets file, a value that cannot go
+    into a config line. Never quotes a value."""
+
+    phase = "secrets"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import socket
 from fractions import Fraction
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer
@@ -85,8 +85,13 @@ def parse_network(value: object) -> object:
     return IPv4Network(value) if isinstance(value, str) else value
 
 
+def parse_address(value: object) -> object:
+    return IPv4Address(value) if isinstance(value, str) else value
+
+
 # Models are strict (no "256" for 256, no true for 1); these types accept their YAML spelling.
 Network = Annotated[IPv4Network, BeforeValidator(parse_network)]
+Address = Annotated[IPv4Address, BeforeValidator(parse_address)]
 
 Ratio = Annotated[Fraction, BeforeValidator(parse_ratio), PlainSerializer(format_ratio, return_type=str)]
 

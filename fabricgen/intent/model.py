@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fabricgen.catalog.model import Nos
+from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.trust import HOSTNAME, Hostname, Pid, Text, check_hostname, check_pattern
 from fabricgen.units import Network, Ratio, Speed
 
@@ -55,6 +56,7 @@ class SwitchRole(_Strict):
     model: Pid = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
     nos: Nos = "nxos"
     count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: checked against what the design needs")
+    management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
 
 class Bfd(_Strict):
@@ -391,6 +393,8 @@ class Backend(_Strict):
     qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
     load_balancing: LoadBalancing = LoadBalancing()
     evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
+    bgp_security: BgpSecurity = BgpSecurity()
+    management: Management | None = Field(None, description="this network's management settings, where they differ from the cluster's")
 
     @property
     def core_switch(self) -> SwitchRole:
@@ -448,6 +452,8 @@ class HostFabric(_Strict):
     load_balancing: LoadBalancing = LoadBalancing()
     routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
     evpn: Evpn = Field(Evpn(tenants=[Tenant(name="servers")]), description="tenants (routing: vxlan-evpn); one segment per tenant")
+    bgp_security: BgpSecurity = BgpSecurity()
+    management: Management | None = Field(None, description="this network's management settings, where they differ from the cluster's")
 
     @model_validator(mode="after")
     def _evpn_settings(self) -> HostFabric:
@@ -529,6 +535,7 @@ class Oob(_Strict):
     vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
     console: ConsoleServers = ConsoleServers()
     pools: OobPools = OobPools()
+    management: Management | None = Field(None, description="the OOB switches' management settings, where they differ from the cluster's")
 
 
 class Appliances(_Strict):
@@ -607,6 +614,9 @@ class Intent(_Strict):
     management_platform: Appliances | None = Field(None, description="e.g. a Nexus Dashboard cluster: a BOM line item")
     layout: Layout | None = Field(None, description="racks and rows; absent: no cable lengths, media as the intent or catalog default")
     bom: BomOptions = BomOptions()
+    management: Management | None = Field(
+        None, description="day-0 management and security of every switch (AAA, SSH, NTP, syslog, SNMPv3, ACLs, boot image); absent: configs a push refuses to replace"
+    )
 
     @field_validator("name")
     @classmethod

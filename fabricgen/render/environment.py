@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jinja2
 
+from fabricgen.secrets import placeholder
 from fabricgen.trust import printable
 from fabricgen.units import network_of
 
@@ -61,4 +62,5 @@ def environment() -> jinja2.Environment:
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
     env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
+    env.filters["secret"] = placeholder  # a secret's name -> <<secret:name>>; the value never reaches a build
     return env
