@@ -32,7 +32,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from fabricgen import __version__
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
-from fabricgen.yaml_source import parse_yaml
+from fabricgen.secrets import SecretName
 from fabricgen.trust import (
     BuildPath,
     Text,
@@ -45,6 +45,7 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
+from fabricgen.yaml_source import parse_yaml
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 32 << 20  # 13,552 files of a 32,768-GPU build list in 1.4 MB
@@ -193,6 +194,8 @@ class TopologyNode(_Strict):
     plane: Count | None = None
     core_group: Count | None = None
     qos: PlainData | None = None
+    boot_image: Token | None = None  # the NOS image the intent pins for this switch
+    secrets: list[SecretName] = []  # names of the secrets its config refers to
 
 
 class TopologyLink(_Strict):
