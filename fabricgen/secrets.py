@@ -38,9 +38,10 @@ MAX_FILE_NODES = 10_000
 
 def check_secret_name(value: str) -> str:
     if not SECRET_NAME.fullmatch(value):
+        # not quoted: whoever wrote a key here instead of its name must not see it echoed in CI logs
         raise ValueError(
-            f"secret name {value!r} must be 1-63 lower-case letters, digits or '-', starting with a letter "
-            "(it names a secret; the value itself comes from the environment or a secrets file)"
+            "this must be a secret name: 1-63 lower-case letters, digits or '-', starting with a letter; "
+            "the value itself goes into the environment (FABRICGEN_SECRET_<NAME>) or a secrets file, never the intent"
         )
     return value
 
