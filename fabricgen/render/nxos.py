@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from fabricgen import __version__
 from fabricgen.device_config import DeviceConfig
-from fabricgen.intent.management import BgpSecurity, Management
+from fabricgen.intent.management import AaaServers, BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
@@ -108,7 +108,7 @@ class AaaGroup:
     name: str
     protocol: str  # tacacs or radius: `<protocol>-server host`
     keyword: str  # tacacs+ or radius: `aaa group server <keyword>`
-    servers: object  # intent.management.AaaServers
+    servers: AaaServers
 
 
 @dataclass(frozen=True)
