@@ -19,7 +19,7 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network
 from fabricgen.errors import Problem
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
-from fabricgen.render import load_balancing_gaps
+from fabricgen.render import bgp_security_gaps, load_balancing_gaps
 from fabricgen.units import cidr_span, format_ratio, network_of
 
 
@@ -378,6 +378,21 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                 )
 
 
+def bgp_security_supported(c: Compiled) -> Iterable[Problem]:
+    """Every BGP router's NOS adapter can write its network's bgp_security (NX-OS: no TCP-AO yet).
+    One problem per network, NOS and setting, not one per switch."""
+    for plan in c.plans.values():
+        security = plan.spec.bgp_security
+        by_nos: dict[str, list[str]] = defaultdict(list)
+        for role in FABRIC_ROLES:
+            for device in c.fabric.by_role(role, plan.network):
+                by_nos[device.nos].append(device.name)  # type: ignore[index]
+        for nos, names in sorted(by_nos.items()):
+            affected = f"{len(names)} switch{'es' if len(names) != 1 else ''}: {names[0]}" + (f" and {len(names) - 1} more" if len(names) > 1 else "")
+            for gap in bgp_security_gaps(nos, security):
+                yield Problem(f"{nos}: {gap.message} ({affected})", hint=gap.hint, field=(plan.section, "bgp_security", gap.field))
+
+
 def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
     return {gap.field for gap in load_balancing_gaps(nos, lb)}
 
@@ -485,6 +500,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     management_complete,
     evpn_numbers_unique,
     load_balancing_supported,
+    bgp_security_supported,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
 )

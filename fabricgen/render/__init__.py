@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.management import BgpSecurity
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render import nxos, sonic
 from fabricgen.render.capability import Gap
@@ -31,6 +32,18 @@ LOAD_BALANCING_GAPS: dict[str, Callable[[LoadBalancing], list[Gap]]] = {
 def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
     """What the `nos` adapter cannot write of `lb`; nothing when it can write it all."""
     return LOAD_BALANCING_GAPS[nos](lb)
+
+
+# What each adapter cannot write of a network's bgp_security; a NOS not listed writes all of it.
+BGP_SECURITY_GAPS: dict[str, Callable[[BgpSecurity], list[Gap]]] = {
+    "nxos": nxos.bgp_security_gaps,
+}
+
+
+def bgp_security_gaps(nos: str, security: BgpSecurity) -> list[Gap]:
+    """What the `nos` adapter cannot write of `security`; nothing when it can write it all."""
+    gaps = BGP_SECURITY_GAPS.get(nos)
+    return gaps(security) if gaps else []
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:

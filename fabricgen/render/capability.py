@@ -12,6 +12,6 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Gap:
-    field: str  # the intent field under the fabric section's load_balancing: mode or hash_fields
+    field: str  # the intent field under the fabric section's load_balancing (mode, hash_fields) or bgp_security (tcp_ao)
     message: str
     hint: str

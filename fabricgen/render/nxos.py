@@ -1,24 +1,30 @@
 """NX-OS adapter: a DeviceConfig becomes one complete `configs/<device>.cfg`.
 
-The shape follows `show running-config` (features, QoS, interfaces, routing). It holds the whole
-fabric configuration but not yet the switch's management (mgmt0, its VRF, users, boot image), so
-it is merged, not used as a configuration-replace file, until the management network is modelled.
-NX-OS specifics that are names rather than syntax are worked out here: system queuing class
-names, breakout map keywords, watchdog multipliers.
+The shape follows `show running-config` (features, management and security, QoS, interfaces,
+routing). With the intent's `management` section the file is a whole switch: users and AAA, SSH,
+the management ACL, NTP, logging, SNMP, the boot image; BGP sessions carry keys, prefix policy
+and maximum-prefix whether or not it is there. NX-OS specifics that are names or numbers rather
+than syntax are worked out here: system queuing class names, breakout map keywords, watchdog
+multipliers, syslog severity numbers, the management ACL's rules.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fabricgen import __version__
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.management import AaaServers, BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 
 QOS_POLICY = "FABRICGEN-QOS-IN"
+MGMT_ACL = "MGMT-ACCESS"
+MGMT_VRF = "management"  # NX-OS's built-in VRF of mgmt0
+MGMT_PORT = "mgmt0"
 NETWORK_QOS_POLICY = "FABRICGEN-NETWORK-QOS"
 
 
@@ -71,6 +77,104 @@ def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     return gaps
 
 
+# `logging server HOST LEVEL`: NX-OS takes the severity as its number (System Management
+# Configuration Guide, Configuring System Message Logging: 0 emergencies ... 7 debugging)
+SYSLOG_LEVELS = ("emergencies", "alerts", "critical", "errors", "warnings", "notifications", "informational", "debugging")
+# What the management plane listens on (IANA): what the management networks may reach
+SSH_PORT, HTTPS_PORT, SNMP_PORT = 22, 443, 161
+# Where replies to the switch's own requests come from: they pass the mgmt0 ACL too
+TACACS_PORT, RADIUS_PORTS, NTP_PORT, DNS_PORT = 49, (1812, 1813), 123, 53
+
+
+def bgp_security_gaps(security: BgpSecurity) -> list[Gap]:
+    """What this adapter cannot write of a network's `bgp_security`.
+
+    NX-OS 10.4(x) has TCP-AO for BGP (Security Configuration Guide 10.4(x), Configuring TCP
+    Authentication Option: `key chain NAME tcp`, keys with send-id and recv-id), but fabricgen
+    has not confirmed the neighbor command and the algorithm keywords, so it writes none."""
+    if security.tcp_ao:
+        return [
+            Gap(
+                "tcp_ao",
+                "fabricgen writes no NX-OS TCP-AO yet: the BGP neighbor's `ao` command and the key chain's algorithm keywords are not confirmed",
+                "set tcp_ao: false (TCP-MD5 with `password`)",
+            )
+        ]
+    return []
+
+
+@dataclass(frozen=True)
+class AaaGroup:
+    name: str
+    protocol: str  # tacacs or radius: `<protocol>-server host`
+    keyword: str  # tacacs+ or radius: `aaa group server <keyword>`
+    servers: AaaServers
+
+
+@dataclass(frozen=True)
+class AclRule:
+    """`permit <protocol> <source>[ eq <source_port>] any[ eq <port>]`"""
+
+    protocol: str
+    source: str
+    port: int | None = None
+    source_port: int | None = None
+
+
+def aaa_groups(system: Management) -> list[AaaGroup]:
+    """The AAA server groups, TACACS+ first: login tries them in this order."""
+    groups = []
+    if system.tacacs is not None:
+        groups.append(AaaGroup("FABRICGEN-TACACS", "tacacs", "tacacs+", system.tacacs))
+    if system.radius is not None:
+        groups.append(AaaGroup("FABRICGEN-RADIUS", "radius", "radius", system.radius))
+    return groups
+
+
+def management_acl(system: Management) -> list[AclRule]:
+    """The rules of the management ACL (on mgmt0 and the vty lines), before its final `deny ip
+    any any log`: from each management network SSH, NX-API's HTTPS (when on), SNMP (when on) and
+    ping; from each AAA, NTP and DNS server given by address, its replies. A server given by
+    name must sit inside a management network. Empty without `access`: no ACL."""
+    access = system.access
+    if access is None:
+        return []
+    ports = [SSH_PORT] + ([HTTPS_PORT] if access.nxapi else [])
+    rules = []
+    for network in access.management_networks:
+        rules += [AclRule("tcp", str(network), port) for port in ports]
+        if system.snmp is not None:
+            rules.append(AclRule("udp", str(network), SNMP_PORT))
+        rules.append(AclRule("icmp", str(network)))
+    replies: list[tuple[str, object, int]] = []
+    if system.tacacs is not None:
+        replies += [("tcp", server, TACACS_PORT) for server in system.tacacs.servers]
+    if system.radius is not None:
+        replies += [("udp", server, port) for server in system.radius.servers for port in RADIUS_PORTS]
+    if system.ntp is not None:
+        replies += [("udp", server, NTP_PORT) for server in system.ntp.servers]
+    replies += [("udp", server, DNS_PORT) for server in system.dns_servers]
+    for protocol, server, port in replies:
+        if _is_address(server):
+            rules.append(AclRule(protocol, f"{server}/32", source_port=port))
+    return rules
+
+
+def _is_address(host: object) -> bool:
+    try:
+        ipaddress.ip_address(str(host))
+    except ValueError:
+        return False
+    return True
+
+
+def timezone_offset(system: Management) -> str:
+    """`clock timezone ABBR HOURS MINUTES`: +05:30 -> "5 30", -03:00 -> "-3 0"."""
+    offset = system.timezone.utc_offset
+    hours, minutes = int(offset[1:3]), int(offset[4:6])
+    return f"{'-' if offset[0] == '-' and (hours or minutes) else ''}{hours} {minutes}"
+
+
 def render_nxos(config: DeviceConfig) -> dict[str, str]:
     qos = config.qos
     queuing = []
@@ -97,8 +201,28 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
         anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,
         load_sharing=_load_sharing(config),
+        **_system(config),
     )
     return {f"configs/{config.hostname}.cfg": text}
+
+
+def _system(config: DeviceConfig) -> dict:
+    """What system.j2 needs besides the intent's section: group names, ACL rules, numbers."""
+    system = config.system
+    assert config.bgp is None or not config.bgp.tcp_ao, "the checks reject tcp_ao on NX-OS (bgp_security_gaps)"
+    if system is None:
+        return {"mgmt_acl": []}
+    groups = aaa_groups(system)
+    return {
+        "mgmt_vrf": MGMT_VRF,
+        "mgmt_port": config.management.port if config.management else MGMT_PORT,
+        "mgmt_acl_name": MGMT_ACL,
+        "mgmt_acl": management_acl(system),
+        "aaa_groups": groups,
+        "tacacs_group": next((g.name for g in groups if g.protocol == "tacacs"), None),
+        "syslog_level": SYSLOG_LEVELS.index(system.syslog.severity) if system.syslog else None,
+        "timezone_offset": timezone_offset(system),
+    }
 
 
 def _dotted_mac(mac: str) -> str:
