@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render import nxos, sonic
 from fabricgen.render.capability import Gap
@@ -31,6 +32,20 @@ LOAD_BALANCING_GAPS: dict[str, Callable[[LoadBalancing], list[Gap]]] = {
 def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
     """What the `nos` adapter cannot write of `lb`; nothing when it can write it all."""
     return LOAD_BALANCING_GAPS[nos](lb)
+
+
+# What each adapter cannot write of a network's BGP security or a switch's management section
+# (NX-OS writes all of it).
+SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] = {
+    "sonic": sonic.security_gaps,
+}
+
+
+def security_gaps(nos: str, security: BgpSecurity, management: Management | None) -> list[Gap]:
+    """What the `nos` adapter cannot write of `security` and `management`; Gap.field is a dotted
+    path: bgp_security.* below the network section, management.* below a management section."""
+    adapter = SECURITY_GAPS.get(nos)
+    return adapter(security, management) if adapter else []
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:
