@@ -19,7 +19,7 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network
 from fabricgen.errors import Problem
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
-from fabricgen.render import bgp_security_gaps, load_balancing_gaps
+from fabricgen.render import load_balancing_gaps, security_gaps
 from fabricgen.units import cidr_span, format_ratio, network_of
 
 
@@ -378,21 +378,6 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                 )
 
 
-def bgp_security_supported(c: Compiled) -> Iterable[Problem]:
-    """Every BGP router's NOS adapter can write its network's bgp_security (NX-OS: no TCP-AO yet).
-    One problem per network, NOS and setting, not one per switch."""
-    for plan in c.plans.values():
-        security = plan.spec.bgp_security
-        by_nos: dict[str, list[str]] = defaultdict(list)
-        for role in FABRIC_ROLES:
-            for device in c.fabric.by_role(role, plan.network):
-                by_nos[device.nos].append(device.name)  # type: ignore[index]
-        for nos, names in sorted(by_nos.items()):
-            affected = f"{len(names)} switch{'es' if len(names) != 1 else ''}: {names[0]}" + (f" and {len(names) - 1} more" if len(names) > 1 else "")
-            for gap in bgp_security_gaps(nos, security):
-                yield Problem(f"{nos}: {gap.message} ({affected})", hint=gap.hint, field=(plan.section, "bgp_security", gap.field))
-
-
 def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
     return {gap.field for gap in load_balancing_gaps(nos, lb)}
 
@@ -400,6 +385,38 @@ def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
 def _doing(c: Compiled, can: Callable) -> str:
     """Catalog switches, with the NOS, for which `can(model, nos)` holds: "A (nxos), B (sonic)"."""
     return ", ".join(f"{pid} ({nos})" for pid, model in c.catalog.switches.items() for nos in model.nos if can(model, nos))
+
+
+def security_supported(c: Compiled) -> Iterable[Problem]:
+    """Every leaf, spine and core's NOS adapter can write its network's BGP security and its
+    management section (SONiC: no TCP-AO in FRR, SNMPv3 user names of 4+ characters). One problem
+    per network, role and gap, at the intent field that asks for it."""
+    for plan in c.plans.values():
+        spec = plan.spec
+        for role in FABRIC_ROLES:
+            devices = list(c.fabric.by_role(role, plan.network))
+            if not devices:
+                continue
+            role_key = role.value
+            role_spec = getattr(spec, role_key, None)
+            levels = [(("management",), c.intent.management), ((plan.section, "management"), spec.management)]
+            levels.append(((plan.section, role_key, "management"), getattr(role_spec, "management", None)))
+            present = [(path, level) for path, level in levels if level is not None]
+            management = None
+            for _, level in present:
+                management = level if management is None else management.merged(level)
+            for nos in sorted({d.nos for d in devices}):
+                for gap in security_gaps(nos, spec.bgp_security, management):
+                    head, _, rest = gap.field.partition(".")
+                    if head == "bgp_security":
+                        field = (plan.section, "bgp_security", *rest.split("."))
+                    else:
+                        sub = rest.split(".")[0]
+                        # the innermost level that sets the sub-section is where to change it
+                        where = next((path for path, level in reversed(present) if sub in level.model_fields_set), present[0][0])
+                        field = (*where, *rest.split("."))
+                    names = [d.name for d in devices if d.nos == nos]
+                    yield Problem(f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''} ({nos}): {gap.message}", hint=gap.hint, field=field)
 
 
 def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
@@ -500,7 +517,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     management_complete,
     evpn_numbers_unique,
     load_balancing_supported,
-    bgp_security_supported,
+    security_supported,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
 )

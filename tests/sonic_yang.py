@@ -3,7 +3,9 @@ sonic-interface, sonic-vlan, sonic-*-map, sonic-port-qos-map, sonic-wred-profile
 sonic-scheduler, sonic-buffer-* (static_th, dynamic_th -8..7, xon/xoff/xon_offset bytes,
 headroom_type), sonic-pfcwd, sonic-cable-length ('[0-9]+m|None'), sonic-device_metadata,
 sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-hash, sonic-vrf, sonic-vxlan,
-sonic-static-anycast-gateway).
+sonic-static-anycast-gateway), and the management plane: sonic-system-aaa, sonic-system-tacacs,
+sonic-system-radius, sonic-ntp, sonic-syslog, sonic-snmp, sonic-acl (CTRLPLANE), sonic-ssh-server,
+sonic-banner, sonic-passwh (branch 202411 of sonic-buildimage, src/sonic-yang-models/yang-models).
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -40,6 +42,10 @@ HASH_LISTS = {"ecmp_hash", "lag_hash"} | {
 HASH_ALGORITHMS = {"CRC", "XOR", "RANDOM", "CRC_32LO", "CRC_32HI", "CRC_CCITT", "CRC_XOR"}  # sonic-types hash-algorithm
 
 
+# leaf-lists outside SWITCH_HASH: JSON lists of strings in config_db.json
+LEAF_LISTS = {("ACL_TABLE", "services"), ("ACL_TABLE", "ports"), ("NTP", "src_intf")}
+
+
 def _int(value: str, low: int, high: int) -> bool:
     return isinstance(value, str) and value.lstrip("-").isdigit() and low <= int(value) <= high
 
@@ -54,7 +60,7 @@ def violations(db: dict[str, Any]) -> list[str]:
         for key, row in rows.items():
             if isinstance(row, dict):
                 for field, value in row.items():
-                    leaf_list = table == "SWITCH_HASH" and field in HASH_LISTS
+                    leaf_list = (table == "SWITCH_HASH" and field in HASH_LISTS) or (table, field) in LEAF_LISTS
                     if leaf_list and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                         bad(f"{table}|{key}.{field}", f"value {value!r} is not a list of strings (a leaf-list)")
                     elif not leaf_list and not isinstance(value, str):
@@ -71,7 +77,10 @@ def violations(db: dict[str, Any]) -> list[str]:
         bad("DEVICE_METADATA.docker_routing_config_mode", f"{meta.get('docker_routing_config_mode')!r}")
     if not _int(meta.get("bgp_asn", ""), 1, 4294967295):
         bad("DEVICE_METADATA.bgp_asn", "not an AS number")
+    if "timezone" in meta and not 1 <= len(meta["timezone"]) <= 255:
+        bad("DEVICE_METADATA.timezone", "length 1-255")
     _evpn_violations(db, bad)
+    _management_violations(db, bad)
 
     ports = db.get("PORT", {})
     for name, port in ports.items():
@@ -372,3 +381,264 @@ def _evpn_violations(db: dict[str, Any], bad) -> None:
     for name, row in vrfs.items():
         if row.get("vni", "0") != "0" and row["vni"] not in mapped_vnis:
             bad(f"VRF|{name}", f"L3 VNI {row['vni']} has no VXLAN_TUNNEL_MAP entry (no VLAN carries it)")
+
+
+PLACEHOLDER = re.compile(r"<<secret:[a-z][a-z0-9-]{0,62}>>")
+BOOLEAN_TYPE = {"true", "false", "True", "False"}  # sonic-types boolean_type
+ADMIN_MODE = {"enabled", "disabled"}  # sonic-types admin_mode
+AAA_LOGIN = re.compile(r"((ldap|tacacs\+|local|radius|default),)*(ldap|tacacs\+|local|radius|default)")
+ACL_SERVICES = {"SSH", "SNMP", "NTP", "REDFISH", "EXTERNAL_CLIENT", "ANY"}  # caclmgrd ACL_SERVICES
+
+
+def _secret(value: str, length: tuple[int, int], forbidden: str) -> bool:
+    """A key field: a placeholder (checked as a secret when `push` fills it) or a value of the
+    YANG length without the characters the pattern excludes."""
+    if PLACEHOLDER.fullmatch(value):
+        return True
+    return length[0] <= len(value) <= length[1] and not any(ch in forbidden for ch in value)
+
+
+def _host(value: str) -> bool:
+    """inet:host: an address, or a domain name."""
+    try:
+        ipaddress.ip_address(value)
+        return True
+    except ValueError:
+        return bool(re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", value))
+
+
+def _management_violations(db: dict[str, Any], bad) -> None:
+    """AAA, TACPLUS/RADIUS, NTP, SYSLOG_SERVER, SNMP, CTRLPLANE ACLs, SSH_SERVER, BANNER_MESSAGE,
+    PASSW_HARDENING: types, enums and ranges of their YANG models, plus their `must` statements
+    (tacacs+ login needs a TACPLUS passkey; vrf mgmt needs the management VRF enabled)."""
+    mgmt_vrf = db.get("MGMT_VRF_CONFIG", {}).get("vrf_global", {}).get("mgmtVrfEnabled") == "true"
+
+    def known(table: str, key: str, row: dict, fields: set[str]) -> None:
+        for field in set(row) - fields:
+            bad(f"{table}|{key}.{field}", "unknown field")
+
+    def vrf_ok(table: str, key: str, row: dict, choices: set[str]) -> None:
+        if "vrf" in row:
+            if row["vrf"] not in choices:
+                bad(f"{table}|{key}.vrf", f"{row['vrf']!r} is not one of {sorted(choices)}")
+            elif row["vrf"] == "mgmt" and not mgmt_vrf:
+                bad(f"{table}|{key}.vrf", "mgmt without MGMT_VRF_CONFIG mgmtVrfEnabled true")
+
+    tacacs_key = db.get("TACPLUS", {}).get("global", {}).get("passkey")
+    for key, row in db.get("AAA", {}).items():
+        known("AAA", key, row, {"login", "failthrough", "fallback", "debug", "trace"})
+        if key not in {"authentication", "authorization", "accounting"}:
+            bad(f"AAA|{key}", "type must be authentication, authorization or accounting")
+        if "login" in row and not AAA_LOGIN.fullmatch(row["login"]):
+            bad(f"AAA|{key}.login", f"{row['login']!r} is not a list of ldap, tacacs+, local, radius, default")
+        if key == "authentication" and "tacacs+" in row.get("login", "") and not tacacs_key:
+            bad("AAA|authentication.login", "tacacs+ without a TACPLUS|global passkey")
+        for field in ("failthrough", "fallback", "debug", "trace"):
+            if field in row and row[field] not in BOOLEAN_TYPE:
+                bad(f"AAA|{key}.{field}", "boolean_type true|false|True|False")
+
+    for table, server_table, port_field, auth_types in (
+        ("TACPLUS", "TACPLUS_SERVER", "tcp_port", {"pap", "chap", "mschap", "login"}),
+        ("RADIUS", "RADIUS_SERVER", "auth_port", {"pap", "chap", "mschapv2"}),
+    ):
+        for key, row in db.get(table, {}).items():
+            if key != "global":
+                bad(f"{table}|{key}", "only global")
+            fields = {"auth_type", "timeout", "passkey", "src_intf"} | ({"src_ip", "nas_ip", "statistics", "retransmit"} if table == "RADIUS" else set())
+            known(table, key, row, fields)
+            if "passkey" in row and not _secret(row["passkey"], (1, 65), " #,"):
+                bad(f"{table}|{key}.passkey", "1-65 characters without space, '#' or ','")
+            if "timeout" in row and not _int(row["timeout"], 1, 60):
+                bad(f"{table}|{key}.timeout", "1-60")
+            if row.get("auth_type", "pap") not in auth_types:
+                bad(f"{table}|{key}.auth_type", f"one of {sorted(auth_types)}")
+        servers = db.get(server_table, {})
+        if len(servers) > 8:
+            bad(server_table, "at most 8 servers")
+        for key, row in servers.items():
+            known(server_table, key, row, {"priority", port_field, "timeout", "auth_type", "passkey", "vrf", "src_intf", "retransmit"})
+            if not _host(key):
+                bad(f"{server_table}|{key}", "key is an address or a host name")
+            if "priority" in row and not _int(row["priority"], 1, 64):
+                bad(f"{server_table}|{key}.priority", "1-64")
+            if port_field in row and not _int(row[port_field], 0, 65535):
+                bad(f"{server_table}|{key}.{port_field}", "a port number")
+            if "timeout" in row and not _int(row["timeout"], 1, 60):
+                bad(f"{server_table}|{key}.timeout", "1-60")
+            if "passkey" in row and not _secret(row["passkey"], (1, 65), " #,"):
+                bad(f"{server_table}|{key}.passkey", "1-65 characters without space, '#' or ','")
+            if row.get("auth_type", "pap") not in auth_types:
+                bad(f"{server_table}|{key}.auth_type", f"one of {sorted(auth_types)}")
+            vrf_ok(server_table, key, row, {"mgmt", "default"})
+
+    keys = db.get("NTP_KEY", {})
+    for key, row in db.get("NTP", {}).items():
+        if key != "global":
+            bad(f"NTP|{key}", "only global")
+        known("NTP", key, row, {"src_intf", "vrf", "authentication", "dhcp", "server_role", "admin_state"})
+        for field in ("authentication", "dhcp", "server_role", "admin_state"):
+            if field in row and row[field] not in ADMIN_MODE:
+                bad(f"NTP|{key}.{field}", "enabled|disabled")
+        vrf_ok("NTP", key, row, {"mgmt", "default"})
+        for name in row.get("src_intf", []) if isinstance(row.get("src_intf"), list) else []:
+            if name not in db.get("MGMT_PORT", {}) and name not in db.get("PORT", {}) and name not in db.get("LOOPBACK_INTERFACE", {}) and name != "eth0":
+                bad(f"NTP|{key}.src_intf", f"{name!r} is not a port, loopback or management port")
+    for key, row in keys.items():
+        known("NTP_KEY", key, row, {"trusted", "value", "type"})
+        if not _int(key, 1, 65535):
+            bad(f"NTP_KEY|{key}", "key id 1-65535")
+        if row.get("type", "md5") not in {"md5", "sha1", "sha256", "sha384", "sha512"}:
+            bad(f"NTP_KEY|{key}.type", "md5, sha1, sha256, sha384 or sha512")
+        if row.get("trusted", "no") not in {"yes", "no"}:
+            bad(f"NTP_KEY|{key}.trusted", "yes|no")
+        if "value" in row and not _secret(row["value"], (1, 64), ""):
+            bad(f"NTP_KEY|{key}.value", "1-64 characters")
+    servers = db.get("NTP_SERVER", {})
+    if len(servers) > 10:
+        bad("NTP_SERVER", "at most 10 servers")
+    for key, row in servers.items():
+        known("NTP_SERVER", key, row, {"association_type", "iburst", "key", "resolve_as", "admin_state", "trusted", "version"})
+        if not _host(key):
+            bad(f"NTP_SERVER|{key}", "key is an address or a host name")
+        if row.get("association_type", "server") not in {"server", "pool"}:
+            bad(f"NTP_SERVER|{key}.association_type", "server|pool")
+        if row.get("iburst", "on") not in {"on", "off"}:
+            bad(f"NTP_SERVER|{key}.iburst", "on|off")
+        if row.get("trusted", "no") not in {"yes", "no"}:
+            bad(f"NTP_SERVER|{key}.trusted", "yes|no")
+        if "version" in row and not _int(row["version"], 3, 4):
+            bad(f"NTP_SERVER|{key}.version", "3-4")
+        if "key" in row and row["key"] not in keys:
+            bad(f"NTP_SERVER|{key}.key", f"{row['key']!r} is not an NTP_KEY")
+
+    severities = {"none", "debug", "info", "notice", "warn", "error", "crit"}
+    for key, row in db.get("SYSLOG_SERVER", {}).items():
+        known("SYSLOG_SERVER", key, row, {"source", "port", "vrf", "filter", "filter_regex", "protocol", "severity"})
+        if not _host(key):
+            bad(f"SYSLOG_SERVER|{key}", "key is an address or a host name")
+        if "port" in row and not _int(row["port"], 0, 65535):
+            bad(f"SYSLOG_SERVER|{key}.port", "a port number")
+        if row.get("protocol", "udp") not in {"udp", "tcp"}:
+            bad(f"SYSLOG_SERVER|{key}.protocol", "tcp|udp")
+        if row.get("severity", "info") not in severities:
+            bad(f"SYSLOG_SERVER|{key}.severity", f"one of {sorted(severities)}")
+        vrf_ok("SYSLOG_SERVER", key, row, {"mgmt", "default"} | set(db.get("VRF", {})))
+
+    for key, row in db.get("SNMP", {}).items():
+        field = {"LOCATION": "Location", "CONTACT": "Contact"}.get(key)
+        if field is None:
+            bad(f"SNMP|{key}", "only LOCATION and CONTACT")
+            continue
+        known("SNMP", key, row, {field})
+        if not 1 <= len(row.get(field, "")) <= 255:
+            bad(f"SNMP|{key}.{field}", "1-255 characters")
+    for key, row in db.get("SNMP_COMMUNITY", {}).items():
+        if not _secret(key, (4, 32), " @,\\'"):
+            bad(f"SNMP_COMMUNITY|{key}", "4-32 characters without space, '@', ',', '\\' or a quote")
+        if row.get("TYPE") not in {"RO", "RW"}:
+            bad(f"SNMP_COMMUNITY|{key}.TYPE", "RO|RW")
+    for key, row in db.get("SNMP_USER", {}).items():
+        where = f"SNMP_USER|{key}"
+        known("SNMP_USER", key, row, {
+            "SNMP_USER_TYPE", "SNMP_USER_PERMISSION", "SNMP_USER_AUTH_TYPE", "SNMP_USER_AUTH_PASSWORD",
+            "SNMP_USER_ENCRYPTION_TYPE", "SNMP_USER_ENCRYPTION_PASSWORD",
+        })
+        if not 4 <= len(key) <= 32 or any(ch in " :@,\\'" for ch in key):
+            bad(where, "name 4-32 characters without space, ':', '@', ',', '\\' or a quote")
+        kind = row.get("SNMP_USER_TYPE")
+        if kind not in {"noAuthNoPriv", "AuthNoPriv", "Priv"}:
+            bad(f"{where}.SNMP_USER_TYPE", "noAuthNoPriv, AuthNoPriv or Priv (mandatory)")
+        if row.get("SNMP_USER_PERMISSION") not in {"RO", "RW"}:
+            bad(f"{where}.SNMP_USER_PERMISSION", "RO|RW (mandatory)")
+        if kind in {"AuthNoPriv", "Priv"} and row.get("SNMP_USER_AUTH_TYPE") not in {"SHA", "MD5", "HMAC-SHA-2"}:
+            bad(f"{where}.SNMP_USER_AUTH_TYPE", "SHA, MD5 or HMAC-SHA-2 with authentication")
+        if kind == "Priv" and row.get("SNMP_USER_ENCRYPTION_TYPE") not in {"DES", "AES"}:
+            bad(f"{where}.SNMP_USER_ENCRYPTION_TYPE", "DES or AES with privacy")
+        for field, needed in (("SNMP_USER_AUTH_PASSWORD", kind in {"AuthNoPriv", "Priv"}), ("SNMP_USER_ENCRYPTION_PASSWORD", kind == "Priv")):
+            value = row.get(field, "")
+            if needed and not _secret(value, (8, 64), " @:"):
+                bad(f"{where}.{field}", "8-64 characters without space, '@' or ':'")
+    for key in db.get("SNMP_AGENT_ADDRESS_CONFIG", {}):
+        parts = key.split("|")
+        if len(parts) != 3:
+            bad(f"SNMP_AGENT_ADDRESS_CONFIG|{key}", "key is agent_ip|port|vrf_name")
+            continue
+        address, port, vrf = parts
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            bad(f"SNMP_AGENT_ADDRESS_CONFIG|{key}", "agent_ip is not an address")
+        if port and not _int(port, 0, 65535):
+            bad(f"SNMP_AGENT_ADDRESS_CONFIG|{key}", "port is empty or a port number")
+        if vrf not in {"", "mgmt"} and not VRF_NAME.match(vrf):
+            bad(f"SNMP_AGENT_ADDRESS_CONFIG|{key}", "vrf_name is empty, mgmt or Vrf...")
+
+    acl_tables = db.get("ACL_TABLE", {})
+    for name, row in acl_tables.items():
+        known("ACL_TABLE", name, row, {"policy_desc", "type", "stage", "services", "ports"})
+        if row.get("type") not in {"L2", "L3", "L3V6", "L3V4V6", "MIRROR", "MIRRORV6", "MIRROR_DSCP", "CTRLPLANE"} | set(db.get("ACL_TABLE_TYPE", {})):
+            bad(f"ACL_TABLE|{name}.type", f"{row.get('type')!r} is not an ACL table type (mandatory)")
+        if "policy_desc" in row and not 1 <= len(row["policy_desc"]) <= 255:
+            bad(f"ACL_TABLE|{name}.policy_desc", "1-255 characters")
+        if row.get("stage", "INGRESS") not in {"ingress", "egress", "INGRESS", "EGRESS"}:
+            bad(f"ACL_TABLE|{name}.stage", "ingress|egress")
+        if row.get("type") == "CTRLPLANE":
+            services = row.get("services") if isinstance(row.get("services"), list) else []
+            if not services:
+                bad(f"ACL_TABLE|{name}.services", "a CTRLPLANE table names its services")
+            for service in services:
+                if service not in ACL_SERVICES:
+                    bad(f"ACL_TABLE|{name}.services", f"{service!r} is not a service caclmgrd knows")
+    for key, row in db.get("ACL_RULE", {}).items():
+        table, _, rule = key.partition("|")
+        where = f"ACL_RULE|{key}"
+        if table not in acl_tables or not 1 <= len(rule) <= 255:
+            bad(where, "key is <ACL_TABLE name>|<rule name of 1-255 characters>")
+            continue
+        if not _int(row.get("PRIORITY", ""), 0, 999999):
+            bad(f"{where}.PRIORITY", "0-999999 (mandatory)")
+        if "PACKET_ACTION" in row and row["PACKET_ACTION"] not in {"DROP", "ACCEPT", "FORWARD", "REDIRECT", "DO_NOT_NAT"}:
+            bad(f"{where}.PACKET_ACTION", f"{row['PACKET_ACTION']!r} is not a packet_action")
+        if acl_tables[table].get("type") == "CTRLPLANE" and "PACKET_ACTION" not in row:
+            bad(f"{where}.PACKET_ACTION", "a CTRLPLANE rule needs one")
+        for field, version in (("SRC_IP", 4), ("DST_IP", 4), ("SRC_IPV6", 6), ("DST_IPV6", 6)):
+            if field in row:
+                try:
+                    network = ipaddress.ip_network(row[field])
+                except ValueError:
+                    bad(f"{where}.{field}", f"{row[field]!r} is not a prefix")
+                    continue
+                if network.version != version:
+                    bad(f"{where}.{field}", f"not an IPv{version} prefix")
+
+    for key, row in db.get("SSH_SERVER", {}).items():
+        if key != "POLICIES":
+            bad(f"SSH_SERVER|{key}", "only POLICIES")
+        known("SSH_SERVER", key, row, {"authentication_retries", "login_timeout", "ports", "inactivity_timeout", "max_sessions"})
+        for field, low, high in (("authentication_retries", 1, 100), ("login_timeout", 1, 600), ("inactivity_timeout", 0, 35000), ("max_sessions", 0, 100)):
+            if field in row and not _int(row[field], low, high):
+                bad(f"SSH_SERVER|{key}.{field}", f"{low}-{high}")
+        if "ports" in row and not all(_int(p, 1, 65535) for p in row["ports"].split(",")):
+            bad(f"SSH_SERVER|{key}.ports", "comma-separated port numbers")
+    for key, row in db.get("BANNER_MESSAGE", {}).items():
+        if key != "global":
+            bad(f"BANNER_MESSAGE|{key}", "only global")
+        known("BANNER_MESSAGE", key, row, {"state", "login", "motd", "logout"})
+        if row.get("state", "disabled") not in ADMIN_MODE:
+            bad(f"BANNER_MESSAGE|{key}.state", "enabled|disabled")
+    for key, row in db.get("PASSW_HARDENING", {}).items():
+        if key != "POLICIES":
+            bad(f"PASSW_HARDENING|{key}", "only POLICIES")
+        known("PASSW_HARDENING", key, row, {
+            "state", "expiration", "expiration_warning", "history_cnt", "len_min", "reject_user_passw_match",
+            "lower_class", "upper_class", "digits_class", "special_class",
+        })
+        if row.get("state", "disabled") not in ADMIN_MODE:
+            bad(f"PASSW_HARDENING|{key}.state", "enabled|disabled")
+        for field, low, high in (("expiration", -1, 365), ("expiration_warning", -1, 30), ("history_cnt", 1, 100), ("len_min", 1, 32)):
+            if field in row and not _int(row[field], low, high):
+                bad(f"PASSW_HARDENING|{key}.{field}", f"{low}-{high}")
+        for field in ("reject_user_passw_match", "lower_class", "upper_class", "digits_class", "special_class"):
+            if field in row and row[field] not in {"true", "false"}:
+                bad(f"PASSW_HARDENING|{key}.{field}", "true|false")
+

@@ -95,8 +95,8 @@ def test_every_nxos_switch_has_the_day0_management_plane(secured, gpus):
             assert f"ntp server {server} use-vrf management key 1" in lines, (name, server)
         for server in intent["syslog"]["servers"]:
             assert f"logging server {server} 6 use-vrf management" in lines, (name, server)
-        assert "snmp-server user nms network-operator auth sha <<secret:snmp-auth-key>> priv aes-128 <<secret:snmp-priv-key>>" in lines
-        assert "snmp-server host 10.250.0.41 traps version 3 priv nms" in lines, name
+        assert "snmp-server user nms-poller network-operator auth sha <<secret:snmp-auth-key>> priv aes-128 <<secret:snmp-priv-key>>" in lines
+        assert "snmp-server host 10.250.0.41 traps version 3 priv nms-poller" in lines, name
         assert not config.top("snmp-server community"), name
         # banner, boot image, DNS, clock
         assert config.banner == intent["banner"], name
@@ -226,7 +226,7 @@ def test_radius_snmp_communities_and_lldp_off(write_intent):
         **BASE,
         "tacacs": None,
         "radius": {"servers": ["10.250.0.15"], "key": "radius-key", "timeout_s": 7},
-        "snmp": {"users": [{"name": "nms", "auth_key": "a-key", "privacy_key": "p-key"}], "communities": ["legacy-ro"]},
+        "snmp": {"users": [{"name": "nms-poller", "auth_key": "a-key", "privacy_key": "p-key"}], "communities": ["legacy-ro"]},
         "lldp": False,
         "timezone": {"iana": "Asia/Kolkata", "abbreviation": "IST", "utc_offset": "+05:30"},
     }
@@ -262,9 +262,11 @@ def test_every_acl_source_is_a_network_or_a_server(secured):
 def test_tcp_ao_on_nxos_is_a_check_error_naming_the_field(write_intent):
     with pytest.raises(CheckError) as caught:
         compile_intent(write_intent("gpus: 64\nbackend:\n  bgp_security: {password: k, tcp_ao: true}\n"))
-    [problem] = caught.value.problems
-    assert problem.field == ("backend", "bgp_security", "tcp_ao") and problem.line == 3
-    assert "TCP-AO" in problem.message and "tcp_ao: false" in problem.hint
+    problems = caught.value.problems
+    assert len(problems) == 2  # one per role: the leaves and the spines
+    for problem in problems:
+        assert problem.field == ("backend", "bgp_security", "tcp_ao") and problem.line == 3
+        assert "TCP-AO" in problem.message and "tcp_ao: false" in problem.hint
 
 
 @pytest.mark.parametrize("gpus", [256, 512])

@@ -7,9 +7,10 @@ compiler changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from fabricgen.device_config import DeviceConfig
-from fabricgen.intent.management import BgpSecurity
+from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.render import nxos, sonic
 from fabricgen.render.capability import Gap
@@ -34,16 +35,18 @@ def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
     return LOAD_BALANCING_GAPS[nos](lb)
 
 
-# What each adapter cannot write of a network's bgp_security; a NOS not listed writes all of it.
-BGP_SECURITY_GAPS: dict[str, Callable[[BgpSecurity], list[Gap]]] = {
-    "nxos": nxos.bgp_security_gaps,
+# What each adapter cannot write of a network's BGP security or a switch's management section.
+SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] = {
+    "nxos": lambda security, _: [replace(gap, field=f"bgp_security.{gap.field}") for gap in nxos.bgp_security_gaps(security)],
+    "sonic": sonic.security_gaps,
 }
 
 
-def bgp_security_gaps(nos: str, security: BgpSecurity) -> list[Gap]:
-    """What the `nos` adapter cannot write of `security`; nothing when it can write it all."""
-    gaps = BGP_SECURITY_GAPS.get(nos)
-    return gaps(security) if gaps else []
+def security_gaps(nos: str, security: BgpSecurity, management: Management | None) -> list[Gap]:
+    """What the `nos` adapter cannot write of `security` and `management`; Gap.field is a dotted
+    path: bgp_security.* below the network section, management.* below a management section."""
+    adapter = SECURITY_GAPS.get(nos)
+    return adapter(security, management) if adapter else []
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:

@@ -16,10 +16,12 @@ from typing import Any
 from fabricgen import __version__
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing
 from fabricgen.qos import LosslessBuffer
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
+from fabricgen.secrets import placeholder
 
 QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
@@ -60,6 +62,22 @@ def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     return gaps
 
 
+def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
+    """What this adapter cannot write of a network's BGP security or a switch's management
+    section; `field` is the path below the network section (bgp_security.tcp_ao) or below
+    `management`. FRR as SONiC ships it (8.x up to 202411, 10.x after) has no TCP-AO: bgpd's
+    `neighbor PEER password` is TCP-MD5 only (docs/user/bgp.rst)."""
+    gaps = []
+    if security.tcp_ao:
+        gaps.append(Gap("bgp_security.tcp_ao", "FRR on SONiC has no TCP-AO, only TCP-MD5 (neighbor password)", "set tcp_ao: false for a network with SONiC switches"))
+    if management is not None and management.snmp is not None:
+        short = [user.name for user in management.snmp.users if len(user.name) < SNMP_NAME_MIN]
+        if short:
+            # sonic-snmp.yang SNMP_USER_LIST name: length 4..32
+            gaps.append(Gap("management.snmp.users", f"SONiC takes SNMPv3 user names of 4-32 characters, not {', '.join(short)}", "give the SNMP user a name of at least 4 characters"))
+    return gaps
+
+
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
     base = f"configs/{config.hostname}"
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
@@ -82,6 +100,9 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         metadata["platform"] = c.hardware.sonic.platform
     if c.hardware.sonic.hwsku:
         metadata["hwsku"] = c.hardware.sonic.hwsku
+    if c.system is not None:
+        # sonic-device_metadata.yang timezone: an IANA (tz database) name, 1-255 characters
+        metadata["timezone"] = c.system.timezone.iana
     tables: dict[str, dict[str, Any]] = {
         "DEVICE_METADATA": {"localhost": metadata},
         "PORT": {},
@@ -128,6 +149,8 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         tables.update(_qos_tables(c))
     if c.load_balancing is not None:
         tables["SWITCH_HASH"] = {"GLOBAL": {"ecmp_hash": ecmp_hash(c.load_balancing.hash_fields)}}
+    if c.system is not None:
+        tables.update(_management_tables(c, c.system))
     return {name: tables[name] for name in sorted(tables)}
 
 
@@ -337,3 +360,157 @@ def _ranges(numbers) -> list[str]:
         else:
             spans.append([n, n])
     return [f"{a}-{b}" if a != b else str(a) for a, b in spans]
+
+
+SNMP_NAME_MIN = 4
+# intent (NX-OS `logging server ... <level>` names) -> sonic-syslog.yang rsyslog-severity
+SYSLOG_SEVERITY = {
+    "emergencies": "crit", "alerts": "crit", "critical": "crit", "errors": "error", "warnings": "warn",
+    "notifications": "notice", "informational": "info", "debugging": "debug",
+}
+# intent -> sonic-snmp.yang SNMP_USER_AUTH_TYPE (SHA, MD5, HMAC-SHA-2) and _ENCRYPTION_TYPE (DES, AES)
+SNMP_AUTH = {"sha": "SHA", "sha-256": "HMAC-SHA-2"}
+SNMP_PRIVACY = {"aes-128": "AES"}
+# caclmgrd (sonic-host-services scripts/caclmgrd, ACL_SERVICES) knows these CTRLPLANE services
+CONTROL_PLANE_SERVICES = ("SSH", "SNMP", "NTP")
+MGMT_VRF = "mgmt"
+
+
+def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, Any]]:
+    """The day-0 management plane as config_db tables (each checked against its
+    sonic-buildimage YANG model, named beside it). Secrets are placeholders; `push` fills them.
+    Servers are reached through the management VRF when eth0 is in it."""
+    vrf = MGMT_VRF if c.management else "default"
+    tables: dict[str, dict[str, Any]] = {}
+    # sonic-system-aaa.yang AAA_LIST: login is an ordered list; failthrough on, so a server that
+    # rejects or does not answer hands over to the next method (local), the fallback for the users
+    # the NOS keeps locally. AAA needs TACPLUS|global passkey before login may name tacacs+ (its `must`).
+    methods = [name for name, group in (("tacacs+", m.tacacs), ("radius", m.radius)) if group is not None]
+    if methods:
+        login = ",".join(methods + ["local"])
+        tables["AAA"] = {
+            "authentication": {"login": login, "failthrough": "True", "fallback": "True"},
+            "authorization": {"login": login},
+        }
+        if m.accounting:
+            tables["AAA"]["accounting"] = {"login": ",".join(methods + ["local"])}
+    if m.tacacs is not None:
+        # sonic-system-tacacs.yang: passkey 1-65 characters without space, '#' or ','; vrf mgmt|default
+        key = placeholder(m.tacacs.key)
+        tables["TACPLUS"] = {"global": {"auth_type": "pap", "timeout": str(m.tacacs.timeout_s), "passkey": key}}
+        tables["TACPLUS_SERVER"] = {
+            str(server): {"priority": str(len(m.tacacs.servers) - n), "tcp_port": "49", "timeout": str(m.tacacs.timeout_s), "passkey": key, "vrf": vrf}
+            for n, server in enumerate(m.tacacs.servers)
+        }
+    if m.radius is not None:
+        # sonic-system-radius.yang (202305 and later): the same passkey rules, priority 1-64
+        key = placeholder(m.radius.key)
+        tables["RADIUS"] = {"global": {"auth_type": "pap", "timeout": str(m.radius.timeout_s), "passkey": key}}
+        tables["RADIUS_SERVER"] = {
+            str(server): {"priority": str(len(m.radius.servers) - n), "auth_port": "1812", "timeout": str(m.radius.timeout_s), "passkey": key, "vrf": vrf}
+            for n, server in enumerate(m.radius.servers)
+        }
+    if m.ntp is not None:
+        # sonic-ntp.yang (authentication and NTP_KEY from 202311): src_intf is a leaf-list; vrf
+        # mgmt needs MGMT_VRF_CONFIG mgmtVrfEnabled true (its `must`); server_role disabled: the
+        # switch is an NTP client, not a server for others
+        ntp: dict[str, Any] = {"admin_state": "enabled", "server_role": "disabled", "dhcp": "disabled", "vrf": vrf}
+        if c.management:
+            ntp["src_intf"] = [c.management.port]
+        ntp["authentication"] = "enabled" if m.ntp.key else "disabled"
+        tables["NTP"] = {"global": ntp}
+        server: dict[str, str] = {"association_type": "server", "iburst": "on", "version": "4"}
+        if m.ntp.key:
+            server.update({"key": str(m.ntp.key_id), "trusted": "yes"})
+            tables["NTP_KEY"] = {str(m.ntp.key_id): {"type": "md5", "value": placeholder(m.ntp.key), "trusted": "yes"}}
+        tables["NTP_SERVER"] = {str(host): dict(server) for host in m.ntp.servers}
+    if m.syslog is not None:
+        # sonic-syslog.yang SYSLOG_SERVER: vrf default|mgmt|a VRF, severity an rsyslog-severity
+        tables["SYSLOG_SERVER"] = {
+            str(host): {"vrf": vrf, "severity": SYSLOG_SEVERITY[m.syslog.severity], "protocol": "udp", "port": "514"} for host in m.syslog.servers
+        }
+    if m.snmp is not None:
+        tables.update(_snmp_tables(c, m, vrf))
+    if m.access is not None:
+        tables.update(_control_plane_acls(m, "SNMP" if m.snmp is not None else None))
+        # sonic-ssh-server.yang SSH_SERVER|POLICIES (202311 and later)
+        tables["SSH_SERVER"] = {
+            "POLICIES": {
+                "authentication_retries": str(m.access.login_attempts),
+                "login_timeout": "120",
+                "inactivity_timeout": str(m.access.exec_timeout_min),
+                "ports": "22",
+            }
+        }
+    if m.banner:
+        # sonic-banner.yang BANNER_MESSAGE|global (202405 and later): state enabled shows login/motd
+        text = "\n".join(m.banner)
+        tables["BANNER_MESSAGE"] = {"global": {"state": "enabled", "login": text, "motd": text, "logout": ""}}
+    policy = m.password_policy
+    # sonic-passwh.yang PASSW_HARDENING|POLICIES: len_min 1-32; the character classes are booleans
+    strong = "true" if policy.strength_check else "false"
+    tables["PASSW_HARDENING"] = {
+        "POLICIES": {
+            "state": "enabled",
+            "len_min": str(min(policy.min_length, 32)),
+            "reject_user_passw_match": "true",
+            "lower_class": strong,
+            "upper_class": strong,
+            "digits_class": strong,
+            "special_class": "false",
+        }
+    }
+    return tables
+
+
+def _snmp_tables(c: DeviceConfig, m: Management, vrf: str) -> dict[str, dict[str, Any]]:
+    """sonic-snmp.yang: SNMP|LOCATION/CONTACT, SNMP_USER (authPriv is SNMP_USER_TYPE Priv;
+    passwords at least 8 characters), SNMP_COMMUNITY only when the intent asks for one, and the
+    agent bound to eth0's address in the management VRF (SNMP_AGENT_ADDRESS_CONFIG, key
+    agent_ip|port|vrf_name; docker-snmp snmpd.conf.j2 turns it into `agentAddress udp:[ip]@mgmt`)."""
+    snmp = m.snmp
+    assert snmp is not None
+    tables: dict[str, dict[str, Any]] = {}
+    location = {}
+    if snmp.location:
+        location["LOCATION"] = {"Location": snmp.location}
+    if snmp.contact:
+        location["CONTACT"] = {"Contact": snmp.contact}
+    if location:
+        tables["SNMP"] = location
+    tables["SNMP_USER"] = {
+        user.name: {
+            "SNMP_USER_TYPE": "Priv",
+            "SNMP_USER_PERMISSION": "RO",
+            "SNMP_USER_AUTH_TYPE": SNMP_AUTH[user.auth],
+            "SNMP_USER_AUTH_PASSWORD": placeholder(user.auth_key),
+            "SNMP_USER_ENCRYPTION_TYPE": SNMP_PRIVACY[user.privacy],
+            "SNMP_USER_ENCRYPTION_PASSWORD": placeholder(user.privacy_key),
+        }
+        for user in snmp.users
+    }
+    if snmp.communities:
+        tables["SNMP_COMMUNITY"] = {placeholder(name): {"TYPE": "RO"} for name in snmp.communities}
+    if c.management:
+        address = c.management.address.split("/")[0]
+        tables["SNMP_AGENT_ADDRESS_CONFIG"] = {f"{address}||{vrf}": {}}
+    return tables
+
+
+def _control_plane_acls(m: Management, snmp: str | None) -> dict[str, dict[str, Any]]:
+    """CTRLPLANE ACL tables (sonic-acl.yang; caclmgrd turns them into iptables INPUT rules): per
+    service, one ACCEPT rule per management network. caclmgrd ends INPUT with a DROP once any
+    control-plane rule exists (scripts/caclmgrd, "drop all other incoming packets"), keeping its
+    own accepts for BGP (tcp 179), established connections, ICMP and DHCP. Management networks
+    are IPv4 (fabricgen.units.Network), so every table is an IPv4 one (caclmgrd takes a table's
+    IP version from its rules)."""
+    assert m.access is not None
+    acl_table: dict[str, Any] = {}
+    acl_rule: dict[str, Any] = {}
+    for service in (s for s in CONTROL_PLANE_SERVICES if s != "SNMP" or snmp):
+        name = f"FABRICGEN_{service}"
+        acl_table[name] = {"type": "CTRLPLANE", "policy_desc": f"{service} from the management networks", "services": [service], "stage": "ingress"}
+        for n, network in enumerate(m.access.management_networks, start=1):
+            acl_rule[f"{name}|RULE_{n}"] = {"PRIORITY": str(10000 - n), "PACKET_ACTION": "ACCEPT", "SRC_IP": str(network)}
+    return {"ACL_TABLE": acl_table, "ACL_RULE": acl_rule}
+

@@ -1,0 +1,202 @@
+"""SONiC day-0 security: frr.conf with RFC 8212 on, keys, GTSM and maximum-prefix on every session;
+config_db with the management plane (AAA, TACACS+, NTP, syslog, SNMPv3, control-plane ACLs);
+placeholders only, never a secret's value."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabricgen.errors import CheckError
+from fabricgen.pipeline import compile_intent
+from tests.conftest import needs_frr
+from tests.sonic_yang import violations
+from tests.test_render_sonic import config_dbs, frr_confs, sonic_switches, vtysh_dryrun
+
+INTENTS = Path(__file__).parent.parent / "intents"
+MARKERS = {
+    "bgp-backend": "MarkerBgpBackend1",
+    "bgp-frontend": "MarkerBgpFrontend2",
+    "tacacs-key": "MarkerTacacs3",
+    "ntp-key": "MarkerNtp4",
+    "snmp-auth-key": "MarkerSnmpAuth5",
+    "snmp-priv-key": "MarkerSnmpPriv6",
+    "admin-password-hash": "$6$MarkerSalt$MarkerHash7",
+}
+
+
+def _sonic_variant(tmp_path: Path, gpus: int, edit=None) -> Path:
+    """cisco-<gpus>-gpu with every leaf and spine on SONiC (N9K-C9364D-GX2A and N9K-C93600CD-GX
+    list sonic in the catalog); the OOB switches stay on NX-OS."""
+    doc = yaml.safe_load((INTENTS / f"cisco-{gpus}-gpu.yaml").read_text())
+    for network in ("backend", "frontend"):
+        for role in ("leaf", "spine"):
+            doc[network][role]["nos"] = "sonic"
+    doc["name"] = f"cisco-{gpus}-gpu-sonic-security"
+    if edit:
+        edit(doc)
+    path = tmp_path / f"{doc['name']}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def secured(tmp_path_factory):
+    """Both whitepaper clusters on SONiC, built with marker values in the environment."""
+    directory = tmp_path_factory.mktemp("sonic-security")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in MARKERS.items():
+            patch.setenv("FABRICGEN_SECRET_" + name.upper().replace("-", "_"), value)
+        return {gpus: compile_intent(_sonic_variant(directory, gpus)) for gpus in (256, 512)}
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_every_session_has_policy_key_gtsm_and_maximum_prefix(secured, gpus):
+    build = secured[gpus]
+    for name, text in frr_confs(build).items():
+        config = build.configs[name]
+        assert "no bgp ebgp-requires-policy" not in text, name
+        # `frr defaults datacenter` turns RFC 8212 off, so it must be switched on in every instance
+        assert text.count("bgp ebgp-requires-policy") == text.count("\nrouter bgp "), name
+        groups = set(re.findall(r"^ neighbor (\S+) peer-group$", text, re.M))
+        assert groups and groups == {g.name for g in config.bgp.groups}, name
+        # every neighbor belongs to a group, so it inherits what the group says
+        addresses = set(re.findall(r"^ neighbor (\d+\.\d+\.\d+\.\d+) remote-as", text, re.M))
+        assert addresses == set(re.findall(r"^ neighbor (\S+) peer-group [A-Z]+$", text, re.M)), name
+        key = "bgp-backend" if config.network == "backend" else "bgp-frontend"
+        for group in groups:
+            assert f" neighbor {group} password <<secret:{key}>>\n" in text, (name, group)
+            assert f" neighbor {group} ttl-security hops 1\n" in text, (name, group)
+            assert f"  neighbor {group} route-map FABRICGEN-IN in\n" in text, (name, group)
+            assert f"  neighbor {group} route-map FABRICGEN-OUT out\n" in text, (name, group)
+            limit = re.search(rf"^  neighbor {group} maximum-prefix (\d+) restart 5$", text, re.M)
+            # at least every prefix the network carries (a loopback per switch, a block per leaf)
+            switches = [d for d in build.fabric.switches() if d.network.value == config.network and d.nos == "sonic"]
+            assert limit and int(limit.group(1)) >= len(switches), (name, group)
+
+
+def test_policy_announces_only_what_a_leaf_owns(secured):
+    build = secured[256]
+    text = frr_confs(build)["be-su01-leaf1"]
+    announce = re.findall(r"^ip prefix-list FABRICGEN-ANNOUNCE seq \d+ permit (.+)$", text, re.M)
+    plan = build.addresses
+    assert announce == [f"{plan.loopbacks['be-su01-leaf1']}/32", f"{plan.nic_blocks['be-su01-leaf1']} le 32"]
+    accept = re.findall(r"^ip prefix-list FABRICGEN-ACCEPT seq \d+ permit (.+)$", text, re.M)
+    assert accept and all(rule.endswith(" le 32") for rule in accept) and "0.0.0.0/0 le 32" not in accept
+    assert "route-map FABRICGEN-IN permit 10\n match ip address prefix-list FABRICGEN-ACCEPT\n" in text
+    spine = frr_confs(build)["be-spine01"]
+    # a spine passes on what it accepts, nothing else
+    assert re.findall(r"ANNOUNCE seq \d+ permit (.+)$", spine, re.M) == re.findall(r"ACCEPT seq \d+ permit (.+)$", spine, re.M)
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_config_db_has_the_management_plane(secured, gpus):
+    build = secured[gpus]
+    for name, db in config_dbs(build).items():
+        assert violations(db) == [], name
+        assert db["AAA"]["authentication"]["login"] == "tacacs+,local", name
+        assert db["TACPLUS"]["global"]["passkey"] == "<<secret:tacacs-key>>", name
+        assert {row["vrf"] for row in db["TACPLUS_SERVER"].values()} == {"mgmt"}, name
+        assert set(db["TACPLUS_SERVER"]) == {"10.250.0.11", "10.250.0.12"}, name
+        assert db["NTP"]["global"]["authentication"] == "enabled" and db["NTP"]["global"]["vrf"] == "mgmt", name
+        assert db["NTP_KEY"]["1"]["value"] == "<<secret:ntp-key>>", name
+        assert all(row["key"] == "1" for row in db["NTP_SERVER"].values()) and len(db["NTP_SERVER"]) == 2, name
+        assert db["SYSLOG_SERVER"] == {"10.250.0.31": {"vrf": "mgmt", "severity": "info", "protocol": "udp", "port": "514"}}, name
+        assert db["SNMP"]["LOCATION"]["Location"] == "AI cluster, hall 1", name
+        user = db["SNMP_USER"]["nms-poller"]
+        assert (user["SNMP_USER_TYPE"], user["SNMP_USER_AUTH_TYPE"], user["SNMP_USER_ENCRYPTION_TYPE"]) == ("Priv", "SHA", "AES"), name
+        assert "SNMP_COMMUNITY" not in db, name  # no v2c unless the intent asks for a community
+        ctrlplane = {t: row["services"] for t, row in db["ACL_TABLE"].items() if row["type"] == "CTRLPLANE"}
+        assert sorted(s for services in ctrlplane.values() for s in services) == ["NTP", "SNMP", "SSH"], name
+        for table in ctrlplane:
+            sources = sorted(r["SRC_IP"] for k, r in db["ACL_RULE"].items() if k.startswith(f"{table}|") and r["PACKET_ACTION"] == "ACCEPT")
+            assert sources == ["10.250.0.0/24", "172.16.0.0/16"], (name, table)
+        assert db["DEVICE_METADATA"]["localhost"]["timezone"] == "Etc/UTC", name
+        assert db["BANNER_MESSAGE"]["global"]["state"] == "enabled", name
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_no_secret_value_in_any_build_file(secured, gpus):
+    build = secured[gpus]
+    for path, content in build.files.items():
+        text = content.decode(errors="replace") if isinstance(content, bytes) else content
+        for name, value in MARKERS.items():
+            assert value not in text, (path, name)
+
+
+@needs_frr
+@pytest.mark.frr
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_frr_accepts_every_secured_frr_conf(secured, gpus, tmp_path):
+    build = secured[gpus]
+    confs = frr_confs(build)
+    assert len(confs) == len(sonic_switches(build))
+    assert vtysh_dryrun(confs, tmp_path) == {}
+
+
+@needs_frr
+@pytest.mark.frr
+def test_frr_accepts_warning_only_maximum_prefix_and_tier_keys(tmp_path):
+    def edit(doc):
+        doc["backend"]["bgp_security"] = {"password": "bgp-backend", "gtsm": False, "maximum_prefix_restart_min": None}
+
+    build = compile_intent(_sonic_variant(tmp_path, 256, edit))
+    text = frr_confs(build)["be-su01-leaf1"]
+    assert "maximum-prefix" in text and "warning-only" in text and "restart" not in text
+    assert "ttl-security" not in text
+    assert vtysh_dryrun({"leaf": text}, tmp_path) == {}
+
+
+def test_tcp_ao_on_sonic_is_refused_with_the_field_named(tmp_path):
+    def edit(doc):
+        doc["backend"]["bgp_security"]["tcp_ao"] = True
+
+    with pytest.raises(CheckError) as error:
+        compile_intent(_sonic_variant(tmp_path, 256, edit))
+    message = str(error.value)
+    assert "backend.bgp_security.tcp_ao" in message and "TCP-AO" in message and "tcp_ao: false" in message
+    assert "frontend.bgp_security" not in message
+
+
+def test_short_snmp_user_names_are_refused_on_sonic(tmp_path):
+    def edit(doc):
+        doc["management"]["snmp"]["users"][0]["name"] = "nms"
+
+    with pytest.raises(CheckError) as error:
+        compile_intent(_sonic_variant(tmp_path, 256, edit))
+    assert "management.snmp.users" in str(error.value) and "4-32 characters" in str(error.value)
+
+
+def test_the_yang_checks_catch_wrong_management_fields(secured):
+    db = json.loads(json.dumps(config_dbs(secured[256])["be-su01-leaf1"]))
+    del db["TACPLUS"]["global"]["passkey"]
+    db["TACPLUS_SERVER"]["10.250.0.11"]["vrf"] = "Vrf-mgmt"
+    db["TACPLUS_SERVER"]["10.250.0.12"]["passkey"] = "has space"
+    db["NTP_SERVER"]["10.250.0.21"]["key"] = "9"
+    db["NTP"]["global"]["authentication"] = "on"
+    db["SYSLOG_SERVER"]["10.250.0.31"]["severity"] = "informational"
+    db["SNMP_USER"]["nms-poller"]["SNMP_USER_ENCRYPTION_TYPE"] = "AES-128"
+    db["SNMP_USER"]["nms"] = dict(db["SNMP_USER"]["nms-poller"], SNMP_USER_AUTH_PASSWORD="short")
+    db["ACL_TABLE"]["FABRICGEN_SSH"]["services"] = ["TELNET"]
+    db["ACL_RULE"]["FABRICGEN_NTP|RULE_1"]["PACKET_ACTION"] = "PERMIT"
+    db["SSH_SERVER"]["POLICIES"]["login_timeout"] = "900"
+    db["PASSW_HARDENING"]["POLICIES"]["len_min"] = "40"
+    db["AAA"]["authentication"]["login"] = "tacacs,local"
+    db["MGMT_VRF_CONFIG"]["vrf_global"]["mgmtVrfEnabled"] = "false"
+    db["SNMP"]["LOCATION"]["location"] = "lower-case field"
+    found = "\n".join(violations(db))
+    for expected in (
+        "TACPLUS_SERVER|10.250.0.11.vrf", "TACPLUS_SERVER|10.250.0.12.passkey", "'9' is not an NTP_KEY", "NTP|global.authentication",
+        "SYSLOG_SERVER|10.250.0.31.severity", "SNMP_USER|nms-poller.SNMP_USER_ENCRYPTION_TYPE", "SNMP_USER|nms: name 4-32",
+        "SNMP_USER|nms.SNMP_USER_AUTH_PASSWORD", "'TELNET' is not a service", "FABRICGEN_NTP|RULE_1.PACKET_ACTION",
+        "SSH_SERVER|POLICIES.login_timeout", "PASSW_HARDENING|POLICIES.len_min", "AAA|authentication.login",
+        "NTP|global.vrf: mgmt without MGMT_VRF_CONFIG", "SNMP|LOCATION.location: unknown field",
+    ):
+        assert expected in found, expected
+    # tacacs+ login without a passkey: the AAA model's `must`
+    db["AAA"]["authentication"]["login"] = "tacacs+,local"
+    assert "tacacs+ without a TACPLUS|global passkey" in "\n".join(violations(db))
