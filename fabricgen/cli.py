@@ -27,6 +27,7 @@ from fabricgen.reports.bom_compare import (
     render_json,
     render_markdown,
 )
+from fabricgen.secrets_cli import app as secrets_app
 from fabricgen.units import format_ratio
 
 app = typer.Typer(
@@ -144,6 +145,7 @@ def _print_summary(result: Build) -> None:
 
 bom_app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)
 app.add_typer(bom_app, name="bom")
+app.add_typer(secrets_app, name="secrets")
 
 
 class BomFormat(str, Enum):

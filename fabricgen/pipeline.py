@@ -134,8 +134,9 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
         return build
     texts = render_devices(list(build.configs.values()), list(build.hosts.values()), jobs)
     lap("render")
-    for report in (render_cabling, render_bom, render_ip_plan, render_summary):
+    for report in (render_cabling, render_bom, render_ip_plan):
         texts.update(report(compiled))
+    texts.update(render_summary(compiled, build.configs))
     texts.update(render_topology(compiled, build.configs))
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files.update(

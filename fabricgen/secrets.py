@@ -15,11 +15,13 @@ config for `push` and `secrets render`, `Secrets.mask` takes them out of any tex
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import re
 import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -86,17 +88,22 @@ class Secrets:
     def missing_in(self, text: str) -> list[str]:
         return sorted(names_in(text) - set(self.values))
 
-    def fill(self, text: str) -> str:
-        """`text` with every placeholder replaced by its value; KeyError names a missing one."""
+    def fill(self, text: str, *, in_json: bool = False) -> str:
+        """`text` with every placeholder replaced by its value; KeyError names a missing one.
+        in_json: the placeholders stand inside JSON strings (SONiC config_db.json), so each value
+        is written JSON-escaped: a `"` or `\\` in a key must not end the string early."""
+        if in_json:
+            return PLACEHOLDER_PATTERN.sub(lambda match: json.dumps(self.values[match.group(1)])[1:-1], text)
         return PLACEHOLDER_PATTERN.sub(lambda match: self.values[match.group(1)], text)
 
     def mask(self, text: str) -> str:
         """`text` with every value written as the placeholder of its secret: a message or a diff
         says which secret a line uses, never what it is. Longer values first, so one value that
         contains another is masked whole."""
-        for name, value in sorted(self.values.items(), key=lambda item: -len(item[1])):
-            if value:
-                text = text.replace(value, placeholder(name))
+        forms = {(value, name) for name, value in self.values.items() if value}
+        forms |= {(json.dumps(value)[1:-1], name) for value, name in forms}  # as a JSON file or answer shows it
+        for form, name in sorted(forms, key=lambda item: (-len(item[0]), item[1])):
+            text = text.replace(form, placeholder(name))
         return text
 
 
@@ -129,8 +136,10 @@ def _read_file(path: Path) -> dict[str, str]:
 
     shown = str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW: whoever can change a link could point it at another file
+            raise_if([Problem(f"the secrets file {shown} is a symbolic link", hint="name the file itself, not a link to it")], SecretsError)
         raise_if([Problem(f"cannot open the secrets file {shown}: {exc.strerror}", hint="name an existing file with --secrets or $" + FILE_ENV)], SecretsError)
     try:
         info = os.fstat(fd)
@@ -151,8 +160,10 @@ def _read_file(path: Path) -> dict[str, str]:
             raw = stream.read(MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
+    if len(raw) > MAX_FILE_BYTES:  # it grew after the check
+        raise_if([Problem(f"the secrets file {shown} is over {MAX_FILE_BYTES} bytes")], SecretsError)
     doc, problems = parse_yaml(raw, shown, "secrets file", quote_content=False, max_nodes=MAX_FILE_NODES)
-    raise_if(problems, SecretsError)
+    raise_if([_unquoted(problem) for problem in problems], SecretsError)
     data = doc.data
     if not isinstance(data, dict):
         raise_if([Problem(f"the secrets file {shown} must be a mapping of secret names to values", hint="write lines like `bgp-backend: <value>`")], SecretsError)
@@ -167,3 +178,87 @@ def _read_file(path: Path) -> dict[str, str]:
             values[name] = value
     raise_if(problems, SecretsError)
     return values
+
+
+_QUOTED = re.compile(r"'[^'\n]*'|\([^)\n]*\)")
+
+
+def _unquoted(problem: Problem) -> Problem:
+    """A YAML problem of the secrets file without what it quotes from the file (the loader names
+    a scalar it cannot read, `'...' is not a valid !!int`, and that scalar may be a value)."""
+    return replace(problem, message=_QUOTED.sub("'...'", problem.message), hint=_QUOTED.sub("'...'", problem.hint))
+
+
+# --- what a config uses a secret for ---------------------------------------------------------------
+# Read back from the rendered line (or config_db table and field), not from the intent, so
+# `secrets list` reports what the files really do with each secret.
+
+BGP_KEY = "BGP session key"
+BGP_AO_KEY = "BGP TCP-AO key"
+TACACS_KEY = "TACACS+ key"
+RADIUS_KEY = "RADIUS key"
+NTP_KEY = "NTP authentication key"
+SNMP_AUTH_KEY = "SNMPv3 authentication key"
+SNMP_PRIVACY_KEY = "SNMPv3 privacy key"
+SNMP_COMMUNITY = "SNMP community"
+USER_HASH = "local user password hash"
+
+_WORD = re.compile(r"[a-z0-9+]+")
+
+
+def use_of(context: str) -> str:
+    """What a secret is for, from the words before its placeholder: a config line up to the
+    placeholder (`snmp-server user nms network-operator auth sha`) or a config_db table and field
+    (`SNMP_USER|nms SNMP_USER_AUTH_PASSWORD`). Unknown: the first words, quoted."""
+    words = _WORD.findall(PLACEHOLDER_PATTERN.sub(" ", context.lower()))
+    if "snmp" in words:
+        if "community" in words:
+            return SNMP_COMMUNITY
+        last = max(((i, w) for i, w in enumerate(words) if w in ("auth", "priv", "privacy") or w.startswith("encrypt")), default=None)
+        if last is not None:
+            return SNMP_AUTH_KEY if last[1] == "auth" else SNMP_PRIVACY_KEY
+    if "tacacs+" in words or "tacacs" in words or "tacplus" in words:
+        return TACACS_KEY
+    if "radius" in words:
+        return RADIUS_KEY
+    if "ntp" in words:
+        return NTP_KEY
+    if "username" in words or "user" in words:
+        return USER_HASH
+    if "key-string" in context.lower() or "ao" in words:
+        return BGP_AO_KEY
+    if "password" in words or "bgp" in words:
+        return BGP_KEY
+    shown = " ".join(context.split()[:2])[:40]
+    return f"a `{shown}` line" if shown else "a bare value"
+
+
+def uses_in(path: str, text: str) -> list[tuple[str, str]]:
+    """(secret name, what it is used for) for each placeholder in a config file: config_db.json
+    by table and field, any other file (NX-OS, frr.conf) by its line."""
+    found: list[tuple[str, str]] = []
+    if path.endswith(".json"):
+        try:
+            document = json.loads(text)
+        except ValueError:
+            document = None
+        if isinstance(document, dict):
+            _json_uses(document, "", found)
+            return found
+    for line in text.splitlines():
+        for match in PLACEHOLDER_PATTERN.finditer(line):
+            found.append((match.group(1), use_of(line[: match.start()])))
+    return found
+
+
+def _json_uses(value: object, context: str, found: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            for name in PLACEHOLDER_PATTERN.findall(key):  # a key that is a secret (an SNMP community)
+                found.append((name, use_of(context)))
+            _json_uses(item, f"{context} {key}", found)
+    elif isinstance(value, list):
+        for item in value:
+            _json_uses(item, context, found)
+    elif isinstance(value, str):
+        found += [(name, use_of(context)) for name in PLACEHOLDER_PATTERN.findall(value)]

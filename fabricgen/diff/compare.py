@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow, TopologyNode
 from fabricgen.diff.sides import Side
+from fabricgen.secrets import PLACEHOLDER_PATTERN, use_of
 from fabricgen.sorting import natural_key
 
 CONTEXT_LINES = 3
@@ -140,6 +141,17 @@ class BomChange:
         return self.new - self.old
 
 
+@dataclass(frozen=True, slots=True)
+class SecretReferenceChange:
+    """A config line that now uses another secret (old -> new), or a secret use added (old None)
+    or removed (new None), the same way on these switches. Names only: a build holds no value."""
+
+    use: str  # what the line uses it for (BGP session key, TACACS+ key, ...)
+    old: str | None
+    new: str | None
+    switches: tuple[str, ...]
+
+
 @dataclass
 class BuildDiff:
     old: Side
@@ -154,6 +166,7 @@ class BuildDiff:
     qos: list[QosChange]
     bom: list[BomChange]
     notes: list[str]
+    secrets: list[SecretReferenceChange] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -224,6 +237,7 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
         qos=_qos(old_nodes, new_nodes),
         bom=_bom(*both("bom.csv", BuildFiles.bom)),
         notes=_notes(old, new, bool(differ)),
+        secrets=secret_references(device_files),
     )
 
 
@@ -306,6 +320,54 @@ def _notes(old: Side, new: Side, differ: bool) -> list[str]:
         if old.catalog != new.catalog:
             notes.append("the user catalog files differ (manifest `catalog`)")
     return notes
+
+
+# --- secret references (placeholders in the per-device diffs) --------------------------------------
+
+
+def secret_references(device_files: dict[str, list[FileDiff]]) -> list[SecretReferenceChange]:
+    """Which secret each changed config line refers to, before and after. A removed and an added
+    line that are the same but for their placeholders are one reference changed (a BGP key renamed
+    from bgp-a to bgp-b); a secret whose line changed for another reason (a TACACS+ server's
+    address) is no change of reference."""
+    groups: dict[tuple[str, str | None, str | None], list[str]] = defaultdict(list)
+    for device, diffs in device_files.items():
+        found: set[tuple[str, str | None, str | None]] = set()
+        for diff in diffs:
+            lines = diff.diff.splitlines()[2:]  # after the --- and +++ header
+            removed = [line[1:] for line in lines if line.startswith("-") and PLACEHOLDER_PATTERN.search(line)]
+            added = [line[1:] for line in lines if line.startswith("+") and PLACEHOLDER_PATTERN.search(line)]
+            found |= _reference_changes(removed, added)
+        for key in found:
+            groups[key].append(device)
+    changes = [SecretReferenceChange(use, old, new, tuple(sorted(devices, key=natural_key))) for (use, old, new), devices in groups.items()]
+    return sorted(changes, key=lambda c: (c.use, c.old or "", c.new or ""))
+
+
+def _reference_changes(removed: list[str], added: list[str]) -> set[tuple[str, str | None, str | None]]:
+    def shape(line: str) -> str:
+        return PLACEHOLDER_PATTERN.sub("<<secret>>", line)
+
+    def uses(line: str) -> list[tuple[str, str]]:
+        return [(use_of(line[: m.start()]), m.group(1)) for m in PLACEHOLDER_PATTERN.finditer(line)]
+
+    waiting: dict[str, list[str]] = defaultdict(list)
+    for line in removed:
+        waiting[shape(line)].append(line)
+    changes: set[tuple[str, str | None, str | None]] = set()
+    gained: list[tuple[str, str]] = []
+    for line in added:
+        partners = waiting.get(shape(line))
+        if not partners:
+            gained += uses(line)
+            continue
+        before = partners.pop(0)
+        changes |= {(use, a, b) for (use, a), (_, b) in zip(uses(before), uses(line), strict=True) if a != b}
+    lost = [use for lines in waiting.values() for line in lines for use in uses(line)]
+    kept = set(lost) & set(gained)  # the same secret on a line that changed otherwise
+    changes |= {(use, name, None) for use, name in lost if (use, name) not in kept}
+    changes |= {(use, None, name) for use, name in gained if (use, name) not in kept}
+    return changes
 
 
 # --- devices and QoS (topology.json) ----------------------------------------------------------------

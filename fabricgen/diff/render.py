@@ -92,6 +92,13 @@ def sections(result: BuildDiff) -> list[Section]:
         rows.append((change.value, _arrow(change.old, change.new), str(len(change.switches)), names))
     found.append(Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows))
 
+    rows = []
+    for change in result.secrets:
+        names = ", ".join(change.switches[:SWITCHES_SHOWN]) + (f", … ({len(change.switches) - SWITCHES_SHOWN} more)" if len(change.switches) > SWITCHES_SHOWN else "")
+        rows.append((change.use, _arrow(change.old, change.new), str(len(change.switches)), names))
+    switches = len({s for change in result.secrets for s in change.switches})
+    found.append(Section("Secret references", f"{_plural(len(rows), 'change')} on {_plural(switches, 'switch')} (names only)", ("used for", "secret", "switches", "which"), rows))
+
     rows = [(change.pid, change.description, str(change.old), str(change.new), f"{change.delta:+d}") for change in result.bom]
     found.append(Section("Bill of materials", f"{len(rows)} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
     return [section for section in found if section.rows]
@@ -311,6 +318,7 @@ def render_json(result: BuildDiff) -> str:
         ],
         "addresses": [{**dict(zip(("network", "device", "interface", "kind"), a.key)), "status": a.status, "old": a.old, "new": a.new} for a in result.addresses],
         "qos": [{"value": q.value, "old": q.old, "new": q.new, "switches": list(q.switches)} for q in result.qos],
+        "secret_references": [{"use": c.use, "old": c.old, "new": c.new, "switches": list(c.switches)} for c in result.secrets],
         "bom": [{"pid": b.pid, "description": b.description, "old": b.old, "new": b.new, "delta": b.delta} for b in result.bom],
         "files": {
             "devices": {device: [{"path": f.path, "status": f.status, "diff": f.diff} for f in diffs] for device, diffs in result.device_files.items()},

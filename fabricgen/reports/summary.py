@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 
+from fabricgen import secrets as secret_uses
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import LinkKind, Network, Role
+from fabricgen.device_config import DeviceConfig
 from fabricgen.render.environment import environment
 from fabricgen.units import format_ratio
 
 
-def render_summary(c: Compiled) -> dict[str, str]:
+def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = None) -> dict[str, str]:
+    """summary.md; with the device configs, a line per secret they refer to (name, variable, use)."""
     text = environment().get_template("reports/summary.md.j2").render(
         name=c.intent.name,
         description=c.intent.description,
@@ -32,8 +36,39 @@ def render_summary(c: Compiled) -> dict[str, str]:
         asns=_asn_summary(c),
         layout=c.intent.layout is not None,
         load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
+        secrets=_secrets(configs or {}),
     )
     return {"summary.md": text}
+
+
+def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:
+    """Each secret the configs refer to: its variable, what it is used for, on how many switches."""
+    uses: dict[str, set[str]] = defaultdict(set)
+    switches: Counter[str] = Counter()
+    for config in configs.values():
+        found: set[tuple[str, str]] = set()
+        if config.bgp is not None:
+            use = secret_uses.BGP_AO_KEY if config.bgp.tcp_ao else secret_uses.BGP_KEY
+            found |= {(group.password, f"{use} ({group.tier})") for group in config.bgp.groups if group.password}
+        system = config.system
+        if system is not None:
+            found |= {(user.password_hash, f"{secret_uses.USER_HASH} ({user.name})") for user in system.users}
+            for group, use in ((system.tacacs, secret_uses.TACACS_KEY), (system.radius, secret_uses.RADIUS_KEY)):
+                if group is not None:
+                    found.add((group.key, use))
+            if system.ntp is not None and system.ntp.key is not None:
+                found.add((system.ntp.key, secret_uses.NTP_KEY))
+            if system.snmp is not None:
+                found |= {(name, secret_uses.SNMP_COMMUNITY) for name in system.snmp.communities}
+                for user in system.snmp.users:
+                    found |= {(user.auth_key, secret_uses.SNMP_AUTH_KEY), (user.privacy_key, secret_uses.SNMP_PRIVACY_KEY)}
+        for name, use in found:
+            uses[name].add(use)
+        switches.update({name for name, _ in found})
+    return [
+        {"name": name, "env": secret_uses.env_name(name), "uses": sorted(uses[name]), "switches": switches[name]}
+        for name in sorted(uses)
+    ]
 
 
 def _asn_summary(c: Compiled) -> dict[str, str]:
