@@ -45,10 +45,10 @@ def builds(tmp_path_factory) -> dict[str, Path]:
     directory = tmp_path_factory.mktemp("diff-builds")
     return {
         "base": _build(directory, "base", TINY_NXOS),
-        "spine": _build(directory, "spine", TINY_NXOS + "backend:\n  spine: {count: 3}\n"),
-        "ecn": _build(directory, "ecn", TINY_NXOS + "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 12000, drop_probability: 7}\n"),
+        "spine": _build(directory, "spine", TINY_NXOS.replace("backend:\n", "backend:\n  spine: {count: 3}\n")),
+        "ecn": _build(directory, "ecn", TINY_NXOS.replace("backend:\n", "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 12000, drop_probability: 7}\n", 1)),
         "sonic": _build(directory, "sonic", TINY_SONIC),
-        "sonic-pool": _build(directory, "sonic-pool", TINY_SONIC + "  pools: {fabric_links: 10.16.0.0/13}\n"),
+        "sonic-pool": _build(directory, "sonic-pool", TINY_SONIC.replace("backend:\n", "backend:\n  pools: {fabric_links: 10.16.0.0/13}\n")),
     }
 
 
@@ -200,7 +200,7 @@ def repo(tmp_path) -> Path:
     (repo / "intents" / "tiny.yaml").write_text(TINY_NXOS)
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "tiny")
-    (repo / "intents" / "tiny.yaml").write_text(TINY_NXOS + "backend:\n  spine: {count: 3}\n")
+    (repo / "intents" / "tiny.yaml").write_text(TINY_NXOS.replace("backend:\n", "backend:\n  spine: {count: 3}\n"))
     return repo
 
 
@@ -283,7 +283,7 @@ def test_a_catalog_outside_the_intents_directory_needs_catalog_dir_on_both_sides
     intent.write_text(TINY_NXOS + "catalog: [../hardware/extra.yaml]\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "own hardware")
-    intent.write_text(TINY_NXOS + "catalog: [../hardware/extra.yaml]\nbackend:\n  spine: {count: 3}\n")
+    intent.write_text(TINY_NXOS.replace("backend:\n", "backend:\n  spine: {count: 3}\n") + "catalog: [../hardware/extra.yaml]\n")
 
     refused = _cli("intents/tiny.yaml@HEAD", "intents/tiny.yaml", cwd=repo)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr

@@ -33,7 +33,6 @@ from fabricgen.secrets import (
     env_name,
     load_secrets,
     names_in,
-    placeholder,
     uses_in,
 )
 from tests.conftest import INTENTS
@@ -84,16 +83,7 @@ def _assert_tree_clean(root: Path) -> int:
     return count
 
 
-# --- planting placeholders -----------------------------------------------------------------------
-# The renderers write the placeholders; until every config of the intent holds one for each secret
-# its topology node lists, these lines stand in for theirs (the real syntax of each use).
-
-PLANTED = {
-    "admin-password-hash": "username admin password 5 {p} role network-admin",
-    "ntp-key": "ntp authentication-key 1 md5 {p} 7",
-    "tacacs-key": "tacacs-server host 10.250.0.11 key 0 {p}",
-    "snmp-auth-key": "snmp-server user nms network-operator auth sha {p} priv aes-128 <<secret:snmp-priv-key>>",
-}
+# --- a build of the whitepaper intent, placeholders as the renderers write them -------------------
 
 
 def _rewrite_manifest(build_dir: Path, changed: list[str]) -> None:
@@ -103,32 +93,12 @@ def _rewrite_manifest(build_dir: Path, changed: list[str]) -> None:
     (build_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
-def _plant(build_dir: Path) -> Path:
-    """Every switch config refers to every secret its topology node lists."""
-    topology = json.loads((build_dir / "topology.json").read_text())
-    changed = []
-    for node in topology["nodes"]:
-        config = build_dir / "configs" / f"{node['id']}.cfg"
-        if not node.get("secrets") or not config.exists() or names_in(config.read_text()):
-            continue
-        lines = []
-        for name in node["secrets"]:
-            if name.startswith("bgp-"):
-                lines.append(f"router bgp 65000\n  template peer SPINES\n    password 3 {placeholder(name)}")
-            elif name in PLANTED:
-                lines.append(PLANTED[name].format(p=placeholder(name)))
-        config.write_text(config.read_text() + "\n".join(lines) + "\n")
-        changed.append(f"configs/{node['id']}.cfg")
-    _rewrite_manifest(build_dir, changed)
-    return build_dir
-
-
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("planted")
     result = _run("build", str(INTENT), "-o", str(directory / "build"), "-q", env=_environment(None))
     assert result.returncode == 0, result.stderr
-    return _plant(directory / "build")
+    return directory / "build"
 
 
 # --- the acceptance proof: build, validate, diff, secrets list -------------------------------------
@@ -162,10 +132,8 @@ def test_no_value_reaches_a_build_validate_diff_or_list(tmp_path: Path):
     assert _assert_tree_clean(tmp_path / "build") > 40
     document = json.loads(outputs["diff json"].stdout)
     assert "topology.json" in document["files"]["reports"]  # its nodes' secrets name the new key
-    rendered = any(names_in(p.read_text()) for p in (tmp_path / "build" / "configs").rglob("*") if p.is_file())
-    if rendered:  # once the renderers write the BGP keys, the diff names the renamed one
-        renamed = [(r["old"], r["new"]) for r in document["secret_references"] if r["use"] == BGP_KEY]
-        assert renamed == [("bgp-backend", "bgp-backend-b")]
+    renamed = [(r["old"], r["new"]) for r in document["secret_references"] if r["use"] == BGP_KEY]
+    assert renamed == [("bgp-backend", "bgp-backend-b")]
     listed = json.loads(outputs["secrets list --json"].stdout)
     assert {s["name"] for s in listed["secrets"]} == set(NAMES)
     assert all(s["available"] and s["source"] == "environment" for s in listed["secrets"])
@@ -340,7 +308,7 @@ def test_diff_names_a_renamed_secret(tmp_path: Path, planted: Path):
     text = _run("diff", str(planted), str(renamed), env=env)
     assert "Secret references: 1 change on 12 switches" in text.stdout
     assert "BGP session key  bgp-backend → bgp-backend-b  12" in text.stdout
-    assert "+    password 3 <<secret:bgp-backend-b>>" in text.stdout
+    assert "+    password 0 <<secret:bgp-backend-b>>" in text.stdout
     markdown = _run("diff", str(planted), str(renamed), "--format", "markdown", env=env)
     assert "| BGP session key | bgp-backend → bgp-backend-b | 12 |" in markdown.stdout
     for result in (text, markdown):
