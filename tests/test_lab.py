@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -23,9 +24,11 @@ import pytest
 
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
-from fabricgen.lab.plan import kernel_names, lab_id_of, read_plan
+from fabricgen.lab import keys, session
+from fabricgen.lab.plan import LabSwitch, _keyed_peers, check_frr_conf, kernel_names, lab_id_of, read_plan
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
+from fabricgen.secrets import ENV_PREFIX, FILE_ENV, env_name
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
@@ -52,8 +55,12 @@ def three_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return destination
 
 
-def fabricgen(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False)
+def fabricgen(*args: str, timeout: float = 600, secrets: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it; with `secrets`, exactly these FABRICGEN_SECRET_* values (none
+    the test process happens to hold)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX) and k != FILE_ENV}
+    env.update({env_name(name): value for name, value in (secrets or {}).items()})
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False, env=env)
 
 
 def leftovers(build_dir: Path) -> list[str]:
@@ -191,6 +198,88 @@ def test_3_tier_leaf_asns_reused_per_pod_need_allowas_in(write_intent, tmp_path:
     strict = {name: replace(s, allowas_in=0) for name, s in plan.switches.items()}
     plan.switches = strict
     assert ecmp_widths(plan, set(), set())["be-su01-leaf1"]["be-su02-leaf1"] == 0
+
+
+# --- keys (no root) ------------------------------------------------------------------------------
+
+KEYED_LEAF = """router bgp 64513
+ neighbor SPINES peer-group
+ neighbor SPINES password <<secret:bgp-backend>>
+ neighbor SPINES ttl-security hops 1
+ neighbor 10.8.0.0 remote-as 64512
+ neighbor 10.8.0.0 peer-group SPINES
+ neighbor 10.9.0.0 remote-as 64600
+ neighbor 10.9.0.0 password <<secret:bgp-core>>
+ neighbor 10.10.0.0 remote-as 64601
+ address-family ipv4 unicast
+  neighbor SPINES route-map FABRICGEN-IN in
+  neighbor SPINES route-map FABRICGEN-OUT out
+  neighbor SPINES maximum-prefix 40 restart 5
+ exit-address-family
+exit
+ip prefix-list FABRICGEN-ACCEPT seq 10 permit 10.0.0.0/16 le 32
+route-map FABRICGEN-IN permit 10
+ match ip address prefix-list FABRICGEN-ACCEPT
+exit
+"""
+
+
+class KeyedPlan:
+    """The part of a LabPlan the key functions read: switches and their FRR configs."""
+
+    def __init__(self, confs: dict[str, str]):
+        self.switches = {name: LabSwitch(name, "leaf", f"configs/{name}/frr.conf", conf, (), None, (), (), None) for name, conf in confs.items()}
+
+
+def test_frr_check_accepts_keys_gtsm_policies_and_maximum_prefix_and_sees_which_peers_are_keyed():
+    assert check_frr_conf(KEYED_LEAF, "frr.conf") == []
+    # a member inherits its peer-group's key; a neighbour with its own password has one; the rest none
+    assert _keyed_peers(KEYED_LEAF) == {"10.8.0.0", "10.9.0.0", "SPINES"}
+
+
+def test_lab_keys_come_from_the_environment_else_are_generated_once_kept_private_and_filled_in(tmp_path: Path):
+    plan = KeyedPlan({"leaf1": KEYED_LEAF, "leaf2": KEYED_LEAF.replace("64513", "64514")})
+    directory = keys.private_directory(tmp_path / "lab" / "keys")
+    first = keys.lab_keys(plan, directory, environ={env_name("bgp-backend"): "given-value-1"})
+    assert first.generated == ("bgp-core",)
+    values = first.secrets.values
+    assert values["bgp-backend"] == "given-value-1"
+    assert len(values["bgp-core"]) == 32 and values["bgp-core"].replace("-", "").replace("_", "").isalnum()
+    keys.write_filled_configs(plan, first, directory)
+    for name in plan.switches:
+        filled = (directory / f"{name}.conf").read_text()
+        # both switches carry the same generated value: both ends of a session must agree
+        assert "password given-value-1" in filled and f"password {values['bgp-core']}" in filled and "<<secret:" not in filled
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in directory.iterdir()} == {0o600}
+    # the same lab keeps its keys: another environment later changes none of them
+    again = keys.lab_keys(plan, directory, environ={env_name("bgp-backend"): "other-value"})
+    assert again.secrets.values == values and again.generated == ()
+
+
+def test_lab_refuses_an_md5_key_linux_cannot_take_without_showing_it(tmp_path: Path):
+    plan = KeyedPlan({"leaf1": KEYED_LEAF})
+    long_value = "k" * 81
+    with pytest.raises(LabError) as refused:
+        keys.lab_keys(plan, keys.private_directory(tmp_path / "keys"), environ={env_name("bgp-backend"): long_value})
+    message = str(refused.value)
+    assert "'bgp-backend'" in message and "81 characters" in message and "at most 80" in message
+    assert long_value not in message
+    assert not (tmp_path / "keys" / keys.KEYS_FILE).exists()
+
+
+def test_every_fabric_session_of_the_lab_builds_has_a_key(lab_build: Path, three_tier_build: Path):
+    """tests/lab/*.yaml set bgp_security: every switch's frr.conf or twin keys every session (the
+    frr.conf template renders `neighbor GROUP password <<secret:NAME>>`), the spine-core tier of
+    the 3-tier fabric with its own key."""
+    two = read_plan(lab_build)
+    assert two.sessions and all(s.keyed for s in two.sessions)
+    assert keys.secret_names(two) == {"bgp-backend"}
+    three = read_plan(three_tier_build)
+    assert three.sessions and all(s.keyed for s in three.sessions)
+    assert keys.secret_names(three) == {"bgp-backend", "bgp-core"}
+    assert "password <<secret:bgp-core>>" in three.switches["be-core01"].frr_conf
+    assert "password <<secret:bgp-core>>" not in three.switches["be-su01-leaf1"].frr_conf
 
 
 # --- bad input -----------------------------------------------------------------------------------
