@@ -226,6 +226,12 @@ app.add_typer(lab_app, name="lab")
 BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
 TIMEOUT_OPTION = typer.Option(120.0, "--timeout", help="Seconds to wait for the control plane to converge.")
 NETWORK_OPTION = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage.")
+LAB_SECRETS_OPTION = typer.Option(
+    None,
+    "--secrets",
+    help="A YAML file (mode 0600) of secret values by name for the BGP keys; $FABRICGEN_SECRETS_FILE and FABRICGEN_SECRET_<NAME> work too. "
+    "A key with no value gets a random one for this lab.",
+)
 
 
 @lab_app.command("up")
@@ -233,11 +239,12 @@ def lab_up_command(
     build_dir: Path = BUILD_DIR_ARG,
     network: str = NETWORK_OPTION,
     timeout: float = TIMEOUT_OPTION,
+    secrets_file: Path | None = LAB_SECRETS_OPTION,
 ) -> None:
-    """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch; waits for convergence."""
+    """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch with its BGP keys; waits for convergence."""
     from fabricgen.lab import report, session
 
-    result = _run(lambda: session.up(build_dir, network, timeout))
+    result = _run(lambda: session.up(build_dir, network, timeout, secrets_file))
     for line in report.up_lines(result):
         out.print(line, markup=False)
     out.print(f"next: fabricgen lab verify {build_dir}", markup=False)
@@ -303,11 +310,12 @@ def lab_run_command(
     network: str = NETWORK_OPTION,
     report_file: Path | None = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file."),
     timeout: float = TIMEOUT_OPTION,
+    secrets_file: Path | None = LAB_SECRETS_OPTION,
 ) -> None:
     """up, verify, a failure round (a silent uplink failure, a spine down, each restored), down: one report (exit 1 on a failed check)."""
     from fabricgen.lab import report, session
 
-    result = _run(lambda: session.run(build_dir, network, timeout))
+    result = _run(lambda: session.run(build_dir, network, timeout, secrets_file))
     for line in report.up_lines(result.up):
         out.print(line, markup=False)
     for name, verification, failure in result.rounds:

@@ -105,7 +105,8 @@ needs_frr = pytest.mark.skipif(
 def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
     """tests/lab/two-units.yaml built and its lab up and converged, once for every module that
     drives a lab leaf over SSH (the SONiC driver and push tests); down afterwards whatever happened.
-    Yields (build_dir, plan)."""
+    Its BGP keys come from the test process's FABRICGEN_SECRET_* (a push test sets the values it
+    will push), else the lab generates them. Yields (build_dir, plan)."""
     from fabricgen.lab import session
     from fabricgen.pipeline import build
     from tests.test_lab import LAB_INTENT, leftovers

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -23,9 +24,11 @@ import pytest
 
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
-from fabricgen.lab.plan import kernel_names, lab_id_of, read_plan
+from fabricgen.lab import keys, session
+from fabricgen.lab.plan import LabSwitch, _keyed_peers, check_frr_conf, kernel_names, lab_id_of, read_plan
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
+from fabricgen.secrets import ENV_PREFIX, FILE_ENV, env_name
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
@@ -52,8 +55,12 @@ def three_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return destination
 
 
-def fabricgen(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False)
+def fabricgen(*args: str, timeout: float = 600, secrets: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it; with `secrets`, exactly these FABRICGEN_SECRET_* values (none
+    the test process happens to hold)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX) and k != FILE_ENV}
+    env.update({env_name(name): value for name, value in (secrets or {}).items()})
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False, env=env)
 
 
 def leftovers(build_dir: Path) -> list[str]:
@@ -193,6 +200,88 @@ def test_3_tier_leaf_asns_reused_per_pod_need_allowas_in(write_intent, tmp_path:
     assert ecmp_widths(plan, set(), set())["be-su01-leaf1"]["be-su02-leaf1"] == 0
 
 
+# --- keys (no root) ------------------------------------------------------------------------------
+
+KEYED_LEAF = """router bgp 64513
+ neighbor SPINES peer-group
+ neighbor SPINES password <<secret:bgp-backend>>
+ neighbor SPINES ttl-security hops 1
+ neighbor 10.8.0.0 remote-as 64512
+ neighbor 10.8.0.0 peer-group SPINES
+ neighbor 10.9.0.0 remote-as 64600
+ neighbor 10.9.0.0 password <<secret:bgp-core>>
+ neighbor 10.10.0.0 remote-as 64601
+ address-family ipv4 unicast
+  neighbor SPINES route-map FABRICGEN-IN in
+  neighbor SPINES route-map FABRICGEN-OUT out
+  neighbor SPINES maximum-prefix 40 restart 5
+ exit-address-family
+exit
+ip prefix-list FABRICGEN-ACCEPT seq 10 permit 10.0.0.0/16 le 32
+route-map FABRICGEN-IN permit 10
+ match ip address prefix-list FABRICGEN-ACCEPT
+exit
+"""
+
+
+class KeyedPlan:
+    """The part of a LabPlan the key functions read: switches and their FRR configs."""
+
+    def __init__(self, confs: dict[str, str]):
+        self.switches = {name: LabSwitch(name, "leaf", f"configs/{name}/frr.conf", conf, (), None, (), (), None) for name, conf in confs.items()}
+
+
+def test_frr_check_accepts_keys_gtsm_policies_and_maximum_prefix_and_sees_which_peers_are_keyed():
+    assert check_frr_conf(KEYED_LEAF, "frr.conf") == []
+    # a member inherits its peer-group's key; a neighbour with its own password has one; the rest none
+    assert _keyed_peers(KEYED_LEAF) == {"10.8.0.0", "10.9.0.0", "SPINES"}
+
+
+def test_lab_keys_come_from_the_environment_else_are_generated_once_kept_private_and_filled_in(tmp_path: Path):
+    plan = KeyedPlan({"leaf1": KEYED_LEAF, "leaf2": KEYED_LEAF.replace("64513", "64514")})
+    directory = keys.private_directory(tmp_path / "lab" / "keys")
+    first = keys.lab_keys(plan, directory, environ={env_name("bgp-backend"): "given-value-1"})
+    assert first.generated == ("bgp-core",)
+    values = first.secrets.values
+    assert values["bgp-backend"] == "given-value-1"
+    assert len(values["bgp-core"]) == 32 and values["bgp-core"].replace("-", "").replace("_", "").isalnum()
+    keys.write_filled_configs(plan, first, directory)
+    for name in plan.switches:
+        filled = (directory / f"{name}.conf").read_text()
+        # both switches carry the same generated value: both ends of a session must agree
+        assert "password given-value-1" in filled and f"password {values['bgp-core']}" in filled and "<<secret:" not in filled
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in directory.iterdir()} == {0o600}
+    # the same lab keeps its keys: another environment later changes none of them
+    again = keys.lab_keys(plan, directory, environ={env_name("bgp-backend"): "other-value"})
+    assert again.secrets.values == values and again.generated == ()
+
+
+def test_lab_refuses_an_md5_key_linux_cannot_take_without_showing_it(tmp_path: Path):
+    plan = KeyedPlan({"leaf1": KEYED_LEAF})
+    long_value = "k" * 81
+    with pytest.raises(LabError) as refused:
+        keys.lab_keys(plan, keys.private_directory(tmp_path / "keys"), environ={env_name("bgp-backend"): long_value})
+    message = str(refused.value)
+    assert "'bgp-backend'" in message and "81 characters" in message and "at most 80" in message
+    assert long_value not in message
+    assert not (tmp_path / "keys" / keys.KEYS_FILE).exists()
+
+
+def test_every_fabric_session_of_the_lab_builds_has_a_key(lab_build: Path, three_tier_build: Path):
+    """tests/lab/*.yaml set bgp_security: every switch's frr.conf or twin keys every session (the
+    frr.conf template renders `neighbor GROUP password <<secret:NAME>>`), the spine-core tier of
+    the 3-tier fabric with its own key."""
+    two = read_plan(lab_build)
+    assert two.sessions and all(s.keyed for s in two.sessions)
+    assert keys.secret_names(two) == {"bgp-backend"}
+    three = read_plan(three_tier_build)
+    assert three.sessions and all(s.keyed for s in three.sessions)
+    assert keys.secret_names(three) == {"bgp-backend", "bgp-core"}
+    assert "password <<secret:bgp-core>>" in three.switches["be-core01"].frr_conf
+    assert "password <<secret:bgp-core>>" not in three.switches["be-su01-leaf1"].frr_conf
+
+
 # --- bad input -----------------------------------------------------------------------------------
 
 
@@ -223,6 +312,15 @@ def test_missing_incomplete_and_foreign_build_directories_are_refused(lab_build:
     assert result.returncode == 2 and "built by fabricgen 0.0.1" in result.stderr
     for directory in (incomplete, edited, foreign):
         assert leftovers(directory) == []
+
+    # a secrets file others can read is refused before anything is built, naming the fix, not a value
+    shared = tmp_path / "keys.yaml"
+    shared.write_text(f"bgp-backend: {MARKER_KEY}\n")
+    shared.chmod(0o644)
+    result = fabricgen("lab", "up", str(lab_build), "--secrets", str(shared))
+    assert result.returncode == 2 and "chmod 600" in result.stderr and "Traceback" not in result.stderr
+    assert MARKER_KEY not in result.stdout + result.stderr
+    assert leftovers(lab_build) == [] and not runtime.keys_directory(lab_id_of(lab_build)).exists()
 
 
 @needs_lab
@@ -262,12 +360,34 @@ def test_a_killed_up_is_removed_by_down(clean_lab: Path):
 # --- the lab, end to end -------------------------------------------------------------------------
 
 
+MARKER_KEY = "lab-marker-key-7f3a9c"  # the BGP key the end-to-end test gives, looked for everywhere it must not be
+
+
+def files_holding(text: str, *roots: Path) -> list[str]:
+    return [str(p) for root in roots for p in root.rglob("*") if p.is_file() and not p.is_symlink() and text.encode() in p.read_bytes()]
+
+
+def command_lines_holding(text: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                found.append(str(cmdline))
+        except OSError:
+            continue  # the process ended
+    return found
+
+
 @needs_lab
 def test_up_verify_fail_restore_down(clean_lab: Path):
-    up = fabricgen("lab", "up", str(clean_lab))
+    up = fabricgen("lab", "up", str(clean_lab), secrets={"bgp-backend": MARKER_KEY})
     assert up.returncode == 0, up.stderr
     assert "18 switches, 4 GPU nodes, 64 links" in up.stdout
     assert "s after the configs were loaded" in up.stdout and "not converged" not in up.stdout
+    assert "keys: bgp-backend from the environment or the secrets file" in up.stdout and "generated" not in up.stdout
+    assert MARKER_KEY not in up.stdout + up.stderr
+    _sessions_run_with_the_key_and_it_is_nowhere_else(clean_lab)
+    _a_key_changed_on_one_end_takes_exactly_that_session_down(clean_lab)
 
     again = fabricgen("lab", "up", str(clean_lab))
     assert again.returncode == 2 and "already up" in again.stderr
@@ -304,16 +424,61 @@ def test_up_verify_fail_restore_down(clean_lab: Path):
 
     down = fabricgen("lab", "down", str(clean_lab))
     assert down.returncode == 0 and leftovers(clean_lab) == []
+    assert not runtime.keys_directory(lab_id_of(clean_lab)).exists()
     assert fabricgen("lab", "down", str(clean_lab)).stdout.startswith("no lab was up")
+
+
+def _sessions_run_with_the_key_and_it_is_nowhere_else(build_dir: Path) -> None:
+    """FRR holds the key (its running config, inside the lab's namespace) and every session is up
+    with it; no file of the build, of FRR's run directories or of the lab's state outside its key
+    directory holds it, nor any process's command line."""
+    plan = read_plan(build_dir)
+    running = runtime.vtysh(plan.namespace("be-spine01"), "show running-config")
+    assert f" neighbor LEAVES password {MARKER_KEY}\n" in running and " neighbor LEAVES ttl-security hops 1\n" in running
+    verify = fabricgen("lab", "verify", str(build_dir))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "64/64 expected sessions Established; 64/64 with the TCP-MD5 key the build gives them" in verify.stdout
+    assert MARKER_KEY not in verify.stdout + verify.stderr
+    key_dir = runtime.keys_directory(plan.lab_id)
+    assert stat.S_IMODE(key_dir.stat().st_mode) == 0o700
+    assert sorted(p.name for p in key_dir.iterdir()) == sorted([keys.KEYS_FILE, *(f"{name}.conf" for name in plan.switches)])
+    assert {stat.S_IMODE(p.stat().st_mode) for p in key_dir.iterdir()} == {0o600}
+    state_dir = key_dir.parent
+    outside = [p for p in files_holding(MARKER_KEY, build_dir, state_dir, *Path("/var/run/frr").glob(f"fg{plan.lab_id}-*")) if not p.startswith(str(key_dir))]
+    assert outside == []
+    assert command_lines_holding(MARKER_KEY) == []
+
+
+def _a_key_changed_on_one_end_takes_exactly_that_session_down(build_dir: Path) -> None:
+    """One spine gets another key for one leaf: that session (both of its ends) goes down and
+    verify names it, every other session stays up; without the override it comes back."""
+    plan = read_plan(build_dir)
+    cut = next(s for s in plan.sessions if s.device == "be-spine01" and s.peer_device == "be-su01-leaf1")
+    spine_ns = plan.namespace("be-spine01")
+    bgp = f"router bgp {plan.switches['be-spine01'].asn}"
+    runtime.run(["vtysh", "-N", spine_ns, "-c", "configure terminal", "-c", bgp, "-c", f"neighbor {cut.peer_address} password not-the-lab-key"])
+    result = session.check(build_dir, timeout=8)
+    assert not result.passed
+    bgp_check = result.checks[0]
+    assert bgp_check.summary.startswith("62/64 expected sessions Established")
+    failing = {row[0]: row[4] for row, ok in zip(bgp_check.rows, bgp_check.row_ok, strict=True) if not ok}
+    assert failing == {"be-spine01": f"be-su01-leaf1 {cut.peer_address}", "be-su01-leaf1": f"be-spine01 {cut.address}"}
+    assert result.checks[1].passed  # BFD has no key: it stays up, so only BGP can tell
+    runtime.run(["vtysh", "-N", spine_ns, "-c", "configure terminal", "-c", bgp, "-c", f"no neighbor {cut.peer_address} password"])
+    verify = fabricgen("lab", "verify", str(build_dir))  # back to the group's key: up again
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "64/64 expected sessions Established; 64/64 with the TCP-MD5 key" in verify.stdout
 
 
 @needs_lab
 def test_run_is_one_report_with_a_failure_round(clean_lab: Path, tmp_path: Path):
     report = tmp_path / "lab.md"
-    result = fabricgen("lab", "run", str(clean_lab), "--report", str(report))
+    result = fabricgen("lab", "run", str(clean_lab), "--report", str(report))  # no key in the environment
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     text = report.read_text()
     assert "result: **PASS**" in text
+    assert "keys: bgp-backend generated for this lab" in text
+    assert "64/64 expected sessions Established; 64/64 with the TCP-MD5 key the build gives them" in text
     assert "## be-su01-leaf1:Ethernet" in text and "failed silently" in text
     assert "## be-spine01 down" in text and "be-spine01 down, restored" in text
     # with a spine down, every leaf's sessions to it are lost and its width halves
@@ -358,13 +523,14 @@ def test_a_3_tier_fabric_comes_up_verifies_and_survives_a_core_down(three_tier_b
     assert leftovers(three_tier_build) == []
     text = report.read_text()
     assert "22 switches, 4 GPU nodes, 96 links" in text and "result: **PASS**" in text
+    assert "keys: bgp-backend, bgp-core generated for this lab" in text
     rounds = {part.split("\n", 1)[0]: part for part in text.split("\n## ")[1:]}
     assert list(rounds)[3:] == ["be-spine01 down", "be-spine01 down, restored", "be-core01 down", "be-core01 down, restored"]
     for name, part in rounds.items():
         assert "FAIL" not in part and "NOT converged" not in part, name
         # every probe reached its target over the planned roles: 48 of them through a core
         assert "| same rail, other unit | 32 | 32 | 32 | 0 | - |" in part and "| other rail | 32 | 32 | 32 | 0 | - |" in part, name
-    assert "128/128 expected sessions Established" in rounds["after up"] and "336/336 routes" in rounds["after up"]
+    assert "128/128 expected sessions Established; 128/128 with the TCP-MD5 key" in rounds["after up"] and "336/336 routes" in rounds["after up"]
     core_round = rounds["be-core01 down"]
     assert "96/96 expected sessions Established; 16 lost to the applied failures" in core_round
     assert "| be-spine01 | spine | 16 | 0/1 | - |" in core_round and "| be-su01-leaf1 | leaf | 15 | 1/2 | - |" in core_round

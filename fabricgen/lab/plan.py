@@ -224,6 +224,7 @@ class Session:
     peer_device: str
     peer_address: str
     cable: str
+    keyed: bool = False  # the device's config gives this session a TCP-MD5 key (`neighbor ... password`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,12 +360,14 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         rows_of[row.device].append(row)
 
     switches = {}
+    keyed_peers: dict[str, set[str]] = {}
     problems: list[Problem] = []
     for name in switch_names:
         node = roles[name]
         source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
         conf = build.text(source)
         problems += check_frr_conf(conf, str(build_dir / source))
+        keyed_peers[name] = _keyed_peers(conf)
         loopbacks = tuple(r.address for r in rows_of[name] if r.kind in ("loopback", "vtep"))
         vtep = next((r.address.split("/")[0] for r in rows_of[name] if r.kind == "vtep"), None)
         leaf_overlay = overlay.get(name)
@@ -381,7 +384,8 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     for link in links:
         if link.kind == "fabric" and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
             for near, far in ((link.a, link.b), (link.b, link.a)):
-                sessions.append(Session(near.device, near.address.split("/")[0], far.device, far.address.split("/")[0], link.cable))
+                far_address = far.address.split("/")[0]
+                sessions.append(Session(near.device, near.address.split("/")[0], far.device, far_address, link.cable, far_address in keyed_peers[near.device]))
 
     uplinks = {name: [l for l in links_of[name] if l.kind == "fabric"] for name, s in switches.items() if s.role == "leaf"}
     host_blocks = {}
@@ -411,6 +415,14 @@ def _bfd_detect_ms(conf: str) -> int | None:
     if not (multiplier and receive and re.search(r"^\s*neighbor \S+ bfd", conf, re.MULTILINE)):
         return None
     return int(multiplier.group(1)) * int(receive.group(1))
+
+
+def _keyed_peers(conf: str) -> set[str]:
+    """The neighbour addresses a config gives a TCP-MD5 key: its own `neighbor ADDR password`, or
+    its peer-group's (FRR: a member inherits the group's password)."""
+    keyed = set(re.findall(r"^\s*neighbor (\S+) password \S", conf, re.MULTILINE))
+    members = re.findall(r"^\s*neighbor (\S+) peer-group (\S+)\s*$", conf, re.MULTILINE)
+    return {address for address, group in members if group in keyed} | keyed
 
 
 def _asn(conf: str) -> int | None:

@@ -28,6 +28,13 @@ def up_lines(report: UpReport) -> list[str]:
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
     ]
+    if report.keys_given:
+        lines.append(f"keys: {', '.join(report.keys_given)} from the environment or the secrets file")
+    if report.keys_generated:
+        lines.append(
+            f"keys: {', '.join(report.keys_generated)} generated for this lab (no value in the environment or a secrets file), "
+            f"the same on every switch; kept in {report.keys_dir} (root only) until lab down"
+        )
     if report.converged:
         lines.append(f"converged {_seconds(report.convergence_seconds)} after the configs were loaded")
     else:

@@ -1,7 +1,9 @@
 """The lab on this machine: namespaces, veth pairs, addresses and FRR daemons, and their removal.
 
 Everything the lab creates is recorded in a state file before it is created (write-ahead), so
-`down` removes exactly that, also after a crash or a failed `up`. The host's own network namespace
+`down` removes exactly that, also after a crash or a failed `up`. The FRR configs the daemons read
+carry the BGP keys (`fabricgen.lab.keys`): they live in the lab's private key directory (0700,
+files 0600), never in FRR's run directory, and go with `down`. The host's own network namespace
 is never changed: veth pairs are created directly inside their namespaces (`ip link add ... netns`),
 and every command that configures anything runs inside a lab namespace.
 """
@@ -25,7 +27,9 @@ from pathlib import Path
 
 from fabricgen import __version__
 from fabricgen.errors import LabError, Problem
+from fabricgen.lab import keys
 from fabricgen.lab.plan import LabPlan, lab_id_of, read_plan
+from fabricgen.secrets import Secrets
 
 STATE_ROOT = Path(os.environ.get("FABRICGEN_LAB_STATE", "/run/fabricgen/lab"))
 FRR_BIN = Path("/usr/lib/frr")
@@ -73,6 +77,9 @@ class LabState:
     interfaces: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> kernel name
     failures: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what this machine cannot build, found at up
+    keys_dir: str = ""  # the filled FRR configs and the keys' values (0700)
+    keys_given: list[str] = field(default_factory=list)  # secret names whose value came from the environment or the secrets file
+    keys_generated: list[str] = field(default_factory=list)  # secret names the lab made a random value up for
     started: float = 0.0
     up_seconds: float = 0.0
     loaded_at: float = 0.0  # when the last FRR config load (up or restore) finished
@@ -115,6 +122,10 @@ def lab_lock(lab_id: str) -> Iterator[None]:
         except BlockingIOError:
             raise LabError(Problem("another fabricgen lab command is running on this lab", hint="wait for it to finish")) from None
         yield
+
+
+def keys_directory(lab_id: str) -> Path:
+    return STATE_ROOT / lab_id / "keys"
 
 
 def load_state(build_dir: Path) -> LabState | None:
@@ -169,21 +180,22 @@ def parallel(action: Callable, items: Iterable) -> list:
 # --- up ------------------------------------------------------------------------------------------
 
 
-def lab_up(build_dir: Path, network: str = "backend") -> tuple[LabState, LabPlan]:
-    """Build the lab of `network` from `build_dir`. On any failure everything created so far is
+def lab_up(build_dir: Path, network: str = "backend", secrets_file: Path | None = None) -> tuple[LabState, LabPlan]:
+    """Build the lab of `network` from `build_dir`, its BGP keys from the environment or
+    `secrets_file` (random where neither has one). On any failure everything created so far is
     removed again before the error is raised."""
     require_lab_host()
     plan = read_plan(build_dir, network)
     _require_neighbor_room(plan)
     try:
-        return _up_locked(build_dir, network, plan)
+        return _up_locked(build_dir, network, plan, secrets_file)
     except BaseException:
         if load_state(build_dir) is None:
             forget(plan.lab_id)
         raise
 
 
-def _up_locked(build_dir: Path, network: str, plan: LabPlan) -> tuple[LabState, LabPlan]:
+def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path | None) -> tuple[LabState, LabPlan]:
     with lab_lock(plan.lab_id):
         existing = load_state(build_dir)
         if existing is not None:
@@ -194,7 +206,7 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan) -> tuple[LabState, 
             device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)
         }
         try:
-            _create(plan, state)
+            _create(plan, state, secrets_file)
         except BaseException:
             _remove(state)
             raise
@@ -220,7 +232,14 @@ def _require_neighbor_room(plan: LabPlan) -> None:
         )
 
 
-def _create(plan: LabPlan, state: LabState) -> None:
+def _create(plan: LabPlan, state: LabState, secrets_file: Path | None) -> None:
+    state.keys_dir = str(keys_directory(plan.lab_id))
+    state.save()  # recorded before it exists
+    directory = keys.private_directory(Path(state.keys_dir))
+    lab_keys = keys.lab_keys(plan, directory, secrets_file)  # before anything is built: a bad value stops here
+    keys.write_filled_configs(plan, lab_keys, directory)
+    state.keys_generated = list(lab_keys.generated)
+    state.keys_given = sorted(set(lab_keys.secrets.values) - set(lab_keys.generated))
     devices = [*plan.switches, *plan.nodes]
     state.namespaces = [plan.namespace(d) for d in devices]
     state.save()  # recorded before any exists
@@ -318,8 +337,7 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
     directory = frr_dir(ns)
     directory.mkdir(parents=True, exist_ok=True)
     shutil.chown(directory, "frr", "frr")
-    config = directory / "lab-frr.conf"
-    config.write_text(plan.switches[name].frr_conf)
+    config = keys_directory(plan.lab_id) / f"{name}.conf"  # the build's config with its keys (keys.write_filled_configs)
     for daemon in DAEMONS:
         # -N gives each instance its own sockets and pid files under /var/run/frr/<namespace>;
         # no TCP vty (-P 0); the configuration comes from vtysh below, as one integrated file
@@ -327,8 +345,10 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
     _wait_for_sockets(directory)
     run(["vtysh", "-N", ns, "-c", "configure terminal", *(arg for s in ZEBRA_LAB_SETTINGS for arg in ("-c", s))])
     result = run(["vtysh", "-N", ns, "-f", str(config)], check=False, timeout=120)
-    errors = [line for line in (result.stdout + result.stderr).splitlines() if line.strip() and "vtysh.conf" not in line]
     if result.returncode != 0:
+        # vtysh quotes the line it refused, which may hold a key: masked before it is shown
+        masked = Secrets(keys.read_keys(config.parent)).mask(result.stdout + result.stderr)
+        errors = [line for line in masked.splitlines() if line.strip() and "vtysh.conf" not in line]
         raise LabError(Problem(f"FRR refused {plan.switches[name].frr_source}: {' '.join(errors)[:600]}", device=name, hint="run vtysh --dryrun -f on it; report a fabricgen bug"))
 
 
@@ -377,6 +397,8 @@ def _remove(state: LabState) -> None:
     for directory in state.frr_dirs:
         if Path(directory).parent == FRR_RUN and Path(directory).name.startswith(f"fg{state.lab_id}-"):
             shutil.rmtree(directory, ignore_errors=True)
+    if state.keys_dir and Path(state.keys_dir) == keys_directory(state.lab_id):
+        shutil.rmtree(state.keys_dir, ignore_errors=True)
     state.phase = "removed"
     if state.path.exists():
         state.path.unlink()

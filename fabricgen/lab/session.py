@@ -21,6 +21,9 @@ class UpReport:
     frr_daemons: int
     frr_rss_mib: float
     notes: list[str]
+    keys_given: list[str] = field(default_factory=list)  # secret names filled from the environment or the secrets file
+    keys_generated: list[str] = field(default_factory=list)  # secret names the lab made a random value up for
+    keys_dir: str = ""
 
 
 @dataclass
@@ -43,11 +46,11 @@ class RunReport:
         return all(v.passed for _, v, _ in self.rounds) and all(f is None or f.converged for _, _, f in self.rounds)
 
 
-def up(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> UpReport:
-    state, plan = runtime.lab_up(build_dir, network)
+def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> UpReport:
+    state, plan = runtime.lab_up(build_dir, network, secrets_file)
     converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
     daemons, rss = frr_memory(state)
-    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss, state.notes)
+    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss, state.notes, state.keys_given, state.keys_generated, state.keys_dir)
 
 
 def frr_memory(state: runtime.LabState) -> tuple[int, float]:
@@ -146,11 +149,11 @@ def down(build_dir: Path) -> bool:
     return runtime.lab_down(build_dir) is not None
 
 
-def run(build_dir: Path, network: str = "backend", timeout: float = 120.0) -> RunReport:
+def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
     when something fails on the way."""
-    report = RunReport(up(build_dir, network, timeout))  # refuses a lab that is already up, before the try
+    report = RunReport(up(build_dir, network, timeout, secrets_file))  # refuses a lab that is already up, before the try
     try:
         report.rounds.append(("after up", check(build_dir, timeout), None))
         plan = report.up.plan

@@ -182,7 +182,7 @@ def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float |
     if looks == 1:
         seconds = None  # already converged when verify first looked: nothing to time
     waited = time.perf_counter() - started
-    checks = [bgp_check(plan, failed, snap), bfd_check(plan, failed, snap), ecmp_check(plan, failed, snap)]
+    checks = [bgp_check(plan, failed, snap, authenticated(plan, failed)), bfd_check(plan, failed, snap), ecmp_check(plan, failed, snap)]
     checks[0].seconds = waited
     if any(s.vtep for s in plan.switches.values()):
         checks.append(_timed(evpn_check, plan, failed))
@@ -197,25 +197,47 @@ def _timed(make, plan: LabPlan, failed: Failed) -> Check:
     return check
 
 
-def bgp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
-    check = Check("BGP sessions", ("device", "expected up", "established", "missing or down", "not in the build"))
+def authenticated(plan: LabPlan, failed: Failed) -> dict[str, set[str]]:
+    """live switch -> the peers whose session FRR runs with a TCP-MD5 key. FRR 8.4's `show bgp
+    neighbors json` sets "authenticationEnabled" when the peer has a password (bgpd/bgp_vty.c,
+    bgp_show_peer); the key itself is never shown."""
+    live = [name for name in plan.switches if name not in failed.devices]
+
+    def look(name: str) -> set[str]:
+        neighbors = json.loads(vtysh(plan.namespace(name), "show bgp neighbors json") or "{}")
+        return {address for address, peer in neighbors.items() if isinstance(peer, dict) and peer.get("authenticationEnabled")}
+
+    return dict(zip(live, parallel(look, live), strict=True))
+
+
+def bgp_check(plan: LabPlan, failed: Failed, snap: Snapshot, keyed: dict[str, set[str]] | None = None) -> Check:
+    """Every session the build declares is Established (or down, when a failure took it), no other
+    is, and each one the build gives a TCP-MD5 key runs with one (`keyed`, from `authenticated`)."""
+    keyed = keyed or {}
+    check = Check("BGP sessions", ("device", "expected up", "established", "with a TCP-MD5 key", "missing or down", "not in the build"))
     expected: dict[str, list[tuple[Session, bool]]] = defaultdict(list)
     for session, up in expected_sessions(plan, failed):
         expected[session.device].append((session, up))
-    total = established = lost = 0
+    total = established = lost = with_key = keyed_total = 0
     for device in sorted(snap.bgp):
         peers = snap.bgp[device]
         want = expected.get(device, [])
         missing = [f"{s.peer_device} {s.peer_address}" for s, up in want if up and peers.get(s.peer_address) != "Established"]
+        up_keyed = [s for s, up in want if up and s.keyed and peers.get(s.peer_address) == "Established"]
+        unkeyed = [f"{s.peer_device} {s.peer_address} (up without its key)" for s in up_keyed if s.peer_address not in keyed.get(device, ())]
         lingering = [f"{s.peer_device} {s.peer_address} (failed, still up)" for s, up in want if not up and peers.get(s.peer_address) == "Established"]
         extra = sorted(set(peers) - {s.peer_address for s, _ in want})
         up_count = sum(1 for s, up in want if up and peers.get(s.peer_address) == "Established")
         total += sum(1 for _, up in want if up)
         established += up_count
         lost += sum(1 for _, up in want if not up)
-        row = (device, sum(1 for _, up in want if up), up_count, ", ".join(missing + lingering)[:200] or "-", ", ".join(extra)[:200] or "-")
-        check.add(row, not (missing or lingering or extra))
+        keyed_total += sum(1 for s, up in want if up and s.keyed)
+        with_key += len(up_keyed) - len(unkeyed)
+        row = (device, sum(1 for _, up in want if up), up_count, len(up_keyed) - len(unkeyed), ", ".join(missing + lingering + unkeyed)[:200] or "-", ", ".join(extra)[:200] or "-")
+        check.add(row, not (missing or lingering or extra or unkeyed))
     check.summary = f"{established}/{total} expected sessions Established" + (f"; {lost} lost to the applied failures, as expected" if lost else "")
+    if keyed_total:
+        check.summary += f"; {with_key}/{keyed_total} with the TCP-MD5 key the build gives them"
     return check
 
 
