@@ -104,6 +104,8 @@ class Journal:
         self.calls: list[tuple[str, str]] = []
         self.sessions: dict[str, int] = {}
         self.most_open = 0
+        self.revert_in: list[int | None] = []
+        self.candidates: dict[str, str] = {}  # the config= text each device was given
         self.lock = threading.Lock()
 
     def driver(self, paths: dict[str, Path]):
@@ -138,7 +140,16 @@ class Journal:
 
             def commit_config(self, message="", revert_in=None):
                 self._note("commit_config")
+                journal.revert_in.append(revert_in)
                 return super().commit_config(message, revert_in)
+
+            def load_replace_candidate(self, filename=None, config=None):
+                journal.candidates[self.device_name] = config
+                return super().load_replace_candidate(filename, config)
+
+            def confirm_commit(self):
+                self._note("confirm_commit")
+                return super().confirm_commit()
 
             def discard_config(self):
                 self._note("discard_config")
