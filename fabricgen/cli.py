@@ -408,7 +408,7 @@ def push_command(
     inventory: Path | None = typer.Option(None, "--inventory", help="YAML with per-device host/driver/optional_args (and `defaults`), for builds without a management plan or to override it. Never credentials."),
     commit: bool = typer.Option(False, "--commit", help="Apply: preflight every device, then a canary, then batches; verify BGP and a new management session after each commit, roll back and stop on failure. Replaces the whole config, so an incomplete one (no management VRF/address, login, SSH or boot image) is refused."),
     merge: bool = typer.Option(False, "--merge", help="Load the build as a merge candidate instead of a replace: adds and changes lines, removes NOTHING the build lacks. NX-OS only (no commit-confirm there)."),
-    confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", min=30, max=3600, help="Seconds after a commit before the device restores its previous config by itself unless fabricgen confirmed it (default: verify timeout + 2 x connect timeout + 60)."),
+    confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", min=5, max=3600, help="Seconds after a commit before the device restores its previous config by itself unless fabricgen confirmed it (default: verify timeout + 2 x connect timeout + 60; NX-OS takes 30-3600)."),
     secrets_file: Path | None = typer.Option(None, "--secrets", help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only."),
     batch: int = typer.Option(5, "--batch", min=1, help="Devices per batch after the canary."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="At most this many devices in flight at once."),

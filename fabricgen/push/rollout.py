@@ -50,6 +50,7 @@ from fabricgen.errors import Problem, PushError, raise_if
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
+from fabricgen.push.nxos import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.inventory import Target
 from fabricgen.push.security import DeviceVerification
 from fabricgen.secrets import Secrets
@@ -61,7 +62,7 @@ REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
 NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
 # fabricgen's own drivers where NAPALM's lack what push needs (nxos: candidates from memory and
 # commit-confirm); every other name goes through NAPALM's lookup
-OWN_DRIVERS = {"nxos": "fabricgen.push.nxos:NxosDriver"}
+OWN_DRIVERS = {"nxos": "fabricgen.push.nxos:NxosDriver"}  # imported when needed (as NAPALM's lookup does)
 
 
 class Outcome(str, Enum):
@@ -171,6 +172,12 @@ def push(
         ))
     if options.commit and not options.merge:
         check_complete(targets)  # a replace of an incomplete config would lock everyone out
+        low, high = NXOS_COMMIT_TIMEOUT
+        if any(t.driver == "nxos" for t in targets) and not low <= options.revert_in <= high:
+            raise PushError(Problem(
+                f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
+                hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+            ))
     session = _Session(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 

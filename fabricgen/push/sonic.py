@@ -85,8 +85,9 @@ CONFIRM_LOG = f"{STATE_DIR}/confirm-timer.log"
 CONFIRM_SCRIPT = """#!/bin/sh
 # fabricgen commit-confirm timer: restores checkpoint {name} after {seconds} s unless the commit is
 # confirmed (confirm_commit() removes {pending} and stops this script).
-echo $$ > {pid}
-sleep {seconds}
+sleep {seconds} &
+echo "$$ $!" > {pid}
+wait $!
 mv {pending} {pending}.reverting 2>/dev/null || exit 0
 rc=0
 {{ {config_rollback} && {config_save}; }} >/dev/null 2>&1 || rc=1
@@ -386,8 +387,8 @@ class SonicDriver(NetworkDriver):
         self._kill_timer()
 
     def _kill_timer(self) -> None:
-        # the timer is a session and process group leader (setsid): its pid is its group's id
-        self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && kill -TERM -- -$(cat {CONFIRM_PID}); rm -f {CONFIRM_PID}')}"))
+        # the pid file holds the script's pid and its sleep's
+        self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && kill $(cat {CONFIRM_PID}); rm -f {CONFIRM_PID}')}"))
 
     def rollback(self) -> None:
         """Back to the last commit's checkpoint: config_db (`config rollback`, saved), FRR's
