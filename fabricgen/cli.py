@@ -416,7 +416,10 @@ def push_command(
     build_dir: Path = BUILD_DIR_ARG,
     devices: str | None = typer.Option(None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."),
     inventory: Path | None = typer.Option(None, "--inventory", help="YAML with per-device host/driver/optional_args (and `defaults`), for builds without a management plan or to override it. Never credentials."),
-    commit: bool = typer.Option(False, "--commit", help="Apply: preflight every device, then a canary, then batches; verify BGP after each commit, roll back and stop on failure."),
+    commit: bool = typer.Option(False, "--commit", help="Apply: preflight every device, then a canary, then batches; verify BGP and a new management session after each commit, roll back and stop on failure. Replaces the whole config, so an incomplete one (no management VRF/address, login, SSH or boot image) is refused."),
+    merge: bool = typer.Option(False, "--merge", help="Load the build as a merge candidate instead of a replace: adds and changes lines, removes NOTHING the build lacks. NX-OS only (no commit-confirm there)."),
+    confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", min=5, max=3600, help="Seconds after a commit before the device restores its previous config by itself unless fabricgen confirmed it (default: verify timeout + 2 x connect timeout + 60; NX-OS takes 30-3600)."),
+    secrets_file: Path | None = typer.Option(None, "--secrets", help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only."),
     batch: int = typer.Option(5, "--batch", min=1, help="Devices per batch after the canary."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="At most this many devices in flight at once."),
     canary: str | None = typer.Option(None, "--canary", help="The device to commit first (default: the first leaf whose config changes; a named device that needs no change is skipped), or `none` to go straight to batches."),
@@ -431,13 +434,17 @@ def push_command(
     """Push BUILD_DIR's configs to the switches with NAPALM (a dry run unless --commit).
 
     Addresses come from the build's management plan or --inventory; credentials from
-    FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere. NX-OS goes
+    FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere; secrets
+    the configs name (`<<secret:NAME>>`) from FABRICGEN_SECRET_<NAME> or --secrets FILE, filled
+    in memory, masked in everything printed. Each commit reverts by itself unless confirmed after
+    verification (commit-confirm). NX-OS goes
     through NAPALM's nxos (NX-API) driver, its TLS certificate verified; SONiC through fabricgen's
     sonic driver (SSH), its host key verified against known_hosts. Exit 0 when every device
     succeeded, 1 when any failed (a host key refused included), was rolled back or not reached, 2 on
     bad input (nothing contacted).
     """
     from fabricgen.push import report
+    from fabricgen.push.candidate import check_complete, read_secrets
     from fabricgen.push.credentials import read_credentials
     from fabricgen.push.inventory import read_targets
     from fabricgen.push.rollout import RolloutOptions, push
@@ -448,15 +455,19 @@ def push_command(
         targets = _run(lambda: read_targets(build_dir, devices, inventory, staging=Path(staging)))
         verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
         _run(lambda: verification.check(targets))
+        if commit and not merge:
+            _run(lambda: check_complete(targets))  # before credentials or secrets are even asked for
+        secrets = _run(lambda: read_secrets(targets, secrets_file))
         if warning := verification.warning(targets):
             sys.stderr.write(warning + "\n")
         credentials = _run(read_credentials)
         options = RolloutOptions(
             commit=commit, batch=batch, concurrency=concurrency, canary=canary,
             connect_timeout=connect_timeout, verify_timeout=verify_timeout, verification=verification,
+            merge=merge, confirm_timeout=confirm_timeout,
         )
         with _push_progress(len(targets)) as progress:
-            rollout = _run(lambda: push(targets, credentials, options, on_result=progress))
+            rollout = _run(lambda: push(targets, credentials, options, on_result=progress, secrets=secrets))
     if diffs:
         report.print_diffs(out, rollout)
     wide = out if out.is_terminal else Console(highlight=False, width=10_000)

@@ -14,8 +14,9 @@ here, so the target is assembled from real parts plus small stand-ins:
     a plain `vtysh` or `frr-reload.py` in an SSH session drives that switch's FRR (unix sockets
     work across network namespaces, so sshd itself needs no `ip netns exec`);
   - /usr/local/bin (first on sshd's default PATH) holds stand-ins for `config checkpoint NAME`,
-    `config replace FILE`, `config rollback NAME`, `config save -y` and
-    `show runningconfiguration all`; each appends its argv to `directory/record.jsonl` and
+    `config replace FILE`, `config rollback NAME`, `config save -y`,
+    `show runningconfiguration all` and `sonic-installer list` (the image in
+    `directory/control/image`); each appends its argv to `directory/record.jsonl` and
     changes the JSON files as SONiC would change CONFIG_DB.
 
 The mount namespace lives exactly as long as sshd and its sessions: stopping them removes it.
@@ -23,6 +24,7 @@ The mount namespace lives exactly as long as sshd and its sessions: stopping the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -59,6 +61,13 @@ def fail(message):
     sys.exit(1)
 
 
+if program == "sonic-installer":
+    # sonic-utilities sonic_installer/main.py list_command: Current, Next, Available and the images
+    if args != ["list"]:
+        fail(f"the stand-in knows only `sonic-installer list`, not {{args}}")
+    image = open(os.path.join(CONTROL, "image")).read().strip()
+    print(f"Current: {{image}}\nNext: {{image}}\nAvailable: \n{{image}}")
+    sys.exit(0)
 if program == "show":
     if args != ["runningconfiguration", "all"]:
         fail(f"the stand-in knows only `show runningconfiguration all`, not {{args}}")
@@ -177,8 +186,47 @@ class SonicTarget:
         """The next `config <verb>` fails (exit 1), once."""
         (self.directory / "control" / f"fail-{verb}").write_text("")
 
+    def set_image(self, image: str) -> None:
+        (self.directory / "control" / "image").write_text(image + "\n")
+
+    def detached(self) -> list[int]:
+        """Processes in the target's mount namespace outside sshd's process group: what a session
+        started with setsid (the driver's commit-confirm timer)."""
+        try:
+            mine = os.readlink(f"/proc/{self.process.pid}/ns/mnt")
+        except OSError:
+            return []
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == self.process.pid:
+                continue
+            try:
+                if os.readlink(entry / "ns" / "mnt") == mine and os.getpgid(int(entry.name)) != self.process.pid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    def timers(self) -> list[int]:
+        """The driver's commit-confirm timers running here: processes of the namespace whose process
+        group leader runs confirm-timer.sh (the script and its sleep). sshd's per-connection
+        processes call setsid too, so a group of its own alone does not tell them apart."""
+        found = []
+        for pid in self.detached():
+            try:
+                leader = os.getpgid(pid)
+                if b"confirm-timer" in Path(f"/proc/{leader}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                continue
+        return found
+
     def stop(self) -> None:
-        """sshd and every session it started (one process group); the mount namespace goes with them."""
+        """sshd and every session it started (one process group), and anything a session detached
+        into the target's mount namespace; the mount namespace goes with them."""
+        for pid in self.detached():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         if self.process.poll() is None:
             _kill_group(self.process.pid, signal.SIGTERM)
             try:
@@ -202,9 +250,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_sonic_target(namespace: str, directory: Path, config_db: dict, frr_conf: str, timeout: float = 10) -> SonicTarget:
+DEFAULT_IMAGE = "SONiC-OS-202405.0"  # what `sonic-installer list` says it runs (tests/lab/two-units.yaml pins it)
+
+
+def start_sonic_target(namespace: str, directory: Path, config_db: dict, frr_conf: str, timeout: float = 10, image: str = DEFAULT_IMAGE) -> SonicTarget:
     """Start a target for the lab switch in `namespace` (its FRR must be running); `config_db` is
-    its running and saved CONFIG_DB, `frr_conf` its /etc/sonic/frr/frr.conf. Stop it with .stop()."""
+    its running and saved CONFIG_DB, `frr_conf` its /etc/sonic/frr/frr.conf, `image` what
+    `sonic-installer list` reports. Stop it with .stop()."""
     frr_dir = FRR_RUN / namespace
     if not (frr_dir / "bgpd.vty").exists():
         raise RuntimeError(f"no FRR runs for {namespace} ({frr_dir}/bgpd.vty is missing)")
@@ -218,7 +270,8 @@ def start_sonic_target(namespace: str, directory: Path, config_db: dict, frr_con
     key_type, key = (directory / "ssh_host_ed25519_key.pub").read_text().split()[:2]
     (directory / "known_hosts").write_text(f"[127.0.0.1]:{port} {key_type} {key}\n")
     (directory / "sshd_config").write_text(SSHD_CONFIG.format(port=port, directory=directory))
-    for program in ("config", "show"):
+    (directory / "control" / "image").write_text(image + "\n")
+    for program in ("config", "show", "sonic-installer"):
         stand_in = directory / "bin" / program
         stand_in.write_text(STAND_IN.format(program=program, record=str(directory / "record.jsonl"), control=str(directory / "control")))
         stand_in.chmod(0o755)

@@ -30,6 +30,7 @@ from fabricgen.push import rollout
 from fabricgen.push.credentials import Credentials, read_credentials
 from fabricgen.push.inventory import read_targets
 from fabricgen.push.rollout import Outcome, RolloutOptions, push
+from tests.push_build import complete_nxos, completed_copy
 
 PASSWORD = "pw-7f3a9c-never-on-disk"  # distinctive, so a leak is found by a plain search
 CREDENTIALS = Credentials("netops", PASSWORD)
@@ -55,6 +56,12 @@ def built(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def complete_built(built, tmp_path_factory) -> Path:
+    """`built` with every switch config complete for a replace (tests/push_build.py)."""
+    return completed_copy(built, tmp_path_factory.mktemp("complete") / "build")
+
+
+@pytest.fixture(scope="module")
 def plan_rows(built) -> list[dict]:
     return list(csv.DictReader((built / "ip-plan.csv").open()))
 
@@ -69,8 +76,10 @@ def write_device(root: Path, name: str, *, diff: str = "", bgp: list[dict] | Non
     raises, and one get_bgp_neighbors answer per call (the last one repeated a few times)."""
     directory = root / name
     directory.mkdir(parents=True, exist_ok=True)
-    for method in ("load_replace_candidate", "discard_config", "commit_config"):
+    for method in ("load_replace_candidate", "load_merge_candidate", "discard_config", "commit_config", "confirm_commit"):
         (directory / f"{method}.1").write_text("{}")
+    # the new management session after a commit: a fresh MockDriver instance counts from 1 again
+    (directory / "get_facts.1").write_text(json.dumps({"hostname": name, "fqdn": name, "vendor": "mock", "model": "", "os_version": "", "serial_number": "", "uptime": 1.0, "interface_list": []}))
     if commit_error:
         (directory / "commit_config.1").write_text(json.dumps({"exception": "napalm.base.exceptions.CommitError", "args": [commit_error]}))
     if echo_password:  # a device that echoes what it was sent, the password included
@@ -88,12 +97,15 @@ def neighbors(up: dict[str, bool]) -> dict:
 
 
 class Journal:
-    """Every driver call of a run, in order, and the most devices ever connected at once."""
+    """Every driver call of a run, in order, and the most devices ever connected at once (a device
+    counts once while it has sessions open: its commit's and the management probe's)."""
 
     def __init__(self):
         self.calls: list[tuple[str, str]] = []
-        self.open_now = 0
+        self.sessions: dict[str, int] = {}
         self.most_open = 0
+        self.revert_in: list[int | None] = []
+        self.candidates: dict[str, str] = {}  # the config= text each device was given
         self.lock = threading.Lock()
 
     def driver(self, paths: dict[str, Path]):
@@ -113,8 +125,8 @@ class Journal:
                 self._note("open")
                 super().open()
                 with journal.lock:
-                    journal.open_now += 1
-                    journal.most_open = max(journal.most_open, journal.open_now)
+                    journal.sessions[self.device_name] = journal.sessions.get(self.device_name, 0) + 1
+                    journal.most_open = max(journal.most_open, sum(1 for n in journal.sessions.values() if n))
                 # a real login takes a while; without it a loaded machine may finish each mock
                 # device before the next starts, and the concurrency would never be seen
                 time.sleep(0.05)
@@ -123,12 +135,21 @@ class Journal:
                 self._note("close")
                 if self.opened:
                     with journal.lock:
-                        journal.open_now -= 1
+                        journal.sessions[self.device_name] -= 1
                 super().close()
 
             def commit_config(self, message="", revert_in=None):
                 self._note("commit_config")
+                journal.revert_in.append(revert_in)
                 return super().commit_config(message, revert_in)
+
+            def load_replace_candidate(self, filename=None, config=None):
+                journal.candidates[self.device_name] = config
+                return super().load_replace_candidate(filename, config)
+
+            def confirm_commit(self):
+                self._note("confirm_commit")
+                return super().confirm_commit()
 
             def discard_config(self):
                 self._note("discard_config")
@@ -151,7 +172,11 @@ def mocked(built: Path, tmp_path: Path, monkeypatch, devices: dict[str, dict], s
     """Targets for `devices` (name -> write_device options), every one on a recording MockDriver."""
     paths = {name: write_device(tmp_path / "mock", name, **options) for name, options in devices.items()}
     targets = [t for t in read_targets(built, selection or ",".join(devices)) if t.name in paths]
-    targets = [replace(t, driver="mock", optional_args={"path": str(paths[t.name])}) for t in targets]
+    # the configs a replace may commit (the parts push refuses to replace without, added)
+    (tmp_path / "complete").mkdir(exist_ok=True)
+    for t in targets:
+        (tmp_path / "complete" / t.config.name).write_text(complete_nxos(t.config.read_text()))
+    targets = [replace(t, driver="mock", optional_args={"path": str(paths[t.name])}, config=tmp_path / "complete" / t.config.name) for t in targets]
     journal = Journal()
     recording = journal.driver(paths)
     monkeypatch.setattr(rollout, "get_network_driver", lambda name: recording)
@@ -346,7 +371,8 @@ def fabricgen(*args: str, env: dict | None = None) -> subprocess.CompletedProces
 CREDENTIAL_ENV = {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD}
 
 
-def test_push_command_dry_run_commit_and_exit_codes(built, plan_rows, tmp_path):
+def test_push_command_dry_run_commit_and_exit_codes(complete_built, plan_rows, tmp_path):
+    built = complete_built
     mock = tmp_path / "mock"
     leaf1 = write_device(mock, "be-su01-leaf1", diff="-  mtu 1500\n+  mtu 9216\n", bgp=[all_peers(plan_rows, "be-su01-leaf1", True)])
     leaf2 = write_device(mock, "be-su01-leaf2", diff="+ changed\n", bgp=[all_peers(plan_rows, "be-su01-leaf2", True), all_peers(plan_rows, "be-su01-leaf2", False)])
@@ -401,9 +427,11 @@ def test_canary_none_commits_both_ends_of_a_change_in_one_batch(built, plan_rows
 
 
 def test_each_nos_gets_its_napalm_driver(built, tmp_path):
-    """NX-OS through NAPALM's NX-API driver, SONiC through fabricgen's own, both found by name."""
+    """NX-OS through NAPALM's NX-API driver (fabricgen's subclass: candidates from memory,
+    commit-confirm), SONiC through fabricgen's own, both found by name."""
     from napalm.nxos import NXOSDriver
 
+    from fabricgen.push.nxos import NxosDriver
     from fabricgen.push.sonic import SonicDriver
 
     sonic = tmp_path / "sonic.yaml"
@@ -411,6 +439,7 @@ def test_each_nos_gets_its_napalm_driver(built, tmp_path):
     build(sonic, tmp_path / "build")
     targets = read_targets(tmp_path / "build")
     assert {t.nos: t.driver for t in targets} == {"nxos": "nxos", "sonic": "sonic"}
-    assert rollout.resolve_drivers(targets) == {"nxos": NXOSDriver, "sonic": SonicDriver}
+    assert rollout.resolve_drivers(targets) == {"nxos": NxosDriver, "sonic": SonicDriver}
+    assert issubclass(NxosDriver, NXOSDriver)
     leaf = next(t for t in targets if t.nos == "sonic")
     assert leaf.config == tmp_path / "build" / "configs" / leaf.name and leaf.config.is_dir()

@@ -202,6 +202,62 @@ def test_getters(driver: SonicDriver):
     assert "router bgp 64513" in running
 
 
+# --- commit-confirm --------------------------------------------------------------------------------
+
+
+def test_a_confirmed_commit_stays_and_its_timer_is_gone(two_unit_lab, target: SonicTarget, driver: SonicDriver, tmp_path: Path):
+    build_dir, _ = two_unit_lab
+    driver.load_replace_candidate(str(candidate_copy(two_unit_lab, tmp_path, hostname="confirmed")))
+    driver.commit_config(revert_in=6)
+    assert driver.has_pending_commit() and len(target.timers()) >= 1  # the timer runs, outside the session
+    driver.confirm_commit()
+    assert not driver.has_pending_commit()
+    time.sleep(0.5)
+    assert target.timers() == []  # cancelled: the script and its sleep
+    time.sleep(6)
+    assert target.running_config_db()["DEVICE_METADATA"]["localhost"]["hostname"] == "confirmed"  # no revert
+    assert [c[0] for c in target.commands()] == ["checkpoint", "replace", "save"]
+    driver.load_replace_candidate(str(build_dir / "configs" / LEAF))  # back to the build for the next tests
+    driver.commit_config()
+
+
+def test_an_unconfirmed_commit_reverts_by_itself_after_the_session_is_gone(two_unit_lab, target: SonicTarget, tmp_path: Path):
+    """The timer runs on the device: fabricgen's session is closed before it fires."""
+    before_frr, before_db = running_frr(target), target.saved_config_db()
+    expected = neighbors_of((two_unit_lab[0] / "configs" / LEAF / "frr.conf").read_text())
+    broken = candidate_copy(two_unit_lab, tmp_path, lambda text: text.replace("remote-as 64512", "remote-as 65000"), hostname="unconfirmed")
+    device = SonicDriver(target.host, target.username, target.password, timeout=30, optional_args=target.optional_args)
+    device.open()
+    target.forget_commands()
+    device.load_replace_candidate(config=json.dumps({"config_db": json.loads((broken / "config_db.json").read_text()), "frr": (broken / "frr.conf").read_text()}))
+    device.commit_config(revert_in=5)
+    assert target.running_config_db()["DEVICE_METADATA"]["localhost"]["hostname"] == "unconfirmed"
+    device.close()  # fabricgen is gone
+    deadline = time.monotonic() + 30
+    while target.timers() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert target.timers() == []
+    checkpoint = target.commands()[0][1]
+    assert target.commands()[-2:] == [["rollback", checkpoint], ["save", "-y"]]
+    assert target.running_config_db() == target.saved_config_db() == before_db
+    assert running_frr(target) == before_frr
+    log = (target.sonic_dir / "fabricgen" / "confirm-timer.log").read_text()
+    assert f"not confirmed within 5 s: restored {checkpoint} (status 0)" in log
+    probe = SonicDriver(target.host, target.username, target.password, timeout=30, optional_args=target.optional_args)
+    probe.open()
+    try:
+        assert not probe.has_pending_commit()
+        with pytest.raises(CommitError, match="already restored"):
+            probe.confirm_commit()  # too late
+        wait_neighbors(probe, expected, up=True)
+    finally:
+        probe.close()
+
+
+def test_sonic_installer_list_names_the_running_image(target: SonicTarget, driver: SonicDriver):
+    assert driver.get_boot_images() == {"current": "SONiC-OS-202405.0", "next": "SONiC-OS-202405.0"}
+
+
 def test_the_password_is_in_no_file(two_unit_lab, target: SonicTarget):
     """Last: everything the module wrote (the target's directory with its sshd log, the record and
     /etc overlay, the build) and any staging directory left on the 'device'."""

@@ -47,6 +47,7 @@ class Target:
     config: Path  # configs/<name>.cfg (NX-OS) or configs/<name>/ (SONiC: config_db.json + frr.conf)
     expected_peers: tuple[str, ...]  # BGP neighbor addresses the pushed config declares
     optional_args: dict = field(default_factory=dict, hash=False)
+    boot_image: str | None = None  # the NOS image the intent pins (topology.json `boot_image`)
 
 
 def read_targets(
@@ -91,6 +92,7 @@ def read_targets(
             config=config,
             expected_peers=bgp_neighbors(config_text),
             optional_args=driver_options(defaults, own, driver),
+            boot_image=node.get("boot_image"),
         ))
     raise_if(problems, PushError)
     return targets

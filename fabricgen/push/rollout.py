@@ -3,12 +3,26 @@
 Dry run (the default): every selected device loads the build's config as a replace candidate,
 reports its diff (`compare_config`) and discards it. Nothing changes on any device.
 
+Every candidate is the staged build's text with its secrets filled in, in memory
+(push/candidate.py), handed over as `load_*_candidate(config=...)`; everything a device or driver
+says back (diffs, errors) is masked (each secret value becomes its placeholder, the password
+********) before it is kept in a result.
+
 `--commit`: the same dry run first, as a preflight: when any device cannot be reached, refuses the
 login or rejects the candidate, nothing is committed anywhere. Then only the devices whose diff is
 not empty are committed: a canary alone, then batches. After each commit the device must show every
 BGP neighbor its new config declares as Established (`get_bgp_neighbors`) within the verify
-timeout; otherwise it is rolled back and the rollout stops before the next batch. Within a batch,
+timeout, and a NEW management session must open (a second driver instance: open, get_facts,
+close); otherwise it is rolled back and the rollout stops before the next batch. Within a batch,
 devices run concurrently up to a bound.
+
+Commit-confirm: each commit is made with `revert_in` (the confirm timeout): the device restores
+its previous config by itself unless fabricgen confirms after verification, so a lost session, a
+killed fabricgen or a config that locks the management plane out undoes the change. A driver
+without commit-confirm gets a plain commit and the result says so.
+
+`merge`: the build is loaded with `load_merge_candidate` instead: lines are added or changed,
+nothing the build lacks is removed from the device.
 
 Per-device trouble (unreachable, bad credentials, a refused commit, failed verification) is a
 `DeviceResult`, never an exception: one device's failure must not hide what happened on the others.
@@ -33,15 +47,22 @@ from napalm.base.exceptions import (
 )
 
 from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.push.candidate import candidate as filled_candidate
+from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
+from fabricgen.push.nxos import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.inventory import Target
 from fabricgen.push.security import DeviceVerification
+from fabricgen.secrets import Secrets
 
 # Exceptions with which a driver says "the device refused the commit and kept its config":
 # NX-OS applies a replace atomically (rollback-patch), fabricgen's SONiC driver restores its own
 # checkpoint before raising. Anything else during a commit leaves the device's state unknown.
 REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
 NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
+# fabricgen's own drivers where NAPALM's lack what push needs (nxos: candidates from memory and
+# commit-confirm); every other name goes through NAPALM's lookup
+OWN_DRIVERS = {"nxos": "fabricgen.push.nxos:NxosDriver"}  # imported when needed (as NAPALM's lookup does)
 
 
 class Outcome(str, Enum):
@@ -63,6 +84,15 @@ class RolloutOptions:
     verify_timeout: float = 120.0
     poll_interval: float = 2.0
     verification: DeviceVerification = field(default_factory=DeviceVerification)  # host keys, TLS
+    merge: bool = False  # load_merge_candidate instead of a replace
+    confirm_timeout: int | None = None  # revert_in of each commit; None: verify + connect timeouts + 60 s
+
+    @property
+    def revert_in(self) -> int:
+        if self.confirm_timeout is not None:
+            return self.confirm_timeout
+        # verification, then a new management session, then the confirm itself, with room to spare
+        return int(self.verify_timeout + 2 * self.connect_timeout + 60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +128,10 @@ def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
     drivers, problems = {}, []
     for name in sorted({target.driver for target in targets}):
         try:
+            if name in OWN_DRIVERS:
+                module, _, attribute = OWN_DRIVERS[name].partition(":")
+                drivers[name] = getattr(__import__(module, fromlist=[attribute]), attribute)
+                continue
             drivers[name] = get_network_driver(name)
         except ModuleImportError as exc:
             problems.append(Problem(f"NAPALM driver {name!r} is not available: {exc}", hint="install it, or set `driver` in the inventory"))
@@ -105,21 +139,49 @@ def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
     return drivers
 
 
-def push(targets: list[Target], credentials: Credentials, options: RolloutOptions, on_result: Progress | None = None) -> Rollout:
-    """Dry-run every target; with options.commit, then commit the changed ones in stages."""
+class _Session:
+    """What every device action of one rollout shares: credentials, secrets, a way to make drivers."""
+
+    def __init__(self, drivers: dict[str, type], credentials: Credentials, secrets: Secrets, options: RolloutOptions):
+        self.drivers, self.credentials, self.secrets, self.options = drivers, credentials, secrets, options
+
+    def device(self, target: Target):
+        return self.drivers[target.driver](
+            target.host, self.credentials.username, self.credentials.password,
+            timeout=self.options.connect_timeout, optional_args=self.options.verification.driver_args(target),
+        )
+
+    def clean(self, text: str) -> str:
+        """A device's or driver's words with every secret value and the password masked."""
+        return self.credentials.scrub(self.secrets.mask(str(text)))
+
+
+def push(
+    targets: list[Target], credentials: Credentials, options: RolloutOptions, on_result: Progress | None = None, secrets: Secrets | None = None
+) -> Rollout:
+    """Dry-run every target; with options.commit, then commit the changed ones in stages.
+    `secrets`: the values the configs' placeholders take (push/candidate.py read_secrets)."""
     if options.canary not in (None, NO_CANARY) and options.canary not in {target.name for target in targets}:
         raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
     options.verification.check(targets)
-    drivers = resolve_drivers(targets)
+    if options.merge and (sonic := sorted(t.name for t in targets if t.nos == "sonic")):
+        raise PushError(Problem(
+            f"--merge is not supported on SONiC ({', '.join(sonic[:3])}{' and more' if len(sonic) > 3 else ''}): config_db and FRR "
+            "have no merge that can be checked and rolled back as one change",
+            hint="push SONiC switches without --merge (a replace keeps the image's local users: they are not in config_db)",
+        ))
+    if options.commit and not options.merge:
+        check_complete(targets)  # a replace of an incomplete config would lock everyone out
+        low, high = NXOS_COMMIT_TIMEOUT
+        if any(t.driver == "nxos" for t in targets) and not low <= options.revert_in <= high:
+            raise PushError(Problem(
+                f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
+                hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+            ))
+    session = _Session(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 
-    def device(target: Target):
-        return drivers[target.driver](
-            target.host, credentials.username, credentials.password,
-            timeout=options.connect_timeout, optional_args=options.verification.driver_args(target),
-        )
-
-    preflight = _run_stage(targets, "preflight", lambda t: _dry_run(device(t), t, credentials), options.concurrency, report)
+    preflight = _run_stage(targets, "preflight", lambda t: _dry_run(session, t), options.concurrency, report)
     if not options.commit:
         return Rollout(preflight, committed=False)
     results = {result.target.name: result for result in preflight}
@@ -127,7 +189,7 @@ def push(targets: list[Target], credentials: Credentials, options: RolloutOption
     stopped = f"preflight failed on {failed} device(s); nothing was committed" if failed else ""
     changed = [result.target for result in preflight if result.outcome is Outcome.would_change]
     for stage, group in [] if stopped else _stages(changed, options):
-        outcomes = _run_stage(group, stage, lambda t: _commit(device(t), t, credentials, options), options.concurrency, report)
+        outcomes = _run_stage(group, stage, lambda t: _commit(session, t), options.concurrency, report)
         results.update((result.target.name, result) for result in outcomes)
         if not all(result.ok for result in outcomes):
             stopped = f"{stage} failed; later devices were not touched"
@@ -167,76 +229,138 @@ def _run_stage(targets: list[Target], stage: str, action, concurrency: int, repo
         return list(pool.map(one, targets))
 
 
-def _dry_run(device, target: Target, credentials: Credentials) -> DeviceResult:
-    opened = _open(device, target, credentials)
+def _dry_run(session: _Session, target: Target) -> DeviceResult:
+    device = session.device(target)
+    opened = _open(device, target, session)
     if isinstance(opened, DeviceResult):
         return opened
     try:
-        result = _candidate(device, target, credentials)
+        result = _candidate(device, target, session)
         pinned = getattr(device, "pinned_host_key", "")  # trust on first use: say what was trusted
         if pinned:
             result = replace(result, message=f"pinned its host key, {pinned}" + (f"; {result.message}" if result.message else ""))
+        image = _image_problem(device, target, session)
+        if image:  # a commit would pin an image the switch does not run: refused in preflight
+            outcome = Outcome.failed if session.options.commit and result.ok else result.outcome
+            result = replace(result, outcome=outcome, message=image + (f"; {result.message}" if result.message else ""))
         return result
     finally:
         _discard(device)
         _close(device)
 
 
-def _commit(device, target: Target, credentials: Credentials, options: RolloutOptions) -> DeviceResult:
-    opened = _open(device, target, credentials)
+def _image_problem(device, target: Target, session: _Session) -> str:
+    """A SONiC switch that does not run (or will not boot) the image the build pins; "" when it
+    does or the driver cannot tell."""
+    if not target.boot_image or not hasattr(device, "get_boot_images"):
+        return ""
+    try:
+        images = device.get_boot_images()
+    except Exception as exc:  # noqa: BLE001
+        return f"cannot read its images (sonic-installer list): {session.clean(exc)}"
+    wrong = [f"{which} {images.get(which) or '(none)'}" for which in ("current", "next") if images.get(which) != target.boot_image]
+    return f"runs another image than the build pins ({target.boot_image}): {', '.join(wrong)}" if wrong else ""
+
+
+def _commit(session: _Session, target: Target) -> DeviceResult:
+    device, options = session.device(target), session.options
+    opened = _open(device, target, session)
     if isinstance(opened, DeviceResult):
         return opened
     try:
-        result = _candidate(device, target, credentials)
+        result = _candidate(device, target, session)
         if result.outcome is not Outcome.would_change:
             _discard(device)
             return result
         before = _established(device, target)
+        confirm = True
         try:
-            device.commit_config()
+            try:
+                device.commit_config(revert_in=options.revert_in)
+            except NotImplementedError:  # the driver has no commit-confirm: refused before any change
+                confirm = False
+                device.commit_config()
         except REFUSED_COMMIT as exc:
-            return replace(result, outcome=Outcome.failed, message=f"commit refused, the device kept its previous config: {credentials.scrub(str(exc))}")
+            return replace(result, outcome=Outcome.failed, message=f"commit refused, the device kept its previous config: {session.clean(exc)}")
         except Exception as exc:  # noqa: BLE001 - any driver or transport error: report it, stop the rollout
+            timer = f"; its confirm timer restores the previous config within {options.revert_in} s" if confirm else ""
             return replace(result, outcome=Outcome.failed, message=(
-                f"commit interrupted ({type(exc).__name__}: {credentials.scrub(str(exc))}); "
-                "the device's state is unknown: check it, then `rollback` on the device if needed"
+                f"commit interrupted ({type(exc).__name__}: {session.clean(exc)}); "
+                f"the device's state is unknown{timer}: check it, then `rollback` on the device if needed"
             ))
         verified, detail = _wait_established(device, target, options, set(target.expected_peers))
         if verified:
-            return replace(result, outcome=Outcome.committed, message=detail)
+            management = _management_works(session, target)
+            verified, detail = (True, f"{detail}; a new management session works") if not management else (False, f"{detail}; {management}")
+        if verified:
+            if not confirm:
+                return replace(result, outcome=Outcome.committed, message=f"{detail}; the {target.driver} driver has no commit-confirm")
+            try:
+                device.confirm_commit()
+            except Exception as exc:  # noqa: BLE001 - not confirmed: the device reverts by itself
+                return replace(result, outcome=Outcome.failed, message=(
+                    f"verified ({detail}) but the confirm failed ({session.clean(exc)}); the device restores its previous config "
+                    f"within {options.revert_in} s of the commit"
+                ))
+            return replace(result, outcome=Outcome.committed, message=f"{detail}; confirmed")
         try:
             device.rollback()
         except Exception as exc:  # noqa: BLE001
-            return replace(result, outcome=Outcome.failed, message=f"verification failed ({detail}) and ROLLBACK FAILED: {credentials.scrub(str(exc))}")
+            fallback = f"; its confirm timer restores the previous config within {options.revert_in} s of the commit" if confirm else ""
+            return replace(result, outcome=Outcome.failed, message=f"verification failed ({detail}) and ROLLBACK FAILED: {session.clean(exc)}{fallback}")
         _, back = _wait_established(device, target, options, before) if before else (True, "")
         return replace(result, outcome=Outcome.rolled_back, message=f"verification failed ({detail}); rolled back" + (f"; {back}" if back else ""))
     finally:
         _close(device)
 
 
-def _open(device, target: Target, credentials: Credentials) -> DeviceResult | None:
+def _management_works(session: _Session, target: Target) -> str:
+    """"" when a NEW session to the device opens and answers get_facts; else what went wrong.
+    The commit's own session may survive a change that refuses every new login."""
+    probe = session.device(target)
+    try:
+        probe.open()
+        probe.get_facts()
+    except Exception as exc:  # noqa: BLE001
+        return f"a new management session FAILED ({type(exc).__name__}: {session.clean(exc)})"
+    finally:
+        _close(probe)
+    return ""
+
+
+def _open(device, target: Target, session: _Session) -> DeviceResult | None:
     try:
         device.open()
     except Exception as exc:  # noqa: BLE001 - unreachable, refused, bad credentials: all per device
         # a driver's own ConnectionException says what went wrong; anything else (a proxy or a web
         # server answering NX-API's port with something that is not JSON) needs its type to make sense
-        detail = credentials.scrub(str(exc)) if isinstance(exc, ConnectionException) else f"{type(exc).__name__}: {credentials.scrub(str(exc))}"
+        detail = session.clean(exc) if isinstance(exc, ConnectionException) else f"{type(exc).__name__}: {session.clean(exc)}"
         return DeviceResult(target, Outcome.failed, message=f"cannot connect to {target.host}: {detail}")
     return None
 
 
-def _candidate(device, target: Target, credentials: Credentials) -> DeviceResult:
-    """Load the build's config as a replace candidate and diff it (the caller discards it)."""
+def _candidate(device, target: Target, session: _Session) -> DeviceResult:
+    """Load the build's config (secrets filled, in memory) as a replace or merge candidate and
+    diff it (the caller discards it)."""
     try:
-        device.load_replace_candidate(filename=str(target.config))
+        config = filled_candidate(target, session.secrets)
+    except (OSError, ValueError, KeyError) as exc:
+        return DeviceResult(target, Outcome.failed, message=f"cannot prepare the candidate: {type(exc).__name__}")
+    try:
+        if session.options.merge:
+            device.load_merge_candidate(config=config)
+        else:
+            device.load_replace_candidate(config=config)
     except Exception as exc:  # noqa: BLE001
-        return DeviceResult(target, Outcome.failed, message=f"the device rejected the candidate: {credentials.scrub(str(exc))}")
+        return DeviceResult(target, Outcome.failed, message=f"the device rejected the candidate: {session.clean(exc)}")
+    finally:
+        del config  # the filled text lives no longer than needed
     try:
         diff = device.compare_config() or ""
     except Exception as exc:  # noqa: BLE001
-        return DeviceResult(target, Outcome.failed, message=f"compare_config failed: {credentials.scrub(str(exc))}")
+        return DeviceResult(target, Outcome.failed, message=f"compare_config failed: {session.clean(exc)}")
     outcome = Outcome.would_change if diff.strip() else Outcome.unchanged
-    return DeviceResult(target, outcome, diff=credentials.scrub(diff))
+    return DeviceResult(target, outcome, diff=session.clean(diff))
 
 
 def _established(device, target: Target) -> set[str]:

@@ -31,6 +31,7 @@ from napalm.base.exceptions import (
     ConnectAuthError,
     ConnectionException,
     ConnectTimeoutError,
+    MergeConfigException,
     ReplaceConfigException,
 )
 
@@ -71,6 +72,31 @@ FRR_WITH_CONFIG = (
     + ' {mode} --stdout --confdir "$d" "$d/frr.conf"; rc=$?; rm -rf "$d"; exit $rc'
 )
 STAGING = "mktemp -d /tmp/fabricgen-candidate.XXXXXX"  # mktemp -d makes it mode 700
+# `sonic-installer list` prints "Current: IMAGE", "Next: IMAGE", "Available:" and one image a line
+# (sonic-utilities sonic_installer/main.py, list_command)
+SONIC_INSTALLER_LIST = "sonic-installer list"
+# Commit-confirm: a shell script on the device that sleeps, then restores the checkpoint exactly as
+# rollback() does, unless confirm_commit() removed CONFIRM_PENDING first. Claiming the pending file
+# with mv makes confirm and revert exclusive: whichever comes first wins, the other sees it gone.
+CONFIRM_TIMER = f"{STATE_DIR}/confirm-timer.sh"
+CONFIRM_PENDING = f"{STATE_DIR}/confirm-pending"
+CONFIRM_PID = f"{STATE_DIR}/confirm-timer.pid"
+CONFIRM_LOG = f"{STATE_DIR}/confirm-timer.log"
+CONFIRM_SCRIPT = """#!/bin/sh
+# fabricgen commit-confirm timer: restores checkpoint {name} after {seconds} s unless the commit is
+# confirmed (confirm_commit() removes {pending} and stops this script).
+sleep {seconds} &
+echo "$$ $!" > {pid}
+wait $!
+mv {pending} {pending}.reverting 2>/dev/null || exit 0
+rc=0
+{{ {config_rollback} && {config_save}; }} >/dev/null 2>&1 || rc=1
+{frr_reload} < {saved} >/dev/null 2>&1 || rc=$((rc + 2))
+cp -p {old_frr} {frr_conf} || rc=$((rc + 4))
+rm -f {residual} {pending}.reverting {pid}
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) not confirmed within {seconds} s: restored {name} (status $rc)" >> {log}
+exit $rc
+"""
 
 
 class SonicDriver(NetworkDriver):
@@ -200,37 +226,36 @@ class SonicDriver(NetworkDriver):
     # --- candidate --------------------------------------------------------------------------------
 
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        """`filename`: a fabricgen SONiC device directory (config_db.json and frr.conf), or its
-        config_db.json with frr.conf beside it. Checked here, then staged on the device."""
+        """The candidate, checked here, then staged on the device (mktemp -d: mode 700).
+
+        `config`: one JSON text `{"config_db": {...tables...}, "frr": "...frr.conf text..."}`, held
+        in memory only (fabricgen push fills secrets into it; it is never written locally).
+        `filename`: a fabricgen SONiC device directory (config_db.json and frr.conf), or its
+        config_db.json with frr.conf beside it."""
         if config is not None:
-            raise NotImplementedError("SonicDriver loads a device directory: load_replace_candidate(filename='configs/<device>/')")
-        if filename is None:
-            raise ReplaceConfigException("load_replace_candidate needs filename= (a SONiC device directory of a fabricgen build)")
-        path = Path(filename)
-        directory = path if path.is_dir() else path.parent
-        db_path, frr_path = (path if path.is_file() else directory / "config_db.json"), directory / "frr.conf"
-        for required in (db_path, frr_path):
-            if not required.is_file():
-                raise ReplaceConfigException(f"{required} is missing: a SONiC candidate is config_db.json and frr.conf in one directory")
-        try:
-            config_db = json.loads(db_path.read_text())
-        except ValueError as exc:
-            raise ReplaceConfigException(f"{db_path} is not valid JSON: {exc}") from None
-        if not isinstance(config_db, dict):
-            raise ReplaceConfigException(f"{db_path} is not a config_db (a JSON object of tables)")
-        frr = frr_path.read_text()
-        if not frr.strip():
-            raise ReplaceConfigException(f"{frr_path} is empty")
+            config_db, frr = _parse_candidate(config)
+        elif filename is not None:
+            config_db, frr = _read_candidate(Path(filename))
+        else:
+            raise ReplaceConfigException("load_replace_candidate needs config= (JSON with config_db and frr) or filename= (a SONiC device directory)")
         self.discard_config()
         staged = self._run(STAGING, "creating the staging directory").strip()
+        canonical = _canonical(config_db)
         sftp = self._ssh.open_sftp()  # type: ignore[union-attr]
         try:
-            sftp.putfo(io.BytesIO(db_path.read_bytes()), f"{staged}/config_db.json")
+            sftp.putfo(io.BytesIO(canonical.encode()), f"{staged}/config_db.json")
             sftp.putfo(io.BytesIO(frr.encode()), f"{staged}/frr.conf")
         finally:
             sftp.close()
         self._staged = staged
-        self._candidate = {"config_db": _canonical(config_db), "frr": frr}
+        self._candidate = {"config_db": canonical, "frr": frr}
+
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        raise MergeConfigException(
+            "SonicDriver does not merge: `config load` would add config_db entries and `vtysh -f` FRR lines, "
+            "but nothing could be checked or rolled back as one change; use a replace (SONiC keeps its local "
+            "Linux users, the image's admin, outside config_db, so a replace cannot delete them)"
+        )
 
     def discard_config(self) -> None:
         if self._staged is not None and self._ssh is not None:
@@ -264,9 +289,15 @@ class SonicDriver(NetworkDriver):
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         """Checkpoint (config_db and FRR), then replace config_db, save it, install frr.conf and
-        reload FRR. A failing step undoes the steps before it and raises CommitError naming it."""
-        if revert_in is not None:
-            raise NotImplementedError("SonicDriver has no commit-confirm (revert_in): commit, check, and call rollback() if needed")
+        reload FRR. A failing step undoes the steps before it and raises CommitError naming it.
+
+        revert_in=N: commit-confirm. Before anything changes, a detached timer is started on the
+        device (setsid: it outlives this SSH session and fabricgen) that restores the checkpoint
+        after N seconds exactly as rollback() does, unless confirm_commit() cancels it first."""
+        if revert_in is not None and (not isinstance(revert_in, int) or revert_in < 1):
+            raise CommitError(f"{self.hostname}: revert_in must be a positive number of seconds, not {revert_in!r}")
+        if revert_in is not None and self.has_pending_commit():
+            raise CommitError(f"{self.hostname}: a commit is already waiting for confirmation (confirm_commit() or rollback() first)")
         if self._candidate is None or self._staged is None:
             raise CommitError(f"{self.hostname}: no candidate loaded: call load_replace_candidate first")
         candidate, staged = self._candidate, self._staged
@@ -281,6 +312,9 @@ class SonicDriver(NetworkDriver):
             self._run(self._privileged(CONFIG_CHECKPOINT.format(name=name)), "config checkpoint")
             self._write_file(LAST_CHECKPOINT, name + "\n", "recording the checkpoint")
             self._checkpoint = name
+            if revert_in is not None:
+                step = "starting the confirm timer"
+                self._start_timer(name, revert_in)
             step = "config replace"
             undo.append(("config_db", lambda: self._restore_config_db(name)))
             self._run(self._privileged(CONFIG_REPLACE.format(path=shlex.quote(f"{staged}/config_db.json"))), step)
@@ -294,6 +328,9 @@ class SonicDriver(NetworkDriver):
             if status != 0:
                 raise CommandErrorException(f"frr-reload.py --reload failed (exit {status}): {_frr_error(out, err)}")
         except Exception as exc:  # noqa: BLE001 - whatever broke (SSH, a command), undo what was applied
+            if revert_in is not None:  # first, so the timer does not restore at the same time
+                with contextlib.suppress(Exception):
+                    self._cancel_timer()
             restored, failed = [], []
             for what, how in reversed(undo):
                 try:
@@ -311,12 +348,56 @@ class SonicDriver(NetworkDriver):
             self._exec(self._privileged(f"sh -c {shlex.quote(f'cat > {FRR_RESIDUAL}')}"), stdin=f"{_sha256(candidate['frr'])}\n{out.strip()}\n")
         self.discard_config()
 
+    def confirm_commit(self) -> None:
+        """Keep the pending commit: the confirm timer is cancelled. CommitError when it already
+        fired (the device is back on its checkpoint) or nothing was pending."""
+        status, _, _ = self._exec(self._privileged(f"rm {CONFIRM_PENDING}"))
+        if status != 0:
+            raise CommitError(f"{self.hostname}: no commit waiting for confirmation: the confirm timer already restored the checkpoint, or there was none")
+        self._kill_timer()
+
+    def has_pending_commit(self) -> bool:
+        status, _, _ = self._exec(self._privileged(f"test -f {CONFIRM_PENDING}"))
+        return status == 0
+
+    def _start_timer(self, name: str, seconds: int) -> None:
+        """Write the timer script (no secret in it: it names files) and start it detached."""
+        script = CONFIRM_SCRIPT.format(
+            seconds=int(seconds),
+            pending=CONFIRM_PENDING,
+            pid=CONFIRM_PID,
+            log=CONFIRM_LOG,
+            name=name,
+            config_rollback=self._privileged(CONFIG_ROLLBACK.format(name=name)),
+            config_save=self._privileged(CONFIG_SAVE),
+            frr_reload=self._frr(FRR_WITH_CONFIG.format(mode="--reload")),
+            saved=f"{STATE_DIR}/{name}.frr-running.conf",
+            old_frr=f"{STATE_DIR}/{name}.frr.conf",
+            frr_conf=FRR_CONF,
+            residual=FRR_RESIDUAL,
+        )
+        self._write_file(CONFIRM_TIMER, script, "writing the confirm timer")
+        self._write_file(CONFIRM_PENDING, name + "\n", "arming the confirm timer")
+        # setsid: a session of its own, so neither the end of this SSH session (SIGHUP) nor
+        # fabricgen's death stops it; every descriptor away from the SSH channel, so exec returns
+        self._run(self._privileged(f"sh -c {shlex.quote(f'setsid sh {CONFIRM_TIMER} </dev/null >/dev/null 2>&1 &')}"), "starting the confirm timer")
+
+    def _cancel_timer(self) -> None:
+        self._exec(self._privileged(f"rm -f {CONFIRM_PENDING}"))
+        self._kill_timer()
+
+    def _kill_timer(self) -> None:
+        # the pid file holds the script's pid and its sleep's
+        self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && kill $(cat {CONFIRM_PID}); rm -f {CONFIRM_PID}')}"))
+
     def rollback(self) -> None:
         """Back to the last commit's checkpoint: config_db (`config rollback`, saved), FRR's
-        running config (frr-reload) and /etc/sonic/frr/frr.conf."""
+        running config (frr-reload) and /etc/sonic/frr/frr.conf. A pending confirm timer is
+        cancelled first."""
         name = self._checkpoint or self._run(self._privileged(f"cat {LAST_CHECKPOINT}"), "reading the last checkpoint").strip()
         if not name:
             raise CommandErrorException(f"{self.hostname}: no checkpoint to roll back to")
+        self._cancel_timer()
         self._restore_config_db(name)
         self._restore_frr(name)
         self._exec(self._privileged(f"rm -f {FRR_RESIDUAL}"))
@@ -365,6 +446,17 @@ class SonicDriver(NetworkDriver):
             "fqdn": hostname,
             "interface_list": sorted(config_db.get("PORT", {}), key=natural_key),
         }
+
+    def get_boot_images(self) -> dict[str, str]:
+        """{"current": the image running now, "next": the one the next boot loads} from
+        `sonic-installer list`."""
+        out = self._run(self._privileged(SONIC_INSTALLER_LIST), SONIC_INSTALLER_LIST)
+        images = {"current": "", "next": ""}
+        for line in out.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip().lower() in images:
+                images[key.strip().lower()] = value.strip()
+        return images
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict[str, str]:
         """running: the running config_db (JSON) then FRR's running config, each under a `!` header
@@ -433,6 +525,40 @@ class SonicDriver(NetworkDriver):
         if self._candidate is None:
             raise ReplaceConfigException(f"{self.hostname}: no candidate loaded: call load_replace_candidate first")
         return self._candidate
+
+
+def _parse_candidate(config: str) -> tuple[dict, str]:
+    """The JSON candidate; errors say what is wrong, never quote it (it holds secrets)."""
+    try:
+        value = json.loads(config)
+    except ValueError as exc:
+        raise ReplaceConfigException(f"the candidate is not JSON (line {getattr(exc, 'lineno', '?')}, column {getattr(exc, 'colno', '?')})") from None
+    if not isinstance(value, dict) or set(value) != {"config_db", "frr"}:
+        raise ReplaceConfigException('the candidate must be a JSON object {"config_db": {...}, "frr": "..."}')
+    config_db, frr = value["config_db"], value["frr"]
+    if not isinstance(config_db, dict):
+        raise ReplaceConfigException("the candidate's config_db is not a JSON object of tables")
+    if not isinstance(frr, str) or not frr.strip():
+        raise ReplaceConfigException("the candidate's frr is empty or not text")
+    return config_db, frr
+
+
+def _read_candidate(path: Path) -> tuple[dict, str]:
+    directory = path if path.is_dir() else path.parent
+    db_path, frr_path = (path if path.is_file() else directory / "config_db.json"), directory / "frr.conf"
+    for required in (db_path, frr_path):
+        if not required.is_file():
+            raise ReplaceConfigException(f"{required} is missing: a SONiC candidate is config_db.json and frr.conf in one directory")
+    try:
+        config_db = json.loads(db_path.read_text())
+    except ValueError as exc:
+        raise ReplaceConfigException(f"{db_path} is not valid JSON: {exc}") from None
+    if not isinstance(config_db, dict):
+        raise ReplaceConfigException(f"{db_path} is not a config_db (a JSON object of tables)")
+    frr = frr_path.read_text()
+    if not frr.strip():
+        raise ReplaceConfigException(f"{frr_path} is empty")
+    return config_db, frr
 
 
 def _sha256(text: str) -> str:
