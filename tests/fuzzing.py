@@ -689,6 +689,10 @@ class Outcome:
 STDOUT_TAIL = 4000
 STDERR_MAX = 64_000
 ENV = {"FABRICGEN_USERNAME": "fuzz", "FABRICGEN_PASSWORD": "fuzz-password", "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
+# values for every secret the golden intents name, so an unmutated build pushes as far as a device
+ENV.update({f"FABRICGEN_SECRET_{name.upper().replace('-', '_')}": f"fuzz-{name}" for name in (
+    "bgp-backend", "tacacs-key", "ntp-key", "admin-password-hash", "snmp-auth-key", "snmp-priv-key",
+)})
 # Raw characters that must never reach a terminal: C0 (but tab and newline), DEL, C1, and the
 # format characters that reorder or hide text.
 INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]")

@@ -227,11 +227,12 @@ def leaf_inventory(switch, tmp_path) -> Path:
 def test_push_refuses_an_unknown_host_key_naming_device_host_and_fingerprint(built, switch, leaf_inventory, tmp_path):
     file = tmp_path / "known_hosts"
     file.write_text("")
-    result = fabricgen_push(built, leaf_inventory, "--commit", "--known-hosts", str(file), home=tmp_path)
+    # a dry run: this build has no management section, so --commit would be refused before any
+    # contact (test_push_safety); the host key check is the same in both
+    result = fabricgen_push(built, leaf_inventory, "--known-hosts", str(file), home=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr  # a device failed; it was not bad input
     row = next(line for line in result.stdout.splitlines() if line.lstrip("│ ").startswith(LEAF))
     assert "127.0.0.1" in row and f"{switch.name}: unknown host key, {known_hosts.describe(switch.key)}" in row
-    assert "preflight failed on 1 device(s); nothing was committed" in result.stdout
     assert switch.attempts == [] and PASSWORD not in result.stdout + result.stderr
 
 

@@ -50,6 +50,7 @@ def read_secrets(targets: list[Target], secrets_file: Path | None = None, enviro
         problems.append(Problem(
             f"secret {name!r} has no value; the configs of {shown} use it",
             hint=f"export {env_name(name)}=... or add `{name}: ...` to the secrets file (--secrets FILE, mode 0600)",
+            device=devices[0],
         ))
     raise_if(problems, PushError)
     return secrets
