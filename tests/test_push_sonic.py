@@ -290,7 +290,6 @@ def test_a_wrong_frr_container_is_named_as_the_cause(two_unit_lab, target, tmp_p
 def test_a_changed_host_key_is_refused_before_the_password_is_sent(complete, target, inventory, tmp_path: Path):
     """The real OpenSSH server: a known_hosts file that lists another key for it. sshd's log
     (LogLevel VERBOSE) shows every password attempt; this connection makes none."""
-    build_dir, _ = two_unit_lab
     other_key = tmp_path / "other_key"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other_key)], check=True, capture_output=True)
     key_type, key = other_key.with_suffix(".pub").read_text().split()[:2]

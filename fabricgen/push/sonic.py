@@ -1,8 +1,11 @@
 """A NAPALM driver for SONiC over SSH: replace a switch's config_db and frr.conf with a build's,
 compare first, commit with a checkpoint, roll back; read BGP neighbors and facts.
 
-In: the device's address and credentials, and a fabricgen SONiC device directory
-(`configs/<device>/` with config_db.json and frr.conf). Out: NAPALM's return formats.
+In: the device's address and credentials, and a candidate: one JSON text
+`{"config_db": {...}, "frr": "..."}` held in memory (what `fabricgen push` gives, secrets filled in),
+or a fabricgen SONiC device directory (`configs/<device>/` with config_db.json and frr.conf).
+Out: NAPALM's return formats. Commit-confirm (`commit_config(revert_in=N)`, `confirm_commit()`,
+`has_pending_commit()`) is a timer on the device itself, so it outlives fabricgen.
 
 config_db goes through sonic-utilities (`config checkpoint/replace/rollback/save`); frr.conf goes
 through FRR's own `frr-reload.py`, inside the `bgp` container on a real SONiC. The password is
