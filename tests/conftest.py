@@ -111,8 +111,16 @@ def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
     from fabricgen.pipeline import build
     from tests.test_lab import LAB_INTENT, leftovers
 
-    build_dir = tmp_path_factory.mktemp("two-unit-lab") / "two-units"
-    build(LAB_INTENT, build_dir)
+    # Without the intent's BGP key: the driver tests load the build's own files, placeholders and
+    # all, and the push tests key their sessions themselves (test_push_sonic.py keyed_spines). The
+    # lab with keys is tests/test_lab.py's.
+    directory = tmp_path_factory.mktemp("two-unit-lab")
+    intent = directory / "two-units.yaml"
+    text = LAB_INTENT.read_text()
+    assert "  bgp_security: {password: bgp-backend}\n" in text
+    intent.write_text(text.replace("  bgp_security: {password: bgp-backend}\n", ""))
+    build_dir = directory / "two-units"
+    build(intent, build_dir)
     try:
         report = session.up(build_dir, timeout=60)
         assert report.converged, "the lab did not converge"
