@@ -20,6 +20,7 @@ import difflib
 import hashlib
 import io
 import json
+import re
 import secrets
 import shlex
 import time
@@ -40,6 +41,7 @@ from napalm.base.exceptions import (
 
 from fabricgen.push import known_hosts
 from fabricgen.sorting import natural_key
+from fabricgen.trust import quoted
 
 # --- vendor commands, all in one place ------------------------------------------------------------
 SHOW_CONFIG_DB = "show runningconfiguration all"  # the running CONFIG_DB as JSON
@@ -75,6 +77,7 @@ FRR_WITH_CONFIG = (
     + ' {mode} --stdout --confdir "$d" "$d/frr.conf"; rc=$?; rm -rf "$d"; exit $rc'
 )
 STAGING = "mktemp -d /tmp/fabricgen-candidate.XXXXXX"  # mktemp -d makes it mode 700
+STAGED_PATH = re.compile(r"/tmp/fabricgen-candidate\.[A-Za-z0-9]{6,}")
 # `sonic-installer list` prints "Current: IMAGE", "Next: IMAGE", "Available:" and one image a line
 # (sonic-utilities sonic_installer/main.py, list_command)
 SONIC_INSTALLER_LIST = "sonic-installer list"
@@ -82,6 +85,7 @@ SONIC_INSTALLER_LIST = "sonic-installer list"
 # rollback() does, unless confirm_commit() removed CONFIRM_PENDING first. Claiming the pending file
 # with mv makes confirm and revert exclusive: whichever comes first wins, the other sees it gone.
 CONFIRM_TIMER = f"{STATE_DIR}/confirm-timer.sh"
+MAX_REVERT_IN = 86_400  # a day: a longer wait for confirmation is a mistake, not a plan
 CONFIRM_PENDING = f"{STATE_DIR}/confirm-pending"
 CONFIRM_PID = f"{STATE_DIR}/confirm-timer.pid"
 CONFIRM_LOG = f"{STATE_DIR}/confirm-timer.log"
@@ -91,6 +95,7 @@ CONFIRM_SCRIPT = """#!/bin/sh
 sleep {seconds} &
 echo "$$ $!" > {pid}
 wait $!
+rm -rf {staged}
 mv {pending} {pending}.reverting 2>/dev/null || exit 0
 rc=0
 {{ {config_rollback} && {config_save}; }} >/dev/null 2>&1 || rc=1
@@ -243,6 +248,8 @@ class SonicDriver(NetworkDriver):
             raise ReplaceConfigException("load_replace_candidate needs config= (JSON with config_db and frr) or filename= (a SONiC device directory)")
         self.discard_config()
         staged = self._run(STAGING, "creating the staging directory").strip()
+        if not STAGED_PATH.fullmatch(staged):  # the device's answer becomes an `rm -rf` argument
+            raise ReplaceConfigException(f"{self.hostname}: mktemp answered {quoted(staged)}, not a staging directory")
         canonical = _canonical(config_db)
         sftp = self._ssh.open_sftp()  # type: ignore[union-attr]
         try:
@@ -297,8 +304,8 @@ class SonicDriver(NetworkDriver):
         revert_in=N: commit-confirm. Before anything changes, a detached timer is started on the
         device (setsid: it outlives this SSH session and fabricgen) that restores the checkpoint
         after N seconds exactly as rollback() does, unless confirm_commit() cancels it first."""
-        if revert_in is not None and (not isinstance(revert_in, int) or revert_in < 1):
-            raise CommitError(f"{self.hostname}: revert_in must be a positive number of seconds, not {revert_in!r}")
+        if revert_in is not None and (not isinstance(revert_in, int) or not 1 <= revert_in <= MAX_REVERT_IN):
+            raise CommitError(f"{self.hostname}: revert_in must be 1-{MAX_REVERT_IN} seconds, not {revert_in!r}")
         if revert_in is not None and self.has_pending_commit():
             raise CommitError(f"{self.hostname}: a commit is already waiting for confirmation (confirm_commit() or rollback() first)")
         if self._candidate is None or self._staged is None:
@@ -317,7 +324,7 @@ class SonicDriver(NetworkDriver):
             self._checkpoint = name
             if revert_in is not None:
                 step = "starting the confirm timer"
-                self._start_timer(name, revert_in)
+                self._start_timer(name, revert_in, staged)
             step = "config replace"
             undo.append(("config_db", lambda: self._restore_config_db(name)))
             self._run(self._privileged(CONFIG_REPLACE.format(path=shlex.quote(f"{staged}/config_db.json"))), step)
@@ -326,6 +333,10 @@ class SonicDriver(NetworkDriver):
             step = "install frr.conf"
             undo.append(("frr", lambda: self._restore_frr(name)))
             self._run(self._privileged(f"cp {shlex.quote(f'{staged}/frr.conf')} {FRR_CONF}"), step)
+            # the staged files hold the filled secrets and are installed now: gone at once, so a
+            # fabricgen killed from here on leaves no candidate on the device
+            self._exec(f"rm -rf {shlex.quote(staged)}")
+            self._staged = None
             step = "frr-reload"
             status, out, err = self._frr_reload("--reload", candidate["frr"])
             if status != 0:
@@ -363,10 +374,12 @@ class SonicDriver(NetworkDriver):
         status, _, _ = self._exec(self._privileged(f"test -f {CONFIRM_PENDING}"))
         return status == 0
 
-    def _start_timer(self, name: str, seconds: int) -> None:
-        """Write the timer script (no secret in it: it names files) and start it detached."""
+    def _start_timer(self, name: str, seconds: int, staged: str) -> None:
+        """Write the timer script (no secret in it: it names files) and start it detached. It also
+        removes the staged candidate (filled secrets), should this session die before it does."""
         script = CONFIRM_SCRIPT.format(
             seconds=int(seconds),
+            staged=shlex.quote(staged),
             pending=CONFIRM_PENDING,
             pid=CONFIRM_PID,
             log=CONFIRM_LOG,
