@@ -28,9 +28,10 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from fabricgen.errors import Problem, SecretsError, raise_if
+from fabricgen.trust import SECRET_MARK
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
-PLACEHOLDER_PATTERN = re.compile(r"<<secret:([a-z][a-z0-9-]{0,62})>>")
+PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"([a-z][a-z0-9-]{0,62})>>")
 ENV_PREFIX = "FABRICGEN_SECRET_"
 FILE_ENV = "FABRICGEN_SECRETS_FILE"
 MAX_VALUE = 512  # a SHA-512 crypt hash is 106 characters; a BGP MD5 key at most 80
@@ -53,7 +54,7 @@ SecretName = Annotated[str, AfterValidator(check_secret_name)]
 
 def placeholder(name: str) -> str:
     """What a build writes where the secret's value goes."""
-    return f"<<secret:{check_secret_name(name)}>>"
+    return f"{SECRET_MARK}{check_secret_name(name)}>>"
 
 
 def env_name(name: str) -> str:

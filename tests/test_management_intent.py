@@ -93,6 +93,10 @@ def test_every_secret_of_the_whitepaper_intent_is_a_name(whitepaper):
         ("management:\n  banner: ['hello ^ there']\n", "management", "delimits the NX-OS banner"),
         ("management:\n  ntp: {servers: ['10.0.0.1; rm -rf /']}\n", "management.ntp.servers[0]", "neither an IP address nor a DNS name"),
         ("backend:\n  bgp_security: {tier_passwords: {leaf-core: k}}\n", "backend.bgp_security.tier_passwords", ""),
+        # push fills every placeholder: one in free text would print the key in the login banner
+        ("management:\n  banner: ['<<secret:tacacs-key>>']\n", "management.banner[0]", "only stand where fabricgen writes a key"),
+        ("management:\n  snmp: {users: [{name: nms-poller, auth_key: a, privacy_key: b}], location: 'x <<secret:a>>'}\n", "management.snmp.location", "free text"),
+        ("description: '<<secret:bgp-backend>>'\n", "description", "free text"),
     ],
 )
 def test_bad_management_settings_name_their_field(write_intent, snippet, field, words):
