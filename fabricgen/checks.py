@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
+from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps
@@ -397,14 +398,8 @@ def security_supported(c: Compiled) -> Iterable[Problem]:
             devices = list(c.fabric.by_role(role, plan.network))
             if not devices:
                 continue
-            role_key = role.value
-            role_spec = getattr(spec, role_key, None)
-            levels = [(("management",), c.intent.management), ((plan.section, "management"), spec.management)]
-            levels.append(((plan.section, role_key, "management"), getattr(role_spec, "management", None)))
-            present = [(path, level) for path, level in levels if level is not None]
-            management = None
-            for _, level in present:
-                management = level if management is None else management.merged(level)
+            present = [(path, level) for path, level in c.management_levels(plan.network, role) if level is not None]
+            management = Management.effective(level for _, level in present)
             for nos in sorted({d.nos for d in devices}):
                 for gap in security_gaps(nos, spec.bgp_security, management):
                     head, _, rest = gap.field.partition(".")

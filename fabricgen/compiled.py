@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from fabricgen.addressing import AddressPlan
 from fabricgen.catalog import Catalog
 from fabricgen.design.evpn import EvpnPlan
-from fabricgen.design.graph import Fabric, Network
+from fabricgen.design.graph import Fabric, Network, Role
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.design.sizing import BackendSizing
+from fabricgen.intent.management import Management
 from fabricgen.intent.model import Intent
 
 
@@ -35,3 +36,15 @@ class Compiled:
 
     def plan_of(self, network: Network) -> LeafSpinePlan:
         return self.plans[network]
+
+    def management_levels(self, network: Network, role: Role) -> list[tuple[tuple[str, ...], Management | None]]:
+        """Where a switch of `role` in `network` takes its management settings from, outermost
+        first, each with its intent field: the cluster's, the network's, the role's."""
+        if role is Role.OOB_SWITCH:
+            oob = self.intent.oob
+            return [(("management",), self.intent.management), (("oob", "management"), oob and oob.management),
+                    (("oob", "switch", "management"), oob and oob.switch.management)]
+        plan = self.plans[network]
+        role_spec = getattr(plan.spec, role.value, None)  # leaf, spine; core only when the intent names it
+        return [(("management",), self.intent.management), ((plan.section, "management"), plan.spec.management),
+                ((plan.section, role.value, "management"), role_spec.management if role_spec is not None else None)]

@@ -13,7 +13,7 @@ from fabricgen.compiled import Compiled
 from fabricgen.design.evpn import EvpnPlan
 from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.management import Management
-from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog, SwitchRole
+from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import (
     LosslessBuffer,
     cable_length_bucket,
@@ -243,16 +243,20 @@ _GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     configs = {}
     switches = list(c.fabric.switches())
-    announced = _announced_prefixes(c, switches)
+    announced = _announced_prefixes(switches)
+    systems: dict = {}  # one management section per (network, role), shared by its switches
     for device in switches:
+        key = (device.network, device.role)
+        if key not in systems:
+            systems[key] = Management.effective(level for _, level in c.management_levels(*key))
         if device.role is Role.OOB_SWITCH:
-            configs[device.name] = _oob_config(c, device)
+            configs[device.name] = _oob_config(c, device, systems[key])
         else:
-            configs[device.name] = _device_config(c, device, announced[device.network])
+            configs[device.name] = _device_config(c, device, announced[device.network], systems[key])
     return configs
 
 
-def _announced_prefixes(c: Compiled, switches: list[Device]) -> dict:
+def _announced_prefixes(switches: list[Device]) -> dict:
     """Per routed network, how many IPv4 prefixes its fabric carries: every switch's loopback,
     and per leaf its VTEP (EVPN) or its one NIC/server block (an aggregate or the SVI subnet).
     No session can rightly receive more; maximum-prefix is sized from it."""
@@ -261,27 +265,6 @@ def _announced_prefixes(c: Compiled, switches: list[Device]) -> dict:
         if device.role is not Role.OOB_SWITCH:
             counts[device.network] = counts.get(device.network, 0) + 1 + (device.role is Role.LEAF)
     return counts
-
-
-def _role_spec(c: Compiled, device: Device) -> SwitchRole | None:
-    if device.role is Role.OOB_SWITCH:
-        return c.intent.oob.switch if c.intent.oob else None
-    spec = c.plan_of(device.network).spec
-    return {Role.LEAF: spec.leaf, Role.SPINE: spec.spine}.get(device.role, getattr(spec, "core", None))
-
-
-def _system(c: Compiled, device: Device) -> Management | None:
-    """The cluster's management section with the network's and then the role's overrides; None
-    when the intent has none at any level."""
-    network = c.intent.oob if device.role is Role.OOB_SWITCH else c.plan_of(device.network).spec
-    role = _role_spec(c, device)
-    levels = [c.intent.management, getattr(network, "management", None), role.management if role else None]
-    if all(level is None for level in levels):
-        return None
-    system = Management()
-    for level in levels:
-        system = system.merged(level)
-    return system
 
 
 def _policy(c: Compiled, device: Device, networks: tuple[str, ...], originated: tuple[str, ...]) -> BgpPolicy:
@@ -309,7 +292,7 @@ def _management(c: Compiled, device: Device) -> ManagementConfig | None:
     return ManagementConfig(name, "management", address.cidr, c.addresses.management_gateways[port])  # type: ignore[index]
 
 
-def _oob_config(c: Compiled, device: Device) -> DeviceConfig:
+def _oob_config(c: Compiled, device: Device, system: Management | None) -> DeviceConfig:
     """An OOB access switch: every management port in one VLAN behind the switch's gateway, and
     routed uplinks with a default route to the management core (ECMP over all of them)."""
     oob = c.intent.oob
@@ -361,11 +344,11 @@ def _oob_config(c: Compiled, device: Device) -> DeviceConfig:
         management=_management(c, device),
         static_routes=tuple(routes),
         network=device.network.value,
-        system=_system(c, device),
+        system=system,
     )
 
 
-def _device_config(c: Compiled, device: Device, announced: int) -> DeviceConfig:
+def _device_config(c: Compiled, device: Device, announced: int, system: Management | None) -> DeviceConfig:
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
@@ -486,7 +469,7 @@ def _device_config(c: Compiled, device: Device, announced: int) -> DeviceConfig:
         network=device.network.value,
         load_balancing=backend.load_balancing,
         evpn=evpn,
-        system=_system(c, device),
+        system=system,
     )
 
 

@@ -12,6 +12,7 @@ environment or a secrets file, never from the intent.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -154,6 +155,18 @@ class Management(_Strict):
         if override is None:
             return self
         return self.model_copy(update={name: getattr(override, name) for name in override.model_fields_set})
+
+    @classmethod
+    def effective(cls, levels: Iterable[Management | None]) -> Management | None:
+        """The outermost level's settings with each inner level's sub-sections over them (cluster,
+        network, role); None when no level has a management section."""
+        present = [level for level in levels if level is not None]
+        if not present:
+            return None
+        result = present[0]
+        for level in present[1:]:
+            result = result.merged(level)
+        return result
 
     def secret_names(self) -> set[str]:
         names = {user.password_hash for user in self.users}
