@@ -201,21 +201,41 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
         anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,
         load_sharing=_load_sharing(config),
-        **_system(config),
+        system_text=_system_text(config),
+        # mgmt0 takes the management ACL whenever the section has one (management.j2)
+        mgmt_acl=config.system is not None and config.system.access is not None,
+        mgmt_acl_name=MGMT_ACL,
     )
     return {f"configs/{config.hostname}.cfg": text}
 
 
-def _system(config: DeviceConfig) -> dict:
-    """What system.j2 needs besides the intent's section: group names, ACL rules, numbers."""
+# Rendered management sections by the section object: the switches of one role share it
+# (device_config), so a fabric of thousands of switches renders a handful. The object is kept
+# beside its text, so its id cannot be reused while the entry lives.
+_SYSTEM_TEXTS: dict[tuple[int, str | None], tuple[Management, str]] = {}
+
+
+def _system_text(config: DeviceConfig) -> str:
+    """nxos/system.j2 for the switch's management section ("" without one)."""
     system = config.system
     assert config.bgp is None or not config.bgp.tcp_ao, "the checks reject tcp_ao on NX-OS (bgp_security_gaps)"
     if system is None:
-        return {"mgmt_acl": []}
+        return ""
+    port = config.management.port if config.management else None
+    key = (id(system), port)
+    cached = _SYSTEM_TEXTS.get(key)
+    if cached is None or cached[0] is not system:
+        text = environment().get_template("nxos/system.j2").render(c=config, **_system(system, port or MGMT_PORT))
+        cached = _SYSTEM_TEXTS[key] = (system, text)
+    return cached[1]
+
+
+def _system(system: Management, mgmt_port: str) -> dict:
+    """What system.j2 needs besides the intent's section: group names, ACL rules, numbers."""
     groups = aaa_groups(system)
     return {
         "mgmt_vrf": MGMT_VRF,
-        "mgmt_port": config.management.port if config.management else MGMT_PORT,
+        "mgmt_port": mgmt_port,
         "mgmt_acl_name": MGMT_ACL,
         "mgmt_acl": management_acl(system),
         "aaa_groups": groups,
