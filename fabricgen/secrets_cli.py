@@ -293,11 +293,11 @@ def render_command(
 def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | None, environ: Mapping[str, str], mask: Masker | None = None) -> dict[str, bytes]:
     """The selected switches' config files (build path -> bytes) with every placeholder filled;
     SecretsError naming every secret without a value (and its variable) before any is filled."""
-    from fabricgen.push.inventory import _select  # `push --devices`' selection, the same words
+    from fabricgen.push.inventory import select_devices  # `push --devices`' selection, the same words
 
     found = read_build_secrets(build_dir)
     try:
-        chosen = _select(found.switches, selection, build_dir)
+        chosen = select_devices(found.switches, selection, build_dir)
     except PushError as exc:
         raise SecretsError(exc.problems) from None
     paths = [path for node in chosen for path in found.configs[node["id"]]]

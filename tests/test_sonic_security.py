@@ -200,3 +200,19 @@ def test_the_yang_checks_catch_wrong_management_fields(secured):
     # tacacs+ login without a passkey: the AAA model's `must`
     db["AAA"]["authentication"]["login"] = "tacacs+,local"
     assert "tacacs+ without a TACPLUS|global passkey" in "\n".join(violations(db))
+
+
+def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path):
+    def edit(doc):
+        doc["management"]["radius"] = {"servers": ["10.250.0.61", "10.250.0.62"], "key": "radius-key", "timeout_s": 7}
+
+    build = compile_intent(_sonic_variant(tmp_path, 256, edit))
+    for name, db in config_dbs(build).items():
+        assert db["AAA"]["authentication"]["login"] == "tacacs+,radius,local", name
+        assert db["RADIUS"]["global"] == {"auth_type": "pap", "timeout": "7", "passkey": "<<secret:radius-key>>"}
+        servers = db["RADIUS_SERVER"]
+        assert {s: (v["priority"], v["auth_port"], v["vrf"]) for s, v in servers.items()} == {
+            "10.250.0.61": ("2", "1812", "mgmt"), "10.250.0.62": ("1", "1812", "mgmt")
+        }
+        assert db["TACPLUS_SERVER"]["10.250.0.11"]["tcp_port"] == "49" and "auth_port" not in db["TACPLUS_SERVER"]["10.250.0.11"]
+        assert violations(db) == [], name

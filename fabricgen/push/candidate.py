@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fabricgen.errors import Problem, PushError, raise_if
 from fabricgen.push.inventory import Target
-from fabricgen.secrets import PLACEHOLDER_PATTERN, Secrets, env_name, load_secrets, names_in
+from fabricgen.secrets import Secrets, env_name, load_secrets, names_in
 
 SONIC_FILES = ("config_db.json", "frr.conf")
 
@@ -61,19 +61,8 @@ def candidate(target: Target, secrets: Secrets) -> str:
     files = config_files(target)
     if target.nos != "sonic":
         return secrets.fill(files[target.config.name])
-    config_db = _fill_json(json.loads(files["config_db.json"]), secrets)
+    config_db = json.loads(secrets.fill(files["config_db.json"], in_json=True))  # a `"` in a value stays in its string
     return json.dumps({"config_db": config_db, "frr": secrets.fill(files["frr.conf"])})
-
-
-def _fill_json(value, secrets: Secrets):
-    """Fill placeholders inside JSON strings (not in the JSON text: a value with `"` must stay one string)."""
-    if isinstance(value, str):
-        return secrets.fill(value) if PLACEHOLDER_PATTERN.search(value) else value
-    if isinstance(value, list):
-        return [_fill_json(item, secrets) for item in value]
-    if isinstance(value, dict):
-        return {key: _fill_json(item, secrets) for key, item in value.items()}
-    return value
 
 
 # --- completeness ------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def read_targets(
     build = BuildFiles(build_dir, PushError)
     # checked names and enums (fabricgen.build_dir), as plain dicts for the selection below
     switches = [node.model_dump(mode="json", exclude_none=True, exclude={"qos"}) for node in build.topology().nodes if node.nos in DRIVERS]
-    chosen = _select(switches, selection, build_dir)
+    chosen = select_devices(switches, selection, build_dir)
     overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}) if inventory_file else {}
     defaults = overrides.pop(None, {})
     management = {row.device: row.address.split("/")[0] for row in build.ip_plan() if row.kind == "management"}
@@ -140,7 +140,7 @@ def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tup
     return (root / "configs" / name if nos == "sonic" else root / files[0]), routing
 
 
-def _select(switches: list[dict], selection: str | None, build_dir: Path) -> list[dict]:
+def select_devices(switches: list[dict], selection: str | None, build_dir: Path) -> list[dict]:
     """`--devices`: comma-separated names, shell patterns (be-su01-*), roles (leaf, spine) or
     networks (backend, frontend, oob); the union, in build order. A token that matches nothing is an
     error: a typo must not silently shrink a rollout."""

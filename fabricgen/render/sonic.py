@@ -394,21 +394,16 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
         }
         if m.accounting:
             tables["AAA"]["accounting"] = {"login": ",".join(methods + ["local"])}
-    if m.tacacs is not None:
-        # sonic-system-tacacs.yang: passkey 1-65 characters without space, '#' or ','; vrf mgmt|default
-        key = placeholder(m.tacacs.key)
-        tables["TACPLUS"] = {"global": {"auth_type": "pap", "timeout": str(m.tacacs.timeout_s), "passkey": key}}
-        tables["TACPLUS_SERVER"] = {
-            str(server): {"priority": str(len(m.tacacs.servers) - n), "tcp_port": "49", "timeout": str(m.tacacs.timeout_s), "passkey": key, "vrf": vrf}
-            for n, server in enumerate(m.tacacs.servers)
-        }
-    if m.radius is not None:
-        # sonic-system-radius.yang (202305 and later): the same passkey rules, priority 1-64
-        key = placeholder(m.radius.key)
-        tables["RADIUS"] = {"global": {"auth_type": "pap", "timeout": str(m.radius.timeout_s), "passkey": key}}
-        tables["RADIUS_SERVER"] = {
-            str(server): {"priority": str(len(m.radius.servers) - n), "auth_port": "1812", "timeout": str(m.radius.timeout_s), "passkey": key, "vrf": vrf}
-            for n, server in enumerate(m.radius.servers)
+    # sonic-system-tacacs.yang and sonic-system-radius.yang (202305 and later): the same shape,
+    # passkey 1-65 characters without space, '#' or ','; priority 1-64, the first server highest
+    for table, group, port_field, port in (("TACPLUS", m.tacacs, "tcp_port", "49"), ("RADIUS", m.radius, "auth_port", "1812")):
+        if group is None:
+            continue
+        key, timeout = placeholder(group.key), str(group.timeout_s)
+        tables[table] = {"global": {"auth_type": "pap", "timeout": timeout, "passkey": key}}
+        tables[f"{table}_SERVER"] = {
+            str(server): {"priority": str(len(group.servers) - n), port_field: port, "timeout": timeout, "passkey": key, "vrf": vrf}
+            for n, server in enumerate(group.servers)
         }
     if m.ntp is not None:
         # sonic-ntp.yang (authentication and NTP_KEY from 202311): src_intf is a leaf-list; vrf
