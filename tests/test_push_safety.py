@@ -316,3 +316,18 @@ def test_nxos_commit_timeout_bounds_and_merges(monkeypatch):
     with pytest.raises(NotImplementedError, match="replaces only"):  # the rollout then commits without a timer, and says so
         device.commit_config(revert_in=300)
     assert not any("configure replace" in command for command in recorder.commands)
+
+
+def test_a_sonic_candidate_keeps_a_quote_or_backslash_of_a_value_inside_its_string(tmp_path):
+    from fabricgen.push.candidate import candidate
+    from fabricgen.push.inventory import Target
+
+    device = tmp_path / "leaf"
+    device.mkdir()
+    (device / "config_db.json").write_text(json.dumps({"TACPLUS": {"global": {"passkey": "<<secret:tacacs-key>>", "timeout": "5"}}}))
+    (device / "frr.conf").write_text("router bgp 65001\n neighbor SPINES password <<secret:bgp-backend>>\n")
+    target = Target("leaf", "leaf", "backend", "sonic", "127.0.0.1", "sonic", device, ())
+    value = 'a"b\\c'
+    loaded = json.loads(candidate(target, Secrets({"tacacs-key": value, "bgp-backend": "k1"})))
+    assert loaded["config_db"]["TACPLUS"]["global"] == {"passkey": value, "timeout": "5"}
+    assert " neighbor SPINES password k1\n" in loaded["frr"]
