@@ -545,7 +545,26 @@ def advisories(c: Compiled) -> list[str]:
                 f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
             )
     notes += _nxos_long_lossless_cables(c)
+    notes += _sonic_unrendered_management(c)
     return notes
+
+
+def _sonic_unrendered_management(c: Compiled) -> list[str]:
+    """One note per network and role of SONiC switches whose management section asks for what the
+    SONiC adapter does not write, so it is never dropped silently."""
+    from fabricgen.render import sonic  # the adapter knows what it writes
+
+    roles = sorted({(d.network, d.role) for d in c.fabric.switches() if d.nos == "sonic"})
+    by_missing: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for network, role in roles:
+        management = Management.effective(level for _, level in c.management_levels(network, role))
+        missing = tuple(sonic.unrendered(management)) if management is not None else ()
+        if missing:
+            by_missing[missing].append(f"{network.value} {role.value}")
+    return [
+        f"SONiC {', '.join(where)} switches: not written to config_db (set by hand, or the image's default stays): {'; '.join(missing)}"
+        for missing, where in by_missing.items()
+    ]
 
 
 # Cisco's NX-OS QoS guide (PFC chapter): beyond 100 m of cable the pause buffer thresholds of an

@@ -216,3 +216,26 @@ def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path
         }
         assert db["TACPLUS_SERVER"]["10.250.0.11"]["tcp_port"] == "49" and "auth_port" not in db["TACPLUS_SERVER"]["10.250.0.11"]
         assert violations(db) == [], name
+
+
+def test_what_sonic_does_not_write_is_a_note_and_a_longer_minimum_password_an_error(tmp_path):
+    build = compile_intent(_sonic_variant(tmp_path, 256))
+    [note] = [n for n in build.compiled.notes if n.startswith("SONiC ")]
+    assert "backend leaf, backend spine, frontend leaf, frontend spine" in note
+    assert "DNS (domain_name, dns_servers)" in note and "SNMP trap receivers" in note and "lldp" not in note
+
+    def no_dns_no_traps(doc):
+        del doc["management"]["domain_name"], doc["management"]["dns_servers"]
+        doc["management"]["snmp"]["trap_hosts"] = []
+
+    (tmp_path / "quiet").mkdir()
+    quiet = compile_intent(_sonic_variant(tmp_path / "quiet", 256, no_dns_no_traps), render=False)
+    assert not [n for n in quiet.compiled.notes if n.startswith("SONiC ")]
+
+    def long_passwords(doc):
+        doc["management"]["password_policy"] = {"min_length": 40}
+
+    (tmp_path / "long").mkdir()
+    with pytest.raises(CheckError) as error:
+        compile_intent(_sonic_variant(tmp_path / "long", 256, long_passwords))
+    assert "management.password_policy.min_length" in str(error.value) and "at most 32, not 40" in str(error.value)

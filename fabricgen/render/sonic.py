@@ -62,6 +62,9 @@ def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     return gaps
 
 
+PASSWORD_LEN_MAX = 32  # sonic-passwh.yang PASSW_HARDENING|POLICIES len_min: 1..32
+
+
 def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
     """What this adapter cannot write of a network's BGP security or a switch's management
     section; `field` is the path below the network section (bgp_security.tcp_ao) or below
@@ -75,7 +78,27 @@ def security_gaps(security: BgpSecurity, management: Management | None) -> list[
         if short:
             # sonic-snmp.yang SNMP_USER_LIST name: length 4..32
             gaps.append(Gap("management.snmp.users", f"SONiC takes SNMPv3 user names of 4-32 characters, not {', '.join(short)}", "give the SNMP user a name of at least 4 characters"))
+    if management is not None and management.password_policy.min_length > PASSWORD_LEN_MAX:
+        gaps.append(Gap(
+            "management.password_policy.min_length",
+            f"SONiC's password hardening takes a minimum length of at most {PASSWORD_LEN_MAX}, not {management.password_policy.min_length}",
+            f"set min_length to {PASSWORD_LEN_MAX} or less for SONiC switches",
+        ))
     return gaps
+
+
+def unrendered(management: Management) -> list[str]:
+    """Settings of the section this adapter writes nothing for (the build says so in its notes):
+    DNS (sonic-dns.yang's interplay with the management VRF is unverified), SNMP trap receivers
+    (sonic-snmp.yang has no trap table) and LLDP off (lldpmgrd does not read the LLDP table)."""
+    missing = []
+    if management.domain_name or management.dns_servers:
+        missing.append("DNS (domain_name, dns_servers)")
+    if management.snmp is not None and management.snmp.trap_hosts:
+        missing.append("SNMP trap receivers (snmp.trap_hosts)")
+    if not management.lldp:
+        missing.append("lldp: false (LLDP stays on)")
+    return missing
 
 
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
@@ -447,7 +470,7 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
     tables["PASSW_HARDENING"] = {
         "POLICIES": {
             "state": "enabled",
-            "len_min": str(min(policy.min_length, 32)),
+            "len_min": str(policy.min_length),  # at most PASSWORD_LEN_MAX: security_gaps
             "reject_user_passw_match": "true",
             "lower_class": strong,
             "upper_class": strong,
