@@ -299,7 +299,10 @@ def test_nxos_candidate_goes_from_memory_and_commit_confirm_uses_configure_repla
         device.commit_config(revert_in=300)
     recorder.commands.clear()
     device.confirm_commit()
-    assert recorder.commands == ["configure replace commit", "copy run startup-config"]
+    assert recorder.commands == [
+        "configure replace commit", "copy run startup-config",
+        "terminal dont-ask", "delete candidate_config.txt", "no terminal dont-ask",  # its keys off bootflash
+    ]
     assert not device.has_pending_commit()
     assert all(MARKER not in command for command in recorder.commands)  # the value went by SCP only
 

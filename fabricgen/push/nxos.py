@@ -39,6 +39,7 @@ class NxosDriver(NXOSDriver):
     def __init__(self, hostname, username, password, timeout=60, optional_args=None):
         super().__init__(hostname, username, password, timeout=timeout, optional_args=optional_args)
         self._pending = False
+        self._uploaded = False  # bootflash holds a candidate this driver copied there (secrets filled in)
 
     @ensure_netmiko_conn
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
@@ -46,6 +47,7 @@ class NxosDriver(NXOSDriver):
             super().load_replace_candidate(filename=filename)
             return
         self._put_from_memory(config)
+        self._uploaded = True
         self.replace = True
         self.loaded = True
 
@@ -68,6 +70,7 @@ class NxosDriver(NXOSDriver):
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         if revert_in is None:
             super().commit_config(message)
+            self._forget_candidate()
             return
         low, high = COMMIT_TIMEOUT_RANGE
         if not low <= revert_in <= high:
@@ -94,6 +97,7 @@ class NxosDriver(NXOSDriver):
         self._send_command_list([CONFIGURE_REPLACE_COMMIT])
         self._pending = False
         self._copy_run_start()
+        self._forget_candidate()
 
     def has_pending_commit(self) -> bool:
         return self._pending
@@ -101,3 +105,11 @@ class NxosDriver(NXOSDriver):
     def rollback(self) -> None:
         self._pending = False
         super().rollback()
+        self._forget_candidate()
+
+    def _forget_candidate(self) -> None:
+        """The committed candidate file holds the filled secrets in clear text: off bootflash once
+        it has been applied (NAPALM leaves its own there; discard_config deletes an unapplied one)."""
+        if self._uploaded:
+            self._delete_file(self.candidate_cfg)
+            self._uploaded = False
