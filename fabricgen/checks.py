@@ -20,8 +20,10 @@ from fabricgen.errors import Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import effective_qos, pg_reserved_bytes
-from fabricgen.render import load_balancing_gaps, security_gaps
+from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management
 from fabricgen.units import cidr_span, format_ratio, network_of
+
+NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
@@ -545,25 +547,23 @@ def advisories(c: Compiled) -> list[str]:
                 f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
             )
     notes += _nxos_long_lossless_cables(c)
-    notes += _sonic_unrendered_management(c)
+    notes += _unrendered_management(c)
     return notes
 
 
-def _sonic_unrendered_management(c: Compiled) -> list[str]:
-    """One note per network and role of SONiC switches whose management section asks for what the
-    SONiC adapter does not write, so it is never dropped silently."""
-    from fabricgen.render import sonic  # the adapter knows what it writes
-
-    roles = sorted({(d.network, d.role) for d in c.fabric.switches() if d.nos == "sonic"})
-    by_missing: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for network, role in roles:
+def _unrendered_management(c: Compiled) -> list[str]:
+    """One note per NOS and set of settings its adapter does not write, naming the network roles
+    that ask for them, so nothing of a management section is dropped silently."""
+    roles = sorted({(d.nos, d.network, d.role) for d in c.fabric.switches() if d.nos})
+    by_missing: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
+    for nos, network, role in roles:
         management = Management.effective(level for _, level in c.management_levels(network, role))
-        missing = tuple(sonic.unrendered(management)) if management is not None else ()
+        missing = tuple(unrendered_management(nos, management)) if management is not None else ()
         if missing:
-            by_missing[missing].append(f"{network.value} {role.value}")
+            by_missing[(nos, missing)].append(f"{network.value} {role.value}")
     return [
-        f"SONiC {', '.join(where)} switches: not written to config_db (set by hand, or the image's default stays): {'; '.join(missing)}"
-        for missing, where in by_missing.items()
+        f"{NOS_NAMES.get(nos, nos)} {', '.join(where)} switches: not written to their configs (set by hand, or the NOS default stays): {'; '.join(missing)}"
+        for (nos, missing), where in by_missing.items()
     ]
 
 

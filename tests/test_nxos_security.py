@@ -285,3 +285,12 @@ def test_timezone_offset(offset, nxos):
     from fabricgen.intent.management import Management, Timezone
 
     assert timezone_offset(Management(timezone=Timezone(utc_offset=offset))) == nxos
+
+
+def test_a_login_attempt_limit_nxos_does_not_write_is_a_note_not_silence(write_intent):
+    base = "gpus: 64\nbackend: {scalable_unit_gpus: 32}\nmanagement:\n  access: {management_networks: [10.250.0.0/24]"
+    quiet = compile_intent(write_intent(base + "}\n", name="quiet"), render=False)
+    assert not [n for n in quiet.compiled.notes if "not written" in n]  # the default is not asked for
+    asked = compile_intent(write_intent(base + ", login_attempts: 5}\n", name="asked"), render=False)
+    [note] = [n for n in asked.compiled.notes if "not written" in n]
+    assert note.startswith("NX-OS backend leaf, backend spine switches:") and "access.login_attempts" in note

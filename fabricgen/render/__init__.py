@@ -42,6 +42,15 @@ SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] 
 }
 
 
+# What each adapter leaves out of a management section without it being an error: a build note.
+UNRENDERED: dict[str, Callable[[Management], list[str]]] = {"nxos": nxos.unrendered, "sonic": sonic.unrendered}
+
+
+def unrendered_management(nos: str, management: Management) -> list[str]:
+    adapter = UNRENDERED.get(nos)
+    return adapter(management) if adapter else []
+
+
 def security_gaps(nos: str, security: BgpSecurity, management: Management | None) -> list[Gap]:
     """What the `nos` adapter cannot write of `security` and `management`; Gap.field is a dotted
     path: bgp_security.* below the network section, management.* below a management section."""

@@ -103,6 +103,14 @@ def bgp_security_gaps(security: BgpSecurity) -> list[Gap]:
     return []
 
 
+def unrendered(management: Management) -> list[str]:
+    """Settings of the section this adapter writes nothing for (the build says so in its notes):
+    a login attempt limit (`login block-for`: its 10.x syntax is unconfirmed), when the intent sets one."""
+    if management.access is not None and "login_attempts" in management.access.model_fields_set:
+        return ["access.login_attempts (no `login block-for`)"]
+    return []
+
+
 @dataclass(frozen=True)
 class AaaGroup:
     name: str
