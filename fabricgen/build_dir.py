@@ -30,6 +30,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from fabricgen import __version__
+from fabricgen.catalog.model import Release
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.secrets import SecretName
@@ -171,6 +172,7 @@ class Manifest(_Strict):
     fabricgen_version: Token
     intent: IntentRecord
     catalog: dict[Text, Sha256] = {}
+    nos_releases: dict[Token, list[Release]] = Field({}, max_length=8)
     files: dict[BuildPath, Sha256]
 
 
@@ -184,6 +186,7 @@ class TopologyNode(_Strict):
     model: Annotated[str, _remembered(_dash_or_pid)]
     index: Count
     nos: Token | None = None
+    nos_release: Release | None = None  # the release its config is written for
     asn: Asn | None = None
     loopback: Address | None = None
     rack: Text | None = None

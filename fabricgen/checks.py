@@ -416,6 +416,76 @@ def security_supported(c: Compiled) -> Iterable[Problem]:
                     yield Problem(f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''} ({nos}): {gap.message}", hint=gap.hint, field=field)
 
 
+def _switch_groups(c: Compiled) -> dict[tuple[Network, Role, str], list[str]]:
+    """Switch names by (network, role, model): what shares one NOS target."""
+    groups: dict[tuple[Network, Role, str], list[str]] = defaultdict(list)
+    for device in c.fabric.switches():
+        groups[(device.network, device.role, device.model)].append(device.name)
+    return groups
+
+
+def _names(names: list[str]) -> str:
+    return f"{names[0]}{f' and {len(names) - 1:,} more' if len(names) > 1 else ''}"
+
+
+def nos_releases_known(c: Compiled) -> Iterable[Problem]:
+    """Every switch's target release (the role's nos_release, else the model's) is one a catalog
+    flavour of its NOS lists: configs are written for a named release, never a guess."""
+    for (network, role, model), names in _switch_groups(c).items():
+        try:
+            c.nos_target(network, role, model)
+        except KeyError:
+            where, spec = c.role_spec(network, role)
+            release = spec.nos_release or c.catalog.default_release(model, spec.nos)
+            yield Problem(
+                f"{_names(names)} ({model}): {NOS_NAMES[spec.nos]} release {release} is not one fabricgen renders for",
+                hint=f"use one of: {', '.join(c.catalog.releases_of(spec.nos))} (or add a flavour in a catalog file)",
+                field=(*where, "nos_release"),
+            )
+
+
+def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """What a switch of this role asks of its release: (feature, what for, intent field)."""
+    if role is Role.OOB_SWITCH:
+        return []
+    plan = c.plans[network]
+    spec = plan.spec
+    needs = []
+    if role is Role.LEAF and c.evpn_of(network) is not None:
+        needs.append(("evpn-anycast-gateway", "the EVPN anycast gateway of every segment", (plan.section, "routing")))
+    lb = spec.load_balancing
+    writable = "mode" not in _gap_fields(nos, lb)  # load_balancing_supported reports what is not
+    if lb.mode != "ecmp" and writable and lb.mode in c.catalog.switches[model].load_balancing_modes(nos):
+        needs.append(("dlb", f"{lb.mode} load balancing", (plan.section, "load_balancing", "mode")))
+    if "ipv6-flow-label" in lb.hash_fields:
+        needs.append(("ipv6-flow-label-hash", "hashing on the IPv6 flow label", (plan.section, "load_balancing", "hash_fields")))
+    if spec.qos.enabled and spec.qos.pfc_watchdog.enabled:
+        needs.append(("pfc-watchdog", "the PFC watchdog", (plan.section, "qos", "pfc_watchdog", "enabled")))
+    return needs
+
+
+def features_in_release(c: Compiled) -> Iterable[Problem]:
+    """Every feature a switch's config uses exists in its target release (the catalog's feature
+    matrix). A problem names the minimum release that has it, or the setting to change when no
+    release of the flavour does."""
+    for (network, role, model), names in _switch_groups(c).items():
+        try:
+            target = c.nos_target(network, role, model)
+        except KeyError:
+            continue  # nos_releases_known reports it
+        flavour = c.catalog.nos_releases[target.flavour]
+        for feature, what, field in _feature_needs(c, network, role, model, target.nos):
+            if feature in target.features:
+                continue
+            since = flavour.features[feature].since_on(model)
+            head = f"{_names(names)} ({model}, {NOS_NAMES[target.nos]} {target.release}): {what}"
+            source = flavour.features[feature].source
+            if since is None:
+                yield Problem(f"{head} exists in no {flavour.description} release fabricgen knows ({source})", hint="change this setting for these switches", field=field)
+            else:
+                yield Problem(f"{head} needs {NOS_NAMES[target.nos]} {since} or later ({source})", hint=f"set nos_release: {since}{'' if since == 'master' else ' (or later)'} for this role", field=target.field)
+
+
 def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
     """Every `qos_overrides` key is a leaf or spine of its own fabric, on a fabric with QoS on, and
     the profile it makes still holds together (e.g. its priorities stay apart)."""
@@ -515,6 +585,8 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     evpn_numbers_unique,
     load_balancing_supported,
     security_supported,
+    nos_releases_known,
+    features_in_release,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
 )

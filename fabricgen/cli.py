@@ -16,9 +16,12 @@ from rich.table import Table
 
 from fabricgen import __version__
 from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
+from fabricgen.catalog import load_catalog
+from fabricgen.catalog.releases import support_table
 from fabricgen.diff import diff_builds
 from fabricgen.diff import render as diff_render
 from fabricgen.errors import AnalysisError, FabricgenError, Problem, raise_if
+from fabricgen.intent import load_intent
 from fabricgen.output import write_file_atomic
 from fabricgen.pipeline import Build, build, compile_intent
 from fabricgen.reports.bom_compare import (
@@ -141,6 +144,17 @@ def _print_summary(result: Build) -> None:
         out.print(f"oob: {o.switches} OOB switches for {o.management_ports} management ports; {o.console_servers} console servers for {o.console_ports} consoles")
     for note in result.compiled.notes:
         out.print(f"note: {note}")
+
+
+@app.command("releases")
+def releases_command(
+    intent: Path | None = typer.Argument(None, help="An intent: its own catalog files are added (vendor SONiC flavours, models)."),
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
+) -> None:
+    """The NOS releases fabricgen writes configs for, and from which release each feature it renders
+    exists (the catalog's feature matrix), as Markdown tables with their sources."""
+    catalog = _run(lambda: load_intent(intent, catalog_dirs).catalog if intent else load_catalog())
+    sys.stdout.write(support_table(catalog))
 
 
 bom_app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)

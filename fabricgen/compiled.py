@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fabricgen.addressing import AddressPlan
 from fabricgen.catalog import Catalog
@@ -12,7 +12,19 @@ from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.design.sizing import BackendSizing
 from fabricgen.intent.management import Management
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import Intent, SwitchRole
+
+
+@dataclass(frozen=True)
+class NosTarget:
+    """What a switch runs: the NOS, the catalog flavour and release, and the features of the
+    catalog's matrix that release has on that switch model (renderers pick forms by them)."""
+
+    nos: str
+    flavour: str
+    release: str
+    features: frozenset[str]
+    field: tuple[str, ...]  # the intent field that sets it (the role's nos_release)
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,7 @@ class Compiled:
     oob: OobPlan | None = None
     notes: tuple[str, ...] = ()
     evpn: dict[Network, EvpnPlan] | None = None  # per VXLAN EVPN fabric
+    _targets: dict = field(default_factory=dict, compare=False, repr=False)  # nos_target's, per role and model
 
     def evpn_of(self, network: Network) -> EvpnPlan | None:
         return (self.evpn or {}).get(network)
@@ -48,3 +61,29 @@ class Compiled:
         role_spec = getattr(plan.spec, role.value, None)  # leaf, spine; core only when the intent names it
         return [(("management",), self.intent.management), ((plan.section, "management"), plan.spec.management),
                 ((plan.section, role.value, "management"), role_spec.management if role_spec is not None else None)]
+
+    def role_spec(self, network: Network, role: Role) -> tuple[tuple[str, ...], SwitchRole]:
+        """The intent's entry for a switch role of a network, with its field path."""
+        if role is Role.OOB_SWITCH:
+            assert self.intent.oob is not None
+            return ("oob", "switch"), self.intent.oob.switch
+        plan = self.plans[network]
+        if role is Role.CORE:
+            return (plan.section, "core"), plan.spec.core_switch  # type: ignore[union-attr]
+        return (plan.section, role.value), getattr(plan.spec, role.value)
+
+    def nos_target(self, network: Network, role: Role, model: str) -> NosTarget:
+        """The release a switch of this role and model runs, and its features. Raises KeyError for
+        a release no catalog flavour has (the checks report it first: `nos_releases_known`)."""
+        key = (network, role, model)
+        target = self._targets.get(key)
+        if target is None:
+            where, spec = self.role_spec(network, role)
+            release = spec.nos_release or self.catalog.default_release(model, spec.nos)
+            found = self.catalog.flavour_of(spec.nos, release)
+            if found is None:
+                raise KeyError(f"{spec.nos} release {release}")
+            name, flavour = found
+            features = frozenset(f for f in flavour.features if flavour.has(f, release, model))
+            target = self._targets[key] = NosTarget(spec.nos, name, release, features, (*where, "nos_release"))
+        return target

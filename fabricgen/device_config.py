@@ -6,7 +6,7 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -230,6 +230,8 @@ class DeviceConfig:
     load_balancing: LoadBalancing | None = None  # leaves and spines of a leaf/spine fabric
     evpn: EvpnConfig | None = None  # VXLAN EVPN fabrics
     system: Management | None = None  # the intent's management section for this switch; None: none given
+    nos_release: str = ""  # the target release (catalog flavour's name for it)
+    features: frozenset[str] = frozenset()  # the catalog feature matrix's features that release has on this model
 
     def secret_names(self) -> set[str]:
         """Every secret this switch's config refers to (by name)."""
@@ -250,9 +252,11 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         if key not in systems:
             systems[key] = Management.effective(level for _, level in c.management_levels(*key))
         if device.role is Role.OOB_SWITCH:
-            configs[device.name] = _oob_config(c, device, systems[key])
+            config = _oob_config(c, device, systems[key])
         else:
-            configs[device.name] = _device_config(c, device, announced[device.network], systems[key])
+            config = _device_config(c, device, announced[device.network], systems[key])
+        target = c.nos_target(device.network, device.role, device.model)
+        configs[device.name] = replace(config, nos_release=target.release, features=target.features)
     return configs
 
 

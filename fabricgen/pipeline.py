@@ -139,12 +139,11 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
     texts.update(render_summary(compiled, build.configs))
     texts.update(render_topology(compiled, build.configs))
     files = {path: text.encode("utf-8") for path, text in texts.items()}
-    files.update(
-        {
-            path: text.encode("utf-8")
-            for path, text in render_manifest(intent_path.name, loaded.sha256, loaded.catalog_files, files).items()
-        }
-    )
+    releases: dict[str, set[str]] = {}
+    for config in build.configs.values():
+        releases.setdefault(config.nos, set()).add(config.nos_release)
+    manifest = render_manifest(intent_path.name, loaded.sha256, loaded.catalog_files, files, releases)
+    files.update({path: text.encode("utf-8") for path, text in manifest.items()})
     build.files = files
     lap("reports")
     return build

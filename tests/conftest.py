@@ -45,8 +45,11 @@ def whitepaper_sonic(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Buil
     builds = {}
     directory = tmp_path_factory.mktemp("sonic-intents")
     for gpus in (256, 512):
-        text = (INTENTS / f"cisco-{gpus}-gpu.yaml").read_text().replace("nos: nxos", "nos: sonic")
-        text = text.replace("N9K-C93108TC-FX3, nos: sonic", "N9K-C93108TC-FX3, nos: nxos")  # no SONiC on the OOB switch
+        # the 512-GPU intent's EVPN leaves need SONiC's anycast gateway (SAG): master only; the
+        # 256-GPU one stays on the default release
+        release = ", nos_release: master" if gpus == 512 else ""
+        text = (INTENTS / f"cisco-{gpus}-gpu.yaml").read_text().replace("nos: nxos", f"nos: sonic{release}")
+        text = text.replace(f"N9K-C93108TC-FX3, nos: sonic{release}", "N9K-C93108TC-FX3, nos: nxos")  # no SONiC on the OOB switch
         path = directory / f"cisco-{gpus}-gpu-sonic.yaml"
         path.write_text(text.replace(f"name: cisco-{gpus}-gpu", f"name: cisco-{gpus}-gpu-sonic"))
         builds[gpus] = compile_intent(path)

@@ -130,7 +130,7 @@ gpus: 64
 backend:
   scalable_unit_gpus: 32
   routing: vxlan-evpn
-  leaf: {nos: sonic}
+  leaf: {nos: sonic, nos_release: master}
   spine: {nos: nxos}
 frontend: {}
 storage_nodes: {model: AFF-A90, count: 2}

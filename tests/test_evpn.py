@@ -30,6 +30,8 @@ def _evpn_intent(directory: Path, gpus: int, nos: str) -> Path:
     for section in ("backend", "frontend"):
         for role in ("leaf", "spine"):
             data[section][role]["nos"] = nos
+        if nos == "sonic":
+            data[section]["leaf"]["nos_release"] = "master"  # the first SONiC with an anycast gateway (SAG)
     path = directory / f"evpn-{gpus}-{nos}.yaml"
     path.write_text(yaml.safe_dump(data))
     return path

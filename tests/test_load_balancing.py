@@ -27,7 +27,9 @@ FIVE_TUPLE_SONIC = ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PO
 
 def tiny(nos: str = "nxos", model: str = "N9K-C9364D-GX2A", **load_balancing) -> dict:
     """Two DGX nodes (2 spines, 8 leaves) with the backend's load balancing set."""
-    backend = {"leaf": {"model": model, "nos": nos}, "spine": {"model": model, "nos": nos}}
+    # NX-OS DLB arrived in 10.5(1)F; SONiC's IPV6_FLOW_LABEL hash in 202505
+    release = {"nxos": "10.5", "sonic": "202505"}[nos]
+    backend = {"leaf": {"model": model, "nos": nos, "nos_release": release}, "spine": {"model": model, "nos": nos, "nos_release": release}}
     if load_balancing:
         backend["load_balancing"] = load_balancing
     return {"name": "lb", "gpus": 16, "backend": backend}
@@ -153,6 +155,8 @@ def test_dlb_on_a_frontend_fabric_leaves_the_backend_on_ecmp(whitepaper, write_i
     text = (REPO / "intents" / "cisco-256-gpu.yaml").read_text()
     intent = yaml.safe_load(text)
     intent["frontend"]["load_balancing"] = {"mode": "per-packet"}
+    for role in ("leaf", "spine"):
+        intent["frontend"][role]["nos_release"] = "10.5"  # DLB: NX-OS 10.5(1)F and later
     b = build(write_intent, intent, name="fe-dlb")
     for name, config in b.configs.items():
         block = dlb_block(nxos_text(b, name))
@@ -174,12 +178,12 @@ def fabricgen_cli(tmp_path, intent: dict) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "intent, where, names",
     [
-        (tiny("sonic", mode="flowlet"), ":11: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "flowlet", "10 switches: be-su01-leaf1 and 9 more"]),
-        (tiny("sonic", mode="per-packet"), ":11: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "per-packet"]),
-        (tiny(model="N9364E-SG2-O", mode="flowlet"), ":11: backend.load_balancing.mode", ["N9364E-SG2-O on nxos cannot do flowlet", "fix: use mode: ecmp, or a switch that does flowlet: N9K-C9364D-GX2A (nxos)"]),
-        (tiny(hash_fields=["src-ip", "dst-ip", "inner"]), ":11: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on inner", "N9K-C9364D-GX2A (sonic)"]),
-        (tiny(hash_fields=["src-ip", "dst-port"]), ":11: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos: NX-OS cannot hash on exactly src-ip, dst-port", "[src-ip, dst-ip]"]),
-        (tiny(hash_fields=["src-ip", "dst-ip", "ipv6-flow-label"]), ":11: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on ipv6-flow-label", "N9K-C93600CD-GX (nxos)"]),
+        (tiny("sonic", mode="flowlet"), ":13: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "flowlet", "10 switches: be-su01-leaf1 and 9 more"]),
+        (tiny("sonic", mode="per-packet"), ":13: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "per-packet"]),
+        (tiny(model="N9364E-SG2-O", mode="flowlet"), ":13: backend.load_balancing.mode", ["N9364E-SG2-O on nxos cannot do flowlet", "fix: use mode: ecmp, or a switch that does flowlet: N9K-C9364D-GX2A (nxos)"]),
+        (tiny(hash_fields=["src-ip", "dst-ip", "inner"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on inner", "N9K-C9364D-GX2A (sonic)"]),
+        (tiny(hash_fields=["src-ip", "dst-port"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos: NX-OS cannot hash on exactly src-ip, dst-port", "[src-ip, dst-ip]"]),
+        (tiny(hash_fields=["src-ip", "dst-ip", "ipv6-flow-label"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on ipv6-flow-label", "N9K-C93600CD-GX (nxos)"]),
     ],
     ids=["sonic-flowlet", "sonic-per-packet", "silicon-one-flowlet", "nxos-inner", "nxos-field-set", "gx2a-flow-label"],
 )

@@ -36,6 +36,8 @@ def _sonic_variant(tmp_path: Path, gpus: int, edit=None) -> Path:
     for network in ("backend", "frontend"):
         for role in ("leaf", "spine"):
             doc[network][role]["nos"] = "sonic"
+        if doc[network].get("routing") == "vxlan-evpn":
+            doc[network]["leaf"]["nos_release"] = "master"  # SONiC's anycast gateway (SAG) is on master only
     doc["name"] = f"cisco-{gpus}-gpu-sonic-security"
     if edit:
         edit(doc)

@@ -21,6 +21,7 @@ from fabricgen.catalog.model import (
     ConsoleServer,
     Module,
     NodeModel,
+    NosFlavour,
     SwitchModel,
     Transceiver,
 )
@@ -40,6 +41,7 @@ class Catalog:
     console_servers: dict[str, ConsoleServer]
     modules: dict[str, Module]
     appliances: dict[str, Appliance]
+    nos_releases: dict[str, NosFlavour] = field(default_factory=dict)
     sha256: dict[str, str] = field(default_factory=dict, compare=False)  # file as loaded -> sha256 of the bytes parsed
 
     def description(self, pid: str) -> str:
@@ -48,6 +50,22 @@ class Catalog:
             if entry is not None:
                 return entry.description
         raise KeyError(pid)
+
+    def flavour_of(self, nos: str, release: str) -> tuple[str, NosFlavour] | None:
+        """The flavour of `nos` whose releases include `release` (an NX-OS maintenance release
+        belongs to its train); None when no flavour supports it."""
+        for name, flavour in self.nos_releases.items():
+            if flavour.nos == nos and flavour.find(release) is not None:
+                return name, flavour
+        return None
+
+    def default_release(self, model: str, nos: str) -> str:
+        """The release a switch of `model` runs under `nos` when the intent names none."""
+        chosen = self.switches[model].nos_release.get(nos)  # type: ignore[call-overload]
+        return chosen if chosen is not None else self.nos_releases[nos].default
+
+    def releases_of(self, nos: str) -> list[str]:
+        return [release for flavour in self.nos_releases.values() if flavour.nos == nos for release in flavour.releases]
 
     def default_optic(self, form_factor: str, link_speed: int, cage_speed: int) -> str | None:
         """The catalog's default transceiver for a cage of this form factor carrying links of
@@ -146,6 +164,7 @@ def _cross_reference_problems(catalog: Catalog, origin: dict[str, YamlDocument])
                     Problem(f"transceiver {pid} takes cable '{optic.cable}', which is not in the catalog", field=("transceivers", pid, "cable"))
                 )
             )
+    problems += _release_problems(catalog, origin)
     seen: dict[tuple[str, int, int], str] = {}
     for pid, optic in catalog.transceivers.items():
         if optic.default:
@@ -161,4 +180,59 @@ def _cross_reference_problems(catalog: Catalog, origin: dict[str, YamlDocument])
                     )
                 )
             seen[key] = pid
+    return problems
+
+
+def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list[Problem]:
+    """Each NOS has its built-in flavour; every flavour of a NOS answers the same features (the
+    adapter asks about them by name); a release is in one flavour only; a model's default release
+    and a feature's model exceptions name what exists."""
+    problems = []
+    for nos in ("nxos", "sonic"):
+        if nos not in catalog.nos_releases or catalog.nos_releases[nos].nos != nos:
+            problems.append(Problem(f"the catalog has no flavour '{nos}' of NOS {nos}", hint="keep the built-in nos.yaml"))
+    owner: dict[tuple[str, str], str] = {}
+    for name, flavour in catalog.nos_releases.items():
+        base = catalog.nos_releases.get(flavour.nos)
+        missing = sorted(set(base.features) - set(flavour.features)) if base is not None else []
+        if missing:
+            problems.append(
+                origin[name].locate(
+                    Problem(
+                        f"flavour {name} says nothing of {', '.join(missing)}, which the {flavour.nos} adapter asks about",
+                        hint="add each under features, with since (null: never) and source",
+                        field=("nos_releases", name, "features"),
+                    )
+                )
+            )
+        for release in flavour.releases:
+            other = owner.setdefault((flavour.nos, release), name)
+            if other != name:
+                problems.append(
+                    origin[name].locate(
+                        Problem(f"release {release} is already a release of flavour {other}", hint="name each flavour's releases apart", field=("nos_releases", name, "releases"))
+                    )
+                )
+        for feature, entry in flavour.features.items():
+            for model in entry.models:
+                if model not in catalog.switches:
+                    problems.append(
+                        origin[name].locate(
+                            Problem(f"feature {feature} names switch model {model}, which is not in the catalog", field=("nos_releases", name, "features", feature, "models", model))
+                        )
+                    )
+    for pid, model in catalog.switches.items():
+        for nos, release in model.nos_release.items():
+            if nos not in model.nos:
+                problems.append(origin[pid].locate(Problem(f"nos_release names {nos}, which this switch does not run", field=("switches", pid, "nos_release", nos))))
+            elif catalog.flavour_of(nos, release) is None:
+                problems.append(
+                    origin[pid].locate(
+                        Problem(
+                            f"{nos} release {release} is not one fabricgen knows",
+                            hint=f"use one of: {', '.join(catalog.releases_of(nos))}",
+                            field=("switches", pid, "nos_release", nos),
+                        )
+                    )
+                )
     return problems

@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
@@ -120,6 +120,9 @@ class SonicPlatform(_Strict):
 
 class SwitchModel(_Strict):
     description: Text
+    nos_release: dict[Nos, Token] = Field(
+        default_factory=dict, description="per NOS: the release a switch of this model runs when the intent names none (default: the NOS's own default)"
+    )
     vendor: Text
     nos: list[Nos] = Field(min_length=1, max_length=2, description="operating systems this hardware runs")
     port_groups: list[PortGroup] = Field(min_length=1, max_length=64)
@@ -333,6 +336,85 @@ class Appliance(_Strict):
     description: Text
 
 
+NOS_RELEASE = re.compile(r"^(?:(\d{1,2})\.(\d{1,2})(?:\((\d{1,2})\)([A-Z]{0,2}))?|(\d{6})|(master))$")
+MAX_RELEASES = 64
+MAX_FEATURES = 256
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """Sort key of a release name: NX-OS `10.5(3)F` -> (10, 5, 3) (a train `10.5` is its first
+    maintenance release, 10.5(1)); SONiC `202411` -> (202411,); `master` after every branch."""
+    match = NOS_RELEASE.match(release)
+    if match is None:
+        raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 10.5, 202411 or master")
+    major, minor, maintenance, _, branch, master = match.groups()
+    if master:
+        return (999_999,)
+    if branch:
+        return (int(branch),)
+    return (int(major), int(minor), int(maintenance or 1))
+
+
+def _check_release(value: str) -> str:
+    release_key(value)
+    return value
+
+
+Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
+
+
+class Feature(_Strict):
+    """One row of the feature matrix: from which release a rendered feature (or the form fabricgen
+    writes it in) exists on this NOS, and where that is written down."""
+
+    since: Release | None = Field(description="first release that has it; null: no release of this flavour has it")
+    source: Text = Field(description="document and section (or repository path) that says so")
+    models: dict[Pid, Release | None] = Field(
+        default_factory=dict, max_length=64, description="switch models where it arrived in another release (null: never)"
+    )
+    note: Text | None = None
+
+    def since_on(self, model: str) -> str | None:
+        return self.models[model] if model in self.models else self.since
+
+
+class NosFlavour(_Strict):
+    """A NOS as shipped by one supplier (Cisco NX-OS; community SONiC; a vendor's SONiC): its
+    releases oldest first, the default, and the feature matrix fabricgen renders against."""
+
+    nos: Nos = Field(description="the adapter that writes its configs")
+    description: Text
+    releases: list[Release] = Field(min_length=1, max_length=MAX_RELEASES, description="supported releases (NX-OS: trains), oldest first")
+    default: Release
+    features: dict[Token, Feature] = Field(max_length=MAX_FEATURES)
+
+    @model_validator(mode="after")
+    def _ordered_and_known(self) -> NosFlavour:
+        keys = [release_key(r) for r in self.releases]
+        if keys != sorted(set(keys)):
+            raise ValueError("releases must be listed oldest first, each once")
+        if self.find(self.default) is None:
+            raise ValueError(f"default {self.default!r} is not one of the releases ({', '.join(self.releases)})")
+        return self
+
+    def find(self, release: str) -> str | None:
+        """The listed release (or NX-OS train) that `release` belongs to; None if not supported."""
+        try:
+            key = release_key(release)
+        except ValueError:
+            return None
+        for listed in self.releases:
+            listed_key = release_key(listed)
+            train = NOS_RELEASE.match(listed).group(3) is None and len(key) == 3  # type: ignore[union-attr]
+            if listed_key == key or (train and listed_key[:2] == key[:2]):
+                return listed
+        return None
+
+    def has(self, feature: str, release: str, model: str) -> bool:
+        since = self.features[feature].since_on(model)
+        return since is not None and release_key(since) <= release_key(release)
+
+
 class CatalogFile(_Strict):
     """One catalog YAML file: every section optional, entries keyed by PID."""
 
@@ -343,6 +425,7 @@ class CatalogFile(_Strict):
     console_servers: dict[Pid, ConsoleServer] = {}
     modules: dict[Pid, Module] = {}
     appliances: dict[Pid, Appliance] = {}
+    nos_releases: dict[Token, NosFlavour] = Field({}, description="NOS flavours by name: releases and feature matrix")
 
 
 SECTIONS = tuple(CatalogFile.model_fields)

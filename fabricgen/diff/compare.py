@@ -31,7 +31,7 @@ from fabricgen.sorting import natural_key
 
 CONTEXT_LINES = 3
 REFINE_LIMIT = 250_000  # lines x lines of a replaced block matched again (see _RefinedMatcher)
-DEVICE_ATTRIBUTES = ("role", "network", "model", "nos", "asn")
+DEVICE_ATTRIBUTES = ("role", "network", "model", "nos", "nos_release", "asn")
 ADDRESS_KEY = ("network", "device", "interface", "kind")
 ADDRESS_VALUES = ("address", "gateway", "peer_device", "peer_interface", "peer_address")
 CABLE_VALUES = ("a_optic", "b_optic", "cable", "length_m", "speed")
@@ -385,7 +385,7 @@ def _devices(old: dict[str, dict] | None, new: dict[str, dict] | None) -> list[D
     old, new = old or {}, new or {}
 
     def attributes(node: dict) -> dict[str, str]:
-        return {name: str(node[name]) for name in ("role", "network", "model", "nos") if name in node}
+        return {name: str(node[name]) for name in ("role", "network", "model", "nos", "nos_release") if name in node}
 
     changes = [DeviceChange(name, "removed", attributes(old[name])) for name in old.keys() - new.keys()]
     changes += [DeviceChange(name, "added", attributes(new[name])) for name in new.keys() - old.keys()]

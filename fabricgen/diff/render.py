@@ -49,7 +49,7 @@ def sections(result: BuildDiff) -> list[Section]:
         if device.status == "changed":
             details = "; ".join(f"{name}: {_arrow(old, new)}" for name, old, new in device.changes)
         else:
-            details = " ".join(device.attributes.get(name, "") for name in ("role", "network", "model", "nos")).strip()
+            details = " ".join(device.attributes.get(name, "") for name in ("role", "network", "model", "nos", "nos_release")).strip()
         rows.append((device.name, device.status, details))
     found.append(Section("Devices", _signed(c["added"], c["removed"], c["changed"]), ("device", "change", "details"), rows))
 

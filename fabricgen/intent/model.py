@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fabricgen.catalog.model import Nos
+from fabricgen.catalog.model import Nos, Release
 from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.trust import HOSTNAME, Hostname, Pid, Text, check_hostname, check_pattern
 from fabricgen.units import Network, Ratio, Speed
@@ -55,6 +55,9 @@ class _Strict(BaseModel):
 class SwitchRole(_Strict):
     model: Pid = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
     nos: Nos = "nxos"
+    nos_release: Release | None = Field(
+        None, description="target release, e.g. 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC); default: the catalog's for the model"
+    )
     count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: checked against what the design needs")
     management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
@@ -398,7 +401,7 @@ class Backend(_Strict):
 
     @property
     def core_switch(self) -> SwitchRole:
-        return self.core if self.core is not None else SwitchRole(model=self.spine.model, nos=self.spine.nos)
+        return self.core if self.core is not None else SwitchRole(model=self.spine.model, nos=self.spine.nos, nos_release=self.spine.nos_release)
 
     @model_validator(mode="after")
     def _three_tier_settings(self) -> Backend:

@@ -20,6 +20,7 @@ def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = Non
         description=c.intent.description,
         s=c.sizing,
         roles=c.fabric.inventory(),
+        releases=_releases(c),
         links=Counter(link.kind.value for link in c.fabric.links),
         requested=format_ratio(c.sizing.requested_ratio),
         built=format_ratio(c.sizing.built_ratio),
@@ -69,6 +70,12 @@ def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:
         {"name": name, "env": secret_uses.env_name(name), "uses": sorted(uses[name]), "switches": switches[name]}
         for name in sorted(uses)
     ]
+
+
+def _releases(c: Compiled) -> dict[tuple[str, str, str], str]:
+    """(network, role, model) -> the NOS release its switches' configs are written for."""
+    groups = {(d.network, d.role, d.model) for d in c.fabric.switches()}
+    return {(n.value, r.value, m): c.nos_target(n, r, m).release for n, r, m in groups}
 
 
 def _asn_summary(c: Compiled) -> dict[str, str]:

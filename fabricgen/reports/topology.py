@@ -109,6 +109,7 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
         node = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
         if d.nos:
             node["nos"] = d.nos
+            node["nos_release"] = c.nos_target(d.network, d.role, d.model).release
         if d.name in plan.asns:
             node.update(asn=plan.asns[d.name], loopback=plan.loopbacks[d.name])
         if d.rack is not None:

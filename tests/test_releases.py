@@ -1,0 +1,127 @@
+"""NOS releases as data: every switch has a target release, configs are written for it, a feature
+its release lacks is refused naming the minimum release, and the release shows in every report."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fabricgen.catalog import load_catalog
+from fabricgen.catalog.model import release_key
+from fabricgen.catalog.releases import support_table
+from fabricgen.errors import CatalogError, CheckError, IntentError
+from fabricgen.pipeline import build, compile_intent
+from tests.conftest import build_refused
+
+REPO = Path(__file__).parent.parent
+
+EVPN_SONIC = """
+name: evpn-sonic
+gpus: 64
+backend:
+  scalable_unit_gpus: 32
+  routing: vxlan-evpn
+  leaf: {{nos: sonic{release}}}
+"""
+
+
+def test_releases_sort_as_released():
+    names = ["master", "10.6", "202411", "10.5(3)F", "10.5", "10.4(4)M", "202405", "10.10"]
+    assert sorted(names, key=release_key) == ["10.4(4)M", "10.5", "10.5(3)F", "10.6", "10.10", "202405", "202411", "master"]
+    # a train is its first release: 10.5 is 10.5(1)
+    assert release_key("10.5") == release_key("10.5(1)F")
+
+
+def test_every_shipped_switch_has_a_known_release_and_reports_carry_it(tmp_path):
+    result, out = build(REPO / "intents" / "cisco-256-gpu.yaml", tmp_path / "out")
+    nodes = json.loads((out / "topology.json").read_text())["nodes"]
+    switches = [n for n in nodes if "nos" in n]
+    assert switches and all(n["nos_release"] == "10.4" for n in switches)
+    assert json.loads((out / "manifest.json").read_text())["nos_releases"] == {"nxos": ["10.4"]}
+    assert "| backend | leaf | N9K-C9364D-GX2A | nxos | 10.4 |" in (out / "summary.md").read_text()
+    leaf = next(n["id"] for n in switches if n["role"] == "leaf")
+    assert "!written for NX-OS 10.4\n" in (out / "configs" / f"{leaf}.cfg").read_text()
+
+
+def test_the_role_release_wins_over_the_catalog_default(write_intent):
+    intent = write_intent('gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {nos: nxos, nos_release: "10.5(3)F"}\n')
+    configs = compile_intent(intent, render=False).configs
+    releases = {c.role.value: c.nos_release for c in configs.values()}
+    assert releases == {"leaf": "10.5(3)F", "spine": "10.4"}
+
+
+def test_an_unknown_release_is_refused_with_the_known_ones(write_intent):
+    stderr = build_refused(write_intent('gpus: 64\nbackend:\n  leaf: {nos: nxos, nos_release: "10.2"}\n'))
+    assert "backend.leaf.nos_release" in stderr and "NX-OS release 10.2 is not one fabricgen renders for" in stderr
+    assert "10.3, 10.4, 10.5, 10.6" in stderr
+    with pytest.raises(IntentError, match="not a release name"):
+        compile_intent(write_intent('gpus: 64\nbackend:\n  leaf: {nos: sonic, nos_release: "2024-11; reboot"}\n'), render=False)
+
+
+def test_a_feature_the_release_lacks_is_refused_naming_the_minimum_release(write_intent):
+    stderr = build_refused(write_intent(EVPN_SONIC.format(release=', nos_release: "202411"')))
+    assert re.search(r":6: backend\.leaf\.nos_release: .*SONiC 202411\): the EVPN anycast gateway .* needs SONiC master", stderr), stderr
+    assert "fix: set nos_release: master for this role" in stderr
+    build = compile_intent(write_intent(EVPN_SONIC.format(release=", nos_release: master"), name="ok"), render=False)
+    leaves = [c for c in build.configs.values() if c.role.value == "leaf"]
+    assert leaves and all("evpn-anycast-gateway" in c.features and c.nos_release == "master" for c in leaves)
+
+
+def test_a_feature_no_release_has_names_the_setting_to_change(write_intent):
+    intent = write_intent("gpus: 64\nbackend:\n  leaf: {nos: sonic}\n  spine: {nos: sonic}\n  load_balancing: {hash_fields: [src-ip, dst-ip, ipv6-flow-label]}\n")
+    with pytest.raises(CheckError) as refused:
+        compile_intent(intent, render=False)
+    messages = [p.message for p in refused.value.problems if p.field and p.field[-1] == "nos_release"]
+    assert messages and all("hashing on the IPv6 flow label needs SONiC 202505" in m for m in messages)
+
+
+def test_a_model_default_release_must_exist_and_user_flavours_answer_every_feature(tmp_path):
+    model = (REPO / "tests" / "test_user_hardware.py").read_text().split('HARDWARE = """')[1].split('"""')[0]
+    bad_default = tmp_path / "a.yaml"
+    bad_default.write_text(model.replace("    max_ecmp_paths: 64\n", '    max_ecmp_paths: 64\n    nos_release: {sonic: "201911"}\n', 1))
+    with pytest.raises(CatalogError, match=r"sonic release 201911 is not one fabricgen knows.*202405, 202411"):
+        load_catalog([bad_default])
+    flavour = tmp_path / "b.yaml"
+    flavour.write_text(
+        "nos_releases:\n  vendor-sonic:\n    nos: sonic\n    description: a vendor's SONiC\n    releases: ['4.4']\n    default: '4.4'\n"
+        "    features:\n      evpn-anycast-gateway: {since: '4.4', source: vendor guide}\n"
+    )
+    with pytest.raises(CatalogError, match="flavour vendor-sonic says nothing of dlb, ipv6-flow-label-hash"):
+        load_catalog([flavour])
+
+
+def test_a_vendor_flavour_is_a_target_of_its_own(tmp_path, write_intent):
+    features = "".join(f"      {name}: {{since: '4.4', source: vendor guide}}\n" for name in load_catalog().nos_releases["sonic"].features)
+    (tmp_path / "vendor.yaml").write_text(
+        "nos_releases:\n  vendor-sonic:\n    nos: sonic\n    description: a vendor's SONiC\n    releases: ['4.2', '4.4']\n    default: '4.4'\n"
+        f"    features:\n{features}"
+    )
+    early = write_intent("catalog: [vendor.yaml]\n" + EVPN_SONIC.format(release=', nos_release: "4.2"'), name="early")
+    with pytest.raises(CheckError, match="needs SONiC 4.4 or later"):
+        compile_intent(early, render=False)
+    ok = compile_intent(write_intent("catalog: [vendor.yaml]\n" + EVPN_SONIC.format(release=', nos_release: "4.4"'), name="ok"), render=False)
+    assert {c.nos_release for c in ok.configs.values() if c.role.value == "leaf"} == {"4.4"}
+
+
+def test_diff_names_a_release_change(tmp_path, write_intent):
+    old = write_intent("gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n", name="old")
+    new = write_intent('gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  spine: {nos: nxos, nos_release: "10.6"}\n', name="new")
+    result = subprocess.run([sys.executable, "-m", "fabricgen", "diff", str(old), str(new), "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stderr
+    changes = {d["device"]: d for d in json.loads(result.stdout)["devices"]}
+    spines = [d for name, d in changes.items() if name.startswith("be-spine")]
+    assert spines and all({"attribute": "nos_release", "old": "10.4", "new": "10.6"} in d["changes"] for d in spines)
+    assert not any(name.startswith("be-su") for name in changes)
+
+
+def test_the_readme_support_table_is_the_catalogs():
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("<!-- nos-releases:begin -->\n")[1].split("<!-- nos-releases:end -->")[0]
+    assert block.strip() == support_table(load_catalog()).strip(), "regenerate with: fabricgen releases"
+    for flavour in load_catalog().nos_releases.values():
+        assert all(feature.source.strip() for feature in flavour.features.values())
