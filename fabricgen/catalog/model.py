@@ -160,7 +160,7 @@ class PlatformPorts(_Strict):
     lane_base: int | None = Field(None, ge=0, le=MAX_LANE_NUMBER)
     lane_stride: int | None = Field(None, ge=1, le=MAX_LANES)
     first_lanes: list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]] | None = Field(None, max_length=MAX_CAGES)
-    lanes: list[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]]] | None = Field(None, max_length=MAX_CAGES)
+    lanes: list[Annotated[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]], Field(min_length=1, max_length=MAX_LANES)]] | None = Field(None, max_length=MAX_CAGES)
 
     @model_validator(mode="after")
     def _one_way_of_giving_lanes(self) -> PlatformPorts:
@@ -205,6 +205,8 @@ class SonicPlatform(_Strict):
     def _a_map_names_its_platform(self) -> SonicPlatform:
         if self.ports and not (self.platform and self.hwsku and self.source):
             raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
+        if sum(run.count for run in self.ports) > MAX_CAGES:
+            raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
         return self
 
 
