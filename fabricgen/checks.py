@@ -620,6 +620,27 @@ def advisories(c: Compiled) -> list[str]:
             )
     notes += _nxos_long_lossless_cables(c)
     notes += _unrendered_management(c)
+    notes += _unmapped_sonic_platforms(c)
+    return notes
+
+
+def _unmapped_sonic_platforms(c: Compiled) -> list[str]:
+    """One note per switch model built for SONiC whose catalog entry has no platform port map:
+    its config_db carries generic lanes and no platform or hwsku, so it does not load as is."""
+    roles: dict[str, set[str]] = defaultdict(set)
+    for device in c.fabric.switches():
+        if device.nos == "sonic" and not c.catalog.switches[device.model].platform_mapped:
+            roles[device.model].add(f"{device.network.value} {device.role.value}")
+    notes = []
+    for pid in sorted(roles):
+        reason = c.catalog.switches[pid].sonic.unverified
+        notes.append(
+            f"UNVERIFIED SONiC platform: {pid} ({', '.join(sorted(roles[pid]))} switches) has no SONiC platform port map in the catalog"
+            + (f" ({reason})" if reason else "")
+            + ": PORT lanes are numbered generically from 0 and DEVICE_METADATA names no platform or hwsku, so config_db.json "
+            "will not load as is on the switch; give its catalog entry sonic.platform, hwsku, source and ports from the platform's "
+            "port_config.ini (sonic-buildimage device/<vendor>/<platform>/<hwsku>/)"
+        )
     return notes
 
 

@@ -415,13 +415,12 @@ def _device_config(c: Compiled, device: Device, announced: int, system: Manageme
             vlans = (Vlan(backend.subnet_vlan, "GPU-NICS" if device.network.value == "backend" else "SERVERS", svi.cidr, members),)
 
     broken_out = {port.cage: port.speed_gbps for port in ports if port.sub}
-    naming = model.interface_names[device.nos]  # type: ignore[index]
     breakouts = tuple(
         Breakout(
             cage,
             model.group_of(cage).fanout_at(speed),  # type: ignore[union-attr]
             speed,
-            naming.port.format(port=cage, sub=0, lane=model.first_lanes[cage]),
+            model.name_of(device.nos, cage),  # type: ignore[arg-type]
         )
         for cage, speed in sorted(broken_out.items())
     )

@@ -199,3 +199,78 @@ def test_an_appliance_os_is_not_mixed_with_linux_nics(tmp_path):
         "    frontend: {count: 2, speed: 100G, names: \"fe{n}\", nic_family: connectx}\n",
     )
     assert "must be on every data port set" in problem.message and problem.field[:2] == ("nodes", "LAB-STORE")
+
+
+MAPPED = """
+switches:
+  LAB-MAPPED:
+    description: lab switch with a SONiC port map
+    vendor: Example
+    nos: [sonic]
+    port_groups:
+      - {{count: 4, speed: 400G, form_factor: QSFP-DD, lanes: 4, breakouts: [2x200G]}}
+    interface_names:
+      sonic: {{port: "{pattern}", breakout: "{pattern}"}}
+    sonic:
+      platform: x86_64-example_lab4-r0
+      hwsku: Example-Lab4
+      source: a test
+      ports:
+{ports}
+"""
+
+
+def mapped_switch(tmp_path, ports, pattern="Ethernet{number}"):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(MAPPED.format(ports=ports, pattern=pattern))
+    return load_catalog([extra]).switches["LAB-MAPPED"]
+
+
+def test_an_irregular_map_gives_each_sub_port_its_slice_of_the_listed_lanes(tmp_path):
+    # lanes out of order inside a cage, as some real platforms list them (e.g. "38,37,39,36")
+    model = mapped_switch(tmp_path, "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[38, 37, 39, 36], [1, 2, 3, 4], [9, 10, 11, 12], [5, 6, 7, 8]]}")
+    assert model.port_lanes(1, 0, 400) == (38, 37, 39, 36)
+    assert model.subports(1, 200) == [(1, 0, (38, 37)), (2, 2, (39, 36))]  # Ethernet0 and Ethernet2
+    assert model.name_of("sonic", 4, 2, 200) == "Ethernet14" and model.port_lanes(4, 2, 200) == (7, 8)
+    assert model.platform_mapped and model.first_lanes[2] == 1
+
+
+def test_a_regular_map_is_two_numbers(tmp_path):
+    model = mapped_switch(tmp_path, "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 1, lane_stride: 4}")
+    assert [model.port_lanes(cage, 0, 400) for cage in (1, 4)] == [(1, 2, 3, 4), (13, 14, 15, 16)]
+    assert model.name_of("sonic", 3) == "Ethernet8"
+
+
+@pytest.mark.parametrize(
+    "ports, pattern, message",
+    [
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, first_lanes: [0, 4, 4, 12]}", "Ethernet{number}", "gives lane 4 to cages 2 and 3"),
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, first_lanes: [0, 4, 8]}", "Ethernet{number}", "3 lane entries for 4 cages"),
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[0, 1, 2, 3], [4, 5, 6], [8, 9, 10, 11], [12, 13, 14, 15]]}", "Ethernet{number}", "gives cage 2 3 lanes"),
+        ("        - {first: 1, count: 3, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4}", "Ethernet{number}", "does not map cage 4"),
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 2, lane_base: 0, lane_stride: 4}", "Ethernet{number}", "overlaps cage 1"),
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 1, lane_stride: 4}", "Ethernet{lane}", "platform x86_64-example_lab4-r0 names it 'Ethernet0'"),
+        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4, first_lanes: [0, 4, 8, 12]}", "Ethernet{number}", "give their lanes one way"),
+    ],
+    ids=["duplicate-lane", "wrong-cage-count", "wrong-lane-count", "unmapped-cage", "overlapping-names", "names-disagree", "two-ways"],
+)
+def test_bad_platform_maps_are_refused(tmp_path, ports, pattern, message):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(MAPPED.format(ports=ports, pattern=pattern))
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    [problem] = caught.value.problems
+    assert message in problem.message, problem.message
+    assert problem.file == str(extra) and problem.line is not None
+
+
+def test_a_map_without_its_platform_is_refused(tmp_path):
+    text = MAPPED.format(ports="        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4}", pattern="Ethernet{number}")
+    [problem] = catalog_problems(tmp_path, text.replace("      hwsku: Example-Lab4\n", ""))
+    assert "give platform, hwsku and source with ports" in problem.message
+
+
+def test_built_in_sonic_models_say_why_they_have_no_map(catalog):
+    for pid, model in catalog.switches.items():
+        if "sonic" in model.nos:
+            assert model.platform_mapped or model.sonic.unverified, pid

@@ -99,9 +99,14 @@ class PortGroup(_Strict):
         return self
 
 
+NAME_FIELDS = ("port", "sub", "lane", "number")
+
+
 class InterfaceNaming(_Strict):
-    """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based) and
-    {lane} (first SerDes lane, 0-based, counted across all port groups)."""
+    """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based),
+    {lane} (the port's first SerDes lane) and {number} (the number SONiC gives the port, the N of
+    EthernetN). Both come from the catalog's SONiC platform map (`sonic.ports`); a switch without
+    one numbers lanes from 0 across all port groups, and its {number} is that first lane."""
 
     port: str
     breakout: str
@@ -110,12 +115,99 @@ class InterfaceNaming(_Strict):
     @classmethod
     def _pattern_formats(cls, pattern: str) -> str:
         # every name it gives is an interface name: it follows 'interface' in a config
-        return check_pattern(pattern, ("port", "sub", "lane"), check=check_interface_name)
+        return check_pattern(pattern, NAME_FIELDS, check=check_interface_name)
+
+
+class AliasNaming(_Strict):
+    """A SONiC platform's front-panel aliases (PORT `alias`), format strings over {port} (cage
+    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...)."""
+
+    port: str = "etp{port}"
+    breakout: str = "etp{port}{letter}"
+
+    @field_validator("port", "breakout")
+    @classmethod
+    def _pattern_formats(cls, pattern: str) -> str:
+        # {letter} is a letter, not a number: tried as "a"
+        check_pattern(pattern.replace("{letter}", "a"), ("port", "sub"), check=check_interface_name)
+        return pattern
+
+    def name(self, cage: int, sub: int) -> str:
+        if not sub:
+            return self.port.format(port=cage, sub=0, letter="")
+        return self.breakout.format(port=cage, sub=sub, letter=chr(ord("a") + sub - 1))
+
+
+MAX_LANE_NUMBER = 1 << 20  # ASIC lane ids: up to a few thousand (Cisco 8000 encodes slice/IFG/SerDes)
+MAX_PORT_NUMBER = 1 << 20
+
+
+class PlatformPorts(_Strict):
+    """How a run of cages appears in a SONiC platform's port_config.ini / platform.json: cage
+    `first` + k is Ethernet<number_base + k * number_stride>, and its lanes are given one of
+    three ways: regular (lane_base + k * lane_stride, then the group's lane count in a row),
+    per cage first lane (`first_lanes`, each cage's lanes in a row from there) or per cage list
+    (`lanes`, for platforms whose lanes within a cage are not in a row).
+
+    A breakout sub-port takes the next slice of its cage's lanes, in the order listed, and is
+    Ethernet<cage number + lane offset in the cage> (sonic-config-engine portconfig.py,
+    BreakoutCfg.get_config)."""
+
+    first: int = Field(ge=0, le=MAX_CAGES)
+    count: int = Field(ge=1, le=MAX_CAGES)
+    number_base: int = Field(ge=0, le=MAX_PORT_NUMBER)
+    number_stride: int = Field(ge=1, le=MAX_LANES)
+    lane_base: int | None = Field(None, ge=0, le=MAX_LANE_NUMBER)
+    lane_stride: int | None = Field(None, ge=1, le=MAX_LANES)
+    first_lanes: list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]] | None = Field(None, max_length=MAX_CAGES)
+    lanes: list[Annotated[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]], Field(min_length=1, max_length=MAX_LANES)]] | None = Field(None, max_length=MAX_CAGES)
+
+    @model_validator(mode="after")
+    def _one_way_of_giving_lanes(self) -> PlatformPorts:
+        given = [name for name in ("lane_base", "first_lanes", "lanes") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"cages {self.first}-{self.last}: give their lanes one way: lane_base (with lane_stride), first_lanes or lanes, not {' and '.join(given) or 'none'}")
+        if (self.lane_base is None) != (self.lane_stride is None):
+            raise ValueError(f"cages {self.first}-{self.last}: lane_base and lane_stride go together")
+        listed = self.first_lanes if self.first_lanes is not None else self.lanes
+        if listed is not None and len(listed) != self.count:
+            raise ValueError(f"cages {self.first}-{self.last}: {len(listed)} lane entries for {self.count} cages; give one per cage")
+        return self
+
+    @property
+    def last(self) -> int:
+        return self.first + self.count - 1
+
+    def cage_lanes(self, cage: int, width: int) -> tuple[int, ...]:
+        k = cage - self.first
+        if self.lanes is not None:
+            return tuple(self.lanes[k])
+        start = self.first_lanes[k] if self.first_lanes is not None else self.lane_base + k * self.lane_stride  # type: ignore[operator]
+        return tuple(range(start, start + width))
+
+    def number(self, cage: int) -> int:
+        return self.number_base + (cage - self.first) * self.number_stride
 
 
 class SonicPlatform(_Strict):
+    """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
+    the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
+    platform's aliases. Without `ports` lanes are numbered generically and the build says so."""
+
     platform: Token | None = None
     hwsku: Token | None = None
+    source: Text | None = Field(None, description="where these facts come from: repository path and commit")
+    ports: list[PlatformPorts] = Field([], max_length=MAX_CAGES)
+    unverified: Text | None = Field(None, description="why the entry has no port map; the build's note repeats it")
+    alias: AliasNaming = AliasNaming()
+
+    @model_validator(mode="after")
+    def _a_map_names_its_platform(self) -> SonicPlatform:
+        if self.ports and not (self.platform and self.hwsku and self.source):
+            raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
+        if sum(run.count for run in self.ports) > MAX_CAGES:
+            raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
+        return self
 
 
 class SwitchModel(_Strict):
@@ -182,24 +274,77 @@ class SwitchModel(_Strict):
         return self
 
     @model_validator(mode="after")
+    def _platform_map_fits(self) -> SwitchModel:
+        """A SONiC port map covers every cage once, with the cage's lane count, and no lane or
+        port number twice; the SONiC names the catalog gives are the platform's."""
+        if not self.sonic.ports:
+            return self
+        if "sonic" not in self.nos:
+            raise ValueError("sonic.ports maps a SONiC platform, but this switch does not run sonic (nos)")
+        mapped: dict[int, PlatformPorts] = {}
+        for run in self.sonic.ports:
+            for cage in range(run.first, run.first + run.count):
+                if cage in mapped:
+                    raise ValueError(f"sonic.ports maps cage {cage} twice")
+                mapped[cage] = run
+        lane_owner: dict[int, int] = {}
+        number_owner: dict[int, int] = {}
+        for group in self.port_groups:
+            for cage in range(group.first, group.first + group.count):
+                run = mapped.pop(cage, None)
+                if run is None:
+                    raise ValueError(f"sonic.ports does not map cage {cage}; map every cage of the port groups")
+                lanes = run.cage_lanes(cage, group.lanes)
+                if len(lanes) != group.lanes:
+                    raise ValueError(f"sonic.ports gives cage {cage} {len(lanes)} lanes; its port group has {group.lanes} per cage")
+                for lane in lanes:
+                    if lane in lane_owner:
+                        raise ValueError(f"sonic.ports gives lane {lane} to cages {lane_owner[lane]} and {cage}; every lane is one cage's")
+                    lane_owner[lane] = cage
+                number = run.number(cage)
+                # a cage's sub-ports take the numbers up to its lane count (portconfig.py)
+                for taken in range(number, number + group.lanes):
+                    if taken in number_owner:
+                        raise ValueError(f"sonic.ports numbers cage {cage} Ethernet{number}, which overlaps cage {number_owner[taken]}'s Ethernet ports")
+                    number_owner[taken] = cage
+        if mapped:
+            raise ValueError(f"sonic.ports maps cage {min(mapped)}, which no port group has")
+        naming = self.interface_names.get("sonic")
+        if naming is not None:
+            for group in self.port_groups:
+                for cage in range(group.first, group.first + group.count):
+                    wanted = [(0, group.speed, f"Ethernet{self.port_numbers[cage]}")]
+                    for mode in group.breakout_modes:
+                        wanted += [(sub, mode.speed, f"Ethernet{number}") for sub, number, _ in self.subports(cage, mode.speed)]
+                    for sub, speed, name in wanted:
+                        given = self.name_of("sonic", cage, sub, speed)
+                        if given != name:
+                            where = f"cage {cage}" + (f" sub-port {sub}" if sub else "")
+                            raise ValueError(
+                                f"interface_names.sonic names {where} {given!r}, but platform {self.sonic.platform} names it {name!r}; "
+                                "use {number} in the pattern (Ethernet{number})"
+                            )
+        return self
+
+    @model_validator(mode="after")
     def _names_are_unique(self) -> SwitchModel:
         """Every cage, and every sub-port of each breakout mode, gets a name of its own."""
         lanes = self.first_lanes
+        numbers = self.port_numbers
         for nos, naming in self.interface_names.items():
             native = {}
             for group in self.port_groups:
                 for cage in range(group.first, group.first + group.count):
-                    name = naming.port.format(port=cage, sub=0, lane=lanes[cage])
+                    name = naming.port.format(port=cage, sub=0, lane=lanes[cage], number=numbers[cage])
                     if name in native:
                         raise ValueError(f"{nos} names cages {native[name]} and {cage} both {name!r}; the pattern needs {{port}} or {{lane}}")
                     native[name] = cage
             for group in self.port_groups:
                 for mode in group.breakout_modes:
                     seen: dict[str, int] = {}
-                    step = group.lanes // mode.fanout
                     for cage in range(group.first, group.first + group.count):
-                        for sub in range(1, mode.fanout + 1):
-                            name = naming.breakout.format(port=cage, sub=sub, lane=lanes[cage] + (sub - 1) * step)
+                        for sub, number, sub_lanes in self.subports(cage, mode.speed):
+                            name = naming.breakout.format(port=cage, sub=sub, lane=sub_lanes[0], number=number)
                             other = seen.get(name, native.get(name, cage))
                             if other != cage:
                                 raise ValueError(f"{nos} breakout name {name!r} of cage {cage} is also cage {other}'s")
@@ -209,15 +354,59 @@ class SwitchModel(_Strict):
         return self
 
     @cached_property
-    def first_lanes(self) -> dict[int, int]:
-        """Cage number -> its first SerDes lane (0-based across the whole switch)."""
-        lanes: dict[int, int] = {}
+    def cage_lanes(self) -> dict[int, tuple[int, ...]]:
+        """Cage number -> its SerDes lanes: the SONiC platform map's, or, without one, numbered
+        from 0 across the whole switch in port group order (generic, not any real platform's)."""
+        lanes: dict[int, tuple[int, ...]] = {}
+        runs = {cage: run for run in self.sonic.ports for cage in range(run.first, run.first + run.count)}
         next_lane = 0
         for group in self.port_groups:
             for cage in range(group.first, group.first + group.count):
-                lanes[cage] = next_lane
+                run = runs.get(cage)
+                lanes[cage] = run.cage_lanes(cage, group.lanes) if run else tuple(range(next_lane, next_lane + group.lanes))
                 next_lane += group.lanes
         return lanes
+
+    @cached_property
+    def first_lanes(self) -> dict[int, int]:
+        """Cage number -> its first SerDes lane."""
+        return {cage: lanes[0] for cage, lanes in self.cage_lanes.items()}
+
+    @cached_property
+    def port_numbers(self) -> dict[int, int]:
+        """Cage number -> the N of the EthernetN SONiC names it: the platform map's, else its
+        first lane (the generic numbering)."""
+        runs = {cage: run for run in self.sonic.ports for cage in range(run.first, run.first + run.count)}
+        return {cage: runs[cage].number(cage) if cage in runs else first for cage, first in self.first_lanes.items()}
+
+    @property
+    def platform_mapped(self) -> bool:
+        """Whether lanes and SONiC port numbers come from a real platform's definition."""
+        return bool(self.sonic.ports)
+
+    def subports(self, cage: int, speed: int) -> list[tuple[int, int, tuple[int, ...]]]:
+        """(sub, number, lanes) of each sub-port of `cage` broken out to `speed`: sub-port n takes
+        the n-th slice of the cage's lanes in their listed order and is numbered the cage's
+        number plus its lane offset (sonic-config-engine portconfig.py, BreakoutCfg.get_config)."""
+        group = self.group_of(cage)
+        assert group is not None
+        width = group.lanes_at(speed)
+        lanes, number = self.cage_lanes[cage], self.port_numbers[cage]
+        return [(sub, number + offset, lanes[offset:offset + width]) for sub, offset in enumerate(range(0, group.lanes, width), start=1)]
+
+    def port_lanes(self, cage: int, sub: int, speed: int) -> tuple[int, ...]:
+        """SerDes lanes of a cage (sub 0) or of one of its sub-ports at `speed`."""
+        if not sub:
+            return self.cage_lanes[cage]
+        return self.subports(cage, speed)[sub - 1][2]
+
+    def name_of(self, nos: str, cage: int, sub: int = 0, speed: int = 0) -> str:
+        """The name `nos` gives a cage (sub 0) or one of its sub-ports at `speed`."""
+        naming = self.interface_names[nos]  # type: ignore[index]
+        if not sub:
+            return naming.port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage])
+        _, number, lanes = self.subports(cage, speed)[sub - 1]
+        return naming.breakout.format(port=cage, sub=sub, lane=lanes[0], number=number)
 
     def group_of(self, cage: int) -> PortGroup | None:
         for group in self.port_groups:

@@ -172,40 +172,37 @@ class PortAllocator:
         self.device = device
         self.model = model
         self._cage_mode: dict[int, int] = {}  # cage -> speed it was claimed for
-        self._candidates: dict[int, list[tuple[int, int, int]]] = {}  # speed -> [(cage, sub, lane)]
+        self._candidates: dict[int, list[tuple[int, int]]] = {}  # speed -> [(cage, sub)]
         self._cursor: dict[int, int] = {}
 
-    def _candidates_for(self, speed: int) -> list[tuple[int, int, int]]:
+    def _candidates_for(self, speed: int) -> list[tuple[int, int]]:
         found = self._candidates.get(speed)
         if found is None:
             found = []
-            lanes = self.model.first_lanes
             for group in self.model.port_groups:  # native cages first
                 if group.speed == speed:
-                    found += [(cage, 0, lanes[cage]) for cage in range(group.first, group.first + group.count)]
+                    found += [(cage, 0) for cage in range(group.first, group.first + group.count)]
             for group in self.model.port_groups:  # then faster cages broken out
                 fanout = group.fanout_at(speed)
                 if group.speed == speed or not fanout:
                     continue
-                step = group.lanes_at(speed)
                 for cage in range(group.first, group.first + group.count):
-                    found += [(cage, sub, lanes[cage] + (sub - 1) * step) for sub in range(1, fanout + 1)]
+                    found += [(cage, sub) for sub in range(1, fanout + 1)]
             self._candidates[speed] = found
             self._cursor[speed] = 0
         return found
 
     def take(self, speed: int, count: int) -> list[Port]:
         candidates = self._candidates_for(speed)
-        naming = self.model.interface_names[self.device.nos]  # type: ignore[index]
+        nos = self.device.nos
         ports: list[Port] = []
         cursor = self._cursor[speed]
         while len(ports) < count and cursor < len(candidates):
-            cage, sub, lane = candidates[cursor]
+            cage, sub = candidates[cursor]
             cursor += 1
             if self._cage_mode.setdefault(cage, speed) != speed:
                 continue  # claimed at another speed
-            pattern = naming.breakout if sub else naming.port
-            ports.append(Port(self.device, pattern.format(port=cage, sub=sub, lane=lane), cage, sub, speed))
+            ports.append(Port(self.device, self.model.name_of(nos, cage, sub, speed), cage, sub, speed))  # type: ignore[arg-type]
         self._cursor[speed] = cursor
         if len(ports) < count:
             raise OutOfPorts(self.device.name, speed, count, len(ports))

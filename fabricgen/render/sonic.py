@@ -116,9 +116,10 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         "docker_routing_config_mode": "split-unified",
         "default_pfcwd_status": "enable" if c.qos and c.qos.pfc_watchdog.enabled else "disable",
     }
-    # platform and hwsku where the catalog knows them; otherwise they stay the device's own
     if c.asn is not None:
         metadata["bgp_asn"] = str(c.asn)
+    # platform and hwsku where the catalog knows them (always with a port map); otherwise they
+    # stay the device's own and the build says so (fabricgen.checks, unmapped SONiC platforms)
     if c.hardware.sonic.platform:
         metadata["platform"] = c.hardware.sonic.platform
     if c.hardware.sonic.hwsku:
@@ -143,11 +144,11 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
-            "alias": _alias(i.cage, i.sub),
+            "alias": c.hardware.sonic.alias.name(i.cage, i.sub),
             "description": i.description,
             "fec": "rs" if i.speed_gbps >= 100 else "none",  # RS-FEC on every 100G-and-up PAM4/NRZ port
             "index": str(i.cage),
-            "lanes": ",".join(str(lane) for lane in _lanes(c, i.cage, i.sub, i.speed_gbps)),
+            "lanes": ",".join(str(lane) for lane in c.hardware.port_lanes(i.cage, i.sub, i.speed_gbps)),
             "mtu": str(i.mtu),
             "speed": str(i.speed_gbps * 1000),
         }
@@ -357,21 +358,6 @@ def _lossless_profile(profiles: dict[str, Any], buffer: LosslessBuffer, trigger_
         },
     )
     return name
-
-
-def _alias(cage: int, sub: int) -> str:
-    """Front-panel alias in the etp convention: etp1, or etp1a/etp1b for sub-ports."""
-    return f"etp{cage}{chr(ord('a') + sub - 1)}" if sub else f"etp{cage}"
-
-
-def _lanes(c: DeviceConfig, cage: int, sub: int, speed_gbps: int) -> range:
-    """SerDes lanes of a port, numbered the generic way (sequential from 0 across the switch).
-    Real platforms may number lanes differently; the catalog entry is the place to say so."""
-    group = c.hardware.group_of(cage)
-    assert group is not None
-    width = group.lanes_at(speed_gbps) if sub else group.lanes
-    start = c.hardware.first_lanes[cage] + (sub - 1) * width if sub else c.hardware.first_lanes[cage]
-    return range(start, start + width)
 
 
 def _ranges(numbers) -> list[str]:
