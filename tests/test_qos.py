@@ -50,7 +50,8 @@ def test_storage_class_on_nxos(write_intent):
         queuing = config.blocks["policy-map type queuing FABRICGEN-QUEUING-400G"]
         at = queuing.index("class type queuing c-out-8q-q4")
         assert queuing[at + 1] == "bandwidth remaining percent 20", name
-        assert queuing[at + 2].startswith("random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes"), name
+        # the GX2A's published 400G values (catalog), not the 100G ones scaled up
+        assert queuing[at + 2].startswith("random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes"), name
         # 50 % RoCE + 20 % storage leaves 30 % for everything else; queue 4 is no longer idle
         at = queuing.index("class type queuing c-out-8q-q-default")
         assert queuing[at + 1] == "bandwidth remaining percent 30", name
@@ -248,7 +249,7 @@ def test_an_ecn_override_renders_on_that_leaf_only(write_intent):
     override = {"be-su01-leaf2": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 9000, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos_overrides": override}))
     changed = "random-detect minimum-threshold 800 kbytes maximum-threshold 9000 kbytes drop-probability 5 weight 0 ecn"
-    default = "random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes drop-probability 7 weight 0 ecn"
+    default = "random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn"
     for name, config in build.configs.items():
         if config.qos is None:
             continue
@@ -265,7 +266,7 @@ def test_an_ecn_override_on_sonic(write_intent):
     override = {"be-spine01": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 9000, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos_overrides": override, "leaf": SONIC, "spine": SONIC}))
     wred = {name: config_db(build, name)["WRED_PROFILE"]["ROCE_LOSSLESS_400G"]["green_max_threshold"] for name in ("be-spine01", "be-spine02", "be-su01-leaf1")}
-    assert wred == {"be-spine01": str(9000 * 1024), "be-spine02": str(12000 * 1024), "be-su01-leaf1": str(12000 * 1024)}
+    assert wred == {"be-spine01": str(9000 * 1024), "be-spine02": str(3000 * 1024), "be-su01-leaf1": str(3000 * 1024)}
 
 
 def test_an_override_keeps_the_fabrics_other_speeds(write_intent):
@@ -300,12 +301,13 @@ def test_ecn_max_above_the_trigger_is_rejected(write_intent):
 
 def test_a_trigger_override_below_ecn_names_that_switch(write_intent):
     path = write_intent(
-        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 9000}\n"
+        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 2000}\n"
     )
     [problem] = problems_of(path)
     assert problem.device == "be-su01-leaf3" and problem.line == 5
     assert problem.field == ("backend", "qos_overrides", "be-su01-leaf3", "pfc_trigger_kbytes", "400G")
-    assert "12000 KB" in problem.message and "9000 KB" in problem.message and "more switches" not in problem.message
+    assert "3000 KB (the switch model's published value)" in problem.message and "2000 KB (from the intent)" in problem.message
+    assert "more switches" not in problem.message
 
 
 def test_an_override_on_an_unknown_switch_is_rejected(write_intent):
@@ -337,14 +339,6 @@ def test_the_cli_refuses_ecn_above_the_trigger_and_writes_nothing(tmp_path):
     errors = build_refused(intent_file)
     assert f"{intent_file}:6: backend.qos_overrides.be-su01-leaf1.ecn.400G: be-su01-leaf1: at 400G" in errors, errors
     assert sorted(p.name for p in tmp_path.iterdir()) == ["intent.yaml"]
-
-
-def test_nxos_ports_over_100m_get_a_note(write_intent):
-    build = compile_intent(intent(write_intent, {"qos": {"cable_length_m": 150}}))
-    [note] = [n for n in build.compiled.notes if "pause buffer" in n]
-    ports = sum(1 for d in build.fabric.switches() if d.role in (Role.LEAF, Role.SPINE) for p in d.ports.values() if p.front_panel)
-    assert note.startswith(f"{ports} lossless NX-OS port(s) have more than 100 m of cable")
-    assert not any("pause buffer" in n for n in compile_intent(intent(write_intent, {}, name="short")).compiled.notes)
 
 
 def test_the_constraint_checker_catches_bad_buffer_profiles(write_intent):

@@ -282,7 +282,7 @@ def test_roce_qos_defaults(whitepaper):
         "  class type queuing c-out-8q-q7",
         "    priority level 1",
         "  class type queuing c-out-8q-q3",
-        "    random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes drop-probability 7 weight 0 ecn",
+        "    random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn",
         "system qos",
         "  service-policy type network-qos FABRICGEN-NETWORK-QOS",
         "  service-policy type queuing output FABRICGEN-QUEUING-400G",
