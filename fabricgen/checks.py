@@ -650,7 +650,7 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
     """Where a lossless switch's thresholds fall back to fabricgen's generic defaults (its catalog
     entry publishes none for that speed and the intent writes none), and SONiC headroom without
     the ASIC's MAC/PHY delay: one note per model, naming the speeds."""
-    generic: dict[str, set[int]] = defaultdict(set)
+    generic: dict[tuple[str, str], set[int]] = defaultdict(set)
     no_delay: set[str] = set()
     for network, plan in c.plans.items():
         spec = plan.spec
@@ -666,15 +666,18 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
             platform = c.catalog.switches[device.model].qos
             for speed in {p.speed_gbps for p in device.ports.values() if p.front_panel}:
                 t = lossless_thresholds(qos, platform, speed)
-                if GENERIC in (t.ecn_source, t.trigger_source):
-                    generic[device.model].add(speed)
+                if t.ecn_source == GENERIC:
+                    generic[(device.model, "ECN")].add(speed)
+                if t.trigger_source == GENERIC:
+                    generic[(device.model, "the PFC trigger (pause point)")].add(speed)
             if device.nos == "sonic" and platform.mac_phy_delay_bytes is None:
                 no_delay.add(device.model)
+    field = {"ECN": "qos.ecn", "the PFC trigger (pause point)": "qos.pfc_trigger_kbytes"}
     notes = [
-        f"{model}: ECN / PFC trigger at {', '.join(f'{s}G' for s in sorted(speeds))} use fabricgen's generic defaults "
-        "(the catalog publishes none for this model and speed, and the intent writes none); write qos.ecn / "
-        "qos.pfc_trigger_kbytes, or add the vendor's values with their source to the catalog"
-        for model, speeds in sorted(generic.items())
+        f"{model}: {what} at {', '.join(f'{s}G' for s in sorted(speeds))} is fabricgen's generic default (the catalog "
+        f"publishes none for this model and speed, and the intent writes none); write {field[what]}, or add the "
+        "vendor's value with its source to the catalog"
+        for (model, what), speeds in sorted(generic.items())
     ]
     notes += [
         f"{model}: SONiC lossless headroom leaves out the ASIC's MAC/PHY delay (the catalog publishes no "

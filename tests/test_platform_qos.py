@@ -170,7 +170,7 @@ def test_a_model_without_published_values_falls_back_with_a_note(tmp_path, write
     build = lab_build(tmp_path, write_intent, {}, {}, name="bare")
     qos = build.configs["be-su01-leaf1"].qos
     assert qos.ecn_source[400] == GENERIC and (qos.ecn[400].min_kbytes, qos.ecn[400].max_kbytes) == (600, 12000)
-    assert any(n.startswith("LAB-SW-64X400: ECN / PFC trigger at 400G use fabricgen's generic defaults") for n in build.compiled.notes)
+    assert any(n.startswith("LAB-SW-64X400: ECN at 400G is fabricgen's generic default") for n in build.compiled.notes)
 
 
 def test_published_ecn_above_the_pause_point_is_refused(tmp_path, write_intent):
