@@ -19,7 +19,16 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network
 from fabricgen.errors import Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
-from fabricgen.qos import effective_qos, pg_reserved_bytes
+from fabricgen.qos import (
+    GENERIC,
+    INTENT,
+    LosslessBuffer,
+    cable_length_bucket,
+    effective_qos,
+    lossless_headroom,
+    lossless_thresholds,
+    pg_reserved_bytes,
+)
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management
 from fabricgen.units import cidr_span, format_ratio, network_of
 
@@ -521,8 +530,10 @@ def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
 
 def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
     """DCQCN acts before PFC: on every switch (after its override), at every port speed it uses,
-    ECN min < ECN max < PFC trigger, and the trigger lies above the lossless PG's reserved two
-    frames. Switches that share a wrong setting are reported once, naming the first of them."""
+    ECN min < ECN max < PFC trigger (the pause point), with each value from the intent, else the
+    switch model's published data, else the generic default; and the trigger lies above the
+    lossless PG's reserved two frames. Switches that share a wrong setting are reported once,
+    naming the first of them."""
     groups: dict[tuple, list[str]] = {}
     for network, plan in c.plans.items():
         spec = plan.spec
@@ -535,16 +546,22 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
                 qos = effective_qos(spec, device.name)
             except ValidationError:
                 continue  # qos_overrides_name_switches reports it
+            platform = c.catalog.switches[device.model].qos
             override = spec.qos_overrides.get(device.name)
             for speed in sorted({p.speed_gbps for p in device.ports.values() if p.front_panel}):
-                ecn, trigger = qos.ecn_at(speed), qos.pfc_trigger_at(speed)
+                t = lossless_thresholds(qos, platform, speed)
+                ecn, trigger = t.ecn, t.pfc_trigger_kbytes
                 if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
                     continue
                 field = _threshold_field(plan.section, device.name, override, spec.qos.model_fields_set, speed)
-                groups.setdefault((field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu), []).append(device.name)
-    for (field, speed, low, high, trigger, mtu), devices in groups.items():
+                key = (field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu, t.ecn_source, t.trigger_source)
+                groups.setdefault(key, []).append(device.name)
+    for (field, speed, low, high, trigger, mtu, ecn_source, trigger_source), devices in groups.items():
         if not low < high < trigger:
-            message = f"at {speed}G ECN marks from {low} KB to {high} KB but the PFC trigger is {trigger} KB: PFC would pause senders before ECN slows them"
+            message = (
+                f"at {speed}G ECN marks from {low} KB to {high} KB ({_origin(ecn_source)}) but the PFC trigger is "
+                f"{trigger} KB ({_origin(trigger_source)}): PFC would pause senders before ECN slows them"
+            )
             hint = f"keep min < max < trigger at {speed}G: lower ecn max_kbytes below {trigger}, or raise pfc_trigger_kbytes above {high}"
         else:
             message = (
@@ -556,6 +573,67 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")
             message += f"; the same on {len(devices) - 1} more switches ({shown})"
         yield Problem(message, hint=hint, field=field, device=devices[0])
+
+
+def _origin(source: str) -> str:
+    if source in (INTENT, GENERIC):
+        return f"from {source}"
+    return "the switch model's published value"
+
+
+def lossless_headroom_fits(c: Compiled) -> Iterable[Problem]:
+    """Every lossless port's headroom (what still arrives after PAUSE: its cable's round trip, the
+    peer's response, two frames, the MAC/PHY delay) fits what its switch model can give one PG
+    (`qos.max_headroom_bytes`), and a switch's lossless buffers together fit its packet buffer
+    (`qos.buffer_bytes`), where the catalog publishes them. A cable too long is named with both
+    ends; each (model, speed, cable bucket) is computed once."""
+    headroom: dict[tuple[int, int, int, int], LosslessBuffer] = {}
+    reported: set[str] = set()
+    for network, plan in c.plans.items():
+        spec = plan.spec
+        if not spec.qos.enabled:
+            continue
+        classes = 1 + (spec.qos.storage_priority is not None)
+        for device in c.fabric.switches():
+            if device.network is not network or device.role not in FABRIC_ROLES:
+                continue
+            platform = c.catalog.switches[device.model].qos
+            if platform.max_headroom_bytes is None and platform.buffer_bytes is None:
+                continue
+            delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
+            try:
+                fallback = effective_qos(spec, device.name).cable_length_m
+            except ValidationError:
+                continue
+            total = 0
+            for port in sorted((p for p in device.ports.values() if p.front_panel and p.link is not None), key=lambda p: p.name):
+                link = port.link
+                length = link.length_m if link.length_m is not None else fallback
+                key = (port.speed_gbps, spec.mtu, cable_length_bucket(length), delay)
+                if key not in headroom:
+                    headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[2], delay)
+                buffer = headroom[key]
+                total += classes * buffer.size_bytes
+                limit = platform.max_headroom_bytes
+                if limit is not None and buffer.xoff_bytes > limit.value and link.id not in reported:
+                    reported.add(link.id)  # a cable between two such switches once
+                    yield Problem(
+                        f"cable {link.id} ({link.a.label} -- {link.b.label}, {length:g} m) is too long for a lossless "
+                        f"{port.speed_gbps}G port of {device.model}: its headroom would be {buffer.xoff_bytes} bytes, "
+                        f"the model gives one PG at most {limit.value} bytes ({limit.source})",
+                        hint=f"shorten the cable (at {port.speed_gbps}G each metre adds about "
+                        f"{round(2 * port.speed_gbps * 1e9 / 198e6 / 8)} bytes), or carry this traffic lossy",
+                        field=(plan.section, "qos", "cable_length_m") if link.length_m is None else ("layout",),
+                        device=device.name,
+                    )
+            if platform.buffer_bytes is not None and total > platform.buffer_bytes.value:
+                yield Problem(
+                    f"{device.name}'s lossless buffers ({total} bytes over its ports) exceed the {platform.buffer_bytes.value} "
+                    f"bytes of {device.model}'s packet buffer ({platform.buffer_bytes.source})",
+                    hint="shorten the longest lossless cables, or use fewer lossless classes",
+                    field=(plan.section, "qos"),
+                    device=device.name,
+                )
 
 
 def _threshold_field(section: str, switch: str, override: QosOverride | None, qos_fields: set[str], speed: int) -> tuple[str, ...]:
@@ -589,6 +667,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     features_in_release,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
+    lossless_headroom_fits,
 )
 
 
@@ -618,7 +697,7 @@ def advisories(c: Compiled) -> list[str]:
                 f"(detection and restoration over the {watchdog.poll_interval_ms} ms poll interval) exceed the usual "
                 f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
             )
-    notes += _nxos_long_lossless_cables(c)
+    notes += _platform_qos_gaps(c)
     notes += _unrendered_management(c)
     notes += _unmapped_sonic_platforms(c)
     return notes
@@ -660,30 +739,42 @@ def _unrendered_management(c: Compiled) -> list[str]:
     ]
 
 
-# Cisco's NX-OS QoS guide (PFC chapter): beyond 100 m of cable the pause buffer thresholds of an
-# ingress queuing policy must be configured; below it they are optional. fabricgen leaves them at
-# the platform's defaults (their syntax is not confirmed here), so such ports need them by hand.
-NXOS_DEFAULT_PAUSE_BUFFER_MAX_M = 100
-
-
-def _nxos_long_lossless_cables(c: Compiled) -> list[str]:
-    long_ports = []
+def _platform_qos_gaps(c: Compiled) -> list[str]:
+    """Where a lossless switch's thresholds fall back to fabricgen's generic defaults (its catalog
+    entry publishes none for that speed and the intent writes none), and SONiC headroom without
+    the ASIC's MAC/PHY delay: one note per model, naming the speeds."""
+    generic: dict[tuple[str, str], set[int]] = defaultdict(set)
+    no_delay: set[str] = set()
     for network, plan in c.plans.items():
-        if not plan.spec.qos.enabled:
+        spec = plan.spec
+        if not spec.qos.enabled:
             continue
-        fallback = plan.spec.qos.cable_length_m
         for device in c.fabric.switches():
-            if device.network is not network or device.nos != "nxos" or device.role not in FABRIC_ROLES:
+            if device.network is not network or device.role not in FABRIC_ROLES:
                 continue
-            for port in device.ports.values():
-                if port.front_panel and port.link is not None:
-                    length = port.link.length_m if port.link.length_m is not None else fallback
-                    if length > NXOS_DEFAULT_PAUSE_BUFFER_MAX_M:
-                        long_ports.append((port.label, length))
-    if not long_ports:
-        return []
-    label, length = long_ports[0]
-    return [
-        f"{len(long_ports)} lossless NX-OS port(s) have more than {NXOS_DEFAULT_PAUSE_BUFFER_MAX_M} m of cable (e.g. {label}, {length:g} m): "
-        "NX-OS needs pause buffer thresholds (an ingress queuing policy) there, which fabricgen does not render; add them for your platform"
+            try:
+                qos = effective_qos(spec, device.name)
+            except ValidationError:
+                continue
+            platform = c.catalog.switches[device.model].qos
+            for speed in {p.speed_gbps for p in device.ports.values() if p.front_panel}:
+                t = lossless_thresholds(qos, platform, speed)
+                if t.ecn_source == GENERIC:
+                    generic[(device.model, "ECN")].add(speed)
+                if t.trigger_source == GENERIC:
+                    generic[(device.model, "the PFC trigger (pause point)")].add(speed)
+            if device.nos == "sonic" and platform.mac_phy_delay_bytes is None:
+                no_delay.add(device.model)
+    field = {"ECN": "qos.ecn", "the PFC trigger (pause point)": "qos.pfc_trigger_kbytes"}
+    notes = [
+        f"{model}: {what} at {', '.join(f'{s}G' for s in sorted(speeds))} is fabricgen's generic default (the catalog "
+        f"publishes none for this model and speed, and the intent writes none); write {field[what]}, or add the "
+        "vendor's value with its source to the catalog"
+        for (model, what), speeds in sorted(generic.items())
     ]
+    notes += [
+        f"{model}: SONiC lossless headroom leaves out the ASIC's MAC/PHY delay (the catalog publishes no "
+        "qos.mac_phy_delay_bytes for it); the platform's own buffer tables may ask for more"
+        for model in sorted(no_delay)
+    ]
+    return notes

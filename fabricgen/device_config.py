@@ -6,7 +6,7 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -15,7 +15,11 @@ from fabricgen.design.graph import Device, LinkKind, Port, Role
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import (
+    NXOS_PAUSE_POLICY_ABOVE_M,
     LosslessBuffer,
+    PausePolicy,
+    lossless_thresholds,
+    nxos_pause_policy,
     cable_length_bucket,
     effective_qos,
     lossless_headroom,
@@ -134,6 +138,14 @@ class QosConfig:
     storage_priority: int | None = None  # a second lossless class (e.g. NVMe over RoCE), if any
     storage_dscp: tuple[int, ...] = ()
     storage_bandwidth_percent: int = 0  # 0 without a storage class
+    # per port speed in use: where ecn / pfc_trigger_kbytes came from (the intent, the catalog
+    # entry's source, or fabricgen's generic default)
+    ecn_source: dict[int, str] = field(default_factory=dict)
+    trigger_source: dict[int, str] = field(default_factory=dict)
+    # per port name: the explicit ingress pause thresholds the port gets (NX-OS writes them as an
+    # input queuing policy): ports whose cable exceeds 100 m, or every port with pause_thresholds: always
+    pause_policies: dict[str, PausePolicy] = field(default_factory=dict)
+    mac_phy_delay_published: bool = False  # whether the headroom includes the ASIC's MAC/PHY delay
 
     @property
     def lossless_priorities(self) -> tuple[int, ...]:
@@ -466,7 +478,7 @@ def _device_config(c: Compiled, device: Device, announced: int, system: Manageme
             maximum_prefix_restart_min=security.maximum_prefix_restart_min,
         ),
         bfd=backend.bfd,
-        qos=_qos_config(backend, device, ports) if qos_on else None,
+        qos=_qos_config(backend, device, ports, model) if qos_on else None,
         hardware=model,
         management=_management(c, device),
         network=device.network.value,
@@ -511,21 +523,32 @@ def _evpn_config(c: Compiled, device: Device, overlay: EvpnPlan, interfaces: lis
     )
 
 
-def _qos_config(spec, device: Device, ports: list[Port]) -> QosConfig:
-    """The switch's effective profile; headroom per port from its cable in the cabling plan, or
-    the profile's `cable_length_m` without a layout, rounded up to a bucket."""
+def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> QosConfig:
+    """The switch's effective profile; ECN and PFC trigger per speed from the intent, else the
+    switch model's published values; headroom per port from its cable in the cabling plan, or the
+    profile's `cable_length_m` without a layout, rounded up to a bucket, plus the model's MAC/PHY
+    delay where published."""
     qos = effective_qos(spec, device.name)
+    platform = model.qos
     speeds = sorted({p.speed_gbps for p in ports})
     counts = {s: sum(1 for p in ports if p.speed_gbps == s) for s in speeds}
     main = max(speeds, key=lambda s: (counts[s], s))
+    delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
     headroom: dict[tuple[int, int], LosslessBuffer] = {}  # one object per (speed, bucket)
+    policies: dict[tuple[int, int], PausePolicy] = {}
     buffers = {}
+    pause_policies = {}
+    thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
     for port in ports:
         length = port.link.length_m if port.link is not None and port.link.length_m is not None else qos.cable_length_m
         key = (port.speed_gbps, cable_length_bucket(length))
         if key not in headroom:
-            headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[1])
+            headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
         buffers[port.name] = headroom[key]
+        if qos.pause_thresholds == "always" or length > NXOS_PAUSE_POLICY_ABOVE_M:
+            if key not in policies:
+                policies[key] = nxos_pause_policy(headroom[key], thresholds[port.speed_gbps].pfc_trigger_kbytes)
+            pause_policies[port.name] = policies[key]
     storage = qos.storage_priority is not None
     return QosConfig(
         lossless_priority=qos.lossless_priority,
@@ -533,12 +556,16 @@ def _qos_config(spec, device: Device, ports: list[Port]) -> QosConfig:
         cnp_priority=qos.cnp_priority,
         cnp_dscp=tuple(qos.cnp_dscp),
         lossless_bandwidth_percent=qos.lossless_bandwidth_percent,
-        ecn={s: qos.ecn_at(s) for s in speeds},
+        ecn={s: t.ecn for s, t in thresholds.items()},
         main_speed_gbps=main,
         pfc_watchdog=qos.pfc_watchdog,
         buffers=buffers,
-        pfc_trigger_kbytes={s: qos.pfc_trigger_at(s) for s in speeds},
+        pfc_trigger_kbytes={s: t.pfc_trigger_kbytes for s, t in thresholds.items()},
         storage_priority=qos.storage_priority,
         storage_dscp=tuple(qos.storage_dscp),
         storage_bandwidth_percent=qos.storage_bandwidth_percent if storage else 0,
+        ecn_source={s: t.ecn_source for s, t in thresholds.items()},
+        trigger_source={s: t.trigger_source for s, t in thresholds.items()},
+        pause_policies=pause_policies,
+        mac_phy_delay_published=platform.mac_phy_delay_bytes is not None,
     )

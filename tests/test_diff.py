@@ -46,7 +46,7 @@ def builds(tmp_path_factory) -> dict[str, Path]:
     return {
         "base": _build(directory, "base", TINY_NXOS),
         "spine": _build(directory, "spine", TINY_NXOS.replace("backend:\n", "backend:\n  spine: {count: 3}\n")),
-        "ecn": _build(directory, "ecn", TINY_NXOS.replace("backend:\n", "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 12000, drop_probability: 7}\n", 1)),
+        "ecn": _build(directory, "ecn", TINY_NXOS.replace("backend:\n", "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 3000, drop_probability: 7}\n", 1)),
         "sonic": _build(directory, "sonic", TINY_SONIC),
         "sonic-pool": _build(directory, "sonic-pool", TINY_SONIC.replace("backend:\n", "backend:\n  pools: {fabric_links: 10.16.0.0/13}\n")),
     }
@@ -84,7 +84,7 @@ def test_an_ecn_change_is_a_qos_change_on_every_switch_and_nothing_else(builds):
     assert counts["cables"] == {"added": 0, "removed": 0, "recabled_ports": 0, "changed": 0}
     assert counts["bgp_neighbors"]["devices"] == 0 and not result.addresses and not result.bom
     [change] = result.qos
-    assert (change.value, change.old, change.new) == ("ecn.400G.min_kbytes", 600, 800)
+    assert (change.value, change.old, change.new) == ("ecn.400G.min_kbytes", 950, 800)
     assert sorted(change.switches) == sorted(SPINES + LEAVES)
     # the switch configs carry it; the GPU nodes' files do not change
     assert sorted(result.device_files) == sorted(SPINES + LEAVES)
@@ -93,10 +93,10 @@ def test_an_ecn_change_is_a_qos_change_on_every_switch_and_nothing_else(builds):
         assert config.path == f"configs/{device}.cfg"
         removed = [line for line in config.diff.splitlines() if line.startswith("-    random")]
         added = [line for line in config.diff.splitlines() if line.startswith("+    random")]
-        assert removed and all("minimum-threshold 600 kbytes" in line for line in removed), device
+        assert removed and all("minimum-threshold 950 kbytes" in line for line in removed), device
         assert added and all("minimum-threshold 800 kbytes" in line for line in added), device
     text = render_markdown(result)
-    assert "ecn.400G.min_kbytes" in text and "600 → 800" in text
+    assert "ecn.400G.min_kbytes" in text and "950 → 800" in text
 
 
 def test_a_fabric_link_pool_change_renumbers_every_link_end_and_session(builds):
@@ -164,7 +164,7 @@ def test_bad_sides_exit_2_naming_the_side(builds, tmp_path):
     tampered = tmp_path / "tampered"
     shutil.copytree(builds["base"], tampered)
     config = tampered / "configs" / "be-su01-leaf1.cfg"
-    config.write_text(config.read_text().replace("600 kbytes", "700 kbytes"))
+    config.write_text(config.read_text().replace("950 kbytes", "700 kbytes"))
     sha = _cli(str(tampered), str(builds["ecn"]))
     assert sha.returncode == 2 and "old side" in sha.stderr and "be-su01-leaf1.cfg: differs from what the build wrote" in sha.stderr
 

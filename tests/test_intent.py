@@ -30,8 +30,8 @@ def test_gpu_count_alone_is_a_complete_intent(write_intent):
     assert intent.backend.bfd.interval_ms == 150 and intent.backend.bfd.multiplier == 3
     assert intent.backend.qos.roce_dscp == [24, 26] and intent.backend.qos.lossless_priority == 3
     assert intent.backend.qos.cnp_dscp == [48]
-    assert sorted(intent.backend.qos.ecn) == [100, 200, 400, 800]
-    assert intent.backend.qos.ecn[100].min_kbytes == 150 and intent.backend.qos.ecn[100].max_kbytes == 3000
+    # thresholds the intent does not write come from each switch model (fabricgen.qos.lossless_thresholds)
+    assert intent.backend.qos.ecn == {} and intent.backend.qos.pfc_trigger_kbytes == {}
 
 
 def test_node_count_instead_of_gpus(write_intent):
@@ -52,8 +52,8 @@ def test_one_ecn_speed_keeps_the_other_defaults(write_intent):
         ecn:
           400G: {min_kbytes: 500, max_kbytes: 9000, drop_probability: 5}
     """
-    ecn = load_intent(write_intent(text)).intent.backend.qos.ecn
-    assert ecn[400].min_kbytes == 500 and ecn[100].min_kbytes == 150
+    qos = load_intent(write_intent(text)).intent.backend.qos
+    assert list(qos.ecn) == [400] and qos.ecn[400].min_kbytes == 500 and qos.ecn_at(100).min_kbytes == 150
 
 
 def test_unknown_key_names_line_field_and_suggests(write_intent):

@@ -50,7 +50,8 @@ def test_storage_class_on_nxos(write_intent):
         queuing = config.blocks["policy-map type queuing FABRICGEN-QUEUING-400G"]
         at = queuing.index("class type queuing c-out-8q-q4")
         assert queuing[at + 1] == "bandwidth remaining percent 20", name
-        assert queuing[at + 2].startswith("random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes"), name
+        # the GX2A's published 400G values (catalog), not the 100G ones scaled up
+        assert queuing[at + 2].startswith("random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes"), name
         # 50 % RoCE + 20 % storage leaves 30 % for everything else; queue 4 is no longer idle
         at = queuing.index("class type queuing c-out-8q-q-default")
         assert queuing[at + 1] == "bandwidth remaining percent 30", name
@@ -100,7 +101,7 @@ def test_the_consistency_view_of_a_switch(write_intent):
     }
     leaf = views["be-su01-leaf1"]
     assert leaf[0] == {24: 3, 26: 3, 28: 4, 30: 4, 48: 7} and leaf[1] == (3, 4) and leaf[2] == 7
-    assert leaf[4] == {400: 16000}
+    assert leaf[4] == {400: 4000}  # a third above the GX2A's published 3000 KB ECN maximum
     assert all(view == leaf for view in views.values())
 
 
@@ -213,9 +214,11 @@ transceivers:
 """
 
 
-@pytest.mark.parametrize("speed, ecn, trigger", [(800, (1200, 24000), 32000), (200, (300, 6000), 8000)])
+# N9364E-SG2-O publishes no ECN values: 200G and 800G ports get Cisco's 100G starting point, not a
+# linear scale (which put 24 MB of WRED above the pause point at 800G)
+@pytest.mark.parametrize("speed, ecn, trigger", [(800, (150, 3000), 4000), (200, (150, 3000), 4000)])
 @pytest.mark.parametrize("nos", ["nxos", "sonic"])
-def test_200g_and_800g_ports_get_scaled_defaults(write_intent, tmp_path, speed, ecn, trigger, nos):
+def test_200g_and_800g_ports_get_the_unscaled_fallback(write_intent, tmp_path, speed, ecn, trigger, nos):
     (tmp_path / "fast.yaml").write_text(FAST_HARDWARE)
     switch = {"model": "N9364E-SG2-O", "nos": nos}
     build = compile_intent(
@@ -245,10 +248,10 @@ def test_200g_and_800g_ports_get_scaled_defaults(write_intent, tmp_path, speed, 
 
 
 def test_an_ecn_override_renders_on_that_leaf_only(write_intent):
-    override = {"be-su01-leaf2": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 9000, "drop_probability": 5}}}}
+    override = {"be-su01-leaf2": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 2500, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos_overrides": override}))
-    changed = "random-detect minimum-threshold 800 kbytes maximum-threshold 9000 kbytes drop-probability 5 weight 0 ecn"
-    default = "random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes drop-probability 7 weight 0 ecn"
+    changed = "random-detect minimum-threshold 800 kbytes maximum-threshold 2500 kbytes drop-probability 5 weight 0 ecn"
+    default = "random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn"
     for name, config in build.configs.items():
         if config.qos is None:
             continue
@@ -258,24 +261,24 @@ def test_an_ecn_override_renders_on_that_leaf_only(write_intent):
         else:
             assert default in lines and changed not in lines, name
         # only the thresholds differ: classes, priorities and the trigger stay the fabric's
-        assert config.qos.dscp_to_priority == {24: 3, 26: 3, 48: 7} and config.qos.pfc_trigger_kbytes == {400: 16000}, name
+        assert config.qos.dscp_to_priority == {24: 3, 26: 3, 48: 7} and config.qos.pfc_trigger_kbytes == {400: 4000}, name
 
 
 def test_an_ecn_override_on_sonic(write_intent):
-    override = {"be-spine01": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 9000, "drop_probability": 5}}}}
+    override = {"be-spine01": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 2500, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos_overrides": override, "leaf": SONIC, "spine": SONIC}))
     wred = {name: config_db(build, name)["WRED_PROFILE"]["ROCE_LOSSLESS_400G"]["green_max_threshold"] for name in ("be-spine01", "be-spine02", "be-su01-leaf1")}
-    assert wred == {"be-spine01": str(9000 * 1024), "be-spine02": str(12000 * 1024), "be-su01-leaf1": str(12000 * 1024)}
+    assert wred == {"be-spine01": str(2500 * 1024), "be-spine02": str(3000 * 1024), "be-su01-leaf1": str(3000 * 1024)}
 
 
 def test_an_override_keeps_the_fabrics_other_speeds(write_intent):
     qos = {"ecn": {"100G": {"min_kbytes": 100, "max_kbytes": 2000, "drop_probability": 5}}}
-    override = {"be-su01-leaf1": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 9000, "drop_probability": 5}}}}
+    override = {"be-su01-leaf1": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 2500, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos": qos, "qos_overrides": override}))
     from fabricgen.qos import effective_qos
 
     effective = effective_qos(build.compiled.intent.backend, "be-su01-leaf1")
-    assert effective.ecn_at(100).max_kbytes == 2000 and effective.ecn_at(400).max_kbytes == 9000
+    assert effective.ecn_at(100).max_kbytes == 2000 and effective.ecn_at(400).max_kbytes == 2500
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -294,18 +297,19 @@ def test_ecn_max_above_the_trigger_is_rejected(write_intent):
     [problem] = problems_of(path)
     assert problem.field == ("backend", "qos", "ecn", "400G") and problem.line == 5
     assert problem.device in {d.name for d in compile_intent(write_intent("gpus: 64\n", name="ok")).fabric.switches()}
-    assert "400G" in problem.message and "20000 KB" in problem.message and "16000 KB" in problem.message
+    assert "400G" in problem.message and "20000 KB" in problem.message and "4000 KB" in problem.message
     assert "more switches" in problem.message and "pfc_trigger_kbytes" in problem.hint
 
 
 def test_a_trigger_override_below_ecn_names_that_switch(write_intent):
     path = write_intent(
-        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 9000}\n"
+        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 2000}\n"
     )
     [problem] = problems_of(path)
     assert problem.device == "be-su01-leaf3" and problem.line == 5
     assert problem.field == ("backend", "qos_overrides", "be-su01-leaf3", "pfc_trigger_kbytes", "400G")
-    assert "12000 KB" in problem.message and "9000 KB" in problem.message and "more switches" not in problem.message
+    assert "3000 KB (the switch model's published value)" in problem.message and "2000 KB (from the intent)" in problem.message
+    assert "more switches" not in problem.message
 
 
 def test_an_override_on_an_unknown_switch_is_rejected(write_intent):
@@ -337,14 +341,6 @@ def test_the_cli_refuses_ecn_above_the_trigger_and_writes_nothing(tmp_path):
     errors = build_refused(intent_file)
     assert f"{intent_file}:6: backend.qos_overrides.be-su01-leaf1.ecn.400G: be-su01-leaf1: at 400G" in errors, errors
     assert sorted(p.name for p in tmp_path.iterdir()) == ["intent.yaml"]
-
-
-def test_nxos_ports_over_100m_get_a_note(write_intent):
-    build = compile_intent(intent(write_intent, {"qos": {"cable_length_m": 150}}))
-    [note] = [n for n in build.compiled.notes if "pause buffer" in n]
-    ports = sum(1 for d in build.fabric.switches() if d.role in (Role.LEAF, Role.SPINE) for p in d.ports.values() if p.front_panel)
-    assert note.startswith(f"{ports} lossless NX-OS port(s) have more than 100 m of cable")
-    assert not any("pause buffer" in n for n in compile_intent(intent(write_intent, {}, name="short")).compiled.notes)
 
 
 def test_the_constraint_checker_catches_bad_buffer_profiles(write_intent):

@@ -282,7 +282,7 @@ def test_roce_qos_defaults(whitepaper):
         "  class type queuing c-out-8q-q7",
         "    priority level 1",
         "  class type queuing c-out-8q-q3",
-        "    random-detect minimum-threshold 600 kbytes maximum-threshold 12000 kbytes drop-probability 7 weight 0 ecn",
+        "    random-detect minimum-threshold 950 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn",
         "system qos",
         "  service-policy type network-qos FABRICGEN-NETWORK-QOS",
         "  service-policy type queuing output FABRICGEN-QUEUING-400G",
@@ -357,6 +357,8 @@ def test_breakout_cages_on_a_51t_switch(write_intent):
 # NX-OS system class names (CloudScale, 8 queues): fixed, not user-created.
 NETWORK_QOS_CLASSES = {f"c-8q-nq{q}" for q in range(1, 8)} | {"c-8q-nq-default"}
 QUEUING_CLASSES = {f"c-out-8q-q{q}" for q in range(1, 8)} | {"c-out-8q-q-default"}
+# ingress queuing classes (input policies: pause buffer thresholds only)
+INGRESS_QUEUING_CLASSES = {f"c-in-q{q}" for q in range(1, 8)} | {"c-in-q-default"}
 
 
 def nxos_rule_violations(text: str) -> list[str]:
@@ -364,6 +366,7 @@ def nxos_rule_violations(text: str) -> list[str]:
     one priority queue per queuing policy."""
     found = []
     policy_priorities: dict[str, int] = {}
+    ingress: set[str | None] = set()
     policy = None
     for line in text.splitlines():
         if m := re.match(r"policy-map type queuing (\S+)", line):
@@ -375,10 +378,18 @@ def nxos_rule_violations(text: str) -> list[str]:
             if m.group(1) not in NETWORK_QOS_CLASSES:
                 found.append(f"unknown network-qos class {m.group(1)}")
         if m := re.match(r"\s+class type queuing (\S+)", line):
-            if m.group(1) not in QUEUING_CLASSES:
+            if m.group(1) in INGRESS_QUEUING_CLASSES:
+                ingress.add(policy)
+            elif m.group(1) not in QUEUING_CLASSES:
                 found.append(f"unknown queuing class {m.group(1)}")
         if policy and "priority level 1" in line:
             policy_priorities[policy] += 1
+        if policy in ingress and re.match(r"\s+(priority|bandwidth)", line):
+            found.append(f"{policy}: an input queuing policy with pause buffer cannot carry priority/bandwidth: {line.strip()}")
+        if m := re.match(r"\s+pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", line):
+            size, pause, resume = map(int, m.groups())
+            if not 0 < resume <= pause < size:
+                found.append(line)
         if m := re.match(r"\s+bandwidth remaining percent (\d+)", line):
             if not 0 <= int(m.group(1)) <= 100:
                 found.append(line)
@@ -395,7 +406,7 @@ def nxos_rule_violations(text: str) -> list[str]:
         if m := re.match(r"hostname (\S+)", line):
             if len(m.group(1)) > 63:
                 found.append(line)
-    found += [f"{p} has {n} priority queues" for p, n in policy_priorities.items() if n != 1]
+    found += [f"{p} has {n} priority queues" for p, n in policy_priorities.items() if n != 1 and p not in ingress]
     return found
 
 

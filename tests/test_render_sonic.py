@@ -166,7 +166,7 @@ def test_qos_tables(whitepaper_sonic):
     dscp = db["DSCP_TO_TC_MAP"]["FABRICGEN"]
     assert (dscp["24"], dscp["26"], dscp["48"], dscp["0"]) == ("3", "3", "7", "0") and len(dscp) == 64
     wred = db["WRED_PROFILE"]["ROCE_LOSSLESS_400G"]
-    assert wred["ecn"] == "ecn_all" and wred["green_min_threshold"] == str(600 * 1024)
+    assert wred["ecn"] == "ecn_all" and wred["green_min_threshold"] == str(950 * 1024)  # the GX2A's published 400G value
     assert db["QUEUE"]["Ethernet0|3"] == {"scheduler": "FABRICGEN_LOSSLESS", "wred_profile": "ROCE_LOSSLESS_400G"}
     assert db["SCHEDULER"][db["QUEUE"]["Ethernet0|7"]["scheduler"]]["type"] == "STRICT"
     profile = db["BUFFER_PROFILE"][db["BUFFER_PG"]["Ethernet0|3"]["profile"]]

@@ -189,6 +189,39 @@ class PlatformPorts(_Strict):
         return self.number_base + (cage - self.first) * self.number_stride
 
 
+class Sourced(_Strict):
+    """One published number and where it was published (document and section)."""
+
+    value: int = Field(ge=1, le=2**40)
+    source: Text
+
+
+class SourcedEcn(_Strict):
+    """A vendor's recommended WRED/ECN thresholds for the RoCE queue at one port speed (KB)."""
+
+    min_kbytes: int = Field(ge=1, le=1_000_000)
+    max_kbytes: int = Field(ge=1, le=1_000_000)
+    drop_probability: int = Field(ge=1, le=100)
+    source: Text
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> SourcedEcn:
+        if self.min_kbytes >= self.max_kbytes:
+            raise ValueError(f"min_kbytes ({self.min_kbytes}) must be below max_kbytes ({self.max_kbytes})")
+        return self
+
+
+class PlatformQos(_Strict):
+    """What the vendor publishes about this switch's lossless behaviour; every entry names its
+    source. Anything absent falls back to fabricgen's generic rules (with a build note)."""
+
+    ecn: dict[Speed, SourcedEcn] = Field({}, description="recommended ECN per port speed")
+    pfc_trigger_kbytes: dict[Speed, Sourced] = Field({}, description="ingress occupancy that sends PAUSE, per port speed")
+    buffer_bytes: Sourced | None = Field(None, description="the packet buffer of the whole switch")
+    max_headroom_bytes: Sourced | None = Field(None, description="the most headroom (xoff) one lossless PG of a port can have")
+    mac_phy_delay_bytes: Sourced | None = Field(None, description="data the MAC/PHY still sends after a pause (SONiC ASIC_TABLE mac_phy_delay)")
+
+
 class SonicPlatform(_Strict):
     """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
     the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
@@ -226,6 +259,7 @@ class SwitchModel(_Strict):
     )
     console_port: InterfaceName = "console"
     sonic: SonicPlatform = SonicPlatform()
+    qos: PlatformQos = PlatformQos()
     load_balancing: dict[Nos, list[LoadBalancingMode]] = Field(
         default_factory=dict, description="load-balancing modes this hardware does under each NOS (ecmp only when a NOS is not listed)"
     )

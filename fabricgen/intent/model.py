@@ -117,23 +117,11 @@ class EcnThresholds(_Strict):
 
 
 def default_ecn(speed_gbps: int) -> EcnThresholds:
-    """Starting point: 150 KB / 3000 KB / 7 % at 100G (Cisco's RoCE guidance), scaled with the
-    port's bandwidth-delay product, i.e. linearly with speed."""
-    return EcnThresholds(
-        min_kbytes=max(1, 150 * speed_gbps // 100), max_kbytes=max(2, 3000 * speed_gbps // 100), drop_probability=7
-    )
-
-
-DEFAULT_ECN = {speed: default_ecn(speed) for speed in (100, 200, 400, 800)}
-
-
-def default_pfc_trigger_kbytes(speed_gbps: int) -> int:
-    """Ingress occupancy of a lossless class at which the switch sends PAUSE: a third above the
-    default ECN maximum, so DCQCN has marked (and senders slowed) well before anything pauses."""
-    return max(3, 4000 * speed_gbps // 100)
-
-
-DEFAULT_PFC_TRIGGER = {speed: default_pfc_trigger_kbytes(speed) for speed in (100, 200, 400, 800)}
+    """The fallback for a switch model that publishes none: Cisco's 100G starting point, 150 KB /
+    3000 KB / 7 % (DOMAIN: Cisco's AI/ML blueprint), scaled down below 100G but not up above it:
+    the maximum must stay under the platform's pause point, which does not grow with port speed."""
+    scale = min(speed_gbps, 100)
+    return EcnThresholds(min_kbytes=max(1, 150 * scale // 100), max_kbytes=max(2, 3000 * scale // 100), drop_probability=7)
 
 
 class PfcWatchdog(_Strict):
@@ -164,21 +152,21 @@ class Qos(_Strict):
     storage_priority: int | None = Field(None, ge=1, le=7, description="its PFC priority (with storage_dscp)")
     lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
-    ecn: dict[Speed, EcnThresholds] = Field(default_factory=lambda: dict(DEFAULT_ECN))
+    # Only the speeds the intent writes; the others come from each switch model's catalog data
+    # (fabricgen.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
+    ecn: dict[Speed, EcnThresholds] = Field({}, description="per port speed; unwritten speeds: the switch model's published values")
     pfc_trigger_kbytes: dict[Speed, BufferKbytes] = Field(
-        default_factory=lambda: dict(DEFAULT_PFC_TRIGGER),
+        {},
         description="per port speed: ingress occupancy of a lossless class at which PAUSE is sent; ECN max must stay below",
+    )
+    pause_thresholds: Literal["long-links", "always"] = Field(
+        "long-links",
+        description="NX-OS: an ingress pause policy (pause buffer-size) on lossless ports whose cable exceeds 100 m, or on all",
     )
     pfc_watchdog: PfcWatchdog = PfcWatchdog()
     cable_length_m: int = Field(
         100, ge=1, le=10000, description="assumed for lossless headroom where the layout gives no cable length"
     )
-
-    @field_validator("ecn")
-    @classmethod
-    def _ecn_over_defaults(cls, value: dict[int, EcnThresholds]) -> dict[int, EcnThresholds]:
-        # naming one speed should not drop the defaults of the others
-        return {**DEFAULT_ECN, **value}
 
     @field_validator("pfc_trigger_kbytes")
     @classmethod
@@ -186,7 +174,7 @@ class Qos(_Strict):
         for speed, kbytes in value.items():
             if kbytes < 1:
                 raise ValueError(f"pfc_trigger_kbytes at {speed}G must be positive")
-        return {**DEFAULT_PFC_TRIGGER, **value}
+        return value
 
     @model_validator(mode="after")
     def _thresholds_a_port_can_reach(self) -> Qos:
@@ -200,11 +188,9 @@ class Qos(_Strict):
         return self
 
     def ecn_at(self, speed_gbps: int) -> EcnThresholds:
-        """The intent's thresholds for this port speed, or the scaled default."""
+        """The intent's thresholds for this port speed, or the generic default (without the
+        platform's published values: fabricgen.qos.lossless_thresholds has those)."""
         return self.ecn.get(speed_gbps) or default_ecn(speed_gbps)
-
-    def pfc_trigger_at(self, speed_gbps: int) -> int:
-        return self.pfc_trigger_kbytes.get(speed_gbps) or default_pfc_trigger_kbytes(speed_gbps)
 
     @field_validator("roce_dscp", "cnp_dscp", "storage_dscp")
     @classmethod

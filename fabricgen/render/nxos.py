@@ -202,6 +202,10 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         qos_policy=QOS_POLICY,
         network_qos_policy=NETWORK_QOS_POLICY,
         queuing=queuing,
+        # one policy per (speed, cable bucket), however many ports share it
+        pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m))
+        if qos
+        else [],
         queuing_by_speed={policy.speed_gbps: policy.name for policy in queuing},
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
         watchdog_multipliers=multipliers,
