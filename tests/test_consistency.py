@@ -27,7 +27,7 @@ def test_the_same_override_on_every_switch_is_consistent(write_intent):
 
 def test_an_ecn_max_above_the_pfc_trigger_is_refused(write_intent):
     errors = build_refused(write_intent("gpus: 256\nbackend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 600, max_kbytes: 20000, drop_probability: 7}\n"))
-    assert "backend.qos.ecn.400G" in errors and "the PFC trigger is 16000 KB" in errors
+    assert "backend.qos.ecn.400G" in errors and "the PFC trigger is 4000 KB" in errors
 
 
 def test_a_fabric_mtu_too_small_for_vxlan_is_refused(write_intent):
