@@ -470,6 +470,19 @@ def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: s
         needs.append(("ipv6-flow-label-hash", "hashing on the IPv6 flow label", (plan.section, "load_balancing", "hash_fields")))
     if spec.qos.enabled and spec.qos.pfc_watchdog.enabled:
         needs.append(("pfc-watchdog", "the PFC watchdog", (plan.section, "qos", "pfc_watchdog", "enabled")))
+    if nos == "sonic":
+        # config_db tables and fields that exist from one sonic-buildimage branch on (nos.yaml)
+        needs.append(("generic-hash", "the ECMP hash fields (SWITCH_HASH)", (plan.section, "load_balancing", "hash_fields")))
+        levels = c.management_levels(network, role)
+        management = Management.effective(level for _, level in levels)
+        if management is not None:
+            where = next(field for field, level in reversed(levels) if level is not None)  # the innermost section
+            needs.append(("password-hardening", "the password policy (PASSW_HARDENING)", (*where, "password_policy")))
+            if management.access is not None:
+                needs.append(("ssh-server-policies", "the SSH server policy (SSH_SERVER)", (*where, "access")))
+                needs.append(("ssh-inactivity-timeout", "the SSH idle timeout (SSH_SERVER inactivity_timeout)", (*where, "access", "exec_timeout_min")))
+            if management.banner:
+                needs.append(("banner-message", "the login banner (BANNER_MESSAGE)", (*where, "banner")))
     return needs
 
 

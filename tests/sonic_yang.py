@@ -5,7 +5,9 @@ headroom_type), sonic-pfcwd, sonic-cable-length ('[0-9]+m|None'), sonic-device_m
 sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-hash, sonic-vrf, sonic-vxlan,
 sonic-static-anycast-gateway), and the management plane: sonic-system-aaa, sonic-system-tacacs,
 sonic-system-radius, sonic-ntp, sonic-syslog, sonic-snmp, sonic-acl (CTRLPLANE), sonic-ssh-server,
-sonic-banner, sonic-passwh (branch 202411 of sonic-buildimage, src/sonic-yang-models/yang-models).
+sonic-banner, sonic-passwh (branch 202411 of sonic-buildimage, src/sonic-yang-models/yang-models),
+and what differs between the release branches 202405, 202411, 202505, 202511 and master (SINCE and
+the *_SINCE rules below, each naming the model and commit): `violations(db, release)`.
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -50,11 +52,65 @@ def _int(value: str, low: int, high: int) -> bool:
     return isinstance(value, str) and value.lstrip("-").isdigit() and low <= int(value) <= high
 
 
-def violations(db: dict[str, Any]) -> list[str]:
+# What differs between release branches (sonic-net/sonic-buildimage, each branch's
+# src/sonic-yang-models/yang-models/, read 2026-08): a field or table exists from a release on, or a
+# value is refused before one. Releases sort as branch numbers, master last.
+RELEASES = ("202405", "202411", "202505", "202511", "master")
+# (table, field or None for the whole table) -> first release whose YANG has it
+SINCE = {
+    ("SAG", None): "master",  # sonic-static-anycast-gateway.yang, commit 7e3ed9e030 (#27543), master only
+    ("VLAN_INTERFACE", "static_anycast_gateway"): "master",  # sonic-vlan.yang, same commit
+    ("VLAN_INTERFACE", "mac_addr"): "202505",  # sonic-vlan.yang, commit ec0cd568b3 (#20968)
+    ("VLAN_INTERFACE", "vnet_name"): "202505",  # sonic-vlan.yang revision 2025-03-06
+    ("INTERFACE", "mac_addr"): "202505",  # sonic-interface.yang, commit ec0cd568b3
+    ("SSH_SERVER", "inactivity_timeout"): "202411",  # sonic-ssh-server.yang, commit 367495d036 (#17623)
+    ("SSH_SERVER", "max_sessions"): "202411",  # the same commit
+    ("PFC_WD", "pfc_stat_history"): "202511",  # sonic-pfcwd.yang on 202511
+    ("VXLAN_TUNNEL", "ttl_mode"): "202511",  # sonic-vxlan.yang on 202511
+}
+# a value's range or pattern that changed: (release from which the newer rule holds)
+EMPTY_PFCWD_SW_ENABLE_SINCE = "202505"  # sonic-port-qos-map.yang: "" allowed from commit ecb4b63ae3 (#22252)
+IPV6_FLOW_LABEL_SINCE = "202505"  # sonic-hash.yang hash-field enum, commit 63c4721231 (#21522)
+PORT_SPEED_1600G_SINCE = "202511"  # sonic-port.yang speed 1..800000 up to 202505, 1..1600000 from 202511
+POLL_INTERVAL_MAX = {"202405": 3000, "202411": 3000, "202505": 3000}  # sonic-pfcwd.yang; 1000 from 202511
+
+
+def _since(release: str, first: str) -> bool:
+    """`release` has what arrived in `first`."""
+    return RELEASES.index(release) >= RELEASES.index(first)
+
+
+def violations(db: dict[str, Any], release: str = "master") -> list[str]:
+    """Every constraint `db` breaks on SONiC `release` (one of RELEASES)."""
+    if release not in RELEASES:
+        raise ValueError(f"unknown SONiC release {release!r}; known: {', '.join(RELEASES)}")
     found: list[str] = []
 
     def bad(where: str, what: str) -> None:
         found.append(f"{where}: {what}")
+
+    for (table, field), first in SINCE.items():
+        if _since(release, first) or table not in db:
+            continue
+        if field is None:
+            bad(table, f"no such table before SONiC {first} (target {release})")
+            continue
+        for key, row in db[table].items():
+            if isinstance(row, dict) and field in row:
+                bad(f"{table}|{key}.{field}", f"no such field before SONiC {first} (target {release})")
+    if not _since(release, EMPTY_PFCWD_SW_ENABLE_SINCE):
+        for key, row in db.get("PORT_QOS_MAP", {}).items():
+            if row.get("pfcwd_sw_enable") == "":
+                bad(f"PORT_QOS_MAP|{key}.pfcwd_sw_enable", f"empty before SONiC {EMPTY_PFCWD_SW_ENABLE_SINCE} (pattern [0-7](,[0-7])*)")
+    if not _since(release, IPV6_FLOW_LABEL_SINCE):
+        for field, value in db.get("SWITCH_HASH", {}).get("GLOBAL", {}).items():
+            if isinstance(value, list) and "IPV6_FLOW_LABEL" in value:
+                bad(f"SWITCH_HASH|GLOBAL.{field}", f"IPV6_FLOW_LABEL is not a hash-field before SONiC {IPV6_FLOW_LABEL_SINCE}")
+    if not _since(release, PORT_SPEED_1600G_SINCE):
+        for name, port in db.get("PORT", {}).items():
+            if _int(port.get("speed", ""), 800001, 1600000):
+                bad(f"PORT|{name}", f"speed {port['speed']} above 800000 before SONiC {PORT_SPEED_1600G_SINCE}")
+    poll_max = POLL_INTERVAL_MAX.get(release, 1000)
 
     for table, rows in db.items():
         for key, row in rows.items():
@@ -241,8 +297,8 @@ def violations(db: dict[str, Any]) -> list[str]:
 
     watchdog = db.get("PFC_WD", {})
     poll = watchdog.get("GLOBAL", {}).get("POLL_INTERVAL")
-    if watchdog and not _int(poll or "", 100, 1000):
-        bad("PFC_WD|GLOBAL", "POLL_INTERVAL 100-1000")
+    if watchdog and not _int(poll or "", 100, poll_max):
+        bad("PFC_WD|GLOBAL", f"POLL_INTERVAL 100-{poll_max}")
     for key, row in watchdog.items():
         if key == "GLOBAL":
             continue

@@ -91,7 +91,7 @@ def test_a_model_default_release_must_exist_and_user_flavours_answer_every_featu
         "nos_releases:\n  vendor-sonic:\n    nos: sonic\n    description: a vendor's SONiC\n    releases: ['4.4']\n    default: '4.4'\n"
         "    features:\n      evpn-anycast-gateway: {since: '4.4', source: vendor guide}\n"
     )
-    with pytest.raises(CatalogError, match="flavour vendor-sonic says nothing of dlb, ipv6-flow-label-hash"):
+    with pytest.raises(CatalogError, match="flavour vendor-sonic says nothing of banner-message, dlb, generic-hash, ipv6-flow-label-hash"):
         load_catalog([flavour])
 
 

@@ -99,7 +99,7 @@ def test_policy_announces_only_what_a_leaf_owns(secured):
 def test_config_db_has_the_management_plane(secured, gpus):
     build = secured[gpus]
     for name, db in config_dbs(build).items():
-        assert violations(db) == [], name
+        assert violations(db, build.configs[name].nos_release) == [], name
         assert db["AAA"]["authentication"]["login"] == "tacacs+,local", name
         assert db["TACPLUS"]["global"]["passkey"] == "<<secret:tacacs-key>>", name
         assert {row["vrf"] for row in db["TACPLUS_SERVER"].values()} == {"mgmt"}, name
@@ -217,7 +217,7 @@ def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path
             "10.250.0.61": ("2", "1812", "mgmt"), "10.250.0.62": ("1", "1812", "mgmt")
         }
         assert db["TACPLUS_SERVER"]["10.250.0.11"]["tcp_port"] == "49" and "auth_port" not in db["TACPLUS_SERVER"]["10.250.0.11"]
-        assert violations(db) == [], name
+        assert violations(db, build.configs[name].nos_release) == [], name
 
 
 def test_what_sonic_does_not_write_is_a_note_and_a_longer_minimum_password_an_error(tmp_path):

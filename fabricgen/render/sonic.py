@@ -29,8 +29,8 @@ SCHEDULER_LOSSLESS = "FABRICGEN_LOSSLESS"
 SCHEDULER_STORAGE = "FABRICGEN_STORAGE"
 SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
 
-# SWITCH_HASH|GLOBAL ecmp_hash values (sonic-hash.yang, the Generic Hash feature: in
-# sonic-buildimage since 2023; IPV6_FLOW_LABEL only since 2025, after the 202411 branch).
+# SWITCH_HASH|GLOBAL ecmp_hash values (sonic-hash.yang, the Generic Hash feature: on every branch
+# from 202305; IPV6_FLOW_LABEL from 202505, refused on earlier targets: nos.yaml ipv6-flow-label-hash).
 # `inner` adds the INNER_ counterpart of every outer field listed.
 HASH_FIELDS = {
     "src-ip": "SRC_IP",
@@ -219,9 +219,14 @@ VTEP = "vtep"
 
 def _evpn_tables(c: DeviceConfig, tables: dict[str, dict[str, Any]]) -> None:
     """A leaf as VTEP: segments as VLANs mapped to L2 VNIs with a static anycast gateway (SAG)
-    in their tenant VRF; each VRF's L3 VNI on a VLAN of its own, mapped too (symmetric IRB)."""
+    in their tenant VRF; each VRF's L3 VNI on a VLAN of its own, mapped too (symmetric IRB).
+    SAG (sonic-static-anycast-gateway.yang, VLAN_INTERFACE static_anycast_gateway) exists on
+    master only; a release without it has no anycast gateway form and is refused before rendering
+    (nos.yaml evpn-anycast-gateway, checks.features_in_release), so reaching here without the
+    feature is a bug, not a form to guess."""
     e = c.evpn
     assert e is not None and e.vtep_address is not None
+    assert "evpn-anycast-gateway" in c.features, f"{c.hostname}: SONiC {c.nos_release} has no anycast gateway (SAG)"
     tables["LOOPBACK_INTERFACE"].update({"Loopback1": {}, f"Loopback1|{e.vtep_address}/32": {}})
     for name in ("VLAN", "VLAN_MEMBER", "VLAN_INTERFACE"):
         tables.setdefault(name, {})
@@ -308,8 +313,13 @@ def _qos_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
             "tc_to_pg_map": QOS_MAP,
             "pfc_to_queue_map": QOS_MAP,
             "pfc_enable": pfc,
-            "pfcwd_sw_enable": pfc if watchdog.enabled else "",
         }
+        if watchdog.enabled:
+            tables["PORT_QOS_MAP"][i.name]["pfcwd_sw_enable"] = pfc
+        elif "pfcwd-sw-enable-empty" in c.features:
+            # watchdog off on every queue; up to 202411 the YANG pattern refuses "" (nos.yaml), and
+            # leaving the field out there is the same: no queue watched
+            tables["PORT_QOS_MAP"][i.name]["pfcwd_sw_enable"] = ""
         tables["QUEUE"][f"{i.name}|{qos.lossless_priority}"] = {"scheduler": SCHEDULER_LOSSLESS, "wred_profile": wred_name[i.speed_gbps]}
         if qos.storage_priority is not None:
             # NVMe over RoCE runs DCQCN too: ECN-marked at the same per-speed thresholds
@@ -437,7 +447,8 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
         tables.update(_snmp_tables(c, m, vrf))
     if m.access is not None:
         tables.update(_control_plane_acls(m, "SNMP" if m.snmp is not None else None))
-        # sonic-ssh-server.yang SSH_SERVER|POLICIES (202311 and later)
+        # sonic-ssh-server.yang SSH_SERVER|POLICIES (202311 and later); inactivity_timeout from 202411
+        # (a target without it is refused before rendering: checks.features_in_release)
         tables["SSH_SERVER"] = {
             "POLICIES": {
                 "authentication_retries": str(m.access.login_attempts),
