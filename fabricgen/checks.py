@@ -352,7 +352,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                 affected += f" and {len(names) - 1} more"
 
             if lb.mode not in model.load_balancing_modes(nos):
-                why, hint = f"{pid} on {nos} cannot do {lb.mode} load balancing", "use mode: ecmp"
+                why, hint = f"{pid} on {nos} cannot do {lb.mode} load balancing{_dlb_note(c, pid, nos, lb.mode)}", "use mode: ecmp"
             elif "mode" in gaps:
                 why, hint = f"{pid} on {nos}: {gaps['mode'].message}", gaps["mode"].hint
             else:
@@ -379,6 +379,15 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                     hint=hint + (f", or a switch that can hash on them all: {others}" if others else ""),
                     field=(plan.section, "load_balancing", "hash_fields"),
                 )
+
+
+def _dlb_note(c: Compiled, pid: str, nos: str, mode: str) -> str:
+    """Why the feature matrix has DLB in no release for this model (its `why_not`), when it says."""
+    flavour = c.catalog.nos_releases.get(nos)
+    dlb = flavour.features.get("dlb") if flavour is not None else None
+    if mode == "ecmp" or dlb is None or pid not in dlb.why_not:
+        return ""
+    return f": {dlb.why_not[pid]} ({dlb.source})"
 
 
 def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:

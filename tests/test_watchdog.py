@@ -119,3 +119,12 @@ def test_a_switch_override_outside_the_range_is_refused_at_the_override(write_in
     fields = [p.field for p in refused.value.problems]
     assert fields == [("backend", "qos_overrides", "be-spine01", "pfc_watchdog", "detection_ms")]
     assert refused.value.problems[0].message.startswith("be-spine01 (N9K-C9364D-GX2A, NX-OS 10.5)")
+
+
+def test_silicon_one_dlb_refusal_names_what_is_unverified(write_intent):
+    intent = 'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {model: N9364E-SG2-O, nos: nxos, nos_release: "10.5(3)F"}\n  load_balancing: {mode: flowlet}\n'
+    with pytest.raises(CheckError) as refused:
+        compile_intent(write_intent(intent), render=False)
+    mode = [p.message for p in refused.value.problems if p.field == ("backend", "load_balancing", "mode")]
+    assert len(mode) == 1 and "N9364E-SG2-O on nxos cannot do flowlet" in mode[0]
+    assert "policy-driven" in mode[0] and "could not source those commands" in mode[0] and "Configure Dynamic Load Balancing" in mode[0]

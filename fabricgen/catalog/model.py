@@ -603,6 +603,9 @@ class Feature(_Strict):
     )
     note: Text | None = None
     parameters: dict[Token, Parameter] = Field(default_factory=dict, max_length=16, description="the numbers it takes, with ranges")
+    why_not: dict[Pid, Text] = Field(
+        default_factory=dict, max_length=64, description="for a model no release has it on (models: null): why, for the refusal"
+    )
 
     def since_on(self, model: str) -> str | None:
         return self.models[model] if model in self.models else self.since
