@@ -29,7 +29,7 @@ from fabricgen.qos import (
     lossless_thresholds,
     pg_reserved_bytes,
 )
-from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management
+from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, network_of
 
 NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
@@ -361,7 +361,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                 affected += f" and {len(names) - 1} more"
 
             if lb.mode not in model.load_balancing_modes(nos):
-                why, hint = f"{pid} on {nos} cannot do {lb.mode} load balancing", "use mode: ecmp"
+                why, hint = f"{pid} on {nos} cannot do {lb.mode} load balancing{_dlb_note(c, pid, nos, lb.mode)}", "use mode: ecmp"
             elif "mode" in gaps:
                 why, hint = f"{pid} on {nos}: {gaps['mode'].message}", gaps["mode"].hint
             else:
@@ -388,6 +388,15 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                     hint=hint + (f", or a switch that can hash on them all: {others}" if others else ""),
                     field=(plan.section, "load_balancing", "hash_fields"),
                 )
+
+
+def _dlb_note(c: Compiled, pid: str, nos: str, mode: str) -> str:
+    """Why the feature matrix has DLB in no release for this model (its `why_not`), when it says."""
+    flavour = c.catalog.nos_releases.get(nos)
+    dlb = flavour.features.get("dlb") if flavour is not None else None
+    if mode == "ecmp" or dlb is None or pid not in dlb.why_not:
+        return ""
+    return f": {dlb.why_not[pid]} ({dlb.source})"
 
 
 def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
@@ -506,6 +515,46 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
                 yield Problem(f"{head} exists in no {flavour.description} release fabricgen knows ({source})", hint="change this setting for these switches", field=field)
             else:
                 yield Problem(f"{head} needs {NOS_NAMES[target.nos]} {since} or later ({source})", hint=f"set nos_release: {since}{'' if since == 'master' else ' (or later)'} for this role", field=target.field)
+
+
+def watchdog_in_range(c: Compiled) -> Iterable[Problem]:
+    """Every PFC watchdog number a switch's config carries (the poll interval; on NX-OS the
+    multipliers detection and restoration become) lies in the range its target release documents
+    (nos.yaml pfc-watchdog `parameters`): the fabric's profile and each switch's override."""
+    for (network, role, model), names in _switch_groups(c).items():
+        if role is Role.OOB_SWITCH:
+            continue
+        try:
+            target = c.nos_target(network, role, model)
+        except KeyError:
+            continue  # nos_releases_known reports it
+        if "pfc-watchdog" not in target.features:
+            continue  # features_in_release reports it
+        plan = c.plans[network]
+        spec = plan.spec
+        parameters = c.catalog.nos_releases[target.flavour].features["pfc-watchdog"].parameters
+        profiles = [((plan.section, "qos", "pfc_watchdog"), spec.qos, names)]
+        members = set(names) if spec.qos_overrides else set()
+        for name, override in spec.qos_overrides.items():
+            if override.pfc_watchdog is not None and name in members:
+                try:
+                    profiles.append(((plan.section, "qos_overrides", name, "pfc_watchdog"), override.apply(spec.qos), [name]))
+                except ValidationError:
+                    continue  # qos_overrides_name_switches reports it
+        for where, qos, affected in profiles:
+            if not (qos.enabled and qos.pfc_watchdog.enabled):
+                continue
+            for parameter, (value, field) in watchdog_values(target.nos, qos.pfc_watchdog).items():
+                accepted = parameters[parameter].at(target.release) if parameter in parameters else None
+                if accepted is None or accepted.min <= value <= accepted.max:
+                    continue
+                derived = "" if parameter == "poll-interval" or target.nos != "nxos" else f" gives {parameter} {value}, but"
+                yield Problem(
+                    f"{_names(affected)} ({model}, {NOS_NAMES[target.nos]} {target.release}): {field} {getattr(qos.pfc_watchdog, field)}"
+                    f"{derived} is outside {accepted.min}-{accepted.max} for `{parameters[parameter].syntax}` ({parameters[parameter].source})",
+                    hint=f"choose {field} so that {parameter} is {accepted.min}-{accepted.max}",
+                    field=(*where, field),
+                )
 
 
 def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
@@ -678,6 +727,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     security_supported,
     nos_releases_known,
     features_in_release,
+    watchdog_in_range,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
     lossless_headroom_fits,
@@ -689,27 +739,9 @@ def run_checks(compiled: Compiled) -> list[Problem]:
     return [problem for check in CHECKS for problem in check(compiled)]
 
 
-# NX-OS expresses the PFC watchdog as multiples of its poll interval; these are the ranges commonly
-# documented for the multipliers (not verified on every release), so exceeding them is a note,
-# not an error.
-NXOS_WATCHDOG_SHUTDOWN_MAX = 10
-NXOS_WATCHDOG_RESTORE_MAX = 100
-
-
 def advisories(c: Compiled) -> list[str]:
     """Things worth a user's attention that are not errors."""
     notes = []
-    qos = c.intent.backend.qos
-    watchdog = qos.pfc_watchdog
-    if qos.enabled and watchdog.enabled and any(d.nos == "nxos" for d in c.fabric.switches()):
-        shutdown = watchdog.detection_ms // watchdog.poll_interval_ms
-        restore = watchdog.restoration_ms // watchdog.poll_interval_ms
-        if shutdown > NXOS_WATCHDOG_SHUTDOWN_MAX or restore > NXOS_WATCHDOG_RESTORE_MAX:
-            notes.append(
-                f"NX-OS PFC watchdog: shutdown-multiplier {shutdown} and auto-restore multiplier {restore} "
-                f"(detection and restoration over the {watchdog.poll_interval_ms} ms poll interval) exceed the usual "
-                f"{NXOS_WATCHDOG_SHUTDOWN_MAX} / {NXOS_WATCHDOG_RESTORE_MAX}; check your NX-OS release accepts them"
-            )
     notes += _platform_qos_gaps(c)
     notes += _unrendered_management(c)
     notes += _unmapped_sonic_platforms(c)

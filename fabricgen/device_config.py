@@ -6,6 +6,7 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from fabricgen.catalog.model import SwitchModel
@@ -244,6 +245,9 @@ class DeviceConfig:
     system: Management | None = None  # the intent's management section for this switch; None: none given
     nos_release: str = ""  # the target release (catalog flavour's name for it)
     features: frozenset[str] = frozenset()  # the catalog feature matrix's features that release has on this model
+    # the release's documented parameter defaults, "feature.parameter" -> value (nos.yaml
+    # `parameters`): a renderer leaves out a line whose value is the default
+    nos_defaults: Mapping[str, int] = field(default_factory=dict)
 
     def secret_names(self) -> set[str]:
         """Every secret this switch's config refers to (by name)."""
@@ -259,6 +263,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     switches = list(c.fabric.switches())
     announced = _announced_prefixes(switches)
     systems: dict = {}  # one management section per (network, role), shared by its switches
+    defaults: dict[tuple[str, str], dict[str, int]] = {}  # per (flavour, release), shared likewise
     for device in switches:
         key = (device.network, device.role)
         if key not in systems:
@@ -268,7 +273,10 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         else:
             config = _device_config(c, device, announced[device.network], systems[key])
         target = c.nos_target(device.network, device.role, device.model)
-        configs[device.name] = replace(config, nos_release=target.release, features=target.features)
+        release = (target.flavour, target.release)
+        if release not in defaults:
+            defaults[release] = c.catalog.nos_releases[target.flavour].defaults(target.release)
+        configs[device.name] = replace(config, nos_release=target.release, features=target.features, nos_defaults=defaults[release])
     return configs
 
 

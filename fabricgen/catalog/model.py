@@ -586,6 +586,46 @@ def _check_release(value: str) -> str:
 Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
 
 
+class ParameterRange(_Strict):
+    """What a release (and every later one, until the next entry) accepts for a parameter."""
+
+    since: Release
+    min: int
+    max: int
+    default: int | None = Field(None, description="what the NOS uses with no line; a line at it is left out")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ParameterRange:
+        if self.min > self.max or (self.default is not None and not self.min <= self.default <= self.max):
+            raise ValueError(f"range {self.min}-{self.max} (default {self.default}) is not a range holding its default")
+        return self
+
+
+class Parameter(_Strict):
+    """A number a feature's config line or field takes (a CLI argument, a config_db field): its
+    documented range and default per release, and where that is written down."""
+
+    syntax: Text = Field(description="the command or config_db field it is written as")
+    ranges: list[ParameterRange] = Field(min_length=1, max_length=16, description="oldest first")
+    source: Text
+
+    @model_validator(mode="after")
+    def _oldest_first(self) -> Parameter:
+        keys = [release_key(r.since) for r in self.ranges]
+        if keys != sorted(set(keys)):
+            raise ValueError("ranges must be listed oldest first, one per release")
+        return self
+
+    def at(self, release: str) -> ParameterRange | None:
+        """The range `release` accepts; None before the first entry."""
+        key = release_key(release)
+        found = None
+        for entry in self.ranges:
+            if release_key(entry.since) <= key:
+                found = entry
+        return found
+
+
 class Feature(_Strict):
     """One row of the feature matrix: from which release a rendered feature (or the form fabricgen
     writes it in) exists on this NOS, and where that is written down."""
@@ -596,6 +636,10 @@ class Feature(_Strict):
         default_factory=dict, max_length=64, description="switch models where it arrived in another release (null: never)"
     )
     note: Text | None = None
+    parameters: dict[Token, Parameter] = Field(default_factory=dict, max_length=16, description="the numbers it takes, with ranges")
+    why_not: dict[Pid, Text] = Field(
+        default_factory=dict, max_length=64, description="for a model no release has it on (models: null): why, for the refusal"
+    )
 
     def since_on(self, model: str) -> str | None:
         return self.models[model] if model in self.models else self.since
@@ -632,6 +676,16 @@ class NosFlavour(_Strict):
             if listed_key == key or (train and listed_key[:2] == key[:2]):
                 return listed
         return None
+
+    def defaults(self, release: str) -> dict[str, int]:
+        """Every parameter's documented default in `release`: "feature.parameter" -> value."""
+        found = {}
+        for name, feature in self.features.items():
+            for parameter, spec in feature.parameters.items():
+                entry = spec.at(release)
+                if entry is not None and entry.default is not None:
+                    found[f"{name}.{parameter}"] = entry.default
+        return found
 
     def has(self, feature: str, release: str, model: str) -> bool:
         since = self.features[feature].since_on(model)

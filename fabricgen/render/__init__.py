@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing
+from fabricgen.intent.model import LoadBalancing, PfcWatchdog
 from fabricgen.render import nxos, sonic
 from fabricgen.render.capability import Gap
 from fabricgen.render.nxos import render_nxos
@@ -33,6 +33,20 @@ LOAD_BALANCING_GAPS: dict[str, Callable[[LoadBalancing], list[Gap]]] = {
 def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
     """What the `nos` adapter cannot write of `lb`; nothing when it can write it all."""
     return LOAD_BALANCING_GAPS[nos](lb)
+
+
+# The PFC watchdog numbers each adapter writes, by the catalog's parameter names (nos.yaml
+# pfc-watchdog `parameters`), with the intent field each comes from: the checks hold them to the
+# target release's documented ranges.
+WATCHDOG_VALUES: dict[str, Callable[[PfcWatchdog], dict[str, tuple[int, str]]]] = {
+    "nxos": nxos.watchdog_values,
+    "sonic": sonic.watchdog_values,
+}
+
+
+def watchdog_values(nos: str, watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
+    adapter = WATCHDOG_VALUES.get(nos)
+    return adapter(watchdog) if adapter else {}
 
 
 # What each adapter cannot write of a network's BGP security or a switch's management section.

@@ -5,7 +5,8 @@ routing). With the intent's `management` section the file is a whole switch: use
 the management ACL, NTP, logging, SNMP, the boot image; BGP sessions carry keys, prefix policy
 and maximum-prefix whether or not it is there. NX-OS specifics that are names or numbers rather
 than syntax are worked out here: system queuing class names, breakout map keywords, watchdog
-multipliers, syslog severity numbers, the management ACL's rules.
+multipliers (a value at its release's default is left out), syslog severity numbers, the
+management ACL's rules.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from fabricgen import __version__
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import AaaServers, BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing
+from fabricgen.intent.model import LoadBalancing, PfcWatchdog
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 
@@ -52,6 +53,26 @@ LOAD_SHARING: dict[tuple[str, ...], str] = {
 }
 # `hardware profile dlb` modes (NX-OS 10.5(1)F and later); ecmp is plain `ip load-sharing`
 DLB_MODES = ("flowlet", "per-packet")
+
+
+def watchdog_values(watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
+    """The PFC watchdog numbers this adapter writes, by their nos.yaml parameter name: the value
+    and the intent field (under qos.pfc_watchdog) it comes from. NX-OS counts detection and
+    restoration in poll intervals: `shutdown-multiplier` and `auto-restore multiplier`."""
+    poll = watchdog.poll_interval_ms
+    return {
+        "poll-interval": (poll, "poll_interval_ms"),
+        "shutdown-multiplier": (watchdog.detection_ms // poll, "detection_ms"),
+        "auto-restore-multiplier": (watchdog.restoration_ms // poll, "restoration_ms"),
+    }
+
+
+def _watchdog(config: DeviceConfig) -> dict[str, int]:
+    """The watchdog numbers to write: those not at the release's documented default."""
+    if config.qos is None or not config.qos.pfc_watchdog.enabled:
+        return {}
+    values = watchdog_values(config.qos.pfc_watchdog)
+    return {name: value for name, (value, _) in values.items() if config.nos_defaults.get(f"pfc-watchdog.{name}") != value}
 
 
 def load_sharing(fields: Sequence[str]) -> str | None:
@@ -189,13 +210,6 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
     if qos is not None:
         for speed, ecn in sorted(qos.ecn.items()):
             queuing.append(QueuingPolicy(queuing_policy_name(speed), speed, ecn.min_kbytes, ecn.max_kbytes, ecn.drop_probability))
-        watchdog = qos.pfc_watchdog
-        multipliers = {
-            "shutdown": watchdog.detection_ms // watchdog.poll_interval_ms,
-            "restore": watchdog.restoration_ms // watchdog.poll_interval_ms,
-        }
-    else:
-        multipliers = {}
     text = environment().get_template("nxos/switch.cfg.j2").render(
         c=config,
         version=__version__,
@@ -208,7 +222,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         else [],
         queuing_by_speed={policy.speed_gbps: policy.name for policy in queuing},
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
-        watchdog_multipliers=multipliers,
+        watchdog=_watchdog(config),
         other_queues=_other_queues(config),
         breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
         anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,

@@ -17,7 +17,7 @@ from fabricgen import __version__
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing
+from fabricgen.intent.model import LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
@@ -48,6 +48,16 @@ def ecmp_hash(fields: list[str]) -> list[str]:
     outer = [HASH_FIELDS[f] for f in fields if f != "inner"]
     inner = [f"INNER_{f}" for f in outer if f in INNER_FIELDS] if "inner" in fields else []
     return outer + inner
+
+
+def watchdog_values(watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
+    """The PFC_WD numbers this adapter writes, by their nos.yaml parameter name: the value and
+    the intent field (under qos.pfc_watchdog) it comes from. config_db takes them as they are."""
+    return {
+        "poll-interval": (watchdog.poll_interval_ms, "poll_interval_ms"),
+        "detection-time": (watchdog.detection_ms, "detection_ms"),
+        "restoration-time": (watchdog.restoration_ms, "restoration_ms"),
+    }
 
 
 def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
