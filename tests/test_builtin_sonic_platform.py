@@ -116,3 +116,11 @@ def test_frr_accepts_every_frr_conf(arista_build, tmp_path):
     confs = frr_confs(arista_build)
     assert len(confs) == 24
     assert vtysh_dryrun(confs, tmp_path) == {}
+
+
+def test_builds_target_the_first_release_with_this_platform_data(arista_build, write_intent):
+    # port_config.ini with etp aliases, the ECN profile and SAI_NUM_ECMP_MEMBERS: 202505 onwards
+    assert {c.nos_release for c in arista_build.configs.values()} == {"202505"}
+    intent = f'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {{model: {PID}, nos: sonic, nos_release: "202411"}}\n  spine: {{model: {PID}, nos: sonic}}\n'
+    older = compile_intent(write_intent(intent), render=False).configs
+    assert {c.role.value: c.nos_release for c in older.values()} == {"leaf": "202411", "spine": "202505"}
