@@ -268,72 +268,19 @@ def test_config_db_files_are_json_dumps_indent_4(whitepaper_sonic):
             assert text == json.dumps(json.loads(text), indent=4) + "\n", device.name
 
 
-# A real SONiC platform, copied by hand from sonic-buildimage (master 086b03bd, 2026-08-23)
-# device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-O128S2/port_config.ini: 64 OSFP cages
-# whose lanes are not in front-panel order (etp1 has 17-24, etp2 1-8) and two SFP ports on lanes
-# 513 and 515; ports are named by index (Ethernet0, 8, ...), not by first lane.
-ARISTA_7060X6 = """
-switches:
-  TEST-7060X6-64PE:
-    description: Arista 7060X6-64PE, 64 x 800G OSFP and 2 x 10G SFP+ (test entry)
-    vendor: Arista
-    nos: [sonic]
-    port_groups:
-      - {first: 1, count: 64, speed: 800G, form_factor: OSFP, lanes: 8, breakouts: [2x400G, 4x200G, 8x100G]}
-      - {first: 65, count: 2, speed: 10G, form_factor: SFP+, lanes: 1}
-    interface_names:
-      sonic: {port: "Ethernet{number}", breakout: "Ethernet{number}"}
-    sonic:
-      platform: x86_64-arista_7060x6_64pe
-      hwsku: Arista-7060X6-64PE-O128S2
-      source: sonic-buildimage 086b03bd device/arista/x86_64-arista_7060x6_64pe/Arista-7060X6-64PE-O128S2/port_config.ini
-      ports:
-        - first: 1
-          count: 64
-          number_base: 0
-          number_stride: 8
-          first_lanes: [17, 1, 9, 25, 57, 41, 33, 49, 89, 73, 65, 81, 121, 105, 97, 113, 153, 137, 129, 145, 185, 169, 161, 177,
-                        217, 201, 193, 209, 249, 233, 225, 241, 273, 257, 265, 281, 313, 297, 289, 305, 345, 329, 321, 337, 377,
-                        361, 353, 369, 409, 393, 385, 401, 441, 425, 417, 433, 473, 457, 449, 465, 505, 489, 481, 497]
-        - {first: 65, count: 2, number_base: 512, number_stride: 1, first_lanes: [513, 515]}
-"""
-
-
-def build_on_7060x6(tmp_path, write_intent):
-    (tmp_path / "arista.yaml").write_text(ARISTA_7060X6)
+def build_on_7060x6(write_intent):
+    """Leaves and spines on the built-in Arista 7060X6-64PE, the SONiC model with a public
+    platform definition (its lanes and names: tests/test_builtin_sonic_platform.py)."""
     return compile_intent(
         write_intent(
-            "catalog: [arista.yaml]\ngpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
-            "  leaf: {model: TEST-7060X6-64PE, nos: sonic}\n  spine: {model: TEST-7060X6-64PE, nos: sonic}\n"
+            "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
+            "  leaf: {model: DCS-7060X6-64PE, nos: sonic}\n  spine: {model: DCS-7060X6-64PE, nos: sonic}\n"
         )
     )
 
 
-def test_lanes_and_names_are_the_platforms(tmp_path, write_intent):
-    build = build_on_7060x6(tmp_path, write_intent)
-    db = config_dbs(build)["be-spine01"]
-    ports = db["PORT"]
-    # each row as the cited port_config.ini has it: name, lanes, alias, index
-    expected = {
-        "Ethernet0": ("17,18,19,20", "etp1a", "1"),
-        "Ethernet4": ("21,22,23,24", "etp1b", "1"),
-        "Ethernet8": ("1,2,3,4", "etp2a", "2"),
-        "Ethernet12": ("5,6,7,8", "etp2b", "2"),
-        "Ethernet32": ("57,58,59,60", "etp5a", "5"),
-        "Ethernet480": ("505,506,507,508", "etp61a", "61"),
-        "Ethernet508": ("501,502,503,504", "etp64b", "64"),
-    }
-    for name, (lanes, alias, index) in expected.items():
-        assert (ports[name]["lanes"], ports[name]["alias"], ports[name]["index"]) == (lanes, alias, index), name
-    assert len(ports) == 128 and db["BREAKOUT_CFG"]["Ethernet8"] == {"brkout_mode": "2x400G"}
-    metadata = db["DEVICE_METADATA"]["localhost"]
-    assert (metadata["platform"], metadata["hwsku"]) == ("x86_64-arista_7060x6_64pe", "Arista-7060X6-64PE-O128S2")
-    assert violations(db) == []
-    assert not any("UNVERIFIED SONiC platform" in note for note in build.compiled.notes)
-
-
-def test_every_sonic_config_names_its_platform_or_the_build_says_why_not(whitepaper_sonic, tmp_path, write_intent):
-    mapped = build_on_7060x6(tmp_path, write_intent)
+def test_every_sonic_config_names_its_platform_or_the_build_says_why_not(whitepaper_sonic, write_intent):
+    mapped = build_on_7060x6(write_intent)
     for db in config_dbs(mapped).values():
         assert db["DEVICE_METADATA"]["localhost"]["platform"] == "x86_64-arista_7060x6_64pe"
     # the built-in Cisco models have no public SONiC platform definition: generic lanes, and a note
