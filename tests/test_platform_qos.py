@@ -206,3 +206,47 @@ def test_sonic_headroom_grows_by_the_mac_phy_delay(tmp_path, write_intent):
     assert int(after["size"]) - int(before["size"]) == 8192
     assert any("leaves out the ASIC's MAC/PHY delay" in n for n in without.compiled.notes)
     assert not any("MAC/PHY delay" in n for n in with_delay.compiled.notes)
+
+
+# -- (e) NX-OS pause policies within the ranges of the target release ---------------------------
+# nos.yaml pause-thresholds: `pause buffer-size` 5000..12582913 bytes and `pause-threshold` /
+# `resume-threshold` 0..12582912 up to 10.5(2) (10.3 device YANG), up to 268435456 from 10.5(3)F.
+
+LONG = "gpus: 64\nbackend:\n  qos:\n    cable_length_m: {length}\n    pfc_trigger_kbytes: {{400G: {trigger}}}\n{roles}"
+ON_1053 = '  leaf: {nos: nxos, nos_release: "10.5(3)F"}\n  spine: {nos: nxos, nos_release: "10.5(3)F"}\n'
+
+
+def test_a_300m_pause_policy_is_within_the_release_ranges(write_intent):
+    # 300 m, trigger 8000 KB: buffer-size 8192000 + 228352 = 8420352, inside 12582913
+    build = compile_intent(write_intent(LONG.format(length=300, trigger=8000, roles=""), name="short"))
+    assert "pause buffer-size 8420352 pause-threshold 8192000 resume-threshold 8173568" in build.files["configs/be-spine01.cfg"].decode()
+
+
+def test_a_10km_pause_buffer_beyond_the_release_range_is_refused_naming_the_cable(write_intent):
+    # 10 km at 400G: headroom 5127168 bytes; with the 8000 KB trigger the buffer is 13319168 bytes,
+    # above 10.4's 12582913 (the default release)
+    with pytest.raises(CheckError) as caught:
+        compile_intent(write_intent(LONG.format(length=10000, trigger=8000, roles=""), name="long"), render=False)
+    problems = [p for p in caught.value.problems if "pause buffer-size" in p.message]
+    assert problems and all(p.field == ("backend", "qos", "cable_length_m") for p in problems)
+    first = problems[0].message
+    assert first.startswith("cable ") and " -- " in first and "10000 m" in first and "NX-OS 10.4" in first, first
+    assert "13319168 bytes" in first and "above the 12582913 bytes" in first and "ipqos_BuffSize" in first, first
+    assert 'nos_release: 10.5(3)F' in problems[0].hint
+    cables = [p.message.split()[1] for p in problems]
+    assert len(cables) == len(set(cables))  # a cable once, though both its ends are NX-OS
+    # 10.5(3)F takes buffers up to 268435456 bytes: the same fabric builds
+    build = compile_intent(write_intent(LONG.format(length=10000, trigger=8000, roles=ON_1053), name="newer"))
+    assert "pause buffer-size 13319168 pause-threshold 8192000" in build.files["configs/be-spine01.cfg"].decode()
+
+
+def test_a_pfc_trigger_beyond_the_pause_threshold_range_is_refused_naming_the_field(write_intent):
+    # 12500 KB = 12800000 bytes > 12582912 (ipqos_XoffBytes), on a 300 m cable (the buffer is out too)
+    with pytest.raises(CheckError) as caught:
+        compile_intent(write_intent(LONG.format(length=300, trigger=12500, roles=""), name="trigger"), render=False)
+    [problem] = [p for p in caught.value.problems if "pause-threshold" in p.message]
+    assert problem.field == ("backend", "qos", "pfc_trigger_kbytes", "400G")
+    assert "12800000 bytes" in problem.message and "outside 0-12582912" in problem.message and "ipqos_XoffBytes" in problem.message
+    assert "at most 12288 KB" in problem.hint
+    # the trigger is the cause: its cables are not reported as well
+    assert not any(p.message.startswith("cable ") for p in caught.value.problems)
