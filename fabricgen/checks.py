@@ -22,13 +22,11 @@ from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import (
     GENERIC,
     INTENT,
-    NXOS_PAUSE_POLICY_ABOVE_M,
     LosslessBuffer,
     cable_length_bucket,
     effective_qos,
     lossless_headroom,
     lossless_thresholds,
-    nxos_pause_policy,
     pg_reserved_bytes,
 )
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
@@ -700,87 +698,6 @@ def lossless_headroom_fits(c: Compiled) -> Iterable[Problem]:
                 )
 
 
-def nxos_pause_in_range(c: Compiled) -> Iterable[Problem]:
-    """Every NX-OS ingress pause policy a switch's config carries (`pause buffer-size` = PFC trigger
-    + headroom, `pause-threshold` = trigger, `resume-threshold` = trigger - xon; on cables above
-    100 m, or every port with `pause_thresholds: always`) lies in the ranges its target release
-    takes (nos.yaml pause-thresholds `parameters`). A trigger outside is the intent's
-    pfc_trigger_kbytes; a buffer too big is the cable (id, both ends, length), named once. Computed
-    as fabricgen.device_config does, one policy per (speed, cable bucket, trigger, delay)."""
-    headroom: dict[tuple[int, int, int, int], LosslessBuffer] = {}
-    triggers: dict[tuple[Network, str, str, str, int, int], list[str]] = defaultdict(list)
-    reported: set[str] = set()
-    for network, plan in c.plans.items():
-        spec = plan.spec
-        if not spec.qos.enabled:
-            continue
-        for device in c.fabric.switches():
-            if device.network is not network or device.role not in FABRIC_ROLES or device.nos != "nxos":
-                continue
-            try:
-                target = c.nos_target(network, device.role, device.model)
-                qos = effective_qos(spec, device.name)
-            except (KeyError, ValidationError):
-                continue  # nos_releases_known, qos_overrides_name_switches report them
-            if "pause-thresholds" not in target.features:
-                continue
-            parameters = c.catalog.nos_releases[target.flavour].features["pause-thresholds"].parameters
-            platform = c.catalog.switches[device.model].qos
-            delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
-            for port in sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: p.name):
-                link = port.link
-                length = link.length_m if link is not None and link.length_m is not None else qos.cable_length_m
-                if not (qos.pause_thresholds == "always" or length > NXOS_PAUSE_POLICY_ABOVE_M):
-                    continue
-                key = (port.speed_gbps, spec.mtu, cable_length_bucket(length), delay)
-                if key not in headroom:
-                    headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[2], delay)
-                trigger = lossless_thresholds(qos, platform, port.speed_gbps).pfc_trigger_kbytes
-                policy = nxos_pause_policy(headroom[key], trigger)
-                wrong = {
-                    name: value
-                    for name, value in (
-                        ("buffer-size", policy.buffer_size),
-                        ("pause-threshold", policy.pause_threshold),
-                        ("resume-threshold", policy.resume_threshold),
-                    )
-                    if name in parameters and not _within(parameters[name].at(target.release), value)
-                }
-                if "pause-threshold" in wrong or "resume-threshold" in wrong:
-                    triggers[(network, device.model, target.flavour, target.release, port.speed_gbps, trigger)].append(device.name)
-                elif "buffer-size" in wrong and (link is None or link.id not in reported):
-                    accepted = parameters["buffer-size"].at(target.release)
-                    later = next((r.since for r in parameters["buffer-size"].ranges if r.min <= policy.buffer_size <= r.max and r.since != accepted.since), None)  # type: ignore[union-attr]
-                    where = f"cable {link.id} ({link.a.label} -- {link.b.label}, {length:g} m)" if link is not None else f"an unplanned port at qos.cable_length_m {length:g} m"
-                    yield Problem(
-                        f"{where} is too long for a lossless {port.speed_gbps}G port of {device.model} on NX-OS {target.release}: "
-                        f"its `pause buffer-size` would be {policy.buffer_size} bytes (PFC trigger {policy.pause_threshold} + "
-                        f"headroom {headroom[key].xoff_bytes}), above the {accepted.max} bytes that release takes "  # type: ignore[union-attr]
-                        f"({parameters['buffer-size'].source})",
-                        hint="shorten the cable, or carry this traffic lossy"
-                        + (f", or set nos_release: {later} (or later) for this role" if later is not None else ""),
-                        field=("layout",) if link is not None and link.length_m is not None else (plan.section, "qos", "cable_length_m"),
-                        device=device.name,
-                    )
-                    if link is not None:
-                        reported.add(link.id)  # a cable between two such switches once
-    for (network, model, flavour, release, speed, trigger), names in triggers.items():
-        parameter = c.catalog.nos_releases[flavour].features["pause-thresholds"].parameters["pause-threshold"]
-        accepted = parameter.at(release)
-        reserve = pg_reserved_bytes(c.plans[network].spec.mtu)
-        yield Problem(
-            f"{_names(names)} ({model}, NX-OS {release}): the PFC trigger at {speed}G, {trigger} KB, gives `pause-threshold` "
-            f"{trigger * 1024} bytes and `resume-threshold` {trigger * 1024 - reserve} bytes (trigger less two frames), "
-            f"outside {accepted.min}-{accepted.max} ({parameter.source})",  # type: ignore[union-attr]
-            hint=f"set qos.pfc_trigger_kbytes for {speed}G to at most {accepted.max // 1024} KB and above {reserve} bytes",  # type: ignore[union-attr]
-            field=(c.plans[network].section, "qos", "pfc_trigger_kbytes", f"{speed}G"),
-        )
-
-
-def _within(accepted, value: int) -> bool:
-    return accepted is None or accepted.min <= value <= accepted.max
-
-
 def _threshold_field(section: str, switch: str, override: QosOverride | None, qos_fields: set[str], speed: int) -> tuple[str, ...]:
     """Where a wrong ECN/trigger pair comes from: the switch's override if it sets either at this
     speed, else the fabric's ecn (or its pfc_trigger_kbytes when only that was written)."""
@@ -814,7 +731,6 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
     lossless_headroom_fits,
-    nxos_pause_in_range,
 )
 
 

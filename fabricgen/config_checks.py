@@ -201,6 +201,60 @@ def _csv(values) -> str:
     return ",".join(str(v) for v in values) or "none"
 
 
+def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Every NX-OS ingress pause policy a config carries lies in the ranges its target release
+    takes (nos.yaml, pause-thresholds `parameters`). `pause-threshold` is the PFC trigger, so one
+    outside is the intent's pfc_trigger_kbytes (named once per model, release and speed); a
+    `pause buffer-size` too big (trigger + the cable's headroom) is the cable, named once."""
+    triggers: dict[tuple[str, str, str, int, int, str], list[str]] = defaultdict(list)
+    reported: set[str] = set()
+    for config in configs.values():
+        if config.nos != "nxos" or config.qos is None or not config.qos.pause_policies:
+            continue
+        device = c.fabric.devices[config.hostname]
+        target = c.nos_target(device.network, device.role, device.model)
+        feature = c.catalog.nos_releases[target.flavour].features.get("pause-thresholds")
+        if feature is None or "pause-thresholds" not in target.features:
+            continue
+        accepted = {name: parameter.at(target.release) for name, parameter in feature.parameters.items()}
+        section = c.plan_of(device.network).section
+        for port_name, policy in sorted(config.qos.pause_policies.items()):
+            values = {"buffer-size": policy.buffer_size, "pause-threshold": policy.pause_threshold, "resume-threshold": policy.resume_threshold}
+            wrong = {name for name, value in values.items() if accepted.get(name) is not None and not accepted[name].min <= value <= accepted[name].max}
+            if wrong & {"pause-threshold", "resume-threshold"}:
+                names = triggers[(device.model, target.flavour, target.release, policy.speed_gbps, policy.pause_threshold // 1024, section)]
+                if not names or names[-1] != config.hostname:
+                    names.append(config.hostname)
+                continue
+            link = device.ports[port_name].link
+            if "buffer-size" not in wrong or (link is not None and link.id in reported):
+                continue
+            buffer = feature.parameters["buffer-size"]
+            later = next((r.since for r in buffer.ranges if r.min <= policy.buffer_size <= r.max and r.since != accepted["buffer-size"].since), None)
+            length = link.length_m if link is not None and link.length_m is not None else None
+            where = f"cable {link.id} ({link.a.label} -- {link.b.label}, {length or policy.cable_length_m:g} m)" if link is not None else f"port {port_name}"
+            yield Problem(
+                f"{where} is too long for a lossless {policy.speed_gbps}G port of {device.model} on NX-OS {target.release}: "
+                f"its `pause buffer-size` would be {policy.buffer_size} bytes (PFC trigger {policy.pause_threshold} + headroom "
+                f"{policy.buffer_size - policy.pause_threshold}), above the {accepted['buffer-size'].max} bytes that release takes ({buffer.source})",
+                hint="shorten the cable, or carry this traffic lossy" + (f", or set nos_release: {later} (or later) for this role" if later else ""),
+                field=("layout",) if length is not None else (section, "qos", "cable_length_m"),
+                device=config.hostname,
+            )
+            if link is not None:
+                reported.add(link.id)  # a cable between two such switches once
+    for (model, flavour, release, speed, trigger, section), names in triggers.items():
+        parameter = c.catalog.nos_releases[flavour].features["pause-thresholds"].parameters["pause-threshold"]
+        accepted_range = parameter.at(release)
+        more = f" and {len(names) - 1:,} more" if len(names) > 1 else ""
+        yield Problem(
+            f"{names[0]}{more} ({model}, NX-OS {release}): the PFC trigger at {speed}G, {trigger} KB, gives `pause-threshold` "
+            f"{trigger * 1024} bytes, outside {accepted_range.min}-{accepted_range.max} ({parameter.source})",
+            hint=f"set qos.pfc_trigger_kbytes for {speed}G to at most {accepted_range.max // 1024} KB",
+            field=(section, "qos", "pfc_trigger_kbytes", f"{speed}G"),
+        )
+
+
 def _leaves(configs: dict[str, DeviceConfig], network: Network) -> list[DeviceConfig]:
     return [cfg for cfg in configs.values() if cfg.evpn is not None and cfg.evpn.vtep and cfg.network == network.value]
 
@@ -210,6 +264,7 @@ CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Prob
     vteps_reachable,
     mtu_carries_hosts,
     lossless_class_agrees,
+    nxos_pause_in_range,
 )
 
 
