@@ -434,13 +434,25 @@ class SwitchModel(_Strict):
             return self.cage_lanes[cage]
         return self.subports(cage, speed)[sub - 1][2]
 
+    @cached_property
+    def names_given(self) -> dict[tuple[str, int, int, int], str]:
+        """name_of's answers so far: every switch of a model names the same ports, so a fabric of
+        thousands formats each name once."""
+        return {}
+
     def name_of(self, nos: str, cage: int, sub: int = 0, speed: int = 0) -> str:
         """The name `nos` gives a cage (sub 0) or one of its sub-ports at `speed`."""
-        naming = self.interface_names[nos]  # type: ignore[index]
-        if not sub:
-            return naming.port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage])
-        _, number, lanes = self.subports(cage, speed)[sub - 1]
-        return naming.breakout.format(port=cage, sub=sub, lane=lanes[0], number=number)
+        key = (nos, cage, sub, speed if sub else 0)
+        name = self.names_given.get(key)
+        if name is None:
+            naming = self.interface_names[nos]  # type: ignore[index]
+            if not sub:
+                name = naming.port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage])
+            else:
+                _, number, lanes = self.subports(cage, speed)[sub - 1]
+                name = naming.breakout.format(port=cage, sub=sub, lane=lanes[0], number=number)
+            self.names_given[key] = name
+        return name
 
     def group_of(self, cage: int) -> PortGroup | None:
         for group in self.port_groups:
