@@ -19,16 +19,7 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network
 from fabricgen.errors import Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
-from fabricgen.qos import (
-    GENERIC,
-    INTENT,
-    LosslessBuffer,
-    cable_length_bucket,
-    effective_qos,
-    lossless_headroom,
-    lossless_thresholds,
-    pg_reserved_bytes,
-)
+from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, network_of
 
@@ -643,61 +634,6 @@ def _origin(source: str) -> str:
     return "the switch model's published value"
 
 
-def lossless_headroom_fits(c: Compiled) -> Iterable[Problem]:
-    """Every lossless port's headroom (what still arrives after PAUSE: its cable's round trip, the
-    peer's response, two frames, the MAC/PHY delay) fits what its switch model can give one PG
-    (`qos.max_headroom_bytes`), and a switch's lossless buffers together fit its packet buffer
-    (`qos.buffer_bytes`), where the catalog publishes them. A cable too long is named with both
-    ends; each (model, speed, cable bucket) is computed once."""
-    headroom: dict[tuple[int, int, int, int], LosslessBuffer] = {}
-    reported: set[str] = set()
-    for network, plan in c.plans.items():
-        spec = plan.spec
-        if not spec.qos.enabled:
-            continue
-        classes = 1 + (spec.qos.storage_priority is not None)
-        for device in c.fabric.switches():
-            if device.network is not network or device.role not in FABRIC_ROLES:
-                continue
-            platform = c.catalog.switches[device.model].qos
-            if platform.max_headroom_bytes is None and platform.buffer_bytes is None:
-                continue
-            delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
-            try:
-                fallback = effective_qos(spec, device.name).cable_length_m
-            except ValidationError:
-                continue
-            total = 0
-            for port in sorted((p for p in device.ports.values() if p.front_panel and p.link is not None), key=lambda p: p.name):
-                link = port.link
-                length = link.length_m if link.length_m is not None else fallback
-                key = (port.speed_gbps, spec.mtu, cable_length_bucket(length), delay)
-                if key not in headroom:
-                    headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[2], delay)
-                buffer = headroom[key]
-                total += classes * buffer.size_bytes
-                limit = platform.max_headroom_bytes
-                if limit is not None and buffer.xoff_bytes > limit.value and link.id not in reported:
-                    reported.add(link.id)  # a cable between two such switches once
-                    yield Problem(
-                        f"cable {link.id} ({link.a.label} -- {link.b.label}, {length:g} m) is too long for a lossless "
-                        f"{port.speed_gbps}G port of {device.model}: its headroom would be {buffer.xoff_bytes} bytes, "
-                        f"the model gives one PG at most {limit.value} bytes ({limit.source})",
-                        hint=f"shorten the cable (at {port.speed_gbps}G each metre adds about "
-                        f"{round(2 * port.speed_gbps * 1e9 / 198e6 / 8)} bytes), or carry this traffic lossy",
-                        field=(plan.section, "qos", "cable_length_m") if link.length_m is None else ("layout",),
-                        device=device.name,
-                    )
-            if platform.buffer_bytes is not None and total > platform.buffer_bytes.value:
-                yield Problem(
-                    f"{device.name}'s lossless buffers ({total} bytes over its ports) exceed the {platform.buffer_bytes.value} "
-                    f"bytes of {device.model}'s packet buffer ({platform.buffer_bytes.source})",
-                    hint="shorten the longest lossless cables, or use fewer lossless classes",
-                    field=(plan.section, "qos"),
-                    device=device.name,
-                )
-
-
 def _threshold_field(section: str, switch: str, override: QosOverride | None, qos_fields: set[str], speed: int) -> tuple[str, ...]:
     """Where a wrong ECN/trigger pair comes from: the switch's override if it sets either at this
     speed, else the fabric's ecn (or its pfc_trigger_kbytes when only that was written)."""
@@ -730,7 +666,6 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     watchdog_in_range,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
-    lossless_headroom_fits,
 )
 
 

@@ -201,6 +201,48 @@ def _csv(values) -> str:
     return ",".join(str(v) for v in values) or "none"
 
 
+def lossless_headroom_fits(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Every lossless port's headroom (the xoff its config carries: its cable's round trip, the
+    peer's response, two frames, the MAC/PHY delay) fits what its switch model gives one PG
+    (`qos.max_headroom_bytes`), and a switch's lossless buffers together fit its packet buffer
+    (`qos.buffer_bytes`), where the catalog publishes them. A cable too long is named once, with
+    both ends."""
+    reported: set[str] = set()
+    for config in configs.values():
+        platform = config.hardware.qos
+        if config.qos is None or (platform.max_headroom_bytes is None and platform.buffer_bytes is None):
+            continue
+        device = c.fabric.devices[config.hostname]
+        section = c.plan_of(device.network).section
+        classes = len(config.qos.lossless_priorities)
+        limit = platform.max_headroom_bytes
+        total = 0
+        for port_name, buffer in sorted(config.qos.buffers.items()):
+            total += classes * buffer.size_bytes
+            link = device.ports[port_name].link
+            if limit is None or buffer.xoff_bytes <= limit.value or link is None or link.id in reported:
+                continue
+            reported.add(link.id)  # a cable between two such switches once
+            length = link.length_m if link.length_m is not None else buffer.cable_length_m
+            yield Problem(
+                f"cable {link.id} ({link.a.label} -- {link.b.label}, {length:g} m) is too long for a lossless "
+                f"{buffer.speed_gbps}G port of {config.model}: its headroom would be {buffer.xoff_bytes} bytes, "
+                f"the model gives one PG at most {limit.value} bytes ({limit.source})",
+                hint=f"shorten the cable (at {buffer.speed_gbps}G each metre adds about "
+                f"{round(2 * buffer.speed_gbps * 1e9 / 198e6 / 8)} bytes), or carry this traffic lossy",
+                field=("layout",) if link.length_m is not None else (section, "qos", "cable_length_m"),
+                device=config.hostname,
+            )
+        if platform.buffer_bytes is not None and total > platform.buffer_bytes.value:
+            yield Problem(
+                f"{config.hostname}'s lossless buffers ({total} bytes over its ports) exceed the {platform.buffer_bytes.value} "
+                f"bytes of {config.model}'s packet buffer ({platform.buffer_bytes.source})",
+                hint="shorten the longest lossless cables, or use fewer lossless classes",
+                field=(section, "qos"),
+                device=config.hostname,
+            )
+
+
 def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
     """Every NX-OS ingress pause policy a config carries lies in the ranges its target release
     takes (nos.yaml, pause-thresholds `parameters`). `pause-threshold` is the PFC trigger, so one
@@ -264,6 +306,7 @@ CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Prob
     vteps_reachable,
     mtu_carries_hosts,
     lossless_class_agrees,
+    lossless_headroom_fits,
     nxos_pause_in_range,
 )
 

@@ -7,7 +7,7 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -268,15 +268,16 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         key = (device.network, device.role)
         if key not in systems:
             systems[key] = Management.effective(level for _, level in c.management_levels(*key))
-        if device.role is Role.OOB_SWITCH:
-            config = _oob_config(c, device, systems[key])
-        else:
-            config = _device_config(c, device, announced[device.network], systems[key])
         target = c.nos_target(device.network, device.role, device.model)
         release = (target.flavour, target.release)
         if release not in defaults:
             defaults[release] = c.catalog.nos_releases[target.flavour].defaults(target.release)
-        configs[device.name] = replace(config, nos_release=target.release, features=target.features, nos_defaults=defaults[release])
+        # the release the config is written for: the same three fields on every kind of switch
+        written_for = {"nos_release": target.release, "features": target.features, "nos_defaults": defaults[release]}
+        if device.role is Role.OOB_SWITCH:
+            configs[device.name] = _oob_config(c, device, systems[key], written_for)
+        else:
+            configs[device.name] = _device_config(c, device, announced[device.network], systems[key], written_for)
     return configs
 
 
@@ -316,7 +317,7 @@ def _management(c: Compiled, device: Device) -> ManagementConfig | None:
     return ManagementConfig(name, "management", address.cidr, c.addresses.management_gateways[port])  # type: ignore[index]
 
 
-def _oob_config(c: Compiled, device: Device, system: Management | None) -> DeviceConfig:
+def _oob_config(c: Compiled, device: Device, system: Management | None, written_for: dict) -> DeviceConfig:
     """An OOB access switch: every management port in one VLAN behind the switch's gateway, and
     routed uplinks with a default route to the management core (ECMP over all of them)."""
     oob = c.intent.oob
@@ -369,10 +370,11 @@ def _oob_config(c: Compiled, device: Device, system: Management | None) -> Devic
         static_routes=tuple(routes),
         network=device.network.value,
         system=system,
+        **written_for,
     )
 
 
-def _device_config(c: Compiled, device: Device, announced: int, system: Management | None) -> DeviceConfig:
+def _device_config(c: Compiled, device: Device, announced: int, system: Management | None, written_for: dict) -> DeviceConfig:
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
@@ -493,6 +495,7 @@ def _device_config(c: Compiled, device: Device, announced: int, system: Manageme
         load_balancing=backend.load_balancing,
         evpn=evpn,
         system=system,
+        **written_for,
     )
 
 

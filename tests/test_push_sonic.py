@@ -14,7 +14,6 @@ spines get the same key for their sessions to the leaf (through vtysh's stdin, n
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re

@@ -95,6 +95,18 @@ def test_a_model_default_release_must_exist_and_user_flavours_answer_every_featu
         load_catalog([flavour])
 
 
+def test_a_model_default_release_is_used_when_the_role_names_none(tmp_path, write_intent):
+    model = (REPO / "tests" / "test_user_hardware.py").read_text().split('HARDWARE = """')[1].split('"""')[0]
+    # a maintenance release, parentheses and all, is a release name the catalog takes
+    (tmp_path / "lab-hardware.yaml").write_text(model.replace("    max_ecmp_paths: 64\n", '    max_ecmp_paths: 64\n    nos_release: {nxos: "10.5(3)F"}\n', 1))
+    intent = write_intent(
+        "catalog: [lab-hardware.yaml]\ngpus: 64\ngpu_node: LAB-GPU-4\nbackend:\n  scalable_unit_gpus: 64\n"
+        '  leaf: {model: LAB-SW-32X100, nos: nxos}\n  spine: {model: LAB-SW-32X100, nos: nxos, nos_release: "10.6"}\n'
+    )
+    releases = {c.role.value: c.nos_release for c in compile_intent(intent, render=False).configs.values()}
+    assert releases == {"leaf": "10.5(3)F", "spine": "10.6"}
+
+
 def test_a_vendor_flavour_is_a_target_of_its_own(tmp_path, write_intent):
     features = "".join(f"      {name}: {{since: '4.4', source: vendor guide}}\n" for name in load_catalog().nos_releases["sonic"].features)
     (tmp_path / "vendor.yaml").write_text(

@@ -99,6 +99,34 @@ class PortGroup(_Strict):
         return self
 
 
+NOS_RELEASE = re.compile(r"^(?:(\d{1,2})\.(\d{1,2})(?:\((\d{1,2})\)([A-Z]{0,2}))?|(\d{6})|(master))$")
+MAX_RELEASES = 64
+MAX_FEATURES = 256
+MAX_PARAMETER = 2**63 - 1  # a documented range is at most a 64-bit integer's (NX-OS DME uint64)
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """Sort key of a release name: NX-OS `10.5(3)F` -> (10, 5, 3) (a train `10.5` is its first
+    maintenance release, 10.5(1)); SONiC `202411` -> (202411,); `master` after every branch."""
+    match = NOS_RELEASE.match(release)
+    if match is None:
+        raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 10.5, 202411 or master")
+    major, minor, maintenance, _, branch, master = match.groups()
+    if master:
+        return (999_999,)
+    if branch:
+        return (int(branch),)
+    return (int(major), int(minor), int(maintenance or 1))
+
+
+def _check_release(value: str) -> str:
+    release_key(value)
+    return value
+
+
+Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
+
+
 NAME_FIELDS = ("port", "sub", "lane", "number")
 
 
@@ -245,7 +273,7 @@ class SonicPlatform(_Strict):
 
 class SwitchModel(_Strict):
     description: Text
-    nos_release: dict[Nos, Token] = Field(
+    nos_release: dict[Nos, Release] = Field(
         default_factory=dict, description="per NOS: the release a switch of this model runs when the intent names none (default: the NOS's own default)"
     )
     vendor: Text
@@ -571,40 +599,13 @@ class Appliance(_Strict):
     description: Text
 
 
-NOS_RELEASE = re.compile(r"^(?:(\d{1,2})\.(\d{1,2})(?:\((\d{1,2})\)([A-Z]{0,2}))?|(\d{6})|(master))$")
-MAX_RELEASES = 64
-MAX_FEATURES = 256
-
-
-def release_key(release: str) -> tuple[int, ...]:
-    """Sort key of a release name: NX-OS `10.5(3)F` -> (10, 5, 3) (a train `10.5` is its first
-    maintenance release, 10.5(1)); SONiC `202411` -> (202411,); `master` after every branch."""
-    match = NOS_RELEASE.match(release)
-    if match is None:
-        raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 10.5, 202411 or master")
-    major, minor, maintenance, _, branch, master = match.groups()
-    if master:
-        return (999_999,)
-    if branch:
-        return (int(branch),)
-    return (int(major), int(minor), int(maintenance or 1))
-
-
-def _check_release(value: str) -> str:
-    release_key(value)
-    return value
-
-
-Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
-
-
 class ParameterRange(_Strict):
     """What a release (and every later one, until the next entry) accepts for a parameter."""
 
     since: Release
-    min: int
-    max: int
-    default: int | None = Field(None, description="what the NOS uses with no line; a line at it is left out")
+    min: int = Field(ge=-MAX_PARAMETER, le=MAX_PARAMETER)
+    max: int = Field(ge=-MAX_PARAMETER, le=MAX_PARAMETER)
+    default: int | None = Field(None, ge=-MAX_PARAMETER, le=MAX_PARAMETER, description="what the NOS uses with no line; a line at it is left out")
 
     @model_validator(mode="after")
     def _ordered(self) -> ParameterRange:

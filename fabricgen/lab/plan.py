@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 import netaddr
 from pydantic import BaseModel, ConfigDict, Field
 
-from fabricgen.build_dir import Address, AddressRow, BuildFiles, CableRow, InterfaceAddress, Name, Port, TopologyNode
+from fabricgen.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
 from fabricgen.sorting import natural_key
