@@ -71,7 +71,7 @@ class Catalog:
         """The catalog's default transceiver for a cage of this form factor carrying links of
         `link_speed` (a 2x400G optic in an 800G cage serves 400G links)."""
         for pid, optic in self.transceivers.items():
-            if optic.default and optic.form_factor == form_factor and optic.speed == cage_speed and optic.link_speed == link_speed:
+            if optic.default and optic.serves(form_factor, cage_speed, link_speed):
                 return pid
         return None
 
@@ -167,13 +167,12 @@ def _cross_reference_problems(catalog: Catalog, origin: dict[str, YamlDocument])
     problems += _release_problems(catalog, origin)
     seen: dict[tuple[str, int, int], str] = {}
     for pid, optic in catalog.transceivers.items():
-        if optic.default:
-            key = (optic.form_factor, optic.speed, optic.link_speed)
+        for key in [(optic.form_factor, optic.speed, link_speed) for link_speed in optic.link_speeds] if optic.default else []:
             if key in seen:
                 problems.append(
                     origin[pid].locate(
                         Problem(
-                            f"transceivers {seen[key]} and {pid} are both the default for {optic.form_factor} {optic.speed}G",
+                            f"transceivers {seen[key]} and {pid} are both the default for {optic.form_factor} {optic.speed}G cages carrying {key[2]}G links",
                             hint="keep 'default: true' on one only; to use another for a fabric, name it under backend.optics",
                             field=("transceivers", pid, "default"),
                         )

@@ -498,6 +498,9 @@ class Transceiver(_Strict):
     form_factor: Token
     speed: Speed = Field(description="speed of the cage it plugs into")
     links: int = Field(1, ge=1, le=MAX_FANOUT, description="links it carries: 2 for a 2x400G optic in an 800G cage")
+    also_links: list[Annotated[int, Field(ge=1, le=MAX_FANOUT)]] = Field(
+        [], max_length=4, description="other link counts the same module runs, set by the port's mode (OSFP-800G-DR8: 1 x 800G as well as 2 x 400G)"
+    )
     media: Media
     connector: Token
     reach_m: float = Field(gt=0, le=MAX_REACH_M)
@@ -509,6 +512,24 @@ class Transceiver(_Strict):
     @property
     def link_speed(self) -> int:
         return self.speed // self.links
+
+    @property
+    def link_speeds(self) -> tuple[int, ...]:
+        """Every link speed it serves: its own (`links`) first, then those of `also_links`."""
+        return tuple(dict.fromkeys(self.speed // n for n in (self.links, *self.also_links)))
+
+    def serves(self, form_factor: str, cage_speed: int, link_speed: int) -> bool:
+        """Whether it fits a cage of this form factor and speed carrying links of `link_speed`."""
+        return self.form_factor == form_factor and self.speed == cage_speed and link_speed in self.link_speeds
+
+    @model_validator(mode="after")
+    def _modes_split_the_cage(self) -> Transceiver:
+        for n in (self.links, *self.also_links):
+            if self.speed % n:
+                raise ValueError(f"a {self.speed}G module cannot carry {n} links of equal speed")
+        if self.links in self.also_links or len(set(self.also_links)) != len(self.also_links):
+            raise ValueError("also_links repeats a link count")
+        return self
 
     @model_validator(mode="after")
     def _built_in_cable_has_a_length(self) -> Transceiver:

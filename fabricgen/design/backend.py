@@ -39,7 +39,8 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     three_tiers = sizing.tiers == 3
     node_model = catalog.nodes[intent.gpu_node]
     assert node_model.backend is not None
-    speed = sizing.link_speed_gbps
+    speed = sizing.link_speed_gbps  # host links: the NICs' speed
+    up_speed = sizing.fabric_speed_gbps  # leaf-spine and spine-core links (backend.uplinks.speed)
     host_optics = SwitchOptics(catalog, backend.optics.host_links, ("backend", "optics", "host_links"))
     fabric_optics = SwitchOptics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
@@ -48,7 +49,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
         device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores
     }
     # a 3-tier spine reserves a full pod's downlinks, so growing the last pod keeps every port
-    spine_downlinks = {spine.name: allocators[spine.name].take(speed, sizing.spine_downlinks) for spine in spines} if three_tiers else {}
+    spine_downlinks = {spine.name: allocators[spine.name].take(up_speed, sizing.spine_downlinks) for spine in spines} if three_tiers else {}
 
     leaves: list[Device] = []
     nodes: list[Device] = []
@@ -66,8 +67,8 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     links: list[tuple[LinkKind, Port, Port]] = []
 
     def fabric_link(low: Port, high: Port) -> None:
-        low.optic = fabric_optics.choose(low.device.model, low.cage, speed)
-        high.optic = fabric_optics.choose(high.device.model, high.cage, speed)
+        low.optic = fabric_optics.choose(low.device.model, low.cage, up_speed)
+        high.optic = fabric_optics.choose(high.device.model, high.cage, up_speed)
         links.append((LinkKind.FABRIC, low, high))
 
     try:
@@ -85,23 +86,23 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
         for leaf in leaves:
             plane = sizing.plane_of(leaf.rail)  # type: ignore[arg-type]
             su, rail = leaf.su, leaf.rail
-            uplinks = allocators[leaf.name].take(speed, sizing.leaf_uplinks)
+            uplinks = allocators[leaf.name].take(up_speed, sizing.leaf_uplinks)  # after the downlinks: no cage serves both
             lps = sizing.links_per_spine
             for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(su) if three_tiers else 1)]):  # type: ignore[arg-type]
                 if three_tiers:  # the leaf's own port on the spine, by its place in the pod
                     place = ((su - 1) % sizing.pod_sus) * sizing.rails_per_plane + (rail - 1) % sizing.rails_per_plane  # type: ignore[operator]
                     theirs = [spine_downlinks[spine.name][place]]
                 else:
-                    theirs = allocators[spine.name].take(speed, lps)
+                    theirs = allocators[spine.name].take(up_speed, lps)
                 for leaf_port, spine_port in zip(uplinks[s * lps : (s + 1) * lps], theirs, strict=True):
                     fabric_link(leaf_port, spine_port)
         # Spine to core: spine k of every pod to every core of group k, links_per_core times.
         for spine in spines if three_tiers else ():
             group = core_groups[(spine.plane or 1, spine.core_group)]  # type: ignore[index]
-            uplinks = allocators[spine.name].take(speed, sizing.spine_uplinks)
+            uplinks = allocators[spine.name].take(up_speed, sizing.spine_uplinks)
             lpc = sizing.links_per_core
             for c, core in enumerate(group):
-                for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(speed, lpc), strict=True):
+                for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(up_speed, lpc), strict=True):
                     fabric_link(spine_port, core_port)
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]

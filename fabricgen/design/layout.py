@@ -318,7 +318,7 @@ def _choose(
 
 
 def _fits_cage(optic: Transceiver, form_factor: str, cage_speed: int, link_speed: int) -> bool:
-    return optic.form_factor == form_factor and optic.speed == cage_speed and optic.link_speed == link_speed
+    return optic.serves(form_factor, cage_speed, link_speed)
 
 
 def _built_in(optic: Transceiver) -> bool:

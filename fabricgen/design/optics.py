@@ -39,7 +39,7 @@ class SwitchOptics:
             return None
         if self.preferred is not None:
             optic = self.catalog.transceivers[self.preferred]
-            if optic.form_factor == group.form_factor and optic.speed == group.speed and optic.link_speed == link_speed:
+            if optic.serves(group.form_factor, group.speed, link_speed):
                 return self.preferred
             message = (
                 f"{self.preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit "

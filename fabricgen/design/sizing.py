@@ -23,6 +23,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from fabricgen.catalog import Catalog
+from fabricgen.catalog.model import SwitchModel
+from fabricgen.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
 from fabricgen.design.three_tier import size_three_tier
 from fabricgen.errors import DesignError, Problem, raise_if
 from fabricgen.intent.model import Intent
@@ -61,6 +63,12 @@ class BackendSizing:
     most_pods: int = 1  # 3 tiers: pods the core can ever take (one link from a spine to each core)
     spine_requested_ratio: Fraction | None = None  # 3 tiers
     spine_built_ratio: Fraction | None = None
+    uplink_speed_gbps: int = 0  # leaf-spine links; 0: the NIC speed (link_speed_gbps)
+
+    @property
+    def fabric_speed_gbps(self) -> int:
+        """Speed of the leaf-spine (and spine-core) links."""
+        return self.uplink_speed_gbps or self.link_speed_gbps
 
     def su_size(self, su: int) -> int:
         """Nodes in scalable unit `su` (1-based); only the last may be partial."""
@@ -125,8 +133,9 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
             f"(set scalable_unit_gpus to reserve ports for growth)"
         )
         su_nodes = nodes
-    # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports.
-    max_su_nodes = math.floor(leaf_ports * ratio / (ratio + 1))
+    # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports. Uplinks
+    # given as bought are checked against the ports the downlinks leave (_uplinks_as_given).
+    max_su_nodes = math.floor(leaf_ports * ratio / (ratio + 1)) if backend.uplinks is None else leaf_ports
     if su_nodes > max_su_nodes:
         field = ("backend", "ratio") if "ratio" in backend.model_fields_set else ("backend", "scalable_unit_gpus")
         needs = f"{su_nodes} downlinks and {math.ceil(su_nodes / ratio)} uplinks per leaf at {format_ratio(ratio)}"
@@ -164,6 +173,8 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     }
     if backend.tiers == 3:
         return _three_tiers(intent, catalog, common, notes, problems)
+    if backend.uplinks is not None:
+        return _uplinks_as_given(intent, catalog, common, notes, problems)
 
     planes = backend.planes
     plane_leaves = leaves // planes
@@ -210,6 +221,121 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
         pod_spines=plane_spines,
     )
     return sizing, problems
+
+
+def _uplinks_as_given(
+    intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]
+) -> tuple[BackendSizing, list[Problem]]:
+    """2 tiers with `backend.uplinks`: each leaf gets `count` uplinks at `speed` (default: as many
+    as the ratio needs at that speed), spread evenly over the spines. The built ratio is the
+    bandwidth one: downlinks x NIC speed : uplinks x uplink speed."""
+    backend = intent.backend
+    given = backend.uplinks
+    assert given is not None
+    nic_speed, planes = common["link_speed_gbps"], backend.planes
+    speed = given.speed or nic_speed
+    down = common["su_nodes"]
+    plane_leaves = common["leaves"] // planes
+    leaf_model, spine_model = catalog.switches[backend.leaf.model], catalog.switches[backend.spine.model]
+    field_speed = ("backend", "uplinks", "speed") if given.speed is not None else ("backend", "uplinks")
+    wrong: list[Problem] = []
+    for role, model in (("leaf", backend.leaf.model), ("spine", backend.spine.model)):
+        if not catalog.switches[model].ports_at(speed):
+            wrong.append(Problem(
+                f"{model} has no {speed}G ports (natively or by breakout) for the {role} end of {speed}G uplinks",
+                hint=f"pick an uplink speed the {role} has ({_speeds_of(catalog.switches[model])}), or a {role} model with {speed}G ports: "
+                f"{', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
+                field=field_speed if role == "leaf" or given.speed is not None else ("backend", role, "model"),
+            ))
+    raise_if(problems + wrong, DesignError)
+    free = _free_uplink_ports(leaf_model, backend.leaf.nos, nic_speed, down, speed)
+    spine_ports = spine_model.ports_at(speed)
+    ratio = backend.ratio
+    ratio_given = "ratio" in backend.model_fields_set
+    if given.count is not None:
+        up_min = up_max = given.count
+    else:
+        up_min, up_max = math.ceil(Fraction(down * nic_speed, speed) / ratio), free
+    if up_min > free:
+        raise DesignError(problems + [Problem(
+            f"{backend.leaf.model} leaves {free} {speed}G ports free after {down} {nic_speed}G downlinks; "
+            f"{up_min} {speed}G uplinks per leaf do not fit",
+            hint=f"use count: {free} or less, fewer nodes per leaf (scalable_unit_gpus), or a leaf with more {speed}G ports",
+            field=("backend", "uplinks", "count") if given.count is not None else ("backend", "ratio"),
+        )])
+    pinned = backend.spine.count
+    if pinned is not None and pinned % planes:
+        raise DesignError(problems + [Problem(
+            f"{pinned} spines do not split evenly over {planes} planes",
+            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
+        )])
+    plane_pinned = pinned // planes if pinned else None
+    choice = choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
+        None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
+    )
+    if choice is None:
+        counts = f"{given.count}" if given.count is not None else f"{up_min}-{up_max}"
+        if pinned is not None:
+            divisors = [n for n in range(1, up_min + 1) if up_min % n == 0 and plane_leaves * (up_min // n) <= spine_ports]
+            hint = f"with {up_min} uplinks per leaf pin {' or '.join(str(n * planes) for n in divisors) or 'no count fits'} spines, or remove the count"
+            field = ("backend", "spine", "count")
+        else:
+            hint = f"use fewer uplinks per leaf, or spines with more {speed}G ports ({spine_model.ports_at(speed)} on {backend.spine.model}); 3 tiers do not take uplinks"
+            field = ("backend", "uplinks", "count") if given.count is not None else ("gpus",) if intent.gpus is not None else ("nodes",)
+        raise DesignError(problems + [Problem(
+            f"{plane_leaves} leaves{' per plane' if planes > 1 else ''} x {counts} {speed}G uplinks cannot spread evenly over "
+            f"{f'{pinned} spines' if pinned is not None else 'any spine count'} ({backend.spine.model}: {spine_ports} {speed}G ports)",
+            hint=hint, field=field,
+        )])
+    uplinks, plane_spines = choice
+    built = Fraction(down * nic_speed, uplinks * speed)
+    if given.count is not None and ratio_given and built != ratio:
+        # the count is what was bought; a ratio written beside it is a claim about it, checked
+        problems.append(Problem(
+            f"{uplinks} x {speed}G uplinks per leaf for {down} x {nic_speed}G downlinks give {format_ratio(built)}, not the {format_ratio(ratio)} the intent asks",
+            hint=f"remove ratio (the built ratio is reported), or set ratio: \"{format_ratio(built)}\", or change uplinks.count",
+            field=("backend", "ratio"),
+        ))
+    elif given.count is None and built != ratio:
+        notes.append(
+            f"requested {format_ratio(ratio)}, built {format_ratio(built)}: {uplinks} x {speed}G uplinks per leaf "
+            f"so they spread evenly over {plane_spines} spines"
+        )
+    notes.append(
+        f"uplinks as given: {uplinks} x {speed}G per leaf for {down} x {nic_speed}G downlinks, downlink:uplink bandwidth {format_ratio(built)}"
+    )
+    if plane_spines == 1:
+        notes.append("one spine: no redundancy between leaves")
+    return BackendSizing(
+        **common,
+        leaf_uplinks=uplinks,
+        spines=plane_spines * planes,
+        links_per_spine=uplinks // plane_spines,
+        built_ratio=built,
+        notes=tuple(notes),
+        pod_sus=common["su_count"],
+        pod_spines=plane_spines,
+        uplink_speed_gbps=speed,
+    ), problems
+
+
+def _free_uplink_ports(model: SwitchModel, nos: str, down_speed: int, downlinks: int, up_speed: int) -> int:
+    """Ports at `up_speed` a leaf still has after its downlinks, allocated as the graph does
+    (downlinks first, a cage serving one speed only)."""
+    scratch = PortAllocator(Device("scratch", Role.LEAF, Network.BACKEND, "", nos, 0), model)
+    scratch.take(down_speed, downlinks)
+    free = 0
+    try:
+        while True:
+            scratch.take(up_speed, 1)
+            free += 1
+    except OutOfPorts:
+        return free
+
+
+def _speeds_of(model: SwitchModel) -> str:
+    speeds = sorted({mode.speed for g in model.port_groups for mode in g.breakout_modes} | {g.speed for g in model.port_groups}, reverse=True)
+    return ", ".join(f"{s}G" for s in speeds)
 
 
 def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:

@@ -356,10 +356,21 @@ class Evpn(_Strict):
         return self
 
 
+class Uplinks(_Strict):
+    """A leaf's uplinks as bought: how many and how fast. The count is built as given (no rounding
+    to a ratio); the downlink:uplink bandwidth it gives is reported as the built ratio."""
+
+    count: int | None = Field(None, ge=1, le=1024, description="uplinks per leaf; default: as many as the ratio needs, spread evenly over the spines")
+    speed: Speed | None = Field(None, description="uplink speed, e.g. 800G; default: the GPU NICs' speed")
+
+
 class Backend(_Strict):
     design: Literal["rail-optimized"] = "rail-optimized"
     scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
     ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    uplinks: Uplinks | None = Field(
+        None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio"
+    )
     leaf: SwitchRole = SwitchRole()
     spine: SwitchRole = SwitchRole()
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
@@ -395,6 +406,10 @@ class Backend(_Strict):
             wrong = sorted({"core", "spine_ratio", "pod_gpus"} & self.model_fields_set)
             if wrong:
                 raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
+        if self.tiers == 3 and self.uplinks is not None:
+            raise ValueError(
+                "uplinks (count and speed per leaf) apply to 2 tiers only; remove uplinks for 3 tiers (ratio and spine_ratio size them), or set tiers: 2"
+            )
         if self.pod_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
         return self

@@ -168,6 +168,17 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     if c.breakouts:
         # the platform must split these cages before the sub-ports in PORT exist
         tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": f"{b.fanout}x{b.speed_gbps}G"} for b in c.breakouts}
+    if c.hardware.platform_mapped:
+        # A cage used whole on a platform whose cages also break out: its hwsku may default to a
+        # breakout (Arista-7060X6-64PE-O128S2: 2x400G on every cage, hwsku.json), so the mode is
+        # written, 1x<speed> as the platform's platform.json names it (1x800G on the 7060X6).
+        native = {
+            i.name: {"brkout_mode": f"1x{i.speed_gbps}G"}
+            for i in c.interfaces
+            if not i.sub and (group := c.hardware.group_of(i.cage)) is not None and group.breakouts and i.speed_gbps == group.speed
+        }
+        if native:
+            tables.setdefault("BREAKOUT_CFG", {}).update(native)
     if c.vlans:
         tables["VLAN"], tables["VLAN_MEMBER"], tables["VLAN_INTERFACE"] = {}, {}, {}
         for vlan in c.vlans:
