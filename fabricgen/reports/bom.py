@@ -138,7 +138,6 @@ def _populated_groups(c: Compiled, switches: list[Device]) -> dict[GroupKey, Par
     at that tier."""
     catalog = c.catalog
     usage: dict[GroupKey, Counter[PartChoice]] = defaultdict(Counter)
-    populated: set[GroupKey] = set()
     for device in switches:
         model = catalog.switches[device.model]
         for port in device.ports.values():
@@ -148,12 +147,12 @@ def _populated_groups(c: Compiled, switches: list[Device]) -> dict[GroupKey, Par
             group = model.group_of(port.cage)
             if group is None:
                 continue
-            key = (device.role, device.model, group.first)
-            usage[key][(port.optic, link.cable)] += 1
-            if not (port is link.a and link.b.device.is_switch):
-                populated.add(key)
+            if port is link.a and link.b.device.is_switch:
+                continue  # an uplink to the next tier
+            # an empty cage takes the media of the group's downward (or outward) links
+            usage[(device.role, device.model, group.first)][(port.optic, link.cable)] += 1
     # most used first, then by PID so the choice does not depend on device order
-    return {key: min(usage[key].items(), key=lambda item: (-item[1], str(item[0])))[0] for key in populated}
+    return {key: min(counts.items(), key=lambda item: (-item[1], str(item[0])))[0] for key, counts in usage.items()}
 
 
 def _built_in_parts(c: Compiled, links: list) -> tuple[Counter[str], dict[str, int]]:
