@@ -4,11 +4,16 @@ Counting rules (the README repeats them):
 - one switch per device, one server per node, one console server and its async modules per
   console server (a module per slot whose lines are used);
 - one transceiver per switch cage that is cabled (a breakout transceiver serves all its
-  sub-ports); DAC and AOC cables, whose ends are built in, count one per link instead;
+  sub-ports); DAC and AOC cables, whose ends are built in, count one per link instead, and a
+  breakout (Y) DAC/AOC one per switch cage it occupies;
 - one cable per link, by PID and, with a rack layout, by standard length; console lines use the
   async module's octal cables, one per `ports_per_cable` lines used;
 - server-side transceivers are not listed (they ship with the nodes, as in the whitepaper);
 - spares: `bom.spares_percent` more of every optic and cable row, rounded up.
+
+`bom.counting: populate-all` counts as Cisco's AI-cluster whitepaper does instead (see
+`_populated_groups`): every cage of a port group facing down or leaving the fabric holds an
+optic and a cable, cabled or not, and the octal console cables are left out.
 
 Each row says how it was counted (`basis`) and, for optics and cables, what other counting rules
 would give (`alternatives`, e.g. every cage of the spines populated), which `bom compare` uses to
