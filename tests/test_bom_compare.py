@@ -287,3 +287,38 @@ def test_a_bad_row_in_the_builds_bom_csv_is_named(tmp_path):
     assert result.exit_code == 2
     assert "bom.csv:3: quantity: 'ten' is not a whole number >= 0" in result.stderr
     assert "bom.csv:4: alternatives: 'every 400G cage of all 10 switches' is not 'label=N'" in result.stderr
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_the_shipped_whitepaper_intents_match_the_papers_table_exactly(tmp_path, gpus):
+    # acceptance of issue 19: with the intents as shipped (bom.counting: populate-all) every row
+    # of the paper's components table is equal, and the build lists nothing the paper does not
+    from fabricgen.pipeline import build
+
+    intent = Path(__file__).parents[1] / "intents" / f"cisco-{gpus}-gpu.yaml"
+    assert "bom: {counting: populate-all}" in intent.read_text()
+    build(intent, tmp_path / "b")
+    reference = DATA / f"whitepaper-{gpus}-gpu.csv"
+    result = runner.invoke(app, ["bom", "compare", str(tmp_path / "b"), str(reference), "--format", "json"])
+    assert result.exit_code == 0, result.stdout
+    document = json.loads(result.stdout)
+    assert document["summary"] == {"rows": 20, "equal": 20, "differ": 0}
+    assert [(row["section"], row["build"]) for row in document["rows"]] == [
+        (section, quantities[0 if gpus == 256 else 1]) for (section, _), quantities in WHITEPAPER.items()
+    ]
+    # the Nexus Dashboard row is matched across its section name; every other row by section and PID
+    assert [row["pid"] for row in document["rows"] if row["build_section"]] == []
+
+
+def test_a_populate_all_build_explains_a_cabled_reference(tmp_path):
+    # the other way round: a populate-all build against a list counted by cabled cages and links
+    # names the rule that gives the reference's number
+    build = BOM_HEADER + (
+        "Converged frontend and storage network,QSFP-100G-DR-S,100G DR,224,,"
+        '"populate-all (every cage of a port group facing down or leaving the fabric): 224 on leaves (72 empty)",'
+        "one per cabled switch cage=152; every QSFP28 100G cage of the 8 leaves=224\n"
+    )
+    result, _ = compare(tmp_path, "section,pid,quantity\nConverged frontend and storage network,QSFP-100G-DR-S,152\n", build)
+    assert result.exit_code == 1
+    assert row_of(result.stdout, "QSFP-100G-DR-S")[4] == "+72"
+    assert "reference counts one per cabled switch cage (152)" in result.stdout

@@ -70,9 +70,18 @@ def test_whitepaper_device_counts_exactly(whitepaper, gpus):
         assert rows.get(key) == quantity, key
 
 
+def cabled(gpus: int, directory: Path) -> Path:
+    """The shipped whitepaper intent with the BOM counted by the default rule (cabled cages and links)."""
+    text = (Path(__file__).parents[1] / "intents" / f"cisco-{gpus}-gpu.yaml").read_text()
+    assert "bom: {counting: populate-all}" in text
+    path = directory / f"cisco-{gpus}-gpu.yaml"
+    path.write_text(text.replace("bom: {counting: populate-all}", "bom: {counting: cabled}"))
+    return path
+
+
 @pytest.mark.parametrize("gpus", [256, 512])
 def test_bom_compare_explains_every_whitepaper_difference(whitepaper, gpus, tmp_path):
-    build(Path(__file__).parents[1] / "intents" / f"cisco-{gpus}-gpu.yaml", tmp_path / "b")
+    build(cabled(gpus, tmp_path), tmp_path / "b")
     result = compare_bom(tmp_path / "b", REFERENCES / f"whitepaper-{gpus}-gpu.csv")
     differ = {(r.section, r.pid): r for r in result.rows if not r.equal}
     # devices and the backend are exact; the frontend and OOB optics and cables follow the cabling
@@ -89,8 +98,7 @@ def test_bom_compare_explains_every_whitepaper_difference(whitepaper, gpus, tmp_
 
 
 def test_bom_compare_command_exit_codes(whitepaper, tmp_path):
-    intent = Path(__file__).parents[1] / "intents" / "cisco-256-gpu.yaml"
-    build(intent, tmp_path / "b")
+    build(cabled(256, tmp_path), tmp_path / "b")
     run = [sys.executable, "-m", "fabricgen", "bom", "compare", str(tmp_path / "b")]
     differs = subprocess.run([*run, str(REFERENCES / "whitepaper-256-gpu.csv")], capture_output=True, text=True)
     assert differs.returncode == 1 and "QDD-400G-DR4-S" in differs.stdout

@@ -148,3 +148,105 @@ def test_manifest_records_the_user_catalog(tmp_path, write_intent):
     build = compile_intent(write_intent("catalog: [extra.yaml]\ngpus: 64\n"))
     manifest = json.loads(build.files["manifest.json"])
     assert manifest["catalog"] == {"extra.yaml": hashlib.sha256((tmp_path / "extra.yaml").read_bytes()).hexdigest()}
+
+
+# A 2x breakout host link: 400G OSFP NICs (DGX H100) on 800G OSFP leaf cages, each cage holding one
+# 2 x 400G splitter DAC (MCP7Y00-N001). 32 nodes x 8 NICs = 256 host links over 8 leaves.
+BREAKOUT_DAC = """\
+gpus: 256
+backend:
+  scalable_unit_gpus: 256
+  leaf: {model: N9364E-SG2-O}
+  spine: {model: N9364E-SG2-O}
+  optics: {host_links: MCP7Y00-N001}
+"""
+
+
+def bom_totals(build, section="Backend network"):
+    totals = Counter()
+    for r in read_csv(build, "bom.csv"):
+        if r["section"] == section:
+            totals[r["pid"]] += int(r["quantity"])
+    return totals
+
+
+def test_a_breakout_dac_counts_once_per_switch_cage(write_intent):
+    build = compile_intent(write_intent(BREAKOUT_DAC))
+    host = [link for link in build.fabric.links if link.kind.value == "host"]
+    assert len(host) == 256 and {link.b.optic for link in host} == {"MCP7Y00-N001"}
+    # hand count: each leaf serves 32 NICs on 2 x 400G sub-ports of 16 cages; 8 leaves -> 128 cables
+    cages = {(link.b.device.name, link.b.cage) for link in host}
+    assert len(cages) == 8 * 16
+    rows = [r for r in read_csv(build, "bom.csv") if r["pid"] == "MCP7Y00-N001"]
+    assert len(rows) == 1, "one row for the part"
+    assert int(rows[0]["quantity"]) == 128, "one per cage, not one per link (256)"
+    assert rows[0]["basis"] == "one per switch cage (2 links each, cable built in)"
+    # the fabric side is unchanged: a 2 x 400G DR8 optic per cabled cage, an MPO trunk per link
+    totals = bom_totals(build)
+    assert totals["OSFP-800G-DR8"] == 128 + 128 and totals["CB-M12-M12-SMF"] == 256
+
+
+def test_breakout_dac_spares_are_added_per_cage(write_intent):
+    build = compile_intent(write_intent(BREAKOUT_DAC + "bom: {spares_percent: 10}\n"))
+    assert bom_totals(build)["MCP7Y00-N001"] == 128 + 13  # 12.8 rounded up
+
+
+SMALL_CLUSTER = """\
+gpus: 32
+backend:
+  scalable_unit_gpus: 32
+  leaf: {model: N9K-C9364D-GX2A}
+  spine: {model: N9K-C9364D-GX2A}
+frontend:
+  storage: converged
+  leaf: {model: N9K-C93600CD-GX, count: 2}
+  spine: {model: N9K-C9364D-GX2A, count: 1}
+oob:
+  switch: {model: N9K-C93108TC-FX3, nos: nxos}
+  console: {model: C8300-1N1S-4T2X, module: NIM-24A}
+"""
+
+
+def test_populate_all_against_cabled_by_hand(write_intent):
+    cabled = compile_intent(write_intent(SMALL_CLUSTER, name="cabled"))
+    full = compile_intent(write_intent(SMALL_CLUSTER + "bom: {counting: populate-all}\n", name="full"))
+    kinds = Counter((link.network.value, link.kind.value) for link in cabled.fabric.links)
+    assert kinds == {("backend", "host"): 32, ("backend", "fabric"): 32, ("frontend", "host"): 16, ("frontend", "fabric"): 14,
+                     ("oob", "management"): 23, ("oob", "console"): 14, ("oob", "uplink"): 2}  # fmt: skip
+    backend, frontend, oob = "Backend network", "Converged frontend and storage network", "OOB management network"
+    # cabled: an optic per cabled cage (8 leaves x (4 host + 4 up) + 2 spines x 16), a cable per link
+    assert bom_totals(cabled, backend) == {"N9K-C9364D-GX2A": 10, "QDD-400G-DR4-S": 96, "CB-M12-M12-SMF": 64}
+    assert bom_totals(cabled, frontend) == {
+        "N9K-C9364D-GX2A": 1, "N9K-C93600CD-GX": 2, "QDD-400G-DR4-S": 28, "QSFP-100G-DR-S": 16, "CB-LC-LC-SMF": 16, "CB-M12-M12-SMF": 14,
+    }  # fmt: skip
+    assert bom_totals(cabled, oob)["CAB-HD8-ASYNC"] == 2  # 14 console lines, 8 per octal cable
+    # populate-all, by hand: every cage of the 10 backend switches (10 x 64), a cable per link plus
+    # one per empty cage (64 + 640 - 96); the frontend spine's 64 cages, not the leaves' 400G
+    # uplink group (its 14 cables end on the spine), and the leaves' 2 x 28 100G cages; the OOB
+    # switch's 48 copper and 6 100G ports; no octal console cables (the whitepaper lists none)
+    assert bom_totals(full, backend) == {"N9K-C9364D-GX2A": 10, "QDD-400G-DR4-S": 640, "CB-M12-M12-SMF": 64 + 544}
+    assert bom_totals(full, frontend) == {
+        "N9K-C9364D-GX2A": 1, "N9K-C93600CD-GX": 2, "QDD-400G-DR4-S": 64, "QSFP-100G-DR-S": 56, "CB-LC-LC-SMF": 56, "CB-M12-M12-SMF": 64,
+    }  # fmt: skip
+    assert bom_totals(full, oob) == {
+        "N9K-C93108TC-FX3": 1, "QSFP-100G-DR-S": 6, "CB-LC-LC-SMF": 6, "CAB-CAT5E/6E": 48, "C8300-1N1S-4T2X": 1, "NIM-24A": 1, "GLC-TE": 1,
+    }  # fmt: skip
+    assert "2 CAB-HD8-ASYNC console cables" in full.files["bom.md"].decode()
+    # each row says which rule counted it, and what the other rule gives
+    rows = {(r["section"], r["pid"]): r for r in read_csv(full, "bom.csv")}
+    optic = rows[(frontend, "QDD-400G-DR4-S")]
+    assert optic["basis"].startswith("populate-all") and "64 on spines (50 empty)" in optic["basis"]
+    assert "not the 14 on leaves cabled only to the next tier" in optic["basis"]
+    assert "one per cabled switch cage=28" in optic["alternatives"]
+    assert "one per link=14" in rows[(frontend, "CB-M12-M12-SMF")]["alternatives"]
+    # devices and nodes do not depend on the rule
+    assert bom_totals(full, "GPU nodes") == bom_totals(cabled, "GPU nodes") == {"DGX-H100": 4}
+
+
+def test_populate_all_fills_empty_cages_with_the_downlinks_breakout_dac(write_intent):
+    build = compile_intent(write_intent(BREAKOUT_DAC + "bom: {counting: populate-all}\n"))
+    totals = bom_totals(build)
+    # leaves: 16 DAC cages + 16 uplink cages cabled, 32 empty cages take the DAC of the host links
+    assert totals["MCP7Y00-N001"] == 128 + 8 * 32
+    # spines are full (2 x 64 cages, 128 leaf uplinks each); uplink optics as cabled
+    assert totals["OSFP-800G-DR8"] == 256 and totals["CB-M12-M12-SMF"] == 256

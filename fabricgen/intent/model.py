@@ -549,6 +549,14 @@ class Appliances(_Strict):
 
 class BomOptions(_Strict):
     spares_percent: int = Field(0, ge=0, le=100, description="extra optics and cables, rounded up per row")
+    counting: Literal["cabled", "populate-all"] = Field(
+        "cabled",
+        description=(
+            "cabled: one optic per cabled switch cage, one cable per link; populate-all: the Cisco AI-cluster "
+            "whitepaper's rule, every cage of a switch's port groups that face hosts or leave the fabric "
+            "holds an optic and a cable (a group carrying only uplinks to the next tier is counted at that tier)"
+        ),
+    )
 
 
 class Layout(_Strict):

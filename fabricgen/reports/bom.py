@@ -4,11 +4,16 @@ Counting rules (the README repeats them):
 - one switch per device, one server per node, one console server and its async modules per
   console server (a module per slot whose lines are used);
 - one transceiver per switch cage that is cabled (a breakout transceiver serves all its
-  sub-ports); DAC and AOC cables, whose ends are built in, count one per link instead;
+  sub-ports); DAC and AOC cables, whose ends are built in, count one per link instead, and a
+  breakout (Y) DAC/AOC one per switch cage it occupies;
 - one cable per link, by PID and, with a rack layout, by standard length; console lines use the
   async module's octal cables, one per `ports_per_cable` lines used;
 - server-side transceivers are not listed (they ship with the nodes, as in the whitepaper);
 - spares: `bom.spares_percent` more of every optic and cable row, rounded up.
+
+`bom.counting: populate-all` counts as Cisco's AI-cluster whitepaper does instead (see
+`_populated_groups`): every cage of a port group facing down or leaving the fabric holds an
+optic and a cable, cabled or not, and the octal console cables are left out.
 
 Each row says how it was counted (`basis`) and, for optics and cables, what other counting rules
 would give (`alternatives`, e.g. every cage of the spines populated), which `bom compare` uses to
@@ -36,6 +41,7 @@ SECTION_STORAGE = "Storage network"
 SECTION_OOB = "OOB management network"
 SECTION_PLATFORM = "Management platform"
 
+POPULATE_ALL = "populate-all (every cage of a port group facing down or leaving the fabric)"
 COLUMNS = ("section", "pid", "description", "quantity", "length_m", "basis", "alternatives")
 
 
@@ -78,6 +84,7 @@ def _role_word(device: Device) -> str:
 def bom_rows(c: Compiled) -> list[BomRow]:
     catalog = c.catalog
     spares = c.intent.bom.spares_percent
+    populate_all = c.intent.bom.counting == "populate-all"
     rows: list[BomRow] = []
 
     for section, role in ((SECTION_GPU_NODES, Role.GPU_NODE), (SECTION_MANAGEMENT_NODES, Role.MANAGEMENT_NODE), (SECTION_STORAGE_NODES, Role.STORAGE_NODE)):
@@ -105,48 +112,174 @@ def bom_rows(c: Compiled) -> list[BomRow]:
             basis = "one per switch: " + " + ".join(_plural(n, role) for role, n in roles.items())
             rows.append(BomRow(section, pid, catalog.description(pid), sum(roles.values()), basis=basis))
 
-        # pluggable optics: one per cabled cage, by the role of the switch holding it
-        optics: dict[str, Counter[str]] = defaultdict(Counter)
-        built_in: Counter[str] = Counter()
-        for device in switches:
-            cages = {port.cage: port.optic for port in device.ports.values() if port.optic and port.front_panel}
-            for optic in cages.values():
-                if catalog.transceivers[optic].cable is None:
-                    continue  # DAC/AOC: counted per link below
-                optics[optic][_role_word(device)] += 1
-        for link in links:
-            for port in {link.a.optic, link.b.optic} - {None}:
-                if catalog.transceivers[port].cable is None:  # type: ignore[index]
-                    built_in[port] += 1  # type: ignore[index]
-        for pid, roles in optics.items():
-            total = sum(roles.values())
-            basis = "one per cabled switch cage: " + " + ".join(f"{n} on {_plural_word(role)}" for role, n in roles.items())
-            rows.append(_spared(BomRow(section, pid, catalog.description(pid), total, basis=basis, alternatives=_alternatives(c, switches, pid)), spares))
-        for pid, n in sorted(built_in.items()):
-            rows.append(_spared(BomRow(section, pid, catalog.description(pid), n, basis="one per link (cable built in)"), spares))
-
-        # cables: one per link, by PID and length
-        cables: dict[tuple[str, float | None], Counter[str]] = defaultdict(Counter)
-        for link in links:
-            if link.cable:
-                cables[(link.cable, link.length_m)][link.kind.value] += 1
-        optic_for_cable = {}
-        for pid in optics:
-            optic_for_cable.setdefault(catalog.transceivers[pid].cable, pid)
-        for (pid, length), kinds in sorted(cables.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
-            basis = "one per link: " + " + ".join(f"{n} {kind}" for kind, n in kinds.items())
-            if pid in optic_for_cable:
-                alternatives = _alternatives(c, switches, optic_for_cable[pid])
-            else:
-                alternatives = _copper_alternatives(c, switches)
-            rows.append(_spared(BomRow(section, pid, catalog.description(pid), sum(kinds.values()), length, basis, alternatives), spares))
+        populated = _populated_groups(c, switches) if populate_all else None
+        rows += _optic_and_cable_rows(c, section, switches, links, populated, spares)
 
         if network is Network.OOB:
-            rows += _console_rows(c, spares)
+            rows += _console_rows(c, spares, populate_all)
 
     if c.intent.management_platform is not None:
         platform = c.intent.management_platform
         rows.append(BomRow(SECTION_PLATFORM, platform.model, catalog.description(platform.model), platform.count, basis="as the intent lists"))
+    return rows
+
+
+GroupKey = tuple[Role, str, int]  # (role, switch model, first cage of the port group)
+PartChoice = tuple[str | None, str | None]  # (optic PID or None for RJ45, cable PID or None when built in)
+
+
+def _populated_groups(c: Compiled, switches: list[Device]) -> dict[GroupKey, PartChoice]:
+    """populate-all: the port groups whose every cage holds an optic, with the optic and cable an
+    empty cage gets (the ones most of the group's cabled cages carry).
+
+    The whitepaper's components table (tests/data/whitepaper-*-gpu.csv; DOMAIN.md, section 1)
+    counts every cage of the backend leaves and spines (768 = 12 x 64), of the frontend spines
+    (128 = 2 x 64) and of the frontend leaves' 100G group (224 = 8 x 28), every copper and 100G
+    port of the OOB switches (192 = 4 x 48, 24 = 4 x 6), but not the frontend leaves' 400G uplink
+    group (8 per leaf): that group's cables end on spine cages it already counts. So a group is
+    populated when, on any switch of that role and model, one of its cabled ports faces down (it is
+    the upper end of its link: hosts, lower tier, management ports) or leaves the build (an OOB
+    uplink to the management core); a group cabled only up to the next tier of switches is counted
+    at that tier."""
+    catalog = c.catalog
+    usage: dict[GroupKey, Counter[PartChoice]] = defaultdict(Counter)
+    for device in switches:
+        model = catalog.switches[device.model]
+        for port in device.ports.values():
+            link = port.link
+            if not port.front_panel or link is None:
+                continue
+            group = model.group_of(port.cage)
+            if group is None:
+                continue
+            if port is link.a and link.b.device.is_switch:
+                continue  # an uplink to the next tier
+            # an empty cage takes the media of the group's downward (or outward) links
+            usage[(device.role, device.model, group.first)][(port.optic, link.cable)] += 1
+    # most used first, then by PID so the choice does not depend on device order
+    return {key: min(counts.items(), key=lambda item: (-item[1], str(item[0])))[0] for key, counts in usage.items()}
+
+
+def _built_in_parts(c: Compiled, links: list) -> tuple[Counter[str], dict[str, int]]:
+    """DAC and AOC parts: one per link, except a breakout (Y) cable carrying `links` > 1 links,
+    which is one part per switch cage it occupies (its broken-out end), however many of its
+    legs are cabled. -> (parts by PID, links per part for breakout PIDs)."""
+    catalog = c.catalog
+    parts: Counter[str] = Counter()
+    fanout: dict[str, int] = {}
+    cages_seen: set[tuple[str, int]] = set()
+    for link in links:
+        for pid in {link.a.optic, link.b.optic} - {None}:
+            optic = catalog.transceivers[pid]  # type: ignore[index]
+            if optic.cable is not None:
+                continue
+            if optic.links > 1:
+                fanout[pid] = optic.links  # type: ignore[index]
+                head = next((end for end in (link.b, link.a) if end.optic == pid and end.sub), None)
+                if head is not None:
+                    cage = (head.device.name, head.cage)
+                    if cage in cages_seen:
+                        continue
+                    cages_seen.add(cage)
+            parts[pid] += 1  # type: ignore[index]
+    return parts, fanout
+
+
+def _optic_and_cable_rows(
+    c: Compiled, section: str, switches: list[Device], links: list, populated: dict[GroupKey, PartChoice] | None, spares: int
+) -> list[BomRow]:
+    """The section's optic, DAC/AOC and cable rows. `populated` is None when counting cabled
+    cages and links; else the port groups populate-all fills (`_populated_groups`)."""
+    catalog = c.catalog
+    rows: list[BomRow] = []
+    # pluggable optics: one per cabled cage, by the role of the switch holding it
+    optics: dict[str, Counter[str]] = defaultdict(Counter)
+    cabled_optics: Counter[str] = Counter()  # what the cabled rule gives, for populate-all's alternatives
+    empty_optics: dict[str, Counter[str]] = defaultdict(Counter)  # populate-all: empty cages, by role
+    empty_built_in: Counter[str] = Counter()
+    far_end: dict[str, Counter[str]] = defaultdict(Counter)  # populate-all: cabled cages left to the far end
+    empty_cables: Counter[str] = Counter()
+    for device in switches:
+        cages = {port.cage: port.optic for port in device.ports.values() if port.optic and port.front_panel}
+        model = catalog.switches[device.model] if populated is not None else None
+        for cage, optic in cages.items():
+            if catalog.transceivers[optic].cable is None:
+                continue  # DAC/AOC: counted per link (or per breakout cage) below
+            cabled_optics[optic] += 1
+            if model is not None:
+                group = model.group_of(cage)
+                if group is None or (device.role, device.model, group.first) not in populated:  # type: ignore[operator]
+                    far_end[optic][_role_word(device)] += 1
+                    continue  # populate-all: counted at the far end, as the whitepaper does
+            optics[optic][_role_word(device)] += 1
+        if model is None:
+            continue
+        cabled = {port.cage for port in device.ports.values() if port.front_panel and port.link is not None}
+        for group in model.port_groups:
+            choice = populated.get((device.role, device.model, group.first))  # type: ignore[union-attr]
+            if choice is None:
+                continue
+            optic_pid, cable_pid = choice
+            empty = sum(1 for cage in range(group.first, group.first + group.count) if cage not in cabled)
+            if not empty:
+                continue
+            optic = catalog.transceivers[optic_pid] if optic_pid else None
+            if optic is not None and optic.cable is None:
+                empty_built_in[optic_pid] += empty  # type: ignore[index]
+                continue
+            if optic_pid is not None:
+                optics[optic_pid][_role_word(device)] += empty
+                empty_optics[optic_pid][_role_word(device)] += empty
+            if cable_pid is not None:
+                empty_cables[cable_pid] += empty * (optic.links if optic is not None else 1)  # a cage carrying N links takes N cables
+    built_in, fanout = _built_in_parts(c, links)
+
+    for pid, roles in optics.items():
+        total = sum(roles.values())
+        alternatives = _alternatives(c, switches, pid)
+        if populated is None:
+            basis = "one per cabled switch cage: " + " + ".join(f"{n} on {_plural_word(role)}" for role, n in roles.items())
+        else:
+            basis = f"{POPULATE_ALL}: " + " + ".join(
+                f"{n} on {_plural_word(role)}" + (f" ({empty_optics[pid][role]} empty)" if empty_optics[pid][role] else "") for role, n in roles.items()
+            )
+            if far_end[pid]:
+                left = " + ".join(f"{n} on {_plural_word(role)}" for role, n in far_end[pid].items())
+                basis += f"; not the {left} cabled only to the next tier (the far end is counted)"
+            alternatives = "; ".join(text for text in (f"one per cabled switch cage={cabled_optics[pid]}", alternatives) if text)
+        rows.append(_spared(BomRow(section, pid, catalog.description(pid), total, basis=basis, alternatives=alternatives), spares))
+    for pid in sorted(set(built_in) | set(empty_built_in)):
+        n, extra = built_in[pid], empty_built_in[pid]
+        basis = f"one per switch cage ({fanout[pid]} links each, cable built in)" if pid in fanout else "one per link (cable built in)"
+        if extra:
+            basis = f"{POPULATE_ALL}: {basis}, + {extra} empty cages"
+        rows.append(_spared(BomRow(section, pid, catalog.description(pid), n + extra, basis=basis), spares))
+
+    # cables: one per link, by PID and length
+    cables: dict[tuple[str, float | None], Counter[str]] = defaultdict(Counter)
+    per_link: Counter[str] = Counter()
+    for link in links:
+        if link.cable:
+            cables[(link.cable, link.length_m)][link.kind.value] += 1
+            per_link[link.cable] += 1
+    for pid, n in empty_cables.items():
+        cables[(pid, None)]["empty cage"] += n
+    optic_for_cable = {}
+    for pid in optics:
+        optic_for_cable.setdefault(catalog.transceivers[pid].cable, pid)
+    for (pid, length), kinds in sorted(cables.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
+        basis = "one per link: " + " + ".join(f"{n} {kind}" for kind, n in kinds.items())
+        if pid in optic_for_cable:
+            alternatives = _alternatives(c, switches, optic_for_cable[pid])
+        else:
+            alternatives = _copper_alternatives(c, switches)
+        if populated is not None:
+            cabled_kinds = " + ".join(f"{n} {kind}" for kind, n in kinds.items() if kind != "empty cage")
+            basis = f"{POPULATE_ALL}: one per link" + (f" ({cabled_kinds})" if cabled_kinds else "")
+            if kinds["empty cage"]:
+                basis += f" + one per empty cage ({kinds['empty cage']})"
+            alternatives = "; ".join(text for text in (f"one per link={per_link[pid]}", alternatives) if text)
+        rows.append(_spared(BomRow(section, pid, catalog.description(pid), sum(kinds.values()), length, basis, alternatives), spares))
     return rows
 
 
@@ -183,7 +316,10 @@ def _copper_alternatives(c: Compiled, switches: list[Device]) -> str:
     return f"every copper port of the {_plural(len(oob), 'OOB switch')}={cages}" if oob else ""
 
 
-def _console_rows(c: Compiled, spares: int) -> list[BomRow]:
+def _console_rows(c: Compiled, spares: int, populate_all: bool = False) -> list[BomRow]:
+    """Console servers, their async modules and uplink optics, and (counting cabled) the modules'
+    octal cables. populate-all leaves the octal cables out: the whitepaper's components table
+    lists none (tests/data/whitepaper-*-gpu.csv), and bom.md says how many the lines need."""
     catalog = c.catalog
     servers = list(c.fabric.by_role(Role.CONSOLE_SERVER))
     if not servers or c.oob is None or c.intent.oob is None:
@@ -192,7 +328,6 @@ def _console_rows(c: Compiled, spares: int) -> list[BomRow]:
     model = catalog.console_servers[console.model]
     module = catalog.modules[console.module]
     modules = sum(c.oob.modules.values())
-    lines = Counter(link.b.device.name for link in c.fabric.links if link.kind is LinkKind.CONSOLE)
     rows = [
         BomRow(SECTION_OOB, console.model, catalog.description(console.model), len(servers), basis=f"one per console server: {c.oob.console_ports} switch consoles"),
         BomRow(SECTION_OOB, console.module, catalog.description(console.module), modules, basis=f"one per slot with lines in use ({module.async_ports} lines each)"),
@@ -201,18 +336,24 @@ def _console_rows(c: Compiled, spares: int) -> list[BomRow]:
         rows.append(
             _spared(BomRow(SECTION_OOB, model.uplink_optic, catalog.description(model.uplink_optic), len(servers), basis="one per console server uplink"), spares)
         )
-    if module.cable:
-        per_module_cables = 0
-        for server in servers:
-            used = lines.get(server.name, 0)
-            per_module_cables += math.ceil(used / module.ports_per_cable)
-        rows.append(
-            _spared(
-                BomRow(SECTION_OOB, module.cable, catalog.description(module.cable), per_module_cables, basis=f"one per {module.ports_per_cable} console lines in use"),
-                spares,
-            )
-        )
+    octal = _octal_cables(c)
+    if octal is not None and not populate_all:
+        pid, count = octal
+        rows.append(_spared(BomRow(SECTION_OOB, pid, catalog.description(pid), count, basis=f"one per {module.ports_per_cable} console lines in use"), spares))
     return rows
+
+
+def _octal_cables(c: Compiled) -> tuple[str, int] | None:
+    """(cable PID, count) of the async modules' octal cables: one per `ports_per_cable` console
+    lines in use on each console server; None without console servers or a module cable."""
+    if c.intent.oob is None:
+        return None
+    module = c.catalog.modules[c.intent.oob.console.module]
+    servers = list(c.fabric.by_role(Role.CONSOLE_SERVER))
+    if not module.cable or not servers:
+        return None
+    lines = Counter(link.b.device.name for link in c.fabric.links if link.kind is LinkKind.CONSOLE)
+    return module.cable, sum(math.ceil(lines.get(server.name, 0) / module.ports_per_cable) for server in servers)
 
 
 def render_bom(c: Compiled) -> dict[str, str]:
@@ -220,8 +361,14 @@ def render_bom(c: Compiled) -> dict[str, str]:
     sections: dict[str, list[BomRow]] = {}
     for row in rows:
         sections.setdefault(row.section, []).append(row)
+    populate_all = c.intent.bom.counting == "populate-all"
     markdown = environment().get_template("reports/bom.md.j2").render(
-        name=c.intent.name, sections=sections, gpus=c.sizing.gpus, spares=c.intent.bom.spares_percent
+        name=c.intent.name,
+        sections=sections,
+        gpus=c.sizing.gpus,
+        spares=c.intent.bom.spares_percent,
+        populate_all=populate_all,
+        octal=_octal_cables(c) if populate_all else None,
     )
     text = csv_text(
         COLUMNS,
