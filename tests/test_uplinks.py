@@ -221,3 +221,16 @@ def test_uplinks_fields_are_validated(write_intent):
 def test_spines_are_spines(write_intent):
     b = build(write_intent, OSFP_32.format(count=1, model="N9364E-SG2-O", nos="nxos"))
     assert [d.name for d in b.fabric.by_role(Role.SPINE)] == ["be-spine01"]
+
+
+def test_an_800g_dr8_fabric_link_takes_two_trunks_a_400g_leg_one(write_intent):
+    from fabricgen.reports.bom import bom_rows
+
+    # 20 m of slack: every fabric link is long enough for OSFP-800G-DR8 (no DAC reaches)
+    b = build(write_intent, OSFP_32.format(count=2, model="N9364E-SG2-O", nos="nxos") + "layout: {slack_m: 20.0}\n")
+    fabric = fabric_links(b.fabric)
+    hosts = [link for link in b.fabric.links if link.kind is LinkKind.HOST]
+    assert {link.a.optic for link in fabric} == {"OSFP-800G-DR8"} and len(fabric) == 16 and len(hosts) == 32
+    trunks = sum(row.quantity for row in bom_rows(b.compiled) if row.pid == "CB-M12-M12-SMF" and row.section == "Backend network")
+    # 1 x 800G uses both MPO-12 connectors of each end; a 2 x 400G leg to a NIC uses one
+    assert trunks == 16 * 2 + 32 * 1

@@ -518,6 +518,12 @@ class Transceiver(_Strict):
         """Every link speed it serves: its own (`links`) first, then those of `also_links`."""
         return tuple(dict.fromkeys(self.speed // n for n in (self.links, *self.also_links)))
 
+    def cables_per_link(self, link_speed: int) -> int:
+        """Separate cables one link of `link_speed` takes: a module whose own mode carries `links`
+        links on a connector each uses several of them for a faster link (OSFP-800G-DR8 at
+        1 x 800G: both MPO-12 connectors, so two trunks)."""
+        return max(1, self.links * link_speed // self.speed)
+
     def serves(self, form_factor: str, cage_speed: int, link_speed: int) -> bool:
         """Whether it fits a cage of this form factor and speed carrying links of `link_speed`."""
         return self.form_factor == form_factor and self.speed == cage_speed and link_speed in self.link_speeds

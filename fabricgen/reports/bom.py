@@ -6,7 +6,8 @@ Counting rules (the README repeats them):
 - one transceiver per switch cage that is cabled (a breakout transceiver serves all its
   sub-ports); DAC and AOC cables, whose ends are built in, count one per link instead, and a
   breakout (Y) DAC/AOC one per switch cage it occupies;
-- one cable per link, by PID and, with a rack layout, by standard length; console lines use the
+- one cable per link, by PID and, with a rack layout, by standard length (two for a link that
+  takes both connectors of a twin-port module, e.g. OSFP-800G-DR8 at 1 x 800G); console lines use the
   async module's octal cables, one per `ports_per_cable` lines used;
 - server-side transceivers are not listed (they ship with the nodes, as in the whitepaper);
 - spares: `bom.spares_percent` more of every optic and cable row, rounded up.
@@ -260,8 +261,10 @@ def _optic_and_cable_rows(
     per_link: Counter[str] = Counter()
     for link in links:
         if link.cable:
-            cables[(link.cable, link.length_m)][link.kind.value] += 1
-            per_link[link.cable] += 1
+            optic = link.b.optic or link.a.optic
+            n = catalog.transceivers[optic].cables_per_link(link.speed_gbps) if optic else 1
+            cables[(link.cable, link.length_m)][link.kind.value] += n
+            per_link[link.cable] += n
     for pid, n in empty_cables.items():
         cables[(pid, None)]["empty cage"] += n
     optic_for_cable = {}
