@@ -128,9 +128,11 @@ def rails_aligned(c: Compiled) -> Iterable[Problem]:
             continue
         nic, leaf_port = link.a, link.b
         leaf, node = leaf_port.device, nic.device
-        if leaf.rail != nic.cage or leaf.su != node.su:
+        served = leaf.rails or (leaf.rail,)
+        if nic.cage not in served or leaf.su != node.su:
+            on = f"rails {', '.join(map(str, served))}" if len(served) > 1 else f"rail {leaf.rail}"
             yield Problem(
-                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, rail {leaf.rail}); "
+                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, {on}); "
                 f"it belongs on rail {nic.cage} of unit {node.su}",
                 device=leaf.name,
                 port=leaf_port.name,
