@@ -380,7 +380,8 @@ def _rail_only_leaves(
         ))
     notes.append(
         f"rail-only: each rail is one {backend.leaf.model} with all {nodes} nodes' NICs of that rail and no uplinks; "
-        "there are no spines and no BGP between leaves (each leaf still gets its host ports, loopback and QoS); "
+        "there are no spines and no BGP sessions between leaves (each leaf still gets its host ports, loopback, QoS "
+        "and a BGP process with no neighbours that announces its loopback and host aggregate once peers are added); "
         "traffic between rails crosses the nodes' scale-up domain (NVLink)"
     )
     if su_nodes > nodes:
