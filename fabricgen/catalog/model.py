@@ -549,7 +549,8 @@ class NodePorts(_Strict):
             raise ValueError(f"names pattern {self.names!r} uses {{p}}, but the NICs have one port each (ports_per_nic: 1)")
         names = {self.port_name(rail) for rail in range(1, self.ports + 1)}
         if len(names) != self.ports:
-            raise ValueError(f"names pattern {self.names!r} gives {self.ports} ports the same name; put {{n}} (and {{p}}) in it")
+            fields = "{n} and {p}" if self.ports_per_nic > 1 else "{n}"
+            raise ValueError(f"names pattern {self.names!r} gives {self.ports} ports the same name; put {fields} in it")
         return self
 
     @property
