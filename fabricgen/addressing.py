@@ -81,7 +81,7 @@ def _layout(sizing: LeafSpinePlan) -> _Layout:
         spine_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[2] if loopbacks.prefixlen < 31 else loopbacks,
         core_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[3] if loopbacks.prefixlen < 31 else loopbacks,
         nic_block_size=_block_size(sizing.leaf_downlinks, sizing.host_addressing),
-        link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)),
+        link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)) if sizing.leaf_uplinks else 0,  # rail-only: no uplinks
         spine_link_block_size=1 << math.ceil(math.log2(2 * sizing.spine_uplinks)) if sizing.spine_uplinks else 0,
     )
 

@@ -193,6 +193,7 @@ class TopologyNode(_Strict):
     ru: Count | None = None
     scalable_unit: Count | None = None
     rail: Count | None = None
+    rails: Annotated[list[Count], Field(max_length=64)] | None = None  # backend leaves: every rail they serve (rail is the first)
     pod: Count | None = None
     plane: Count | None = None
     core_group: Count | None = None

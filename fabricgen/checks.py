@@ -102,7 +102,12 @@ def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
 def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
     """Downlink:uplink bandwidth as built at every leaf, and (3 tiers) at every spine."""
     for leaf in c.fabric.by_role(Role.LEAF):
-        yield from _ratio_at(leaf, LinkKind.HOST, c.plan_of(leaf.network).built_ratio, "leaf")
+        plan = c.plan_of(leaf.network)
+        if plan.spines == 0:  # rail-only, a rail on one leaf: no tier above, so no ratio to hold
+            if any(p.link and p.link.kind is LinkKind.FABRIC for p in leaf.ports.values()):
+                yield Problem("leaf of a fabric without spines has a fabric link", device=leaf.name)
+            continue
+        yield from _ratio_at(leaf, LinkKind.HOST, plan.built_ratio, "leaf")
     for network, plan in c.plans.items():
         if plan.tiers == 3:
             for spine in c.fabric.by_role(Role.SPINE, network):
@@ -128,9 +133,11 @@ def rails_aligned(c: Compiled) -> Iterable[Problem]:
             continue
         nic, leaf_port = link.a, link.b
         leaf, node = leaf_port.device, nic.device
-        if leaf.rail != nic.cage or leaf.su != node.su:
+        served = leaf.rails or (leaf.rail,)
+        if nic.cage not in served or leaf.su != node.su:
+            on = f"rails {', '.join(map(str, served))}" if len(served) > 1 else f"rail {leaf.rail}"
             yield Problem(
-                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, rail {leaf.rail}); "
+                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, {on}); "
                 f"it belongs on rail {nic.cage} of unit {node.su}",
                 device=leaf.name,
                 port=leaf_port.name,

@@ -124,13 +124,14 @@ def _print_summary(result: Build) -> None:
     out.print(table)
     out.print(
         f"{s.gpus:,} GPUs, {s.su_count} scalable unit(s) of {s.su_nodes} nodes, {len(result.fabric.links):,} links; "
+        + (f"leaf {s.leaf_downlinks} down, no uplinks (rail-only: no spine tier)" if s.spineless else
         f"leaf {s.leaf_downlinks} down / {s.leaf_uplinks} up ({format_ratio(s.built_ratio)}), "
         + (
             f"{s.links_per_spine} link(s) to each of {s.pod_spines} spines of its pod; {s.pods} pods, {s.spines:,} spines, "
             f"{s.cores:,} cores; spine {s.spine_downlinks} down / {s.spine_uplinks} up ({format_ratio(s.spine_built_ratio)})"
             if s.tiers == 3
             else f"{s.links_per_spine} link(s) to each of {s.spines} spines"
-        )
+        ))
         + (f"; {s.planes} planes" if s.planes > 1 else "")
     )
     for network, plan in result.compiled.plans.items():

@@ -113,10 +113,10 @@ def build_host_configs(c: Compiled, configs: dict[str, DeviceConfig]) -> dict[st
 
 def _port_sets(model: NodeModel) -> dict[str, str]:
     return {
-        ports.names.format(n=n): kind
+        ports.port_name(n): kind
         for kind in PORT_SETS
         if (ports := getattr(model, kind)) is not None
-        for n in range(1, ports.count + 1)
+        for n in range(1, ports.ports + 1)
     }
 
 

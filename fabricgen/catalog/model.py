@@ -560,19 +560,36 @@ class NodePorts(_Strict):
     names: str = Field(description="interface name pattern over {n}, 1-based")
     nic: Text | None = Field(None, description="NIC model behind these ports, e.g. ConnectX-7")
     nic_family: NicFamily | None = Field(None, description="how host files set its QoS; absent: unknown, settings are printed, not applied")
+    ports_per_nic: int = Field(
+        1, ge=1, le=8, description="backend: ports of each NIC, each to its own plane (e.g. ConnectX-8 as 2 x 400G); names then use {n} and {p}"
+    )
 
     @field_validator("names")
     @classmethod
     def _names_pattern(cls, pattern: str) -> str:
         # a server's port name reaches netplan files and shell scripts
-        return check_pattern(pattern, ("n",), check=check_interface_name)
+        return check_pattern(pattern, ("n", "p"), check=check_interface_name)
 
     @model_validator(mode="after")
     def _names_distinct(self) -> NodePorts:
-        names = {self.names.format(n=n) for n in range(1, self.count + 1)}
-        if len(names) != self.count:
-            raise ValueError(f"names pattern {self.names!r} gives {self.count} ports the same name; put {{n}} in it")
+        if self.ports_per_nic == 1 and "{p" in self.names:
+            raise ValueError(f"names pattern {self.names!r} uses {{p}}, but the NICs have one port each (ports_per_nic: 1)")
+        names = {self.port_name(rail) for rail in range(1, self.ports + 1)}
+        if len(names) != self.ports:
+            fields = "{n} and {p}" if self.ports_per_nic > 1 else "{n}"
+            raise ValueError(f"names pattern {self.names!r} gives {self.ports} ports the same name; put {fields} in it")
         return self
+
+    @property
+    def ports(self) -> int:
+        """Every port of the set: with multi-port NICs, `count` NICs x `ports_per_nic`."""
+        return self.count * self.ports_per_nic
+
+    def port_name(self, number: int) -> str:
+        """Port `number` (1-based) numbered port-major: port p of NIC n is (p - 1) x count + n, so
+        planes that split the ports evenly put port p of every NIC in plane p."""
+        nic, port = (number - 1) % self.count + 1, (number - 1) // self.count + 1
+        return self.names.format(n=nic, p=port) if self.ports_per_nic > 1 else self.names.format(n=nic)
 
 
 class NodeModel(_Strict):
@@ -590,6 +607,14 @@ class NodeModel(_Strict):
     def _gpu_nodes_have_backend_ports(self) -> NodeModel:
         if self.kind == "gpu" and (self.gpus < 1 or self.backend is None):
             raise ValueError("a GPU node needs gpus >= 1 and backend ports")
+        return self
+
+    @model_validator(mode="after")
+    def _multi_port_nics_on_the_backend(self) -> NodeModel:
+        # planes split backend NICs; frontend, storage and management ports are one port per name
+        split = [key for key in ("frontend", "storage", "bmc", "mgmt") if (ports := getattr(self, key)) is not None and ports.ports_per_nic > 1]
+        if split:
+            raise ValueError(f"ports_per_nic only applies to backend ports (planes); remove it from {', '.join(split)}")
         return self
 
     @model_validator(mode="after")

@@ -1,7 +1,11 @@
 """Building the rail-optimized backend graph from the sizing.
 
 Port layout on every leaf: downlinks first (node 1 on the first port, the full unit's ports
-reserved even when the last unit is partial), then uplinks grouped by spine. On every spine: the
+reserved even when the last unit is partial), then uplinks grouped by spine. A leaf serving several
+rails (rails_per_leaf) takes them rail-major: every node's NIC of its first rail, then every node's
+NIC of its second rail, so each rail is one contiguous block of ports laid out like a one-rail
+leaf (splitting the leaf later moves whole blocks, and a port's rail reads off its position).
+Top-of-rack leaves take theirs node-major: a node's NICs side by side. On every spine: the
 links of leaf 1 first, then leaf 2, and so on (3 tiers: a full pod's downlinks reserved, then the
 uplinks grouped by core). On every core: the links of pod 1's spine first. Cable ids follow the
 same order: host links node by node and rail by rail, then leaf-spine links leaf by leaf, then
@@ -55,9 +59,10 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     nodes: list[Device] = []
     leaf_names, node_names = iter(names[Role.LEAF]), iter(names[Role.GPU_NODE])
     for su in range(1, sizing.su_count + 1):
-        for rail in range(1, sizing.rails + 1):
-            leaf = Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=rail,
-                          pod=sizing.pod_of(su) if three_tiers else None, plane=sizing.plane_label(sizing.plane_of(rail)))
+        for leaf_rails in sizing.leaf_rails:
+            first = leaf_rails[0]
+            leaf = Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=first,
+                          pod=sizing.pod_of(su) if three_tiers else None, plane=sizing.plane_label(sizing.plane_of(first)), rails=leaf_rails)
             leaves.append(fabric.add_device(leaf))
         for _ in range(sizing.su_size(su)):
             nodes.append(fabric.add_device(Device(next(node_names), Role.GPU_NODE, Network.BACKEND, intent.gpu_node, None, len(nodes) + 1, su=su)))
@@ -72,25 +77,29 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
         links.append((LinkKind.FABRIC, low, high))
 
     try:
-        # Host links: NIC i of every node in a unit -> leaf i of that unit (rail alignment).
+        # Host links: NIC i of every node in a unit -> the leaf serving rail i in that unit (rail alignment).
         downlinks = {leaf.name: allocators[leaf.name].take(speed, sizing.leaf_downlinks) for leaf in leaves}
+        per_unit, place_of_rail = sizing.leaves_per_su, sizing.leaf_of_rail()
         for node in nodes:
-            su_leaves = leaves[(node.su - 1) * sizing.rails : node.su * sizing.rails]  # type: ignore[operator]
+            su_leaves = leaves[(node.su - 1) * per_unit : node.su * per_unit]  # type: ignore[operator]
             position = (node.index - 1) - (node.su - 1) * sizing.su_nodes  # type: ignore[operator]
-            for rail, leaf in enumerate(su_leaves, start=1):
-                nic = Port(node, node_model.backend.names.format(n=rail), rail, 0, speed)
-                switch_port = downlinks[leaf.name][position]
+            for rail in range(1, sizing.rails + 1):
+                k, slot = place_of_rail[rail]
+                leaf = su_leaves[k]
+                nic = Port(node, node_model.backend.port_name(rail), rail, 0, speed)
+                switch_port = downlinks[leaf.name][sizing.downlink_of(position, slot)]
                 switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, speed)
                 links.append((LinkKind.HOST, nic, switch_port))
         # Leaf to spine: every leaf to every spine of its pod and plane, links_per_spine times.
-        for leaf in leaves:
+        plane_unit_leaves = per_unit // sizing.planes
+        for leaf in leaves if not sizing.spineless else ():
             plane = sizing.plane_of(leaf.rail)  # type: ignore[arg-type]
-            su, rail = leaf.su, leaf.rail
+            su, k = leaf.su, (leaf.index - 1) % per_unit
             uplinks = allocators[leaf.name].take(up_speed, sizing.leaf_uplinks)  # after the downlinks: no cage serves both
             lps = sizing.links_per_spine
             for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(su) if three_tiers else 1)]):  # type: ignore[arg-type]
                 if three_tiers:  # the leaf's own port on the spine, by its place in the pod
-                    place = ((su - 1) % sizing.pod_sus) * sizing.rails_per_plane + (rail - 1) % sizing.rails_per_plane  # type: ignore[operator]
+                    place = ((su - 1) % sizing.pod_sus) * plane_unit_leaves + k % plane_unit_leaves  # type: ignore[operator]
                     theirs = [spine_downlinks[spine.name][place]]
                 else:
                     theirs = allocators[spine.name].take(up_speed, lps)
@@ -152,8 +161,8 @@ def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[
             names[Role.CORE].append(name_from(patterns.core, len(names[Role.CORE]) + 1, plane=plane))
     for su in range(1, sizing.su_count + 1):
         pod = sizing.pod_of(su) if three_tiers else 0
-        for rail in range(1, sizing.rails + 1):
-            names[Role.LEAF].append(name_from(patterns.leaf, len(names[Role.LEAF]) + 1, su=su, rail=rail, pod=pod, plane=sizing.plane_of(rail)))
+        for leaf_rails in sizing.leaf_rails:  # {rail} of a leaf with several rails: its first
+            names[Role.LEAF].append(name_from(patterns.leaf, len(names[Role.LEAF]) + 1, su=su, rail=leaf_rails[0], pod=pod, plane=sizing.plane_of(leaf_rails[0])))
         for node in range(1, sizing.su_size(su) + 1):
             names[Role.GPU_NODE].append(name_from(patterns.gpu_node, len(names[Role.GPU_NODE]) + 1, su=su, node=node, pod=pod))
     problems: list[Problem] = []

@@ -81,6 +81,7 @@ class Device:
     ports: dict[str, Port] = field(default_factory=dict)
     rack: str | None = None  # rack name and lowest rack unit, when the intent has a layout
     ru: int | None = None
+    rails: tuple[int, ...] = ()  # backend leaves: every rail they serve (rail is the first); rails_per_leaf > 1 or top-of-rack
 
     @property
     def is_switch(self) -> bool:

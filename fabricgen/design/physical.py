@@ -142,7 +142,7 @@ def _server_form_factor(catalog: Catalog, port) -> str | None:
     if node is None:
         return None
     for ports in (node.backend, node.frontend, node.storage, node.bmc, node.mgmt):
-        if ports is not None and any(ports.names.format(n=n) == port.name for n in range(1, ports.count + 1)):
+        if ports is not None and any(ports.port_name(n) == port.name for n in range(1, ports.ports + 1)):
             return ports.form_factor
     return None
 

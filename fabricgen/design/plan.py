@@ -72,7 +72,7 @@ def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
         tiers=sizing.tiers,
         pods=sizing.pods,
         most_pods=sizing.most_pods,
-        pod_leaves=sizing.pod_sus * sizing.rails,
+        pod_leaves=sizing.pod_sus * sizing.leaves_per_su,
         cores=sizing.cores,
         spine_uplinks=sizing.spine_uplinks,
         links_per_core=sizing.links_per_core,

@@ -64,11 +64,43 @@ class BackendSizing:
     spine_requested_ratio: Fraction | None = None  # 3 tiers
     spine_built_ratio: Fraction | None = None
     uplink_speed_gbps: int = 0  # leaf-spine links; 0: the NIC speed (link_speed_gbps)
+    design: str = "rail-optimized"  # rail-optimized | rail-only | top-of-rack
+    unit_leaf_rails: tuple[tuple[int, ...], ...] = ()  # the rails of each leaf of a unit, in downlink order (default: one each)
+    node_major: bool = False  # top-of-rack: a leaf's downlinks node by node; else rail by rail
 
     @property
     def fabric_speed_gbps(self) -> int:
         """Speed of the leaf-spine (and spine-core) links."""
         return self.uplink_speed_gbps or self.link_speed_gbps
+
+    @property
+    def leaf_rails(self) -> tuple[tuple[int, ...], ...]:
+        return self.unit_leaf_rails or tuple((rail,) for rail in range(1, self.rails + 1))
+
+    @property
+    def leaves_per_su(self) -> int:
+        return len(self.leaf_rails)
+
+    @property
+    def rails_per_leaf(self) -> int:
+        return len(self.leaf_rails[0])
+
+    @property
+    def spineless(self) -> bool:
+        """rail-only with every rail on one leaf: no tier above the leaves."""
+        return self.spines == 0
+
+    def leaf_of_rail(self) -> dict[int, tuple[int, int]]:
+        """rail -> (its leaf's place in the unit, its slot on that leaf), both 0-based."""
+        return {rail: (k, slot) for k, rails in enumerate(self.leaf_rails) for slot, rail in enumerate(rails)}
+
+    def downlink_of(self, position: int, slot: int) -> int:
+        """The leaf downlink (0-based) of the node at `position` in its unit, NIC in `slot` of the
+        leaf: rail-major (every node's NIC of the leaf's first rail, then its second rail...) or,
+        top-of-rack, node-major (each node's NICs side by side)."""
+        if self.node_major:
+            return position * self.rails_per_leaf + slot
+        return slot * self.su_nodes + position
 
     def su_size(self, su: int) -> int:
         """Nodes in scalable unit `su` (1-based); only the last may be partial."""
@@ -95,7 +127,11 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     backend = intent.backend
     node = catalog.nodes[intent.gpu_node]
     assert node.backend is not None
-    gpus_per_node, rails, speed = node.gpus, node.backend.count, node.backend.speed
+    gpus_per_node, rails, speed = node.gpus, node.backend.ports, node.backend.speed
+    # a multi-port NIC (ports_per_nic) puts port p of every NIC on plane p unless planes says otherwise
+    planes = backend.planes
+    if node.backend.ports_per_nic > 1 and "planes" not in backend.model_fields_set and backend.design == "rail-optimized":
+        planes = node.backend.ports_per_nic
     nodes = intent.nodes if intent.nodes is not None else intent.gpus // gpus_per_node  # type: ignore[operator]
     gpus = nodes * gpus_per_node
     leaf_model, spine_model = catalog.switches[backend.leaf.model], catalog.switches[backend.spine.model]
@@ -115,35 +151,51 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
         for role, model, ports in roles
         if ports == 0
     ]
-    if rails % backend.planes:
+    if rails % planes:
         no_ports.append(
             Problem(
-                f"{backend.planes} planes cannot split {intent.gpu_node}'s {rails} rails evenly",
+                f"{planes} planes cannot split {intent.gpu_node}'s {rails} rails evenly",
                 hint=f"use a number of planes that divides {rails}: {', '.join(str(n) for n in range(1, rails + 1) if rails % n == 0)}",
                 field=("backend", "planes"),
             )
         )
-    raise_if(no_ports, DesignError)
+    leaf_rails, layout_problems = _rail_layout(intent, rails, planes)
+    raise_if(no_ports + layout_problems, DesignError)
+    rpl = len(leaf_rails[0])
+    layout = {"design": backend.design, "unit_leaf_rails": leaf_rails, "node_major": backend.design == "top-of-rack"}
 
     su_nodes = backend.scalable_unit_gpus // gpus_per_node
     explicit_unit = "scalable_unit_gpus" in backend.model_fields_set
+    # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports. Uplinks
+    # given as bought are checked against the ports the downlinks leave (_uplinks_as_given).
+    ratio_nodes = math.floor(leaf_ports * ratio / (ratio + 1)) // rpl
+    max_su_nodes = ratio_nodes if backend.uplinks is None else leaf_ports // rpl
+    reserve = su_nodes if explicit_unit else nodes  # a rail-only leaf's downlinks: the unit asked for, or every node
+    if backend.design == "rail-only" and nodes <= reserve <= leaf_ports:
+        return _rail_only_leaves(intent, nodes, gpus, gpus_per_node, rails, speed, reserve, layout, notes)
+    if backend.design == "rail-only":
+        planes = rails  # each rail is a leaf/spine plane of its own
+        notes.append(f"rail-only: a rail's {nodes} nodes need more than one {backend.leaf.model}, so every rail is a leaf/spine plane of its own")
+    if backend.design == "top-of-rack" and not explicit_unit:
+        su_nodes = ratio_nodes  # the nodes one leaf (pair) takes at the ratio
     if nodes < su_nodes and not explicit_unit:
         notes.append(
             f"{nodes} nodes fill less than one {su_nodes}-node scalable unit: the unit is sized to {nodes} nodes "
             f"(set scalable_unit_gpus to reserve ports for growth)"
         )
         su_nodes = nodes
-    # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports. Uplinks
-    # given as bought are checked against the ports the downlinks leave (_uplinks_as_given).
-    max_su_nodes = math.floor(leaf_ports * ratio / (ratio + 1)) if backend.uplinks is None else leaf_ports
     if su_nodes > max_su_nodes:
         field = ("backend", "ratio") if "ratio" in backend.model_fields_set else ("backend", "scalable_unit_gpus")
-        needs = f"{su_nodes} downlinks and {math.ceil(su_nodes / ratio)} uplinks per leaf at {format_ratio(ratio)}"
+        down = su_nodes * rpl
+        per_rail = f" ({su_nodes} nodes x {rpl} rails)" if rpl > 1 else ""
+        needs = f"{down} downlinks{per_rail} and {math.ceil(down / ratio)} uplinks per leaf at {format_ratio(ratio)}"
+        fewer = [n for n in _divisors(rails // planes) if n < rpl and su_nodes * n + math.ceil(su_nodes * n / ratio) <= leaf_ports]
+        fewer_hint = f", rails_per_leaf: {fewer[-1]}" if fewer and backend.design == "rail-optimized" else ""
         if max_su_nodes == 0:
-            hint = f"at {format_ratio(ratio)} not even one node fits a {leaf_ports}-port leaf; use a less under-subscribed ratio"
+            hint = f"at {format_ratio(ratio)} not even one node fits a {leaf_ports}-port leaf{fewer_hint and ' with ' + fewer_hint[2:]}; use a less under-subscribed ratio{fewer_hint}"
         else:
             hint = (
-                f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less, a more oversubscribed ratio, "
+                f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less{fewer_hint}, a more oversubscribed ratio, "
                 f"or a leaf with more {speed}G ports"
             )
         raise DesignError(
@@ -155,30 +207,35 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
         notes.append(
             f"the last scalable unit has {nodes % su_nodes} of {su_nodes} nodes; its leaves keep the full unit's ports and uplinks for growth"
         )
-    leaves = su_count * rails
+    leaves = su_count * len(leaf_rails)
 
     problems: list[Problem] = []
     if backend.leaf.count is not None and backend.leaf.count != leaves:
+        per_leaf = f" of {rpl} rails each" if rpl > 1 else ""
+        fits = [
+            n for n in _divisors(rails // planes)
+            if su_count * rails // n == backend.leaf.count and su_nodes * n + math.ceil(su_nodes * n / ratio) <= leaf_ports
+        ]
+        by_rails = f", or rails_per_leaf: {fits[0]} ({fits[0]} rails on each leaf gives {backend.leaf.count} leaves)" if fits and backend.design == "rail-optimized" else ""
         problems.append(
             Problem(
-                f"the design needs {leaves} leaves ({su_count} scalable unit{'s' if su_count > 1 else ''} x {rails} rails), "
-                f"the intent pins {backend.leaf.count}",
-                hint=f"set count: {leaves} or remove it, or change gpus / scalable_unit_gpus",
+                f"the design needs {leaves} leaves ({su_count} scalable unit{'s' if su_count > 1 else ''} x {len(leaf_rails)} leaves{per_leaf} "
+                f"for {rails} rails), the intent pins {backend.leaf.count}",
+                hint=f"set count: {leaves} or remove it, or change gpus / scalable_unit_gpus{by_rails}",
                 field=("backend", "leaf", "count"),
             )
         )
     common = {
         "gpus": gpus, "nodes": nodes, "gpus_per_node": gpus_per_node, "rails": rails, "link_speed_gbps": speed, "su_nodes": su_nodes,
-        "su_count": su_count, "leaves": leaves, "leaf_downlinks": su_nodes, "requested_ratio": ratio, "planes": backend.planes,
+        "su_count": su_count, "leaves": leaves, "leaf_downlinks": su_nodes * rpl, "requested_ratio": ratio, "planes": planes, **layout,
     }
     if backend.tiers == 3:
         return _three_tiers(intent, catalog, common, notes, problems)
     if backend.uplinks is not None:
         return _uplinks_as_given(intent, catalog, common, notes, problems)
 
-    planes = backend.planes
     plane_leaves = leaves // planes
-    down = su_nodes
+    down = su_nodes * rpl
     up_min = math.ceil(down / ratio)
     up_max = leaf_ports - down
     pinned = backend.spine.count
@@ -199,7 +256,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
             )
             return _three_tiers(intent, catalog, common, notes, problems)
         raise DesignError(
-            problems + [_no_two_tier_problem(intent, catalog, plane_leaves, up_min, spine_ports, speed, rails // planes, max_su_nodes, gpus_per_node)]
+            problems + [_no_two_tier_problem(intent, catalog, plane_leaves, up_min, spine_ports, speed, len(leaf_rails) // planes, max_su_nodes, gpus_per_node)]
         )
     uplinks, plane_spines = choice
     built = Fraction(down, uplinks)
@@ -232,9 +289,9 @@ def _uplinks_as_given(
     backend = intent.backend
     given = backend.uplinks
     assert given is not None
-    nic_speed, planes = common["link_speed_gbps"], backend.planes
+    nic_speed, planes = common["link_speed_gbps"], common["planes"]
     speed = given.speed or nic_speed
-    down = common["su_nodes"]
+    down = common["leaf_downlinks"]
     plane_leaves = common["leaves"] // planes
     leaf_model, spine_model = catalog.switches[backend.leaf.model], catalog.switches[backend.spine.model]
     field_speed = ("backend", "uplinks", "speed") if given.speed is not None else ("backend", "uplinks")
@@ -342,7 +399,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
     """Pods of scalable units with their own spines, joined by a core (design/three_tier.py);
     with planes, each plane is such a fabric for its group of rails."""
     backend = intent.backend
-    speed, planes = common["link_speed_gbps"], backend.planes
+    speed, planes = common["link_speed_gbps"], common["planes"]
     ports = {role: catalog.switches[switch.model].ports_at(speed) for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))}
     pod_sus = backend.pod_gpus // backend.scalable_unit_gpus if backend.pod_gpus is not None else None
     pinned_cores = backend.core_switch.count
@@ -353,9 +410,10 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         )])
     try:
         s = size_three_tier(
-            common["nodes"], common["rails"] // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
+            common["nodes"], len(common["unit_leaf_rails"]) // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
             backend.ratio, backend.spine_ratio, pod_sus, common["gpus_per_node"],
             pinned_cores // planes if pinned_cores is not None else None,
+            rails_per_leaf=len(common["unit_leaf_rails"][0]),
         )
     except DesignError as exc:
         counted = ("gpus",) if intent.gpus is not None else ("nodes",)
@@ -397,6 +455,73 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         spine_requested_ratio=backend.spine_ratio,
         spine_built_ratio=spine_built,
     ), problems
+
+
+def _rail_layout(intent: Intent, rails: int, planes: int) -> tuple[tuple[tuple[int, ...], ...], list[Problem]]:
+    """The rails of each leaf of a unit, in the order its downlinks take them: rail-optimized,
+    leaf k serves rails (k-1) x rails_per_leaf + 1 .. k x rails_per_leaf; rail-only one rail a
+    leaf; top-of-rack every rail on one leaf, or odd rails on the first of a pair and even on the
+    second."""
+    backend = intent.backend
+    if backend.design == "top-of-rack":
+        if backend.tor_attach == "single":
+            return (tuple(range(1, rails + 1)),), []
+        if rails % 2:
+            return ((),), [Problem(
+                f"{intent.gpu_node} has {rails} backend ports: a leaf pair needs an even number to alternate them",
+                hint="use tor_attach: single", field=("backend", "tor_attach"),
+            )]
+        return (tuple(range(1, rails + 1, 2)), tuple(range(2, rails + 1, 2))), []
+    rpl = backend.rails_per_leaf
+    if (rails // planes) % rpl:
+        within = f" of each of the {planes} planes (a leaf serves one plane)" if planes > 1 else ""
+        fits = ", ".join(str(n) for n in _divisors(rails // planes))
+        return ((),), [Problem(
+            f"rails_per_leaf: {rpl} does not divide the {rails // planes} rails{within} of {intent.gpu_node}",
+            hint=f"use rails_per_leaf: {fits}", field=("backend", "rails_per_leaf"),
+        )]
+    return tuple(tuple(range(k * rpl + 1, (k + 1) * rpl + 1)) for k in range(rails // rpl)), []
+
+
+def _rail_only_leaves(
+    intent: Intent, nodes: int, gpus: int, gpus_per_node: int, rails: int, speed: int, su_nodes: int, layout: dict, notes: list[str]
+) -> tuple[BackendSizing, list[Problem]]:
+    """rail-only where one leaf holds every node of its rail: a leaf per rail, every port a
+    downlink, no spines (Wang et al., arXiv 2307.12169: traffic between rails crosses the nodes'
+    scale-up domain instead)."""
+    backend = intent.backend
+    problems: list[Problem] = []
+    if backend.leaf.count is not None and backend.leaf.count != rails:
+        problems.append(Problem(
+            f"rail-only needs {rails} leaves (one per rail), the intent pins {backend.leaf.count}",
+            hint=f"set count: {rails} or remove it", field=("backend", "leaf", "count"),
+        ))
+    if backend.spine.count is not None:
+        problems.append(Problem(
+            f"rail-only with every rail on one leaf has no spines, the intent pins {backend.spine.count}",
+            hint="remove backend.spine.count", field=("backend", "spine", "count"),
+        ))
+    if backend.tiers == 3:
+        problems.append(Problem(
+            "rail-only with every rail on one leaf has one tier", hint="remove backend.tiers", field=("backend", "tiers"),
+        ))
+    notes.append(
+        f"rail-only: each rail is one {backend.leaf.model} with all {nodes} nodes' NICs of that rail and no uplinks; "
+        "there are no spines and no BGP sessions between leaves (each leaf still gets its host ports, loopback, QoS "
+        "and a BGP process with no neighbours that announces its loopback and host aggregate once peers are added); "
+        "traffic between rails crosses the nodes' scale-up domain (NVLink)"
+    )
+    if su_nodes > nodes:
+        notes.append(f"each leaf reserves {su_nodes} downlinks (scalable_unit_gpus) for growth")
+    return BackendSizing(
+        gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, rails=rails, link_speed_gbps=speed, su_nodes=su_nodes, su_count=1,
+        leaves=rails, leaf_downlinks=su_nodes, leaf_uplinks=0, spines=0, links_per_spine=0, requested_ratio=backend.ratio,
+        built_ratio=backend.ratio, notes=tuple(notes), pod_sus=1, pod_spines=0, **layout,
+    ), problems
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def choose_uplinks(

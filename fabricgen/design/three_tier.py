@@ -63,14 +63,16 @@ def size_three_tier(
     pod_sus: int | None = None,
     gpus_per_node: int = 1,
     cores: int | None = None,
+    rails_per_leaf: int = 1,
 ) -> ThreeTierSizing:
     """The 3-tier fabric for `nodes` GPU nodes of `rails` backend NICs, in units of `su_nodes`;
     pods of `pod_sus` units, or as many as a spine takes; `cores` (pinned for planned growth) or
     the fewest that fit."""
-    leaf_up = math.ceil(su_nodes / leaf_ratio)
-    if su_nodes + leaf_up > leaf_ports:
+    leaf_down = su_nodes * rails_per_leaf  # `rails` counts a unit's leaves; each serves rails_per_leaf rails
+    leaf_up = math.ceil(leaf_down / leaf_ratio)
+    if leaf_down + leaf_up > leaf_ports:
         raise DesignError(Problem(
-            f"a leaf needs {su_nodes} downlinks and {leaf_up} uplinks at {format_ratio(leaf_ratio)}, but has {leaf_ports} ports",
+            f"a leaf needs {leaf_down} downlinks and {leaf_up} uplinks at {format_ratio(leaf_ratio)}, but has {leaf_ports} ports",
             hint=f"use scalable units of at most {math.floor(leaf_ports * leaf_ratio / (leaf_ratio + 1))} nodes, or a more oversubscribed ratio",
             field=("backend", "ratio"),
         ))
@@ -131,7 +133,7 @@ def size_three_tier(
         su_nodes=su_nodes,
         su_count=su_count,
         leaves=leaves,
-        leaf_downlinks=su_nodes,
+        leaf_downlinks=leaf_down,
         leaf_uplinks=leaf_up,
         pod_sus=pod_sus,
         pods=pods,

@@ -365,7 +365,17 @@ class Uplinks(_Strict):
 
 
 class Backend(_Strict):
-    design: Literal["rail-optimized"] = "rail-optimized"
+    design: Literal["rail-optimized", "rail-only", "top-of-rack"] = Field(
+        "rail-optimized",
+        description="rail-optimized: NIC i of every node in a unit to the leaf of rail i, leaves to spines; rail-only: each rail its own "
+        "network, no spine tier when a rail fits one leaf (arXiv 2307.12169); top-of-rack: every NIC of a node on one leaf (or a leaf pair)",
+    )
+    rails_per_leaf: int = Field(
+        1, ge=1, le=64, description="rail-optimized: rails one leaf serves in a unit (1, 2, 4, 8); divides the rails (of a plane)"
+    )
+    tor_attach: Literal["single", "pair"] = Field(
+        "single", description="top-of-rack: every NIC of a node on one leaf (single), or odd NICs on one leaf and even on its pair"
+    )
     scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
     ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
     uplinks: Uplinks | None = Field(
@@ -412,6 +422,28 @@ class Backend(_Strict):
             )
         if self.pod_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
+        return self
+
+    @model_validator(mode="after")
+    def _design_settings(self) -> Backend:
+        given = self.model_fields_set
+        if self.design == "rail-only":
+            if self.rails_per_leaf != 1:
+                raise ValueError(
+                    "rail-only keeps every rail on leaves of its own (a leaf with several rails joins them in the switch); "
+                    "remove rails_per_leaf, or use design: rail-optimized with rails_per_leaf"
+                )
+            if "planes" in given:
+                raise ValueError("rail-only makes every rail its own network (planes = rails when a rail needs several leaves); remove planes")
+        if self.design == "top-of-rack":
+            wrong = sorted({"rails_per_leaf", "planes"} & given)
+            if wrong:
+                raise ValueError(
+                    f"top-of-rack puts every NIC of a node on its own leaf (or leaf pair), so {' and '.join(wrong)} cannot apply; "
+                    "remove them, or use design: rail-optimized"
+                )
+        elif "tor_attach" in given:
+            raise ValueError("tor_attach only applies to design: top-of-rack")
         return self
 
     @model_validator(mode="after")

@@ -38,8 +38,25 @@ def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = Non
         layout=c.intent.layout is not None,
         load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
         secrets=_secrets(configs or {}),
+        rail_sharing=rail_sharing(c.sizing),
     )
     return {"summary.md": text}
+
+
+def rail_sharing(s) -> str:
+    """Which rails share a leaf, for designs other than one rail per leaf ('' for those)."""
+    if s.design == "rail-optimized" and s.rails_per_leaf == 1:
+        return ""
+    if s.design == "rail-only":
+        return "each rail is a network of its own" + (f" (a plane with its own spines)" if not s.spineless else ", one leaf per rail")
+
+    def span(rails: tuple[int, ...]) -> str:
+        return f"{rails[0]}-{rails[-1]}" if rails == tuple(range(rails[0], rails[-1] + 1)) else ", ".join(map(str, rails))
+
+    order = "node by node (a node's NICs side by side)" if s.node_major else "rail by rail (every node's NIC of one rail, then the next rail)"
+    unit = "rack (top-of-rack unit)" if s.design == "top-of-rack" else "scalable unit"
+    shares = "; ".join(f"rails {span(rails)} on leaf {k} of each {unit}" for k, rails in enumerate(s.leaf_rails, start=1))
+    return f"{shares}; a leaf's downlinks go {order}"
 
 
 def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:

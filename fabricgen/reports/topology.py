@@ -104,6 +104,9 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
         )
     if s.planes > 1:
         graph["backend"]["planes"] = s.planes
+    # how NICs map onto leaves: the design, and (below) every rail each backend leaf serves
+    graph["backend"].update(design=s.design, rails_per_leaf=s.rails_per_leaf)
+    graph["fabrics"]["backend"]["design"] = s.design
     nodes = []
     for d in c.fabric.devices.values():
         node = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
@@ -118,6 +121,7 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
             node["scalable_unit"] = d.su
         if d.rail is not None:
             node["rail"] = d.rail
+            node["rails"] = list(d.rails or (d.rail,))
         for key in ("pod", "plane", "core_group"):
             if getattr(d, key) is not None:
                 node[key] = getattr(d, key)
