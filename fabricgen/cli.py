@@ -393,7 +393,11 @@ def analyze_command(
     from fabricgen.analysis.balancing import TrafficOptions, analyse, plan
     from fabricgen.analysis.capacity import capacity, single_failures
     from fabricgen.analysis.fabric import read_fabric
-    from fabricgen.analysis.limits import check_capacity_cost, option_problems, report_problems
+    from fabricgen.analysis.limits import (
+        check_capacity_cost,
+        option_problems,
+        report_problems,
+    )
     from fabricgen.analysis.report import balancing_markdown, markdown, paths_markdown
 
     options = TrafficOptions(

@@ -7,6 +7,7 @@ first, every cable two directed edges, the GPU NICs' leaves from the host links)
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -155,7 +156,7 @@ def test_lower_offered_load_never_stretches_more(whitepaper_256):
     model = clos_of(read_fabric(whitepaper_256))
     flows = traffic(model, TrafficOptions(scope="cross-rail"), 0)
     jct = [paths.simulate(model, flows, "ecmp", load=load).jct_ratio.max() for load in (1.0, 0.9, 0.7, 0.5)]
-    assert all(a >= b for a, b in zip(jct, jct[1:], strict=False)), jct
+    assert all(a >= b for a, b in itertools.pairwise(jct)), jct
     assert jct[-1] == pytest.approx(1.0)  # half the line rate: the worst ECMP collision fits
 
 
@@ -173,7 +174,7 @@ def test_failing_one_spine_of_four_cuts_the_expected_share(whitepaper_256):
 
 
 def analyze(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], check=False, capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
 def test_json_validates_and_a_threshold_exits_1(whitepaper_256):

@@ -11,6 +11,7 @@ machine has free or the work limit, naming the option to lower and the value tha
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import stat
@@ -89,7 +90,7 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
     reals = {"--load": (options.load, 0.0, 1.0, False), "--stretch-threshold": (options.stretch_threshold, 1.0, 1e6, True),
              "--flowlet-gap-us": (options.flowlet_gap_us, 0.0, 1e6, False), "--idle-gap-us": (options.idle_gap_us, 0.0, 1e6, False)}
     for name, (value, low, high, low_included) in reals.items():
-        if not (value == value and (low <= value if low_included else low < value) and value <= high):
+        if not (not math.isnan(value) and (low <= value if low_included else low < value) and value <= high):
             side = "at least" if low_included else "more than"
             problems.append(Problem(f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}", hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]"))
     values = {"--worst": worst, "--jobs": options.jobs, "--message-bytes": options.message_bytes,

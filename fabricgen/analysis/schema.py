@@ -6,6 +6,8 @@ can refuse a malformed one before any work."""
 
 from __future__ import annotations
 
+import math
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from fabricgen.analysis.loadbalance import MODES
@@ -120,7 +122,7 @@ def violations(summaries, jct_limits: dict[str, float], failure_cut: float | Non
     for mode, summary in summaries.items():
         limit = jct_limits.get(mode)
         value = summary.metrics["jct_ratio_worst"].mean
-        if limit is not None and value == value and value > limit:
+        if limit is not None and not math.isnan(value) and value > limit:
             found.append(f"{mode}: slowest job's JCT is {value:.3f} x ideal, above --max-jct-stretch {limit:g}")
     if max_cut_percent is not None and failure_cut is not None and failure_cut * 100 > max_cut_percent:
         found.append(f"the failure cuts {failure_cut:.1%} of the capacity, above --max-failure-cut {max_cut_percent:g}%")
