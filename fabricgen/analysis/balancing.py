@@ -1,6 +1,6 @@
 """Load balancing of the built fabric under collective traffic: the build's fabric handed to the
-simulation in loadbalance.py, every mode compared over many seeds, and the sweep of JCT against
-the number of concurrent jobs."""
+path model in clos.py, every mode compared over many seeds, the sweep of JCT against the number of
+concurrent jobs, and the same traffic again with devices or links down."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fabricgen.analysis import clos as paths
 from fabricgen.analysis import loadbalance
+from fabricgen.analysis.clos import Clos, FlowletModel, PathResult
 from fabricgen.analysis.fabric import Fabric
 from fabricgen.analysis.limits import check_cost, option_problems
-from fabricgen.analysis.loadbalance import LeafSpine, ModeResult, Summary
+from fabricgen.analysis.loadbalance import Summary, Traffic, estimate
 from fabricgen.errors import AnalysisError, Problem, raise_if
 
 
@@ -21,13 +23,18 @@ class TrafficOptions:
     scope: str = "rail"  # rail-optimized collectives stay on their rail; cross-rail moves every hop
     jobs: int = 1
     placement: str = "contiguous"
-    message_bytes: int = 1 << 20  # per GPU pair (all-to-all) or per GPU (ring)
+    message_bytes: int = 1 << 20  # per GPU pair (all-to-all, permutation, shift) or per GPU (ring)
     flows_per_pair: int = 1  # RoCE queue pairs, each with its own UDP source port
     modes: tuple[str, ...] = loadbalance.MODES
     hash: str = "crc32"
     flowlets: int = 4
     seeds: int = 10
     sweep_seeds: int = 3  # per point of the JCT-vs-jobs sweep
+    senders: str = "all"  # or "leaf:NAME": only the GPUs on that leaf send
+    load: float = 1.0  # offered load, a fraction of NIC line rate
+    stretch_threshold: float = 1.5  # report the share of flows whose stretch is above it
+    flowlet_gap_us: float = 500.0  # flowlet timeout
+    idle_gap_us: float = 500.0  # mean idle gap between a flow's bursts
 
     def check(self) -> None:
         """Raise AnalysisError naming every option that is not one of its choices or is out of bounds."""
@@ -37,40 +44,70 @@ class TrafficOptions:
         return {"pattern": self.pattern, "scope": self.scope, "jobs": jobs or self.jobs, "placement": self.placement,
                 "message_bytes": self.message_bytes, "flows_per_pair": self.flows_per_pair}
 
+    @property
+    def flowlet(self) -> FlowletModel:
+        return FlowletModel(flowlets=self.flowlets, gap_us=self.flowlet_gap_us, idle_gap_us=self.idle_gap_us)
+
+
+@dataclass
+class Failure:
+    """The traffic again with `down` failed: the capacity it cut and each mode's JCT change."""
+
+    down: tuple[str, ...]
+    capacity_cut: float  # 1 - intact makespan / failed makespan, spraying (the best any balancing does)
+    flows_lost: float  # share of the flows whose GPU's leaf is down
+    summaries: dict[str, Summary]
+    jct_change: dict[str, float]  # mode -> failed slowest-job time / intact
+
 
 @dataclass
 class Balancing:
-    fabric: LeafSpine
+    fabric: Clos
     options: TrafficOptions
     summaries: dict[str, Summary]
-    samples: dict[str, ModeResult]  # seed 0's run of each mode, for the plots
+    samples: dict[str, PathResult]  # seed 0's run of each mode, for the plots
     sweep: dict[int, dict[str, Summary]] = field(default_factory=dict)  # jobs -> mode -> summary
     crosses_fabric: bool = True
+    failure: Failure | None = None
 
 
-def leaf_spine(fabric: Fabric) -> LeafSpine:
-    """The build's fabric as the simulation's uniform leaf-spine model."""
+def clos_of(fabric: Fabric) -> Clos:
+    """The build's fabric as the path model: every switch and switch-to-switch link, the GPU NICs'
+    leaves (from the host links, so a leaf serving several rails is read as it is cabled)."""
     if fabric.nic_leaf.size == 0:
         raise AnalysisError(Problem(f"the {fabric.network} fabric has no GPU nodes to send traffic", hint="analyse the backend fabric"))
-    parallel = set(fabric.links.ravel().tolist())
-    if len(parallel) != 1 or 0 in parallel:
-        raise AnalysisError(Problem(
-            f"leaves and spines are joined by unequal numbers of links ({sorted(parallel)})",
-            hint="the load-balancing model needs every leaf cabled alike to every spine (capacity and failures still apply)",
-        ))
-    return LeafSpine(
-        leaves=len(fabric.leaves), spines=len(fabric.spines), links=parallel.pop(),
-        uplink_gbps=fabric.link_gbps, host_gbps=fabric.nic_gbps,
-        leaf_of_nic=fabric.nic_leaf.ravel(), rails=fabric.nic_leaf.shape[1],
+    index = {name: i for i, name in enumerate(fabric.switches)}
+    tiers = np.array([0] * len(fabric.leaves) + [1] * len(fabric.spines) + [2] * len(fabric.cores), dtype=np.int64)
+    ends = np.array([(index[a], index[b]) for _, a, b, _ in fabric.cables], dtype=np.int64).reshape(-1, 2)
+    tail = np.column_stack((ends[:, 0], ends[:, 1])).ravel()  # cable c: edges 2c (a->b), 2c+1 (b->a)
+    head = np.column_stack((ends[:, 1], ends[:, 0])).ravel()
+    gbps = np.repeat(np.array([g for *_, g in fabric.cables], dtype=float), 2)
+    nics = fabric.nic_leaf.ravel()
+    return Clos(
+        names=fabric.switches, tiers=tiers, leaves=len(fabric.leaves), tail=tail, head=head, gbps=gbps,
+        cables=tuple(key for key, *_ in fabric.cables), leaf_of_nic=nics, rails=fabric.nic_leaf.shape[1],
+        host_gbps=fabric.nic_gbps, alive=np.ones(len(tail), dtype=bool), nic_alive=np.ones(len(nics), dtype=bool),
     )
 
 
-def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> LeafSpine:
+def sending_leaf(model: Clos, senders: str) -> int | None:
+    """The leaf index `--senders leaf:NAME` names (None for all); AnalysisError for an unknown leaf."""
+    if senders == "all":
+        return None
+    name = senders.split(":", 1)[1]
+    if name not in model.names[: model.leaves]:
+        raise AnalysisError(Problem(f"--senders {senders}: {name!r} is not a leaf of this fabric",
+                                    hint=f"use one of: {', '.join(model.names[:3])} …" if model.leaves > 3 else f"use one of: {', '.join(model.names[: model.leaves])}"))
+    return model.names.index(name)
+
+
+def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> Clos:
     """The build's fabric as the simulation's model, once `options` are known to suit it and the
     simulation to fit in memory (`budget` bytes, default: what the machine has free) and in the
     work limit; AnalysisError otherwise. Cheap: sizes only, nothing simulated."""
     options.check()
-    model = leaf_spine(fabric)
+    model = clos_of(fabric)
+    sending_leaf(model, options.senders)
     if model.nodes // options.jobs < 2:
         raise AnalysisError(Problem(
             f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({len(model.leaf_of_nic)} GPUs), and every job needs at least 2 nodes",
@@ -80,30 +117,92 @@ def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: in
     return model
 
 
-def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> Balancing:
-    """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs.
-    Refused up front (AnalysisError) when the options do not suit the fabric or would not fit."""
+def traffic(model: Clos, options: TrafficOptions, seed: int, jobs: int | None = None) -> Traffic:
+    """One seed's flows, only those of the sending leaf when `--senders leaf:NAME`."""
+    flows = loadbalance.make_traffic(model, seed=seed, **options.traffic(jobs))
+    leaf = sending_leaf(model, options.senders)
+    if leaf is None:
+        return flows
+    keep = model.leaf_of_nic[flows.src] == leaf
+    return Traffic(src=flows.src[keep], dst=flows.dst[keep], nbytes=flows.nbytes[keep], sport=flows.sport[keep], job=flows.job[keep], jobs=flows.jobs)
+
+
+def metrics(result: PathResult, threshold: float) -> dict[str, float]:
+    stretch = result.stretch
+    jct = np.zeros(result.jobs)
+    np.maximum.at(jct, result.job, result.fct_s)
+    return {
+        "max_load_ratio": result.max_load_ratio,
+        "jain": result.jain,
+        "stretch_median": float(np.median(stretch)) if stretch.size else 1.0,
+        "stretch_p90": float(np.percentile(stretch, 90)) if stretch.size else 1.0,
+        "stretch_worst": float(stretch.max()) if stretch.size else 1.0,
+        "share_above_stretch": float(np.mean(stretch > threshold)) if stretch.size else 0.0,
+        "jct_ratio_worst": float(result.jct_ratio.max()),
+        "jct_ratio_mean": float(result.jct_ratio.mean()),
+        "jct_s": float(jct.max()),
+    }
+
+
+def compare(model: Clos, options: TrafficOptions, seeds, jobs: int | None = None, keep: dict[str, PathResult] | None = None) -> dict[str, Summary]:
+    """For every mode, `simulate` over `seeds` (traffic, placement and ports re-drawn per seed)
+    and summarise each metric as a mean with a 95 % confidence interval."""
+    per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in options.modes}
+    for seed in seeds:
+        flows = traffic(model, options, seed, jobs)
+        for mode in options.modes:
+            result = paths.simulate(model, flows, mode, hash=options.hash, flowlet=options.flowlet, load=options.load, seed=seed)
+            if keep is not None and mode not in keep:
+                keep[mode] = result
+            for key, value in metrics(result, options.stretch_threshold).items():
+                per_mode[mode].setdefault(key, []).append(value)
+    return {m: Summary(m, {k: estimate(v) for k, v in values.items()}) for m, values in per_mode.items()}
+
+
+def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None,
+            devices: tuple[str, ...] = (), cables: tuple[str, ...] = ()) -> Balancing:
+    """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs;
+    with `devices`/`cables`, the same traffic again with them down. Refused up front
+    (AnalysisError) when the options do not suit the fabric or would not fit."""
     model = plan(fabric, options, sweep, budget)
-    traffic = loadbalance.make_traffic(model, seed=0, **options.traffic())
-    if not (model.leaf_of_nic[traffic.src] != model.leaf_of_nic[traffic.dst]).any():
+    flows = traffic(model, options, 0)
+    src, dst, *_ = paths.carried(model, flows)
+    if not (model.leaf_of_nic[src] != model.leaf_of_nic[dst]).any():
         return Balancing(model, options, {}, {}, {}, crosses_fabric=False)
-    samples: dict[str, ModeResult] = {}  # seed 0's runs, kept by compare for the plots
-    summaries = loadbalance.compare(model, options.modes, range(options.seeds), hash=options.hash, flowlets=options.flowlets, keep=samples, **options.traffic())
+    samples: dict[str, PathResult] = {}
+    summaries = compare(model, options, range(options.seeds), keep=samples)
     points = {}
     jobs = 1
-    while sweep and model.nodes // jobs >= 2:
-        points[jobs] = loadbalance.compare(model, options.modes, range(options.sweep_seeds), hash=options.hash, flowlets=options.flowlets, **options.traffic(jobs))
+    while sweep and options.senders == "all" and model.nodes // jobs >= 2:
+        points[jobs] = compare(model, options, range(options.sweep_seeds), jobs)
         jobs *= 2
-    return Balancing(model, options, summaries, samples, points)
+    found = Balancing(model, options, summaries, samples, points)
+    if devices or cables:
+        found.failure = _failure(model, options, summaries, set(devices), set(cables))
+    return found
 
 
-def uplink_load_ratios(result: ModeResult) -> np.ndarray:
-    """Each live uplink's bytes over its leaf's mean, for leaves that send across the fabric."""
-    loads = result.uplink_bytes.reshape(result.uplink_bytes.shape[0], -1)
-    live = result.link_gbps.reshape(loads.shape) > 0
-    ratios = []
-    for leaf in range(loads.shape[0]):
-        carried = loads[leaf][live[leaf]]
-        if carried.sum() > 0:
-            ratios.append(carried / carried.mean())
-    return np.concatenate(ratios) if ratios else np.zeros(0)
+def _failure(model: Clos, options: TrafficOptions, intact: dict[str, Summary], devices: set[str], cables: set[str]) -> Failure:
+    failed = model.failed(devices, cables)
+    flows = traffic(model, options, 0)
+    lost = 1.0 - float(np.mean(failed.nic_alive[flows.src] & failed.nic_alive[flows.dst])) if len(flows.src) else 0.0
+    try:
+        before = paths.simulate(model, flows, "spray", load=options.load)
+        after = paths.simulate(failed, flows, "spray", load=options.load)
+        summaries = compare(failed, options, range(options.seeds))
+    except ValueError as error:  # a leaf pair with no path left
+        raise AnalysisError(Problem(f"with {', '.join(sorted(devices | cables))} down: {error}", hint="fail fewer devices or links")) from None
+    cut = 1.0 - before.drain_s / after.drain_s if after.drain_s > 0 else 0.0
+    change = {mode: summaries[mode].metrics["jct_s"].mean / intact[mode].metrics["jct_s"].mean for mode in options.modes}
+    return Failure(tuple(sorted(devices | cables)), max(0.0, cut), lost, summaries, change)
+
+
+def uplink_load_ratios(result: PathResult) -> np.ndarray:
+    """Each live leaf uplink's bytes over its leaf's mean, for the leaves that send across the fabric."""
+    leaves = len(result.jain_per_leaf)
+    up = np.flatnonzero(result.uplink & (result.tail < leaves))
+    tail, carried = result.tail[up], result.edge_bytes[up]
+    total = np.bincount(tail, weights=carried, minlength=leaves)
+    count = np.bincount(tail, minlength=leaves)
+    sends = total[tail] > 0
+    return carried[sends] / (total[tail][sends] / count[tail][sends])

@@ -33,6 +33,13 @@ class Fabric:
     link_gbps: float  # the leaf-spine link speed (the most common one)
     nic_leaf: np.ndarray  # [node, rail] the leaf of each GPU NIC (GPU nodes in name order, NICs by port)
     nic_gbps: float  # the GPU NICs' speed (the most common one)
+    # every tier, for the path model (analysis/clos.py): switches leaves first, then spines, cores
+    cores: tuple[str, ...] = ()
+    cables: tuple[tuple[str, str, str, float], ...] = ()  # (key, a, b, Gbps) of every switch-to-switch link
+
+    @property
+    def switches(self) -> tuple[str, ...]:
+        return self.leaves + self.spines + self.cores
 
     @property
     def uplink_gbps(self) -> np.ndarray:
@@ -43,24 +50,19 @@ class Fabric:
 def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     """The routed `network` of the build in `build_dir`. Raises AnalysisError when the directory is
     not a verified build, its topology.json is malformed (each problem names the field), or the
-    network is not a 2-tier leaf-spine fabric."""
+    network has no leaves. Spines may be missing (rail-only: each rail one switch) and cores
+    present (3 tiers)."""
     build = BuildFiles(build_dir, AnalysisError, keep=lambda path: path == "topology.json")
     topology = build.topology()
     nodes = {node.id: node for node in topology.nodes if node.network == network}
     leaves = tuple(name for name, node in nodes.items() if node.role == "leaf")
     spines = tuple(name for name, node in nodes.items() if node.role == "spine")
-    if not leaves or not spines:
+    cores = tuple(name for name, node in nodes.items() if node.role == "core")
+    if not leaves:
         known = sorted(topology.graph.fabrics)
         raise AnalysisError(Problem(
-            f"the build has no routed {printable(network)} fabric (leaves and spines)",
+            f"the build has no routed {printable(network)} fabric (no leaves)",
             hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
-            file=str(build_dir / "topology.json"),
-        ))
-    if any(node.role == "core" for node in nodes.values()):
-        # the capacity and balancing models are leaf/spine: cross-pod traffic would read as zero
-        raise AnalysisError(Problem(
-            f"the {network} fabric has 3 tiers (core switches); fabricgen analyze models 2-tier leaf/spine fabrics only so far",
-            hint="analyze a 2-tier build (backend.tiers: 2), e.g. one pod of this design on its own",
             file=str(build_dir / "topology.json"),
         ))
     leaf_index = {name: i for i, name in enumerate(leaves)}
@@ -71,15 +73,19 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     speeds: dict[float, int] = {}
     nic_speeds: dict[float, int] = {}
     gpu_nics: dict[str, dict[str, int]] = {}  # node -> its NIC port -> leaf
+    switch_set = set(leaves) | set(spines) | set(cores)
+    cables = []
     for link in topology.links:
         if link.network != network:
             continue
         ends = (link.source, link.target)
         speed = float(link.speed_gbps)
+        if link.kind == "fabric" and link.source in switch_set and link.target in switch_set:
+            cables.append((link.key, link.source, link.target, speed))
         if link.kind == "fabric":
             leaf, spine = ends if ends[0] in leaf_index else ends[::-1]
             if leaf not in leaf_index or spine not in spine_index:
-                continue  # a fabric link beyond the leaf-spine tiers (none in 2-tier builds)
+                continue  # a spine-core link: in `cables` only
             links[leaf_index[leaf], spine_index[spine]] += 1
             capacity[leaf_index[leaf], spine_index[spine]] += speed
             speeds[speed] = speeds.get(speed, 0) + 1
@@ -103,6 +109,8 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         link_gbps=max(speeds, key=speeds.get) if speeds else 0.0,
         nic_leaf=_nic_leaf(gpu_nics),
         nic_gbps=max(nic_speeds, key=nic_speeds.get) if nic_speeds else 0.0,
+        cores=cores,
+        cables=tuple(cables),
     )
 
 

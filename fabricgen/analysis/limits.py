@@ -11,6 +11,7 @@ machine has free or the work limit, naming the option to lower and the value tha
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import stat
@@ -23,7 +24,7 @@ from fabricgen.trust import quoted
 
 if TYPE_CHECKING:
     from fabricgen.analysis.balancing import TrafficOptions
-    from fabricgen.analysis.loadbalance import LeafSpine
+    from fabricgen.analysis.clos import Clos as LeafSpine
 
 # The simulation (numpy) is imported where it is used: the command line shows these bounds in its
 # help, and every other command should not pay for numpy.
@@ -84,6 +85,14 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
     for mode in options.modes:
         if mode not in loadbalance.MODES:
             problems.append(Problem(f"--modes {quoted(mode)} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
+    if options.senders != "all" and not (options.senders.startswith("leaf:") and len(options.senders) > len("leaf:")):
+        problems.append(Problem(f"--senders {quoted(options.senders)} is not known", hint="choose all, or leaf:NAME (only the GPUs on that leaf send)"))
+    reals = {"--load": (options.load, 0.0, 1.0, False), "--stretch-threshold": (options.stretch_threshold, 1.0, 1e6, True),
+             "--flowlet-gap-us": (options.flowlet_gap_us, 0.0, 1e6, False), "--idle-gap-us": (options.idle_gap_us, 0.0, 1e6, False)}
+    for name, (value, low, high, low_included) in reals.items():
+        if not (not math.isnan(value) and (low <= value if low_included else low < value) and value <= high):
+            side = "at least" if low_included else "more than"
+            problems.append(Problem(f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}", hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]"))
     values = {"--worst": worst, "--jobs": options.jobs, "--message-bytes": options.message_bytes,
               "--flows-per-pair": options.flows_per_pair, "--flowlets": options.flowlets, "--seeds": options.seeds}
     for name, value in values.items():
@@ -163,7 +172,9 @@ def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = Tru
         peak = max(peak, flows * per_flow, flows * BYTES_PER_PAIR + grid * BYTES_PER_GRID_CELL)
         placements += seeds * flows * per_flow_placements
         largest = max(largest, flows)
-    peak += model.leaves**2 * model.spines * model.links * BYTES_PER_GROUP_CELL
+    # the path model's tables: hops to every leaf per switch, next hops per (switch, leaf)
+    switches = model.leaves + model.spines
+    peak += switches * model.leaves * (switches + 16) * BYTES_PER_GROUP_CELL // 4 + switches * switches * 4
     return Cost(int(peak * MARGIN), placements, largest)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-PATTERNS = ("all-to-all", "ring")
+PATTERNS = ("all-to-all", "ring", "permutation", "shift")
 SCOPES = ("cross-rail", "rail")
 PLACEMENTS = ("contiguous", "scattered")
 MODES = ("ecmp", "flowlet", "spray")
@@ -175,7 +175,7 @@ def place_jobs(
 
 
 def _job_pairs(
-    job_nodes: np.ndarray, rails: int, pattern: str, scope: str, message: float
+    job_nodes: np.ndarray, rails: int, pattern: str, scope: str, message: float, rng=None
 ):
     """(src gpu, dst gpu, bytes per pair) for one job. Same-node pairs use NVLink: left out."""
     n = len(job_nodes)
@@ -188,6 +188,8 @@ def _job_pairs(
         if scope == "rail":
             keep &= (src % rails) == (dst % rails)
         return src[keep], dst[keep], float(message)
+    if pattern in ("permutation", "shift"):
+        return _one_way(job_nodes, rails, pattern, scope, message, rng)
     # Ring all-reduce of a `message`-byte buffer over the job's n nodes: 2(n-1) steps of
     # message/n each, always to the same successor; folded into one transfer of 2(n-1)/n *
     # message per GPU (the per-step link loads are proportional, so drain times add up exactly).
@@ -199,6 +201,27 @@ def _job_pairs(
     src = job_nodes[node_i] * rails + rail
     dst = job_nodes[nxt] * rails + dst_rail
     return src, dst, 2.0 * (n - 1) / n * message
+
+
+def _one_way(job_nodes: np.ndarray, rails: int, pattern: str, scope: str, message: float, rng):
+    """Every GPU sends `message` bytes to exactly one GPU on another node, and every GPU receives
+    from exactly one. permutation: the job's nodes in a seeded random cycle (node i sends to the
+    next one), and with cross-rail scope each node's GPUs to a seeded random permutation of the
+    rails; shift: node i sends to node i + n/2 (the farthest, across the job's halves), rail r
+    to rail r (rail scope) or r + 1 (cross-rail)."""
+    n = len(job_nodes)
+    if pattern == "permutation":
+        cycle = rng.permutation(n)
+        successor = np.empty(n, dtype=np.int64)
+        successor[cycle] = np.roll(cycle, -1)
+        dst_rail = (np.tile(np.arange(rails), (n, 1)) if scope == "rail"
+                    else rng.permuted(np.tile(np.arange(rails), (n, 1)), axis=1))
+    else:
+        successor = (np.arange(n) + max(1, n // 2)) % n
+        dst_rail = (np.arange(rails)[None, :] + (0 if scope == "rail" else 1)) % rails + np.zeros((n, 1), dtype=np.int64)
+    src = (job_nodes[:, None] * rails + np.arange(rails)[None, :]).ravel()
+    dst = (job_nodes[successor][:, None] * rails + dst_rail).ravel()
+    return src, dst, float(message)
 
 
 def traffic_size(
@@ -214,7 +237,7 @@ def traffic_size(
     if pattern == "all-to-all":
         peers = rails if scope == "rail" else rails * rails
         return jobs * per_job * (per_job - 1) * peers * flows_per_pair, (per_job * rails) ** 2
-    return jobs * per_job * rails * flows_per_pair, 0
+    return jobs * per_job * rails * flows_per_pair, 0  # ring, permutation, shift: one peer per GPU
 
 
 def make_traffic(
@@ -251,7 +274,7 @@ def make_traffic(
             "needs at least 2 nodes to use the network"
         )
     parts = [
-        _job_pairs(nodes, fabric.rails, pattern, scope, message_bytes)
+        _job_pairs(nodes, fabric.rails, pattern, scope, message_bytes, rng)
         for nodes in placed
     ]
     src = np.concatenate([np.repeat(p[0], flows_per_pair) for p in parts])

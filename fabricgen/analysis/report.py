@@ -12,6 +12,30 @@ def _tbps(gbps: float) -> str:
     return f"{gbps / 1000:,.1f} Tb/s"
 
 
+def paths_markdown(fabric: Fabric) -> str:
+    """A fabric the leaf-spine max-flow analysis does not cover (3 tiers, or rail-only without
+    spines): its tiers and their capacity; the traffic simulation covers the rest."""
+    tiers = [("leaves", fabric.leaves), ("spines", fabric.spines), ("cores", fabric.cores)]
+    gbps = {name: 0.0 for name in fabric.switches}
+    for _key, a, b, speed in fabric.cables:
+        gbps[a] += speed
+        gbps[b] += speed
+    lines = [
+        f"# Fabric analysis: {fabric.network}",
+        "",
+        ", ".join(f"{len(names)} {label}" for label, names in tiers) + f", {len(fabric.cables):,} fabric links.",
+        "",
+        "| tier | switches | fabric-facing capacity |",
+        "|---|---|---|",
+    ]
+    for label, names in tiers:
+        if names:
+            lines.append(f"| {label} | {len(names)} | {_tbps(sum(gbps[n] for n in names))} |")
+    lines += ["", ("The pairwise max-flow and single-failure tables cover 2-tier leaf-spine fabrics; for this one use the "
+                   "traffic simulation below, and `--fail DEVICE|CABLE` for a failure."), ""]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], shown: int) -> str:
     ratios = Counter(round(value, 3) for value in found.oversubscription.values())
     lines = [
@@ -69,6 +93,7 @@ METRICS = (
     ("stretch_median", "FCT stretch median"),
     ("stretch_p90", "FCT stretch p90"),
     ("stretch_worst", "FCT stretch worst"),
+    ("share_above_stretch", "flows above the stretch threshold"),
     ("jct_ratio_worst", "slowest job's JCT / ideal"),
 )
 
@@ -90,8 +115,9 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
         "",
         (f"Traffic: {o.pattern} ({o.scope} scope), {o.jobs} job(s) placed {o.placement}, {o.message_bytes:,} bytes per "
         f"{'GPU pair' if o.pattern == 'all-to-all' else 'GPU'}, {o.flows_per_pair} flow(s) per GPU pair; "
-        f"{model.leaves} leaves × {model.spines} spines × {model.links} link(s) of {model.uplink_gbps:g}G, "
-        f"{len(model.leaf_of_nic):,} GPU NICs of {model.host_gbps:g}G. ECMP hash: {o.hash}; flowlets per flow: {o.flowlets}."),
+        f"{model.leaves} leaves and {model.spines} switches above them, {len(model.tail) // 2:,} fabric links, "
+        f"{len(model.leaf_of_nic):,} GPU NICs of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:g} of line rate. "
+        f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow, timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us."),
         "",
     ]
     if not balancing.crosses_fabric:
@@ -115,6 +141,20 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
         lines += [heading, "", "| jobs | " + " | ".join(o.modes) + " |", "|---|" + "---|" * len(o.modes)]
         for jobs, summaries in sorted(balancing.sweep.items()):
             lines.append(f"| {jobs} | " + " | ".join(_estimate(summaries[m].metrics["jct_ratio_worst"]) for m in o.modes) + " |")
+        lines.append("")
+    if balancing.failure is not None:
+        f = balancing.failure
+        lines += [
+            f"### With {', '.join(f.down)} down",
+            "",
+            (f"The traffic's capacity (its makespan under ideal spraying) is cut by {f.capacity_cut:.1%}; "
+             f"{f.flows_lost:.1%} of the flows lose a GPU's leaf and are left out."),
+            "",
+            "| mode | slowest job's time, failed / intact | " + " | ".join(label for _, label in METRICS) + " |",
+            "|---|---|" + "---|" * len(METRICS),
+        ]
+        for mode, summary in f.summaries.items():
+            lines.append(f"| {mode} | {f.jct_change[mode]:.3f} | " + " | ".join(_estimate(summary.metrics[key]) for key, _ in METRICS) + " |")
         lines.append("")
     for name, title in (("link-load", "Uplink load per mode"), ("fct-stretch", "FCT stretch CDF"), ("jct-vs-jobs", "JCT vs concurrent jobs")):
         if name in figure_names:
