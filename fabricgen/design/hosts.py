@@ -8,7 +8,7 @@ Sizing (per fabric):
   downlink:uplink ratio (server ports first, then uplinks, in front-panel order);
 - `leaf-pair`: leaves come in pairs and a server's ports alternate between the two, so each
   server survives a leaf failure without MLAG; `single-leaf`: all of a server's ports on one leaf;
-- servers fill leaf groups in order (GPU nodes, storage nodes, management nodes) and never span
+- servers fill leaf groups in order (storage nodes, management nodes, GPU nodes: growth appends) and never span
   two groups; the fewest groups that fit, or the pinned leaf count with servers spread evenly;
 - spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count.
 """
@@ -78,7 +78,8 @@ def _attachments(intent: Intent, catalog: Catalog, fabric: Fabric, network: Netw
         Network.STORAGE: ("storage",),
     }[network]
     found = []
-    for role in (Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE):
+    # servers whose count does not grow with the GPUs first, so adding GPU nodes only appends
+    for role in (Role.STORAGE_NODE, Role.MANAGEMENT_NODE, Role.GPU_NODE):
         for server in fabric.by_role(role):
             model = catalog.nodes[server.model]
             found += [_Attachment(server, getattr(model, kind), kind) for kind in kinds if getattr(model, kind) is not None]

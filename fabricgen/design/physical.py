@@ -11,7 +11,7 @@ from __future__ import annotations
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
 from fabricgen.design.layout import Position, cable_length_m, choose_media, place
-from fabricgen.design.oob import _management_endpoints, oob_counts
+from fabricgen.design.oob import GrowthUnits, oob_counts
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
 
@@ -33,7 +33,7 @@ def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tu
     return items
 
 
-def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric) -> tuple[dict[str, int], list[Problem]]:
+def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None) -> tuple[dict[str, int], list[Problem]]:
     """{rack: PDUs} for the racks the whole cluster will fill, before the OOB network exists
     (empty without a layout or an OOB network). The OOB switches and console servers stand in
     network racks too, and each rack's PDUs need OOB ports: count both as `build_oob` will, with
@@ -42,13 +42,11 @@ def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric) -> tuple[dict[st
     if layout is None or oob is None:
         return {}, []
     devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
-    endpoints = len(_management_endpoints(catalog, fabric))
-    data_switches = sum(1 for _ in fabric.switches())
     server_units = catalog.console_servers[oob.console.model].rack_units
     switch_units = catalog.switches[oob.switch.model].rack_units
     pdus = 0
     while True:  # racks only grow with more PDUs, and stop growing within a round or two
-        counts = oob_counts(catalog, intent, endpoints + pdus, data_switches)
+        counts = oob_counts(catalog, intent, fabric, units or GrowthUnits(), pdus)
         # the same order build_oob adds them in: console servers, then OOB switches
         extra = [(f"console-{i}", server_units) for i in range(counts.servers)] + [(f"oob-{i}", switch_units) for i in range(counts.switches)]
         placement = place(_items(catalog, devices, extra), layout)
