@@ -9,7 +9,8 @@ Sizing (per fabric):
 - `leaf-pair`: leaves come in pairs and a server's ports alternate between the two, so each
   server survives a leaf failure without MLAG; `single-leaf`: all of a server's ports on one leaf;
 - servers fill leaf groups in order (storage nodes, management nodes, GPU nodes: growth appends) and never span
-  two groups; the fewest groups that fit, or the pinned leaf count with servers spread evenly;
+  two groups; the fewest groups that fit, each filled in turn (so more servers only add leaves), or
+  the pinned leaf count with servers spread evenly;
 - spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count.
 """
 
@@ -245,7 +246,9 @@ def build_host_fabric(
                 notes.append(f"{network.value}: {pinned} leaves as pinned ({needed_groups * width} would hold every server port)")
     if problems:
         return None, problems
-    placement = _place(loads, capacity, groups)
+    # unpinned: leaves fill in order, so more servers only add leaves (growth moves none); pinned:
+    # the servers spread evenly over the leaves asked for
+    placement = _place(loads, capacity, groups if pinned is not None else None)
     assert placement is not None
     leaves = groups * width
 
