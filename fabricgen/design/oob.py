@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import (
@@ -72,6 +72,7 @@ class OobPlan:
     modules: dict[str, int]  # console server -> async modules it needs
     notes: tuple[str, ...] = ()
     copper_cages: tuple[int, ...] = ()  # an OOB switch's copper cages in port order (addresses go by it)
+    switch_rows: dict[str, int] = field(default_factory=dict)  # with a layout: OOB switch -> the row it serves and stands in
 
 
 @dataclass(frozen=True)
@@ -156,9 +157,10 @@ class _Members:
     lines: dict[str, list[Device]]
 
 
-def _members(fabric: Fabric) -> dict[int, _Members]:
+def _members(fabric: Fabric, rows: Mapping[str, int] | None = None) -> dict[int, _Members]:
     """Every data switch and server by block and category (OOB switches and console servers are
-    placed later, by the slot they start at)."""
+    placed later, by the slot they start at). With `rows` (a layout: device or rack name -> row),
+    the block is the row the device stands in."""
     first_su_of_pod: dict[int, int] = {}
     for leaf in fabric.by_role(Role.LEAF, Network.BACKEND):
         if leaf.pod is not None and leaf.su is not None:
@@ -189,12 +191,15 @@ def _members(fabric: Fabric) -> dict[int, _Members]:
                 block, category = min((s for s in sus if s is not None), default=0), "host-leaf"
             else:
                 block, category = 0, "host-spine"
-            add(block, category, device, True, True)
+            add(rows[device.name] if rows is not None else block, category, device, True, True)
         elif device.role in _ROLE_CATEGORY:
-            add((device.su or 0) if device.role is Role.GPU_NODE else 0, _ROLE_CATEGORY[device.role], device, True, False)
+            block = (device.su or 0) if device.role is Role.GPU_NODE else 0
+            if rows is not None:
+                block = rows[device.rack] if device.role is Role.PDU else rows[device.name]  # type: ignore[index]
+            add(block, _ROLE_CATEGORY[device.role], device, True, False)
     for members in blocks.values():
         for group in (*members.copper.values(), *members.lines.values()):
-            group.sort(key=lambda d: d.index)
+            group.sort(key=lambda d: 0 if d.role is Role.PDU else d.index)  # PDUs stay in rack order
     return blocks
 
 
@@ -232,7 +237,11 @@ def _switches_for(slots: int, per_switch: int) -> int:
     return 1 if slots <= 0 else _switch_of(slots - 1, per_switch)[0] + 1
 
 
-def _layout(catalog: Catalog, blocks: dict[int, _Members], units: GrowthUnits, node_copper: int, per_switch: int, lines_per_server: int) -> _Layout:
+def _layout(
+    catalog: Catalog, blocks: dict[int, _Members], units: GrowthUnits, node_copper: int, per_switch: int, lines_per_server: int, by_row: bool = False
+) -> _Layout:
+    """Block by block, category by category. By row (a layout): every row as many as there are,
+    its console servers where they stand, and whole OOB switches of its own."""
     copper: dict[tuple[int, str], int] = {}
     lines: dict[tuple[int, str], int] = {}
     copper_end: dict[int, int] = {}
@@ -240,7 +249,7 @@ def _layout(catalog: Catalog, blocks: dict[int, _Members], units: GrowthUnits, n
     slot = line = 0
     for block in sorted(blocks):
         members = blocks[block]
-        if block == 0:  # what does not grow with the GPU count: as many as there are
+        if block == 0 or by_row:  # what does not grow with the GPU count: as many as there are
             copper_need = {c: sum(len(_endpoint_ports(catalog, d)) for d in devices) for c, devices in members.copper.items()}
             line_need = {c: len(d) for c, d in members.lines.items()}
         else:  # a unit reserves its full size
@@ -257,7 +266,8 @@ def _layout(catalog: Catalog, blocks: dict[int, _Members], units: GrowthUnits, n
         oob_switches = servers = 0
         while True:
             line_need["oob-switch"] = oob_switches
-            copper_need["console-server"] = servers
+            if not by_row:  # by row, the console servers that stand in it
+                copper_need["console-server"] = servers
             servers_now = math.ceil(sum(line_need.values()) / lines_per_server) + 1
             switches_now = math.ceil(sum(copper_need.values()) / max(1, per_switch - 2)) + 1
             if (servers_now, switches_now) == (servers, oob_switches):
@@ -266,6 +276,8 @@ def _layout(catalog: Catalog, blocks: dict[int, _Members], units: GrowthUnits, n
         for category in COPPER_CATEGORIES:
             copper[(block, category)] = slot
             slot += copper_need[category]
+        if by_row and slot:  # the row's last switch is its own: the next row starts a new one
+            slot = _first_slot(_switch_of(slot - 1, per_switch)[0] + 1, per_switch)
         for category in LINE_CATEGORIES:
             lines[(block, category)] = line
             line += line_need[category]
@@ -285,18 +297,36 @@ class OobCounts:
     needed_servers: int
 
 
-def oob_counts(catalog: Catalog, intent: Intent, fabric: Fabric, units: GrowthUnits, pdus: int = 0) -> OobCounts:
-    """OOB switches and console servers the cluster needs by the stable key, with `pdus` more
-    PDUs than the fabric holds yet (block 0)."""
+def oob_counts(
+    catalog: Catalog, intent: Intent, fabric: Fabric, units: GrowthUnits, pdus: Mapping[str, int] | None = None, rows: Mapping[str, int] | None = None
+) -> OobCounts:
+    """OOB switches and console servers the cluster needs by the stable key, with the PDUs of
+    `pdus` (rack -> count) the fabric does not hold yet. With `rows` (device, rack or `#console-n`
+    placeholder -> row), by row: every row its own OOB switches."""
     oob = intent.oob
     assert oob is not None
-    blocks = _members(fabric)
+    blocks = _members(fabric, rows)
+    for rack, count in (pdus or {}).items():
+        block = rows[rack] if rows is not None else 0
+        members = blocks.setdefault(block, _Members({c: [] for c in COPPER_CATEGORIES}, {c: [] for c in LINE_CATEGORIES}))
+        members.copper["pdu"] += [Device(f"pdu-{rack}-{n}", Role.PDU, Network.OOB, "PDU", None, n) for n in range(count)]
+    if rows is not None:
+        _add_console_placeholders(catalog, intent, blocks, rows)
     blocks.setdefault(0, _Members({c: [] for c in COPPER_CATEGORIES}, {c: [] for c in LINE_CATEGORIES}))
-    blocks[0].copper["pdu"] = blocks[0].copper["pdu"] + [Device(f"pdu-{n}", Role.PDU, Network.OOB, "PDU", None, 10**9 + n) for n in range(pdus)]
-    layout = _layout(catalog, blocks, units, _gpu_node_copper(catalog, fabric), _copper_ports(catalog, oob.switch.model), _lines_per_server(catalog, intent))
+    layout = _layout(catalog, blocks, units, _gpu_node_copper(catalog, fabric), _copper_ports(catalog, oob.switch.model), _lines_per_server(catalog, intent),
+                     by_row=rows is not None)
     needed_switches = _switches_for(layout.copper_total, _copper_ports(catalog, oob.switch.model))
     needed_servers = max(1, math.ceil(layout.lines_total / _lines_per_server(catalog, intent)))
     return OobCounts(max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers)
+
+
+def _add_console_placeholders(catalog: Catalog, intent: Intent, blocks: dict[int, _Members], rows: Mapping[str, int]) -> None:
+    """By row: the console servers `rows` places (`#console-1`...) count in their row's block."""
+    model = intent.oob.console.model  # type: ignore[union-attr]
+    for name, row in rows.items():
+        if name.startswith("#console-"):
+            members = blocks.setdefault(row, _Members({c: [] for c in COPPER_CATEGORIES}, {c: [] for c in LINE_CATEGORIES}))
+            members.copper["console-server"].append(Device(name, Role.CONSOLE_SERVER, Network.OOB, model, None, int(name.rpartition("-")[2])))
 
 
 def _gpu_node_copper(catalog: Catalog, fabric: Fabric) -> int:
@@ -304,8 +334,12 @@ def _gpu_node_copper(catalog: Catalog, fabric: Fabric) -> int:
     return len(_node_ports(catalog, node)) if node is not None else 0
 
 
-def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: dict[str, int], units: GrowthUnits | None = None) -> tuple[OobPlan | None, list[Problem]]:
-    """Add PDUs, console servers and OOB switches to `fabric` and cable them by the stable key."""
+def build_oob(
+    intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: dict[str, int], units: GrowthUnits | None = None, rows: Mapping[str, int] | None = None
+) -> tuple[OobPlan | None, list[Problem]]:
+    """Add PDUs, console servers and OOB switches to `fabric` and cable them by the stable key.
+    With `rows` (a layout: device, rack and `#console-n` -> row), every row gets OOB switches of
+    its own, recorded in `OobPlan.switch_rows`, for the layout to stand them in that row."""
     oob = intent.oob
     assert oob is not None
     units = units or GrowthUnits()
@@ -319,8 +353,6 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
     for rack, count in pdus_per_rack.items():
         for n in range(1, count + 1):
             fabric.add_device(Device(f"pdu-{rack.lower()}-{n}", Role.PDU, Network.OOB, "PDU", None, n, rack=rack))
-    for index, pdu in enumerate(fabric.by_role(Role.PDU), start=1):
-        pdu.index = index  # PDUs in rack order: their rank in block 0
 
     server_model = catalog.console_servers[oob.console.model]
     module = catalog.modules[oob.console.module]
@@ -328,9 +360,11 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
     if lines_per_server == 0:
         return None, [Problem(f"{oob.console.model} with {oob.console.module} has no async lines", field=("oob", "console", "module"))]
     node_copper = _gpu_node_copper(catalog, fabric)
-    blocks = _members(fabric)
+    blocks = _members(fabric, rows)
+    if rows is not None:
+        _add_console_placeholders(catalog, intent, blocks, rows)
     blocks.setdefault(0, _Members({c: [] for c in COPPER_CATEGORIES}, {c: [] for c in LINE_CATEGORIES}))
-    layout = _layout(catalog, blocks, units, node_copper, copper, lines_per_server)
+    layout = _layout(catalog, blocks, units, node_copper, copper, lines_per_server, by_row=rows is not None)
     needed_switches = _switches_for(layout.copper_total, copper)
     needed_servers = max(1, math.ceil(layout.lines_total / lines_per_server))
     switches, servers = max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1)
@@ -370,11 +404,24 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
         if block is not None:
             blocks[block].lines["oob-switch"].append(device)
     spare_switches = [d for d in oob_switches if _block_at(layout.copper_end, _first_slot(d.index - 1, copper)) is None]
-    for number, device in enumerate(console_servers):
-        block = _block_at(layout.lines_end, number * lines_per_server)
-        if block is not None:
-            blocks[block].copper["console-server"].append(device)
-    spare_servers = [d for d in console_servers if _block_at(layout.lines_end, (d.index - 1) * lines_per_server) is None]
+    if rows is not None:  # by row: each console server where it stands (the placeholders' places)
+        real = {f"#console-{d.index}": d for d in console_servers}
+        for members in blocks.values():
+            members.copper["console-server"] = [real[d.name] for d in members.copper["console-server"] if d.name in real]
+        placed = {d.name for m in blocks.values() for d in m.copper["console-server"]}
+        spare_servers = [d for d in console_servers if d.name not in placed]
+    else:
+        for number, device in enumerate(console_servers):
+            block = _block_at(layout.lines_end, number * lines_per_server)
+            if block is not None:
+                blocks[block].copper["console-server"].append(device)
+        spare_servers = [d for d in console_servers if _block_at(layout.lines_end, (d.index - 1) * lines_per_server) is None]
+    switch_rows = {}
+    if rows is not None:
+        for number, device in enumerate(oob_switches):
+            block = _block_at(layout.copper_end, _first_slot(number, copper))
+            if block is not None and block != 0:
+                switch_rows[device.name] = block
 
     allocator = {s.name: PortAllocator(s, switch_model) for s in oob_switches}
     copper_speed = max(g.speed for g in switch_model.port_groups if g.form_factor == "RJ45")
@@ -473,6 +520,7 @@ def build_oob(intent: Intent, catalog: Catalog, fabric: Fabric, pdus_per_rack: d
         modules={s.name: max(1, modules.get(s.name, 0)) for s in console_servers},
         notes=tuple(notes),
         copper_cages=copper_cages,
+        switch_rows=switch_rows,
     ), problems
 
 
