@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.design.graph import Role
+from fabricgen.design.graph import Network, Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports import render_cabling, render_ip_plan, render_topology
 from tests.conftest import INTENTS
@@ -118,6 +118,31 @@ def test_a_cluster_with_frontend_and_storage_grows_without_moving_anything(tmp_p
     for network in ("backend", "frontend", "storage"):
         leaves = lambda o: sum(1 for d in o.compiled.fabric.devices.values() if d.network.value == network and d.role is Role.LEAF)  # noqa: E731
         assert leaves(large) > leaves(small), network
+    assert_only_added(small, large)
+
+
+# A frontend in 3 tiers (pods of 4 leaves, the core count pinned) beside a 2-tier backend.
+THREE_TIER_FRONTEND = """
+name: grows3
+gpus: {gpus}
+backend:
+  spine: {{count: 32}}
+frontend:
+  tiers: 3
+  pod_leaves: 4
+  core: {{model: N9K-C9364D-GX2A, nos: nxos, count: 7}}
+  asn: {{scheme: private-4byte, core: 4200100000, spine: 4200100001, leaf_first: 4200100100}}
+oob: {{}}
+"""
+
+
+def test_a_3_tier_frontend_grows_by_pods_without_moving_anything(tmp_path):
+    text = THREE_TIER_FRONTEND.format(gpus=1024)
+    small_path = tmp_path / "grows3.yaml"
+    small_path.write_text(text)
+    small, large = Outputs(small_path), Outputs(grown(tmp_path, text, 1536))
+    pods = lambda o: o.compiled.plans[Network.FRONTEND].pods  # noqa: E731
+    assert (pods(small), pods(large)) == (5, 7)  # 10 -> 14 leaf pairs of 14 nodes, 2 pairs a pod
     assert_only_added(small, large)
 
 

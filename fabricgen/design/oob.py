@@ -14,7 +14,8 @@ The stable key. Management ports and console lines are grouped into blocks: bloc
 does not grow with the GPU count (cores, 2-tier backend spines, frontend/storage spines, storage
 and management nodes, frontend/storage leaves that serve no GPU node, PDUs); block s (s >= 1)
 holds scalable unit s: its GPU nodes, its backend leaves, its pod's spines when s is the pod's
-first unit (3 tiers), and the frontend/storage leaves whose first GPU node is in unit s. Every
+first unit (3 tiers), the frontend/storage leaves whose first GPU node is in unit s, and (3-tier
+frontend/storage) the spines of a pod whose first leaf is in block s. Every
 block reserves the ports and lines of its FULL size, category by category (leaves, spines, cores,
 frontend/storage leaves, frontend/storage spines, GPU nodes, storage nodes, management nodes,
 console servers, PDUs; OOB switches take lines only), plus room for the OOB switches and console
@@ -84,12 +85,13 @@ class GrowthUnits:
     pod_sus: int = 0  # 3 tiers: units in a pod (its first unit holds the pod's spines); 0: 2 tiers
     spines_per_pod: int = 0  # 3 tiers
     host_leaves_per_su: int = 0  # frontend/storage leaves that can start in one unit, all host fabrics
+    host_spines_per_su: int = 0  # 3-tier frontend/storage: spines of the pods that can start in one unit
 
 
 def growth_units(sizing, plans: Mapping[Network, object], fabric: Fabric) -> GrowthUnits:
     """The reservations of a full unit, from the backend sizing and the host fabrics' plans."""
     pod_sus = sizing.pod_sus if sizing.tiers == 3 else 0
-    host_leaves = 0
+    host_leaves = host_spines = 0
     gpu_node = next(fabric.by_role(Role.GPU_NODE), None)
     for network, plan in plans.items():
         if network is Network.BACKEND or gpu_node is None:
@@ -101,13 +103,17 @@ def growth_units(sizing, plans: Mapping[Network, object], fabric: Fabric) -> Gro
         per_leaf = math.ceil(ports / width)  # a node's ports on one leaf of its group
         fewest_nodes = max(1, plan.leaf_downlinks // per_leaf)  # type: ignore[attr-defined]
         # groups starting within one unit, and the group shared with the servers before the GPU nodes
-        host_leaves += width * (math.ceil(sizing.su_nodes / fewest_nodes) + 1)
+        leaves = width * (math.ceil(sizing.su_nodes / fewest_nodes) + 1)
+        host_leaves += leaves
+        if plan.tiers == 3:  # type: ignore[attr-defined]
+            host_spines += (math.ceil(leaves / plan.pod_leaves) + 1) * (plan.spines // plan.pods)  # type: ignore[attr-defined]
     return GrowthUnits(
         su_nodes=sizing.su_nodes,
         leaves_per_su=sizing.leaves // max(1, sizing.su_count),
         pod_sus=pod_sus,
         spines_per_pod=sizing.spines // max(1, sizing.pods) if pod_sus else 0,
         host_leaves_per_su=host_leaves,
+        host_spines_per_su=host_spines,
     )
 
 
@@ -174,6 +180,13 @@ def _members(fabric: Fabric, rows: Mapping[str, int] | None = None) -> dict[int,
         if line:
             members.lines[category].append(device)
 
+    # a 3-tier frontend/storage pod's spines go with its first leaf group's block
+    host_pod_block: dict[tuple[Network, int], int] = {}
+    for leaf in fabric.by_role(Role.LEAF):
+        if leaf.network is not Network.BACKEND and leaf.pod is not None:
+            block = _host_leaf_block(leaf)
+            key = (leaf.network, leaf.pod)
+            host_pod_block[key] = min(block, host_pod_block.get(key, block))
     for device in fabric.devices.values():
         if device.network is Network.OOB and device.role is not Role.PDU:
             continue
@@ -186,9 +199,9 @@ def _members(fabric: Fabric, rows: Mapping[str, int] | None = None) -> dict[int,
             elif device.role is Role.CORE:
                 block, category = 0, "core"
             elif device.role is Role.LEAF:
-                sus = [p.link.other(p).device.su for p in device.ports.values() if p.link is not None and p.link.kind is LinkKind.HOST
-                       and p.link.other(p).device.role is Role.GPU_NODE]
-                block, category = min((s for s in sus if s is not None), default=0), "host-leaf"
+                block, category = _host_leaf_block(device), "host-leaf"
+            elif device.role is Role.SPINE and device.pod is not None:
+                block, category = host_pod_block.get((device.network, device.pod), 0), "host-spine"
             else:
                 block, category = 0, "host-spine"
             add(rows[device.name] if rows is not None else block, category, device, True, True)
@@ -201,6 +214,13 @@ def _members(fabric: Fabric, rows: Mapping[str, int] | None = None) -> dict[int,
         for group in (*members.copper.values(), *members.lines.values()):
             group.sort(key=lambda d: 0 if d.role is Role.PDU else d.index)  # PDUs stay in rack order
     return blocks
+
+
+def _host_leaf_block(leaf: Device) -> int:
+    """A frontend/storage leaf's block: the unit of the first GPU node on it (0: none)."""
+    sus = [p.link.other(p).device.su for p in leaf.ports.values() if p.link is not None and p.link.kind is LinkKind.HOST
+           and p.link.other(p).device.role is Role.GPU_NODE]
+    return min((s for s in sus if s is not None), default=0)
 
 
 @dataclass(frozen=True)
@@ -255,8 +275,10 @@ def _layout(
         else:  # a unit reserves its full size
             spines = units.spines_per_pod if units.pod_sus and (block - 1) % units.pod_sus == 0 else 0
             copper_need = dict.fromkeys(COPPER_CATEGORIES, 0) | {
-                "leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su, "gpu-node": units.su_nodes * node_copper}
-            line_need = dict.fromkeys(LINE_CATEGORIES, 0) | {"leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su}
+                "leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su, "host-spine": units.host_spines_per_su,
+                "gpu-node": units.su_nodes * node_copper}
+            line_need = dict.fromkeys(LINE_CATEGORIES, 0) | {
+                "leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su, "host-spine": units.host_spines_per_su}
             for category, devices in members.copper.items():  # never fewer than there are
                 copper_need[category] = max(copper_need[category], sum(len(_endpoint_ports(catalog, d)) for d in devices))
             for category, devices in members.lines.items():
