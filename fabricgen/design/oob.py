@@ -34,8 +34,9 @@ block; pinned counts add spares at the end.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from fabricgen.catalog import Catalog
@@ -307,8 +308,17 @@ def _layout(
     return _Layout(copper, lines, copper_end, lines_end, slot, line)
 
 
-def _block_at(ends: dict[int, int], position: int) -> int | None:
-    return next((block for block in sorted(ends) if position < ends[block]), None)
+def _block_finder(ends: dict[int, int]) -> Callable[[int], int | None]:
+    """position -> the block whose slots (or lines) hold it; None past the last. Blocks lie in
+    key order, so their ends rise: a binary search."""
+    blocks = sorted(ends)
+    bounds = [ends[b] for b in blocks]
+
+    def block_at(position: int) -> int | None:
+        found = bisect.bisect_right(bounds, position)
+        return blocks[found] if found < len(blocks) else None
+
+    return block_at
 
 
 @dataclass(frozen=True)
@@ -421,11 +431,12 @@ def build_oob(
 
     # each OOB switch and console server counts in the block its first slot (line) falls in;
     # spares beyond every block come last
+    copper_block, line_block = _block_finder(layout.copper_end), _block_finder(layout.lines_end)
     for number, device in enumerate(oob_switches):
-        block = _block_at(layout.copper_end, _first_slot(number, copper))
+        block = copper_block(_first_slot(number, copper))
         if block is not None:
             blocks[block].lines["oob-switch"].append(device)
-    spare_switches = [d for d in oob_switches if _block_at(layout.copper_end, _first_slot(d.index - 1, copper)) is None]
+    spare_switches = [d for d in oob_switches if copper_block(_first_slot(d.index - 1, copper)) is None]
     if rows is not None:  # by row: each console server where it stands (the placeholders' places)
         real = {f"#console-{d.index}": d for d in console_servers}
         for members in blocks.values():
@@ -434,14 +445,14 @@ def build_oob(
         spare_servers = [d for d in console_servers if d.name not in placed]
     else:
         for number, device in enumerate(console_servers):
-            block = _block_at(layout.lines_end, number * lines_per_server)
+            block = line_block(number * lines_per_server)
             if block is not None:
                 blocks[block].copper["console-server"].append(device)
-        spare_servers = [d for d in console_servers if _block_at(layout.lines_end, (d.index - 1) * lines_per_server) is None]
+        spare_servers = [d for d in console_servers if line_block((d.index - 1) * lines_per_server) is None]
     switch_rows = {}
     if rows is not None:
         for number, device in enumerate(oob_switches):
-            block = _block_at(layout.copper_end, _first_slot(number, copper))
+            block = copper_block(_first_slot(number, copper))
             if block is not None and block != 0:
                 switch_rows[device.name] = block
 
