@@ -56,6 +56,10 @@ class Outputs:
         self.links = {link["key"]: link for link in topology["links"]}
 
 
+def leaves(outputs: Outputs, network: Network) -> int:
+    return sum(1 for _ in outputs.compiled.fabric.by_role(Role.LEAF, network))
+
+
 def grown(tmp_path: Path, text: str, gpus: int) -> Path:
     data = yaml.safe_load(text)
     data["gpus"] = gpus
@@ -115,9 +119,8 @@ def test_a_cluster_with_frontend_and_storage_grows_without_moving_anything(tmp_p
     networks = {row["network"] for row in small.cables.values()}
     assert networks == {"backend", "frontend", "storage", "oob"}
     # growth adds leaves to every data network
-    for network in ("backend", "frontend", "storage"):
-        leaves = lambda o: sum(1 for d in o.compiled.fabric.devices.values() if d.network.value == network and d.role is Role.LEAF)  # noqa: E731
-        assert leaves(large) > leaves(small), network
+    for network in (Network.BACKEND, Network.FRONTEND, Network.STORAGE):
+        assert leaves(large, network) > leaves(small, network), network
     assert_only_added(small, large)
 
 
@@ -141,8 +144,8 @@ def test_a_3_tier_frontend_grows_by_pods_without_moving_anything(tmp_path):
     small_path = tmp_path / "grows3.yaml"
     small_path.write_text(text)
     small, large = Outputs(small_path), Outputs(grown(tmp_path, text, 1536))
-    pods = lambda o: o.compiled.plans[Network.FRONTEND].pods  # noqa: E731
-    assert (pods(small), pods(large)) == (5, 7)  # 10 -> 14 leaf pairs of 14 nodes, 2 pairs a pod
+    pods = (small.compiled.plans[Network.FRONTEND].pods, large.compiled.plans[Network.FRONTEND].pods)
+    assert pods == (5, 7)  # 10 -> 14 leaf pairs of 14 nodes, 2 pairs a pod
     assert_only_added(small, large)
 
 

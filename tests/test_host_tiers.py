@@ -79,7 +79,7 @@ def test_3_tier_frontend_addresses_asns_and_bgp(small):
     config = small.files[f"configs/{cores[0].name}.cfg"].decode()
     assert "router bgp 4200100000" in config
     # a core peers with spine 1 of every pod, 4 links each: 20 sessions, each to its pod's ASN
-    remote = Counter(re.findall(r"^    remote-as (\d+)$", config, re.M))
+    remote = Counter(re.findall(r"^    remote-as (\d+)$", config, re.MULTILINE))
     assert remote == {str(4200100000 + pod): 4 for pod in range(1, 6)}
     summary = small.files["summary.md"].decode()
     assert "- 3 tiers: 5 pods of up to 4 leaves and 7 spines; 7 cores" in summary

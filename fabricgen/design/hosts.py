@@ -384,7 +384,7 @@ def _size_three_tiers(
     if not core_ports:
         return None, [Problem(f"{spec.core_switch.model} has no {speed}G ports for the spines' uplinks", hint="pick a core model with them", field=(section, "core", "model"))]
     if spec.pod_leaves is not None and spec.pod_leaves % width:
-        return None, [Problem(f"a pod of {spec.pod_leaves} leaves splits a leaf pair", hint=f"use an even count, or attach: single-leaf", field=(section, "pod_leaves"))]
+        return None, [Problem(f"a pod of {spec.pod_leaves} leaves splits a leaf pair", hint="use an even count, or attach: single-leaf", field=(section, "pod_leaves"))]
     try:
         three = size_three_tier(
             nodes=groups * leaf_uplinks, rails=width, su_nodes=leaf_uplinks, leaf_ports=2 * leaf_uplinks, spine_ports=spine_ports,

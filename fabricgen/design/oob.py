@@ -401,13 +401,13 @@ def build_oob(
     needed_servers = max(1, math.ceil(layout.lines_total / lines_per_server))
     switches, servers = max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1)
     notes = []
-    for pinned, needed, field, what in (
+    for pinned, needed, where, what in (
         (oob.switch.count, needed_switches, ("oob", "switch", "count"), f"{oob.switch.model} OOB switches"),
         (oob.console.count, needed_servers, ("oob", "console", "count"), f"{oob.console.model} console servers"),
     ):
         if pinned is not None and pinned < needed:
             problems.append(Problem(f"the cluster needs {needed} {what} (every scalable unit keeps room for a full unit), the intent pins {pinned}",
-                                    hint=f"set count: {needed} or more, or remove it", field=field))
+                                    hint=f"set count: {needed} or more, or remove it", field=where))
         elif pinned is not None and pinned > needed:
             notes.append(f"oob: {pinned} {what} as pinned ({needed} would do)")
     if problems:
