@@ -320,3 +320,10 @@ def test_summary_names_what_the_whitepaper_intents_pin(whitepaper):
     assert not any(note.startswith("frontend: 10 leaves") for note in notes)  # 10 leaves are computed
     assert "frontend: 8 leaves as pinned (6 would hold every server port)" in whitepaper[256].compiled.notes
     assert "4 spines as pinned" in whitepaper[512].files["summary.md"].decode()
+
+
+def test_pinning_fewer_oob_switches_than_rows_says_why(write_intent):
+    path = write_intent((LAYOUT_INTENT % 1).replace("frontend: {}", "frontend: {}\noob: {switch: {model: N9K-C93108TC-FX3, count: 4}}"))
+    with pytest.raises(DesignError) as caught:
+        compile_intent(path)
+    assert "the cluster needs 10 N9K-C93108TC-FX3 OOB switches (every row has its own), the intent pins 4" in caught.value.report()

@@ -406,7 +406,8 @@ def build_oob(
         (oob.console.count, needed_servers, ("oob", "console", "count"), f"{oob.console.model} console servers"),
     ):
         if pinned is not None and pinned < needed:
-            problems.append(Problem(f"the cluster needs {needed} {what} (every scalable unit keeps room for a full unit), the intent pins {pinned}",
+            why = "every row has its own" if rows is not None else "every scalable unit keeps room for a full unit"
+            problems.append(Problem(f"the cluster needs {needed} {what} ({why}), the intent pins {pinned}",
                                     hint=f"set count: {needed} or more, or remove it", field=where))
         elif pinned is not None and pinned > needed:
             notes.append(f"oob: {pinned} {what} as pinned ({needed} would do)")
