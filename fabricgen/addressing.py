@@ -210,29 +210,30 @@ def management_block_size(oob: OobPlan) -> int:
 
 
 def _allocate_management(plan: AddressPlan, fabric: Fabric, intent: Intent, oob: OobPlan) -> None:
-    """One subnet per OOB switch, its VLAN interface on the first address; every port cabled to
-    it gets the next addresses in access-port order. Uplinks: a /31 each, the core on the even."""
+    """One subnet per OOB switch, its VLAN interface on the first address; the port cabled to
+    its n-th copper port (from 0) gets the subnet's address 2 + n. Uplinks: a /31 each, the core on the even."""
     pools = intent.oob.pools  # type: ignore[union-attr]
     size = management_block_size(oob)
     prefix = 32 - int(math.log2(size))
     base = IPNetwork(str(pools.management)).first
     uplink_base = IPNetwork(str(pools.uplinks)).first
     uplink_number = 0
-    for position, switch in enumerate(fabric.by_role(Role.OOB_SWITCH)):
-        block = base + position * size
+    position = {cage: rank for rank, cage in enumerate(oob.copper_cages)}
+    for number, switch in enumerate(fabric.by_role(Role.OOB_SWITCH)):
+        block = base + number * size
         gateway = _ip(block + 1)
         plan.management_subnets[switch.name] = InterfaceAddress(gateway, prefix)
         ports = sorted(switch.ports.values(), key=_port_order)
-        rank = 0
         for port in ports:
             link = port.link
             if link is None or not port.front_panel:
                 continue  # its own mgmt0 is addressed by the OOB switch it is cabled to
             if link.kind is LinkKind.MANAGEMENT:
                 far = link.other(port)
+                # by the access port's number, so an address stays with its port when others fill
+                rank = position[port.cage] if port.cage in position else len(position)
                 plan.management[far] = InterfaceAddress(_ip(block + 2 + rank), prefix)
                 plan.management_gateways[far] = gateway
-                rank += 1
             elif link.kind is LinkKind.UPLINK:
                 pair = uplink_base + 2 * uplink_number
                 uplink_number += 1

@@ -30,8 +30,8 @@ from fabricgen.design.backend import build_backend
 from fabricgen.design.evpn import EvpnPlan, plan_evpn
 from fabricgen.design.graph import Fabric, Network
 from fabricgen.design.hosts import add_servers, build_host_fabric, server_port_problems
-from fabricgen.design.oob import OobPlan, build_oob
-from fabricgen.design.physical import apply_layout, pdu_racks
+from fabricgen.design.oob import OobPlan, build_oob, growth_units
+from fabricgen.design.physical import apply_layout, oob_rows
 from fabricgen.design.plan import LeafSpinePlan, backend_plan
 from fabricgen.design.sizing import BackendSizing, size_backend
 from fabricgen.device_config import DeviceConfig, build_device_configs
@@ -179,13 +179,14 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
         if overlay is not None:
             evpn[network] = overlay
     raise_if(problems, DesignError)
-    racks, problems = pdu_racks(intent, catalog, fabric)
+    units = growth_units(sizing, plans, fabric)  # what a scalable unit reserves on the OOB network
+    racks, rows, problems = oob_rows(intent, catalog, fabric, units)  # with a layout: OOB switches per row
     raise_if(problems, DesignError)
     oob = None
     if intent.oob is not None:
-        oob, problems = build_oob(intent, catalog, fabric, racks)
+        oob, problems = build_oob(intent, catalog, fabric, racks, units, rows)
         raise_if(problems, DesignError)
-    raise_if(cluster_pool_problems(intent, oob) + apply_layout(intent, catalog, fabric), DesignError)
+    raise_if(cluster_pool_problems(intent, oob) + apply_layout(intent, catalog, fabric, oob.switch_rows if oob else None), DesignError)
     return sizing, plans, fabric, oob, evpn
 
 

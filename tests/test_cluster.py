@@ -282,12 +282,30 @@ def test_a_layout_puts_pdus_in_every_rack_on_the_oob_network(write_intent):
     assert all(r["kind"] == "management" and r["b_device"].startswith("oob") for r in pdus)
 
 
+def test_a_long_room_gets_oob_switches_in_every_row_within_copper_reach(write_intent):
+    # ten rows 20 m apart: from network racks at the end, row 1 would be ~190 m of copper away
+    b = compile_intent(write_intent((LAYOUT_INTENT % 1).replace("frontend: {}", "frontend: {}\noob: {}")), render=False)
+    fabric = b.fabric
+    racks = {d.rack for d in fabric.devices.values() if d.rack}
+    switches = list(fabric.by_role(Role.OOB_SWITCH))
+    assert {s.rack for s in switches} == racks  # one rack per row: an OOB switch in each
+    for switch in switches:
+        served = {p.link.other(p).device.rack for p in switch.ports.values() if p.link.kind is LinkKind.MANAGEMENT
+                  and p.link.other(p).device.role is not Role.OOB_SWITCH}
+        assert served == {switch.rack}, switch.name  # it serves its own row only
+    copper = [link for link in fabric.links if link.kind is LinkKind.MANAGEMENT]
+    assert copper and max(link.length_m for link in copper) <= 100
+
+
 def test_copper_beyond_100_m_is_an_error_naming_the_runs(write_intent):
-    path = write_intent((LAYOUT_INTENT % 1).replace("frontend: {}", "frontend: {}\noob: {}"))
+    # one row of 130 racks 2 m wide: an OOB switch in the middle of the row is still ~130 m from its ends
+    path = write_intent(
+        "gpus: 1024\noob: {}\nlayout:\n  racks_per_row: 200\n  rack_width_m: 2\n  gpu_nodes_per_rack: 1\n"
+    )
     with pytest.raises(DesignError) as caught:
         compile_intent(path)
     report = caught.value.report()
-    assert f"{path}:5: layout: MG-" in report and "100 m" in report and "more links with the same problem" in report
+    assert f"{path}:3: layout: MG-" in report and "100 m" in report and "more links with the same problem" in report
 
 
 def test_without_a_layout_lengths_stay_empty_and_optics_default(whitepaper):
@@ -310,3 +328,10 @@ def test_summary_names_what_the_whitepaper_intents_pin(whitepaper):
     assert not any(note.startswith("frontend: 10 leaves") for note in notes)  # 10 leaves are computed
     assert "frontend: 8 leaves as pinned (6 would hold every server port)" in whitepaper[256].compiled.notes
     assert "4 spines as pinned" in whitepaper[512].files["summary.md"].decode()
+
+
+def test_pinning_fewer_oob_switches_than_rows_says_why(write_intent):
+    path = write_intent((LAYOUT_INTENT % 1).replace("frontend: {}", "frontend: {}\noob: {switch: {model: N9K-C93108TC-FX3, count: 4}}"))
+    with pytest.raises(DesignError) as caught:
+        compile_intent(path)
+    assert "the cluster needs 10 N9K-C93108TC-FX3 OOB switches (every row has its own), the intent pins 4" in caught.value.report()

@@ -117,7 +117,7 @@ def test_32768_gpus_build_with_every_cable_and_port_once_in_bom_cabling_and_conf
     switches = [d for d in fabric.switches()]
     for device in switches:
         text = files[f"configs/{device.name}.cfg"].decode()
-        mentions.update(re.findall(r"^  description (BE-\d+) to ", text, re.MULTILINE))
+        mentions.update(re.findall(r"^  description (BE-[SC]?\d+) to ", text, re.MULTILINE))
         neighbors += len(re.findall(r"^  neighbor \S+$", text, re.MULTILINE))
     for link in fabric.links:
         assert mentions[link.id] == (1 if link.kind is LinkKind.HOST else 2), link

@@ -135,10 +135,20 @@ class Fabric:
 
     def connect_numbered(self, prefix: str, network: Network, links: list[tuple[LinkKind, Port, Port, str | None]]) -> None:
         """Connect (kind, a, b, cable PID) in order with cable ids prefix + a zero-padded number
-        (at least five digits), the label printed on each cable."""
-        width = max(5, len(str(len(links))))
-        for number, (kind, a, b, cable) in enumerate(links, start=1):
-            self.connect(Link(f"{prefix}{number:0{width}d}", network, kind, a, b, cable))
+        (at least five digits), the label printed on each cable. Each tier is numbered on its own,
+        so growing one tier never renumbers another: links to a leaf `BE-00001`..., leaf to spine
+        `BE-S00001`..., spine to core `BE-C00001`... (the builders add each tier in an order that
+        only appends when the cluster grows)."""
+        series: dict[str, int] = {}
+        for kind, a, b, _ in links:
+            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
+            series[key] = series.get(key, 0) + 1
+        width = {key: max(5, len(str(count))) for key, count in series.items()}
+        numbers = dict.fromkeys(series, 0)
+        for kind, a, b, cable in links:
+            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
+            numbers[key] += 1
+            self.connect(Link(f"{prefix}{key}{numbers[key]:0{width[key]}d}", network, kind, a, b, cable))
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
@@ -152,6 +162,9 @@ class Fabric:
         order = {network: i for i, network in enumerate(Network)}
         counts = Counter((d.network, d.role.value, d.model, d.nos or "-") for d in self.devices.values() if d.role is not Role.MANAGEMENT_CORE)
         return [((n.value, *rest), count) for (n, *rest), count in sorted(counts.items(), key=lambda item: (order[item[0][0]], item[0][1:]))]
+
+
+_SERIES = {Role.SPINE: "S", Role.CORE: "C"}  # a fabric link's cable-id series, by its upper end
 
 
 class DuplicateDeviceName(Exception):

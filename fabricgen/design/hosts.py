@@ -8,8 +8,9 @@ Sizing (per fabric):
   downlink:uplink ratio (server ports first, then uplinks, in front-panel order);
 - `leaf-pair`: leaves come in pairs and a server's ports alternate between the two, so each
   server survives a leaf failure without MLAG; `single-leaf`: all of a server's ports on one leaf;
-- servers fill leaf groups in order (GPU nodes, storage nodes, management nodes) and never span
-  two groups; the fewest groups that fit, or the pinned leaf count with servers spread evenly;
+- servers fill leaf groups in order (storage nodes, management nodes, GPU nodes: growth appends) and never span
+  two groups; the fewest groups that fit, each filled in turn (so more servers only add leaves), or
+  the pinned leaf count with servers spread evenly;
 - spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count.
 """
 
@@ -34,7 +35,8 @@ from fabricgen.design.graph import (
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.design.sizing import MIN_SPINES, choose_uplinks
-from fabricgen.errors import Problem
+from fabricgen.design.three_tier import ThreeTierSizing, size_three_tier
+from fabricgen.errors import DesignError, Problem
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
 from fabricgen.units import format_ratio
 
@@ -78,7 +80,8 @@ def _attachments(intent: Intent, catalog: Catalog, fabric: Fabric, network: Netw
         Network.STORAGE: ("storage",),
     }[network]
     found = []
-    for role in (Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE):
+    # servers whose count does not grow with the GPUs first, so adding GPU nodes only appends
+    for role in (Role.STORAGE_NODE, Role.MANAGEMENT_NODE, Role.GPU_NODE):
         for server in fabric.by_role(role):
             model = catalog.nodes[server.model]
             found += [_Attachment(server, getattr(model, kind), kind) for kind in kinds if getattr(model, kind) is not None]
@@ -244,41 +247,62 @@ def build_host_fabric(
                 notes.append(f"{network.value}: {pinned} leaves as pinned ({needed_groups * width} would hold every server port)")
     if problems:
         return None, problems
-    placement = _place(loads, capacity, groups)
+    # unpinned: leaves fill in order, so more servers only add leaves (growth moves none); pinned:
+    # the servers spread evenly over the leaves asked for
+    placement = _place(loads, capacity, groups if pinned is not None else None)
     assert placement is not None
     leaves = groups * width
 
     max_up = _free_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
-    choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES)
-    if choice is None:
+    tiers = spec.tiers or 2
+    choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES) if tiers == 2 else None
+    if choice is None and spec.tiers is None and spec.spine.count is None:
+        tiers = 3
+        notes.append(f"{network.value}: {leaves} leaves do not fit 2 tiers of {spec.spine.model} spines: built 3 tiers (set {section}.tiers to choose)")
+    three: ThreeTierSizing | None = None
+    if tiers == 3:
+        three, three_problems = _size_three_tiers(catalog, spec, section, groups, width, min_uplinks, uplink_speed)
+        if three is None:
+            return None, three_problems
+        uplinks, spines = three.leaf_uplinks, three.spines
+    elif choice is None:
         return None, [
             Problem(
                 f"{leaves} leaves x {min_uplinks}+ uplinks at {uplink_speed}G do not spread evenly over "
                 f"{spec.spine.count or 'any number of'} {spec.spine.model} spines",
-                hint="change the spine count, the ratio, or the spine model",
+                hint="change the spine count, the ratio, or the spine model" + ("" if spec.tiers else f", or set {section}.tiers: 3"),
                 field=(section, "spine", "count") if spec.spine.count else (section, "spine", "model"),
             )
         ]
-    uplinks, spines = choice
-    if spec.spine.count is not None:
+    else:
+        uplinks, spines = choice
+    if three is None and spec.spine.count is not None:
         fewest = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), None, MIN_SPINES)
         if fewest is not None and fewest[1] < spines:
             notes.append(f"{network.value}: {spines} spines as pinned ({fewest[1]} would take the uplinks)")
     built = Fraction(capacity * host_speed, uplinks * uplink_speed)
-    names, name_problems = _names(intent, fabric, network, leaves, spines)
+    names, name_problems = _names(intent, fabric, network, leaves, spines, three)
     if name_problems:
         return None, name_problems
 
-    spine_devices = [
-        fabric.add_device(Device(name, Role.SPINE, network, spec.spine.model, spec.spine.nos, i)) for i, name in enumerate(names["spine"], start=1)
-    ]
+    spine_devices = []
+    for i, name in enumerate(names["spine"], start=1):
+        pod, group = (None, None) if three is None else ((i - 1) // three.pod_spines + 1, (i - 1) % three.pod_spines + 1)
+        spine_devices.append(fabric.add_device(Device(name, Role.SPINE, network, spec.spine.model, spec.spine.nos, i, pod=pod, core_group=group)))
+    core_model = catalog.switches[spec.core_switch.model]
+    core_devices = []
+    for i, name in enumerate(names.get("core", []), start=1):
+        group = (i - 1) // three.group_cores + 1  # type: ignore[union-attr]
+        core_devices.append(fabric.add_device(Device(name, Role.CORE, network, spec.core_switch.model, spec.core_switch.nos, i, core_group=group)))
     leaf_devices = [
-        fabric.add_device(Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i)) for i, name in enumerate(names["leaf"], start=1)
+        fabric.add_device(Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i, pod=None if three is None else (i - 1) // (three.pod_sus * width) + 1))
+        for i, name in enumerate(names["leaf"], start=1)
     ]
     host_optics = SwitchOptics(catalog, spec.optics.host_links, (section, "optics", "host_links"))
     fabric_optics = SwitchOptics(catalog, spec.optics.fabric_links, (section, "optics", "fabric_links"))
     leaf_ports = {leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaf_devices}
     spine_ports = {spine.name: PortAllocator(spine, spine_model) for spine in spine_devices}
+    core_ports = {core.name: PortAllocator(core, core_model) for core in core_devices}
     links: list[tuple[LinkKind, Port, Port]] = []
     free = {leaf.name: iter(leaf_ports[leaf.name].take(host_speed, capacity)) for leaf in leaf_devices}
     for sets, group in zip(groups_of_ports, placement, strict=True):
@@ -291,15 +315,37 @@ def build_host_fabric(
                 switch_port = next(free[leaf.name])
                 switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, host_speed)
                 links.append((LinkKind.HOST, server_port, switch_port))
-    lps = uplinks // spines
-    for leaf in leaf_devices:
-        ours = leaf_ports[leaf.name].take(uplink_speed, uplinks)
-        for s, spine in enumerate(spine_devices):
-            theirs = spine_ports[spine.name].take(uplink_speed, lps)
-            for leaf_port, spine_port in zip(ours[s * lps : (s + 1) * lps], theirs, strict=True):
-                leaf_port.optic = fabric_optics.choose(leaf.model, leaf_port.cage, uplink_speed)
-                spine_port.optic = fabric_optics.choose(spine.model, spine_port.cage, uplink_speed)
-                links.append((LinkKind.FABRIC, leaf_port, spine_port))
+
+    def fabric_link(low: Port, high: Port) -> None:
+        low.optic = fabric_optics.choose(low.device.model, low.cage, uplink_speed)
+        high.optic = fabric_optics.choose(high.device.model, high.cage, uplink_speed)
+        links.append((LinkKind.FABRIC, low, high))
+
+    lps = 1 if three is not None else uplinks // spines
+    if three is None:
+        for leaf in leaf_devices:
+            ours = leaf_ports[leaf.name].take(uplink_speed, uplinks)
+            for s, spine in enumerate(spine_devices):
+                theirs = spine_ports[spine.name].take(uplink_speed, lps)
+                for leaf_port, spine_port in zip(ours[s * lps : (s + 1) * lps], theirs, strict=True):
+                    fabric_link(leaf_port, spine_port)
+    else:
+        # as the 3-tier backend: a spine reserves a full pod's downlinks (growing the last pod keeps
+        # every port), leaf i of a pod on the spine's port i; spine k of every pod to core group k
+        pod_leaves = three.pod_sus * width
+        reserved = {spine.name: spine_ports[spine.name].take(uplink_speed, three.spine_downlinks) for spine in spine_devices}
+        for position, leaf in enumerate(leaf_devices):
+            ours = leaf_ports[leaf.name].take(uplink_speed, uplinks)
+            pod_spines = spine_devices[(leaf.pod - 1) * three.pod_spines : leaf.pod * three.pod_spines]  # type: ignore[operator]
+            for leaf_port, spine in zip(ours, pod_spines, strict=True):
+                fabric_link(leaf_port, reserved[spine.name][position % pod_leaves])
+        lpc = three.links_per_spine_per_core
+        for spine in spine_devices:
+            ours = spine_ports[spine.name].take(uplink_speed, three.spine_uplinks)
+            group = core_devices[(spine.core_group - 1) * three.group_cores : spine.core_group * three.group_cores]  # type: ignore[operator]
+            for c, core in enumerate(group):
+                for spine_port, core_port in zip(ours[c * lpc : (c + 1) * lpc], core_ports[core.name].take(uplink_speed, lpc), strict=True):
+                    fabric_link(spine_port, core_port)
     fabric.connect_numbered(CABLE_PREFIX[network], network, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
 
     if built != spec.ratio:
@@ -321,17 +367,69 @@ def build_host_fabric(
         host_addressing="segment" if spec.routing == "vxlan-evpn" else spec.host_addressing,
         host_pool_name="hosts",
         notes=tuple(notes),
+        **(_three_tier_plan(three, width, core_model.ports_at(uplink_speed)) if three is not None else {}),
     )
     return plan, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 
-def _names(intent: Intent, fabric: Fabric, network: Network, leaves: int, spines: int) -> tuple[dict[str, list[str]], list[Problem]]:
+def _size_three_tiers(
+    catalog: Catalog, spec: HostFabric, section: str, groups: int, width: int, leaf_uplinks: int, speed: int
+) -> tuple[ThreeTierSizing | None, list[Problem]]:
+    """Pods of leaf groups with their own spines (one link from every leaf to every spine of its
+    pod), joined by a core in groups: `size_three_tier` with a leaf group (pair) in the place of
+    a scalable unit and a leaf's uplinks in the place of its nodes, so the pod/core rules are the
+    backend's. Every tier at `speed`, the leaves' uplink speed."""
+    spine_ports = catalog.switches[spec.spine.model].ports_at(speed)
+    core_ports = catalog.switches[spec.core_switch.model].ports_at(speed)
+    if not core_ports:
+        return None, [Problem(f"{spec.core_switch.model} has no {speed}G ports for the spines' uplinks", hint="pick a core model with them", field=(section, "core", "model"))]
+    if spec.pod_leaves is not None and spec.pod_leaves % width:
+        return None, [Problem(f"a pod of {spec.pod_leaves} leaves splits a leaf pair", hint="use an even count, or attach: single-leaf", field=(section, "pod_leaves"))]
+    try:
+        three = size_three_tier(
+            nodes=groups * leaf_uplinks, rails=width, su_nodes=leaf_uplinks, leaf_ports=2 * leaf_uplinks, spine_ports=spine_ports,
+            core_ports=core_ports, spine_ratio=spec.spine_ratio, pod_sus=spec.pod_leaves // width if spec.pod_leaves else None,
+            cores=spec.core_switch.count,
+        )
+    except DesignError as exc:  # the backend's words; point at this section's fields
+        renamed = {"pod_gpus": "pod_leaves", "gpus": "core"}
+        return None, [
+            Problem(p.message, hint=p.hint, field=(section, *(renamed.get(f, f) for f in p.field[1:])) if p.field and len(p.field) > 1 else (section, "core", "model"))
+            for p in exc.problems
+        ]
+    return three, []
+
+
+def _three_tier_plan(three: ThreeTierSizing, width: int, core_ports: int) -> dict:
+    """The LeafSpinePlan fields of a 3-tier host fabric."""
+    return {
+        "tiers": 3,
+        "pods": three.pods,
+        "most_pods": core_ports,  # spine ASNs reserved for as many pods as a core can take
+        "pod_leaves": three.pod_sus * width,
+        "cores": three.cores,
+        "spine_uplinks": three.spine_uplinks,
+        "links_per_core": three.links_per_spine_per_core,
+        "spine_built_ratio": Fraction(three.spine_downlinks, three.spine_uplinks),
+    }
+
+
+def _names(
+    intent: Intent, fabric: Fabric, network: Network, leaves: int, spines: int, three: ThreeTierSizing | None = None
+) -> tuple[dict[str, list[str]], list[Problem]]:
     prefix = "frontend" if network is Network.FRONTEND else "storage"
     names, problems = {}, []
-    for role, count in (("leaf", leaves), ("spine", spines)):
+    roles = [("leaf", leaves), ("spine", spines)] + ([("core", three.cores)] if three is not None else [])
+    for role, count in roles:
         key = f"{prefix}_{role}"
         pattern = getattr(intent.naming, key)
-        names[role] = [name_from(pattern, index=i, node=i) for i in range(1, count + 1)]
+        if three is not None and role == "leaf":
+            per_pod = three.pod_sus * (leaves // max(1, three.su_count))
+            names[role] = [name_from(pattern, index=i, node=i, pod=(i - 1) // per_pod + 1) for i in range(1, count + 1)]
+        elif three is not None and role == "spine":
+            names[role] = [name_from(pattern, index=i, node=i, pod=(i - 1) // three.pod_spines + 1) for i in range(1, count + 1)]
+        else:
+            names[role] = [name_from(pattern, index=i, node=i) for i in range(1, count + 1)]
         bad = next((n for n in names[role] if not NAME_PATTERN.match(n)), None)
         if bad or len(set(names[role])) != count or any(n in fabric.devices for n in names[role]):
             problems.append(Problem(f"the {key} pattern does not give every {role} a distinct hostname", hint="put {index} in it", field=("naming", key)))

@@ -8,10 +8,12 @@ links keep the intent's or the catalog's default optic and no length.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
-from fabricgen.design.layout import Position, cable_length_m, choose_media, place
-from fabricgen.design.oob import _management_endpoints, oob_counts
+from fabricgen.design.layout import Position, Rack, cable_length_m, choose_media, place
+from fabricgen.design.oob import GrowthUnits, oob_counts
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
 
@@ -33,46 +35,62 @@ def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tu
     return items
 
 
-def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric) -> tuple[dict[str, int], list[Problem]]:
-    """{rack: PDUs} for the racks the whole cluster will fill, before the OOB network exists
-    (empty without a layout or an OOB network). The OOB switches and console servers stand in
-    network racks too, and each rack's PDUs need OOB ports: count both as `build_oob` will, with
-    the PDUs of the racks that gives, until the rack count settles."""
+def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None) -> tuple[dict[str, int], list[Problem]]:
+    """{rack: PDUs} for the racks the whole cluster will fill (see `oob_rows`)."""
+    racks, _, problems = oob_rows(intent, catalog, fabric, units)
+    return racks, problems
+
+
+def oob_rows(
+    intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None
+) -> tuple[dict[str, int], dict[str, int] | None, list[Problem]]:
+    """Before the OOB network exists: {rack: PDUs} for the racks the whole cluster will fill, and
+    the row of every device and rack (console servers as `#console-n`), for OOB switches per row.
+    Empty and None without a layout or an OOB network. Console servers (and pinned spare OOB
+    switches) stand in network racks, each rack's PDUs need OOB ports, and every row's OOB
+    switches stand in that row: count them as `build_oob` will, until racks and counts settle."""
     layout, oob = intent.layout, intent.oob
     if layout is None or oob is None:
-        return {}, []
+        return {}, None, []
     devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
-    endpoints = len(_management_endpoints(catalog, fabric))
-    data_switches = sum(1 for _ in fabric.switches())
     server_units = catalog.console_servers[oob.console.model].rack_units
     switch_units = catalog.switches[oob.switch.model].rack_units
-    pdus = 0
-    while True:  # racks only grow with more PDUs, and stop growing within a round or two
-        counts = oob_counts(catalog, intent, endpoints + pdus, data_switches)
-        # the same order build_oob adds them in: console servers, then OOB switches
-        extra = [(f"console-{i}", server_units) for i in range(counts.servers)] + [(f"oob-{i}", switch_units) for i in range(counts.switches)]
+    servers, spares, pdus = 1, 0, {}
+    for _ in range(32):  # counts only grow, and settle within a round or two
+        extra = [(f"#console-{i}", server_units) for i in range(1, servers + 1)] + [(f"#oob-spare-{i}", switch_units) for i in range(1, spares + 1)]
         placement = place(_items(catalog, devices, extra), layout)
         if placement.problems:
-            return {}, placement.problems
-        if len(placement.racks) * layout.pdus_per_rack == pdus:
-            return {rack.name: layout.pdus_per_rack for rack in placement.racks}, []
-        pdus = len(placement.racks) * layout.pdus_per_rack
+            return {}, None, placement.problems
+        rows = {name: position.rack.row for name, position in placement.positions.items()} | {rack.name: rack.row for rack in placement.racks}
+        racks = {rack.name: layout.pdus_per_rack for rack in placement.racks}
+        counts = oob_counts(catalog, intent, fabric, units or GrowthUnits(), racks, rows)
+        settled = (max(servers, counts.servers), max(spares, counts.switches - counts.needed_switches), racks)
+        if settled == (servers, spares, pdus):
+            return racks, rows, []
+        servers, spares, pdus = settled
+    raise AssertionError("the OOB counts and racks did not settle")
 
 
-def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Problem]:
-    """With a layout: every device's rack and rack unit, every cable's length and medium."""
+def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, switch_rows: Mapping[str, int] | None = None) -> list[Problem]:
+    """With a layout: every device's rack and rack unit, every cable's length and medium. The OOB
+    switches of `switch_rows` (switch -> row) stand in their row: in the rack of that row with
+    the most rack units free above what it holds (ties: nearest the row's middle), on top."""
     layout = intent.layout
     if layout is None:
         return []
-    devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
+    switch_rows = switch_rows or {}
+    devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES and d.name not in switch_rows]
     placement = place(_items(catalog, devices, []), layout)
     if placement.problems:
         return placement.problems
-    for name, position in placement.positions.items():
+    positions = dict(placement.positions)
+    row_problems = _stand_in_rows(catalog, fabric, layout, placement.racks, positions, switch_rows)
+    if row_problems:
+        return row_problems
+    for name, position in positions.items():
         device = fabric.devices[name]
         device.rack, device.ru = position.rack.name, position.ru
     racks = {rack.name: rack for rack in placement.racks}
-    positions = dict(placement.positions)
     pdu_racks_now = {pdu.rack for pdu in fabric.by_role(Role.PDU)}
     if intent.oob is not None and layout.pdus_per_rack and pdu_racks_now != set(racks):
         # pdu_racks counted these racks in advance; a difference is a bug, not the user's
@@ -121,6 +139,33 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric) -> list[Probl
         if len(same) > 3:
             reported.append(Problem(f"... and {len(same) - 3} more links with the same problem", field=("layout",)))
     return reported
+
+
+def _stand_in_rows(catalog: Catalog, fabric: Fabric, layout, racks: list[Rack], positions: dict[str, Position], switch_rows: Mapping[str, int]) -> list[Problem]:
+    """Each OOB switch of `switch_rows` into its row (see `apply_layout`), added to `positions`."""
+    top: dict[str, int] = {}  # rack -> highest rack unit in use
+    for position in positions.values():
+        top[position.rack.name] = max(top.get(position.rack.name, 0), position.ru + position.height - 1)
+    by_row: dict[int, list[Rack]] = {}
+    for rack in racks:
+        by_row.setdefault(rack.row, []).append(rack)
+    problems = []
+    for name, row in switch_rows.items():
+        device = fabric.devices[name]
+        height = catalog.switches[device.model].rack_units
+        row_racks = by_row.get(row, [])
+        middle = (len(row_racks) + 1) / 2
+        best = max(row_racks, key=lambda r: (layout.rack_units - top.get(r.name, 0), -abs(r.column - middle), -r.column), default=None)
+        if best is None or layout.rack_units - top.get(best.name, 0) < height:
+            problems.append(Problem(
+                f"{name} serves row {row}, but no rack of that row has {height} RU free for it",
+                hint="lower layout.gpu_nodes_per_rack, or raise layout.rack_units if the racks are taller",
+                field=("layout", "gpu_nodes_per_rack"),
+            ))
+            continue
+        positions[name] = Position(best, top.get(best.name, 0) + 1, height)
+        top[best.name] = top.get(best.name, 0) + height
+    return problems
 
 
 def _position(positions, racks, device: Device):

@@ -141,9 +141,13 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     if intent.frontend is not None:
         fabrics.append(("frontend", intent.frontend))
         switch_roles += [(("frontend", role), getattr(intent.frontend, role)) for role in ("leaf", "spine")]
+        if intent.frontend.core is not None:  # 3 tiers; unset, the core is the spines' model
+            switch_roles.append((("frontend", "core"), intent.frontend.core))
     if intent.storage is not None:
         fabrics.append(("storage", intent.storage))
         switch_roles += [(("storage", role), getattr(intent.storage, role)) for role in ("leaf", "spine")]
+        if intent.storage.core is not None:
+            switch_roles.append((("storage", "core"), intent.storage.core))
     if intent.oob is not None:
         switch_roles.append((("oob", "switch"), intent.oob.switch))
     for path, wanted in switch_roles:

@@ -467,6 +467,10 @@ class HostFabric(_Strict):
 
     leaf: SwitchRole = SwitchRole(model="N9K-C93600CD-GX")
     spine: SwitchRole = SwitchRole()
+    tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3")
+    core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    pod_leaves: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="3 tiers: leaves per pod (whole leaf pairs with attach: leaf-pair); default: as many as a spine takes")
     ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
     attach: Literal["leaf-pair", "single-leaf"] = Field(
         "leaf-pair", description="leaf-pair: a server's ports alternate between two leaves, so one leaf can fail"
@@ -490,6 +494,18 @@ class HostFabric(_Strict):
     evpn: Evpn = Field(Evpn(tenants=[Tenant(name="servers")]), description="tenants (routing: vxlan-evpn); one segment per tenant")
     bgp_security: BgpSecurity = BgpSecurity()
     management: Management | None = Field(None, description="this network's management settings, where they differ from the cluster's")
+
+    @property
+    def core_switch(self) -> SwitchRole:
+        return self.core if self.core is not None else SwitchRole(model=self.spine.model, nos=self.spine.nos, nos_release=self.spine.nos_release)
+
+    @model_validator(mode="after")
+    def _three_tier_settings(self) -> HostFabric:
+        if self.tiers == 2:
+            wrong = sorted({"core", "spine_ratio", "pod_leaves"} & self.model_fields_set)
+            if wrong:
+                raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
+        return self
 
     @model_validator(mode="after")
     def _evpn_settings(self) -> HostFabric:
@@ -624,8 +640,10 @@ class Naming(_Strict):
     core: str = Field("be-core{index:02d}", description="3 tiers: the core (super-spine) switches")
     frontend_leaf: str = "fe-leaf{index:02d}"
     frontend_spine: str = "fe-spine{index:02d}"
+    frontend_core: str = Field("fe-core{index:02d}", description="3 tiers: the frontend core switches")
     storage_leaf: str = "st-leaf{index:02d}"
     storage_spine: str = "st-spine{index:02d}"
+    storage_core: str = Field("st-core{index:02d}", description="3 tiers: the storage core switches")
     storage_node: str = "storage{index:02d}"
     management_node: str = "mgmt{index:02d}"
     oob_switch: str = "oob{index:02d}"

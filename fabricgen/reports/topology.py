@@ -85,6 +85,8 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
                 "leaf_uplinks": plan.leaf_uplinks,
                 "links_per_leaf_per_spine": plan.links_per_spine,
                 "built_ratio": format_ratio(plan.built_ratio),
+                **({"tiers": 3, "pods": plan.pods, "pod_leaves": plan.pod_leaves, "cores": plan.cores, "spine_uplinks": plan.spine_uplinks,
+                    "links_per_spine_per_core": plan.links_per_core} if plan.tiers == 3 else {}),
             }
             for network, plan in c.plans.items()
         },
