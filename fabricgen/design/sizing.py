@@ -239,15 +239,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     up_min = math.ceil(down / ratio)
     up_max = leaf_ports - down
     pinned = backend.spine.count
-    if pinned is not None and pinned % planes:
-        raise DesignError(problems + [Problem(
-            f"{pinned} spines do not split evenly over {planes} planes",
-            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
-        )])
-    plane_pinned = pinned // planes if pinned else None
-    choice = choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
-        None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
-    )
+    choice = _spread_over_spines(pinned, planes, plane_leaves, up_min, up_max, spine_ports, problems)
     if choice is None:
         if backend.tiers is None and pinned is None:
             notes.append(
@@ -321,15 +313,7 @@ def _uplinks_as_given(
             field=("backend", "uplinks", "count") if given.count is not None else ("backend", "ratio"),
         )])
     pinned = backend.spine.count
-    if pinned is not None and pinned % planes:
-        raise DesignError(problems + [Problem(
-            f"{pinned} spines do not split evenly over {planes} planes",
-            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
-        )])
-    plane_pinned = pinned // planes if pinned else None
-    choice = choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
-        None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
-    )
+    choice = _spread_over_spines(pinned, planes, plane_leaves, up_min, up_max, spine_ports, problems)
     if choice is None:
         counts = f"{given.count}" if given.count is not None else f"{up_min}-{up_max}"
         if pinned is not None:
@@ -522,6 +506,22 @@ def _rail_only_leaves(
 
 def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _spread_over_spines(
+    pinned: int | None, planes: int, plane_leaves: int, up_min: int, up_max: int, spine_ports: int, problems: list[Problem]
+) -> tuple[int, int] | None:
+    """choose_uplinks for a plane's leaves: the pinned spine count (split evenly over the planes),
+    else the fewest spines, at least two unless only one fits."""
+    if pinned is not None and pinned % planes:
+        raise DesignError(problems + [Problem(
+            f"{pinned} spines do not split evenly over {planes} planes",
+            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
+        )])
+    plane_pinned = pinned // planes if pinned else None
+    return choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
+        None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
+    )
 
 
 def choose_uplinks(
