@@ -34,7 +34,7 @@ from fabricgen.design.graph import (
 )
 from fabricgen.design.optics import SwitchOptics, link_cable
 from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.design.sizing import MIN_SPINES, choose_uplinks
+from fabricgen.design.sizing import MIN_SPINES, choose_uplinks, free_uplink_ports
 from fabricgen.design.three_tier import ThreeTierSizing, size_three_tier
 from fabricgen.errors import DesignError, Problem
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
@@ -126,18 +126,6 @@ def _leaf_capacity(model: SwitchModel, nos: str, host_speed: int, uplink_speed: 
             continue
         return hosts, uplinks
     return 0, 0
-
-
-def _free_ports(model: SwitchModel, nos: str, host_speed: int, hosts: int, uplink_speed: int) -> int:
-    scratch = PortAllocator(Device("scratch", Role.LEAF, Network.FRONTEND, "", nos, 0), model)
-    scratch.take(host_speed, hosts)
-    free = 0
-    try:
-        while True:
-            scratch.take(uplink_speed, 1)
-            free += 1
-    except OutOfPorts:
-        return free
 
 
 def _uplink_speed(leaf: SwitchModel, spine: SwitchModel) -> int | None:
@@ -253,7 +241,7 @@ def build_host_fabric(
     assert placement is not None
     leaves = groups * width
 
-    max_up = _free_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
+    max_up = free_uplink_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
     tiers = spec.tiers or 2
     choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES) if tiers == 2 else None
     if choice is None and spec.tiers is None and spec.spine.count is None:

@@ -297,7 +297,7 @@ def _uplinks_as_given(
                 field=field_speed if role == "leaf" or given.speed is not None else ("backend", role, "model"),
             ))
     raise_if(problems + wrong, DesignError)
-    free = _free_uplink_ports(leaf_model, backend.leaf.nos, nic_speed, down, speed)
+    free = free_uplink_ports(leaf_model, backend.leaf.nos, nic_speed, down, speed)
     spine_ports = spine_model.ports_at(speed)
     ratio = backend.ratio
     ratio_given = "ratio" in backend.model_fields_set
@@ -360,7 +360,7 @@ def _uplinks_as_given(
     ), problems
 
 
-def _free_uplink_ports(model: SwitchModel, nos: str, down_speed: int, downlinks: int, up_speed: int) -> int:
+def free_uplink_ports(model: SwitchModel, nos: str, down_speed: int, downlinks: int, up_speed: int) -> int:
     """Ports at `up_speed` a leaf still has after its downlinks, allocated as the graph does
     (downlinks first, a cage serving one speed only)."""
     scratch = PortAllocator(Device("scratch", Role.LEAF, Network.BACKEND, "", nos, 0), model)
