@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.table import Table
 
+from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.session import FailureReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
 
@@ -23,7 +26,7 @@ def up_lines(report: UpReport) -> list[str]:
     p = report.plan
     lines = [
         (
-            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {len(p.nodes)} GPU nodes, "
+            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {servers(p)}, "
             f"{len(p.links)} links (veth pairs) in {report.seconds:.2f} s"
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
@@ -41,6 +44,15 @@ def up_lines(report: UpReport) -> list[str]:
         lines.append("not converged yet: run `fabricgen lab verify` to see what is missing")
     lines += [f"note: {n}" for n in report.notes]
     return lines
+
+
+def servers(plan: LabPlan) -> str:
+    """The servers, as "4 GPU nodes" or, with other servers, "44 servers (32 GPU nodes, 4 storage nodes, 8 management nodes)"."""
+    counts = Counter(node.role for node in plan.nodes.values())
+    if set(counts) <= {"gpu-node"}:
+        return f"{len(plan.nodes)} GPU nodes"
+    parts = [f"{counts[role]} {role.replace('-', ' ')}s".replace("gpu", "GPU") for role in ("gpu-node", "storage-node", "management-node") if counts[role]]
+    return f"{len(plan.nodes)} servers ({', '.join(parts)})"
 
 
 def convergence_line(v: Verification) -> str:
