@@ -51,7 +51,11 @@ def servers(plan: LabPlan) -> str:
     counts = Counter(node.role for node in plan.nodes.values())
     if set(counts) <= {"gpu-node"}:
         return f"{len(plan.nodes)} GPU nodes"
-    parts = [f"{counts[role]} {role.replace('-', ' ')}s".replace("gpu", "GPU") for role in ("gpu-node", "storage-node", "management-node") if counts[role]]
+    parts = [
+        f"{counts[role]} {role.replace('-', ' ').replace('gpu', 'GPU')}{'s' if counts[role] != 1 else ''}"
+        for role in ("gpu-node", "storage-node", "management-node")
+        if counts[role]
+    ]
     return f"{len(plan.nodes)} servers ({', '.join(parts)})"
 
 
