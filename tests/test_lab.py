@@ -657,7 +657,7 @@ def test_announced_prefixes_follow_the_leaf_aggregates():
     server = [netaddr.IPNetwork(f"10.20.0.{64 + 2 * i}/31") for i in range(28)]  # 28 ports of a /26
     assert _announced(" aggregate-address 10.20.0.64/26 summary-only\n", server) == ("10.20.0.64/26",)
     assert _announced("", server) == ("10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
-    assert _announced(" aggregate-address 10.20.0.64/26\n", server) == ("10.20.0.64/26", "10.20.0.64/27", "10.20.0.96/29")
+    assert _announced(" aggregate-address 10.20.0.64/26\n", server) == ("10.20.0.64/26", "10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
 
 
 @needs_lab
