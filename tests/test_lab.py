@@ -612,8 +612,8 @@ def test_planes_are_islands_probes_between_them_must_not_arrive_and_widths_stay_
     # a spine of plane 1 down: plane 1's leaves keep one way to each other, plane 2 keeps two
     spine = "be-spine01"
     cut = ecmp_widths(plan, {link.cable for link in plan.links_of(spine)}, {spine})
-    assert set(cut["be-su01-leaf1"][o] for o in ("be-su01-leaf2", "be-su02-leaf1")) == {1}
-    assert set(cut["be-su01-leaf5"][o] for o in ("be-su01-leaf6", "be-su02-leaf5")) == {2}
+    assert {cut["be-su01-leaf1"][o] for o in ("be-su01-leaf2", "be-su02-leaf1")} == {1}
+    assert {cut["be-su01-leaf5"][o] for o in ("be-su01-leaf6", "be-su02-leaf5")} == {2}
 
 
 def _without_spines(plan):

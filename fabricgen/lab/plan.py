@@ -415,6 +415,8 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     return plan
 
 
+# FRR 8.4 answers `show bgp summary json` and `show bgp neighbors json` with {} when no BGP
+# instance runs (Debian's frr 8.4.4-1.1~deb12u2, tried by hand), so verify reads no session here.
 NO_ROUTING = "! fabricgen lab: this switch has no routed fabric link and no routing config; FRR runs without BGP\n"
 
 

@@ -31,6 +31,8 @@ def up_lines(report: UpReport) -> list[str]:
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
     ]
+    if p.design:  # topology.json's graph.fabrics[network].design, when the build names one
+        lines.append(f"design: {p.design}")
     if report.keys_given:
         lines.append(f"keys: {', '.join(report.keys_given)} from the environment or the secrets file")
     if report.keys_generated:
