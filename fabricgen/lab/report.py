@@ -33,6 +33,9 @@ def up_lines(report: UpReport) -> list[str]:
     ]
     if p.design:  # topology.json's graph.fabrics[network].design, when the build names one
         lines.append(f"design: {p.design}")
+    shared = sorted({s.rails for s in p.switches.values() if s.role == "leaf" and len(s.rails) > 1})
+    if shared:  # leaves that serve several rails (topology.json `rails`)
+        lines.append(f"leaves serving several rails: {'; '.join('rails ' + ', '.join(map(str, rails)) for rails in shared)}")
     if report.keys_given:
         lines.append(f"keys: {', '.join(report.keys_given)} from the environment or the secrets file")
     if report.keys_generated:
