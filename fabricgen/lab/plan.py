@@ -457,8 +457,8 @@ def _address(row: AddressRow | None) -> str | None:
 
 def _announced(conf: str, server: list[netaddr.IPNetwork]) -> tuple[str, ...]:
     """The prefixes a leaf's server subnets reach the fabric as: each `aggregate-address P
-    summary-only` of its config that covers some of them (a frontend leaf with 28 server ports
-    announces its /26, not a /27 and a /29), the rest merged. A plain `aggregate-address` (no
+    summary-only` of its config that covers some of them (a frontend leaf with 28 server /31s
+    announces its /26, not the /27, /28 and /29 they merge into), the rest merged. A plain `aggregate-address` (no
     summary-only) is announced beside the subnets it covers."""
     blocks, rest = [], list(server)
     for prefix, summary_only in re.findall(r"^\s*aggregate-address (\S+)( summary-only)?\s*$", conf, re.MULTILINE):
