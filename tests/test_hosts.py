@@ -95,6 +95,7 @@ def test_every_server_of_the_whitepaper_intents_gets_its_host_files(whitepaper, 
             assert {f"hosts/{node.name}/nic-qos.sh", f"hosts/{node.name}/netplan.yaml"} <= files, node.name
         for node in build.fabric.by_role(Role.STORAGE_NODE):  # AFF controllers run ONTAP: a sheet only
             assert f"hosts/{node.name}/nic-qos.txt" in files and not {f"hosts/{node.name}/nic-qos.sh", f"hosts/{node.name}/netplan.yaml"} & files
+            assert f"lab/hosts/{node.name}/netplan.yaml" in files  # the lab runs the appliance as Linux from this twin
         for node in build.fabric.by_role(Role.MANAGEMENT_NODE):  # no RDMA: addresses and routes only
             assert f"hosts/{node.name}/netplan.yaml" in files and f"hosts/{node.name}/nic-qos.sh" not in files
         assert "hosts/be-su01-leaf1/netplan.yaml" not in files  # switches have configs, not host files
@@ -131,7 +132,7 @@ def test_netplan_addresses_and_gateways_are_the_ip_plans(whitepaper, gpus):
     build = whitepaper[gpus]
     plan = {(r["device"], r["interface"]): r for r in rows(build, "ip-plan.csv")}
     for path in (p for p in build.files if p.endswith("/netplan.yaml")):
-        node = path.split("/")[1]
+        node = path.split("/")[-2]  # hosts/<node>/, or lab/hosts/<node>/ for an appliance's lab twin
         ethernets = yaml.safe_load(text(build, path))["network"]["ethernets"]
         assert ethernets, node
         for port, settings in ethernets.items():

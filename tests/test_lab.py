@@ -20,12 +20,13 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import netaddr
 import pytest
 
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
 from fabricgen.lab import keys, session
-from fabricgen.lab.plan import LabSwitch, _keyed_peers, check_frr_conf, kernel_names, lab_id_of, read_plan
+from fabricgen.lab.plan import LabPlan, LabSwitch, _announced, _components, _keyed_peers, _probes, _rails, check_frr_conf, kernel_names, lab_id_of, read_plan
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
 from fabricgen.secrets import ENV_PREFIX, FILE_ENV, env_name
@@ -534,3 +535,201 @@ def test_a_3_tier_fabric_comes_up_verifies_and_survives_a_core_down(three_tier_b
     core_round = rounds["be-core01 down"]
     assert "96/96 expected sessions Established; 16 lost to the applied failures" in core_round
     assert "| be-spine01 | spine | 16 | 0/1 | - |" in core_round and "| be-su01-leaf1 | leaf | 15 | 1/2 | - |" in core_round
+
+
+# --- frontend, storage and planes ---------------------------------------------------------------
+
+FRONTEND_INTENT = REPO / "tests" / "lab" / "frontend.yaml"
+PLANES_INTENT = REPO / "tests" / "lab" / "two-planes.yaml"
+
+
+@pytest.fixture(scope="module")
+def planes_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    destination = tmp_path_factory.mktemp("lab") / "two-planes"
+    build(PLANES_INTENT, destination)
+    return destination
+
+
+def ip_plan_rows(build_dir: Path, network: str) -> list[list[str]]:
+    return [r for r in (line.split(",") for line in (build_dir / "ip-plan.csv").read_text().splitlines()[1:]) if r[0] == network]
+
+
+@pytest.mark.parametrize("intent", ["cisco-256-gpu", "cisco-512-gpu"])
+def test_a_converged_frontend_plans_every_server_and_runs_storage_appliances_from_their_twin(intent: str, tmp_path: Path):
+    """The shipped intents' frontend (storage converged): the ONTAP storage nodes have no netplan
+    (a settings sheet instead), so the lab runs them from lab/hosts/<node>/netplan.yaml with the
+    addresses of the IP plan; each leaf's remote prefix is the aggregate it announces."""
+    build(REPO / "intents" / f"{intent}.yaml", tmp_path / intent)
+    plan = read_plan(tmp_path / intent, "frontend")
+    rows = [line.split(",") for line in (tmp_path / intent / "cabling.csv").read_text().splitlines()[1:]]
+    assert sorted(link.cable for link in plan.links) == sorted(r[0] for r in rows if r[1] == "frontend")
+    roles = Counter(node.role for node in plan.nodes.values())
+    assert roles == {"gpu-node": {"cisco-256-gpu": 32, "cisco-512-gpu": 64}[intent], "storage-node": 4, "management-node": 8}
+    storage = plan.nodes["storage01"]
+    assert not (tmp_path / intent / "hosts" / "storage01" / "netplan.yaml").exists()
+    assert "twin of an appliance" in (tmp_path / intent / "lab" / "hosts" / "storage01" / "netplan.yaml").read_text()
+    planned = {(r[1], r[2]): r[3] for r in ip_plan_rows(tmp_path / intent, "frontend")}
+    assert [(nic.port, nic.address) for nic in storage.nics] == [(p, planned[("storage01", p)]) for p in ("e1a", "e2a")]
+    assert len({nic.leaf for nic in storage.nics}) == 2  # a leaf pair
+    # a rule and a table per port, as on the appliance's settings sheet
+    assert [(r.source, r.table) for r in storage.rules] == [(f"{nic.address.split('/')[0]}/32", 200 + i) for i, nic in enumerate(storage.nics, start=1)]
+    # every leaf announces one aggregate (summary-only in its config), which the ECMP check expects
+    for name, blocks in plan.host_blocks.items():
+        assert len(blocks) == 1 and f"aggregate-address {blocks[0]} summary-only" in plan.switches[name].frr_conf, name
+    assert plan.sessions and all(s.keyed for s in plan.sessions)
+    assert {p.path for p in plan.probes} <= {("leaf", "node"), ("leaf", "spine", "leaf", "node")}
+    assert any(p.source.startswith("storage") or p.target.startswith("storage") for p in plan.probes)
+    assert all(p.reach for p in plan.probes)
+
+
+def test_a_separate_storage_fabric_plans_its_appliances_and_the_gpu_nodes_storage_ports(tmp_path: Path):
+    build(FRONTEND_INTENT, tmp_path / "frontend")
+    plan = read_plan(tmp_path / "frontend", "storage")
+    assert Counter(node.role for node in plan.nodes.values()) == {"gpu-node": 4, "storage-node": 2}
+    assert all(len(node.nics) == 2 for node in plan.nodes.values())
+    assert Counter(s.role for s in plan.switches.values()) == {"leaf": 2, "spine": 2}
+    frontend = read_plan(tmp_path / "frontend", "frontend")
+    assert Counter(node.role for node in frontend.nodes.values()) == {"gpu-node": 4, "management-node": 1}
+
+
+def test_planes_are_islands_probes_between_them_must_not_arrive_and_widths_stay_in_the_plane(planes_build: Path):
+    plan = read_plan(planes_build)
+    assert Counter((s.role, s.plane) for s in plan.switches.values()) == {("leaf", 1): 8, ("leaf", 2): 8, ("spine", 1): 2, ("spine", 2): 2}
+    assert {plan.component[name] for name, s in plan.switches.items() if s.plane == 1} != {plan.component[name] for name, s in plan.switches.items() if s.plane == 2}
+    assert len({plan.component[name] for name, s in plan.switches.items() if s.plane == 1}) == 1
+    widths = ecmp_widths(plan, set(), set())
+    for name, switch in plan.switches.items():
+        if switch.role != "leaf":
+            continue
+        same = {widths[name][o] for o, other in plan.switches.items() if other.role == "leaf" and o != name and other.plane == switch.plane}
+        across = {widths[name][o] for o, other in plan.switches.items() if other.role == "leaf" and other.plane != switch.plane}
+        assert same == {2} and across == {0}, name
+    kinds = Counter((p.kind, p.reach) for p in plan.probes)
+    assert kinds == {("same rail, other unit", True): 32, ("other rail", True): 32, ("other plane", False): 4}
+    for probe in plan.probes:
+        source, target = (plan.switches[next(n.leaf for n in plan.nodes[p].nics if n.port == nic)] for p, nic in ((probe.source, probe.source_nic), (probe.target, probe.target_nic)))
+        assert (source.plane == target.plane) == probe.reach and (probe.path == ()) == (not probe.reach), probe
+    # a spine of plane 1 down: plane 1's leaves keep one way to each other, plane 2 keeps two
+    spine = "be-spine01"
+    cut = ecmp_widths(plan, {link.cable for link in plan.links_of(spine)}, {spine})
+    assert {cut["be-su01-leaf1"][o] for o in ("be-su01-leaf2", "be-su02-leaf1")} == {1}
+    assert {cut["be-su01-leaf5"][o] for o in ("be-su01-leaf6", "be-su02-leaf5")} == {2}
+
+
+def _without_spines(plan):
+    """The plan as a rail-only fabric with no spine tier: every leaf alone, no fabric link."""
+    switches = {n: s for n, s in plan.switches.items() if s.role == "leaf"}
+    links = [link for link in plan.links if link.kind == "host"]
+    bare = LabPlan(
+        plan.build_dir, plan.lab_id, plan.network, plan.fabric, switches, plan.nodes, links, [], plan.host_blocks,
+        {name: [] for name in switches}, plan.address_owner, [], "rail-only", _components(switches, links),
+    )
+    bare.probes = _probes(bare, {})
+    return bare
+
+
+def test_a_leaf_with_no_uplinks_expects_no_session_no_route_and_no_answer_from_other_rails(lab_build: Path):
+    """Rail-only with one leaf per rail (no spines): the lab expects no BGP session, ECMP width 0
+    to every other leaf, probes on one rail's leaf to arrive and probes to other rails to get no
+    answer; `lab run` has no uplink or spine to fail."""
+    bare = _without_spines(read_plan(lab_build))
+    assert len(set(bare.component.values())) == len(bare.switches)
+    assert {w for by_leaf in ecmp_widths(bare, set(), set()).values() for w in by_leaf.values()} == {0}
+    for probe in bare.probes:
+        leaves = {n.leaf for p, nic in ((probe.source, probe.source_nic), (probe.target, probe.target_nic)) for n in bare.nodes[p].nics if n.port == nic}
+        assert probe.reach == (len(leaves) == 1) and probe.path == (("leaf", "node") if probe.reach else ()), probe
+    # one leaf per rail and unit here: every probe leaves its leaf, so none may arrive
+    assert Counter(p.reach for p in bare.probes) == {False: 64}
+    assert session.failure_rounds(bare) == []
+    full = read_plan(lab_build)
+    assert [name for name, *_ in session.failure_rounds(full)] == [f"be-su01-leaf1:{full.uplinks['be-su01-leaf1'][0].end('be-su01-leaf1').port} failed silently", "be-spine01 down"]
+
+
+def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail():
+    from types import SimpleNamespace
+
+    assert _rails(SimpleNamespace(rails=[1, 2, 3, 4], rail=1)) == (1, 2, 3, 4)
+    assert _rails(SimpleNamespace(rail=3)) == (3,)
+    assert _rails(SimpleNamespace(rail=None)) == ()
+
+
+def test_announced_prefixes_follow_the_leaf_aggregates():
+    server = [netaddr.IPNetwork(f"10.20.0.{64 + 2 * i}/31") for i in range(28)]  # 28 ports of a /26
+    assert _announced(" aggregate-address 10.20.0.64/26 summary-only\n", server) == ("10.20.0.64/26",)
+    assert _announced("", server) == ("10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
+    assert _announced(" aggregate-address 10.20.0.64/26\n", server) == ("10.20.0.64/26", "10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
+
+
+@needs_lab
+def test_frontend_and_storage_networks_boot_and_verify(tmp_path: Path):
+    """tests/lab/frontend.yaml: `lab up --network frontend` (GPU nodes and a management node on
+    leaf pairs), then `--network storage` (the GPU nodes' storage ports and two ONTAP appliances run
+    from their netplan twin), each verified and removed. The shipped intents' converged frontends
+    boot the same way (`lab run`, README), too large for the suite's time."""
+    build_dir = tmp_path / "frontend"
+    build(FRONTEND_INTENT, build_dir)
+    try:
+        up = fabricgen("lab", "up", str(build_dir), "--network", "frontend")
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert "frontend of lab-frontend: 4 switches, 5 servers (4 GPU nodes, 1 management node), 26 links" in up.stdout
+        verify = fabricgen("lab", "verify", str(build_dir))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        assert "BGP sessions: PASS, 32/32 expected sessions Established; 32/32 with the TCP-MD5 key" in verify.stdout
+        assert "ECMP width: PASS, 6/6 routes" in verify.stdout and "Traffic: PASS, 20/20 probes reached their target" in verify.stdout
+    finally:
+        fabricgen("lab", "down", str(build_dir))
+    assert leftovers(build_dir) == []
+    try:
+        up = fabricgen("lab", "up", str(build_dir), "--network", "storage")
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert "storage of lab-frontend: 4 switches, 6 servers (4 GPU nodes, 2 storage nodes), 28 links" in up.stdout
+        verify = fabricgen("lab", "verify", str(build_dir))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        assert "BGP sessions: PASS, 32/32" in verify.stdout and "Traffic: PASS, 24/24 probes reached their target" in verify.stdout
+        # the appliance runs its twin's rule: traffic from its first port's address uses that port's table
+        plan = read_plan(build_dir, "storage")
+        first = plan.nodes["storage01"].nics[0]
+        rules = runtime.run(["ip", "-n", plan.namespace("storage01"), "rule", "show"]).stdout
+        assert f"from {first.address.split('/')[0]} lookup 301" in rules, rules  # storage tables from 301 (host_config TABLE_BASE)
+    finally:
+        fabricgen("lab", "down", str(build_dir))
+    assert leftovers(build_dir) == []
+
+
+@needs_lab
+def test_two_planes_boot_each_with_its_own_ecmp_and_no_route_between_them(planes_build: Path):
+    """tests/lab/two-planes.yaml up and verified: width 2 inside each plane, no route and no answer
+    between planes; with a spine of plane 1 down, plane 1's width halves and plane 2's stays."""
+    try:
+        up = fabricgen("lab", "up", str(planes_build))
+        assert up.returncode == 0, up.stdout + up.stderr
+        verify = fabricgen("lab", "verify", str(planes_build))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        summary = " ".join(verify.stdout.split())  # the table title wraps on a narrow terminal
+        assert "plane 1: width 2 between its leaves, 0 routes to other planes (0 planned)" in summary
+        assert "plane 2: width 2 between its leaves, 0 routes to other planes (0 planned)" in summary
+        assert "64/64 probes reached their target" in summary and "4/4 between leaves no fabric link joins" in summary
+        failed = fabricgen("lab", "fail", str(planes_build), "--device", "be-spine01")
+        assert failed.returncode == 0 and "converged in" in failed.stdout, failed.stdout + failed.stderr
+        verify = fabricgen("lab", "verify", str(planes_build))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        summary = " ".join(verify.stdout.split())
+        assert "plane 1: width 1 between its leaves" in summary and "plane 2: width 2 between its leaves" in summary
+    finally:
+        fabricgen("lab", "down", str(planes_build))
+    assert leftovers(planes_build) == []
+
+
+def test_up_names_the_servers_by_role_the_design_and_the_rails_a_leaf_shares(lab_build: Path):
+    from fabricgen.lab import report
+
+    plan = read_plan(lab_build)
+    up = session.UpReport(plan, 1.0, True, 2.0, 54, 600.0, [])
+    lines = report.up_lines(up)
+    assert "18 switches, 4 GPU nodes, 64 links" in lines[0] and not any(line.startswith(("design:", "leaves serving")) for line in lines)
+    plan.design = "rail-only"
+    plan.switches = {n: replace(s, rails=(1, 2, 3, 4)) if n == "be-su01-leaf1" else s for n, s in plan.switches.items()}
+    plan.nodes = {n: replace(node, role="storage-node") if n == "gpu0004" else node for n, node in plan.nodes.items()}
+    lines = report.up_lines(up)
+    assert "18 switches, 4 servers (3 GPU nodes, 1 storage node), 64 links" in lines[0]
+    assert "design: rail-only" in lines and "leaves serving several rails: rails 1, 2, 3, 4" in lines

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fabricgen.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
 from fabricgen.errors import LabError, Problem
-from fabricgen.render.twin import OVERLAY_FILE, TWIN_DIR
+from fabricgen.render.twin import HOST_TWIN_DIR, OVERLAY_FILE, TWIN_DIR
 from fabricgen.sorting import natural_key
 from fabricgen.trust import Text, has_invisible, printable, quoted
 
@@ -176,6 +176,7 @@ class LabSwitch:
     maximum_paths: int = 1  # the config's ECMP cap
     pod: int | None = None  # 3 tiers: leaves' and spines' pod
     plane: int | None = None  # planes: the group of rails the switch serves
+    rails: tuple[int, ...] = ()  # a leaf's rails (topology.json `rails`, else its one `rail`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +214,7 @@ class LabNode:
     nics: tuple[LabNic, ...]
     routes: tuple[Route, ...]
     rules: tuple[Rule, ...]
+    role: str = "gpu-node"  # gpu-node | storage-node | management-node
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +233,7 @@ class Session:
 class Probe:
     """Traffic from one GPU NIC to another and the devices its path must cross."""
 
-    kind: str  # "same rail, other unit" | "same rail, other node" | "other rail"
+    kind: str  # "same rail, other unit" | "same rail, other node" | "other rail" | "other plane"
     source: str
     source_nic: str
     source_address: str
@@ -240,6 +242,7 @@ class Probe:
     target_address: str
     path: tuple[str, ...]  # expected hop roles after the source: leaf, spine, (core, spine,) leaf, node
     unchecked: str = ""  # why the lab cannot carry this probe (the kernel lacks VRF), else ""
+    reach: bool = True  # False: no fabric path joins the two leaves (planes, rail-only): must not arrive
 
 
 @dataclass
@@ -256,6 +259,8 @@ class LabPlan:
     uplinks: dict[str, list[LabLink]]  # leaf -> its fabric links
     address_owner: dict[str, str]  # address (no prefix) -> device
     probes: list[Probe]
+    design: str | None = None  # topology.json's graph.fabrics[network].design, when the build says
+    component: dict[str, int] = field(default_factory=dict)  # switch -> its island of routed fabric links
 
     def namespace(self, device: str) -> str:
         return namespace_name(self.lab_id, device)
@@ -365,7 +370,8 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     for name in switch_names:
         node = roles[name]
         source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
-        conf = build.text(source)
+        # a switch that routes nothing (a leaf with no uplinks) has no routing twin: FRR runs without BGP
+        conf = build.text(source) if build.has(source) or not _unrouted(name, links_of[name]) else NO_ROUTING
         problems += check_frr_conf(conf, str(build_dir / source))
         keyed_peers[name] = _keyed_peers(conf)
         loopbacks = tuple(r.address for r in rows_of[name] if r.kind in ("loopback", "vtep"))
@@ -374,7 +380,7 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         switches[name] = LabSwitch(
             name, node.role.value, source, conf, loopbacks, vtep, _segments(name, rows_of[name], leaf_overlay, by_port, links_of[name]),
             tuple(v.l3_vni for v in leaf_overlay.vrfs) if leaf_overlay else (), _bfd_detect_ms(conf),
-            node.asn or _asn(conf), _allowas_in(conf), _maximum_paths(conf), node.pod, node.plane,
+            node.asn or _asn(conf), _allowas_in(conf), _maximum_paths(conf), node.pod, node.plane, _rails(node),
         )
     if problems:
         raise LabError(problems[:50])
@@ -397,16 +403,72 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         else:
             server = [link.end(name).address for link in links_of[name] if link.kind == "host" and link.end(name).address]
             server += [s.gateway for s in switch.segments]
-            host_blocks[name] = tuple(str(c) for c in netaddr.cidr_merge([netaddr.IPNetwork(a).cidr for a in server]))
+            host_blocks[name] = _announced(switch.frr_conf, [netaddr.IPNetwork(a).cidr for a in server])
 
     owner = {r.address.split("/")[0]: r.device for r in addresses if r.address}
-    plan = LabPlan(build_dir, lab_id_of(build_dir), network, topology.graph.name, switches, nodes, links, sessions, host_blocks, uplinks, owner, [])
+    design = topology.graph.fabrics[network].get("design")
+    plan = LabPlan(
+        build_dir, lab_id_of(build_dir), network, topology.graph.name, switches, nodes, links, sessions, host_blocks, uplinks, owner, [],
+        design if isinstance(design, str) else None, _components(switches, links),
+    )
     plan.probes = _probes(plan, roles)
     return plan
 
 
+# FRR 8.4 answers `show bgp summary json` and `show bgp neighbors json` with {} when no BGP
+# instance runs (Debian's frr 8.4.4-1.1~deb12u2, tried by hand), so verify reads no session here.
+NO_ROUTING = "! fabricgen lab: this switch has no routed fabric link and no routing config; FRR runs without BGP\n"
+
+
+def _unrouted(name: str, links: list[LabLink]) -> bool:
+    return not any(link.kind == "fabric" and link.a.address and link.b.address for link in links)
+
+
+def _rails(node: TopologyNode) -> tuple[int, ...]:
+    """The rails a leaf serves: topology.json's `rails` when the build writes it (leaves with several
+    rails), else its one `rail`."""
+    rails = getattr(node, "rails", None)
+    if rails:
+        return tuple(int(r) for r in rails)
+    return (node.rail,) if node.rail is not None else ()
+
+
+def _components(switches: dict[str, LabSwitch], links: list[LabLink]) -> dict[str, int]:
+    """switch -> the number of its island: the switches joined by addressed fabric links (union-find,
+    linear). Two leaves in different islands (separate planes, rail-only rails) have no path at all."""
+    parent = {name: name for name in switches}
+
+    def root(name: str) -> str:
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    for link in links:
+        if link.kind == "fabric" and link.a.device in parent and link.b.device in parent and link.a.address and link.b.address:
+            parent[root(link.a.device)] = root(link.b.device)
+    numbers: dict[str, int] = {}
+    return {name: numbers.setdefault(root(name), len(numbers) + 1) for name in sorted(switches, key=natural_key)}
+
+
 def _address(row: AddressRow | None) -> str | None:
     return row.address if row and row.address and row.kind in ("fabric", "host", "nic") else None
+
+
+def _announced(conf: str, server: list[netaddr.IPNetwork]) -> tuple[str, ...]:
+    """The prefixes a leaf's server subnets reach the fabric as: each `aggregate-address P
+    summary-only` of its config that covers some of them (a frontend leaf with 28 server /31s
+    announces its /26, not the /27, /28 and /29 they merge into), the rest merged. A plain `aggregate-address` (no
+    summary-only) is announced beside the subnets it covers."""
+    blocks, rest = [], list(server)
+    for prefix, summary_only in re.findall(r"^\s*aggregate-address (\S+)( summary-only)?\s*$", conf, re.MULTILINE):
+        aggregate = netaddr.IPNetwork(prefix)
+        covered = [subnet for subnet in rest if subnet in aggregate]
+        if covered:
+            blocks.append(aggregate.cidr)
+            if summary_only:
+                rest = [subnet for subnet in rest if subnet not in aggregate]
+    return tuple(str(c) for c in sorted({*blocks, *netaddr.cidr_merge(rest)}))
 
 
 def _bfd_detect_ms(conf: str) -> int | None:
@@ -469,6 +531,8 @@ def _segments(name: str, rows: list[AddressRow], overlay: LeafOverlay | None, by
 
 def _node(build: BuildFiles, name: str, topology_node: TopologyNode, links: list[LabLink], ifnames: dict[str, str]) -> LabNode:
     netplan_path = f"hosts/{name}/netplan.yaml"
+    if not build.has(netplan_path) and build.has(f"{HOST_TWIN_DIR}/{name}/netplan.yaml"):
+        netplan_path = f"{HOST_TWIN_DIR}/{name}/netplan.yaml"  # an appliance: its lab twin
     ethernets = build.parse(netplan_path, Netplan).network.ethernets
     nics, routes, rules = [], [], []
     wired = sorted((link for link in links if link.kind == "host" and link.a.device == name), key=lambda l: natural_key(l.a.port))
@@ -482,13 +546,16 @@ def _node(build: BuildFiles, name: str, topology_node: TopologyNode, links: list
             routes.append(Route(r.to, r.via, dev, r.table, r.metric, r.scope))
         for r in settings.routing_policy:
             rules.append(Rule(r.source, r.table, r.priority))
-    return LabNode(name, topology_node.scalable_unit, tuple(nics), tuple(routes), tuple(rules))
+    return LabNode(name, topology_node.scalable_unit, tuple(nics), tuple(routes), tuple(rules), topology_node.role.value)
 
 
 def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
     """Two probes per GPU NIC: the same rail on a node of the next scalable unit (the node in the
     same position), and the next rail of its plane on the next node. Each names the devices its
-    path crosses: up to a spine and down again within a pod, through a core between pods."""
+    path crosses: up to a spine and down again within a pod, through a core between pods. With
+    planes, one more per node: its first NIC to a NIC of another plane on the next node, which must
+    not arrive (planes are separate fabrics). A probe between leaves no fabric link joins (rail-only
+    rails, planes) expects no answer either: the lab has no scale-up domain to carry it."""
     nodes = sorted(plan.nodes.values(), key=lambda n: natural_key(n.name))
     order = {node.name: i for i, node in enumerate(nodes)}
     units: dict[int | None, list[LabNode]] = defaultdict(list)
@@ -510,11 +577,18 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
             plane_rails = [n.rail for n in node.nics if plan.switches[n.leaf].plane == plan.switches[nic.leaf].plane]
             if len(plane_rails) > 1:
                 targets.append(("other rail", next_node, plane_rails[(plane_rails.index(nic.rail) + 1) % len(plane_rails)]))
+            if nic is node.nics[0]:
+                other_plane = [n.rail for n in next_node.nics if plan.switches[n.leaf].plane != plan.switches[nic.leaf].plane]
+                if other_plane and next_node is not node:
+                    targets.append(("other plane", next_node, other_plane[0]))
             for kind, peer, rail in targets:
                 if peer is node or rail > len(peer.nics):
                     continue
                 target = peer.nics[rail - 1]
                 path, unchecked = _routed_path(plan.switches[nic.leaf], plan.switches[target.leaf]), ""
+                reach = plan.component.get(nic.leaf) == plan.component.get(target.leaf) or nic.leaf == target.leaf
+                if not reach:
+                    path = ()
                 source_segment = _segment(plan, nic, segment_of)
                 if source_segment is not None and source_segment.vni is not None:
                     target_segment = _segment(plan, target, segment_of)
@@ -522,7 +596,7 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
                         path = ("node",)  # one layer-2 segment, bridged over VXLAN: no routed hop
                     else:
                         unchecked = "routed in the tenant VRF (L3 VNI), which the lab does not build"
-                probes.append(Probe(kind, node.name, nic.port, _host(nic.address), peer.name, target.port, _host(target.address), path, unchecked))
+                probes.append(Probe(kind, node.name, nic.port, _host(nic.address), peer.name, target.port, _host(target.address), path, unchecked, reach))
     return probes
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.table import Table
 
+from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.session import FailureReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
 
@@ -23,11 +26,16 @@ def up_lines(report: UpReport) -> list[str]:
     p = report.plan
     lines = [
         (
-            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {len(p.nodes)} GPU nodes, "
+            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {servers(p)}, "
             f"{len(p.links)} links (veth pairs) in {report.seconds:.2f} s"
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
     ]
+    if p.design:  # topology.json's graph.fabrics[network].design, when the build names one
+        lines.append(f"design: {p.design}")
+    shared = sorted({s.rails for s in p.switches.values() if s.role == "leaf" and len(s.rails) > 1})
+    if shared:  # leaves that serve several rails (topology.json `rails`)
+        lines.append(f"leaves serving several rails: {'; '.join('rails ' + ', '.join(map(str, rails)) for rails in shared)}")
     if report.keys_given:
         lines.append(f"keys: {', '.join(report.keys_given)} from the environment or the secrets file")
     if report.keys_generated:
@@ -41,6 +49,19 @@ def up_lines(report: UpReport) -> list[str]:
         lines.append("not converged yet: run `fabricgen lab verify` to see what is missing")
     lines += [f"note: {n}" for n in report.notes]
     return lines
+
+
+def servers(plan: LabPlan) -> str:
+    """The servers, as "4 GPU nodes" or, with other servers, "44 servers (32 GPU nodes, 4 storage nodes, 8 management nodes)"."""
+    counts = Counter(node.role for node in plan.nodes.values())
+    if set(counts) <= {"gpu-node"}:
+        return f"{len(plan.nodes)} GPU nodes"
+    parts = [
+        f"{counts[role]} {role.replace('-', ' ').replace('gpu', 'GPU')}{'s' if counts[role] != 1 else ''}"
+        for role in ("gpu-node", "storage-node", "management-node")
+        if counts[role]
+    ]
+    return f"{len(plan.nodes)} servers ({', '.join(parts)})"
 
 
 def convergence_line(v: Verification) -> str:

@@ -10,6 +10,7 @@ from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
 from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.verify import Verification, verify, wait_converged
+from fabricgen.sorting import natural_key
 
 
 @dataclass
@@ -149,6 +150,22 @@ def down(build_dir: Path) -> bool:
     return runtime.lab_down(build_dir) is not None
 
 
+def failure_rounds(plan: LabPlan) -> list[tuple[str, str | None, str | None, bool]]:
+    """(name, --link, --device, silent) of each failure `run` applies: a silent uplink failure on the
+    first leaf that has an uplink, the first spine down, the first core down; a round the fabric has
+    nothing for (a rail-only fabric with no spine: no uplink, no spine) is left out."""
+    rounds = []
+    leaf = next((n for n in sorted(plan.uplinks, key=natural_key) if plan.switches[n].role == "leaf" and plan.uplinks[n]), None)
+    if leaf is not None:
+        uplink = plan.uplinks[leaf][0].end(leaf).port
+        rounds.append((f"{leaf}:{uplink} failed silently", f"{leaf}:{uplink}", None, True))
+    for role in ("spine", "core"):
+        first = min((n for n, s in plan.switches.items() if s.role == role), key=natural_key, default=None)
+        if first is not None:
+            rounds.append((f"{first} down", None, first, False))
+    return rounds
+
+
 def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
@@ -156,15 +173,7 @@ def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secre
     report = RunReport(up(build_dir, network, timeout, secrets_file))  # refuses a lab that is already up, before the try
     try:
         report.rounds.append(("after up", check(build_dir, timeout), None))
-        plan = report.up.plan
-        leaf = min(n for n, s in plan.switches.items() if s.role == "leaf")
-        uplink = plan.uplinks[leaf][0].end(leaf).port
-        spine = min(n for n, s in plan.switches.items() if s.role == "spine")
-        failures = [(f"{leaf}:{uplink} failed silently", f"{leaf}:{uplink}", None, True), (f"{spine} down", None, spine, False)]
-        cores = sorted(n for n, s in plan.switches.items() if s.role == "core")
-        if cores:
-            failures.append((f"{cores[0]} down", None, cores[0], False))
-        for name, link, device, silent in failures:
+        for name, link, device, silent in failure_rounds(report.up.plan):
             failure = fail(build_dir, link, device, silent, timeout)
             report.rounds.append((name, check(build_dir, timeout), failure))
             restored = restore(build_dir, timeout=timeout)[0]

@@ -276,7 +276,37 @@ def ecmp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
         prefixes_total += len(prefixes)
         check.add((device, plan.switches[device].role, len(prefixes), "/".join(map(str, widths)) or "-", "; ".join(wrong)[:200] or "-"), not wrong)
     check.summary = f"{prefixes_total - wrong_total}/{prefixes_total} routes to {what} at the planned width"
+    planes = plane_widths(plan, failed, snap)
+    if planes:
+        check.summary += "; " + "; ".join(planes)
     return check
+
+
+def plane_widths(plan: LabPlan, failed: Failed, snap: Snapshot) -> list[str]:
+    """Per plane of a fabric with several: the widths its leaves must have to each other, and how
+    many routes its leaves hold to other planes' leaves (none, unless a fabric link joins them)."""
+    leaves = {name: s for name, s in plan.switches.items() if s.role == "leaf" and name not in failed.devices}
+    planes = sorted({s.plane for s in leaves.values() if s.plane is not None})
+    if len(planes) < 2:
+        return []
+    expected = expected_widths(plan, failed)
+    inside: dict[int, set[int]] = defaultdict(set)
+    across: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # plane -> [routes seen, routes expected]
+    for name, leaf in leaves.items():
+        for origin in plan.host_blocks:
+            if origin == name or origin not in plan.switches:
+                continue
+            prefixes = plan.host_blocks[origin]
+            if plan.switches[origin].plane == leaf.plane:
+                inside[leaf.plane].update(expected[name].get(p, 0) for p in prefixes)  # type: ignore[index]
+            else:
+                across[leaf.plane][0] += sum(1 for p in prefixes if snap.widths.get(name, {}).get(p, 0) > 0)  # type: ignore[index]
+                across[leaf.plane][1] += sum(1 for p in prefixes if expected[name].get(p, 0) > 0)  # type: ignore[index]
+    return [
+        f"plane {plane}: width {'/'.join(map(str, sorted(inside[plane]))) or '-'} between its leaves, "
+        f"{across[plane][0]} routes to other planes ({across[plane][1]} planned)"
+        for plane in planes
+    ]
 
 
 def evpn_check(plan: LabPlan, failed: Failed) -> Check:
@@ -325,19 +355,24 @@ def traffic_check(plan: LabPlan, failed: Failed) -> Check:
     by_kind: dict[str, list[tuple[Probe, str]]] = defaultdict(list)
     for probe, outcome in zip(plan.probes, results, strict=True):
         by_kind[probe.kind].append((probe, outcome))
-    reached_total = checked_total = 0
+    reached_total = checked_total = apart_total = apart_ok = 0
     for kind, outcomes in by_kind.items():
         checked = [(p, o) for p, o in outcomes if not o.startswith("not checked")]
-        reached = [p for p, o in checked if o == "ok" or o.startswith("wrong path")]
+        # a probe between separate fabrics "reaches" when it arrives, which is its failure
+        reached = [p for p, o in checked if (o == "ok" and p.reach) or o.startswith(("wrong path", "arrived"))]
         good_path = [p for p, o in checked if o == "ok"]
         bad = [f"{p.source} {p.source_nic} -> {p.target} {p.target_nic}: {o}" for p, o in checked if o != "ok"]
         reasons = sorted({o.removeprefix("not checked: ") for _, o in outcomes if o.startswith("not checked")})
-        reached_total += len(reached)
-        checked_total += len(checked)
+        reached_total += sum(1 for p in reached if p.reach)
+        checked_total += sum(1 for p, _ in checked if p.reach)
+        apart_total += sum(1 for p, _ in checked if not p.reach)
+        apart_ok += sum(1 for p, o in checked if not p.reach and o == "ok")
         skipped = f"{len(outcomes) - len(checked)} ({'; '.join(reasons)})" if reasons else "0"
         check.add((kind, len(checked), len(reached), len(good_path), skipped, "; ".join(bad[:3]) or "-"), not bad)
     check.summary = f"{reached_total}/{checked_total} probes reached their target (ping, then traceroute for the path)"
-    if checked_total == 0:
+    if apart_total:
+        check.summary += f"; {apart_ok}/{apart_total} between leaves no fabric link joins (planes, rail-only rails) got no answer, as planned"
+    if checked_total + apart_total == 0:
         check.passed = None  # nothing the lab could carry: not a pass
     return check
 
@@ -352,6 +387,10 @@ def _probe(plan: LabPlan, failed: Failed, probe: Probe) -> str:
         if nic.leaf in failed.devices or cable in failed.cables:
             return "not checked: a NIC's own leaf or cable is failed (one NIC per rail)"
     ns = plan.namespace(probe.source)
+    if not probe.reach:
+        # no fabric path: the source's leaf must drop it (two tries, so one lost answer proves nothing)
+        ping = in_namespace(ns, ["ping", "-n", "-q", "-c", "2", "-i", "0.2", "-W", "1", "-I", probe.source_address, probe.target_address], check=False)
+        return "ok" if ping.returncode != 0 else "arrived, though no fabric link joins the two leaves"
     ping = in_namespace(ns, ["ping", "-n", "-q", "-c", "1", "-W", "2", "-I", probe.source_address, probe.target_address], check=False)
     if ping.returncode != 0:
         return "unreachable"

@@ -5,7 +5,9 @@
   `unknown` prints the settings instead of guessing commands);
 - `nic-qos.txt` (appliances, e.g. ONTAP): the same settings as a sheet, no commands;
 - `netplan.yaml` (every Linux node): addresses, MTU, per-NIC routing tables and rules; written by
-  its template like any other vendor syntax (PyYAML's emitter would take seconds at 1,000 nodes).
+  its template like any other vendor syntax (PyYAML's emitter would take seconds at 1,000 nodes);
+- `lab/hosts/<node>/netplan.yaml` (appliances): the same netplan as a lab twin, so `fabricgen lab`
+  can run a storage appliance as a Linux namespace (like `lab/frr/` for NX-OS switches).
 
 Shell variable names for the port-name mapping are derived here: `nic1` -> `NIC1_NETDEV`.
 """
@@ -21,6 +23,7 @@ from netaddr import IPNetwork
 from fabricgen import __version__
 from fabricgen.host_config import HostConfig, HostNic
 from fabricgen.render.environment import environment
+from fabricgen.render.twin import HOST_TWIN_DIR
 
 SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
 TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
@@ -39,6 +42,10 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             files[f"{base}/nic-qos.txt"] = env.get_template("hosts/ontap.txt.j2").render(
                 host=host, netmask=_netmask, routes_of=_gateway_routes, version=__version__
             )
+            # the same addresses and routes as netplan, for the lab to run the appliance as Linux
+            files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
+                host=host, key=_yaml_key, version=__version__, twin=True
+            )
             continue
         if host.rdma:
             families = {nic.family for nic in host.nics}
@@ -49,7 +56,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
                 tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
                 version=__version__,
             )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, key=_yaml_key, version=__version__)
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, key=_yaml_key, version=__version__, twin=False)
     return files
 
 

@@ -18,6 +18,8 @@ from fabricgen.render.environment import environment
 TWIN_DIR = "lab/frr"
 # What the lab needs of each VTEP that neither the IP plan nor frr.conf says: VLAN -> VNI and members.
 OVERLAY_FILE = "lab/overlay.json"
+# Appliances (ONTAP) get a settings sheet, not netplan: the lab runs them from a netplan twin here.
+HOST_TWIN_DIR = "lab/hosts"
 
 
 def render_routing_twins(configs: Iterable[DeviceConfig]) -> dict[str, str]:
