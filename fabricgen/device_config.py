@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -148,12 +149,14 @@ class QosConfig:
     pause_policies: dict[str, PausePolicy] = field(default_factory=dict)
     mac_phy_delay_published: bool = False  # whether the headroom includes the ASIC's MAC/PHY delay
 
-    @property
+    # cached: every NIC of the leaf and every config check asks (a frozen dataclass's cached_property
+    # is set once in the instance dict; dscp_to_priority's dict is shared, read it, never change it)
+    @cached_property
     def lossless_priorities(self) -> tuple[int, ...]:
         """Every PFC priority, ascending (as PORT_QOS_MAP and DCBX list them)."""
         return tuple(sorted({self.lossless_priority} | ({self.storage_priority} if self.storage_priority is not None else set())))
 
-    @property
+    @cached_property
     def dscp_to_priority(self) -> dict[int, int]:
         """Every DSCP this switch classifies, to its priority (traffic class, queue, PFC priority);
         a DSCP not listed goes to priority 0."""

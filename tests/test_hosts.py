@@ -302,3 +302,29 @@ def test_a_nic_follows_the_qos_override_of_its_leaf(write_intent):
     for host in build.hosts.values():
         for nic in host.nics:
             assert (nic.rdma_dscp, nic.dscp_to_priority) == (26, ((26, 3), (48, 7))), (host.hostname, nic.port)
+
+
+def test_nic_commands_rendered_once_per_setting_still_name_each_nics_own_cable(whitepaper):
+    """A NIC's commands are rendered once per distinct NicSettings and shared; what differs per NIC
+    (cable, leaf port, address) is in its header, so every script still names its own."""
+    from fabricgen.render.hosts import NicSettings
+
+    assert not {"switch", "switch_port", "cable", "address", "gateway", "table", "routes"} & set(NicSettings._fields)
+    build = whitepaper[512]
+    for host in list(build.hosts.values())[:8]:
+        script = build.files[f"hosts/{host.hostname}/nic-qos.sh"].decode()
+        for nic in host.nics:
+            assert f"# --- {nic.port}: {nic.nic}, {nic.network} fabric, cabled to {nic.switch} {nic.switch_port} ({nic.cable}), {nic.cidr}\n" in script
+
+
+def test_a_nic_template_reading_what_nicsettings_lacks_fails_the_render():
+    """The shared rendering is safe only while the family templates read nothing but the settings:
+    one that reads the cable gets StrictUndefined, not another NIC's cable."""
+    import jinja2
+
+    from fabricgen.render.environment import environment
+    from fabricgen.render.hosts import NicSettings
+
+    settings = NicSettings("nic1", "backend", 9000, True, (3,), ((26, 3),), 26, 3, 48, 6, 50)
+    with pytest.raises(jinja2.UndefinedError):
+        environment().from_string("{{ nic.cable }}").render(nic=settings)
