@@ -69,6 +69,32 @@ class Balancing:
     sweep: dict[int, dict[str, Summary]] = field(default_factory=dict)  # jobs -> mode -> summary
     crosses_fabric: bool = True
     failure: Failure | None = None
+    paths: PathShares | None = None  # where seed 0's flows went (PXN, within a leaf, across leaves)
+
+
+@dataclass(frozen=True)
+class PathShares:
+    """Shares of seed 0's NIC-port flows: moved PXN-style over the node's scale-up domain to the
+    destination's rail, within one node after that (never on the network), within one leaf, and from
+    one leaf to another (the only ones load balancing acts on)."""
+
+    flows: int
+    pxn: float
+    within_node: float
+    within_leaf: float
+    across_leaves: float
+
+
+def path_shares(model: Clos, flows: Traffic) -> PathShares:
+    ports, _ = paths.on_ports(model, flows)
+    src, dst, _, _, kept = paths.carried(model, ports)
+    if not len(src):
+        return PathShares(0, 0.0, 0.0, 0.0, 0.0)
+    per_node = model.ports_per_node
+    node = src // per_node == dst // per_node
+    leaf = model.leaf_of_nic[src] == model.leaf_of_nic[dst]
+    return PathShares(len(src), float(np.mean(src != ports.src[kept])), float(np.mean(node)),
+                      float(np.mean(leaf & ~node)), float(np.mean(~leaf & ~node)))
 
 
 def clos_of(fabric: Fabric) -> Clos:
@@ -166,10 +192,9 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
     with `devices`/`cables`, the same traffic again with them down. Refused up front
     (AnalysisError) when the options do not suit the fabric or would not fit."""
     model = plan(fabric, options, sweep, budget)
-    flows = traffic(model, options, 0)
-    src, dst, *_ = paths.carried(model, paths.on_ports(model, flows)[0])
-    if not (model.leaf_of_nic[src] != model.leaf_of_nic[dst]).any():
-        return Balancing(model, options, {}, {}, {}, crosses_fabric=False)
+    shares = path_shares(model, traffic(model, options, 0))
+    if not shares.across_leaves:
+        return Balancing(model, options, {}, {}, {}, crosses_fabric=False, paths=shares)
     samples: dict[str, PathResult] = {}
     summaries = compare(model, options, range(options.seeds), keep=samples)
     points = {}
@@ -177,7 +202,7 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
     while sweep and options.senders == "all" and model.nodes // jobs >= 2:
         points[jobs] = compare(model, options, range(options.sweep_seeds), jobs)
         jobs *= 2
-    found = Balancing(model, options, summaries, samples, points)
+    found = Balancing(model, options, summaries, samples, points, paths=shares)
     if devices or cables:
         found.failure = _failure(model, options, summaries, set(devices), set(cables))
     return found
