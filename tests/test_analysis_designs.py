@@ -36,7 +36,7 @@ def builds(tmp_path_factory):
 
 
 def analyze(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
 
 
 def test_rail_only_cross_rail_goes_pxn_and_loads_no_fabric_link(builds):

@@ -166,7 +166,7 @@ def test_a_gpu_of_a_two_plane_nic_is_one_endpoint_and_splits_its_flow_over_both_
     assert (fabric.nodes, fabric.gpus, len(fabric.leaf_of_nic)) == (4, 32, 64)
     traffic = make_traffic(fabric, "all-to-all", scope="cross-rail")
     assert len(traffic.src) == 4 * 3 * 64 and traffic.src.max() < 32  # GPU pairs on other nodes
-    ports, parent = paths.on_ports(fabric, traffic)
+    ports, _ = paths.on_ports(fabric, traffic)
     assert len(ports.src) == 2 * len(traffic.src) and np.array_equal(ports.src % 2, ports.dst % 2)  # port p to port p
     assert ports.nbytes.sum() == pytest.approx(traffic.nbytes.sum())
     r = paths.simulate(fabric, traffic, "spray")
