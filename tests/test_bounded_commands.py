@@ -105,7 +105,7 @@ def test_every_choice_is_checked_before_the_build_is_read_also_without_traffic(t
     assert "analyze: 6 problems" in result.stderr
     for line in (
         "--network 'nope' is not known (fix: choose one of: backend, frontend, storage)",
-        "--pattern 'butterfly\\x1b[2J' is not known (fix: choose one of: all-to-all, ring)",
+        "--pattern 'butterfly\\x1b[2J' is not known (fix: choose one of: all-to-all, ring, permutation, shift)",
         "--scope 'galaxy' is not known (fix: choose one of: cross-rail, rail)",
         "--placement 'random' is not known (fix: choose one of: contiguous, scattered)",
         "--hash 'md5' is not known (fix: choose one of: crc32, random)",
