@@ -149,7 +149,7 @@ def measure_analysis(build_dir: Path) -> dict:
     return {
         "seconds": time.perf_counter() - started,
         "failures": len(failures),
-        "gpus": len(balancing.fabric.leaf_of_nic),
+        "gpus": balancing.fabric.gpus,  # GPUs, not NIC ports (multi-plane NICs)
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 

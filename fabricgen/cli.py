@@ -477,7 +477,8 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
     """The analysis as the documented `schema.AnalysisOutput`."""
     shape = schema.FabricShape(
         network=fabric.network, leaves=len(fabric.leaves), spines=len(fabric.spines), cores=len(fabric.cores),
-        gpu_nics=int(fabric.nic_leaf.size), rails=int(fabric.nic_leaf.shape[1]) if fabric.nic_leaf.size else 0, fabric_links=len(fabric.cables),
+        gpu_nics=int(fabric.nic_leaf.size), gpus=int(fabric.nic_leaf.size // fabric.nic_leaf.shape[2]),
+        rails=int(fabric.nic_leaf.shape[1]) if fabric.nic_leaf.size else 0, planes=int(fabric.nic_leaf.shape[2]), fabric_links=len(fabric.cables),
     )
     capacity_found = None
     if found is not None:

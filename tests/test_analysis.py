@@ -158,7 +158,8 @@ def test_load_balancing_report_with_figures_is_deterministic(whitepaper_256, tmp
 def test_traffic_that_never_leaves_a_leaf_is_said_so(whitepaper_256):
     result = analyze(str(whitepaper_256))  # one scalable unit, rail-local: every flow stays on its leaf
     assert result.returncode == 0, result.stderr
-    assert "This traffic never leaves a leaf" in result.stdout
+    assert "Each rail's GPUs here are on one leaf: 100.0% of the flows stay within a leaf; no flow crosses from one leaf to another" in result.stdout
+    assert "Try `--scope cross-rail`" in result.stdout  # the fabric has spines: cross-rail traffic would use them
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -192,7 +192,8 @@ def test_json_validates_and_a_threshold_exits_1(whitepaper_256):
 
 
 def test_three_tier_build_is_analysed(three_tiers):
-    run = analyze(str(three_tiers), "--seeds", "1", "--no-sweep", "--json", "--scope", "cross-rail")
+    # 5 seeds: on so small a fabric one seed's ECMP draw can beat flowlet's (1.21 vs 1.22 at seed 0)
+    run = analyze(str(three_tiers), "--seeds", "5", "--no-sweep", "--json", "--scope", "cross-rail")
     assert run.returncode == 0, run.stderr
     document = AnalysisOutput.model_validate(json.loads(run.stdout))
     assert document.fabric.cores > 0 and document.capacity is None

@@ -5,6 +5,7 @@ found before any work, in little memory; and what they echo cannot drive a termi
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -13,12 +14,14 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from fabricgen.analysis import capacity as capacity_module
 from fabricgen.analysis import limits, loadbalance
-from fabricgen.analysis.balancing import TrafficOptions, leaf_spine, plan
+from fabricgen.analysis.balancing import TrafficOptions, plan
+from fabricgen.analysis.balancing import clos_of as leaf_spine
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.cli import app
 from fabricgen.errors import AnalysisError
@@ -102,7 +105,7 @@ def test_every_choice_is_checked_before_the_build_is_read_also_without_traffic(t
     assert "analyze: 6 problems" in result.stderr
     for line in (
         "--network 'nope' is not known (fix: choose one of: backend, frontend, storage)",
-        "--pattern 'butterfly\\x1b[2J' is not known (fix: choose one of: all-to-all, ring)",
+        "--pattern 'butterfly\\x1b[2J' is not known (fix: choose one of: all-to-all, ring, permutation, shift)",
         "--scope 'galaxy' is not known (fix: choose one of: cross-rail, rail)",
         "--placement 'random' is not known (fix: choose one of: contiguous, scattered)",
         "--hash 'md5' is not known (fix: choose one of: crc32, random)",
@@ -128,16 +131,16 @@ def cross_rail(**changes) -> TrafficOptions:
 def test_a_simulation_too_big_for_memory_is_refused_with_the_value_that_fits(whitepaper_256, monkeypatch):
     model = leaf_spine(read_fabric(whitepaper_256))
     budget = 1 << 30
-    options = cross_rail(flows_per_pair=64)  # within every bound; 4 M flows, ~4 GiB
-    assert limits.simulation_cost(model, options).bytes > budget
+    options = cross_rail(flows_per_pair=64, seeds=1)  # within every bound; 4 M flows, ~2 GiB, a minute of CPU
+    assert limits.simulation_cost(model, options, sweep=False).bytes > budget
     with pytest.raises(AnalysisError) as caught:
-        plan(read_fabric(whitepaper_256), options, budget=budget)
+        plan(read_fabric(whitepaper_256), options, sweep=False, budget=budget)
     (problem,) = caught.value.problems
     assert "the load-balancing simulation would need about" in problem.message and "more than the 1.0 GiB it may use" in problem.message
     fitting = int(problem.hint.split("lower --flows-per-pair to ")[1].split(";")[0])
     # the value named is the largest that fits, not a guess
-    assert limits.simulation_cost(model, replace(options, flows_per_pair=fitting)).bytes <= budget
-    assert limits.simulation_cost(model, replace(options, flows_per_pair=fitting + 1)).bytes > budget
+    assert limits.simulation_cost(model, replace(options, flows_per_pair=fitting), sweep=False).bytes <= budget
+    assert limits.simulation_cost(model, replace(options, flows_per_pair=fitting + 1), sweep=False).bytes > budget
     assert "use --scope rail" in problem.hint and "use --no-traffic" in problem.hint
 
     # the command refuses it before the capacity analysis and before any traffic is built
@@ -147,20 +150,45 @@ def test_a_simulation_too_big_for_memory_is_refused_with_the_value_that_fits(whi
     monkeypatch.setattr(limits, "memory_budget", lambda: budget)
     monkeypatch.setattr(capacity_module, "capacity", never)
     monkeypatch.setattr(loadbalance, "make_traffic", never)
-    result = analyze(str(whitepaper_256), "--scope", "cross-rail", "--flows-per-pair", "64")
+    result = analyze(str(whitepaper_256), "--scope", "cross-rail", "--flows-per-pair", "64", "--seeds", "1", "--no-sweep")
     assert result.exit_code == 2, result.output
     assert f"lower --flows-per-pair to {fitting}" in result.stderr and "Traceback" not in result.output
 
 
 def test_a_simulation_too_long_is_refused_by_its_work(whitepaper_256):
-    # 16.6 G placements whatever the machine's memory: refused in any case, with the fixes
+    # 16.6 G placements, hours of CPU whatever the machine's memory: refused in any case, with the fixes
     result, peak = peak_of("analyze", str(whitepaper_256), "--scope", "cross-rail", "--flows-per-pair", "256", "--flowlets", "64")
     assert result.returncode == 2, result.stderr
-    assert "would place 16,644,046,848 flows and flowlets over its seeds, modes and jobs sweep, more than the limit of 3,000,000,000" in result.stderr
-    assert "lower --flowlets to" in result.stderr and "Traceback" not in result.stderr
+    assert "16,644,046,848 flow and flowlet placements over its seeds, modes and jobs sweep), more than the limit of 5 minutes" in result.stderr
+    assert "(fix: lower --flows-per-pair to 3; or use --no-traffic" in result.stderr and "Traceback" not in result.stderr  # the only single change that fits
     assert peak < PEAK_MIB, f"{peak:.0f} MiB"
 
 
+def test_the_time_estimate_follows_the_work():
+    # a leaf-spine of 2 hops and 3 tiers of 4 hops, 64 nodes of 8 GPUs: the estimate scales with
+    # the flows, the hops, the planes and the flowlets, and one sending leaf cuts it to its share
+    from tests.test_analysis_paths import synthetic
+
+    def clos(tiers: int, planes: int = 1):
+        leaves = [f"l{i}" for i in range(8 * planes)]
+        if tiers == 2:
+            cables = [(leaf, s) for leaf in leaves for s in ("s1", "s2")]
+            names, kinds = leaves + ["s1", "s2"], [0] * len(leaves) + [1, 1]
+        else:
+            half = len(leaves) // 2
+            cables = [(leaf, "s1" if i < half else "s2") for i, leaf in enumerate(leaves)] + [("s1", "c1"), ("s2", "c1")]
+            names, kinds = leaves + ["s1", "s2", "c1"], [0] * len(leaves) + [1, 1, 2]
+        nics = np.tile(np.arange(len(leaves)), 64)
+        model = synthetic(names, kinds, cables, nics, 8)
+        return replace(model, planes=planes) if planes > 1 else model
+
+    options = TrafficOptions(scope="cross-rail", seeds=1)
+    two, three = (limits.simulation_cost(clos(t), options, sweep=False) for t in (2, 3))
+    assert two.flows == three.flows == 64 * 63 * 64
+    assert 1.8 < three.seconds / two.seconds < 2.0  # twice the hops, the traffic's own cost aside
+    assert limits.simulation_cost(clos(2), replace(options, seeds=4), sweep=False).seconds == pytest.approx(4 * two.seconds)
+    one_leaf = limits.simulation_cost(clos(2), replace(options, senders="leaf:l0"), sweep=False)
+    assert one_leaf.flows == math.ceil(two.flows / 8)  # 8 leaves, one rail each: an eighth of the GPUs send
 def test_traffic_size_counts_the_flows_make_traffic_builds(whitepaper_256):
     model = leaf_spine(read_fabric(whitepaper_256))
     for pattern, scope, jobs, flows_per_pair in (("all-to-all", "rail", 1, 1), ("all-to-all", "cross-rail", 3, 2), ("ring", "cross-rail", 4, 3), ("ring", "rail", 16, 1)):
@@ -175,7 +203,7 @@ def test_the_estimate_bounds_the_measured_peak(whitepaper_256):
     script = textwrap.dedent(
         f"""
         import json, tracemalloc
-        from fabricgen.analysis.balancing import TrafficOptions, analyse, leaf_spine
+        from fabricgen.analysis.balancing import TrafficOptions, analyse, clos_of as leaf_spine
         from fabricgen.analysis.fabric import read_fabric
         from fabricgen.analysis.limits import simulation_cost
         from pathlib import Path

@@ -69,6 +69,32 @@ class Balancing:
     sweep: dict[int, dict[str, Summary]] = field(default_factory=dict)  # jobs -> mode -> summary
     crosses_fabric: bool = True
     failure: Failure | None = None
+    paths: PathShares | None = None  # where seed 0's flows went (PXN, within a leaf, across leaves)
+
+
+@dataclass(frozen=True)
+class PathShares:
+    """Shares of seed 0's NIC-port flows: moved PXN-style over the node's scale-up domain to the
+    destination's rail, within one node after that (never on the network), within one leaf, and from
+    one leaf to another (the only ones load balancing acts on)."""
+
+    flows: int
+    pxn: float
+    within_node: float
+    within_leaf: float
+    across_leaves: float
+
+
+def path_shares(model: Clos, flows: Traffic) -> PathShares:
+    ports, _ = paths.on_ports(model, flows)
+    src, dst, _, _, kept = paths.carried(model, ports)
+    if not len(src):
+        return PathShares(0, 0.0, 0.0, 0.0, 0.0)
+    per_node = model.ports_per_node
+    node = src // per_node == dst // per_node
+    leaf = model.leaf_of_nic[src] == model.leaf_of_nic[dst]
+    return PathShares(len(src), float(np.mean(src != ports.src[kept])), float(np.mean(node)),
+                      float(np.mean(leaf & ~node)), float(np.mean(~leaf & ~node)))
 
 
 def clos_of(fabric: Fabric) -> Clos:
@@ -82,11 +108,12 @@ def clos_of(fabric: Fabric) -> Clos:
     tail = np.column_stack((ends[:, 0], ends[:, 1])).ravel()  # cable c: edges 2c (a->b), 2c+1 (b->a)
     head = np.column_stack((ends[:, 1], ends[:, 0])).ravel()
     gbps = np.repeat(np.array([g for *_, g in fabric.cables], dtype=float), 2)
-    nics = fabric.nic_leaf.ravel()
+    nics = fabric.nic_leaf.ravel()  # [node, gpu, plane]: port (node * rails + gpu) * planes + plane
     return Clos(
         names=fabric.switches, tiers=tiers, leaves=len(fabric.leaves), tail=tail, head=head, gbps=gbps,
         cables=tuple(key for key, *_ in fabric.cables), leaf_of_nic=nics, rails=fabric.nic_leaf.shape[1],
         host_gbps=fabric.nic_gbps, alive=np.ones(len(tail), dtype=bool), nic_alive=np.ones(len(nics), dtype=bool),
+        planes=fabric.nic_leaf.shape[2],
     )
 
 
@@ -110,7 +137,7 @@ def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: in
     sending_leaf(model, options.senders)
     if model.nodes // options.jobs < 2:
         raise AnalysisError(Problem(
-            f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({len(model.leaf_of_nic)} GPUs), and every job needs at least 2 nodes",
+            f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({model.gpus} GPUs), and every job needs at least 2 nodes",
             hint=f"use --jobs {max(1, model.nodes // 2)} or fewer",
         ))
     check_cost(model, options, sweep, budget)
@@ -123,7 +150,7 @@ def traffic(model: Clos, options: TrafficOptions, seed: int, jobs: int | None = 
     leaf = sending_leaf(model, options.senders)
     if leaf is None:
         return flows
-    keep = model.leaf_of_nic[flows.src] == leaf
+    keep = (model.gpu_leaves()[flows.src] == leaf).any(axis=1)  # GPUs with a NIC port on that leaf
     return Traffic(src=flows.src[keep], dst=flows.dst[keep], nbytes=flows.nbytes[keep], sport=flows.sport[keep], job=flows.job[keep], jobs=flows.jobs)
 
 
@@ -165,10 +192,9 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
     with `devices`/`cables`, the same traffic again with them down. Refused up front
     (AnalysisError) when the options do not suit the fabric or would not fit."""
     model = plan(fabric, options, sweep, budget)
-    flows = traffic(model, options, 0)
-    src, dst, *_ = paths.carried(model, flows)
-    if not (model.leaf_of_nic[src] != model.leaf_of_nic[dst]).any():
-        return Balancing(model, options, {}, {}, {}, crosses_fabric=False)
+    shares = path_shares(model, traffic(model, options, 0))
+    if not shares.across_leaves:
+        return Balancing(model, options, {}, {}, {}, crosses_fabric=False, paths=shares)
     samples: dict[str, PathResult] = {}
     summaries = compare(model, options, range(options.seeds), keep=samples)
     points = {}
@@ -176,7 +202,7 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
     while sweep and options.senders == "all" and model.nodes // jobs >= 2:
         points[jobs] = compare(model, options, range(options.sweep_seeds), jobs)
         jobs *= 2
-    found = Balancing(model, options, summaries, samples, points)
+    found = Balancing(model, options, summaries, samples, points, paths=shares)
     if devices or cables:
         found.failure = _failure(model, options, summaries, set(devices), set(cables))
     return found
@@ -185,7 +211,8 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
 def _failure(model: Clos, options: TrafficOptions, intact: dict[str, Summary], devices: set[str], cables: set[str]) -> Failure:
     failed = model.failed(devices, cables)
     flows = traffic(model, options, 0)
-    lost = 1.0 - float(np.mean(failed.nic_alive[flows.src] & failed.nic_alive[flows.dst])) if len(flows.src) else 0.0
+    ports, _ = paths.on_ports(model, flows)
+    lost = 1.0 - float(np.mean(failed.nic_alive[ports.src] & failed.nic_alive[ports.dst])) if len(ports.src) else 0.0
     try:
         before = paths.simulate(model, flows, "spray", load=options.load)
         after = paths.simulate(failed, flows, "spray", load=options.load)

@@ -68,17 +68,18 @@ class Clos:
     head: np.ndarray  # [edge]
     gbps: np.ndarray  # [edge]
     cables: tuple[str, ...]  # [cable] its key in topology.json / cable id in cabling.csv
-    leaf_of_nic: np.ndarray  # [nic] g = node * rails + rail
-    rails: int
-    host_gbps: float
+    leaf_of_nic: np.ndarray  # [port] of a GPU NIC, port = (node * rails + rail) * planes + plane
+    rails: int  # GPUs per node: a GPU is one endpoint, g = node * rails + rail
+    host_gbps: float  # one NIC port's speed
     alive: np.ndarray  # [edge] bool
-    nic_alive: np.ndarray  # [nic] bool: False when its leaf failed
+    nic_alive: np.ndarray  # [port] bool: False when its leaf failed
+    planes: int = 1  # ports per GPU NIC, port p on plane p; a GPU's traffic splits evenly over them
     out: np.ndarray = field(init=False, repr=False)  # [switch, degree] edge ids, -1 padded
     dist: np.ndarray = field(init=False, repr=False)  # [switch, leaf] hops over live edges
 
     def __post_init__(self) -> None:
-        if self.rails < 1 or len(self.leaf_of_nic) == 0 or len(self.leaf_of_nic) % self.rails:
-            raise ValueError(f"fabric: {len(self.leaf_of_nic)} GPU NICs is not a positive multiple of rails={self.rails}")
+        if self.rails < 1 or self.planes < 1 or len(self.leaf_of_nic) == 0 or len(self.leaf_of_nic) % self.ports_per_node:
+            raise ValueError(f"fabric: {len(self.leaf_of_nic)} GPU NIC ports is not a positive multiple of rails={self.rails} x planes={self.planes}")
         if self.host_gbps <= 0:
             raise ValueError("fabric: host_gbps must be > 0")
         switches = len(self.names)
@@ -94,8 +95,20 @@ class Clos:
         object.__setattr__(self, "dist", _distances(switches, self.leaves, self.tail[self.alive], self.head[self.alive]))
 
     @property
+    def ports_per_node(self) -> int:
+        return self.rails * self.planes
+
+    @property
     def nodes(self) -> int:
-        return len(self.leaf_of_nic) // self.rails
+        return len(self.leaf_of_nic) // self.ports_per_node
+
+    @property
+    def gpus(self) -> int:
+        return len(self.leaf_of_nic) // self.planes
+
+    def gpu_leaves(self) -> np.ndarray:
+        """[gpu, plane] the leaf of each of a GPU's NIC ports."""
+        return self.leaf_of_nic.reshape(-1, self.planes)
 
     @property
     def spines(self) -> int:
@@ -113,7 +126,7 @@ class Clos:
         alive = self.alive & ~down[self.tail] & ~down[self.head] & ~np.repeat(cut, 2)
         nic_alive = self.nic_alive & ~down[self.leaf_of_nic]
         return Clos(self.names, self.tiers, self.leaves, self.tail, self.head, self.gbps, self.cables,
-                    self.leaf_of_nic, self.rails, self.host_gbps, alive, nic_alive)
+                    self.leaf_of_nic, self.rails, self.host_gbps, alive, nic_alive, self.planes)
 
 
 def _distances(switches: int, leaves: int, tail: np.ndarray, head: np.ndarray) -> np.ndarray:
@@ -165,16 +178,31 @@ class PathResult:
         return np.divide(jct, ideal, out=np.ones(self.jobs), where=ideal > 0)
 
 
-def carried(clos: Clos, traffic: Traffic) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(src NIC, dst NIC, bytes, job) of the flows the network carries: flows whose NIC or leaf
-    is down are lost; a flow whose source leaf cannot reach the destination's leaf moves, PXN-style,
-    to its node's NIC on the destination's rail."""
+def on_ports(clos: Clos, traffic: Traffic) -> tuple[Traffic, np.ndarray]:
+    """GPU flows as NIC-port flows, and each port flow's GPU flow: with multi-plane NICs a GPU's
+    flow splits evenly over its NIC's ports, port p to the destination's port p (the same plane;
+    each a queue pair of its own, on the same UDP source port). One plane: the flows as they are."""
+    if clos.planes == 1:
+        return traffic, np.arange(len(traffic.src))
+    p = clos.planes
+    plane = np.tile(np.arange(p), len(traffic.src))
+    ports = Traffic(src=np.repeat(traffic.src * p, p) + plane, dst=np.repeat(traffic.dst * p, p) + plane,
+                    nbytes=np.repeat(traffic.nbytes / p, p), sport=np.repeat(traffic.sport, p),
+                    job=np.repeat(traffic.job, p), jobs=traffic.jobs)
+    return ports, np.repeat(np.arange(len(traffic.src)), p)
+
+
+def carried(clos: Clos, traffic: Traffic) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(src port, dst port, bytes, job, kept) of the port flows (`on_ports`) the network carries:
+    flows whose port or leaf is down are lost (`kept` False); a flow whose source leaf cannot reach
+    the destination's leaf moves, PXN-style, to its node's port on the destination's rail and plane."""
     keep = clos.nic_alive[traffic.src] & clos.nic_alive[traffic.dst]
     src, dst = traffic.src[keep], traffic.dst[keep]
     a, b = clos.leaf_of_nic[src], clos.leaf_of_nic[dst]
     pxn = clos.dist[a, b] >= UNREACHABLE
-    src = np.where(pxn, (src // clos.rails) * clos.rails + dst % clos.rails, src)
-    return src, dst, traffic.nbytes[keep], traffic.job[keep]
+    per_node = clos.ports_per_node
+    src = np.where(pxn, (src // per_node) * per_node + dst % per_node, src)
+    return src, dst, traffic.nbytes[keep], traffic.job[keep], keep
 
 
 def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", flowlet: FlowletModel = FlowletModel(),
@@ -188,9 +216,10 @@ def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", fl
     if not 0 < load <= 1:
         raise ValueError(f"offered load must be in (0, 1], got {load}")
     rng = np.random.default_rng(seed)
-    src, dst, nbytes, job = carried(clos, traffic)
+    traffic, parent = on_ports(clos, traffic)
+    src, dst, nbytes, job, kept = carried(clos, traffic)
     a, b = clos.leaf_of_nic[src], clos.leaf_of_nic[dst]
-    local = (src // clos.rails == dst // clos.rails)  # same node after PXN: NVLink
+    local = (src // clos.ports_per_node == dst // clos.ports_per_node)  # same node after PXN: NVLink
     cross = (a != b) & ~local
     if np.any(clos.dist[a[cross], b[cross]] >= UNREACHABLE):
         bad = np.flatnonzero(cross & (clos.dist[a, b] >= UNREACHABLE))[0]
@@ -217,6 +246,9 @@ def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", fl
         else:
             edge_bytes, times = _flowlet(clos, ca, cb, cbytes, hops, capacity, ideal[cross], flowlet, rng)
             fct[cross] = times
+    if clos.planes > 1 and len(fct):  # a GPU flow ends with its slowest port flow
+        first = np.flatnonzero(np.r_[True, parent[kept][1:] != parent[kept][:-1]])
+        fct, ideal, job = np.maximum.reduceat(fct, first), np.maximum.reduceat(ideal, first), job[first]
     return _measure(clos, mode, edge_bytes, capacity, fct, ideal, job, traffic.jobs, max(tx.max(initial=0), rx.max(initial=0)))
 
 
@@ -260,12 +292,39 @@ def _hops(clos: Clos, a: np.ndarray, b: np.ndarray, choose) -> np.ndarray:
     return np.array(steps, dtype=np.int64).reshape(len(steps), len(a))
 
 
+def mix32(x: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finaliser (fmix32, public domain): a bijective, non-linear mix in which
+    every output bit depends on every input bit."""
+    x = np.asarray(x, dtype=np.uint64) & np.uint64(0xFFFFFFFF)
+    x ^= x >> np.uint64(16)
+    x = (x * np.uint64(0x85EBCA6B)) & np.uint64(0xFFFFFFFF)
+    x ^= x >> np.uint64(13)
+    x = (x * np.uint64(0xC2B2AE35)) & np.uint64(0xFFFFFFFF)
+    return x ^ (x >> np.uint64(16))
+
+
+def switch_hash(switch: np.ndarray, src_ip: np.ndarray, dst_ip: np.ndarray, sport: np.ndarray) -> np.ndarray:
+    """A switch's ECMP hash of a RoCEv2 flow: CRC-32 of the 5-tuple, mixed non-linearly with the
+    switch's own seed. CRC-32 is linear (affine over GF(2)): with the seed inside the CRC or XORed
+    after it, two switches' hashes differ by a constant, so their low bits - the ones `% group`
+    keeps for a power-of-two group - pick the same member everywhere: every flow a leaf sent to
+    one spine then takes the same core (polarisation; 3.3x ideal on a 3-tier 4,096-GPU fabric).
+    Real switches break that with a per-switch seed and bit rotation (NX-OS `ip load-sharing ...
+    rotate N universal-id ID`, Cisco Nexus 3000/9000 NX-API REST SDK 9.3(x), "Configuring Universal
+    Id to Randomize Hash Functions for Load Balancing"; SONiC `hash_offset`, Dell Enterprise SONiC
+    ecmp_load_share). The model assumes every switch has such a seed: its choices are independent
+    of the previous hop's."""
+    crc = crc32_tuples(0, src_ip, dst_ip, sport).astype(np.uint64)
+    seed = mix32((np.asarray(switch, dtype=np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B1))
+    return mix32(crc ^ seed)
+
+
 def _ecmp(clos, a, b, src, dst, sport, hash, rng) -> np.ndarray:
     def choose(moving, groups, sizes, inv, cur):
         if hash == "random":
             h = rng.integers(0, 1 << 32, size=len(moving), dtype=np.uint64)
-        else:  # one seed per switch, so the hash differs per hop (no polarisation)
-            h = crc32_tuples(cur + 1, src[moving] + _IP_BASE, dst[moving] + _IP_BASE, sport[moving]).astype(np.uint64)
+        else:  # one seed per switch, mixed non-linearly: no polarisation (switch_hash)
+            h = switch_hash(cur, src[moving] + _IP_BASE, dst[moving] + _IP_BASE, sport[moving])
         return (h % sizes[inv].astype(np.uint64)).astype(np.int64)
     return _hops(clos, a, b, choose)
 

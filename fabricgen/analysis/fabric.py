@@ -31,7 +31,9 @@ class Fabric:
     capacity_gbps: np.ndarray  # [leaf, spine] their summed speed
     downlink_gbps: np.ndarray  # [leaf] host-facing capacity in use (cabled server ports)
     link_gbps: float  # the leaf-spine link speed (the most common one)
-    nic_leaf: np.ndarray  # [node, rail] the leaf of each GPU NIC (GPU nodes in name order, NICs by port)
+    # [node, gpu, plane] the leaf of each GPU NIC port (GPU nodes in name order, GPUs by port name);
+    # plane has one entry unless a NIC has a port on each of several planes (ConnectX-8 as 2 x 400G)
+    nic_leaf: np.ndarray
     nic_gbps: float  # the GPU NICs' speed (the most common one)
     # every tier, for the path model (analysis/clos.py): switches leaves first, then spines, cores
     cores: tuple[str, ...] = ()
@@ -73,6 +75,7 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     speeds: dict[float, int] = {}
     nic_speeds: dict[float, int] = {}
     gpu_nics: dict[str, dict[str, int]] = {}  # node -> its NIC port -> leaf
+    leaf_plane = {name: nodes[name].plane or 0 for name in leaves}
     switch_set = set(leaves) | set(spines) | set(cores)
     cables = []
     for link in topology.links:
@@ -107,17 +110,38 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         capacity_gbps=capacity,
         downlink_gbps=downlinks,
         link_gbps=max(speeds, key=speeds.get) if speeds else 0.0,
-        nic_leaf=_nic_leaf(gpu_nics),
+        nic_leaf=_nic_leaf(gpu_nics, _gpus_per_node(topology.graph.backend if network == "backend" else {}),
+                           np.array([leaf_plane[name] for name in leaves])),
         nic_gbps=max(nic_speeds, key=nic_speeds.get) if nic_speeds else 0.0,
         cores=cores,
         cables=tuple(cables),
     )
 
 
-def _nic_leaf(gpu_nics: dict[str, dict[str, int]]) -> np.ndarray:
-    """[node, rail]; rails are the NICs in port order (nic1..nic8), the same on every node."""
+def _gpus_per_node(summary: dict) -> int | None:
+    """GPUs per node from the fabric's summary in topology.json (gpus / nodes), None when absent."""
+    gpus, nodes = summary.get("gpus"), summary.get("nodes")
+    if isinstance(gpus, int) and isinstance(nodes, int) and nodes > 0 and gpus % nodes == 0:
+        return gpus // nodes
+    return None
+
+
+def _nic_leaf(gpu_nics: dict[str, dict[str, int]], gpus_per_node: int | None, leaf_plane: np.ndarray) -> np.ndarray:
+    """[node, gpu, plane]. A GPU is one endpoint: with multi-port NICs (a node cabling more ports
+    than it has GPUs, e.g. DGX-B300: 8 ConnectX-8 x 2 ports, port p of each NIC on plane p) the
+    ports are ordered by their leaf's plane, then by name, so GPU r's ports are the r-th port of
+    every plane. Otherwise the GPUs are the ports in name order (nic1..nic8), one plane."""
     if not gpu_nics:
-        return np.zeros((0, 0), dtype=np.int64)
-    rails = max(len(ports) for ports in gpu_nics.values())
-    rows = [[ports[p] for p in sorted(ports, key=natural_key)] for _, ports in sorted(gpu_nics.items(), key=lambda item: natural_key(item[0]))]
-    return np.array([row for row in rows if len(row) == rails], dtype=np.int64)
+        return np.zeros((0, 0, 1), dtype=np.int64)
+    ports = max(len(p) for p in gpu_nics.values())
+    per_gpu = ports // gpus_per_node if gpus_per_node and ports > gpus_per_node and ports % gpus_per_node == 0 else 1
+    rows = []
+    for _, cabled in sorted(gpu_nics.items(), key=lambda item: natural_key(item[0])):
+        if len(cabled) != ports:
+            continue
+        if per_gpu == 1:
+            rows.append([[cabled[p]] for p in sorted(cabled, key=natural_key)])
+            continue
+        order = sorted(cabled, key=lambda p: (int(leaf_plane[cabled[p]]), natural_key(p)))
+        rows.append(np.array([cabled[p] for p in order]).reshape(per_gpu, ports // per_gpu).T.tolist())
+    return np.array(rows, dtype=np.int64).reshape(len(rows), ports // per_gpu, per_gpu)

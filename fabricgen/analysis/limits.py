@@ -2,11 +2,12 @@
 bounds, the report's path, and the memory and work the load-balancing simulation will take.
 
 The simulation is vectorised: every flow of a seed is a row of a dozen numpy arrays at once, so
-its memory grows with the number of flows (GPU pairs x --flows-per-pair, x --flowlets in
-flowlet mode) and its run time with that number over every seed and mode. `simulation_cost`
-predicts both from the fabric's size and the options, with a model measured on this code (peak
-RSS over 0.26 M to 1 M flows, rounded up); `check_cost` refuses what exceeds the memory the
-machine has free or the work limit, naming the option to lower and the value that would fit.
+its memory grows with the number of flows (GPU pairs x --flows-per-pair; a GPU on a multi-plane NIC
+sends one flow per plane) and its run time with that number, the hops of a path and, in flowlet mode,
+--flowlets, over every seed, mode and sweep point. `simulation_cost` predicts both from the fabric's
+size and the options, with a model measured on this code (peak allocation and CPU time per NIC-port
+flow on 63 K to 2 M flows, 2 and 3 tiers, rounded up); `check_cost` refuses what exceeds the memory
+the machine has free or the time limit, naming the options to change and the values that would fit.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "--seeds": (1, 100),
 }
 
-# Peak memory of one seed's traffic plus one mode's simulation of it, per flow (bytes).
-BYTES_PER_FLOW = {"ecmp": 240, "spray": 170, "flowlet": 140}
-BYTES_PER_FLOWLET = 140  # flowlet mode, on top of the flow: every flowlet is placed on its own
+# Peak memory of one mode's simulation of one seed's traffic, per NIC-port flow (bytes), measured
+# with tracemalloc: 270-311 (ECMP and flowlet), 147-187 (spray) on 2 and 3 tiers.
+BYTES_PER_FLOW = {"ecmp": 340, "spray": 210, "flowlet": 340}
+BYTES_PER_GPU_FLOW = 48  # the GPU flows (src, dst, bytes, port, job) while their port flows exist
 BYTES_KEPT_PER_FLOW = 24  # per mode: seed 0's completion times, kept for the figures
 BYTES_PER_GRID_CELL = 40  # all-to-all: one job's GPU-pair grid, before same-node pairs are dropped
 BYTES_PER_PAIR = 16  # the pairs kept from every job's grid while the next job's is built
@@ -51,9 +53,12 @@ BYTES_PER_GROUP_CELL = 20  # the ECMP group tables, leaf x leaf x (spine x link)
 MARGIN = 1.25
 BUDGET_FRACTION = 0.75  # of the memory free now: the rest is the interpreter's, and other programs'
 FALLBACK_AVAILABLE = 4 << 30  # when the system does not say (no /proc/meminfo, no sysconf)
-# Flow and flowlet placements over every seed, mode and sweep point: 1.5 to 2.5 M a second on one
-# core for large runs, so the limit is 20 to 30 minutes.
-MAX_PLACEMENTS = 3_000_000_000
+# CPU seconds per NIC-port flow and hop of its path (flowlet: and per burst), measured on one core:
+# ECMP 0.34-0.47 us, spray 0.08 us, flowlet 0.62-0.66 us per hop and burst (2 and 3 tiers).
+SECONDS_PER_FLOW_HOP = {"ecmp": 0.5e-6, "spray": 0.1e-6, "flowlet": 0.7e-6}
+SECONDS_PER_GPU_FLOW = 0.2e-6  # building one seed's traffic and its metrics
+# Refuse rather than run for minutes: about 5 minutes of CPU for the whole simulation.
+MAX_SECONDS = 300.0
 
 # The capacity and failure analysis depends on the fabric alone (a build directory is input too):
 # leaf x leaf matrices of float64 and int64, a block of rows x leaves x spines, networkx's
@@ -144,55 +149,85 @@ def report_problems(report: Path) -> list[Problem]:
 
 @dataclass(frozen=True)
 class Cost:
-    """What a simulation will take: peak memory added (bytes), flow and flowlet placements over
-    every seed, mode and sweep point, and the flows of the largest traffic matrix."""
+    """What a simulation will take: peak memory added (bytes), flow (and flowlet) placements over
+    every seed, mode and sweep point, the flows of the largest traffic matrix, and its CPU time."""
 
     bytes: int
     placements: int
     flows: int
+    seconds: float = 0.0
+
+
+def _sending_share(model: LeafSpine, senders: str) -> float:
+    """The share of the GPUs that send: 1, or those with a NIC port on the leaf `leaf:NAME`."""
+    if senders == "all" or ":" not in senders:
+        return 1.0
+    name = senders.split(":", 1)[1]
+    if name not in model.names[: model.leaves]:
+        return 1.0  # refused elsewhere, by name
+    gpus = model.leaf_of_nic.reshape(-1, model.planes) == model.names.index(name)
+    return float(gpus.any(axis=1).mean())
 
 
 def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True) -> Cost:
-    """The cost of `balancing.analyse(…, options, sweep)` on `model`, from sizes alone (integers;
-    nothing is allocated). The sweep's 1-job point is as large as it gets, so --jobs cannot make
-    a simulation fit when the sweep runs."""
+    """The cost of `balancing.analyse(…, options, sweep)` on `model`, from sizes alone (nothing
+    is simulated). The sweep's 1-job point is as large as it gets, so --jobs cannot make a
+    simulation fit when the sweep runs; with --senders leaf:NAME there is no sweep and only that
+    leaf's GPUs' flows are simulated."""
     from fabricgen.analysis.loadbalance import traffic_size
 
     runs = [(options.jobs, options.seeds)]  # (concurrent jobs, seeds) of every traffic simulated
     jobs = 1
-    while sweep and model.nodes // jobs >= 2:
+    while sweep and options.senders == "all" and model.nodes // jobs >= 2:
         runs.append((jobs, options.sweep_seeds))
         jobs *= 2
-    per_flow = max(_bytes_per_flow(mode, options.flowlets) for mode in options.modes) + BYTES_KEPT_PER_FLOW * len(options.modes)
-    per_flow_placements = sum(options.flowlets if mode == "flowlet" else 1 for mode in options.modes)
+    share = _sending_share(model, options.senders)
+    planes = model.planes
+    hops = _longest_path(model)
+    per_flow = max(BYTES_PER_FLOW[mode] for mode in options.modes) * planes + BYTES_PER_GPU_FLOW + BYTES_KEPT_PER_FLOW * len(options.modes)
+    per_flow_placements = sum(options.flowlets if mode == "flowlet" else 1 for mode in options.modes) * planes
+    per_flow_seconds = SECONDS_PER_GPU_FLOW + planes * hops * sum(
+        SECONDS_PER_FLOW_HOP[mode] * (options.flowlets if mode == "flowlet" else 1) for mode in options.modes)
     peak = placements = largest = 0
+    seconds = 0.0
     for jobs, seeds in runs:
-        flows, grid = traffic_size(model.nodes, model.rails, options.pattern, options.scope, jobs, options.flows_per_pair)
+        made, grid = traffic_size(model.nodes, model.rails, options.pattern, options.scope, jobs, options.flows_per_pair)
+        flows = math.ceil(made * share)
         # the grid is gone before the simulation starts: the larger of the two phases
-        peak = max(peak, flows * per_flow, flows * BYTES_PER_PAIR + grid * BYTES_PER_GRID_CELL)
+        peak = max(peak, flows * per_flow + made * BYTES_PER_GPU_FLOW, made * BYTES_PER_PAIR + grid * BYTES_PER_GRID_CELL)
         placements += seeds * flows * per_flow_placements
+        seconds += seeds * (flows * per_flow_seconds + made * SECONDS_PER_GPU_FLOW)
         largest = max(largest, flows)
     # the path model's tables: hops to every leaf per switch, next hops per (switch, leaf)
     switches = model.leaves + model.spines
     peak += switches * model.leaves * (switches + 16) * BYTES_PER_GROUP_CELL // 4 + switches * switches * 4
-    return Cost(int(peak * MARGIN), placements, largest)
+    return Cost(int(peak * MARGIN), placements, largest, seconds)
 
 
-def _bytes_per_flow(mode: str, flowlets: int) -> int:
-    return BYTES_PER_FLOW[mode] + (BYTES_PER_FLOWLET * flowlets if mode == "flowlet" else 0)
+def _longest_path(model: LeafSpine) -> int:
+    """Hops of the longest leaf-to-leaf path (2 in a leaf-spine, 4 over cores), at least 1."""
+    from fabricgen.analysis.clos import UNREACHABLE
+
+    reach = model.dist[: model.leaves]
+    finite = reach[reach < UNREACHABLE]
+    return max(1, int(finite.max())) if finite.size else 1
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:,.0f} minutes" if seconds >= 90 else f"{seconds:,.0f} s"
 
 
 def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, budget: int | None = None) -> Cost:
     """`simulation_cost`, or AnalysisError when it needs more than `budget` bytes (default:
-    `memory_budget()`) or more than MAX_PLACEMENTS placements; the hint names each option that
+    `memory_budget()`) or more than MAX_SECONDS of CPU; the hint names each option that
     alone would make it fit, with the value."""
     source = f" ({BUDGET_FRACTION:.0%} of the memory free now)" if budget is None else ""
     budget = memory_budget() if budget is None else budget
     cost = simulation_cost(model, options, sweep)
 
-    def fits(candidate: TrafficOptions) -> bool:
+    def fits(candidate: TrafficOptions, sweep: bool = sweep) -> bool:
         found = simulation_cost(model, candidate, sweep)
-        return found.bytes <= budget and found.placements <= MAX_PLACEMENTS
+        return found.bytes <= budget and found.seconds <= MAX_SECONDS
 
     if fits(options):
         return cost
@@ -202,13 +237,14 @@ def check_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = True, bu
             f"the load-balancing simulation would need about {_gib(cost.bytes)} of memory ({cost.flows:,} flows in its largest "
             f"traffic matrix), more than the {_gib(budget)} it may use{source}"
         )
-    if cost.placements > MAX_PLACEMENTS:
+    if cost.seconds > MAX_SECONDS:
         problems.append(
-            f"the load-balancing simulation would place {cost.placements:,} flows and flowlets over its seeds, modes and jobs "
-            f"sweep, more than the limit of {MAX_PLACEMENTS:,} (20 to 30 minutes on one core)"
+            f"the load-balancing simulation would take about {_minutes(cost.seconds)} of CPU ({cost.flows:,} flows in its largest "
+            f"traffic matrix, {cost.placements:,} flow and flowlet placements over its seeds, modes and jobs sweep), more than "
+            f"the limit of {_minutes(MAX_SECONDS)}"
         )
     # one fix for both: each change listed makes the whole simulation fit
-    hint = "; or ".join(_fixes(options, fits))
+    hint = "; or ".join(_fixes(model, options, sweep, fits))
     raise AnalysisError([Problem(message, hint=hint if i == len(problems) - 1 else "") for i, message in enumerate(problems)])
 
 
@@ -238,17 +274,26 @@ def check_capacity_cost(leaves: int, spines: int, network: str, budget: int | No
     return cost
 
 
-def _fixes(options: TrafficOptions, fits) -> list[str]:
+def _fixes(model: LeafSpine, options: TrafficOptions, sweep: bool, fits) -> list[str]:
     """Each single change of one option that makes `fits` true, the least change for a number."""
     fixes = []
+    if sweep and fits(options, sweep=False):
+        fixes.append("use --no-sweep")
     for name, attribute in (("--flows-per-pair", "flows_per_pair"), ("--flowlets", "flowlets"), ("--seeds", "seeds")):
         if attribute == "flowlets" and "flowlet" not in options.modes:
             continue
         best = _largest_fitting(options, attribute, fits)
         if best is not None:
             fixes.append(f"lower {name} to {best}")
+    if not sweep:
+        jobs = next((j for j in (2, 4, 8, 16, 32, 64, 128, 256) if options.jobs < j <= model.nodes // 2
+                     and fits(replace(options, jobs=j))), None)
+        if jobs is not None:
+            fixes.append(f"use --jobs {jobs} (smaller jobs, fewer peers)")
     if options.scope == "cross-rail" and fits(replace(options, scope="rail")):
         fixes.append("use --scope rail")
+    if options.senders == "all" and fits(replace(options, senders=f"leaf:{model.names[0]}")):
+        fixes.append(f"use --senders leaf:{model.names[0]} (only one leaf's GPUs send)")
     without_flowlet = tuple(mode for mode in options.modes if mode != "flowlet")
     if without_flowlet != options.modes and without_flowlet and fits(replace(options, modes=without_flowlet)):
         fixes.append(f"use --modes {','.join(without_flowlet)}")

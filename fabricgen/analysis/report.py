@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from fabricgen.analysis.capacity import Capacity, FailureImpact
 from fabricgen.analysis.fabric import Fabric
 
@@ -106,6 +108,42 @@ def _estimate(value) -> str:
     return f"{value.mean:.3f} [{value.low:.3f}, {value.high:.3f}]"
 
 
+def _multi_rail_leaves(model) -> bool:
+    """Whether some leaf serves NIC ports of more than one rail (or plane) of the nodes."""
+    per_node = model.ports_per_node
+    position = np.arange(len(model.leaf_of_nic)) % per_node
+    served = np.unique(model.leaf_of_nic * per_node + position) // per_node
+    return bool((np.bincount(served) > 1).any())
+
+
+def _pxn_sentence(shares, model) -> str:
+    """Where the traffic between rails that share no switch went (rail-only, planes)."""
+    return (f"{shares.pxn:.1%} of the flows go between rails (or planes) that share no switch: each crosses its node's "
+            "scale-up domain (NVLink, PXN) to the node's NIC on the destination's rail and lands on that rail's leaf, "
+            "so the network carries it as same-rail traffic"
+            + (" and no fabric link sees a byte of it." if not model.spines else "."))
+
+
+def _no_fabric_sentence(shares, model, o) -> str:
+    """Why no flow crossed a fabric link, from where the flows went."""
+    if shares is None or not shares.flows:
+        return "No flow reaches the network (every flow stays within a node), so load balancing plays no part."
+    if shares.pxn:
+        why = "After PXN the network sees only same-rail traffic, and each rail's GPUs here are on one leaf"
+    elif o.scope == "cross-rail":
+        why = "Every flow's two NICs are on the same leaf: a leaf here serves every rail a flow goes between"
+    else:
+        why = "Each rail's GPUs here are on one leaf" + (" (a leaf serves several rails)" if _multi_rail_leaves(model) else "")
+    counts = f"{shares.within_leaf:.1%} of the flows stay within a leaf" + (
+        f", {shares.within_node:.1%} within their node (NVLink)" if shares.within_node else "")
+    text = f"{why}: {counts}; no flow crosses from one leaf to another, so no fabric link carries a byte and load balancing plays no part."
+    if not model.spines:
+        text += " This fabric has no spines (rail-only, one leaf per rail): whatever the traffic, the network carries only same-rail traffic within a leaf."
+    elif o.scope == "rail":
+        text += " Try `--scope cross-rail`, or a fabric of several scalable units."
+    return text
+
+
 def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
     """The load-balancing section; figure_names maps a figure ("link-load") to its PNG's path."""
     o = balancing.options
@@ -116,17 +154,21 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
         (f"Traffic: {o.pattern} ({o.scope} scope), {o.jobs} job(s) placed {o.placement}, {o.message_bytes:,} bytes per "
         f"{'GPU pair' if o.pattern == 'all-to-all' else 'GPU'}, {o.flows_per_pair} flow(s) per GPU pair; "
         f"{model.leaves} leaves and {model.spines} switches above them, {len(model.tail) // 2:,} fabric links, "
-        f"{len(model.leaf_of_nic):,} GPU NICs of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:g} of line rate. "
+        f"{model.gpus:,} GPUs" + (f" ({len(model.leaf_of_nic):,} NIC ports over {model.planes} planes, each GPU's traffic split evenly over them)" if model.planes > 1 else "")
+        + f", NIC ports of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:.0%} of line rate. "
         f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow, timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us."),
         "",
     ]
+    shares = balancing.paths
+    if shares is not None and shares.pxn:
+        lines += [_pxn_sentence(shares, model), ""]
     if not balancing.crosses_fabric:
-        lines += [
-            ("This traffic never leaves a leaf (every flow stays on its rail's leaf within one scalable unit), so load "
-            "balancing plays no part. Try `--scope cross-rail`, or a fabric of several scalable units."),
-            "",
-        ]
+        lines += [_no_fabric_sentence(shares, model, o), ""]
         return "\n".join(lines) + "\n"
+    if shares is not None and shares.within_leaf:
+        lines += [(f"{shares.across_leaves:.1%} of the flows cross from one leaf to another; {shares.within_leaf:.1%} have both NICs "
+                   "on one leaf" + (" (a leaf here serves several rails)" if _multi_rail_leaves(model) and o.scope == "cross-rail" else "")
+                   + " and never use a fabric link, yet count in the FCT and JCT figures below (at their NICs' time)."), ""]
     lines += [
         f"Mean over {o.seeds} seeds, with a 95 % confidence interval (Student t); each seed redraws placement, source ports and hashes.",
         "",

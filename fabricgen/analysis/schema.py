@@ -37,8 +37,10 @@ class FabricShape(_Closed):
     leaves: int
     spines: int
     cores: int
-    gpu_nics: int
-    rails: int = Field(description="GPU NICs per node, in port order")
+    gpu_nics: int = Field(description="GPU NIC ports cabled to the fabric's leaves")
+    gpus: int = Field(description="GPUs (one endpoint each, whatever its NIC's ports)")
+    rails: int = Field(description="GPUs per node, in port order")
+    planes: int = Field(1, description="ports per GPU NIC, port p on plane p (1 unless multi-plane NICs)")
     fabric_links: int
 
 
