@@ -194,7 +194,9 @@ def test_sonic_800g_port_is_whole_with_8_lanes(write_intent, tmp_path):
     # cage 3 of the O128S2 hwsku is Ethernet16, lanes 9-16 (port_config.ini); whole at 800G
     assert db["PORT"]["Ethernet16"]["speed"] == "800000"
     assert db["PORT"]["Ethernet16"]["lanes"] == "9,10,11,12,13,14,15,16"
-    assert db["BREAKOUT_CFG"]["Ethernet16"] == {"brkout_mode": "1x800G"}
+    # by the key platform.json gives the whole-cage mode (x86_64-arista_7060x6_64pe: "1x800G[400G]");
+    # a plain "1x800G" matches none of its modes
+    assert db["BREAKOUT_CFG"]["Ethernet16"] == {"brkout_mode": "1x800G[400G]"}
     assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x400G"}
     assert db["PORT"]["Ethernet0"]["speed"] == "400000"
     from tests.sonic_yang import (

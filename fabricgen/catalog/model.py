@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
@@ -250,6 +250,12 @@ class PlatformQos(_Strict):
     mac_phy_delay_bytes: Sourced | None = Field(None, description="data the MAC/PHY still sends after a pause (SONiC ASIC_TABLE mac_phy_delay)")
 
 
+# A mode as fabricgen writes it, and as platform.json names it: ports x speed, then optional
+# alternative speeds in brackets (sonic-config-engine portconfig.py BRKOUT_PATTERN).
+BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
+SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?$")]
+
+
 class SonicPlatform(_Strict):
     """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
     the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
@@ -261,6 +267,10 @@ class SonicPlatform(_Strict):
     ports: list[PlatformPorts] = Field([], max_length=MAX_CAGES)
     unverified: Text | None = Field(None, description="why the entry has no port map; the build's note repeats it")
     alias: AliasNaming = AliasNaming()
+    breakout_modes: dict[BreakoutMode, SonicBreakoutMode] = Field(
+        {}, max_length=16,
+        description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
+    )
 
     @model_validator(mode="after")
     def _a_map_names_its_platform(self) -> SonicPlatform:
@@ -445,6 +455,12 @@ class SwitchModel(_Strict):
     def platform_mapped(self) -> bool:
         """Whether lanes and SONiC port numbers come from a real platform's definition."""
         return bool(self.sonic.ports)
+
+    def sonic_breakout_mode(self, fanout: int, speed: int) -> str:
+        """BREAKOUT_CFG's brkout_mode for a cage split `fanout` ways at `speed`: the platform's
+        own name for it (platform.json breakout_modes) where the catalog records one."""
+        mode = f"{fanout}x{speed}G"
+        return self.sonic.breakout_modes.get(mode, mode)
 
     def subports(self, cage: int, speed: int) -> list[tuple[int, int, tuple[int, ...]]]:
         """(sub, number, lanes) of each sub-port of `cage` broken out to `speed`: sub-port n takes

@@ -167,13 +167,13 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
             tables["INTERFACE"][f"{i.name}|{i.address}"] = {}
     if c.breakouts:
         # the platform must split these cages before the sub-ports in PORT exist
-        tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": f"{b.fanout}x{b.speed_gbps}G"} for b in c.breakouts}
+        tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": c.hardware.sonic_breakout_mode(b.fanout, b.speed_gbps)} for b in c.breakouts}
     if c.hardware.platform_mapped:
         # A cage used whole on a platform whose cages also break out: its hwsku may default to a
         # breakout (Arista-7060X6-64PE-O128S2: 2x400G on every cage, hwsku.json), so the mode is
-        # written, 1x<speed> as the platform's platform.json names it (1x800G on the 7060X6).
+        # written, by the name platform.json gives it (1x800G[400G] on the 7060X6).
         native = {
-            i.name: {"brkout_mode": f"1x{i.speed_gbps}G"}
+            i.name: {"brkout_mode": c.hardware.sonic_breakout_mode(1, i.speed_gbps)}
             for i in c.interfaces
             if not i.sub and (group := c.hardware.group_of(i.cage)) is not None and group.breakouts and i.speed_gbps == group.speed
         }
