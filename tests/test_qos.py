@@ -190,17 +190,8 @@ nodes:
     description: test GPU node, 8 x 200G backend
     gpus: 8
     backend: {count: 8, speed: 200G, form_factor: OSFP, names: "nic{n}"}
+# 800G links take the built-in OSFP-800G-DR8 (it also runs 1 x 800G)
 transceivers:
-  TEST-OSFP-800G:
-    description: test 800G OSFP, one 800G link
-    form_factor: OSFP
-    speed: 800G
-    links: 1
-    media: smf
-    connector: MPO-12
-    reach_m: 500
-    cable: CB-M12-M12-SMF
-    default: true
   TEST-OSFP-4X200G:
     description: test 800G OSFP, four 200G links
     form_factor: OSFP

@@ -31,7 +31,7 @@ def up_lines(report: UpReport) -> list[str]:
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
     ]
-    if p.design:  # topology.json's graph.fabrics[network].design, when the build names one
+    if p.design and p.design != "rail-optimized":  # topology.json's graph.fabrics[network].design; the default goes unsaid
         lines.append(f"design: {p.design}")
     shared = sorted({s.rails for s in p.switches.values() if s.role == "leaf" and len(s.rails) > 1})
     if shared:  # leaves that serve several rails (topology.json `rails`)
