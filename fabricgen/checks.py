@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from pydantic import ValidationError
 
+from fabricgen.addressing import InterfaceAddress
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
@@ -21,7 +22,7 @@ from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
-from fabricgen.units import cidr_span, format_ratio, network_of
+from fabricgen.units import cidr_span, format_ratio, ipv4_int, network_of
 
 NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
@@ -180,7 +181,62 @@ def _mesh(c: Compiled, device, expected_peers: list[str], expected: int, tier: s
 
 
 def addresses_unique(c: Compiled) -> Iterable[Problem]:
-    """No address twice, no two subnets overlapping (a leaf's aggregate may contain its own /31s)."""
+    """No address twice, no two subnets overlapping (a leaf's aggregate may contain its own /31s).
+    Labels for the problems are made only when there is one: `_addresses_clash` looks first."""
+    if _addresses_clash(c):
+        yield from _address_problems(c)
+
+
+def _addresses_clash(c: Compiled) -> bool:
+    """Whether `_address_problems` finds anything: the same tests on the same addresses, without
+    the labels (formatting one per address cost most of the check: a million at 131,072 GPUs)."""
+    plan = c.addresses
+    segments = [segment for overlay in (c.evpn or {}).values() for segment in overlay.segments]
+    addresses = [
+        *plan.loopbacks.values(),
+        *(address.address for address in plan.interfaces.values()),
+        *(svi.address for svi in plan.nic_subnet_gateways.values()),
+        *(address.address for address in plan.management.values()),
+        *(svi.address for svi in plan.management_subnets.values()),
+        *plan.vteps.values(),
+        *(segment.gateway for segment in segments),
+    ]
+    if len(set(addresses)) != len(addresses):
+        return True
+    spans = [cidr_span(address) for address in plan.loopbacks.values()]
+    spans += [cidr_span(block) for block in plan.nic_blocks.values()]
+    spans += [cidr_span(svi.cidr) for svi in plan.management_subnets.values()]
+    spans += [cidr_span(vtep) for vtep in plan.vteps.values()]
+    spans += [cidr_span(segment.subnet) for segment in segments]
+    routed = (LinkKind.FABRIC, LinkKind.UPLINK)
+    interfaces = plan.interfaces
+    spans += [_span(interfaces[link.b]) for link in c.fabric.links if link.kind in routed and link.b in interfaces]
+    spans.sort()
+    reach_end = -1
+    for first, last in spans:
+        if first <= reach_end:
+            return True
+        reach_end = max(reach_end, last)
+    blocks: dict[str, tuple[int, int]] = {}
+    for port, address in interfaces.items():
+        device = port.device
+        if device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
+            block = blocks.get(device.name)
+            if block is None:
+                block = blocks[device.name] = cidr_span(plan.nic_blocks[device.name])
+            if not block[0] <= _span(address)[0] <= block[1]:
+                return True
+    return False
+
+
+def _span(address: InterfaceAddress) -> tuple[int, int]:
+    """cidr_span(address.cidr), without making the text."""
+    size = 1 << (32 - address.prefixlen)
+    first = ipv4_int(address.address) & ~(size - 1) & 0xFFFFFFFF
+    return first, first + size - 1
+
+
+def _address_problems(c: Compiled) -> Iterable[Problem]:
     plan = c.addresses
     owners: dict[str, str] = {}
     for device, address in plan.loopbacks.items():
