@@ -15,6 +15,7 @@ from fractions import Fraction
 from pydantic import ValidationError
 
 from fabricgen.addressing import InterfaceAddress
+from fabricgen.catalog.model import PortGroup, SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
@@ -51,13 +52,17 @@ def link_speeds_match(c: Compiled) -> Iterable[Problem]:
 def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
     """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
     offers, with no cage used at two speeds and no more ports than the model has."""
+    groups_of: dict[str, dict[int, PortGroup]] = {}  # model -> cage -> its port group (model.group_of, once per cage)
     for device in c.fabric.switches():
         model = c.catalog.switches[device.model]
+        groups = groups_of.get(device.model)
+        if groups is None:
+            groups = groups_of[device.model] = _cage_groups(model)
         modes: dict[int, int] = {}
         for port in device.ports.values():
             if not port.front_panel:
                 continue  # mgmt0 and console are fixed ports, not cages
-            group = model.group_of(port.cage)
+            group = groups.get(port.cage)
             if group is None:
                 yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
                 continue
@@ -75,13 +80,22 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
                 yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
-        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and not _copper(model, p)).items():
+        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and not _copper(groups, p.cage)).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
 
 
-def _copper(model, port) -> bool:
-    group = model.group_of(port.cage)
+def _cage_groups(model: SwitchModel) -> dict[int, PortGroup]:
+    """Each cage of the model -> its port group, as model.group_of gives it."""
+    groups: dict[int, PortGroup] = {}
+    for group in model.port_groups:
+        for cage in range(group.first, group.first + group.count):
+            groups.setdefault(cage, group)
+    return groups
+
+
+def _copper(groups: dict[int, PortGroup], cage: int) -> bool:
+    group = groups.get(cage)
     return group is not None and group.form_factor == "RJ45"
 
 
