@@ -153,11 +153,14 @@ def _link_lines(links: list[Link]) -> list[str]:
             found = encoded[value] = encode_basestring_ascii(value)
         return found
 
+    def number(value: float | None) -> str:
+        return "null" if value is None else float.__repr__(value) if type(value) is float else json.dumps(value)
+
     return [
         f'{{"source": {text(link.a.device.name)}, "target": {text(link.b.device.name)}, "key": {encode_basestring_ascii(link.id)}, '
         f'"network": {text(link.network)}, "kind": {text(link.kind)}, "source_port": {text(link.a.name)}, '
         f'"target_port": {text(link.b.name)}, "speed_gbps": {link.a.speed_gbps}, "cable": {text(link.cable)}, '
-        f'"length_m": {float.__repr__(link.length_m) if type(link.length_m) is float else json.dumps(link.length_m)}}}'
+        f'"length_m": {number(link.length_m)}}}'
         for link in links
     ]
 
