@@ -15,7 +15,7 @@ COLUMNS = ("network", "device", "interface", "address", "kind", "gateway", "peer
 def render_ip_plan(c: Compiled) -> dict[str, str]:
     plan = c.addresses
     rows = []
-    interfaces = plan.interfaces
+    interfaces, management, gateways, management_gateways = plan.interfaces, plan.management, plan.gateways, plan.management_gateways
     for device in c.fabric.devices.values():
         if device.name in plan.loopbacks:
             rows.append((device.network.value, device.name, "Loopback0", f"{plan.loopbacks[device.name]}/32", "loopback", "", "", "", ""))
@@ -33,20 +33,19 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
             rows.append(("oob", device.name, svi, plan.management_subnets[device.name].cidr, "management-gateway", "", "", "", ""))
         server = device.role in SERVER_ROLES
         for port in sorted(device.ports.values(), key=CAGE_ORDER):
+            link = port.link
             address = interfaces.get(port)
-            management = address is None
-            if management:
-                address = plan.management.get(port)
+            if address is not None:
+                kind = "nic" if server else link.kind  # type: ignore[union-attr]
+                gateway = gateways.get(port, "")
+            else:
+                address = management.get(port)
                 if address is None:
                     continue
-            link = port.link
-            peer = link.other(port)  # type: ignore[union-attr]
-            if management:
                 kind = "management"
-            else:
-                kind = "nic" if server else link.kind  # type: ignore[union-attr]
+                gateway = management_gateways.get(port, "")
+            peer = link.b if port is link.a else link.a  # type: ignore[union-attr]  # link.other(port)
             peer_address = interfaces.get(peer)
-            gateway = plan.management_gateways.get(port, "") if management else plan.gateways.get(port, "")
             # network and kind as their StrEnum members: csv writes their values, without a .value per row
             rows.append((link.network, device.name, port.name, address.cidr, kind, gateway, peer.device.name, peer.name, peer_address.address if peer_address else ""))  # type: ignore[union-attr]
     return {"ip-plan.csv": csv_text(COLUMNS, rows)}
