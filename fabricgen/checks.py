@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from fractions import Fraction
+from operator import attrgetter
 
 from pydantic import ValidationError
 
@@ -29,6 +30,10 @@ NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
+    # quick pass: every link end's (device, port) made by attrgetter in C; names only if one repeats
+    ends = [*map(attrgetter("a.device.name", "a.name"), c.fabric.links), *map(attrgetter("b.device.name", "b.name"), c.fabric.links)]
+    if len(set(ends)) == len(ends):
+        return
     seen: dict[tuple[str, str], str] = {}
     for link in c.fabric.links:
         for port in (link.a, link.b):
@@ -52,12 +57,14 @@ def link_speeds_match(c: Compiled) -> Iterable[Problem]:
 def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
     """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
     offers, with no cage used at two speeds and no more ports than the model has."""
-    groups_of: dict[str, dict[int, PortGroup]] = {}  # model -> cage -> its port group (model.group_of, once per cage)
+    # model -> (cage -> its port group as model.group_of gives it, its copper cages, the fanouts asked so far)
+    groups_of: dict[str, tuple[dict[int, PortGroup], set[int], dict[tuple[int, int], int]]] = {}
     for device in c.fabric.switches():
         model = c.catalog.switches[device.model]
-        groups = groups_of.get(device.model)
-        if groups is None:
-            groups = groups_of[device.model] = _cage_groups(model)
+        if device.model not in groups_of:
+            groups = _cage_groups(model)
+            groups_of[device.model] = (groups, {cage for cage, group in groups.items() if group.form_factor == "RJ45"}, {})
+        groups, copper, fanouts = groups_of[device.model]  # fanouts: (group's first cage, speed) -> group.fanout_at(speed)
         modes: dict[int, int] = {}
         for port in device.ports.values():
             if not port.front_panel:
@@ -70,7 +77,10 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 # copper cages negotiate down (a 10GBASE-T port runs a 1G BMC)
                 fits = group.speed == port.speed_gbps or (group.form_factor == "RJ45" and port.speed_gbps <= group.speed)
             else:
-                fits = group.speed != port.speed_gbps and port.sub <= group.fanout_at(port.speed_gbps)
+                fanout = fanouts.get((group.first, port.speed_gbps))
+                if fanout is None:
+                    fanout = fanouts[(group.first, port.speed_gbps)] = group.fanout_at(port.speed_gbps)
+                fits = group.speed != port.speed_gbps and port.sub <= fanout
             if not fits:
                 yield Problem(
                     f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "
@@ -80,7 +90,7 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
                 yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
-        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and not _copper(groups, p.cage)).items():
+        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and p.cage not in copper).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
 
@@ -92,11 +102,6 @@ def _cage_groups(model: SwitchModel) -> dict[int, PortGroup]:
         for cage in range(group.first, group.first + group.count):
             groups.setdefault(cage, group)
     return groups
-
-
-def _copper(groups: dict[int, PortGroup], cage: int) -> bool:
-    group = groups.get(cage)
-    return group is not None and group.form_factor == "RJ45"
 
 
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
