@@ -145,24 +145,26 @@ def _link_lines(links: list[Link]) -> list[str]:
     {"source", "target", "key", "network", "kind", "source_port", "target_port", "speed_gbps",
     "cable", "length_m"}, formatted directly: 440,000 dicts through json's encoder cost twice as
     much. Strings are encoded by json's own function (ASCII, escaped), each distinct one once."""
-    encoded: dict[str | None, str] = {None: "null"}
+    text = _Encoded({None: "null"})  # text[value]: a dict lookup in C once the value was seen
 
-    def text(value: str | None) -> str:
-        found = encoded.get(value)
-        if found is None:
-            found = encoded[value] = encode_basestring_ascii(value)
-        return found
-
-    def number(value: float | None) -> str:
-        return "null" if value is None else float.__repr__(value) if type(value) is float else json.dumps(value)
+    def number(value: float) -> str:
+        return float.__repr__(value) if type(value) is float else json.dumps(value)
 
     return [
-        f'{{"source": {text(link.a.device.name)}, "target": {text(link.b.device.name)}, "key": {encode_basestring_ascii(link.id)}, '
-        f'"network": {text(link.network)}, "kind": {text(link.kind)}, "source_port": {text(link.a.name)}, '
-        f'"target_port": {text(link.b.name)}, "speed_gbps": {link.a.speed_gbps}, "cable": {text(link.cable)}, '
-        f'"length_m": {number(link.length_m)}}}'
+        f'{{"source": {text[link.a.device.name]}, "target": {text[link.b.device.name]}, "key": {encode_basestring_ascii(link.id)}, '
+        f'"network": {text[link.network]}, "kind": {text[link.kind]}, "source_port": {text[link.a.name]}, '
+        f'"target_port": {text[link.b.name]}, "speed_gbps": {link.a.speed_gbps}, "cable": {text[link.cable]}, '
+        f'"length_m": {"null" if link.length_m is None else number(link.length_m)}}}'
         for link in links
     ]
+
+
+class _Encoded(dict):
+    """str -> its JSON text (json's own encoder), made the first time a string is asked for."""
+
+    def __missing__(self, value: str) -> str:
+        encoded = self[value] = encode_basestring_ascii(value)
+        return encoded
 
 
 def _one_per_line(graph: dict, nodes: list[dict], links: list[str]) -> str:
