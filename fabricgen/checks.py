@@ -211,12 +211,13 @@ def _addresses_clash(c: Compiled) -> bool:
     the labels (formatting one per address cost most of the check: a million at 131,072 GPUs)."""
     plan = c.addresses
     segments = [segment for overlay in (c.evpn or {}).values() for segment in overlay.segments]
+    address_of = attrgetter("address")
     addresses = [
         *plan.loopbacks.values(),
-        *(address.address for address in plan.interfaces.values()),
-        *(svi.address for svi in plan.nic_subnet_gateways.values()),
-        *(address.address for address in plan.management.values()),
-        *(svi.address for svi in plan.management_subnets.values()),
+        *map(address_of, plan.interfaces.values()),
+        *map(address_of, plan.nic_subnet_gateways.values()),
+        *map(address_of, plan.management.values()),
+        *map(address_of, plan.management_subnets.values()),
         *plan.vteps.values(),
         *(segment.gateway for segment in segments),
     ]
