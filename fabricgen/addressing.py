@@ -19,8 +19,8 @@ keeps every existing address:
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from netaddr import IPNetwork
 
