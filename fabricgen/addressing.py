@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from netaddr import IPNetwork
 
@@ -162,10 +163,10 @@ def _allocate_uplinks(plan: AddressPlan, device: Device, block: int) -> None:
     """A /31 per link towards the tier above, in port order: the upper end even, this one odd."""
     uplinks = sorted((p for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p), key=_port_order)
     for number, port in enumerate(uplinks):
-        pair = block + 2 * number
+        even, odd = _ip(block + 2 * number), _ip(block + 2 * number + 1)  # each address's text made once
         upper = port.link.other(port)  # type: ignore[union-attr]
-        plan.interfaces[upper] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
-        plan.interfaces[port] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
+        plan.interfaces[upper] = InterfaceAddress(even, 31, odd)
+        plan.interfaces[port] = InterfaceAddress(odd, 31, even)
 
 
 def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: int, mode: str) -> None:
@@ -176,11 +177,11 @@ def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: in
     host_ports = sorted((p for p in leaf.ports.values() if p.link and p.link.kind is LinkKind.HOST), key=_port_order)
     if mode == "p2p":
         for rank, port in enumerate(host_ports):
-            pair = block + 2 * rank
+            even, odd = _ip(block + 2 * rank), _ip(block + 2 * rank + 1)
             nic = port.link.other(port)  # type: ignore[union-attr]
-            plan.interfaces[port] = InterfaceAddress(_ip(pair), 31, _ip(pair + 1))
-            plan.interfaces[nic] = InterfaceAddress(_ip(pair + 1), 31, _ip(pair))
-            plan.gateways[nic] = _ip(pair)
+            plan.interfaces[port] = InterfaceAddress(even, 31, odd)
+            plan.interfaces[nic] = InterfaceAddress(odd, 31, even)
+            plan.gateways[nic] = even
     else:
         gateway = _ip(block + 1)
         plan.nic_subnet_gateways[leaf.name] = InterfaceAddress(gateway, prefix)
@@ -305,8 +306,7 @@ def _block_size(downlinks: int, mode: str) -> int:
     return 1 << math.ceil(math.log2(downlinks + 3))  # network, gateway, broadcast
 
 
-def _port_order(port: Port) -> tuple[int, int]:
-    return (port.cage, port.sub)
+_port_order = attrgetter("cage", "sub")  # a port's (cage, sub): front-panel order
 
 
 def _ip(value: int) -> str:

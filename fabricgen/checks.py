@@ -11,9 +11,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from fractions import Fraction
+from operator import attrgetter
 
 from pydantic import ValidationError
 
+from fabricgen.addressing import InterfaceAddress
+from fabricgen.catalog.model import PortGroup, SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
@@ -21,12 +24,16 @@ from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
-from fabricgen.units import cidr_span, format_ratio, network_of
+from fabricgen.units import cidr_span, format_ratio, ipv4_int, network_of
 
 NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
+    # quick pass: every link end's (device, port) made by attrgetter in C; names only if one repeats
+    ends = [*map(attrgetter("a.device.name", "a.name"), c.fabric.links), *map(attrgetter("b.device.name", "b.name"), c.fabric.links)]
+    if len(set(ends)) == len(ends):
+        return
     seen: dict[tuple[str, str], str] = {}
     for link in c.fabric.links:
         for port in (link.a, link.b):
@@ -50,13 +57,19 @@ def link_speeds_match(c: Compiled) -> Iterable[Problem]:
 def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
     """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
     offers, with no cage used at two speeds and no more ports than the model has."""
+    # model -> (cage -> its port group as model.group_of gives it, its copper cages, the fanouts asked so far)
+    groups_of: dict[str, tuple[dict[int, PortGroup], set[int], dict[tuple[int, int], int]]] = {}
     for device in c.fabric.switches():
         model = c.catalog.switches[device.model]
+        if device.model not in groups_of:
+            groups = _cage_groups(model)
+            groups_of[device.model] = (groups, {cage for cage, group in groups.items() if group.form_factor == "RJ45"}, {})
+        groups, copper, fanouts = groups_of[device.model]  # fanouts: (group's first cage, speed) -> group.fanout_at(speed)
         modes: dict[int, int] = {}
         for port in device.ports.values():
             if not port.front_panel:
                 continue  # mgmt0 and console are fixed ports, not cages
-            group = model.group_of(port.cage)
+            group = groups.get(port.cage)
             if group is None:
                 yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
                 continue
@@ -64,7 +77,10 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 # copper cages negotiate down (a 10GBASE-T port runs a 1G BMC)
                 fits = group.speed == port.speed_gbps or (group.form_factor == "RJ45" and port.speed_gbps <= group.speed)
             else:
-                fits = group.speed != port.speed_gbps and port.sub <= group.fanout_at(port.speed_gbps)
+                fanout = fanouts.get((group.first, port.speed_gbps))
+                if fanout is None:
+                    fanout = fanouts[(group.first, port.speed_gbps)] = group.fanout_at(port.speed_gbps)
+                fits = group.speed != port.speed_gbps and port.sub <= fanout
             if not fits:
                 yield Problem(
                     f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "
@@ -74,14 +90,18 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
                 yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
-        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and not _copper(model, p)).items():
+        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and p.cage not in copper).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
 
 
-def _copper(model, port) -> bool:
-    group = model.group_of(port.cage)
-    return group is not None and group.form_factor == "RJ45"
+def _cage_groups(model: SwitchModel) -> dict[int, PortGroup]:
+    """Each cage of the model -> its port group, as model.group_of gives it."""
+    groups: dict[int, PortGroup] = {}
+    for group in model.port_groups:
+        for cage in range(group.first, group.first + group.count):
+            groups.setdefault(cage, group)
+    return groups
 
 
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
@@ -180,7 +200,63 @@ def _mesh(c: Compiled, device, expected_peers: list[str], expected: int, tier: s
 
 
 def addresses_unique(c: Compiled) -> Iterable[Problem]:
-    """No address twice, no two subnets overlapping (a leaf's aggregate may contain its own /31s)."""
+    """No address twice, no two subnets overlapping (a leaf's aggregate may contain its own /31s).
+    Labels for the problems are made only when there is one: `_addresses_clash` looks first."""
+    if _addresses_clash(c):
+        yield from _address_problems(c)
+
+
+def _addresses_clash(c: Compiled) -> bool:
+    """Whether `_address_problems` finds anything: the same tests on the same addresses, without
+    the labels (formatting one per address cost most of the check: a million at 131,072 GPUs)."""
+    plan = c.addresses
+    segments = [segment for overlay in (c.evpn or {}).values() for segment in overlay.segments]
+    address_of = attrgetter("address")
+    addresses = [
+        *plan.loopbacks.values(),
+        *map(address_of, plan.interfaces.values()),
+        *map(address_of, plan.nic_subnet_gateways.values()),
+        *map(address_of, plan.management.values()),
+        *map(address_of, plan.management_subnets.values()),
+        *plan.vteps.values(),
+        *(segment.gateway for segment in segments),
+    ]
+    if len(set(addresses)) != len(addresses):
+        return True
+    spans = [cidr_span(address) for address in plan.loopbacks.values()]
+    spans += [cidr_span(block) for block in plan.nic_blocks.values()]
+    spans += [cidr_span(svi.cidr) for svi in plan.management_subnets.values()]
+    spans += [cidr_span(vtep) for vtep in plan.vteps.values()]
+    spans += [cidr_span(segment.subnet) for segment in segments]
+    routed = (LinkKind.FABRIC, LinkKind.UPLINK)
+    interfaces = plan.interfaces
+    spans += [_span(interfaces[link.b]) for link in c.fabric.links if link.kind in routed and link.b in interfaces]
+    spans.sort()
+    reach_end = -1
+    for first, last in spans:
+        if first <= reach_end:
+            return True
+        reach_end = max(reach_end, last)
+    blocks: dict[str, tuple[int, int]] = {}
+    for port, address in interfaces.items():
+        device = port.device
+        if device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
+            block = blocks.get(device.name)
+            if block is None:
+                block = blocks[device.name] = cidr_span(plan.nic_blocks[device.name])
+            if not block[0] <= _span(address)[0] <= block[1]:
+                return True
+    return False
+
+
+def _span(address: InterfaceAddress) -> tuple[int, int]:
+    """cidr_span(address.cidr), without making the text."""
+    size = 1 << (32 - address.prefixlen)
+    first = ipv4_int(address.address) & ~(size - 1) & 0xFFFFFFFF
+    return first, first + size - 1
+
+
+def _address_problems(c: Compiled) -> Iterable[Problem]:
     plan = c.addresses
     owners: dict[str, str] = {}
     for device, address in plan.loopbacks.items():

@@ -112,6 +112,34 @@ def test_nic_outside_the_advertised_block(compiled):
     assert any(p.device == "be-su01-leaf1" and p.port == "Ethernet1/1" and "outside" in p.message for p in problems)
 
 
+def _break_address(c, how: str) -> None:
+    plan = c.addresses
+    leaf1, leaf2 = (first_fabric_link(c, leaf) for leaf in ("be-su01-leaf1", "be-su01-leaf2"))
+    if how == "loopback":  # a loopback twice: the same address and the same /32
+        plan.loopbacks["be-su01-leaf2"] = plan.loopbacks["be-su01-leaf1"]
+    elif how == "link /31":  # a fabric link's /31 inside another's, different addresses
+        spine_end = plan.interfaces[leaf1.b]
+        plan.interfaces[leaf2.b] = InterfaceAddress(spine_end.peer, 31, spine_end.address)
+        plan.interfaces[leaf2.a] = InterfaceAddress("10.250.0.1", 31, None)
+    elif how == "NIC block":
+        plan.nic_blocks["be-su01-leaf2"] = plan.nic_blocks["be-su01-leaf1"]
+    elif how == "NIC outside":
+        port = c.fabric.devices["be-su01-leaf1"].ports["Ethernet1/1"]
+        plan.interfaces[port] = InterfaceAddress("10.99.0.0", 31, "10.99.0.1")
+
+
+@pytest.mark.parametrize("how", ["loopback", "link /31", "NIC block", "NIC outside", None])
+def test_address_clash_is_seen_without_labels(compiled, how):
+    """addresses_unique labels problems only when its quick pass finds one: both must agree."""
+    from fabricgen.checks import _address_problems, _addresses_clash
+
+    if how is not None:
+        _break_address(compiled, how)
+    problems = list(_address_problems(compiled))
+    assert _addresses_clash(compiled) == bool(problems) == (how is not None)
+    assert list(addresses_unique(compiled)) == problems
+
+
 def test_shared_leaf_asn(compiled):
     compiled.addresses.asns["be-su01-leaf2"] = compiled.addresses.asns["be-su01-leaf1"]
     [problem] = asns_as_planned(compiled)

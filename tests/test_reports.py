@@ -12,6 +12,7 @@ import pytest
 
 from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
+from fabricgen.reports._csv import csv_text
 
 
 def read_csv(build, name):
@@ -250,3 +251,24 @@ def test_populate_all_fills_empty_cages_with_the_downlinks_breakout_dac(write_in
     assert totals["MCP7Y00-N001"] == 128 + 8 * 32
     # spines are full (2 x 64 cages, 128 leaf uplinks each); uplink optics as cabled
     assert totals["OSFP-800G-DR8"] == 256 and totals["CB-M12-M12-SMF"] == 256
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("a", "b"), ("", "")],  # plain text: joined directly
+        [("a", "b,c")],  # a comma, a quote, a line break: csv quotes them
+        [("a", 'say "hi"')],
+        [("a", "two\nlines"), ("c", "d")],
+        [("a", "cr\r")],
+        [("a", "b"), ("lone",), ("",)],  # a lone empty field is written as ""
+        [("a", 1), ("b", None), ("c", 2.5)],  # numbers and None: the writer formats them
+        [("x", "y", "z"), ("p,q", "r")],  # a comma in a short row cannot pass for a missing field
+    ],
+)
+def test_csv_text_is_what_csv_writes(rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(("h1", "h2"))
+    writer.writerows(rows)
+    assert csv_text(("h1", "h2"), rows) == buffer.getvalue()

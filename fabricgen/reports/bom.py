@@ -78,8 +78,11 @@ def _plural_word(word: str) -> str:
     return word + ("es" if word.endswith("ch") else "s")
 
 
+_ROLE_WORDS = {Role.OOB_SWITCH: "OOB switch", Role.LEAF: "leaf", Role.SPINE: "spine", Role.CORE: "core"}
+
+
 def _role_word(device: Device) -> str:
-    return {Role.OOB_SWITCH: "OOB switch", Role.LEAF: "leaf", Role.SPINE: "spine", Role.CORE: "core"}.get(device.role, device.role.value)
+    return _ROLE_WORDS.get(device.role) or device.role.value
 
 
 def bom_rows(c: Compiled) -> list[BomRow]:
@@ -203,6 +206,7 @@ def _optic_and_cable_rows(
     for device in switches:
         cages = {port.cage: port.optic for port in device.ports.values() if port.optic and port.front_panel}
         model = catalog.switches[device.model] if populated is not None else None
+        role = _role_word(device)
         for cage, optic in cages.items():
             if catalog.transceivers[optic].cable is None:
                 continue  # DAC/AOC: counted per link (or per breakout cage) below
@@ -210,9 +214,9 @@ def _optic_and_cable_rows(
             if model is not None:
                 group = model.group_of(cage)
                 if group is None or (device.role, device.model, group.first) not in populated:  # type: ignore[operator]
-                    far_end[optic][_role_word(device)] += 1
+                    far_end[optic][role] += 1
                     continue  # populate-all: counted at the far end, as the whitepaper does
-            optics[optic][_role_word(device)] += 1
+            optics[optic][role] += 1
         if model is None:
             continue
         cabled = {port.cage for port in device.ports.values() if port.front_panel and port.link is not None}
@@ -263,7 +267,7 @@ def _optic_and_cable_rows(
         if link.cable:
             optic = link.b.optic or link.a.optic
             n = catalog.transceivers[optic].cables_per_link(link.speed_gbps) if optic else 1
-            cables[(link.cable, link.length_m)][link.kind.value] += n
+            cables[(link.cable, link.length_m)][link.kind] += n  # the StrEnum member: formats as its value
             per_link[link.cable] += n
     for pid, n in empty_cables.items():
         cables[(pid, None)]["empty cage"] += n

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES
 from fabricgen.reports._csv import csv_text
 
+CAGE_ORDER = attrgetter("cage", "sub")  # a device's ports in front-panel order
 COLUMNS = ("network", "device", "interface", "address", "kind", "gateway", "peer_device", "peer_interface", "peer_address")
 
 
 def render_ip_plan(c: Compiled) -> dict[str, str]:
     plan = c.addresses
     rows = []
+    interfaces, management, gateways, management_gateways = plan.interfaces, plan.management, plan.gateways, plan.management_gateways
     for device in c.fabric.devices.values():
         if device.name in plan.loopbacks:
             rows.append((device.network.value, device.name, "Loopback0", f"{plan.loopbacks[device.name]}/32", "loopback", "", "", "", ""))
@@ -27,31 +31,21 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
         if device.name in plan.management_subnets and c.intent.oob is not None:
             svi = f"Vlan{c.intent.oob.vlan}"
             rows.append(("oob", device.name, svi, plan.management_subnets[device.name].cidr, "management-gateway", "", "", "", ""))
-        for port in sorted(device.ports.values(), key=lambda p: (p.cage, p.sub)):
-            address = plan.interfaces.get(port)
-            management = address is None
-            if management:
-                address = plan.management.get(port)
+        server = device.role in SERVER_ROLES
+        for port in sorted(device.ports.values(), key=CAGE_ORDER):
+            link = port.link
+            address = interfaces.get(port)
+            if address is not None:
+                kind = "nic" if server else link.kind  # type: ignore[union-attr]
+                gateway = gateways.get(port, "")
+            else:
+                address = management.get(port)
                 if address is None:
                     continue
-            peer = port.link.other(port)  # type: ignore[union-attr]
-            if management:
                 kind = "management"
-            else:
-                kind = "nic" if device.role in SERVER_ROLES else port.link.kind.value  # type: ignore[union-attr]
-            peer_address = plan.interfaces.get(peer)
-            gateway = plan.management_gateways.get(port, "") if management else plan.gateways.get(port, "")
-            rows.append(
-                (
-                    port.link.network.value,  # type: ignore[union-attr]
-                    device.name,
-                    port.name,
-                    address.cidr,
-                    kind,
-                    gateway,
-                    peer.device.name,
-                    peer.name,
-                    peer_address.address if peer_address else "",
-                )
-            )
+                gateway = management_gateways.get(port, "")
+            peer = link.b if port is link.a else link.a  # type: ignore[union-attr]  # link.other(port)
+            peer_address = interfaces.get(peer)
+            # network and kind as their StrEnum members: csv writes their values, without a .value per row
+            rows.append((link.network, device.name, port.name, address.cidr, kind, gateway, peer.device.name, peer.name, peer_address.address if peer_address else ""))  # type: ignore[union-attr]
     return {"ip-plan.csv": csv_text(COLUMNS, rows)}

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from fabricgen import secrets as secret_uses
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import LinkKind, Network, Role
+from fabricgen.design.graph import Link, LinkKind, Network, Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.render.environment import environment
 from fabricgen.units import format_ratio
@@ -15,13 +16,14 @@ from fabricgen.units import format_ratio
 
 def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = None) -> dict[str, str]:
     """summary.md; with the device configs, a line per secret they refer to (name, variable, use)."""
+    link_counts = _LinkCounts.of(c.fabric.links)
     text = environment().get_template("reports/summary.md.j2").render(
         name=c.intent.name,
         description=c.intent.description,
         s=c.sizing,
         roles=c.fabric.inventory(),
         releases=_releases(c),
-        links=Counter(link.kind.value for link in c.fabric.links),
+        links=link_counts.kinds,
         requested=format_ratio(c.sizing.requested_ratio),
         built=format_ratio(c.sizing.built_ratio),
         routing=c.intent.backend.routing,
@@ -30,8 +32,8 @@ def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = Non
         notes=c.notes,
         fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
         oob=c.oob,
-        links_by_network=Counter((link.network.value, link.kind.value) for link in c.fabric.links),
-        tier_links=Counter((link.network.value, link.a.device.role.value) for link in c.fabric.links if link.kind is LinkKind.FABRIC),
+        links_by_network=link_counts.by_network,
+        tier_links=link_counts.tiers,
         spine_requested=format_ratio(c.sizing.spine_requested_ratio) if c.sizing.spine_requested_ratio else None,
         spine_built=format_ratio(c.sizing.spine_built_ratio) if c.sizing.spine_built_ratio else None,
         asns=_asn_summary(c),
@@ -41,6 +43,30 @@ def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = Non
         rail_sharing=rail_sharing(c.sizing),
     )
     return {"summary.md": text}
+
+
+@dataclass(frozen=True)
+class _LinkCounts:
+    """Links by kind, by (network, kind), and fabric links by (network, role of the lower end),
+    keyed by the enums' values, in order of first appearance."""
+
+    kinds: Counter[str]
+    by_network: Counter[tuple[str, str]]
+    tiers: Counter[tuple[str, str]]
+
+    @staticmethod
+    def of(links: list[Link]) -> _LinkCounts:
+        # one pass, counting the enum members themselves (no .value per link), fabric links by their lower end's role
+        counted = Counter((link.network, link.kind, link.a.device.role if link.kind is LinkKind.FABRIC else None) for link in links)
+        kinds: Counter[str] = Counter()
+        by_network: Counter[tuple[str, str]] = Counter()
+        tiers: Counter[tuple[str, str]] = Counter()
+        for (network, kind, role), n in counted.items():
+            kinds[kind.value] += n
+            by_network[(network.value, kind.value)] += n
+            if role is not None:
+                tiers[(network.value, role.value)] += n
+        return _LinkCounts(kinds, by_network, tiers)
 
 
 def rail_sharing(s) -> str:
