@@ -35,8 +35,9 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     """Every host's files, keyed by their path inside the build directory."""
     env = environment()
     family_templates = {family: env.get_template(f"hosts/{family}.sh.j2") for family in (*SCRIPT_FAMILIES, "unknown")}
-    # A NIC's commands depend on its settings alone, which thousands of NICs share (every rail's
-    # NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
+    settings_header = env.get_template("hosts/nic-header.sh.j2")
+    # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
+    # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
     bodies: dict[tuple[object, str, NicSettings], str] = {}
 
     def body(nic: HostNic, name: str) -> str:
@@ -44,7 +45,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
         settings = NicSettings(*(getattr(nic, f) for f in NicSettings._fields))
         key = (template, name, settings)
         if key not in bodies:
-            bodies[key] = template.render(nic=settings, names={nic.port: name})
+            bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
         return bodies[key]
 
     files: dict[str, str] = {}
