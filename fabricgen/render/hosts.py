@@ -14,9 +14,9 @@ Shell variable names for the port-name mapping are derived here: `nic1` -> `NIC1
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import NamedTuple
 
 from netaddr import IPNetwork
@@ -28,7 +28,6 @@ from fabricgen.render.twin import HOST_TWIN_DIR
 
 SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
 TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
-_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain strings, never as numbers or booleans
 
 
 def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
@@ -39,10 +38,11 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
     # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
     bodies: dict[tuple[object, str, NicSettings], str] = {}
+    names_of: dict[tuple[str, ...], dict[str, str]] = {}  # shell names by the host's port names (read, never changed)
 
     def body(nic: HostNic, name: str) -> str:
         template = family_templates.get(nic.family, family_templates["unknown"])  # type: ignore[arg-type]
-        settings = NicSettings(*(getattr(nic, f) for f in NicSettings._fields))
+        settings = NicSettings(*_settings_of(nic))
         key = (template, name, settings)
         if key not in bodies:
             bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
@@ -57,12 +57,15 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             )
             # the same addresses and routes as netplan, for the lab to run the appliance as Linux
             files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
-                host=host, key=_yaml_key, version=__version__, twin=True
+                host=host, version=__version__, twin=True
             )
             continue
         if host.rdma:
             families = {nic.family for nic in host.nics}
-            names = shell_names(host.nics)
+            ports = tuple(nic.port for nic in host.nics)
+            if ports not in names_of:  # the nodes of a model name their ports alike
+                names_of[ports] = shell_names(host.nics)
+            names = names_of[ports]
             files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
                 host=host,
                 names=names,
@@ -70,7 +73,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
                 tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
                 version=__version__,
             )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, key=_yaml_key, version=__version__, twin=False)
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
     return files
 
 
@@ -92,6 +95,9 @@ class NicSettings(NamedTuple):
     lossless_bandwidth_percent: int | None
 
 
+_settings_of = attrgetter(*NicSettings._fields)  # a HostNic's NicSettings fields, in order, in one call
+
+
 def shell_names(nics: Iterable[HostNic]) -> dict[str, str]:
     """Port name -> a shell variable stem, unique on the host: nic1 -> NIC1, e1a -> E1A."""
     names: dict[str, str] = {}
@@ -106,11 +112,6 @@ def shell_names(nics: Iterable[HostNic]) -> dict[str, str]:
         taken.add(unique)
         names[nic.port] = unique
     return names
-
-
-def _yaml_key(name: str) -> str:
-    """A port name as a YAML key: plain when it is safely plain, else double-quoted (JSON is YAML)."""
-    return name if _PLAIN.match(name) else json.dumps(name)
 
 
 def _netmask(nic: HostNic) -> str:
