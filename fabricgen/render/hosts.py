@@ -38,7 +38,8 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
     # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
     bodies: dict[tuple[object, str, NicSettings], str] = {}
-    names_of: dict[tuple[str, ...], dict[str, str]] = {}  # shell names by the host's port names (read, never changed)
+    # a host's shell names and the setup part of its script (nic-qos-setup.sh.j2), by its NicPorts
+    setups: dict[tuple[NicPort, ...], tuple[dict[str, str], str]] = {}
 
     def body(nic: HostNic, name: str) -> str:
         template = family_templates.get(nic.family, family_templates["unknown"])  # type: ignore[arg-type]
@@ -61,20 +62,31 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             )
             continue
         if host.rdma:
-            families = {nic.family for nic in host.nics}
-            ports = tuple(nic.port for nic in host.nics)
-            if ports not in names_of:  # the nodes of a model name their ports alike
-                names_of[ports] = shell_names(host.nics)
-            names = names_of[ports]
+            ports = tuple(NicPort(nic.port, nic.qos, nic.family) for nic in host.nics)
+            if ports not in setups:  # the nodes of a model have the same ports: one setup text for all
+                families = {nic.family for nic in host.nics}
+                names = shell_names(host.nics)
+                tools = [TOOLS[family] for family in SCRIPT_FAMILIES if family in families]
+                setups[ports] = (names, env.get_template("hosts/nic-qos-setup.sh.j2").render(nics=ports, names=names, tools=tools))
+            names, setup = setups[ports]
             files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
                 host=host,
-                names=names,
+                setup=setup,
                 body_of={nic.port: body(nic, names[nic.port]) for nic in host.nics},
-                tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
                 version=__version__,
             )
         files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
     return files
+
+
+class NicPort(NamedTuple):
+    """What the setup part of a host's script (templates/hosts/nic-qos-setup.sh.j2) may read of a
+    NIC, so the hosts with the same ports share one rendering (StrictUndefined fails the build on
+    any other field)."""
+
+    port: str
+    qos: bool
+    family: str | None
 
 
 class NicSettings(NamedTuple):
