@@ -6,6 +6,7 @@ Renderers (fabricgen.render) only translate these into NX-OS or SONiC syntax.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -259,6 +260,7 @@ class DeviceConfig:
 
 _PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 _GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
+_KIND_NAMES = {kind: kind.value for kind in LinkKind}  # an enum's .value is a property: slow per port
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -267,6 +269,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     announced = _announced_prefixes(switches)
     systems: dict = {}  # one management section per (network, role), shared by its switches
     defaults: dict[tuple[str, str], dict[str, int]] = {}  # per (flavour, release), shared likewise
+    breakouts_of: dict[tuple, tuple[Breakout, ...]] = {}  # per (model, NOS, broken-out cages), shared likewise
     for device in switches:
         key = (device.network, device.role)
         if key not in systems:
@@ -280,7 +283,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         if device.role is Role.OOB_SWITCH:
             configs[device.name] = _oob_config(c, device, systems[key], written_for)
         else:
-            configs[device.name] = _device_config(c, device, announced[device.network], systems[key], written_for)
+            configs[device.name] = _device_config(c, device, announced[device.network], systems[key], written_for, breakouts_of)
     return configs
 
 
@@ -377,7 +380,11 @@ def _oob_config(c: Compiled, device: Device, system: Management | None, written_
     )
 
 
-def _device_config(c: Compiled, device: Device, announced: int, system: Management | None, written_for: dict) -> DeviceConfig:
+def _device_config(
+    c: Compiled, device: Device, announced: int, system: Management | None, written_for: dict, breakouts_of: dict[tuple, tuple[Breakout, ...]]
+) -> DeviceConfig:
+    """A leaf, spine or core. `breakouts_of`: the Breakout tuples made so far, by (model, NOS,
+    broken-out cages and speeds), shared by the switches alike (frozen, never changed)."""
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
@@ -389,36 +396,42 @@ def _device_config(c: Compiled, device: Device, announced: int, system: Manageme
 
     interfaces = []
     neighbors = []
+    # looked up once per switch, not once per port (128 ports a switch, 5,120 switches at 131,072 GPUs)
+    switched_hosts = subnet_mode or overlay is not None  # host ports sit in a VLAN, not routed
+    addresses, asns = plan.interfaces, plan.asns
+    mtu, bfd_on = backend.mtu, backend.bfd.enabled
     for port in ports:
         link = port.link
         assert link is not None
-        peer = link.other(port)
-        kind = link.kind.value
-        routed = not ((subnet_mode or overlay is not None) and link.kind is LinkKind.HOST)
-        address = plan.interfaces.get(port) if routed else None
+        peer = link.b if port is link.a else link.a
+        link_kind = link.kind
+        peer_device = peer.device
+        fabric_link = link_kind is LinkKind.FABRIC
+        routed = not (switched_hosts and link_kind is LinkKind.HOST)
+        address = addresses.get(port) if routed else None
         access_vlan = None
         if not routed:
             access_vlan = overlay.segment_of[peer].vlan if overlay is not None else backend.subnet_vlan
         interfaces.append(
             InterfaceConfig(
                 name=port.name,
-                description=f"{link.id} to {peer.device.name} {peer.name}",
-                kind=kind,
+                description=f"{link.id} to {peer_device.name} {peer.name}",
+                kind=_KIND_NAMES[link_kind],
                 speed_gbps=port.speed_gbps,
                 cage=port.cage,
                 sub=port.sub,
-                mtu=backend.mtu,
+                mtu=mtu,
                 address=address.cidr if address else None,
                 access_vlan=access_vlan,
                 lossless=qos_on,
-                bfd=backend.bfd.enabled and link.kind is LinkKind.FABRIC,
+                bfd=bfd_on and fabric_link,
                 cable_length_m=link.length_m,
             )
         )
-        if link.kind is LinkKind.FABRIC:
-            peer_address = plan.interfaces[peer].address
-            group = _PEER_GROUPS[peer.device.role]
-            neighbors.append(BgpNeighbor(peer_address, plan.asns[peer.device.name], f"{peer.device.name} {peer.name}", group))
+        if fabric_link:
+            peer_address = addresses[peer].address
+            group = _PEER_GROUPS[peer_device.role]
+            neighbors.append(BgpNeighbor(peer_address, asns[peer_device.name], f"{peer_device.name} {peer.name}", group))
 
     vlans: tuple[Vlan, ...] = ()
     redistribute: tuple[str, ...] = ()
@@ -439,16 +452,19 @@ def _device_config(c: Compiled, device: Device, announced: int, system: Manageme
             members = tuple(i.name for i in interfaces if i.kind == "host")
             vlans = (Vlan(backend.subnet_vlan, "GPU-NICS" if device.network.value == "backend" else "SERVERS", svi.cidr, members),)
 
-    broken_out = {port.cage: port.speed_gbps for port in ports if port.sub}
-    breakouts = tuple(
-        Breakout(
-            cage,
-            model.group_of(cage).fanout_at(speed),  # type: ignore[union-attr]
-            speed,
-            model.name_of(device.nos, cage),  # type: ignore[arg-type]
+    broken_out = tuple(sorted({port.cage: port.speed_gbps for port in ports if port.sub}.items()))
+    shape = (device.model, device.nos, broken_out)
+    if shape not in breakouts_of:  # the switches of a model break out alike: one tuple for all of them
+        breakouts_of[shape] = tuple(
+            Breakout(
+                cage,
+                model.group_of(cage).fanout_at(speed),  # type: ignore[union-attr]
+                speed,
+                model.name_of(device.nos, cage),  # type: ignore[arg-type]
+            )
+            for cage, speed in broken_out
         )
-        for cage, speed in sorted(broken_out.items())
-    )
+    breakouts = breakouts_of[shape]
     loopback = plan.loopbacks[device.name]
     security = backend.bgp_security
     maximum_prefix = -(-announced * (100 + security.maximum_prefix_margin_percent) // 100)
@@ -544,8 +560,8 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
     delay where published."""
     qos = effective_qos(spec, device.name)
     platform = model.qos
-    speeds = sorted({p.speed_gbps for p in ports})
-    counts = {s: sum(1 for p in ports if p.speed_gbps == s) for s in speeds}
+    counts = Counter(p.speed_gbps for p in ports)  # one pass over the ports, not one per speed
+    speeds = sorted(counts)
     main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
     headroom: dict[tuple[int, int], LosslessBuffer] = {}  # one object per (speed, bucket)
@@ -553,13 +569,17 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
     buffers = {}
     pause_policies = {}
     thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
+    always = qos.pause_thresholds == "always"
+    buckets: dict[float, int] = {}  # cable length -> its bucket: a handful of lengths per switch
     for port in ports:
         length = port.link.length_m if port.link is not None and port.link.length_m is not None else qos.cable_length_m
-        key = (port.speed_gbps, cable_length_bucket(length))
+        if length not in buckets:
+            buckets[length] = cable_length_bucket(length)
+        key = (port.speed_gbps, buckets[length])
         if key not in headroom:
             headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
         buffers[port.name] = headroom[key]
-        if qos.pause_thresholds == "always" or length > NXOS_PAUSE_POLICY_ABOVE_M:
+        if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
             if key not in policies:
                 policies[key] = nxos_pause_policy(headroom[key], thresholds[port.speed_gbps].pfc_trigger_kbytes)
             pause_policies[port.name] = policies[key]

@@ -24,7 +24,7 @@ Per NIC, from the fabric it is cabled to (backend, frontend or storage):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
@@ -100,12 +100,13 @@ def build_host_configs(c: Compiled, configs: dict[str, DeviceConfig]) -> dict[st
             nic = link.a if link.a.device.role in SERVER_ROLES else link.b
             cabled.setdefault(nic.device.name, []).append(nic)
     port_sets: dict[str, dict[str, str]] = {}  # node model -> port name -> port set
+    shared = _Shared()
     hosts = {}
     for name, ports in cabled.items():
         device = c.fabric.devices[name]
         if device.model not in port_sets:
             port_sets[device.model] = _port_sets(c.catalog.nodes[device.model])
-        config = _host_config(c, device, ports, port_sets[device.model], configs)
+        config = _host_config(c, device, ports, port_sets[device.model], configs, shared)
         if config.nics:
             hosts[name] = config
     return hosts
@@ -120,7 +121,31 @@ def _port_sets(model: NodeModel) -> dict[str, str]:
     }
 
 
-def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], configs: dict[str, DeviceConfig]) -> HostConfig:
+@dataclass
+class _Shared:
+    """What the NICs of many hosts have in common, worked out once per build: a leaf's QoS as its
+    NICs of one port set take it (every NIC of a leaf asks), a network's way out per port set."""
+
+    qos: dict[tuple[str, str], dict[str, object]] = field(default_factory=dict)  # (leaf, port set) -> HostNic's QoS fields
+    way_out: dict[tuple[Network, str], str] = field(default_factory=dict)  # (network, port set) -> route destination
+
+
+def _nic_qos(qos: QosConfig | None, kind: str) -> dict[str, object]:
+    """A NIC's QoS fields from its leaf's lossless profile (None: the leaf runs no lossless class)."""
+    rdma_dscp, rdma_priority = _rdma_marking(qos, kind) if qos is not None else (None, None)
+    return {
+        "qos": qos is not None,
+        "lossless_priorities": qos.lossless_priorities if qos else (),
+        "dscp_to_priority": tuple(qos.dscp_to_priority.items()) if qos else (),
+        "rdma_dscp": rdma_dscp,
+        "rdma_priority": rdma_priority,
+        "cnp_dscp": qos.cnp_dscp[0] if qos else None,
+        "cnp_priority": qos.cnp_priority if qos else None,
+        "lossless_bandwidth_percent": qos.lossless_bandwidth_percent if qos else None,
+    }
+
+
+def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], configs: dict[str, DeviceConfig], shared: _Shared) -> HostConfig:
     model = c.catalog.nodes[device.model]
     order = {kind: i for i, kind in enumerate(PORT_SETS)}
     addressed = sorted(
@@ -135,29 +160,32 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         link = port.link
         assert link is not None
         leaf = link.other(port)
-        plan = c.plan_of(link.network)
-        spec = plan.spec
-        qos = configs[leaf.device.name].qos  # None: the leaf runs no lossless class
+        network = link.network
+        plan = c.plan_of(network)
         kind = sets[port.name]
         ports_of = getattr(model, kind)
         address = c.addresses.interfaces[port]
         gateway = c.addresses.gateways[port]
-        numbers[link.network] = numbers.get(link.network, 0) + 1
-        table = TABLE_BASE[link.network] + numbers[link.network]
+        numbers[network] = numbers.get(network, 0) + 1
+        table = TABLE_BASE[network] + numbers[network]
         subnet = network_of(address.cidr)
-        way_out = "default" if kind == "frontend" else str(plan.host_pool)
+        if (network, kind) not in shared.way_out:
+            shared.way_out[network, kind] = "default" if kind == "frontend" else str(plan.host_pool)
+        way_out = shared.way_out[network, kind]
         routes = [HostRoute(subnet, None, table), HostRoute(way_out, gateway, table)]
-        if kind == primary.get(link.network):  # main table: backend via its first NIC, others via each
-            count = main_routes.get(link.network, 0)
-            if link.network is not Network.BACKEND or count == 0:
+        if kind == primary.get(network):  # main table: backend via its first NIC, others via each
+            count = main_routes.get(network, 0)
+            if network is not Network.BACKEND or count == 0:
                 routes.insert(0, HostRoute(way_out, gateway, None, METRIC_STEP * (count + 1)))
-                main_routes[link.network] = count + 1
-        rdma_dscp, rdma_priority = _rdma_marking(qos, kind) if qos is not None else (None, None)
+                main_routes[network] = count + 1
+        qos_key = (leaf.device.name, kind)
+        if qos_key not in shared.qos:
+            shared.qos[qos_key] = _nic_qos(configs[leaf.device.name].qos, kind)
         nics.append(
             HostNic(
                 port=port.name,
                 port_set=kind,
-                network=link.network.value,
+                network=network.value,
                 nic=ports_of.nic,
                 family=ports_of.nic_family,
                 switch=leaf.device.name,
@@ -167,17 +195,10 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
                 address=address.address,
                 prefixlen=address.prefixlen,
                 gateway=gateway,
-                mtu=spec.host_mtu,
-                qos=qos is not None,
-                lossless_priorities=qos.lossless_priorities if qos else (),
-                dscp_to_priority=tuple(qos.dscp_to_priority.items()) if qos else (),
-                rdma_dscp=rdma_dscp,
-                rdma_priority=rdma_priority,
-                cnp_dscp=qos.cnp_dscp[0] if qos else None,
-                cnp_priority=qos.cnp_priority if qos else None,
-                lossless_bandwidth_percent=qos.lossless_bandwidth_percent if qos else None,
+                mtu=plan.spec.host_mtu,
                 table=table,
                 routes=tuple(routes),
+                **shared.qos[qos_key],
             )
         )
     families = {nic.family for nic in nics}

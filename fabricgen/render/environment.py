@@ -13,6 +13,8 @@ to a config. config_db.json needs none: it is JSON-encoded.
 
 from __future__ import annotations
 
+import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,6 +36,14 @@ def nxos_text(value: object) -> str:
 def frr_text(value: object) -> str:
     """Free text as one frr.conf line's tail: control and format characters escaped."""
     return printable(value).strip()
+
+
+_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain strings, never as numbers or booleans
+
+
+def yaml_key(name: str) -> str:
+    """A name as a YAML key: plain when it is safely plain, else double-quoted (JSON is YAML)."""
+    return name if _PLAIN.match(name) else json.dumps(name)
 
 
 def templates_dir() -> Path:
@@ -62,5 +72,6 @@ def environment() -> jinja2.Environment:
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
     env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
+    env.filters["yaml_key"] = yaml_key  # netplan's interface names
     env.filters["secret"] = placeholder  # a secret's name -> <<secret:name>>; the value never reaches a build
     return env

@@ -14,9 +14,9 @@ Shell variable names for the port-name mapping are derived here: `nic1` -> `NIC1
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import NamedTuple
 
 from netaddr import IPNetwork
@@ -28,23 +28,25 @@ from fabricgen.render.twin import HOST_TWIN_DIR
 
 SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
 TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
-_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain strings, never as numbers or booleans
 
 
 def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     """Every host's files, keyed by their path inside the build directory."""
     env = environment()
     family_templates = {family: env.get_template(f"hosts/{family}.sh.j2") for family in (*SCRIPT_FAMILIES, "unknown")}
-    # A NIC's commands depend on its settings alone, which thousands of NICs share (every rail's
-    # NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
+    settings_header = env.get_template("hosts/nic-header.sh.j2")
+    # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
+    # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
     bodies: dict[tuple[object, str, NicSettings], str] = {}
+    # a host's shell names and the setup part of its script (nic-qos-setup.sh.j2), by its NicPorts
+    setups: dict[tuple[NicPort, ...], tuple[dict[str, str], str]] = {}
 
     def body(nic: HostNic, name: str) -> str:
         template = family_templates.get(nic.family, family_templates["unknown"])  # type: ignore[arg-type]
-        settings = NicSettings(*(getattr(nic, f) for f in NicSettings._fields))
+        settings = NicSettings(*_settings_of(nic))
         key = (template, name, settings)
         if key not in bodies:
-            bodies[key] = template.render(nic=settings, names={nic.port: name})
+            bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
         return bodies[key]
 
     files: dict[str, str] = {}
@@ -56,21 +58,35 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             )
             # the same addresses and routes as netplan, for the lab to run the appliance as Linux
             files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
-                host=host, key=_yaml_key, version=__version__, twin=True
+                host=host, version=__version__, twin=True
             )
             continue
         if host.rdma:
-            families = {nic.family for nic in host.nics}
-            names = shell_names(host.nics)
+            ports = tuple(NicPort(nic.port, nic.qos, nic.family) for nic in host.nics)
+            if ports not in setups:  # the nodes of a model have the same ports: one setup text for all
+                families = {nic.family for nic in host.nics}
+                names = shell_names(host.nics)
+                tools = [TOOLS[family] for family in SCRIPT_FAMILIES if family in families]
+                setups[ports] = (names, env.get_template("hosts/nic-qos-setup.sh.j2").render(nics=ports, names=names, tools=tools))
+            names, setup = setups[ports]
             files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
                 host=host,
-                names=names,
+                setup=setup,
                 body_of={nic.port: body(nic, names[nic.port]) for nic in host.nics},
-                tools=[TOOLS[family] for family in SCRIPT_FAMILIES if family in families],
                 version=__version__,
             )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, key=_yaml_key, version=__version__, twin=False)
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
     return files
+
+
+class NicPort(NamedTuple):
+    """What the setup part of a host's script (templates/hosts/nic-qos-setup.sh.j2) may read of a
+    NIC, so the hosts with the same ports share one rendering (StrictUndefined fails the build on
+    any other field)."""
+
+    port: str
+    qos: bool
+    family: str | None
 
 
 class NicSettings(NamedTuple):
@@ -91,6 +107,9 @@ class NicSettings(NamedTuple):
     lossless_bandwidth_percent: int | None
 
 
+_settings_of = attrgetter(*NicSettings._fields)  # a HostNic's NicSettings fields, in order, in one call
+
+
 def shell_names(nics: Iterable[HostNic]) -> dict[str, str]:
     """Port name -> a shell variable stem, unique on the host: nic1 -> NIC1, e1a -> E1A."""
     names: dict[str, str] = {}
@@ -105,11 +124,6 @@ def shell_names(nics: Iterable[HostNic]) -> dict[str, str]:
         taken.add(unique)
         names[nic.port] = unique
     return names
-
-
-def _yaml_key(name: str) -> str:
-    """A port name as a YAML key: plain when it is safely plain, else double-quoted (JSON is YAML)."""
-    return name if _PLAIN.match(name) else json.dumps(name)
 
 
 def _netmask(nic: HostNic) -> str:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from fabricgen import __version__
-from fabricgen.device_config import DeviceConfig
+from fabricgen.device_config import DeviceConfig, InterfaceConfig
 from fabricgen.intent.management import AaaServers, BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+from fabricgen.intent.model import Bfd, LoadBalancing, PfcWatchdog
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 
@@ -220,7 +221,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m))
         if qos
         else [],
-        queuing_by_speed={policy.speed_gbps: policy.name for policy in queuing},
+        ports=_ports(config, {policy.speed_gbps: policy.name for policy in queuing}),
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
         watchdog=_watchdog(config),
         other_queues=_other_queues(config),
@@ -291,3 +292,49 @@ def _other_queues(config: DeviceConfig) -> list[int]:
         return []
     used = {*config.qos.lossless_priorities, config.qos.cnp_priority}
     return [q for q in range(1, 8) if q not in used]
+
+
+class PortSettings(NamedTuple):
+    """What nxos/port_settings.j2 may read of an interface: its QoS, PFC and BFD, no name,
+    description or address, so the ports set alike share one rendering. A field the template
+    starts to read must be added here (reading one that is missing fails the build: StrictUndefined)."""
+
+    output_queuing: str | None  # the egress queuing policy of a port not at the system-wide speed
+    qos_policy: str | None  # the classification policy of a lossless port; None: not lossless
+    input_queuing: str | None  # a lossless port's ingress pause thresholds (qos.pause_policies)
+    watchdog: bool  # the PFC watchdog on a lossless port
+    bfd: Bfd | None  # the switch's BFD timers on a port that runs BFD
+
+
+# Rendered port settings, by settings: a fabric's hundreds of thousands of ports have a handful.
+_PORT_TEXTS: dict[PortSettings, str] = {}
+
+
+def _ports(config: DeviceConfig, queuing_by_speed: dict[int, str]) -> list[tuple[InterfaceConfig, str]]:
+    """Each interface with its nxos/port_settings.j2 text."""
+    qos = config.qos
+    main_speed = qos.main_speed_gbps if qos else None
+    pause = qos.pause_policies if qos else {}
+    watchdog = qos is not None and qos.pfc_watchdog.enabled
+    template = environment().get_template("nxos/port_settings.j2")
+    texts: dict[tuple, str] = {}  # this switch's settings by what tells its ports apart
+    ports = []
+    for i in config.interfaces:
+        policy = pause.get(i.name)
+        key = (i.speed_gbps, i.lossless, policy.name if policy is not None else None, i.bfd)
+        text = texts.get(key)
+        if text is None:
+            lossless = i.lossless
+            settings = PortSettings(
+                output_queuing=queuing_by_speed[i.speed_gbps] if qos and i.speed_gbps != main_speed else None,
+                qos_policy=QOS_POLICY if lossless else None,
+                input_queuing=policy.name if lossless and policy is not None else None,
+                watchdog=lossless and watchdog,
+                bfd=config.bfd if i.bfd else None,
+            )
+            text = _PORT_TEXTS.get(settings)
+            if text is None:
+                text = _PORT_TEXTS[settings] = template.render(p=settings)
+            texts[key] = text
+        ports.append((i, text))
+    return ports
