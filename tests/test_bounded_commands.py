@@ -160,7 +160,7 @@ def test_a_simulation_too_long_is_refused_by_its_work(whitepaper_256):
     result, peak = peak_of("analyze", str(whitepaper_256), "--scope", "cross-rail", "--flows-per-pair", "256", "--flowlets", "64")
     assert result.returncode == 2, result.stderr
     assert "16,644,046,848 flow and flowlet placements over its seeds, modes and jobs sweep), more than the limit of 5 minutes" in result.stderr
-    assert "(fix: lower --flows-per-pair to 11; or use --no-traffic" in result.stderr and "Traceback" not in result.stderr  # the only single change that fits
+    assert "(fix: lower --flows-per-pair to 9; or use --no-traffic" in result.stderr and "Traceback" not in result.stderr  # the only single change that fits
     assert peak < PEAK_MIB, f"{peak:.0f} MiB"
 
 

@@ -57,7 +57,8 @@ FALLBACK_AVAILABLE = 4 << 30  # when the system does not say (no /proc/meminfo, 
 # alone, measured on one core of a loaded machine (63 K, 522 K and 2.1 M flows; 2 and 3 tiers): ECMP
 # 0.08-0.16 us, spray 0.05-0.08 us, flowlet 0.15-0.17 us per hop and burst (its first burst's ECMP
 # paths included, which `clos.simulate_modes` shares with ECMP: counted twice here, on the safe side).
-SECONDS_PER_FLOW_HOP = {"ecmp": 0.2e-6, "spray": 0.1e-6, "flowlet": 0.2e-6}
+# Rounded up to cover 8.4 M port flows (dual-plane-2048 cross-rail, 1 seed: 25.5 s measured, memory-bound).
+SECONDS_PER_FLOW_HOP = {"ecmp": 0.25e-6, "spray": 0.1e-6, "flowlet": 0.25e-6}
 # building one seed's traffic and its metrics (every mode's), re-measured: 0.15-0.4 us, 0.6 us on the
 # first seed of 2.1 M flows
 SECONDS_PER_GPU_FLOW = 0.4e-6
