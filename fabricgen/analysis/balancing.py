@@ -171,18 +171,28 @@ def metrics(result: PathResult, threshold: float) -> dict[str, float]:
     }
 
 
-def compare(model: Clos, options: TrafficOptions, seeds, jobs: int | None = None, keep: dict[str, PathResult] | None = None) -> dict[str, Summary]:
+def compare(model: Clos, options: TrafficOptions, seeds, jobs: int | None = None, keep: dict[str, PathResult] | None = None,
+            done: dict | None = None) -> dict[str, Summary]:
     """For every mode, `simulate` over `seeds` (traffic, placement and ports re-drawn per seed)
-    and summarise each metric as a mean with a 95 % confidence interval."""
+    and summarise each metric as a mean with a 95 % confidence interval. `done` holds each
+    (jobs, seed)'s metrics per mode, filled and read: a seed's traffic depends on the seed and the
+    number of jobs alone, so the sweep's point at --jobs reuses the main run's seeds."""
     per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in options.modes}
     for seed in seeds:
-        flows = traffic(model, options, seed, jobs)
+        key = (jobs or options.jobs, seed)
+        found = None if done is None else done.get(key)
+        if found is None:
+            flows = traffic(model, options, seed, jobs)
+            results = paths.simulate_modes(model, flows, options.modes, hash=options.hash, flowlet=options.flowlet, load=options.load, seed=seed)
+            found = {mode: metrics(result, options.stretch_threshold) for mode, result in results.items()}
+            if done is not None:
+                done[key] = found
+            for mode, result in results.items():
+                if keep is not None and mode not in keep:
+                    keep[mode] = result
         for mode in options.modes:
-            result = paths.simulate(model, flows, mode, hash=options.hash, flowlet=options.flowlet, load=options.load, seed=seed)
-            if keep is not None and mode not in keep:
-                keep[mode] = result
-            for key, value in metrics(result, options.stretch_threshold).items():
-                per_mode[mode].setdefault(key, []).append(value)
+            for name, value in found[mode].items():
+                per_mode[mode].setdefault(name, []).append(value)
     return {m: Summary(m, {k: estimate(v) for k, v in values.items()}) for m, values in per_mode.items()}
 
 
@@ -196,11 +206,12 @@ def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget:
     if not shares.across_leaves:
         return Balancing(model, options, {}, {}, {}, crosses_fabric=False, paths=shares)
     samples: dict[str, PathResult] = {}
-    summaries = compare(model, options, range(options.seeds), keep=samples)
+    done: dict = {}
+    summaries = compare(model, options, range(options.seeds), keep=samples, done=done)
     points = {}
     jobs = 1
     while sweep and options.senders == "all" and model.nodes // jobs >= 2:
-        points[jobs] = compare(model, options, range(options.sweep_seeds), jobs)
+        points[jobs] = compare(model, options, range(options.sweep_seeds), jobs, done=done)
         jobs *= 2
     found = Balancing(model, options, summaries, samples, points, paths=shares)
     if devices or cables:

@@ -94,6 +94,22 @@ class Clos:
         object.__setattr__(self, "out", out)
         object.__setattr__(self, "dist", _distances(switches, self.leaves, self.tail[self.alive], self.head[self.alive]))
 
+    def next_hops(self) -> tuple[np.ndarray, np.ndarray]:
+        """(groups, sizes) for every (switch, destination leaf) key, switch * leaves + leaf: the
+        live next-hop edges one hop closer, packed first in each row, and how many there are
+        (`_groups` over every key, made once per fabric and kept: the routes do not change between
+        flows, modes or seeds)."""
+        table = getattr(self, "_next_hops", None)
+        if table is None:
+            keys = np.arange(len(self.names) * self.leaves if len(self.tail) else 0)  # no cable: no next hop
+            chunk = max(1, (1 << 22) // self.out.shape[1])  # bounds the temporaries of _groups
+            parts = [_groups(self, keys[i : i + chunk] // self.leaves, keys[i : i + chunk] % self.leaves)
+                     for i in range(0, len(keys), chunk)]
+            table = ((np.concatenate([g for g, _ in parts]), np.concatenate([z for _, z in parts])) if parts
+                     else (np.zeros((0, self.out.shape[1]), dtype=np.int64), np.zeros(0, dtype=np.int64)))
+            object.__setattr__(self, "_next_hops", table)
+        return table
+
     @property
     def ports_per_node(self) -> int:
         return self.rails * self.planes
@@ -209,13 +225,22 @@ def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", fl
              load: float = 1.0, seed: int = 0) -> PathResult:
     """Balance `traffic` on `clos` with `mode` ("ecmp", "flowlet", "spray") at `load` (the
     fraction of NIC line rate the GPUs offer) and measure it."""
-    if mode not in MODES:
-        raise ValueError(f"unknown load-balancing mode {mode!r}; expected one of {MODES}")
+    return simulate_modes(clos, traffic, (mode,), hash=hash, flowlet=flowlet, load=load, seed=seed)[mode]
+
+
+def simulate_modes(clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash: str = "crc32",
+                   flowlet: FlowletModel = FlowletModel(), load: float = 1.0, seed: int = 0) -> dict[str, PathResult]:
+    """`simulate` of every mode in `modes` on the same traffic, each exactly as `simulate` alone
+    would give it (every mode draws from its own generator seeded with `seed`), sharing the work
+    they have in common: the port flows, what the network carries, the ideal times, and the ECMP
+    paths that flowlet's first burst follows (with the generator's state after them)."""
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown load-balancing mode {mode!r}; expected one of {MODES}")
     if hash not in HASHES:
         raise ValueError(f"unknown hash {hash!r}; expected one of {HASHES}")
     if not 0 < load <= 1:
         raise ValueError(f"offered load must be in (0, 1], got {load}")
-    rng = np.random.default_rng(seed)
     traffic, parent = on_ports(clos, traffic)
     src, dst, nbytes, job, kept = carried(clos, traffic)
     a, b = clos.leaf_of_nic[src], clos.leaf_of_nic[dst]
@@ -232,24 +257,36 @@ def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", fl
     rx = np.bincount(dst, weights=sent, minlength=nics) / nic_bps
     ideal = np.maximum(tx[src], rx[dst])
     ideal = np.where(ideal > 0, ideal, 1e-30)  # a flow within a node: instant, stretch 1
-    fct = ideal.copy()
     ca, cb, cbytes = a[cross], b[cross], nbytes[cross]
-    if mode == "spray":
-        edge_bytes, worst = _spray(clos, ca, cb, cbytes, capacity)
-        fct[cross] = np.maximum(ideal[cross], worst)
-    else:
-        hops = _ecmp(clos, ca, cb, src[cross], dst[cross], traffic_sport(traffic, src, cross, rng), hash, rng)
-        if mode == "ecmp":
-            edge_bytes = _bytes_on(hops, cbytes, len(clos.tail))
-            drain = np.divide(edge_bytes, capacity, out=np.zeros_like(edge_bytes), where=capacity > 0)
-            fct[cross] = np.maximum(ideal[cross], _path_max(hops, drain))
+    ideal_cross = ideal[cross]
+    first = np.flatnonzero(np.r_[True, parent[kept][1:] != parent[kept][:-1]]) if clos.planes > 1 and len(ideal) else None
+    nic_drain = max(tx.max(initial=0), rx.max(initial=0))
+    ecmp_hops = None  # (hops, the generator's state after them): made once for ecmp and flowlet
+    results = {}
+    for mode in modes:
+        rng = np.random.default_rng(seed)
+        fct = ideal.copy()
+        if mode == "spray":
+            edge_bytes, worst = _spray(clos, ca, cb, cbytes, capacity)
+            fct[cross] = np.maximum(ideal_cross, worst)
         else:
-            edge_bytes, times = _flowlet(clos, ca, cb, cbytes, hops, capacity, ideal[cross], flowlet, rng)
-            fct[cross] = times
-    if clos.planes > 1 and len(fct):  # a GPU flow ends with its slowest port flow
-        first = np.flatnonzero(np.r_[True, parent[kept][1:] != parent[kept][:-1]])
-        fct, ideal, job = np.maximum.reduceat(fct, first), np.maximum.reduceat(ideal, first), job[first]
-    return _measure(clos, mode, edge_bytes, capacity, fct, ideal, job, traffic.jobs, max(tx.max(initial=0), rx.max(initial=0)))
+            if ecmp_hops is None:
+                hops = _ecmp(clos, ca, cb, src[cross], dst[cross], traffic_sport(traffic, src, cross, rng), hash, rng)
+                ecmp_hops = (hops, rng.bit_generator.state)
+            hops = ecmp_hops[0]
+            rng.bit_generator.state = ecmp_hops[1]
+            if mode == "ecmp":
+                edge_bytes = _bytes_on(hops, cbytes, len(clos.tail))
+                drain = np.divide(edge_bytes, capacity, out=np.zeros_like(edge_bytes), where=capacity > 0)
+                fct[cross] = np.maximum(ideal_cross, _path_max(hops, drain))
+            else:
+                edge_bytes, times = _flowlet(clos, ca, cb, cbytes, hops, capacity, ideal_cross, flowlet, rng)
+                fct[cross] = times
+        mode_ideal, mode_job = ideal, job
+        if first is not None:  # a GPU flow ends with its slowest port flow
+            fct, mode_ideal, mode_job = np.maximum.reduceat(fct, first), np.maximum.reduceat(ideal, first), job[first]
+        results[mode] = _measure(clos, mode, edge_bytes, capacity, fct, mode_ideal, mode_job, traffic.jobs, nic_drain)
+    return results
 
 
 def traffic_sport(traffic: Traffic, src: np.ndarray, cross: np.ndarray, rng) -> np.ndarray:
@@ -273,7 +310,9 @@ def _groups(clos: Clos, cur: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, n
 
 def _hops(clos: Clos, a: np.ndarray, b: np.ndarray, choose) -> np.ndarray:
     """[hop, flow] edge taken at each hop (-1 once arrived): from the leaves `a` to the leaves `b`,
-    `choose(at, groups, sizes, inv, cur)` picking the column of each flow's group at switch `cur`."""
+    `choose(at, groups, sizes, key, cur)` picking the column of each flow's group `groups[key]`
+    (`Clos.next_hops`) at switch `cur`."""
+    groups, sizes = clos.next_hops()
     cur = a.copy()
     steps = []
     while True:
@@ -281,10 +320,8 @@ def _hops(clos: Clos, a: np.ndarray, b: np.ndarray, choose) -> np.ndarray:
         if moving.size == 0:
             break
         key = cur[moving] * clos.leaves + b[moving]
-        keys, inv = np.unique(key, return_inverse=True)
-        groups, sizes = _groups(clos, keys // clos.leaves, keys % clos.leaves)
-        column = choose(moving, groups, sizes, inv, cur[moving])
-        edge = groups[inv, column]
+        column = choose(moving, groups, sizes, key, cur[moving])
+        edge = groups[key, column]
         step = np.full(len(a), -1, dtype=np.int64)
         step[moving] = edge
         steps.append(step)
@@ -314,18 +351,24 @@ def switch_hash(switch: np.ndarray, src_ip: np.ndarray, dst_ip: np.ndarray, spor
     Id to Randomize Hash Functions for Load Balancing"; SONiC `hash_offset`, Dell Enterprise SONiC
     ecmp_load_share). The model assumes every switch has such a seed: its choices are independent
     of the previous hop's."""
-    crc = crc32_tuples(0, src_ip, dst_ip, sport).astype(np.uint64)
+    return _seeded(switch, crc32_tuples(0, src_ip, dst_ip, sport).astype(np.uint64))
+
+
+def _seeded(switch: np.ndarray, crc: np.ndarray) -> np.ndarray:
+    """`switch_hash` from the flows' CRC-32 (the same at every switch, so computed once per flow)."""
     seed = mix32((np.asarray(switch, dtype=np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B1))
     return mix32(crc ^ seed)
 
 
 def _ecmp(clos, a, b, src, dst, sport, hash, rng) -> np.ndarray:
-    def choose(moving, groups, sizes, inv, cur):
+    crc = crc32_tuples(0, src + _IP_BASE, dst + _IP_BASE, sport).astype(np.uint64) if hash == "crc32" else None
+
+    def choose(moving, groups, sizes, key, cur):
         if hash == "random":
             h = rng.integers(0, 1 << 32, size=len(moving), dtype=np.uint64)
         else:  # one seed per switch, mixed non-linearly: no polarisation (switch_hash)
-            h = switch_hash(cur, src[moving] + _IP_BASE, dst[moving] + _IP_BASE, sport[moving])
-        return (h % sizes[inv].astype(np.uint64)).astype(np.int64)
+            h = _seeded(cur, crc[moving])
+        return (h % sizes[key].astype(np.uint64)).astype(np.int64)
     return _hops(clos, a, b, choose)
 
 
@@ -342,10 +385,23 @@ def _path_max(hops: np.ndarray, per_edge: np.ndarray) -> np.ndarray:
 
 def _flowlet(clos, a, b, nbytes, first, capacity, ideal, model: FlowletModel, rng):
     """Bursts in rounds: round 0 on the ECMP paths `first`; in each later round a burst whose gap
-    exceeded the timeout re-chooses every hop from the best band of the previous round's loads."""
+    exceeded the timeout re-chooses every hop from the best band of the previous round's loads.
+
+    The load view is kept up to date as bursts move rather than recounted: when every burst has
+    the same bytes (every traffic `make_traffic` builds), as a count of bursts per edge read through
+    `sums[k]`, the sum of k bursts' bytes added one at a time - the very float `np.bincount` gives
+    (it adds a flow's bytes to its edge in turn, and equal addends make the order irrelevant)."""
     part = nbytes / model.flowlets
+    edges = len(clos.tail)
+    equal = len(part) > 0 and bool(np.all(part == part[0]))
+    sums = np.cumsum(np.r_[0.0, np.full(len(part), part[0])]) if equal else None
+
+    def loads(hops, counts):
+        return sums[counts] if equal else _bytes_on(hops, part, edges)
+
     hops = first
-    total = np.zeros(len(clos.tail))
+    counts = np.bincount(hops[hops >= 0], minlength=edges) if equal else None
+    total = np.zeros(edges)
     times = np.zeros(len(a))
     for burst in range(model.flowlets):
         if burst:
@@ -358,20 +414,27 @@ def _flowlet(clos, a, b, nbytes, first, capacity, ideal, model: FlowletModel, rn
                 group = movers[interval == step]
                 if not group.size:
                     continue
-                view = _bytes_on(hops, part, len(clos.tail))
+                view = loads(hops, counts)
                 quantum = max(view.max(), 1.0) / model.bands
 
-                def choose(moving, groups, sizes, inv, cur, view=view, quantum=quantum):
-                    cand = groups[inv]
+                def choose(moving, groups, sizes, key, cur, view=view, quantum=quantum):
+                    size = sizes[key]
+                    draw = rng.random((len(key), groups.shape[1]))  # as many draws as the groups' width
+                    width = int(size.max())  # columns past every group's size are never chosen
+                    cand = groups[key, :width]
                     band = np.floor(view[np.maximum(cand, 0)] / quantum)
-                    band[np.arange(cand.shape[1])[None, :] >= sizes[inv][:, None]] = np.inf
+                    band[np.arange(width)[None, :] >= size[:, None]] = np.inf
                     best = band.min(axis=1, keepdims=True)
-                    return np.where(band <= best, rng.random(band.shape), -1.0).argmax(axis=1)
+                    return np.where(band <= best, draw[:, :width], -1.0).argmax(axis=1)
 
                 moved = _hops(clos, a[group], b[group], choose)
+                if equal:
+                    old = hops[:, group]
+                    counts -= np.bincount(old[old >= 0], minlength=edges)
+                    counts += np.bincount(moved[moved >= 0], minlength=edges)
                 hops[:, group] = -1
                 hops[: moved.shape[0], group] = moved
-        load = _bytes_on(hops, part, len(clos.tail))
+        load = loads(hops, counts)
         total += load
         drain = np.divide(load, capacity, out=np.zeros_like(load), where=capacity > 0)
         times += np.maximum(ideal / model.flowlets, _path_max(hops, drain))

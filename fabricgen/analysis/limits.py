@@ -53,10 +53,15 @@ BYTES_PER_GROUP_CELL = 20  # the ECMP group tables, leaf x leaf x (spine x link)
 MARGIN = 1.25
 BUDGET_FRACTION = 0.75  # of the memory free now: the rest is the interpreter's, and other programs'
 FALLBACK_AVAILABLE = 4 << 30  # when the system does not say (no /proc/meminfo, no sysconf)
-# CPU seconds per NIC-port flow and hop of its path (flowlet: and per burst), measured on one core:
-# ECMP 0.34-0.47 us, spray 0.08 us, flowlet 0.62-0.66 us per hop and burst (2 and 3 tiers).
-SECONDS_PER_FLOW_HOP = {"ecmp": 0.5e-6, "spray": 0.1e-6, "flowlet": 0.7e-6}
-SECONDS_PER_GPU_FLOW = 0.2e-6  # building one seed's traffic and its metrics
+# CPU seconds per NIC-port flow and hop of its path (flowlet: and per burst), each mode simulated
+# alone, measured on one core of a loaded machine (63 K, 522 K and 2.1 M flows; 2 and 3 tiers): ECMP
+# 0.08-0.16 us, spray 0.05-0.08 us, flowlet 0.15-0.17 us per hop and burst (its first burst's ECMP
+# paths included, which `clos.simulate_modes` shares with ECMP: counted twice here, on the safe side).
+# Rounded up to cover 8.4 M port flows (dual-plane-2048 cross-rail, 1 seed: 25.5 s measured, memory-bound).
+SECONDS_PER_FLOW_HOP = {"ecmp": 0.25e-6, "spray": 0.1e-6, "flowlet": 0.25e-6}
+# building one seed's traffic and its metrics (every mode's), re-measured: 0.15-0.4 us, 0.6 us on the
+# first seed of 2.1 M flows
+SECONDS_PER_GPU_FLOW = 0.4e-6
 # Refuse rather than run for minutes: about 5 minutes of CPU for the whole simulation.
 MAX_SECONDS = 300.0
 

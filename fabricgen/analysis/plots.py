@@ -51,7 +51,13 @@ def _stretch_cdf(balancing: Balancing):
     figure, axes = plt.subplots(figsize=(6.4, 3.6))
     for mode, result in balancing.samples.items():
         stretch = np.sort(result.stretch)
-        axes.step(stretch, np.arange(1, len(stretch) + 1) / len(stretch), where="post", label=mode, color=COLOURS.get(mode))
+        share = np.arange(1, len(stretch) + 1) / len(stretch)
+        # the same steps drawn from the first point and the last of each run of equal values
+        # (hundreds of thousands of flows share a few dozen stretches): the vertical runs between
+        # them are one segment instead of one per flow, which matplotlib drew and the legend
+        # placement scanned point by point
+        keep = np.r_[0, np.flatnonzero(stretch[1:] != stretch[:-1]), len(stretch) - 1] if len(stretch) else np.zeros(0, dtype=int)
+        axes.step(stretch[keep], share[keep], where="post", label=mode, color=COLOURS.get(mode))
     axes.set_xlabel("flow completion time / ideal")
     axes.set_ylabel("fraction of flows")
     axes.set_title("FCT stretch CDF (seed 0)")
