@@ -236,3 +236,5 @@ def test_an_800g_dr8_fabric_link_takes_two_trunks_a_400g_leg_one(write_intent):
     trunks = sum(row.quantity for row in bom_rows(b.compiled) if row.pid == "CB-M12-M12-SMF" and row.section == "Backend network")
     # 1 x 800G uses both MPO-12 connectors of each end; a 2 x 400G leg to a NIC uses one
     assert trunks == 16 * 2 + 32 * 1
+    [row] = [row for row in bom_rows(b.compiled) if row.pid == "CB-M12-M12-SMF"]
+    assert row.basis == "one per link: 32 host + 16 fabric x 2"  # the basis says which links take two

@@ -261,29 +261,33 @@ def _optic_and_cable_rows(
         rows.append(_spared(BomRow(section, pid, catalog.description(pid), n + extra, basis=basis), spares))
 
     # cables: one per link, by PID and length
-    cables: dict[tuple[str, float | None], Counter[str]] = defaultdict(Counter)
+    # by PID and length: (link kind, cables each link takes) -> links; "empty cage" -> cables
+    cables: dict[tuple[str, float | None], Counter[tuple[str, int]]] = defaultdict(Counter)
     per_link: Counter[str] = Counter()
     for link in links:
         if link.cable:
             optic = link.b.optic or link.a.optic
             n = catalog.transceivers[optic].cables_per_link(link.speed_gbps) if optic else 1
-            cables[(link.cable, link.length_m)][link.kind] += n  # the StrEnum member: formats as its value
+            cables[(link.cable, link.length_m)][(link.kind, n)] += 1  # the StrEnum member: formats as its value
             per_link[link.cable] += n
     for pid, n in empty_cables.items():
-        cables[(pid, None)]["empty cage"] += n
+        cables[(pid, None)][("empty cage", 1)] += n
     optic_for_cable = {}
     for pid in optics:
         optic_for_cable.setdefault(catalog.transceivers[pid].cable, pid)
-    for (pid, length), kinds in sorted(cables.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
-        basis = "one per link: " + " + ".join(f"{n} {kind}" for kind, n in kinds.items())
+    for (pid, length), counted in sorted(cables.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
+        # a link over both connectors of a twin-port module takes two: "8 fabric x 2"
+        kinds = {f"{kind}" if n == 1 else f"{kind} x {n}": links_or_cables * n for (kind, n), links_or_cables in counted.items()}
+        labels = {f"{kind}" if n == 1 else f"{kind} x {n}": links_or_cables for (kind, n), links_or_cables in counted.items()}
+        basis = "one per link: " + " + ".join(f"{labels[key]} {key}" for key in kinds)
         if pid in optic_for_cable:
             alternatives = _alternatives(c, switches, optic_for_cable[pid])
         else:
             alternatives = _copper_alternatives(c, switches)
         if populated is not None:
-            cabled_kinds = " + ".join(f"{n} {kind}" for kind, n in kinds.items() if kind != "empty cage")
+            cabled_kinds = " + ".join(f"{labels[key]} {key}" for key in kinds if key != "empty cage")
             basis = f"{POPULATE_ALL}: one per link" + (f" ({cabled_kinds})" if cabled_kinds else "")
-            if kinds["empty cage"]:
+            if kinds.get("empty cage"):
                 basis += f" + one per empty cage ({kinds['empty cage']})"
             alternatives = "; ".join(text for text in (f"one per link={per_link[pid]}", alternatives) if text)
         rows.append(_spared(BomRow(section, pid, catalog.description(pid), sum(kinds.values()), length, basis, alternatives), spares))
