@@ -286,7 +286,7 @@ def main() -> int:
                 met = met and m["seconds"] <= target.floor_times * m["write_floor"]
                 floor = f", within {target.floor_times:g}x the write floor"
             verdicts.append(met)
-            print(f"target {stem} ({m['gpus']:,} GPUs): under {target.seconds:.0f} s on one core and {target.peak_mib:,.0f} MiB peak{floor}: "
+            print(f"target {stem} ({m['gpus']:,} GPUs): under {target.seconds:g} s on one core and {target.peak_mib:,.0f} MiB peak{floor}: "
                   f"{m['seconds']:.2f} s, {m['peak_mib']:.0f} MiB, floor {m['write_floor']:.2f} s: {'met' if met else 'MISSED'}")
         analysed = scratch / ANALYSIS_TARGET["build"]
         if analysed.is_dir():
@@ -295,7 +295,7 @@ def main() -> int:
             met = a["seconds"] <= ANALYSIS_TARGET["seconds"]
             verdicts.append(met)
             print(f"\nanalyze {ANALYSIS_TARGET['build']} ({a['gpus']:,} GPUs, {a['failures']:,} single failures, 3 modes x 10 seeds, jobs sweep, figures): "
-                  f"{a['seconds']:.1f} s, {a['peak_mib']:.0f} MiB peak; target under {ANALYSIS_TARGET['seconds']:.0f} s on one core: {'met' if met else 'MISSED'}")
+                  f"{a['seconds']:.1f} s, {a['peak_mib']:.0f} MiB peak; target under {ANALYSIS_TARGET['seconds']:g} s on one core: {'met' if met else 'MISSED'}")
     curves = print_scaling(results)
     if curves:
         plot_scaling(curves, args.plot)
