@@ -131,3 +131,34 @@ def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
     finally:
         session.down(build_dir)
         assert leftovers(build_dir) == []
+
+
+# The lab tests' builds, for the modules that plan labs (tests/test_lab_plan.py) and those that boot
+# them (tests/test_lab.py): built once per module.
+LAB_INTENTS = Path(__file__).resolve().parent / "lab"
+
+
+def _lab_build(tmp_path_factory: pytest.TempPathFactory, intent: str) -> Path:
+    from fabricgen.pipeline import build
+
+    destination = tmp_path_factory.mktemp("lab") / intent
+    build(LAB_INTENTS / f"{intent}.yaml", destination)
+    return destination
+
+
+@pytest.fixture(scope="module")
+def lab_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/lab/two-units.yaml built."""
+    return _lab_build(tmp_path_factory, "two-units")
+
+
+@pytest.fixture(scope="module")
+def three_tier_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/lab/three-tiers.yaml built."""
+    return _lab_build(tmp_path_factory, "three-tiers")
+
+
+@pytest.fixture(scope="module")
+def planes_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/lab/two-planes.yaml built."""
+    return _lab_build(tmp_path_factory, "two-planes")
