@@ -277,6 +277,21 @@ def test_a_leaf_with_no_uplinks_expects_no_session_no_route_and_no_answer_from_o
     assert [name for name, *_ in session.failure_rounds(full)] == [f"be-su01-leaf1:{full.uplinks['be-su01-leaf1'][0].end('be-su01-leaf1').port} failed silently", "be-spine01 down"]
 
 
+def test_a_rail_only_build_plans_no_session_and_no_path_between_rails(tmp_path: Path):
+    """tests/lab/rail-only.yaml built (8 nodes, one leaf per rail, no spines): what the simulated
+    case above expects, from a real rail-only build: no fabric cable, no session, every leaf an
+    island of its own, same-rail probes arrive on the leaf, cross-rail probes must get no answer."""
+    build_dir = tmp_path / "rail-only"
+    build(REPO / "tests" / "lab" / "rail-only.yaml", build_dir)
+    plan = read_plan(build_dir)
+    assert plan.design == "rail-only" and len(plan.switches) == 8 and not any(plan.uplinks.values())
+    assert len(set(plan.component.values())) == 8  # no fabric link joins two leaves
+    assert {w for by_leaf in ecmp_widths(plan, set(), set()).values() for w in by_leaf.values()} <= {0}
+    assert Counter(p.reach for p in plan.probes) == {True: 64, False: 64}
+    assert all(p.path == ("leaf", "node") for p in plan.probes if p.reach)
+    assert session.failure_rounds(plan) == []
+
+
 def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail():
     from types import SimpleNamespace
 
