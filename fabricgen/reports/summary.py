@@ -74,7 +74,7 @@ def rail_sharing(s) -> str:
     if s.design == "rail-optimized" and s.rails_per_leaf == 1:
         return ""
     if s.design == "rail-only":
-        return "each rail is a network of its own" + (f" (a plane with its own spines)" if not s.spineless else ", one leaf per rail")
+        return "each rail is a network of its own" + (" (a plane with its own spines)" if not s.spineless else ", one leaf per rail")
 
     def span(rails: tuple[int, ...]) -> str:
         return f"{rails[0]}-{rails[-1]}" if rails == tuple(range(rails[0], rails[-1] + 1)) else ", ".join(map(str, rails))
