@@ -131,23 +131,6 @@ def _node_ports(catalog: Catalog, device: Device) -> list[Port]:
     return found
 
 
-def _management_endpoints(catalog: Catalog, fabric: Fabric) -> list[Port]:
-    """Every copper management port outside the OOB switches, in build order."""
-    endpoints = []
-    for device in list(fabric.devices.values()):
-        if device.is_switch and device.network is not Network.OOB:
-            model = catalog.switches[device.model]
-            endpoints.append(Port(device, model.management_port[device.nos], 0, 0, 1, front_panel=False))  # type: ignore[index]
-        elif device.nos is None and device.role in (Role.GPU_NODE, Role.STORAGE_NODE, Role.MANAGEMENT_NODE):
-            endpoints += _node_ports(catalog, device)
-        elif device.role is Role.CONSOLE_SERVER:
-            uplink = catalog.console_servers[device.model].uplink
-            endpoints.append(Port(device, uplink.names.format(n=1), 1, 0, uplink.speed, front_panel=False))
-        elif device.role is Role.PDU:
-            endpoints.append(Port(device, "net", 1, 0, 1, front_panel=False))
-    return endpoints
-
-
 def _lines_per_server(catalog: Catalog, intent: Intent) -> int:
     console = intent.oob.console  # type: ignore[union-attr]
     return catalog.console_servers[console.model].module_slots * catalog.modules[console.module].async_ports

@@ -1,7 +1,7 @@
 """The physical pass: with a rack layout in the intent, every device gets a rack and rack unit,
 and every cable a length and the medium that reaches (fabricgen.design.layout holds the rules).
 
-`pdu_racks` runs before the OOB network exists, to learn the racks (each rack's PDUs are OOB
+`oob_rows` runs before the OOB network exists, to learn the racks (each rack's PDUs are OOB
 endpoints); `apply_layout` runs after, to place everything and choose media. Without a layout it does nothing:
 links keep the intent's or the catalog's default optic and no length.
 """
@@ -33,12 +33,6 @@ def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tu
             items.append((d.name, "network", catalog.switches[d.model].rack_units))
     items += [(name, "network", units) for name, units in extra_network_units]
     return items
-
-
-def pdu_racks(intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None) -> tuple[dict[str, int], list[Problem]]:
-    """{rack: PDUs} for the racks the whole cluster will fill (see `oob_rows`)."""
-    racks, _, problems = oob_rows(intent, catalog, fabric, units)
-    return racks, problems
 
 
 def oob_rows(
@@ -93,7 +87,7 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, switch_rows: 
     racks = {rack.name: rack for rack in placement.racks}
     pdu_racks_now = {pdu.rack for pdu in fabric.by_role(Role.PDU)}
     if intent.oob is not None and layout.pdus_per_rack and pdu_racks_now != set(racks):
-        # pdu_racks counted these racks in advance; a difference is a bug, not the user's
+        # oob_rows counted these racks in advance; a difference is a bug, not the user's
         raise AssertionError(f"PDUs stand in {sorted(pdu_racks_now)}, the layout has {sorted(racks)}")
     preferred = _preferred_optics(intent)
     far_form_factors: dict[tuple[str, str], str | None] = {}  # (model, port) -> form factor
