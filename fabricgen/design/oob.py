@@ -52,6 +52,8 @@ from fabricgen.design.graph import (
     Role,
 )
 from fabricgen.design.optics import SwitchOptics, link_cable
+from fabricgen.design.plan import LeafSpinePlan
+from fabricgen.design.sizing import BackendSizing
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
 
@@ -89,7 +91,7 @@ class GrowthUnits:
     host_spines_per_su: int = 0  # 3-tier frontend/storage: spines of the pods that can start in one unit
 
 
-def growth_units(sizing, plans: Mapping[Network, object], fabric: Fabric) -> GrowthUnits:
+def growth_units(sizing: BackendSizing, plans: Mapping[Network, LeafSpinePlan], fabric: Fabric) -> GrowthUnits:
     """The reservations of a full unit, from the backend sizing and the host fabrics' plans."""
     pod_sus = sizing.pod_sus if sizing.tiers == 3 else 0
     host_leaves = host_spines = 0
@@ -97,20 +99,20 @@ def growth_units(sizing, plans: Mapping[Network, object], fabric: Fabric) -> Gro
     for network, plan in plans.items():
         if network is Network.BACKEND or gpu_node is None:
             continue
-        width = 2 if plan.spec.attach == "leaf-pair" else 1  # type: ignore[attr-defined]
+        width = 2 if plan.spec.attach == "leaf-pair" else 1  # type: ignore[union-attr]  # a host fabric's plan
         ports = sum(1 for p in gpu_node.ports.values() if p.link is not None and p.link.network is network)
         if not ports:
             continue
         per_leaf = math.ceil(ports / width)  # a node's ports on one leaf of its group
-        fewest_nodes = max(1, plan.leaf_downlinks // per_leaf)  # type: ignore[attr-defined]
+        fewest_nodes = max(1, plan.leaf_downlinks // per_leaf)
         # groups starting within one unit, and the group shared with the servers before the GPU nodes
         leaves = width * (math.ceil(sizing.su_nodes / fewest_nodes) + 1)
         host_leaves += leaves
-        if plan.tiers == 3:  # type: ignore[attr-defined]
-            host_spines += (math.ceil(leaves / plan.pod_leaves) + 1) * (plan.spines // plan.pods)  # type: ignore[attr-defined]
+        if plan.tiers == 3:
+            host_spines += (math.ceil(leaves / plan.pod_leaves) + 1) * (plan.spines // plan.pods)
     return GrowthUnits(
         su_nodes=sizing.su_nodes,
-        leaves_per_su=sizing.leaves // max(1, sizing.su_count),
+        leaves_per_su=sizing.leaves_per_su,
         pod_sus=pod_sus,
         spines_per_pod=sizing.spines // max(1, sizing.pods) if pod_sus else 0,
         host_leaves_per_su=host_leaves,
