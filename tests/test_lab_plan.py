@@ -320,3 +320,21 @@ def test_up_names_the_servers_by_role_the_design_and_the_rails_a_leaf_shares(lab
     lines = report.up_lines(up)
     assert "18 switches, 4 servers (3 GPU nodes, 1 storage node), 64 links" in lines[0]
     assert "design: rail-only" in lines and "leaves serving several rails: rails 1, 2, 3, 4" in lines
+
+
+def test_the_plane_summary_reads_the_widths_and_cross_plane_routes_from_the_tables(planes_build: Path):
+    """ecmp_check's per-plane summary reports what the leaves' tables hold, not the plan: a lost
+    next hop inside plane 1 and a route leaking into plane 2 both show (and fail the check)."""
+    from fabricgen.lab.verify import Failed, Snapshot, ecmp_check, expected_widths
+
+    plan = read_plan(planes_build)
+    none = Failed(set(), set())
+    tables = {name: {p: w for p, w in prefixes.items() if w} for name, prefixes in expected_widths(plan, none).items()}
+    check = ecmp_check(plan, none, Snapshot({}, {}, tables))
+    assert check.passed and "plane 1: width 2 between its leaves, 0 routes to other planes (0 planned)" in check.summary
+    halved = plan.host_blocks["be-su01-leaf2"][0]
+    tables["be-su01-leaf1"][halved] = 1
+    tables["be-su01-leaf5"][halved] = 2  # plane 2's leaf holds a route to plane 1
+    check = ecmp_check(plan, none, Snapshot({}, {}, tables))
+    assert not check.passed
+    assert "plane 1: width 1/2 between its leaves" in check.summary and "plane 2: width 2 between its leaves, 1 routes to other planes (0 planned)" in check.summary
