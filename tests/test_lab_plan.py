@@ -14,7 +14,7 @@ import pytest
 
 from fabricgen.errors import LabError
 from fabricgen.lab import keys, session
-from fabricgen.lab.plan import _announced, _keyed_peers, _rails, check_frr_conf, kernel_names, read_plan
+from fabricgen.lab.plan import _announced, _keyed_peers, check_frr_conf, kernel_names, read_plan
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
 from fabricgen.secrets import env_name
@@ -292,12 +292,21 @@ def test_a_rail_only_build_plans_no_session_and_no_path_between_rails(tmp_path: 
     assert session.failure_rounds(plan) == []
 
 
-def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail():
-    from types import SimpleNamespace
-
-    assert _rails(SimpleNamespace(rails=[1, 2, 3, 4], rail=1)) == (1, 2, 3, 4)
-    assert _rails(SimpleNamespace(rail=3)) == (3,)
-    assert _rails(SimpleNamespace(rail=None)) == ()
+def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail(lab_build: Path, tmp_path: Path):
+    """intents/small-32-gpu.yaml: 2 leaves of 4 rails each; a probe to another rail of the same
+    leaf turns on the leaf, one to the other leaf's rails crosses a spine."""
+    build(REPO / "intents" / "small-32-gpu.yaml", tmp_path / "small")
+    plan = read_plan(tmp_path / "small")
+    assert {n: s.rails for n, s in plan.switches.items()} == {
+        "be-spine01": (), "be-spine02": (), "be-su01-leaf1": (1, 2, 3, 4), "be-su01-leaf5": (5, 6, 7, 8),
+    }
+    assert Counter((p.kind, p.path) for p in plan.probes) == {
+        ("same rail, other node", ("leaf", "node")): 32, ("other rail", ("leaf", "node")): 24,
+        ("other rail", ("leaf", "spine", "leaf", "node")): 8,
+    }
+    # one rail per leaf: topology.json writes no `rails`, the leaf's `rail` stands for it
+    two_units = read_plan(lab_build)
+    assert {s.rails for s in two_units.switches.values() if s.role == "leaf"} == {(r,) for r in range(1, 9)}
 
 
 def test_announced_prefixes_follow_the_leaf_aggregates():
