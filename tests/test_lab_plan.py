@@ -314,6 +314,10 @@ def test_announced_prefixes_follow_the_leaf_aggregates():
     assert _announced(" aggregate-address 10.20.0.64/26 summary-only\n", server) == ("10.20.0.64/26",)
     assert _announced("", server) == ("10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
     assert _announced(" aggregate-address 10.20.0.64/26\n", server) == ("10.20.0.64/26", "10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
+    # a prefix from the build that is none: refused, quoted, naming the file (no traceback)
+    with pytest.raises(LabError) as refused:
+        _announced(" aggregate-address 10.20.0.300/26 summary-only\n", server, "configs/leaf1/frr.conf")
+    assert "'10.20.0.300/26' is not an IP prefix" in str(refused.value) and "configs/leaf1/frr.conf" in str(refused.value)
 
 
 def test_up_names_the_servers_by_role_the_design_and_the_rails_a_leaf_shares(lab_build: Path):
