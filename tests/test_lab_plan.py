@@ -14,7 +14,7 @@ import pytest
 
 from fabricgen.errors import LabError
 from fabricgen.lab import keys, session
-from fabricgen.lab.plan import _announced, _keyed_peers, _rails, check_frr_conf, kernel_names, read_plan
+from fabricgen.lab.plan import _announced, _keyed_peers, check_frr_conf, kernel_names, read_plan
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.pipeline import build
 from fabricgen.secrets import env_name
@@ -292,12 +292,21 @@ def test_a_rail_only_build_plans_no_session_and_no_path_between_rails(tmp_path: 
     assert session.failure_rounds(plan) == []
 
 
-def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail():
-    from types import SimpleNamespace
-
-    assert _rails(SimpleNamespace(rails=[1, 2, 3, 4], rail=1)) == (1, 2, 3, 4)
-    assert _rails(SimpleNamespace(rail=3)) == (3,)
-    assert _rails(SimpleNamespace(rail=None)) == ()
+def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one_rail(lab_build: Path, tmp_path: Path):
+    """intents/small-32-gpu.yaml: 2 leaves of 4 rails each; a probe to another rail of the same
+    leaf turns on the leaf, one to the other leaf's rails crosses a spine."""
+    build(REPO / "intents" / "small-32-gpu.yaml", tmp_path / "small")
+    plan = read_plan(tmp_path / "small")
+    assert {n: s.rails for n, s in plan.switches.items()} == {
+        "be-spine01": (), "be-spine02": (), "be-su01-leaf1": (1, 2, 3, 4), "be-su01-leaf5": (5, 6, 7, 8),
+    }
+    assert Counter((p.kind, p.path) for p in plan.probes) == {
+        ("same rail, other node", ("leaf", "node")): 32, ("other rail", ("leaf", "node")): 24,
+        ("other rail", ("leaf", "spine", "leaf", "node")): 8,
+    }
+    # one rail per leaf: topology.json writes no `rails`, the leaf's `rail` stands for it
+    two_units = read_plan(lab_build)
+    assert {s.rails for s in two_units.switches.values() if s.role == "leaf"} == {(r,) for r in range(1, 9)}
 
 
 def test_announced_prefixes_follow_the_leaf_aggregates():
@@ -305,6 +314,10 @@ def test_announced_prefixes_follow_the_leaf_aggregates():
     assert _announced(" aggregate-address 10.20.0.64/26 summary-only\n", server) == ("10.20.0.64/26",)
     assert _announced("", server) == ("10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
     assert _announced(" aggregate-address 10.20.0.64/26\n", server) == ("10.20.0.64/26", "10.20.0.64/27", "10.20.0.96/28", "10.20.0.112/29")
+    # a prefix from the build that is none: refused, quoted, naming the file (no traceback)
+    with pytest.raises(LabError) as refused:
+        _announced(" aggregate-address 10.20.0.300/26 summary-only\n", server, "configs/leaf1/frr.conf")
+    assert "'10.20.0.300/26' is not an IP prefix" in str(refused.value) and "configs/leaf1/frr.conf" in str(refused.value)
 
 
 def test_up_names_the_servers_by_role_the_design_and_the_rails_a_leaf_shares(lab_build: Path):
@@ -320,3 +333,21 @@ def test_up_names_the_servers_by_role_the_design_and_the_rails_a_leaf_shares(lab
     lines = report.up_lines(up)
     assert "18 switches, 4 servers (3 GPU nodes, 1 storage node), 64 links" in lines[0]
     assert "design: rail-only" in lines and "leaves serving several rails: rails 1, 2, 3, 4" in lines
+
+
+def test_the_plane_summary_reads_the_widths_and_cross_plane_routes_from_the_tables(planes_build: Path):
+    """ecmp_check's per-plane summary reports what the leaves' tables hold, not the plan: a lost
+    next hop inside plane 1 and a route leaking into plane 2 both show (and fail the check)."""
+    from fabricgen.lab.verify import Failed, Snapshot, ecmp_check, expected_widths
+
+    plan = read_plan(planes_build)
+    none = Failed(set(), set())
+    tables = {name: {p: w for p, w in prefixes.items() if w} for name, prefixes in expected_widths(plan, none).items()}
+    check = ecmp_check(plan, none, Snapshot({}, {}, tables))
+    assert check.passed and "plane 1: width 2 between its leaves, 0 routes to other planes (0 planned)" in check.summary
+    halved = plan.host_blocks["be-su01-leaf2"][0]
+    tables["be-su01-leaf1"][halved] = 1
+    tables["be-su01-leaf5"][halved] = 2  # plane 2's leaf holds a route to plane 1
+    check = ecmp_check(plan, none, Snapshot({}, {}, tables))
+    assert not check.passed
+    assert "plane 1: width 1/2 between its leaves" in check.summary and "plane 2: width 2 between its leaves, 1 routes to other planes (0 planned)" in check.summary

@@ -370,8 +370,7 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     for name in switch_names:
         node = roles[name]
         source = f"configs/{name}/frr.conf" if build.has(f"configs/{name}/frr.conf") else f"{TWIN_DIR}/{name}.conf"
-        # a switch that routes nothing (a leaf with no uplinks) has no routing twin: FRR runs without BGP
-        conf = build.text(source) if build.has(source) or not _unrouted(name, links_of[name]) else NO_ROUTING
+        conf = build.text(source)
         problems += check_frr_conf(conf, str(build_dir / source))
         keyed_peers[name] = _keyed_peers(conf)
         loopbacks = tuple(r.address for r in rows_of[name] if r.kind in ("loopback", "vtep"))
@@ -403,7 +402,7 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         else:
             server = [link.end(name).address for link in links_of[name] if link.kind == "host" and link.end(name).address]
             server += [s.gateway for s in switch.segments]
-            host_blocks[name] = _announced(switch.frr_conf, [netaddr.IPNetwork(a).cidr for a in server])
+            host_blocks[name] = _announced(switch.frr_conf, [netaddr.IPNetwork(a).cidr for a in server], str(build_dir / switch.frr_source))
 
     owner = {r.address.split("/")[0]: r.device for r in addresses if r.address}
     design = topology.graph.fabrics[network].get("design")
@@ -415,21 +414,11 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     return plan
 
 
-# FRR 8.4 answers `show bgp summary json` and `show bgp neighbors json` with {} when no BGP
-# instance runs (Debian's frr 8.4.4-1.1~deb12u2, tried by hand), so verify reads no session here.
-NO_ROUTING = "! fabricgen lab: this switch has no routed fabric link and no routing config; FRR runs without BGP\n"
-
-
-def _unrouted(name: str, links: list[LabLink]) -> bool:
-    return not any(link.kind == "fabric" and link.a.address and link.b.address for link in links)
-
-
 def _rails(node: TopologyNode) -> tuple[int, ...]:
     """The rails a leaf serves: topology.json's `rails` when the build writes it (leaves with several
     rails), else its one `rail`."""
-    rails = getattr(node, "rails", None)
-    if rails:
-        return tuple(int(r) for r in rails)
+    if node.rails:
+        return tuple(node.rails)
     return (node.rail,) if node.rail is not None else ()
 
 
@@ -455,14 +444,18 @@ def _address(row: AddressRow | None) -> str | None:
     return row.address if row and row.address and row.kind in ("fabric", "host", "nic") else None
 
 
-def _announced(conf: str, server: list[netaddr.IPNetwork]) -> tuple[str, ...]:
+def _announced(conf: str, server: list[netaddr.IPNetwork], source: str = "frr.conf") -> tuple[str, ...]:
     """The prefixes a leaf's server subnets reach the fabric as: each `aggregate-address P
     summary-only` of its config that covers some of them (a frontend leaf with 28 server /31s
     announces its /26, not the /27, /28 and /29 they merge into), the rest merged. A plain `aggregate-address` (no
-    summary-only) is announced beside the subnets it covers."""
+    summary-only) is announced beside the subnets it covers. A prefix that is not one is refused,
+    naming `source`."""
     blocks, rest = [], list(server)
     for prefix, summary_only in re.findall(r"^\s*aggregate-address (\S+)( summary-only)?\s*$", conf, re.MULTILINE):
-        aggregate = netaddr.IPNetwork(prefix)
+        try:
+            aggregate = netaddr.IPNetwork(prefix)
+        except (netaddr.AddrFormatError, ValueError):
+            raise LabError(Problem(f"aggregate-address {quoted(prefix, 50)} is not an IP prefix", file=source)) from None
         covered = [subnet for subnet in rest if subnet in aggregate]
         if covered:
             blocks.append(aggregate.cidr)

@@ -268,7 +268,8 @@ def ecmp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
     check = Check("ECMP width", ("device", "role", "remote prefixes", "expected next hops", "wrong"))
     what = "remote VTEPs" if any(s.vtep for s in plan.switches.values()) else "remote leaves' server prefixes"
     wrong_total = prefixes_total = 0
-    for device, prefixes in sorted(expected_widths(plan, failed).items()):
+    expected = expected_widths(plan, failed)
+    for device, prefixes in sorted(expected.items()):
         table = snap.widths[device]
         wrong = [f"{p}: {table.get(p, 0)} (want {w})" for p, w in sorted(prefixes.items()) if table.get(p, 0) != w]
         widths = sorted(set(prefixes.values()))
@@ -276,20 +277,20 @@ def ecmp_check(plan: LabPlan, failed: Failed, snap: Snapshot) -> Check:
         prefixes_total += len(prefixes)
         check.add((device, plan.switches[device].role, len(prefixes), "/".join(map(str, widths)) or "-", "; ".join(wrong)[:200] or "-"), not wrong)
     check.summary = f"{prefixes_total - wrong_total}/{prefixes_total} routes to {what} at the planned width"
-    planes = plane_widths(plan, failed, snap)
+    planes = plane_widths(plan, failed, snap, expected)
     if planes:
         check.summary += "; " + "; ".join(planes)
     return check
 
 
-def plane_widths(plan: LabPlan, failed: Failed, snap: Snapshot) -> list[str]:
-    """Per plane of a fabric with several: the widths its leaves must have to each other, and how
-    many routes its leaves hold to other planes' leaves (none, unless a fabric link joins them)."""
+def plane_widths(plan: LabPlan, failed: Failed, snap: Snapshot, expected: dict[str, dict[str, int]]) -> list[str]:
+    """Per plane of a fabric with several: the widths its leaves hold to each other (read from
+    their tables), and how many routes its leaves hold to other planes' leaves (none, unless a
+    fabric link joins them) beside the `expected` count."""
     leaves = {name: s for name, s in plan.switches.items() if s.role == "leaf" and name not in failed.devices}
     planes = sorted({s.plane for s in leaves.values() if s.plane is not None})
     if len(planes) < 2:
         return []
-    expected = expected_widths(plan, failed)
     inside: dict[int, set[int]] = defaultdict(set)
     across: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # plane -> [routes seen, routes expected]
     for name, leaf in leaves.items():
@@ -298,7 +299,7 @@ def plane_widths(plan: LabPlan, failed: Failed, snap: Snapshot) -> list[str]:
                 continue
             prefixes = plan.host_blocks[origin]
             if plan.switches[origin].plane == leaf.plane:
-                inside[leaf.plane].update(expected[name].get(p, 0) for p in prefixes)  # type: ignore[index]
+                inside[leaf.plane].update(snap.widths.get(name, {}).get(p, 0) for p in prefixes)  # type: ignore[index]
             else:
                 across[leaf.plane][0] += sum(1 for p in prefixes if snap.widths.get(name, {}).get(p, 0) > 0)  # type: ignore[index]
                 across[leaf.plane][1] += sum(1 for p in prefixes if expected[name].get(p, 0) > 0)  # type: ignore[index]
