@@ -309,6 +309,21 @@ def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one
     assert {s.rails for s in two_units.switches.values() if s.role == "leaf"} == {(r,) for r in range(1, 9)}
 
 
+def test_a_top_of_rack_pair_plans_each_nodes_nics_over_both_leaves(tmp_path: Path):
+    """intents/tor-64-gpu.yaml: 8 nodes whose odd NICs go to the pair's first leaf and even NICs to
+    the second; every session at both ends and every probe expected to arrive, crossing a spine
+    only between the two leaves."""
+    build(REPO / "intents" / "tor-64-gpu.yaml", tmp_path / "tor")
+    plan = read_plan(tmp_path / "tor")
+    leaves = {n: s.rails for n, s in plan.switches.items() if s.role == "leaf"}
+    assert sorted(leaves.values()) == [(1, 3, 5, 7), (2, 4, 6, 8)]
+    assert len(plan.nodes) == 8 and all(len(node.nics) == 8 for node in plan.nodes.values())
+    assert all(p.reach for p in plan.probes) and len(plan.probes) == 128
+    for probe in plan.probes:
+        ends = {n.leaf for p, nic in ((probe.source, probe.source_nic), (probe.target, probe.target_nic)) for n in plan.nodes[p].nics if n.port == nic}
+        assert probe.path == (("leaf", "node") if len(ends) == 1 else ("leaf", "spine", "leaf", "node")), probe
+
+
 def test_announced_prefixes_follow_the_leaf_aggregates():
     server = [netaddr.IPNetwork(f"10.20.0.{64 + 2 * i}/31") for i in range(28)]  # 28 ports of a /26
     assert _announced(" aggregate-address 10.20.0.64/26 summary-only\n", server) == ("10.20.0.64/26",)
