@@ -32,10 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricgen.analysis.loadbalance import Traffic, crc32_tuples
+from fabricgen.analysis.loadbalance import HASHES, MODES, Traffic, crc32_tuples
 
-MODES = ("ecmp", "flowlet", "spray")
-HASHES = ("crc32", "random")
 UNREACHABLE = np.iinfo(np.int32).max // 2
 _IP_BASE = 0x0A000000  # NIC g has the synthetic address 10.0.0.0 + g
 
