@@ -217,3 +217,19 @@ def test_bad_choices_exit_2_before_the_build_is_read(tmp_path, args, message):
 def test_an_unknown_failure_exits_2(whitepaper_256):
     run = analyze(str(whitepaper_256), "--fail", "be-spine99", "--seeds", "1", "--no-sweep")
     assert run.returncode == 2 and "--fail 'be-spine99' is neither" in run.stderr
+
+
+def test_a_failed_leaf_leaves_the_other_flows_on_their_ecmp_paths():
+    """Losing a leaf's flows changes no other flow's 5-tuple, so static ECMP hashes every survivor
+    exactly as before: the failed fabric's loads are the intact fabric's loads of the survivors."""
+    fabric = two_pods()
+    flows = make_traffic(fabric, "all-to-all", scope="rail", flows_per_pair=4, seed=1)
+    failed = fabric.failed({"l4"}, set())
+    live = failed.nic_alive[flows.src] & failed.nic_alive[flows.dst]
+    assert 0 < live.sum() < len(live)
+    survivors = paths.Traffic(src=flows.src[live], dst=flows.dst[live], nbytes=flows.nbytes[live],
+                              sport=flows.sport[live], job=flows.job[live], jobs=flows.jobs)
+    after = paths.simulate(failed, flows, "ecmp", seed=5)
+    before = paths.simulate(fabric, survivors, "ecmp", seed=5)
+    assert after.edge_bytes.sum() > 0
+    assert np.array_equal(after.edge_bytes, before.edge_bytes)
