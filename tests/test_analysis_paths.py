@@ -233,3 +233,15 @@ def test_a_failed_leaf_leaves_the_other_flows_on_their_ecmp_paths():
     before = paths.simulate(fabric, survivors, "ecmp", seed=5)
     assert after.edge_bytes.sum() > 0
     assert np.array_equal(after.edge_bytes, before.edge_bytes)
+
+
+def test_a_threshold_or_failure_nothing_measures_is_refused_not_passed(whitepaper_256, three_tiers):
+    # 3 tiers have no single-failure tables: without --fail the cut would never be checked
+    run = analyze(str(three_tiers), "--no-traffic", "--max-failure-cut", "10")
+    assert run.returncode == 2 and "--max-failure-cut without --fail" in run.stderr and "--fail DEVICE|CABLE" in run.stderr
+    # one scalable unit, rail scope: every flow stays on its leaf, so no failure would be simulated
+    run = analyze(str(whitepaper_256), "--seeds", "1", "--no-sweep", "--fail", "be-spine01", "--max-failure-cut", "10")
+    assert run.returncode == 2 and "no failure of be-spine01 was simulated" in run.stderr, run.stderr
+    # the frontend carries no GPU traffic: --fail would be ignored
+    run = analyze(str(whitepaper_256), "--network", "frontend", "--fail", "fe-spine01")
+    assert run.returncode == 2 and "--fail simulates GPU traffic" in run.stderr, run.stderr
