@@ -424,6 +424,13 @@ def analyze_command(
         if two_tier:
             check_capacity_cost(len(fabric.leaves), len(fabric.spines), network)
         simulated = not no_traffic and fabric.nic_leaf.size > 0
+        # a CI threshold or a failure that nothing would measure is refused, never passed in silence
+        if max_failure_cut is not None and not fail and not two_tier:
+            raise AnalysisError(Problem(
+                f"--max-failure-cut without --fail reads the single-failure tables, which cover 2-tier leaf-spine fabrics; the {network} fabric has "
+                + (f"{len(fabric.cores)} cores" if fabric.cores else "no spines"), hint="name the failure to measure: --fail DEVICE|CABLE"))
+        if fail and not simulated:
+            raise AnalysisError(Problem(f"--fail simulates GPU traffic, and the {network} fabric has no GPU nodes", hint="analyse the backend fabric"))
         if simulated:
             plan(fabric, options, sweep)  # refuse what will not fit before the capacity analysis, not after
         found = capacity(fabric) if two_tier else None
@@ -451,6 +458,9 @@ def analyze_command(
                 files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
                 png = {name: f"{report_file.stem}-{name}.png" for name in ("link-load", "fct-stretch", "jct-vs-jobs") if f"{report_file.stem}-{name}.png" in files}
             text += "\n" + balancing_markdown(balancing, png)
+        if fail and balancing.failure is None:
+            raise AnalysisError(Problem(f"--fail: no flow of this traffic crosses from one leaf to another, so no failure of {', '.join(fail)} was simulated",
+                                        hint="use --scope cross-rail, or a fabric of several scalable units"))
         cut = balancing.failure.capacity_cut if balancing is not None and balancing.failure is not None else (
             1 - failures[0].capacity_left if failures and not fail else None)
         broken = schema.violations(balancing.summaries if balancing is not None else {}, jct_limits, cut, max_failure_cut)

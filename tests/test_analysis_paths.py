@@ -217,3 +217,31 @@ def test_bad_choices_exit_2_before_the_build_is_read(tmp_path, args, message):
 def test_an_unknown_failure_exits_2(whitepaper_256):
     run = analyze(str(whitepaper_256), "--fail", "be-spine99", "--seeds", "1", "--no-sweep")
     assert run.returncode == 2 and "--fail 'be-spine99' is neither" in run.stderr
+
+
+def test_a_failed_leaf_leaves_the_other_flows_on_their_ecmp_paths():
+    """Losing a leaf's flows changes no other flow's 5-tuple, so static ECMP hashes every survivor
+    exactly as before: the failed fabric's loads are the intact fabric's loads of the survivors."""
+    fabric = two_pods()
+    flows = make_traffic(fabric, "all-to-all", scope="rail", flows_per_pair=4, seed=1)
+    failed = fabric.failed({"l4"}, set())
+    live = failed.nic_alive[flows.src] & failed.nic_alive[flows.dst]
+    assert 0 < live.sum() < len(live)
+    survivors = paths.Traffic(src=flows.src[live], dst=flows.dst[live], nbytes=flows.nbytes[live],
+                              sport=flows.sport[live], job=flows.job[live], jobs=flows.jobs)
+    after = paths.simulate(failed, flows, "ecmp", seed=5)
+    before = paths.simulate(fabric, survivors, "ecmp", seed=5)
+    assert after.edge_bytes.sum() > 0
+    assert np.array_equal(after.edge_bytes, before.edge_bytes)
+
+
+def test_a_threshold_or_failure_nothing_measures_is_refused_not_passed(whitepaper_256, three_tiers):
+    # 3 tiers have no single-failure tables: without --fail the cut would never be checked
+    run = analyze(str(three_tiers), "--no-traffic", "--max-failure-cut", "10")
+    assert run.returncode == 2 and "--max-failure-cut without --fail" in run.stderr and "--fail DEVICE|CABLE" in run.stderr
+    # one scalable unit, rail scope: every flow stays on its leaf, so no failure would be simulated
+    run = analyze(str(whitepaper_256), "--seeds", "1", "--no-sweep", "--fail", "be-spine01", "--max-failure-cut", "10")
+    assert run.returncode == 2 and "no failure of be-spine01 was simulated" in run.stderr, run.stderr
+    # the frontend carries no GPU traffic: --fail would be ignored
+    run = analyze(str(whitepaper_256), "--network", "frontend", "--fail", "fe-spine01")
+    assert run.returncode == 2 and "--fail simulates GPU traffic" in run.stderr, run.stderr

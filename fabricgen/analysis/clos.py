@@ -32,10 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricgen.analysis.loadbalance import Traffic, crc32_tuples
+from fabricgen.analysis.loadbalance import HASHES, MODES, Traffic, crc32_tuples
 
-MODES = ("ecmp", "flowlet", "spray")
-HASHES = ("crc32", "random")
 UNREACHABLE = np.iinfo(np.int32).max // 2
 _IP_BASE = 0x0A000000  # NIC g has the synthetic address 10.0.0.0 + g
 
@@ -271,7 +269,7 @@ def simulate_modes(clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash
             fct[cross] = np.maximum(ideal_cross, worst)
         else:
             if ecmp_hops is None:
-                hops = _ecmp(clos, ca, cb, src[cross], dst[cross], traffic_sport(traffic, src, cross, rng), hash, rng)
+                hops = _ecmp(clos, ca, cb, src[cross], dst[cross], traffic.sport[kept][cross], hash, rng)
                 ecmp_hops = (hops, rng.bit_generator.state)
             hops = ecmp_hops[0]
             rng.bit_generator.state = ecmp_hops[1]
@@ -287,14 +285,6 @@ def simulate_modes(clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash
             fct, mode_ideal, mode_job = np.maximum.reduceat(fct, first), np.maximum.reduceat(ideal, first), job[first]
         results[mode] = _measure(clos, mode, edge_bytes, capacity, fct, mode_ideal, mode_job, traffic.jobs, nic_drain)
     return results
-
-
-def traffic_sport(traffic: Traffic, src: np.ndarray, cross: np.ndarray, rng) -> np.ndarray:
-    """The UDP source ports of the carried cross-leaf flows (the lost flows were dropped by
-    `carried`, so the ports are re-drawn from the seed when their count changed)."""
-    if len(src) == len(traffic.src):
-        return traffic.sport[cross]
-    return rng.integers(49152, 65536, size=int(np.count_nonzero(cross)))
 
 
 def _groups(clos: Clos, cur: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
