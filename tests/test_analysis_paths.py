@@ -245,3 +245,20 @@ def test_a_threshold_or_failure_nothing_measures_is_refused_not_passed(whitepape
     # the frontend carries no GPU traffic: --fail would be ignored
     run = analyze(str(whitepaper_256), "--network", "frontend", "--fail", "fe-spine01")
     assert run.returncode == 2 and "--fail simulates GPU traffic" in run.stderr, run.stderr
+
+
+def test_the_share_above_the_stretch_threshold_follows_the_threshold(whitepaper_256):
+    """The share of flows above --stretch-threshold: spraying on the non-blocking whitepaper fabric
+    stretches no flow past 1.5; ECMP's share falls as the threshold rises, and is 0 at its own
+    worst stretch."""
+    def shares(threshold: str) -> dict[str, float]:
+        run = analyze(str(whitepaper_256), "--scope", "cross-rail", "--seeds", "1", "--no-sweep", "--json", "--stretch-threshold", threshold)
+        assert run.returncode == 0, run.stderr
+        document = AnalysisOutput.model_validate(json.loads(run.stdout))
+        return {m.mode: (m.metrics["share_above_stretch"].mean, m.metrics["stretch_worst"].mean) for m in document.modes}
+
+    low, high = shares("1.0001"), shares("1.5")
+    assert low["ecmp"][0] > 0 and low["ecmp"][0] >= high["ecmp"][0]
+    assert high["spray"][0] == 0.0
+    at_worst = shares(repr(low["ecmp"][1]))
+    assert at_worst["ecmp"][0] == 0.0  # "above": no flow exceeds the worst stretch
