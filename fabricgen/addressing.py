@@ -231,8 +231,9 @@ def _allocate_management(plan: AddressPlan, fabric: Fabric, intent: Intent, oob:
                 continue  # its own mgmt0 is addressed by the OOB switch it is cabled to
             if link.kind is LinkKind.MANAGEMENT:
                 far = link.other(port)
-                # by the access port's number, so an address stays with its port when others fill
-                rank = position[port.cage] if port.cage in position else len(position)
+                # by the access port's number, so an address stays with its port when others fill;
+                # management links end only on the access (copper) ports design/oob.py took
+                rank = position[port.cage]
                 plan.management[far] = InterfaceAddress(_ip(block + 2 + rank), prefix)
                 plan.management_gateways[far] = gateway
             elif link.kind is LinkKind.UPLINK:
