@@ -16,7 +16,7 @@ from operator import attrgetter
 from pydantic import ValidationError
 
 from fabricgen.addressing import InterfaceAddress
-from fabricgen.catalog.model import PortGroup, SwitchModel
+from fabricgen.catalog.model import PortGroup
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import Problem
@@ -57,12 +57,12 @@ def link_speeds_match(c: Compiled) -> Iterable[Problem]:
 def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
     """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
     offers, with no cage used at two speeds and no more ports than the model has."""
-    # model -> (cage -> its port group as model.group_of gives it, its copper cages, the fanouts asked so far)
+    # model -> (cage -> its port group, its copper cages, the fanouts asked so far)
     groups_of: dict[str, tuple[dict[int, PortGroup], set[int], dict[tuple[int, int], int]]] = {}
     for device in c.fabric.switches():
         model = c.catalog.switches[device.model]
         if device.model not in groups_of:
-            groups = _cage_groups(model)
+            groups = model.cage_groups
             groups_of[device.model] = (groups, {cage for cage, group in groups.items() if group.form_factor == "RJ45"}, {})
         groups, copper, fanouts = groups_of[device.model]  # fanouts: (group's first cage, speed) -> group.fanout_at(speed)
         modes: dict[int, int] = {}
@@ -93,15 +93,6 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
         for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and p.cage not in copper).items():
             if used > model.ports_at(speed):
                 yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
-
-
-def _cage_groups(model: SwitchModel) -> dict[int, PortGroup]:
-    """Each cage of the model -> its port group, as model.group_of gives it."""
-    groups: dict[int, PortGroup] = {}
-    for group in model.port_groups:
-        for cage in range(group.first, group.first + group.count):
-            groups.setdefault(cage, group)
-    return groups
 
 
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:

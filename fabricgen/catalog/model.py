@@ -498,11 +498,18 @@ class SwitchModel(_Strict):
             self.names_given[key] = name
         return name
 
-    def group_of(self, cage: int) -> PortGroup | None:
+    @cached_property
+    def cage_groups(self) -> dict[int, PortGroup]:
+        """Each cage -> its port group (the first that claims it), built once per model: every
+        port of a large fabric asks."""
+        groups: dict[int, PortGroup] = {}
         for group in self.port_groups:
-            if group.first <= cage < group.first + group.count:
-                return group
-        return None
+            for cage in range(group.first, group.first + group.count):
+                groups.setdefault(cage, group)
+        return groups
+
+    def group_of(self, cage: int) -> PortGroup | None:
+        return self.cage_groups.get(cage)
 
     def ports_at(self, speed: int) -> int:
         """How many logical ports of this speed the switch offers (natively or by breakout)."""
