@@ -1,0 +1,355 @@
+"""The GPU-side acceptance plan of a build: perftest pairs that cross every fabric link of the
+backend under its routing, and NCCL/RCCL runs per scalable unit and for the cluster.
+
+Input is a build directory read through `fabricgen.build_dir` (verified, checked models only):
+topology.json (roles, scalable units, each switch's lossless QoS profile), cabling.csv (which NIC
+meets which leaf port, every leaf-spine and spine-core cable), ip-plan.csv (the NICs' addresses)
+and hosts/<node>/netplan.yaml (the host MTU the build gives each NIC).
+
+Routing model (eBGP, RFC 7938, every switch with multipath): between two different leaves the
+routed paths are every equal-cost shortest path of the switch graph. Two leaves with spines in
+common: one path through each common spine (2 hops). Leaves of different pods of a 3-tier fabric:
+leaf -> any of its spines that reaches a core the other leaf's spines also reach -> that core ->
+the other leaf's spine -> the other leaf (4 hops). ECMP hashes each flow (for RoCE v2: each QP,
+its UDP source port) onto one of those paths.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from fabricgen.build_dir import BuildFiles, CableRow
+from fabricgen.errors import FabricgenError, Problem
+from fabricgen.sorting import natural_key
+from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
+from fabricgen.testplan.runs import plan_runs
+
+PERFTEST_BASE_PORT = 18515  # perftest's default TCP port for the connection exchange (perftest README, -p)
+QPS_PER_PATH = 4  # see `qps_for`
+MAX_QPS = 1024
+DEFAULT_HOST_MTU = 1500
+
+
+class TestplanError(FabricgenError):
+    """The build cannot be planned (or a plan or results file cannot be read)."""
+
+    phase = "testplan"
+
+
+# --- the build, as the planner needs it -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    node: str
+    port: str
+    rail: int  # 1-based position among the node's backend NICs (the lab numbers rails the same way)
+    leaf: str
+    leaf_port: str
+    cable: str
+    speed_gbps: int
+    address: str | None
+
+
+@dataclass
+class Backend:
+    """The backend fabric of a build: switches and their fabric links, GPU NICs per leaf."""
+
+    name: str
+    design: str
+    tiers: int
+    gpus_per_node: int
+    role: dict[str, str]  # switch -> leaf | spine | core
+    scalable_unit: dict[str, int]  # leaf -> its scalable unit
+    up: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # leaf -> spines, spine -> cores
+    down: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # spine -> leaves, core -> spines
+    cables: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))  # (lower, upper) -> cable ids
+    links: list[Link] = field(default_factory=list)
+    nics_of_leaf: dict[str, list[Nic]] = field(default_factory=lambda: defaultdict(list))
+    nics_of_node: dict[str, list[Nic]] = field(default_factory=dict)
+    qos: dict | None = None  # a backend leaf's lossless profile (topology.json), None without one
+
+
+class _NetplanEthernet(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    mtu: int | None = None
+
+
+class _NetplanNetwork(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    ethernets: dict[str, _NetplanEthernet] = {}
+
+
+class _Netplan(BaseModel):
+    """hosts/<node>/netplan.yaml, only the MTU of each interface."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    network: _NetplanNetwork
+
+
+def read_backend(build: BuildFiles) -> Backend:
+    """The backend of a verified build; TestplanError when it has no backend GPU NICs."""
+    topology = build.topology()
+    graph = topology.graph
+    design = str(graph.backend.get("design", "rail-optimized"))
+    tiers = int(graph.backend.get("tiers", 2))  # type: ignore[arg-type]
+    gpus, nodes = graph.backend.get("gpus"), graph.backend.get("nodes")
+    gpus_per_node = gpus // nodes if isinstance(gpus, int) and isinstance(nodes, int) and nodes else 8
+    switches = {n.id: n for n in topology.nodes if n.network == "backend" and n.role in ("leaf", "spine", "core")}
+    gpu_nodes = {n.id for n in topology.nodes if n.role == "gpu-node"}
+    backend = Backend(
+        name=graph.name, design=design, tiers=tiers, gpus_per_node=max(1, gpus_per_node),
+        role={name: str(n.role) for name, n in switches.items()},
+        scalable_unit={name: n.scalable_unit for name, n in switches.items() if n.scalable_unit is not None},
+    )
+    leaves = [n for n in switches.values() if n.role == "leaf"]
+    backend.qos = next((n.qos for n in leaves if isinstance(n.qos, dict)), None)
+    addresses = {(row.device, row.interface): row.address.split("/")[0] for row in build.ip_plan() if row.network == "backend" and row.kind == "nic"}
+    rank = {"leaf": 0, "spine": 1, "core": 2}
+    host_rows: list[tuple[str, CableRow]] = []
+    for row in build.cabling():
+        if row.network != "backend":
+            continue
+        if row.kind == "fabric" and row.a_device in switches and row.b_device in switches:
+            lower, upper = sorted((row.a_device, row.b_device), key=lambda d: rank[backend.role[d]])
+            backend.up[lower].add(upper)
+            backend.down[upper].add(lower)
+            backend.cables[lower, upper].append(row.cable_id)
+            backend.links.append(Link(cable=row.cable_id, a_device=row.a_device, a_port=row.a_port, b_device=row.b_device, b_port=row.b_port))
+        elif row.kind == "host":
+            node = row.a_device if row.a_device in gpu_nodes else row.b_device if row.b_device in gpu_nodes else None
+            if node is not None:
+                host_rows.append((node, row))
+    by_node: dict[str, list[CableRow]] = defaultdict(list)
+    for node, row in host_rows:
+        by_node[node].append(row)
+    for node in sorted(by_node, key=natural_key):
+        rows = by_node[node]
+        ends = sorted(((row.a_port, row.b_device, row.b_port, row) if row.a_device == node else (row.b_port, row.a_device, row.a_port, row) for row in rows), key=lambda e: natural_key(e[0]))
+        nics = []
+        for rail, (port, leaf, leaf_port, row) in enumerate(ends, start=1):
+            nic = Nic(node, port, rail, leaf, leaf_port, row.cable_id, _speed(row.speed), addresses.get((node, port)))
+            nics.append(nic)
+            backend.nics_of_leaf[leaf].append(nic)
+        backend.nics_of_node[node] = nics
+    if not backend.nics_of_node:
+        raise TestplanError(Problem(
+            "the build has no GPU nodes cabled to a backend fabric: there is nothing for perftest or NCCL to measure",
+            hint="plan a build whose intent has a backend (GPU) fabric", file=str(build.root / "cabling.csv"),
+        ))
+    return backend
+
+
+def _speed(text: str) -> int:
+    """'400G' -> 400 (cabling.csv's speed column)."""
+    digits = text.rstrip("Gg")
+    return int(digits) if digits.isdigit() else 0
+
+
+def host_mtu(build: BuildFiles, nics: list[Nic]) -> int:
+    """The smallest MTU the build's netplan.yaml gives these NICs (DEFAULT_HOST_MTU where none)."""
+    found = []
+    for node in sorted({nic.node for nic in nics}):
+        path = f"hosts/{node}/netplan.yaml"
+        if not build.has(path):
+            continue
+        ethernets = build.parse(path, _Netplan).network.ethernets
+        found += [ethernets[nic.port].mtu for nic in nics if nic.node == node and nic.port in ethernets and ethernets[nic.port].mtu]
+    return min(found) if found else DEFAULT_HOST_MTU
+
+
+def roce_mtu(mtu: int) -> int:
+    """The RoCE path MTU a netdev MTU allows: the largest IB MTU after the headers. Linux
+    include/rdma/ib_addr.h iboe_get_mtu(): MTU - (GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28
+    + ICRC 4) = MTU - 96, rounded down to 256/512/1024/2048/4096 (so 4096 needs a host MTU >= 4192)."""
+    payload = mtu - 96
+    return next((m for m in (4096, 2048, 1024, 512, 256) if payload >= m), 256)
+
+
+# --- routing ---------------------------------------------------------------------------------------
+
+
+def routed_links(backend: Backend, a: str, b: str) -> tuple[set[str], int]:
+    """Cable ids of every fabric link on an equal-cost path between leaves `a` and `b`, and the
+    number of such paths (see the module docstring)."""
+    up, cables = backend.up, backend.cables
+    if a == b:
+        return set(), 0
+    common = up[a] & up[b]
+    links: set[str] = set()
+    if common:
+        for spine in common:
+            links.update(cables[a, spine])
+            links.update(cables[b, spine])
+        return links, sum(len(cables[a, s]) * len(cables[b, s]) for s in common)
+    cores_b = {core for spine in up[b] for core in up[spine]}
+    cores = {core for spine in up[a] for core in up[spine] & cores_b}
+    paths_a = paths_b = 0
+    for leaf in (a, b):
+        count = 0
+        for spine in up[leaf]:
+            reached = up[spine] & cores
+            if reached:
+                links.update(cables[leaf, spine])
+                for core in reached:
+                    links.update(cables[spine, core])
+                count += len(cables[leaf, spine]) * sum(len(cables[spine, c]) for c in reached)
+        paths_a, paths_b = (count, paths_b) if leaf == a else (paths_a, count)
+    return links, paths_a * paths_b
+
+
+def qps_for(backend: Backend, a: str, b: str) -> int:
+    """QPs for a pair between leaves `a` and `b`. ECMP hashes each QP (its UDP source port) onto
+    ONE path, so a single QP measures a single path: the pair needs at least as many QPs as its
+    leaf has uplinks for every uplink to be able to carry one. The hash is not a round robin: with
+    k QPs on k uplinks about 1/e of the uplinks get none, so the plan runs QPS_PER_PATH (4) QPs
+    per uplink: each uplink then carries one with probability 1 - e^-4 (98 %)."""
+    uplinks = max(sum(len(backend.cables[leaf, s]) for s in backend.up[leaf]) for leaf in (a, b))
+    return max(1, min(MAX_QPS, QPS_PER_PATH * uplinks))
+
+
+# --- the plan --------------------------------------------------------------------------------------
+
+
+def plan_pairs(backend: Backend) -> tuple[list[tuple[str, str]], set[str]]:
+    """Leaf pairs whose routed paths together cross every fabric link that any leaf-to-leaf path
+    can cross, and the links none can (a spine with a single leaf). Linear in leaves: leaves with
+    the same spines are paired in turn (each pair covers both leaves' uplinks); links still
+    uncovered (a leaf alone with its spines, spine-core links of a 3-tier fabric) each get a
+    pair chosen through the spine's (or core's) other members."""
+    leaves = sorted((leaf for leaf in backend.nics_of_leaf if backend.up[leaf]), key=natural_key)
+    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    for leaf in leaves:
+        groups[frozenset(backend.up[leaf])].append(leaf)
+    pairs: list[tuple[str, str]] = []
+    covered: set[str] = set()
+
+    def add(a: str, b: str) -> None:
+        pairs.append((a, b))
+        covered.update(routed_links(backend, a, b)[0])
+
+    for members in groups.values():
+        for i in range(0, len(members) - 1, 2):
+            add(members[i], members[i + 1])
+        if len(members) % 2 and len(members) > 1:
+            add(members[-1], members[0])
+    uncovered: set[str] = set()
+    for (lower, upper), ids in sorted(backend.cables.items(), key=lambda item: natural_key(item[0])):
+        if all(cable in covered for cable in ids):
+            continue
+        partner = _partner(backend, lower, upper)
+        if partner is None:
+            uncovered.update(c for c in ids if c not in covered)
+            continue
+        add(*partner)
+        uncovered.update(c for c in ids if c not in covered)
+    return pairs, uncovered - covered
+
+
+def _partner(backend: Backend, lower: str, upper: str) -> tuple[str, str] | None:
+    """A leaf pair one of whose routed paths crosses the link lower-upper, or None."""
+    has_nics = backend.nics_of_leaf
+    if backend.role[lower] == "leaf":  # leaf-spine: another leaf of that spine
+        other = next((leaf for leaf in sorted(backend.down[upper], key=natural_key) if leaf != lower and leaf in has_nics), None)
+        return (lower, other) if other else None
+    # spine-core: a leaf below the spine, and a leaf of another pod below the core
+    a = next((leaf for leaf in sorted(backend.down[lower], key=natural_key) if leaf in has_nics), None)
+    if a is None:
+        return None
+    for spine in sorted(backend.down[upper], key=natural_key):
+        if spine in backend.up[a]:
+            continue
+        b = next((leaf for leaf in sorted(backend.down[spine], key=natural_key) if leaf in has_nics and not backend.up[leaf] & backend.up[a]), None)
+        if b is not None:
+            return a, b
+    return None
+
+
+def _rail_only_pairs(backend: Backend) -> list[tuple[str, str]]:
+    """No spines: a pair per leaf, two nodes on the same leaf (its rail), through the leaf only."""
+    return [(leaf, leaf) for leaf in sorted(backend.nics_of_leaf, key=natural_key) if len({n.node for n in backend.nics_of_leaf[leaf]}) > 1]
+
+
+def _endpoints(backend: Backend, leaf_pairs: list[tuple[str, str]]) -> list[tuple[Nic, Nic]]:
+    """A server NIC on the first leaf and a client NIC of another node on the second; each time a
+    leaf serves again, the next of its NICs (so no node carries every pair)."""
+    turn: dict[str, int] = defaultdict(int)
+    chosen = []
+    for a, b in leaf_pairs:
+        nics_a, nics_b = backend.nics_of_leaf[a], backend.nics_of_leaf[b]
+        server = nics_a[turn[a] % len(nics_a)]
+        turn[a] += 1
+        start = turn[b]
+        client = next((nics_b[(start + i) % len(nics_b)] for i in range(len(nics_b)) if nics_b[(start + i) % len(nics_b)].node != server.node), None)
+        if client is None:
+            continue
+        turn[b] = (nics_b.index(client) + 1)
+        chosen.append((server, client))
+    return chosen
+
+
+def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float) -> TestPlan:
+    """The plan (see the module docstring) of a verified build."""
+    backend = read_backend(build)
+    rail_only = not backend.up
+    leaf_pairs, uncovered = (_rail_only_pairs(backend), set()) if rail_only else plan_pairs(backend)
+    chosen = _endpoints(backend, leaf_pairs)
+    mtu = host_mtu(build, [nic for pair in chosen for nic in pair])
+    qos = _qos(backend.qos, mtu)
+    pairs = []
+    rounds: list[set[str]] = []
+    for number, (server, client) in enumerate(chosen, start=1):
+        links, paths = routed_links(backend, server.leaf, client.leaf)
+        busy = links | {server.cable, client.cable}
+        round_ = next((i for i, used in enumerate(rounds) if not used & busy), len(rounds))
+        if round_ == len(rounds):
+            rounds.append(set())
+        rounds[round_] |= busy
+        speed = min(server.speed_gbps, client.speed_gbps)
+        pairs.append(Pair(
+            id=f"pair{number:04d}", round=round_ + 1, server=_endpoint(server), client=_endpoint(client),
+            tcp_port=PERFTEST_BASE_PORT + (number - 1) % 40_000,
+            qps=qps_for(backend, server.leaf, client.leaf) if not rail_only else 1, paths=paths,
+            links=sorted(links, key=natural_key), expected_gbps=float(speed), threshold_gbps=round(speed * efficiency, 2),
+        ))
+    notes = []
+    if rail_only:
+        notes.append("rail-only: the backend has no spines; every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic goes through each node's scale-up domain, not the network")
+    if not qos.lossless:
+        notes.append("the backend runs no lossless class (QoS off): traffic class 0, no PFC priority")
+    if uncovered:
+        notes.append(f"{len(uncovered)} fabric links lie on no leaf-to-leaf path (a spine or core with a single member): no GPU pair can cross them")
+    runs = plan_runs(backend, qos, efficiency, alltoall_efficiency)
+    return TestPlan(
+        fabric=backend.name, design=backend.design, tiers=backend.tiers, spines=sum(1 for r in backend.role.values() if r == "spine"),
+        qos=qos, efficiency=efficiency, alltoall_efficiency=alltoall_efficiency, pairs=pairs,
+        uncovered=sorted(uncovered, key=natural_key), runs=runs, links=backend.links, notes=notes,
+    )
+
+
+def _endpoint(nic: Nic) -> Endpoint:
+    return Endpoint(node=nic.node, port=nic.port, address=nic.address or "", rail=nic.rail, leaf=nic.leaf, leaf_port=nic.leaf_port, cable=nic.cable, speed_gbps=nic.speed_gbps)
+
+
+def _qos(profile: dict | None, mtu: int) -> Qos:
+    """The leaves' lossless profile as the hosts must mark: RDMA in the first RoCE DSCP (as the
+    build's nic-qos.sh marks it), TOS byte = DSCP << 2 (the DSCP field is the TOS byte's upper six
+    bits, RFC 2474 section 3; the low two are ECN, RFC 3168)."""
+    mtu_fit = roce_mtu(mtu)
+    if not profile or not profile.get("roce_dscp"):
+        return Qos(lossless=False, roce_dscp=None, traffic_class=0, lossless_priority=None, cnp_dscp=None, host_mtu=mtu, roce_mtu=mtu_fit)  # type: ignore[arg-type]
+    dscp = int(profile["roce_dscp"][0])
+    cnp = profile.get("cnp_dscp") or [None]
+    return Qos(
+        lossless=True, roce_dscp=dscp, traffic_class=dscp << 2, lossless_priority=int(profile["lossless_priority"]),
+        cnp_dscp=cnp[0], host_mtu=mtu, roce_mtu=mtu_fit,  # type: ignore[arg-type]
+    )
+
+
+def open_build(root: Path) -> BuildFiles:
+    """A build directory, verified against its manifest (TestplanError naming what is wrong)."""
+    return BuildFiles(root, TestplanError, keep=lambda path: path in ("topology.json", "cabling.csv", "ip-plan.csv"))
