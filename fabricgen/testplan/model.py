@@ -65,6 +65,7 @@ class Run(_Strict):
     nodes: list[Hostname]
     ranks: Annotated[int, Field(ge=1)]
     gpus_per_node: Annotated[int, Field(ge=1, le=64)]
+    ports: list[PortName]  # the nodes' backend NICs, by rail: NCCL_IB_HCA lists their RDMA devices
     nic_gbps: Gbps  # line rate of one GPU's backend NIC
     bound_busbw: GBps  # the network's bound on bus bandwidth, GB/s as nccl-tests prints it
     threshold_busbw: GBps  # bound x efficiency: a peak busbw below it fails

@@ -183,7 +183,7 @@ def rank_env(plan: TestPlan) -> str:
     test binary. NCCL reads these names, and RCCL reads the same ones (RCCL is NCCL's port to ROCm;
     its environment variable reference lists the NCCL_* names)."""
     q = plan.qos
-    ports = sorted({p.server.port for p in plan.pairs} | {p.client.port for p in plan.pairs}, key=natural_key)
+    ports = list(dict.fromkeys(port for run in plan.runs for port in run.ports))
     names = shell_names([_Port(port) for port in ports])
     lines = [
         "#!/usr/bin/env bash",

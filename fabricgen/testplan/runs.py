@@ -76,6 +76,7 @@ def _run(backend: Backend, scope: str, nodes: list[str], library: str, test: str
     hostfile = f"hostfiles/{scope}.txt"
     return Run(
         id=run_id, library=library, test=test, scope=scope, nodes=nodes, ranks=n, gpus_per_node=g, nic_gbps=nic_gbps,
+        ports=[nic.port for nic in backend.nics_of_node[nodes[0]]],
         bound_busbw=round(bound, 2), threshold_busbw=round(bound * efficiency, 2), hostfile=hostfile,
         command=shlex.join(mpirun(n, g, hostfile, f"{test}_perf")),
     )

@@ -1,0 +1,202 @@
+"""`fabricgen testplan check`: each results file matched to its pair or run of the plan (by the
+name the plan's scripts give it, results/<id>.txt, else by its content), compared with the
+plan's thresholds; what falls short is named: the pair's nodes, NICs, rails and cables, the
+fabric links the short pairs share, each run's peak and average bus bandwidth as printed."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from fabricgen.build_dir import BuildFiles
+from fabricgen.errors import Problem
+from fabricgen.sorting import natural_key
+from fabricgen.testplan.model import Pair, Run, TestPlan
+from fabricgen.testplan.plan import TestplanError
+from fabricgen.testplan.results import NcclResult, PerftestResult, ResultProblem, read_result
+
+MAX_RESULT_FILES = 100_000
+
+
+@dataclass
+class PairOutcome:
+    pair: str
+    file: str
+    test: str  # ib_write_bw or ib_send_bw (from the name; write unless -send)
+    server: str  # node port (leaf, rail)
+    client: str
+    unit: str
+    peak: str
+    average: str
+    average_gbps: float
+    threshold_gbps: float
+    passed: bool
+    cables: list[str]  # the two NICs' cables
+    links: list[str]  # the fabric links on the pair's routed paths
+
+
+@dataclass
+class RunOutcome:
+    run: str
+    file: str
+    nodes: list[str]
+    peak_busbw: str
+    peak_size: str
+    avg_busbw: str | None
+    out_of_bounds: str | None
+    wrong_rows: int
+    threshold_busbw: float
+    bound_busbw: float
+    passed: bool
+    reasons: list[str]
+
+
+@dataclass
+class CheckResult:
+    fabric: str
+    pairs: list[PairOutcome] = field(default_factory=list)
+    runs: list[RunOutcome] = field(default_factory=list)
+    suspects: list[dict] = field(default_factory=list)  # fabric links crossed by short pairs only
+    not_measured: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(p.passed for p in self.pairs) and all(r.passed for r in self.runs)
+
+
+def read_plan(plan_dir: Path) -> TestPlan:
+    """testplan.json of a plan directory, verified against the directory's manifest.json."""
+    return BuildFiles(plan_dir, TestplanError, keep=lambda path: path == "testplan.json").parse("testplan.json", TestPlan)
+
+
+def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
+    """Every file parsed and matched (TestplanError with every unreadable or unmatched file, so
+    nothing is judged on half the input), then judged."""
+    plan = read_plan(plan_dir)
+    if len(files) > MAX_RESULT_FILES:
+        raise TestplanError(Problem(f"{len(files)} results files; at most {MAX_RESULT_FILES}", hint="check a part of them at a time"))
+    pairs = {p.id: p for p in plan.pairs}
+    runs = {r.id: r for r in plan.runs}
+    problems: list[Problem] = []
+    matched: list[tuple[Path, PerftestResult | NcclResult, Pair | Run]] = []
+    for path in files:
+        try:
+            result = read_result(path)
+        except ResultProblem as exc:
+            problems.append(exc.problem)
+            continue
+        entry = _by_name(path, pairs, runs) or _by_content(result, plan)
+        if entry is None:
+            problems.append(Problem("cannot tell which pair or run of the plan this output belongs to",
+                                    hint="name it results/<pair-id>.txt or results/<run-id>.txt as the plan's scripts do", file=str(path)))
+        elif isinstance(entry, Pair) != isinstance(result, PerftestResult):
+            kind = "perftest" if isinstance(result, PerftestResult) else "nccl-tests"
+            problems.append(Problem(f"{kind} output, but its name is that of {entry.id}", hint="check the file's name", file=str(path)))
+        else:
+            matched.append((path, result, entry))
+    if problems:
+        raise TestplanError(problems)
+    outcome = CheckResult(plan.fabric)
+    seen = set()
+    for path, result, entry in matched:
+        seen.add(entry.id)
+        if isinstance(entry, Pair):
+            outcome.pairs.append(_judge_pair(path, result, entry))  # type: ignore[arg-type]
+        else:
+            outcome.runs.append(_judge_run(path, result, entry))  # type: ignore[arg-type]
+    outcome.not_measured = [i for i in (*pairs, *runs) if i not in seen]
+    outcome.suspects = _suspects(plan, outcome.pairs)
+    return outcome
+
+
+_SUFFIX = re.compile(r"(\.server)?(\.txt|\.log|\.out)?$")
+
+
+def _by_name(path: Path, pairs: dict[str, Pair], runs: dict[str, Run]) -> Pair | Run | None:
+    stem = _SUFFIX.sub("", path.name)
+    stem = _SUFFIX.sub("", stem)
+    stem = stem.removesuffix("-send")
+    return pairs.get(stem) or runs.get(stem)
+
+
+def _by_content(result: PerftestResult | NcclResult, plan: TestPlan) -> Pair | Run | None:
+    """A perftest output by the addresses of the GIDs it printed (both ends of one pair); an
+    nccl-tests output by its ranks' hosts, its collective (a reduction op: all-reduce) and its
+    library (rccl-tests says so in its header)."""
+    if isinstance(result, PerftestResult):
+        found = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
+        return found[0] if len(found) == 1 else None
+    test = "all_reduce" if result.reduction else "alltoall"
+    found = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
+    return found[0] if len(found) == 1 else None
+
+
+def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
+    def end(e) -> str:
+        return f"{e.node} {e.port} ({e.leaf} {e.leaf_port}, rail {e.rail})"
+
+    return PairOutcome(
+        pair=pair.id, file=str(path), test="ib_send_bw" if "-send" in path.name else "ib_write_bw", server=end(pair.server), client=end(pair.client),
+        unit=result.unit, peak=result.peak, average=result.average, average_gbps=round(result.average_gbps, 2), threshold_gbps=pair.threshold_gbps,
+        passed=result.average_gbps >= pair.threshold_gbps, cables=[pair.server.cable, pair.client.cable], links=list(pair.links),
+    )
+
+
+def _judge_run(path: Path, result: NcclResult, run: Run) -> RunOutcome:
+    reasons = []
+    if float(result.peak_busbw) < run.threshold_busbw:
+        reasons.append(f"peak busbw {result.peak_busbw} GB/s is below the threshold {run.threshold_busbw:g} GB/s (bound {run.bound_busbw:g})")
+    if result.out_of_bounds not in (None, "0"):
+        reasons.append(f"{result.out_of_bounds} out-of-bounds values (wrong results)")
+    if result.wrong:
+        reasons.append(f"{result.wrong} rows with #wrong results")
+    return RunOutcome(run.id, str(path), list(run.nodes), result.peak_busbw, result.peak_size, result.avg_busbw, result.out_of_bounds,
+                      result.wrong, run.threshold_busbw, run.bound_busbw, not reasons, reasons)
+
+
+def _suspects(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
+    """Fabric links crossed by two or more short pairs and by no pair that met its threshold."""
+    short = Counter(link for p in pairs if not p.passed for link in p.links)
+    good = {link for p in pairs if p.passed for link in p.links}
+    ends = {link.cable: link for link in plan.links}
+    found = []
+    for cable, count in sorted(short.items(), key=lambda item: (-item[1], natural_key(item[0]))):
+        if count >= 2 and cable not in good and cable in ends:
+            link = ends[cable]
+            found.append({"cable": cable, "short_pairs": count, "a": f"{link.a_device} {link.a_port}", "b": f"{link.b_device} {link.b_port}"})
+    return found
+
+
+def as_json(result: CheckResult) -> str:
+    return json.dumps({"fabric": result.fabric, "passed": result.passed, "pairs": [asdict(p) for p in result.pairs],
+                       "runs": [asdict(r) for r in result.runs], "suspect_links": result.suspects, "not_measured": result.not_measured}, indent=1) + "\n"
+
+
+def as_markdown(result: CheckResult) -> str:
+    lines = [f"# Acceptance test results: {result.fabric}", "", f"Verdict: {'all measured results met the plan' if result.passed else 'BELOW THE PLAN'}", ""]
+    if result.pairs:
+        lines += ["## perftest pairs", "", "| pair | test | server | client | peak | average | threshold Gb/s | result |", "|---|---|---|---|---|---|---|---|"]
+        for p in sorted(result.pairs, key=lambda p: (p.passed, p.pair)):
+            lines.append(f"| {p.pair} | {p.test} | {p.server} | {p.client} | {p.peak} {p.unit} | {p.average} {p.unit} | {p.threshold_gbps:g} | {'ok' if p.passed else 'SHORT'} |")
+        for p in result.pairs:
+            if not p.passed:
+                lines.append(f"\n{p.pair} is short: {p.average_gbps:g} Gb/s of {p.threshold_gbps:g}; NIC cables {', '.join(p.cables)}; "
+                             f"fabric links on its paths: {', '.join(p.links) or 'none (same leaf)'}")
+        lines.append("")
+    if result.suspects:
+        lines += ["## Links shared by short pairs only", "", "| cable | short pairs | end A | end B |", "|---|---|---|---|"]
+        lines += [f"| {s['cable']} | {s['short_pairs']} | {s['a']} | {s['b']} |" for s in result.suspects]
+        lines.append("")
+    if result.runs:
+        lines += ["## Collective runs", "", "| run | nodes | peak busbw GB/s | at bytes | # Avg bus bandwidth | threshold GB/s | result |", "|---|---|---|---|---|---|---|"]
+        for r in sorted(result.runs, key=lambda r: (r.passed, r.run)):
+            nodes = ", ".join(r.nodes) if len(r.nodes) <= 8 else f"{', '.join(r.nodes[:8])} and {len(r.nodes) - 8} more"
+            lines.append(f"| {r.run} | {nodes} | {r.peak_busbw} | {r.peak_size} | {r.avg_busbw or 'not printed'} | {r.threshold_busbw:g} | {'ok' if r.passed else 'SHORT: ' + '; '.join(r.reasons)} |")
+        lines.append("")
+    if result.not_measured:
+        shown = ", ".join(result.not_measured[:30]) + (f" and {len(result.not_measured) - 30} more" if len(result.not_measured) > 30 else "")
+        lines += [f"Not measured (no results file): {shown}", ""]
+    return "\n".join(lines)
