@@ -1,0 +1,221 @@
+"""`fabricgen testplan` and `testplan check` (issue 20 items 3-4).
+
+Coverage is computed here from cabling.csv and the routing on its own (leaf-to-leaf equal-cost
+paths through every spine both leaves reach), not with the planner's code. Results files under
+tests/data/testplan/ are written by hand in the tools' documented formats (perftest
+src/perftest_parameters.h RESULT_FMT_G/REPORT_FMT; nccl-tests/rccl-tests src/common.cu)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fabricgen.cli import app
+from fabricgen.pipeline import build
+from fabricgen.testplan import TestplanError as PlanError
+from fabricgen.testplan import write_plan
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data" / "testplan"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def built_256(tmp_path_factory) -> Path:
+    return build(ROOT / "intents" / "cisco-256-gpu.yaml", tmp_path_factory.mktemp("b") / "cisco-256")[1]
+
+
+@pytest.fixture(scope="module")
+def plan_256(built_256, tmp_path_factory) -> Path:
+    destination = tmp_path_factory.mktemp("p") / "plan"
+    write_plan(built_256, destination)
+    return destination
+
+
+def _independent_coverage(build_dir: Path, pairs: list[dict]) -> tuple[set[str], set[str]]:
+    """(every backend leaf-spine cable id, those on a routed path of some pair) from cabling.csv
+    alone: a pair between leaves A != B uses every cable from A or B to a spine both reach."""
+    rows = list(csv.DictReader((build_dir / "cabling.csv").open()))
+    leaf_of = {(r["a_device"], r["a_port"]): r["b_device"] for r in rows if r["network"] == "backend" and r["kind"] == "host"}
+    cables: dict[tuple[str, str], set[str]] = defaultdict(set)
+    spines_of: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        if r["network"] == "backend" and r["kind"] == "fabric" and "leaf" in r["a_device"] + r["b_device"]:
+            leaf, spine = (r["a_device"], r["b_device"]) if "leaf" in r["a_device"] else (r["b_device"], r["a_device"])
+            cables[leaf, spine].add(r["cable_id"])
+            spines_of[leaf].add(spine)
+    crossed = set()
+    for pair in pairs:
+        a = leaf_of[pair["server"]["node"], pair["server"]["port"]]
+        b = leaf_of[pair["client"]["node"], pair["client"]["port"]]
+        if a != b:
+            for spine in spines_of[a] & spines_of[b]:
+                crossed |= cables[a, spine] | cables[b, spine]
+    return set().union(*cables.values()), crossed
+
+
+def test_every_leaf_spine_link_of_the_256_gpu_backend_is_on_a_pairs_path(built_256, plan_256):
+    plan = json.loads((plan_256 / "testplan.json").read_text())
+    every, crossed = _independent_coverage(built_256, plan["pairs"])
+    assert len(every) == 256  # 8 leaves x 32 uplinks
+    assert every - crossed == set(), f"leaf-spine cables no pair crosses: {sorted(every - crossed)[:10]}"
+    assert len(plan["pairs"]) <= 8  # linear in leaves: half the leaves here
+    for pair in plan["pairs"]:
+        assert pair["server"]["node"] != pair["client"]["node"]
+        assert pair["qps"] >= 32, "at least one QP per uplink of the leaf (ECMP hashes per QP)"
+
+
+def test_qos_of_the_plan_follows_the_fabric(plan_256, write_intent, tmp_path):
+    plan = json.loads((plan_256 / "testplan.json").read_text())
+    assert plan["qos"] == {"lossless": True, "roce_dscp": 24, "traffic_class": 96, "lossless_priority": 3, "cnp_dscp": 48, "host_mtu": 9000, "roce_mtu": 4096}
+    rank_env = (plan_256 / "rank-env.sh").read_text()
+    assert "NCCL_IB_TC=96\n" in rank_env and "NCCL_IB_SL=3\n" in rank_env
+    script = next((plan_256 / "nodes").iterdir()).read_text()
+    assert "TCLASS=96\n" in script and "SL=3\n" in script and "ROCE_MTU=4096\n" in script
+
+    # the intent's RoCE DSCP and lossless priority change: so do the plan's traffic class and SL
+    text = (ROOT / "intents" / "cisco-256-gpu.yaml").read_text()
+    changed = text.replace("  routing: ebgp\n", "  routing: ebgp\n  qos: {roce_dscp: [26], lossless_priority: 4}\n", 1)
+    assert changed != text
+    intent = write_intent(changed, name="cisco-256-gpu")
+    built = build(intent, tmp_path / "b26")[1]
+    plan26 = write_plan(built, tmp_path / "p26")
+    assert (plan26.qos.roce_dscp, plan26.qos.traffic_class, plan26.qos.lossless_priority) == (26, 104, 4)
+    rank_env = (tmp_path / "p26" / "rank-env.sh").read_text()
+    assert "NCCL_IB_TC=104\n" in rank_env and "NCCL_IB_SL=4\n" in rank_env
+
+
+def test_scripts_are_valid_bash_and_dry_run(plan_256):
+    for script in [*(plan_256 / "nodes").iterdir(), *(plan_256 / "runs").iterdir(), plan_256 / "rank-env.sh"]:
+        subprocess.run(["bash", "-n", str(script)], check=True)
+    node = sorted((plan_256 / "nodes").iterdir())[0]
+    done = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "ROUND": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True)
+    assert "ib_write_bw" in done.stdout and "--tclass 96" in done.stdout and "--report_gbits" in done.stdout and "-m 4096" in done.stdout
+    missing = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert missing.returncode == 1 and "ROUND" in missing.stderr
+
+
+def test_bad_input_is_exit_2_and_writes_nothing(built_256, tmp_path):
+    assert runner.invoke(app, ["testplan", str(tmp_path / "none"), "-o", str(tmp_path / "out")]).exit_code == 2
+    tampered = tmp_path / "tampered"
+    shutil.copytree(built_256, tampered)
+    with (tampered / "cabling.csv").open("a") as handle:
+        handle.write("BE-99999,backend,host,gpu0001,nic9,,,,be-su01-leaf1,Ethernet1/64,,,,,,400G\n")
+    result = runner.invoke(app, ["testplan", str(tampered), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "cabling.csv" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_build_without_backend_gpus_is_refused(built_256, monkeypatch):
+    from fabricgen.testplan.plan import build_plan, open_build
+
+    opened = open_build(built_256)
+    rows = opened.cabling()
+    monkeypatch.setattr(opened, "cabling", lambda: [r for r in rows if r.network != "backend"])
+    with pytest.raises(PlanError, match="no GPU nodes cabled to a backend"):
+        build_plan(opened, 0.9, 0.7)
+
+
+@pytest.mark.parametrize("intent", ["tests/lab/three-tiers.yaml", "intents/rail-only-1024.yaml"])
+def test_three_tier_and_rail_only_builds_plan(intent, tmp_path):
+    built = build(ROOT / intent, tmp_path / "b")[1]
+    plan = write_plan(built, tmp_path / "p")
+    assert plan.pairs and plan.runs and not plan.uncovered
+    if "rail-only" in intent:
+        assert plan.spines == 0 and any("rail-only" in note for note in plan.notes)
+        assert all(p.server.leaf == p.client.leaf and p.server.rail == p.client.rail for p in plan.pairs)
+    else:
+        # every fabric link (leaf-spine and spine-core) lies on some pair's routed path
+        fabric = {row["cable_id"] for row in csv.DictReader((built / "cabling.csv").open()) if row["network"] == "backend" and row["kind"] == "fabric"}
+        assert fabric and fabric <= {c for p in plan.pairs for c in p.links}
+
+
+def _results(tmp_path: Path, names: dict[str, str]) -> list[Path]:
+    (tmp_path / "results").mkdir(exist_ok=True)
+    paths = []
+    for source, target in names.items():
+        paths.append(tmp_path / "results" / target)
+        shutil.copy(DATA / source, paths[-1])
+    return paths
+
+
+def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path):
+    files = _results(tmp_path, {"nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt", "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
+                                "pair0001.txt": "pair0001.txt"})
+    report = tmp_path / "report.md"
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json"), "--report", str(report)])
+    assert result.exit_code == 1, result.output  # RCCL's run (#-prefixed rows) is below 360 GB/s
+    found = json.loads((tmp_path / "r.json").read_text())
+    runs = {r["run"]: r for r in found["runs"]}
+    assert (runs["nccl-all_reduce-cluster"]["peak_busbw"], runs["nccl-all_reduce-cluster"]["avg_busbw"]) == ("390.20", "386.858")
+    assert runs["nccl-all_reduce-cluster"]["passed"]
+    assert (runs["rccl-all_reduce-cluster"]["peak_busbw"], runs["rccl-all_reduce-cluster"]["avg_busbw"]) == ("239.01", "237.681")
+    assert not runs["rccl-all_reduce-cluster"]["passed"]
+    assert "gpu0001" in runs["rccl-all_reduce-cluster"]["nodes"]
+    markdown = report.read_text()
+    assert "| rccl-all_reduce-cluster | gpu0001, gpu0002" in markdown and "SHORT" in markdown and "237.681" in markdown
+    pair = found["pairs"][0]
+    assert (pair["pair"], pair["peak"], pair["average"], pair["passed"]) == ("pair0001", "391.24", "391.02", True)
+
+
+def test_a_short_pair_is_named_by_nodes_rails_and_cables(plan_256, tmp_path):
+    files = _results(tmp_path, {"pair0002-mbs.txt": "pair0002.txt", "pair0001.txt": "pair0001.txt"})
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json")])
+    assert result.exit_code == 1
+    plan = json.loads((plan_256 / "testplan.json").read_text())
+    p2 = next(p for p in plan["pairs"] if p["id"] == "pair0002")
+    short = next(p for p in json.loads((tmp_path / "r.json").read_text())["pairs"] if not p["passed"])
+    assert short["pair"] == "pair0002" and short["unit"] == "MB/sec" and short["average"] == "29811.55"
+    assert 249 < short["average_gbps"] < 251  # 29811.55 x 2^20 bytes x 8 bits
+    assert p2["server"]["node"] in short["server"] and f"rail {p2['server']['rail']}" in short["server"]
+    assert p2["server"]["cable"] in short["cables"] and set(p2["links"]) == set(short["links"])
+    assert p2["server"]["node"] in result.output and p2["server"]["cable"] in result.output
+
+
+def test_results_are_matched_by_content_when_misnamed(plan_256, tmp_path):
+    files = _results(tmp_path, {"pair0001.txt": "ib_write_bw-output.log"})
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(files[0]), "--json", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "r.json").read_text())["pairs"][0]["pair"] == "pair0001"
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 1048576 100 3.9e2 391.0 0.04\n", ":2: expected a perftest row"),
+    ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+     "#        (B)    (elements)\n  1024  256  float  sum  -1  10.0  nan  1.0  0  10.0  1.0  1.0  0\n", ":3: expected a number in column algbw"),
+    ("hello \x1b[31mred\n", "neither perftest output"),
+])
+def test_unparseable_results_are_exit_2_naming_file_and_line(plan_256, tmp_path, content, expected):
+    path = tmp_path / "pair0001.txt"
+    path.write_text(content)
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(path)])
+    assert result.exit_code == 2 and expected in result.output and "\x1b" not in result.output
+
+
+def test_oversized_results_file_is_refused(plan_256, tmp_path):
+    path = tmp_path / "pair0001.txt"
+    path.write_bytes(b"#" * ((8 << 20) + 1))
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(path)])
+    assert result.exit_code == 2 and "larger than 8 MiB" in result.output
+
+
+def test_a_tampered_plan_is_refused(plan_256, tmp_path):
+    copy = tmp_path / "plan"
+    shutil.copytree(plan_256, copy)
+    document = json.loads((copy / "testplan.json").read_text())
+    document["pairs"][0]["threshold_gbps"] = 1.0
+    (copy / "testplan.json").write_text(json.dumps(document))
+    result = runner.invoke(app, ["testplan", "check", str(copy), str(DATA / "pair0001.txt")])
+    assert result.exit_code == 2 and "testplan.json" in result.output
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
