@@ -96,10 +96,10 @@ def test_qos_of_the_plan_follows_the_fabric(plan_256, write_intent, tmp_path):
 def test_scripts_are_valid_bash_and_dry_run(plan_256):
     for script in [*(plan_256 / "nodes").iterdir(), *(plan_256 / "runs").iterdir(), plan_256 / "rank-env.sh"]:
         subprocess.run(["bash", "-n", str(script)], check=True)
-    node = sorted((plan_256 / "nodes").iterdir())[0]
+    node = min((plan_256 / "nodes").iterdir())
     done = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "ROUND": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True)
     assert "ib_write_bw" in done.stdout and "--tclass 96" in done.stdout and "--report_gbits" in done.stdout and "-m 4096" in done.stdout
-    missing = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    missing = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=False)
     assert missing.returncode == 1 and "ROUND" in missing.stderr
 
 
@@ -189,8 +189,8 @@ def test_results_are_matched_by_content_when_misnamed(plan_256, tmp_path):
 
 @pytest.mark.parametrize(("content", "expected"), [
     (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 1048576 100 3.9e2 391.0 0.04\n", ":2: expected a perftest row"),
-    ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-     "#        (B)    (elements)\n  1024  256  float  sum  -1  10.0  nan  1.0  0  10.0  1.0  1.0  0\n", ":3: expected a number in column algbw"),
+    (("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)\n  1024  256  float  sum  -1  10.0  nan  1.0  0  10.0  1.0  1.0  0\n"), ":3: expected a number in column algbw"),
     ("hello \x1b[31mred\n", "neither perftest output"),
 ])
 def test_unparseable_results_are_exit_2_naming_file_and_line(plan_256, tmp_path, content, expected):

@@ -16,7 +16,12 @@ from fabricgen.errors import Problem
 from fabricgen.sorting import natural_key
 from fabricgen.testplan.model import Pair, Run, TestPlan
 from fabricgen.testplan.plan import TestplanError
-from fabricgen.testplan.results import NcclResult, PerftestResult, ResultProblem, read_result
+from fabricgen.testplan.results import (
+    NcclResult,
+    PerftestResult,
+    ResultProblem,
+    read_result,
+)
 
 MAX_RESULT_FILES = 100_000
 

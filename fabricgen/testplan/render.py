@@ -317,8 +317,8 @@ def markdown(plan: TestPlan) -> str:
         "`check` compares the peak busbw of each run (the largest of its rows, out-of-place and in-place) with the threshold",
         "and reports the `# Avg bus bandwidth` line as printed.",
         "",
-        "Environment (rank-env.sh, per rank, from the node's own NICs): "
-        f"`NCCL_IB_HCA` (one RDMA device per rail), `NCCL_IB_TC={q.traffic_class}`, `NCCL_IB_SL={q.lossless_priority or 0}`, `NCCL_IB_GID_INDEX` (sysfs).",
+        ("Environment (rank-env.sh, per rank, from the node's own NICs): "
+         f"`NCCL_IB_HCA` (one RDMA device per rail), `NCCL_IB_TC={q.traffic_class}`, `NCCL_IB_SL={q.lossless_priority or 0}`, `NCCL_IB_GID_INDEX` (sysfs)."),
         "RCCL reads the same NCCL_* names.",
         "",
         "| run | nodes | ranks | bound busbw GB/s | threshold GB/s | script |",
