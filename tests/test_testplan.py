@@ -75,11 +75,11 @@ def test_every_leaf_spine_link_of_the_256_gpu_backend_is_on_a_pairs_path(built_2
 
 def test_qos_of_the_plan_follows_the_fabric(plan_256, write_intent, tmp_path):
     plan = json.loads((plan_256 / "testplan.json").read_text())
-    assert plan["qos"] == {"lossless": True, "roce_dscp": 24, "traffic_class": 96, "lossless_priority": 3, "cnp_dscp": 48, "host_mtu": 9000, "roce_mtu": 4096}
+    assert plan["qos"] == {"lossless": True, "roce_dscp": 24, "traffic_class": 98, "lossless_priority": 3, "cnp_dscp": 48, "host_mtu": 9000, "roce_mtu": 4096}
     rank_env = (plan_256 / "rank-env.sh").read_text()
-    assert "NCCL_IB_TC=96\n" in rank_env and "NCCL_IB_SL=3\n" in rank_env
+    assert "NCCL_IB_TC=98\n" in rank_env and "NCCL_IB_SL=3\n" in rank_env
     script = next((plan_256 / "nodes").iterdir()).read_text()
-    assert "TCLASS=96\n" in script and "SL=3\n" in script and "ROCE_MTU=4096\n" in script
+    assert "TCLASS=98\n" in script and "SL=3\n" in script and "ROCE_MTU=4096\n" in script
 
     # the intent's RoCE DSCP and lossless priority change: so do the plan's traffic class and SL
     text = (ROOT / "intents" / "cisco-256-gpu.yaml").read_text()
@@ -88,9 +88,9 @@ def test_qos_of_the_plan_follows_the_fabric(plan_256, write_intent, tmp_path):
     intent = write_intent(changed, name="cisco-256-gpu")
     built = build(intent, tmp_path / "b26")[1]
     plan26 = write_plan(built, tmp_path / "p26")
-    assert (plan26.qos.roce_dscp, plan26.qos.traffic_class, plan26.qos.lossless_priority) == (26, 104, 4)
+    assert (plan26.qos.roce_dscp, plan26.qos.traffic_class, plan26.qos.lossless_priority) == (26, 106, 4)
     rank_env = (tmp_path / "p26" / "rank-env.sh").read_text()
-    assert "NCCL_IB_TC=104\n" in rank_env and "NCCL_IB_SL=4\n" in rank_env
+    assert "NCCL_IB_TC=106\n" in rank_env and "NCCL_IB_SL=4\n" in rank_env
 
 
 def test_scripts_are_valid_bash_and_dry_run(plan_256):
@@ -98,7 +98,7 @@ def test_scripts_are_valid_bash_and_dry_run(plan_256):
         subprocess.run(["bash", "-n", str(script)], check=True)
     node = min((plan_256 / "nodes").iterdir())
     done = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "ROUND": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True)
-    assert "ib_write_bw" in done.stdout and "--tclass 96" in done.stdout and "--report_gbits" in done.stdout and "-m 4096" in done.stdout
+    assert "ib_write_bw" in done.stdout and "--tclass 98" in done.stdout and "--report_gbits" in done.stdout and "-m 4096" in done.stdout
     missing = subprocess.run(["bash", str(node)], env={"DRY_RUN": "1", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=False)
     assert missing.returncode == 1 and "ROUND" in missing.stderr
 

@@ -24,7 +24,7 @@ class Qos(_Strict):
 
     lossless: bool  # False: the backend runs without a lossless class (no PFC): traffic class 0
     roce_dscp: Annotated[int, Field(ge=0, le=63)] | None
-    traffic_class: Annotated[int, Field(ge=0, le=255)]  # the IP TOS byte: DSCP << 2 (perftest --tclass, NCCL_IB_TC)
+    traffic_class: Annotated[int, Field(ge=0, le=255)]  # the IP TOS byte: DSCP << 2 | ECT(0) (perftest --tclass, NCCL_IB_TC)
     lossless_priority: Annotated[int, Field(ge=0, le=7)] | None
     cnp_dscp: Annotated[int, Field(ge=0, le=63)] | None
     host_mtu: Annotated[int, Field(ge=576, le=9216)]

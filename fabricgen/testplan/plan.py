@@ -335,17 +335,23 @@ def _endpoint(nic: Nic) -> Endpoint:
     return Endpoint(node=nic.node, port=nic.port, address=nic.address or "", rail=nic.rail, leaf=nic.leaf, leaf_port=nic.leaf_port, cable=nic.cable, speed_gbps=nic.speed_gbps)
 
 
+ECT0 = 0b10  # ECN-capable transport (0), RFC 3168 section 5
+
+
 def _qos(profile: dict | None, mtu: int) -> Qos:
     """The leaves' lossless profile as the hosts must mark: RDMA in the first RoCE DSCP (as the
-    build's nic-qos.sh marks it), TOS byte = DSCP << 2 (the DSCP field is the TOS byte's upper six
-    bits, RFC 2474 section 3; the low two are ECN, RFC 3168)."""
+    build's nic-qos.sh marks it), TOS byte = DSCP << 2 | ECT(0) (the DSCP field is the TOS byte's
+    upper six bits, RFC 2474 section 3; the low two are ECN, RFC 3168 section 5, where 0b10 is ECT(0)).
+    ECN-capable because the leaves' WRED marks only ECN-capable packets and drops the others above
+    its threshold, which would turn DCQCN's signal into loss; the ConnectX nic-qos.sh the build
+    writes sets the same TOS (DSCP x 4 + 2) as the NIC's default."""
     mtu_fit = roce_mtu(mtu)
     if not profile or not profile.get("roce_dscp"):
         return Qos(lossless=False, roce_dscp=None, traffic_class=0, lossless_priority=None, cnp_dscp=None, host_mtu=mtu, roce_mtu=mtu_fit)  # type: ignore[arg-type]
     dscp = int(profile["roce_dscp"][0])
     cnp = profile.get("cnp_dscp") or [None]
     return Qos(
-        lossless=True, roce_dscp=dscp, traffic_class=dscp << 2, lossless_priority=int(profile["lossless_priority"]),
+        lossless=True, roce_dscp=dscp, traffic_class=dscp << 2 | ECT0, lossless_priority=int(profile["lossless_priority"]),
         cnp_dscp=cnp[0], host_mtu=mtu, roce_mtu=mtu_fit,  # type: ignore[arg-type]
     )
 
