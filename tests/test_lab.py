@@ -33,8 +33,8 @@ THREE_TIER_INTENT = REPO / "tests" / "lab" / "three-tiers.yaml"
 CROSS_POD = ("leaf", "spine", "core", "spine", "leaf", "node")
 TOOLS = ("vtysh", "ping", "traceroute", "nft", "ip")
 needs_lab = pytest.mark.skipif(
-    os.geteuid() != 0 or any(shutil.which(t) is None for t in TOOLS) or not Path("/usr/lib/frr/bgpd").exists(),
-    reason="the lab needs root, Debian's frr, iputils-ping, traceroute and nftables (scripts/test.sh installs them as root)",
+    os.geteuid() != 0 or any(shutil.which(t) is None for t in TOOLS) or not Path("/usr/lib/frr/bgpd").exists() or not runtime.LLDPD.exists(),
+    reason="the lab needs root, Debian's frr, lldpd, iputils-ping, traceroute and nftables (scripts/test.sh installs them as root)",
 )
 
 
@@ -47,11 +47,30 @@ def fabricgen(*args: str, timeout: float = 600, secrets: dict[str, str] | None =
 
 
 def leftovers(build_dir: Path) -> list[str]:
-    """Everything of this build's lab still on the machine: namespaces, FRR run dirs, state."""
+    """Everything of this build's lab still on the machine: namespaces, FRR run dirs, lldpd's
+    sockets, pid files and configs, lldpd processes, state."""
     prefix = f"fg{lab_id_of(build_dir)}-"
     found = [f"netns {n}" for n in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split() if n.startswith(prefix)]
     found += [f"dir {p}" for p in Path("/var/run/frr").glob(f"{prefix}*")]
+    found += [f"lldpd file {p}" for p in runtime.LLDPD_RUN.glob(f"{prefix}*")]
+    found += [f"lldpd process {pid}" for pid in orphaned_lldpd()]
     found += [f"state {p}" for p in Path("/run/fabricgen/lab").glob(lab_id_of(build_dir))]
+    return found
+
+
+def orphaned_lldpd() -> list[int]:
+    """lldpd processes in a network namespace that neither this machine's own nor any named one
+    (`ip netns`) is: left running after their lab's namespace was deleted. (lldpd rewrites its
+    command line to "lldpd: monitor.", so it cannot be told by its socket path.)"""
+    known = {os.stat("/proc/self/ns/net").st_ino}
+    known |= {p.stat().st_ino for p in Path("/run/netns").glob("*")} if Path("/run/netns").is_dir() else set()
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            if status.read_text().startswith("Name:\tlldpd\n") and os.stat(status.parent / "ns" / "net").st_ino not in known:
+                found.append(int(status.parent.name))
+        except OSError:
+            continue  # the process ended
     return found
 
 
@@ -198,6 +217,7 @@ def test_up_verify_fail_restore_down(clean_lab: Path):
     up = fabricgen("lab", "up", str(clean_lab), secrets={"bgp-backend": MARKER_KEY})
     assert up.returncode == 0, up.stderr
     assert "18 switches, 4 GPU nodes, 64 links" in up.stdout
+    assert "lldpd: 44 processes" in up.stdout  # one privilege-separated lldpd (two processes) per namespace
     assert "s after the configs were loaded" in up.stdout and "not converged" not in up.stdout
     assert "keys: bgp-backend from the environment or the secrets file" in up.stdout and "generated" not in up.stdout
     assert MARKER_KEY not in up.stdout + up.stderr
@@ -212,6 +232,7 @@ def test_up_verify_fail_restore_down(clean_lab: Path):
     assert "BGP sessions: PASS, 64/64 expected sessions Established" in verify.stdout
     assert "BFD sessions: PASS, 64/64" in verify.stdout
     assert "Traffic: PASS, 64/64 probes reached their target" in verify.stdout
+    assert "LLDP: PASS, 128/128 cable ends see the planned neighbour" in verify.stdout  # nodes' NICs too
 
     unknown = fabricgen("lab", "fail", str(clean_lab), "--link", "be-su01-leaf1:Ethernet999")
     assert unknown.returncode == 2 and "has no cabled port 'Ethernet999'" in unknown.stderr
@@ -229,6 +250,7 @@ def test_up_verify_fail_restore_down(clean_lab: Path):
     verify = fabricgen("lab", "verify", str(clean_lab))
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "62/62 expected sessions Established; 2 lost to the applied failures" in verify.stdout
+    assert "LLDP: PASS, 126/126 cable ends see the planned neighbour; 2 ends of silently failed cables not checked" in verify.stdout
     # the leaf's kernel now reaches every other leaf through the one spine left: width 1, not 2
     routes = json.loads(subprocess.run(["ip", "-n", f"fg{plan.lab_id}-{leaf}", "-j", "route", "show", "proto", "bgp"], capture_output=True, text=True, check=False).stdout)
     remote = [r for r in routes if r["dst"].startswith("10.4.") and r.get("type") != "blackhole"]  # not its own aggregate
