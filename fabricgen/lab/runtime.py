@@ -345,8 +345,8 @@ def _nic_commands(nic: LabNic) -> list[str]:
     return [*commands, f"address add {nic.address} dev {nic.ifname}", f"link set dev {nic.ifname} up"]
 
 
-def _route_command(route: Route) -> str:
-    words = [f"route add {route.to}"]
+def _route_command(route: Route, verb: str = "add") -> str:
+    words = [f"route {verb} {route.to}"]
     if route.via:
         words.append(f"via {route.via}")
     words.append(f"dev {route.dev}")
@@ -588,11 +588,12 @@ def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
             if failure["how"] == "silent":
                 in_namespace(ns, ["nft", "delete", "chain", "netdev", NFT_TABLE, _drop_chain(end.ifname)])
             else:
-                ip_batch([f"link set dev {end.ifname} up"], ns)
+                ip_batch([f"link set dev {end.ifname} up", *node_routes_again(plan, end.device, [end.ifname])], ns)
     else:
         name = failure["device"]
         ns = plan.namespace(name)
-        ip_batch([f"link set dev {port.ifname} up" for port in plan.ports_of(name)], ns)
+        ports = [port.ifname for port in plan.ports_of(name)]
+        ip_batch([*(f"link set dev {ifname} up" for ifname in ports), *node_routes_again(plan, name, ports)], ns)
         start_lldpd(plan, [name])  # powered on again: its lldpd went with the power
         if name in plan.switches:
             for stale in frr_dir(ns).glob("*.vty"):
@@ -601,6 +602,14 @@ def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
     state.failures.remove(failure)
     state.loaded_at = time.time()
     state.save()
+
+
+def node_routes_again(plan: LabPlan, device: str, ifnames: list[str]) -> list[str]:
+    """`ip -batch` lines that put back a node's routes through `ifnames` after those links were
+    down (the kernel removes a route whose device goes down; a switch's come back from FRR)."""
+    if device not in plan.nodes:
+        return []
+    return [_route_command(route, "replace") for route in plan.nodes[device].routes if route.dev in ifnames]
 
 
 def _drop_chain(ifname: str) -> str:

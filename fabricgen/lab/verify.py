@@ -194,13 +194,13 @@ def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float |
     return Verification(checks, converged, seconds, list(state.notes))
 
 
-def lldp_check(plan: LabPlan, failed: Failed) -> Check:
+def lldp_check(plan: LabPlan, failed: Failed, timeout: float = lldp.SETTLE_SECONDS) -> Check:
     """Every cable end of a live device sees, over LLDP, the other end's device (system name) and
     port (port ID) and nothing else; an end of a failed cable sees nobody. A silently failed cable
     is not checked: its frames are dropped at the ingress hook, after lldpd's packet socket has
     seen them (Linux delivers to packet taps before the netdev ingress hook)."""
     check = Check("LLDP", ("device", "cable ends", "as planned", "wrong or missing"))
-    ends = lldp.wait_for_lldp(plan, failed.cables, failed.silent, failed.devices)
+    ends = lldp.wait_for_lldp(plan, failed.cables, failed.silent, failed.devices, timeout)
     by_device: dict[str, list[lldp.EndLook]] = defaultdict(list)
     for end in ends:
         by_device[end.device].append(end)
