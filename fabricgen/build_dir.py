@@ -368,9 +368,11 @@ class BuildFiles:
 
     Each file is read and hashed once when the directory is opened; the contents of files that
     `keep(path)` selects stay in memory (up to CACHE_BYTES in all) for the command's first read
-    of them. A file read again, or not kept, is read and checked against its sha256 again."""
+    of them. A file read again, or not kept, is read and checked against its sha256 again.
+    `workspaces` names top-level directories that are not part of the build and are left alone
+    (a test plan's results/, which its own scripts write into)."""
 
-    def __init__(self, root: Path, error: type[FabricgenError], keep: Callable[[str], bool] = lambda path: True):
+    def __init__(self, root: Path, error: type[FabricgenError], keep: Callable[[str], bool] = lambda path: True, workspaces: Collection[str] = ()):
         self.root = root
         self.error = error
         self.manifest = read_manifest(root, error)
@@ -381,6 +383,7 @@ class BuildFiles:
         self._parsed: dict[str, object] = {}
         found, foreign = list_build(root, self.hashes.keys() | {MANIFEST})
         found.pop(MANIFEST, None)
+        foreign = [entry for entry in foreign if entry.removesuffix("/") not in workspaces or not entry.endswith("/")]
         problems = [Problem("missing: manifest.json lists it", hint=REBUILD, file=str(root / p)) for p in sorted(self.hashes.keys() - found.keys())]
         problems += [Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=f"{root}/{p}") for p in foreign]
         too_large = sorted(p for p, size in found.items() if size > MAX_READ_BYTES)

@@ -634,7 +634,8 @@ def testplan_command(
 
     destination = output or build_dir.with_name(build_dir.resolve().name + "-testplan")
     plan = _run(lambda: write_plan(build_dir, destination, efficiency, alltoall_efficiency))
-    out.print(f"{destination}: {len(plan.pairs)} perftest pairs in {max((p.round for p in plan.pairs), default=0)} rounds, {len(plan.runs)} collective runs", markup=False)
+    rounds = max((p.round for p in plan.pairs), default=0)
+    out.print(f"{destination}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs", markup=False)
 
 
 @testplan_app.command("check")

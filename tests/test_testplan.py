@@ -217,5 +217,19 @@ def test_a_tampered_plan_is_refused(plan_256, tmp_path):
     assert result.exit_code == 2 and "testplan.json" in result.output
 
 
+def test_results_the_scripts_write_inside_the_plan_are_checked_and_other_files_refused(plan_256, tmp_path):
+    """The scripts write to PLAN_DIR/results by default: check reads them there, while any other
+    file in the plan directory still makes it a tampered plan."""
+    copy = tmp_path / "plan"
+    shutil.copytree(plan_256, copy)
+    (copy / "results").mkdir()
+    shutil.copy(DATA / "pair0001.txt", copy / "results" / "pair0001.txt")
+    result = runner.invoke(app, ["testplan", "check", str(copy), str(copy / "results" / "pair0001.txt")])
+    assert result.exit_code == 0, result.output
+    (copy / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["testplan", "check", str(copy), str(copy / "results" / "pair0001.txt")])
+    assert result.exit_code == 2 and "notes.txt" in result.output
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

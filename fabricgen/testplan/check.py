@@ -14,7 +14,7 @@ from pathlib import Path
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import Problem
 from fabricgen.sorting import natural_key
-from fabricgen.testplan.model import Pair, Run, TestPlan
+from fabricgen.testplan.model import RESULTS_DIR, Pair, Run, TestPlan
 from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.results import (
     NcclResult,
@@ -74,7 +74,7 @@ class CheckResult:
 
 def read_plan(plan_dir: Path) -> TestPlan:
     """testplan.json of a plan directory, verified against the directory's manifest.json."""
-    return BuildFiles(plan_dir, TestplanError, keep=lambda path: path == "testplan.json").parse("testplan.json", TestPlan)
+    return BuildFiles(plan_dir, TestplanError, keep=lambda path: path == "testplan.json", workspaces=(RESULTS_DIR,)).parse("testplan.json", TestPlan)
 
 
 def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:

@@ -15,6 +15,8 @@ Efficiency = Annotated[float, Field(gt=0, le=1)]
 PLAN_FORMAT = 1
 
 
+RESULTS_DIR = "results"  # where the plan's scripts write their outputs, inside the plan directory by default
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

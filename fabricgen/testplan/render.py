@@ -12,7 +12,7 @@ from fabricgen.build_dir import Manifest
 from fabricgen.render.hosts import shell_names
 from fabricgen.reports.manifest import render_manifest
 from fabricgen.sorting import natural_key
-from fabricgen.testplan.model import Pair, Run, TestPlan
+from fabricgen.testplan.model import RESULTS_DIR, Pair, Run, TestPlan
 from fabricgen.testplan.runs import TEST_ARGS
 
 PERFTEST_SIZE = 1 << 20  # bytes per message: large enough for line rate
@@ -101,7 +101,7 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
         "set -euo pipefail",
         "",
         'PLAN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)',
-        'RESULTS=${RESULTS:-$PLAN_DIR/results}',
+        f'RESULTS=${{RESULTS:-$PLAN_DIR/{RESULTS_DIR}}}',
         "ROUND=${ROUND:-}",
         "TEST=${TEST:-write}",
         "SERVER_WAIT=${SERVER_WAIT:-5}",
@@ -235,7 +235,7 @@ def run_script(plan: TestPlan, run: Run) -> str:
         "",
         'PLAN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)',
         "export PLAN_DIR",
-        'RESULTS=${RESULTS:-$PLAN_DIR/results}',
+        f'RESULTS=${{RESULTS:-$PLAN_DIR/{RESULTS_DIR}}}',
         "DRY_RUN=${DRY_RUN:-0}",
         f"BINARY=${{{'NCCL_TESTS' if run.library == 'nccl' else 'RCCL_TESTS'}_DIR:-.}}/{binary}",
         "cmd=(mpirun -np " + str(run.ranks) + ' --hostfile "$PLAN_DIR/' + run.hostfile + '" --map-by ' + shlex.quote(f"ppr:{run.gpus_per_node}:node")
@@ -275,7 +275,7 @@ def markdown(plan: TestPlan) -> str:
     lines += [
         "## perftest pairs",
         "",
-        f"{len(plan.pairs)} pairs in {rounds} rounds; pairs of one round share no fabric link and no NIC, so they run at once.",
+        f"{len(plan.pairs):,} pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}; pairs of one round share no fabric link and no NIC, so they run at once.",
     ]
     if plan.spines:
         covered = len({c for p in plan.pairs for c in p.links})
