@@ -228,8 +228,18 @@ def test_a_missing_and_an_extra_cable(build_dir, inventory):
     answers["be-su01-leaf2"]["get_lldp_neighbors_detail"]["Ethernet200"] = [{"remote_system_name": "rogue-switch", "remote_port": "swp1"}]
     cabling = errors(run(build_dir, inventory, answers), "cabling")
     assert sorted(f.message.split(":")[0] for f in cabling) == ["extra cable", "missing cable BE-S00001"]
+    missing = next(f for f in cabling if f.message.startswith("missing"))
+    assert missing.planned == "BE-S00001: be-su01-leaf1 Ethernet16 - be-spine01 Ethernet1/1"
     extra = next(f for f in cabling if f.message.startswith("extra"))
     assert (extra.device, extra.port, extra.found) == ("be-su01-leaf2", "Ethernet200", "rogue-switch swp1")
+
+
+def test_a_host_port_that_sees_another_node_names_both_cables(build_dir, inventory):
+    answers = healthy(build_dir)
+    # leaf1 Ethernet0 (BE-00001, planned to gpu0001 nic1) sees gpu0002 nic1, the end of BE-00009
+    answers["be-su01-leaf1"]["get_lldp_neighbors_detail"]["Ethernet0"] = [{"remote_system_name": "gpu0002", "remote_port": "nic1"}]
+    [wrong] = errors(run(build_dir, inventory, answers), "cabling")
+    assert wrong.message == "wrong cable BE-00001: be-su01-leaf1 Ethernet0 sees gpu0002 nic1 (an end of BE-00009) instead of gpu0001 nic1"
 
 
 def test_a_silent_gpu_node_is_a_warning_not_an_error(build_dir, inventory):
@@ -298,14 +308,18 @@ def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):
 def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inventory, tmp_path):
     answers = healthy(build_dir)
     answers["be-spine01"]["get_config"] = answers["be-spine01"]["get_config"].replace("hostname be-spine01", "hostname be-spine01\nip domain-lookup")
+    # a secret the build does not know and no --secrets names: masked by its keyword
+    answers["be-su01-leaf1"]["get_config"] += "\nsnmp-server community hunter2-unknown group network-operator\n"
     result = run(build_dir, inventory, answers)
     drift = [f for f in result.findings if f.check == "drift"]
-    assert [f.device for f in drift] == ["be-spine01"], [f.found for f in drift]
+    assert sorted(f.device for f in drift) == ["be-spine01", "be-su01-leaf1"], [f.found for f in drift]
+    drift = [f for f in drift if f.device == "be-spine01"]
     assert drift[0].detail["added"] == 1 and drift[0].detail["missing"] == 0 and "+ip domain-lookup" in drift[0].found
     from fabricgen.verify import report
 
     for text in (report.render_json(result), report.render_markdown(result), "\n".join(report.plain_lines(result))):
-        assert BGP_KEY not in text
+        assert BGP_KEY not in text and "hunter2-unknown" not in text
+    assert "+snmp-server community <<masked>> group network-operator" in "\n".join(report.render_json(result).splitlines())
     assert BGP_KEY in answers["be-spine01"]["get_config"]  # the device did hold it
 
 

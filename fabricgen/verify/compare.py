@@ -148,10 +148,13 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
         found = {end: sorted(links.get(end, set()) - {ends[0], ends[1]}) for end in ends}
         covered.update(ends)
         if any(found.values()):
-            seen = "; ".join(f"{_point(end)} sees {', '.join(_point(p) for p in far)}" for end, far in found.items() if far)
+            seen = "; ".join(
+                f"{_point(end)} sees {', '.join(_point(p) + _owner(plan, p) for p in far)} instead of {_point(ends[1] if end == ends[0] else ends[0])}"
+                for end, far in found.items() if far
+            )
             findings.append(Finding(
                 "cabling", ERROR, cable.a.device if cable.a.device in by_name else cable.b.device, _port_of(cable, by_name),
-                f"wrong cable {cable.id}: {seen} instead of each other",
+                f"wrong cable {cable.id}: {seen}",
                 planned=_cable_text(cable), found=seen,
                 detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict(), "found": {_point(e): [_point(p) for p in f] for e, f in found.items()}},
             ))
@@ -178,6 +181,12 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
                 planned="no cable", found=_point(far), detail={"end": _point(end), "neighbour": _point(far)},
             ))
     return findings
+
+
+def _owner(plan: Plan, point: Point) -> str:
+    """" (planned on cable X)" for an end the plan cables elsewhere; "" for one it does not know."""
+    cable = plan.by_end.get(point)
+    return f" (an end of {cable.id})" if cable else ""
 
 
 def _observable(cable: Cable, spoke: set[str]) -> bool:
