@@ -242,6 +242,16 @@ def test_a_host_port_that_sees_another_node_names_both_cables(build_dir, invento
     assert wrong.message == "wrong cable BE-00001: be-su01-leaf1 Ethernet0 sees gpu0002 nic1 (an end of BE-00009) instead of gpu0001 nic1"
 
 
+def test_one_sided_lldp_on_a_planned_cable_is_a_warning(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers["be-spine01"]["get_lldp_neighbors_detail"].pop("Ethernet1/1")  # BE-S00001's spine end hears nothing
+    result = run(build_dir, inventory, answers)
+    assert errors(result, "cabling") == []
+    [warning] = [f for f in result.findings if f.check == "cabling"]
+    assert (warning.severity, warning.device, warning.port) == ("warning", "be-spine01", "Ethernet1/1")
+    assert "BE-S00001" in warning.message and "reports no LLDP neighbour" in warning.message
+
+
 def test_a_silent_gpu_node_is_a_warning_not_an_error(build_dir, inventory):
     answers = healthy(build_dir)
     answers["be-su01-leaf1"]["get_lldp_neighbors_detail"].pop("Ethernet0")  # BE-00001 to gpu0001 nic1

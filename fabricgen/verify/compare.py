@@ -87,14 +87,21 @@ def compare(plan: Plan, observations: list[Observation], secrets: Secrets | None
 Point = tuple[str, str]  # (device, port)
 
 
-def observed_links(plan: Plan, by_name: dict[str, Observation]) -> dict[Point, set[Point]]:
-    """Each end -> the ends LLDP connects it to (symmetric). A neighbour is named by its system
-    name (a domain suffix dropped when the short name is a device of the build) and its port ID,
-    or its port description when the port ID is not one of that device's planned ports."""
+def observed_links(plan: Plan, by_name: dict[str, Observation]) -> tuple[dict[Point, set[Point]], dict[Point, set[Point]]]:
+    """(links, one-sided): each end -> the ends LLDP connects it to (symmetric); each end -> the
+    neighbours it reports that the other end does not confirm.
+
+    A link is observed when both ends' LLDP agree, or when one end reports it and the other does
+    not speak LLDP (a GPU node: not polled; a switch whose driver gave no LLDP answer). A neighbour
+    reported by one end that the other, speaking, does not confirm is one-sided: kept apart, so it
+    never matches a planned cable, but still named in a wrong or extra cable's finding.
+    A neighbour is named by its system name (a domain suffix dropped when the short name is a
+    device of the build) and its port ID, or its port description when the port ID is not one of
+    that device's planned ports."""
     planned_ports = defaultdict(set)
     for device, port in plan.by_end:
         planned_ports[device].add(port)
-    links: dict[Point, set[Point]] = defaultdict(set)
+    halves: dict[Point, set[Point]] = defaultdict(set)
     for name, observation in by_name.items():
         answer = observation.answers.get("get_lldp_neighbors_detail")
         if not isinstance(answer, dict):
@@ -103,9 +110,18 @@ def observed_links(plan: Plan, by_name: dict[str, Observation]) -> dict[Point, s
             for neighbour in neighbours or []:
                 remote = _remote(neighbour, plan.roles, planned_ports)
                 if remote is not None:
-                    links[(name, port)].add(remote)
-                    links[remote].add((name, port))
-    return links
+                    halves[(name, port)].add(remote)
+    speakers = {name for name, o in by_name.items() if isinstance(o.answers.get("get_lldp_neighbors_detail"), dict)}
+    links: dict[Point, set[Point]] = defaultdict(set)
+    one_sided: dict[Point, set[Point]] = defaultdict(set)
+    for here, fars in halves.items():
+        for far in fars:
+            if far[0] not in speakers or here in halves.get(far, ()):
+                links[here].add(far)
+                links[far].add(here)
+            else:
+                one_sided[here].add(far)  # as `here` reported it
+    return links, one_sided
 
 
 def _remote(neighbour: dict, roles: dict[str, str], planned_ports: dict[str, set[str]]) -> Point | None:
@@ -127,8 +143,9 @@ def _remote(neighbour: dict, roles: dict[str, str], planned_ports: dict[str, set
 
 def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     spoke = {name for name, o in by_name.items() if isinstance(o.answers.get("get_lldp_neighbors_detail"), dict)}
-    links = observed_links(plan, by_name)
+    links, one_sided = observed_links(plan, by_name)
     key = {cable.id: ((cable.a.device, cable.a.port), (cable.b.device, cable.b.port)) for cable in plan.cables}
+    seen_any = {point: links.get(point, set()) | one_sided.get(point, set()) for point in links.keys() | one_sided.keys()}
     unmatched = [c for c in plan.cables if key[c.id][1] not in links.get(key[c.id][0], set()) and _observable(c, spoke)]
     unmatched_ids = {c.id for c in unmatched}
     findings: list[Finding] = []
@@ -145,8 +162,17 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
         if cable.id in explained:
             continue
         ends = key[cable.id]
-        found = {end: sorted(links.get(end, set()) - {ends[0], ends[1]}) for end in ends}
+        found = {end: sorted(seen_any.get(end, set()) - {ends[0], ends[1]}) for end in ends}
         covered.update(ends)
+        talker = next((end for end in ends if (ends[1] if end == ends[0] else ends[0]) in one_sided.get(end, set())), None)
+        if not any(found.values()) and talker is not None:
+            quiet = ends[1] if talker == ends[0] else ends[0]
+            findings.append(Finding(
+                "cabling", WARNING, quiet[0], quiet[1],
+                f"cable {cable.id}: {_point(talker)} sees {_point(quiet)}, but {_point(quiet)} reports no LLDP neighbour there (LLDP off or broken on that port?)",
+                planned=_cable_text(cable), found="one-sided LLDP", detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
+            ))
+            continue
         if any(found.values()):
             seen = "; ".join(
                 f"{_point(end)} sees {', '.join(_point(p) + _owner(plan, p) for p in far)} instead of {_point(ends[1] if end == ends[0] else ends[0])}"
@@ -168,7 +194,7 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
             detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
         ))
     reported = set()
-    for end, fars in sorted(links.items()):
+    for end, fars in sorted(seen_any.items()):
         if end[0] not in by_name or end in plan.by_end or end in covered:
             continue
         for far in sorted(fars):
