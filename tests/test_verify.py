@@ -131,7 +131,9 @@ class FakeDriver:
         return self._answer("get_bgp_neighbors")
 
     def get_optics(self):
-        raise NotImplementedError
+        if "get_optics" not in self.answers:
+            raise NotImplementedError
+        return self._answer("get_optics")
 
     def get_config(self, retrieve="all"):
         self.calls.append("get_config")
@@ -271,6 +273,26 @@ def test_a_down_port_and_wrong_speed_and_mtu(build_dir, inventory):
     assert ports[("be-su01-leaf1", "Ethernet16")].message.startswith("down")
     assert (ports[("be-su01-leaf2", "Ethernet16")].planned, ports[("be-su01-leaf2", "Ethernet16")].found) == ("400G", "100G")
     assert (ports[("be-su01-leaf3", "Ethernet16")].planned, ports[("be-su01-leaf3", "Ethernet16")].found) == ("9216", "1500")
+
+
+def _optic(dbm: float, low: float | None = None) -> dict:
+    power = {"instant": dbm, "avg": dbm, "min": dbm, "max": dbm} | ({"low_alarm": low} if low is not None else {})
+    return {"physical_channels": {"channel": [{"index": 0, "state": {"input_power": power, "output_power": {"instant": 1.0}, "laser_bias_current": {"instant": 7.0}}}]}}
+
+
+def test_optics_missing_and_dom_below_its_alarm(build_dir, inventory):
+    answers = healthy(build_dir)
+    leaf = answers["be-su01-leaf1"]
+    # the plan puts QDD-400G-DR4-S optics in every leaf port (cabling.csv b_optic / a_optic)
+    leaf["get_optics"] = {port: _optic(-2.0) for port in leaf["get_interfaces"]}
+    leaf["get_optics"]["Ethernet16"] = _optic(-14.5, low=-10.0)
+    leaf["get_optics"]["Ethernet24"] = _optic(-40.0)
+    del leaf["get_optics"]["Ethernet0"]
+    found = {(f.port, f.severity): f for f in run(build_dir, inventory, answers).findings if f.check == "ports" and f.device == "be-su01-leaf1"}
+    assert set(found) == {("Ethernet0", "warning"), ("Ethernet16", "error"), ("Ethernet24", "error")}
+    assert "no optic reported, the plan has QDD-400G-DR4-S" in found[("Ethernet0", "warning")].message
+    assert "below its low alarm -10" in found[("Ethernet16", "error")].message
+    assert "no light" in found[("Ethernet24", "error")].message
 
 
 def test_errors_counted_over_the_interval(build_dir, inventory):

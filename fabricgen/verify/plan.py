@@ -33,6 +33,7 @@ class End:
     port: str
     rack: str = ""
     ru: str = ""
+    optic: str = ""  # the transceiver PID the plan puts in this port ("" for a DAC/AOC or a NIC)
 
     def __str__(self) -> str:
         return f"{self.device} {self.port}"
@@ -114,7 +115,7 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
         speed = _SPEED.match(row.speed)
         cables.append(Cable(
             row.cable_id, row.network, row.kind,
-            End(row.a_device, row.a_port, row.a_rack, row.a_ru), End(row.b_device, row.b_port, row.b_rack, row.b_ru),
+            End(row.a_device, row.a_port, row.a_rack, row.a_ru, row.a_optic), End(row.b_device, row.b_port, row.b_rack, row.b_ru, row.b_optic),
             int(speed.group(1)) if speed else None,
         ))
     by_end = {(end.device, end.port): cable for cable in cables for end in (cable.a, cable.b)}
