@@ -196,7 +196,12 @@ def test_two_swapped_cables_are_one_swap_naming_both_cable_ids(build_dir, invent
     cables = {r["cable_id"]: r for r in _rows(build_dir, "cabling.csv")}
     one, two = cables["BE-S00001"], cables["BE-S00003"]
     _swap(answers, {(one["a_device"], one["a_port"]): (two["b_device"], two["b_port"]), (two["a_device"], two["a_port"]): (one["b_device"], one["b_port"])})
+    # the session over BE-S00001 goes down with it (its ends no longer share a subnet)
+    answers["be-su01-leaf1"]["get_bgp_neighbors"]["global"]["peers"]["10.8.0.0"]["is_up"] = False
     result = run(build_dir, inventory, answers)
+    [down] = errors(result, "routing")
+    assert (down.device, down.port) == ("be-su01-leaf1", "Ethernet16")
+    assert down.message.endswith("[follows from: swap of 2 cables (BE-S00001, BE-S00003)]")
     cabling = errors(result, "cabling")
     assert len(cabling) == 1, [f.message for f in cabling]
     swap = cabling[0]

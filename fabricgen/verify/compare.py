@@ -20,7 +20,7 @@ import difflib
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import netaddr
 
@@ -74,12 +74,27 @@ def compare(plan: Plan, observations: list[Observation], secrets: Secrets | None
     for o in observations:
         for getter, error in sorted(o.errors.items()):
             findings.append(Finding("reach", WARNING, o.target.name, "", f"{getter} failed: {error}"))
-    findings += check_cabling(plan, by_name)
-    findings += check_ports(plan, by_name)
-    findings += check_routing(plan, by_name)
-    findings += check_lossless(plan, by_name, thresholds or Thresholds())
-    findings += check_drift(plan, by_name, secrets or Secrets())
-    return findings
+    cabling = check_cabling(plan, by_name)
+    others = check_ports(plan, by_name) + check_routing(plan, by_name) + check_lossless(plan, by_name, thresholds or Thresholds())
+    return findings + cabling + _attributed(plan, cabling, others) + check_drift(plan, by_name, secrets or Secrets())
+
+
+def _attributed(plan: Plan, cabling: list[Finding], others: list[Finding]) -> list[Finding]:
+    """Port, session and pause findings on a port a cabling finding names, marked as following
+    from it (a swap takes its two sessions down): each keeps its severity, and says which."""
+    cause: dict[Point, str] = {}
+    for finding in cabling:
+        for entry in finding.detail.get("cables", []) or ([finding.detail] if "cable" in finding.detail else []):
+            for end in (entry.get("a"), entry.get("b")):
+                if end:
+                    cause[(end["device"], end["port"])] = finding.message.split(":")[0] + f" ({', '.join(c['id'] for c in finding.detail.get('cables', [])) or entry.get('cable')})"
+    marked = []
+    for finding in others:
+        why = cause.get((finding.device, finding.port))
+        if why:
+            finding = replace(finding, message=f"{finding.message} [follows from: {why}]", detail={**finding.detail, "follows_from": why})
+        marked.append(finding)
+    return marked
 
 
 # --- cabling -------------------------------------------------------------------------------------
