@@ -320,6 +320,16 @@ def test_a_wrong_peer_address_is_one_finding_naming_both(build_dir, inventory):
     assert (routing[0].device, routing[0].port) == ("be-su01-leaf1", "Ethernet16")
 
 
+def test_a_wrong_peer_address_outside_the_subnet_is_paired_by_its_description(build_dir, inventory):
+    answers = healthy(build_dir)
+    peers = answers["be-spine01"]["get_bgp_neighbors"]["global"]["peers"]
+    session = peers.pop("10.8.0.1")  # be-su01-leaf1 Ethernet16
+    peers["10.8.9.1"] = session | {"is_up": False, "description": "be-su01-leaf1 Ethernet16"}
+    [wrong] = errors(run(build_dir, inventory, answers), "routing")
+    assert "peer address 10.8.9.1 configured, plan says 10.8.0.1" in wrong.message
+    assert (wrong.device, wrong.port) == ("be-spine01", "Ethernet1/1")
+
+
 def test_a_session_down_and_an_unexpected_one(build_dir, inventory):
     answers = healthy(build_dir)
     answers["be-spine01"]["get_bgp_neighbors"]["global"]["peers"]["10.8.0.1"]["is_up"] = False

@@ -394,7 +394,7 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
     unexpected = sorted(set(peers) - set(planned))
     paired: set[str] = set()
     for session in missing:
-        partner = next((u for u in unexpected if u not in paired and session.subnet and _in(u, session.subnet)), None)
+        partner = next((u for u in unexpected if u not in paired and _replaces(session, u, peers[u])), None)
         where = f"{session.port} to {session.peer_device}" if session.port else "loopback session"
         if partner is not None:
             paired.add(partner)
@@ -420,6 +420,17 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
             findings.append(Finding("routing", WARNING, name, session.port, f"BGP session to {address} ({where}) receives no prefixes; the plan has routes for it to carry",
                                     planned="> 0 prefixes", found="0"))
     return findings
+
+
+def _replaces(session, address: str, peer: dict) -> bool:
+    """Whether the device's session to `address` is the planned `session` at a wrong address: the
+    address lies in the session's link subnet, or the session's description names the planned peer
+    device and port (fabricgen's configs describe each neighbor so, and a mistyped address keeps
+    its description)."""
+    if session.subnet and _in(address, session.subnet):
+        return True
+    words = str(peer.get("description") or "").split()
+    return bool(session.peer_device and session.peer_port) and session.peer_device in words and session.peer_port in words
 
 
 def _in(address: str, subnet: str) -> bool:

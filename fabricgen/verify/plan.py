@@ -70,6 +70,7 @@ class PlannedSession:
     port: str = ""  # the local port of the link the session runs over ("" for a loopback session)
     subnet: str = ""  # the link's subnet (10.8.0.0/31)
     peer_device: str = ""
+    peer_port: str = ""
 
 
 @dataclass
@@ -120,14 +121,14 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
         ))
     by_end = {(end.device, end.port): cable for cable in cables for end in (cable.a, cable.b)}
 
-    links: dict[tuple[str, str], tuple[str, str, str]] = {}  # (device, peer address) -> (port, subnet, peer device)
+    links: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # (device, peer address) -> (port, subnet, peer device, peer port)
     for row in build.ip_plan():
         if row.device in polled and row.peer_address:
-            links[(row.device, row.peer_address)] = (row.interface, str(netaddr.IPNetwork(row.address).cidr), row.peer_device)
+            links[(row.device, row.peer_address)] = (row.interface, str(netaddr.IPNetwork(row.address).cidr), row.peer_device, row.peer_interface)
     sessions: dict[str, dict[str, PlannedSession]] = {}
     for target in targets:
         sessions[target.name] = {
-            peer: PlannedSession(target.name, peer, *links.get((target.name, peer), ("", "", ""))) for peer in target.expected_peers
+            peer: PlannedSession(target.name, peer, *links.get((target.name, peer), ("", "", "", ""))) for peer in target.expected_peers
         }
 
     configs, mtu = {}, {}
