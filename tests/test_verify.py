@@ -234,6 +234,12 @@ def test_a_missing_and_an_extra_cable(build_dir, inventory):
     answers[gone["b_device"]]["get_lldp_neighbors_detail"].pop(gone["b_port"])
     answers["be-su01-leaf2"]["get_lldp_neighbors_detail"]["Ethernet200"] = [{"remote_system_name": "rogue-switch", "remote_port": "swp1"}]
     cabling = errors(run(build_dir, inventory, answers), "cabling")
+    # the port of the missing cable is down too: that finding says why
+    answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
+    result = run(build_dir, inventory, answers)
+    cabling = errors(result, "cabling")
+    [down] = errors(result, "ports")
+    assert down.message == "down (BE-S00001 to be-spine01 Ethernet1/1) [follows from: missing cable BE-S00001]"
     assert sorted(f.message.split(":")[0] for f in cabling) == ["extra cable", "missing cable BE-S00001"]
     missing = next(f for f in cabling if f.message.startswith("missing"))
     assert missing.planned == "BE-S00001: be-su01-leaf1 Ethernet16 - be-spine01 Ethernet1/1"

@@ -87,7 +87,9 @@ def _attributed(plan: Plan, cabling: list[Finding], others: list[Finding]) -> li
         for entry in finding.detail.get("cables", []) or ([finding.detail] if "cable" in finding.detail else []):
             for end in (entry.get("a"), entry.get("b")):
                 if end:
-                    cause[(end["device"], end["port"])] = finding.message.split(":")[0] + f" ({', '.join(c['id'] for c in finding.detail.get('cables', [])) or entry.get('cable')})"
+                    head = finding.message.split(":")[0]  # "swap of 2 cables", "missing cable BE-S00002"
+                    ids = [c["id"] for c in finding.detail.get("cables", [])]
+                    cause[(end["device"], end["port"])] = f"{head} ({', '.join(ids)})" if ids else head
     marked = []
     for finding in others:
         why = cause.get((finding.device, finding.port))
