@@ -143,7 +143,9 @@ class FakeDriver:
         return self._answer("get_lossless_counters")
 
     def get_ecmp_widths(self):
-        raise NotImplementedError
+        if "get_ecmp_widths" not in self.answers:
+            raise NotImplementedError
+        return self._answer("get_ecmp_widths")
 
     def cli(self, commands, encoding="text"):
         """NX-OS's `show interface priority-flow-control | json` in the shape of the recording
@@ -344,6 +346,22 @@ def test_a_session_down_and_an_unexpected_one(build_dir, inventory):
     assert len(messages) == 2
     assert messages[0].startswith("BGP session to 10.8.0.1") and "not Established" in messages[0]
     assert messages[1].startswith("unexpected BGP session to 192.0.2.9")
+
+
+def test_ecmp_widths_to_remote_leaves(build_dir, inventory):
+    """Every leaf of two-units.yaml has one uplink to each of the 2 spines, so it reaches every other
+    leaf's server prefixes (the lab plan's host_blocks) over 2 next hops."""
+    from fabricgen.lab.plan import read_plan as read_lab_plan
+
+    blocks = read_lab_plan(build_dir).host_blocks
+    answers = healthy(build_dir)
+    for leaf in blocks:
+        answers[leaf]["get_ecmp_widths"] = {prefix: 2 for other, prefixes in blocks.items() if other != leaf for prefix in prefixes}
+    assert errors(run(build_dir, inventory, answers), "routing") == []
+    victim = next(p for p in answers["be-su01-leaf1"]["get_ecmp_widths"])
+    answers["be-su01-leaf1"]["get_ecmp_widths"][victim] = 1
+    [narrow] = errors(run(build_dir, inventory, answers), "routing")
+    assert narrow.device == "be-su01-leaf1" and f"{victim} 1/2" in narrow.message and narrow.detail["wrong"] == {victim: {"planned": 2, "found": 1}}
 
 
 def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):

@@ -14,7 +14,7 @@ from fabricgen.push.inventory import Target
 from fabricgen.secrets import Secrets, load_secrets, names_in
 from fabricgen.verify.collect import Access, Observation, collect
 from fabricgen.verify.compare import Thresholds, compare
-from fabricgen.verify.plan import read_plan
+from fabricgen.verify.plan import planned_widths, read_plan
 from fabricgen.verify.report import Verification
 
 __all__ = ["Verification", "verify_fabric"]
@@ -29,8 +29,11 @@ def verify_fabric(
     connect(secrets): how to reach the devices (push's drivers, credentials and checks), given the
     secret values the build's configs name that the environment or `secrets_file` holds (all
     optional here: they only mask the running configs, on top of the keyword masking)."""
-    plan = read_plan(BuildFiles(build_dir, VerifyError), targets, VerifyError)
+    build = BuildFiles(build_dir, VerifyError)
+    plan = read_plan(build, targets, VerifyError)
     secrets = load_secrets({name for text in plan.configs.values() for name in names_in(text)}, secrets_file)
     observations: list[Observation] = collect(targets, connect(secrets), interval, jobs, on_done)
+    if any("get_ecmp_widths" in o.answers for o in observations):
+        plan.widths = planned_widths(build, plan.polled, plan.notes)
     findings = compare(plan, observations, secrets, thresholds or Thresholds())
     return Verification(str(build_dir), findings, observations, plan.notes, interval)

@@ -84,7 +84,7 @@ class Plan:
     sessions: dict[str, dict[str, PlannedSession]]  # device -> peer address -> session
     mtu: dict[tuple[str, str], int]  # (device, port) -> the MTU its config sets
     lossless: dict[str, set[int]]  # device -> its lossless (PFC) priorities
-    widths: dict[str, dict[str, int]]  # device -> prefix -> planned ECMP width
+    widths: dict[str, dict[str, int]]  # device -> prefix -> planned ECMP width (planned_widths)
     configs: dict[str, str]  # device -> the build's config (secret placeholders kept)
     notes: list[str] = field(default_factory=list)  # what the plan could not provide
 
@@ -151,9 +151,7 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
         if node.id in polled and isinstance(priority, int):
             lossless[node.id] = {priority}
 
-    notes: list[str] = []
-    widths = _planned_widths(build, polled, notes)
-    return Plan(targets, roles, cables, by_end, sessions, mtu, lossless, widths, configs, notes)
+    return Plan(targets, roles, cables, by_end, sessions, mtu, lossless, {}, configs)
 
 
 def sonic_config_text(config_db: str, frr: str) -> str:
@@ -177,9 +175,10 @@ def nxos_mtus(config: str) -> dict[str, int]:
     return found
 
 
-def _planned_widths(build: BuildFiles, polled: set[str], notes: list[str]) -> dict[str, dict[str, int]]:
+def planned_widths(build: BuildFiles, polled: set[str], notes: list[str]) -> dict[str, dict[str, int]]:
     """switch -> prefix -> next hops, for the prefixes every other leaf of the backend announces,
-    as the lab's routing model converges them with every link up."""
+    as the lab's routing model converges them with every link up. It models every leaf of the
+    fabric, so `verify_fabric` asks for it only when a device reported its table."""
     from fabricgen.errors import LabError
     from fabricgen.lab.plan import read_plan as read_lab_plan
     from fabricgen.lab.routing import ecmp_widths
