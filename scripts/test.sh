@@ -2,22 +2,22 @@
 # Sets everything up and runs the whole test suite.
 # Installs, when missing and run as root, the Debian packages the tests drive: frr (`vtysh --dryrun`
 # on every generated frr.conf, and the lab's routing daemons), iproute2, iputils-ping, traceroute and
-# nftables (the lab's probes and silent link failures), and openssh-server (the SONiC driver tests
+# nftables (the lab's probes and silent link failures), lldpd (LLDP in every lab namespace), and openssh-server (the SONiC driver tests
 # start their own sshd on 127.0.0.1; the package's own ssh service is kept off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 missing=()
-for pair in vtysh:frr ip:iproute2 ping:iputils-ping traceroute:traceroute nft:nftables; do
+for pair in vtysh:frr ip:iproute2 ping:iputils-ping traceroute:traceroute nft:nftables lldpd:lldpd; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair##*:}")
 done
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing Debian packages for the FRR checks, the lab and the SONiC driver tests: ${missing[*]}"
     apt-get update -qq
-    if [[ " ${missing[*]} " == *" openssh-server "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
-        # keep the package from starting the machine's sshd during the install
+    if [[ " ${missing[*]} " == *" openssh-server "* || " ${missing[*]} " == *" lldpd "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
+        # keep the packages from starting the machine's sshd or lldpd during the install
         printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
         trap 'rm -f /usr/sbin/policy-rc.d' EXIT
     fi
@@ -28,6 +28,14 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
             systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
         else
             update-rc.d ssh disable >/dev/null 2>&1 || true
+        fi
+    fi
+    if [[ " ${missing[*]} " == *" lldpd "* ]]; then
+        # the lab starts its own lldpd in each namespace; the host's would speak LLDP on its ports
+        if [ -d /run/systemd/system ]; then
+            systemctl disable --now lldpd.service >/dev/null 2>&1 || true
+        else
+            update-rc.d lldpd disable >/dev/null 2>&1 || true
         fi
     fi
 fi

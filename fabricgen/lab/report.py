@@ -29,7 +29,7 @@ def up_lines(report: UpReport) -> list[str]:
             f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {servers(p)}, "
             f"{len(p.links)} links (veth pairs) in {report.seconds:.2f} s"
         ),
-        f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident",
+        f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident; lldpd: {report.lldpd_processes} processes, {report.lldpd_rss_mib:.0f} MiB",
     ]
     if p.design and p.design != "rail-optimized":  # topology.json's graph.fabrics[network].design; the default goes unsaid
         lines.append(f"design: {p.design}")

@@ -1,4 +1,4 @@
-"""The lab on this machine: namespaces, veth pairs, addresses and FRR daemons, and their removal.
+"""The lab on this machine: namespaces, veth pairs, addresses, FRR and lldpd daemons, and their removal.
 
 Everything the lab creates is recorded in a state file before it is created (write-ahead), so
 `down` removes exactly that, also after a crash or a failed `up`. The FRR configs the daemons read
@@ -6,6 +6,11 @@ carry the BGP keys (`fabricgen.lab.keys`): they live in the lab's private key di
 files 0600), never in FRR's run directory, and go with `down`. The host's own network namespace
 is never changed: veth pairs are created directly inside their namespaces (`ip link add ... netns`),
 and every command that configures anything runs inside a lab namespace.
+
+Every namespace (switches and GPU nodes) runs Debian's lldpd on its planned ports, so LLDP in the
+lab is real: each chassis advertises the device's name, each port its planned name (port ID subtype
+local, and the same port description). Its control socket is `lldpd_socket(namespace)`; `lldpctl
+-u SOCKET -f json` lists what the namespace sees.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from pathlib import Path
 from fabricgen import __version__
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import keys
-from fabricgen.lab.plan import LabPlan, lab_id_of, read_plan
+from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
 from fabricgen.secrets import Secrets
 
 STATE_ROOT = Path(os.environ.get("FABRICGEN_LAB_STATE", "/run/fabricgen/lab"))
@@ -59,6 +64,16 @@ NODE_SYSCTLS = (
     "net.ipv4.icmp_msgs_burst=10000",
 )
 NFT_TABLE = "fabricgen_fail"
+# lldpd: Debian's package (1.0.16 on bookworm). Its options and lldpcli's commands are from lldpd(8)
+# and lldpcli(8) of that version.
+LLDPD = Path("/usr/sbin/lldpd")
+LLDPCLI = Path("/usr/sbin/lldpcli")
+LLDPD_RUN = Path("/run/fabricgen-lldpd")  # sockets, pid files and the configs lldpcli reads at start
+# lldpcli(8) `configure lldp tx-interval`: seconds (or "ms" suffixed), default 30; the daemon takes
+# any value above 0 (lldpd src/lib/atoms/config.c, _lldpctl_atom_set_int_config). 1 s: a new or
+# rewired neighbour shows within about a second. `tx-hold` 4 (the default) makes the TTL 4 s.
+LLDP_TX_INTERVAL = 1
+LLDP_TX_HOLD = 4
 WORKERS = min(16, (os.cpu_count() or 2) * 4)  # subprocesses mostly wait on the kernel or FRR
 
 
@@ -103,8 +118,9 @@ def require_lab_host() -> None:
         raise LabError(Problem("the lab needs root: it creates network namespaces and starts FRR", hint="run it with sudo"))
     missing = [tool for tool in ("ip", "vtysh") if shutil.which(tool) is None]
     missing += [str(FRR_BIN / d) for d in DAEMONS if not (FRR_BIN / d).exists()]
+    missing += [f"{tool} (lldpd)" for tool in (LLDPD, LLDPCLI) if not tool.exists()]
     if missing:
-        raise LabError(Problem(f"missing: {', '.join(missing)}", hint="install Debian's frr and iproute2: apt-get install frr iproute2"))
+        raise LabError(Problem(f"missing: {', '.join(missing)}", hint="install Debian's frr, lldpd and iproute2: apt-get install frr lldpd iproute2"))
 
 
 def manifest_hash(build_dir: Path) -> str:
@@ -253,6 +269,7 @@ def _create(plan: LabPlan, state: LabState, secrets_file: Path | None) -> None:
         state.notes.append("this kernel has no VRF support: tenant VRFs (L3 VNI routing) are not built")
     parallel(lambda d: _configure_switch(plan, d), plan.switches)
     parallel(lambda n: _configure_node(plan, n), plan.nodes)
+    start_lldpd(plan, devices)
     _start_frr(plan, state, list(plan.switches))
     state.loaded_at = time.time()
 
@@ -283,14 +300,32 @@ def _configure_switch(plan: LabPlan, name: str) -> None:
         commands.append(f"link set dev {bridge} up")
         bridged.update({member: bridge for member in segment.members})
     for port in plan.ports_of(name):
-        commands.append(f"link set dev {port.ifname} mtu {SWITCH_PORT_MTU}")
-        if port.port in bridged:
-            commands.append(f"link set dev {port.ifname} master {bridged[port.port]}")
-        elif port.address:
-            commands.append(f"address add {port.address} dev {port.ifname}")
-        commands.append(f"link set dev {port.ifname} up")
+        commands += switch_port_commands(port, bridged.get(port.port))
     in_namespace(ns, ["sysctl", "-q", "-w", *SWITCH_SYSCTLS])
     ip_batch(commands, ns)
+
+
+def switch_port_commands(port: LabPort, bridge: str | None) -> list[str]:
+    """`ip -batch` lines that set up one switch port: MTU, its bridge or its address, up."""
+    commands = [f"link set dev {port.ifname} mtu {SWITCH_PORT_MTU}"]
+    if bridge:
+        commands.append(f"link set dev {port.ifname} master {bridge}")
+    elif port.address:
+        commands.append(f"address add {port.address} dev {port.ifname}")
+    commands.append(f"link set dev {port.ifname} up")
+    return commands
+
+
+def port_commands(plan: LabPlan, device: str, port: LabPort) -> list[str]:
+    """`ip -batch` lines that set up one port of `device` as `lab up` does, after its veth was
+    (re)created: a switch port's MTU, bridge or address; a node NIC's MTU, address and the routes
+    through it (the kernel drops a device's routes with the device; the policy rules stay)."""
+    if device in plan.switches:
+        bridge = next((f"br{s.vlan}" for s in plan.switches[device].segments if port.port in s.members), None)
+        return switch_port_commands(port, bridge)
+    node = plan.nodes[device]
+    nic = next(n for n in node.nics if n.ifname == port.ifname)
+    return _nic_commands(nic) + [_route_command(route) for route in node.routes if route.dev == nic.ifname]
 
 
 def _configure_node(plan: LabPlan, name: str) -> None:
@@ -298,25 +333,30 @@ def _configure_node(plan: LabPlan, name: str) -> None:
     ns = plan.namespace(name)
     commands = ["link set dev lo up"]
     for nic in node.nics:
-        if nic.mtu:
-            commands.append(f"link set dev {nic.ifname} mtu {nic.mtu}")
-        commands.append(f"address add {nic.address} dev {nic.ifname}")
-        commands.append(f"link set dev {nic.ifname} up")
-    for route in node.routes:
-        words = [f"route add {route.to}"]
-        if route.via:
-            words.append(f"via {route.via}")
-        words.append(f"dev {route.dev}")
-        if route.scope:
-            words.append(f"scope {route.scope}")
-        if route.table:
-            words.append(f"table {route.table}")
-        if route.metric is not None:
-            words.append(f"metric {route.metric}")
-        commands.append(" ".join(words))
+        commands += _nic_commands(nic)
+    commands += [_route_command(route) for route in node.routes]
     commands += [f"rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in node.rules]
     in_namespace(ns, ["sysctl", "-q", "-w", *NODE_SYSCTLS])
     ip_batch(commands, ns)
+
+
+def _nic_commands(nic: LabNic) -> list[str]:
+    commands = [f"link set dev {nic.ifname} mtu {nic.mtu}"] if nic.mtu else []
+    return [*commands, f"address add {nic.address} dev {nic.ifname}", f"link set dev {nic.ifname} up"]
+
+
+def _route_command(route: Route, verb: str = "add") -> str:
+    words = [f"route {verb} {route.to}"]
+    if route.via:
+        words.append(f"via {route.via}")
+    words.append(f"dev {route.dev}")
+    if route.scope:
+        words.append(f"scope {route.scope}")
+    if route.table:
+        words.append(f"table {route.table}")
+    if route.metric is not None:
+        words.append(f"metric {route.metric}")
+    return " ".join(words)
 
 
 def frr_dir(namespace: str) -> Path:
@@ -353,11 +393,96 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
 
 
 def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
+    _wait_for(lambda: all((directory / f"{d}.vty").exists() for d in DAEMONS), f"FRR did not start in {directory} (see its *.log files)", timeout)
+
+
+# --- lldpd ---------------------------------------------------------------------------------------
+
+
+def lldpd_socket(namespace: str) -> Path:
+    """The control socket of the namespace's lldpd (`lldpctl -u` / `lldpcli -u` it). A namespace
+    name is at most 72 characters (fg, the lab id, a hostname), so the path stays within a Unix
+    socket's 108 bytes (lldpd src/lldpd.h UNIX_PATH_MAX)."""
+    return LLDPD_RUN / f"{namespace}.socket"
+
+
+def lldpd_files(namespace: str) -> list[Path]:
+    """Every file a namespace's lldpd has: its socket and the lock lldpd keeps beside it (both gone
+    when it stops), its pid file (left behind by lldpd) and its start-up config."""
+    socket = lldpd_socket(namespace)
+    return [socket, socket.with_name(socket.name + ".lock"), LLDPD_RUN / f"{namespace}.pid", LLDPD_RUN / f"{namespace}.conf"]
+
+
+def lldp_port_command(port: LabPort) -> str:
+    """lldpcli(8): `configure [ports ethX [,...]] lldp portidsubtype local value` and, in the same
+    command, the port description (lldpd src/client/conf-lldp.c, cmd_portid_type_local, sets
+    both): the port advertises its planned name, not its MAC address and kernel name."""
+    return f"configure ports {port.ifname} lldp portidsubtype local {port.port} description {port.port}"
+
+
+def lldpd_config(plan: LabPlan, device: str) -> str:
+    """The lldpcli commands the device's lldpd runs at start (`lldpd -O`): the chassis' system name
+    is the device's, its ports advertise their planned names, fast transmission, and the port
+    settings kept when a port is deleted and created again (a rewired cable)."""
+    ports = plan.ports_of(device)
+    lines = [
+        f"configure system hostname {device}",  # lldpcli(8): overrides the node name as the system name
+        f"configure lldp tx-interval {LLDP_TX_INTERVAL}",
+        f"configure lldp tx-hold {LLDP_TX_HOLD}",
+    ]
+    if ports:
+        # lldpcli(8) `configure system interface permanent`: without it lldpd forgets a removed
+        # interface's custom settings (checked: a re-created veth advertised its MAC again)
+        lines.append(f"configure system interface permanent {','.join(p.ifname for p in ports)}")
+    lines += [lldp_port_command(port) for port in ports]
+    return "\n".join(lines) + "\n"
+
+
+def start_lldpd(plan: LabPlan, devices: list[str]) -> None:
+    """One lldpd in each device's namespace, on its planned ports only (not lo), its socket at
+    `lldpd_socket`. The daemons start paused until lldpcli has run their config (lldpd(8) -O and
+    FILES), so the first frame already carries the planned names."""
+    LLDPD_RUN.mkdir(parents=True, exist_ok=True)
+    parallel(lambda device: _start_one_lldpd(plan, device), devices)
+    _wait_for(lambda: all(lldpd_socket(plan.namespace(d)).exists() for d in devices), f"lldpd did not start (no socket in {LLDPD_RUN})")
+
+
+def _start_one_lldpd(plan: LabPlan, device: str) -> None:
+    ns = plan.namespace(device)
+    socket, _, pid_file, config = lldpd_files(ns)
+    ports = plan.ports_of(device)
+    config.write_text(lldpd_config(plan, device))
+    for stale in (socket, pid_file):
+        stale.unlink(missing_ok=True)  # a device restarted after `lab fail --device`
+    # lldpd(8): -u control socket, -p pid file, -I the interfaces to use (an exact name passes
+    # lldpd's own tests for a physical port: veths do), -O the lldpcli config to run at start
+    args = [str(LLDPD), "-u", str(socket), "-p", str(pid_file), "-O", str(config)]
+    if ports:
+        args += ["-I", ",".join(p.ifname for p in ports)]
+    in_namespace(ns, args)
+
+
+def lldpcli(namespace: str, command: str) -> str:
+    """One lldpcli command against the namespace's lldpd (its words come from the checked plan)."""
+    return run([str(LLDPCLI), "-u", str(lldpd_socket(namespace)), *command.split()]).stdout
+
+
+def _wait_for(ready: Callable[[], bool], message: str, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
-    while not all((directory / f"{d}.vty").exists() for d in DAEMONS):
+    while not ready():
         if time.monotonic() > deadline:
-            raise LabError(Problem(f"FRR did not start in {directory} (see its *.log files)"))
+            raise LabError(Problem(message))
         time.sleep(0.02)
+
+
+def _remove_lldpd_files(namespaces: list[str]) -> None:
+    for ns in namespaces:
+        for path in lldpd_files(ns):
+            path.unlink(missing_ok=True)
+    try:
+        LLDPD_RUN.rmdir()  # when no other lab has lldpd running
+    except OSError:
+        pass
 
 
 # --- down ----------------------------------------------------------------------------------------
@@ -386,8 +511,9 @@ def forget(lab_id: str) -> None:
 
 
 def _remove(state: LabState) -> None:
-    """Processes in the lab's namespaces, then the namespaces (their veths go with them), then
-    FRR's run directories, then the state. Each step tolerates what is already gone."""
+    """Processes in the lab's namespaces (FRR, lldpd), then the namespaces (their veths go with
+    them), then FRR's run directories and lldpd's files, then the state. Each step tolerates what
+    is already gone."""
     existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
     # only this lab's namespaces (fg<lab id>-<device>), whatever the state file says
     namespaces = [ns for ns in state.namespaces if ns in existing and ns.startswith(f"fg{state.lab_id}-")]
@@ -397,6 +523,7 @@ def _remove(state: LabState) -> None:
     for directory in state.frr_dirs:
         if Path(directory).parent == FRR_RUN and Path(directory).name.startswith(f"fg{state.lab_id}-"):
             shutil.rmtree(directory, ignore_errors=True)
+    _remove_lldpd_files([ns for ns in state.namespaces if ns.startswith(f"fg{state.lab_id}-")])
     if state.keys_dir and Path(state.keys_dir) == keys_directory(state.lab_id):
         shutil.rmtree(state.keys_dir, ignore_errors=True)
     state.phase = "removed"
@@ -461,11 +588,13 @@ def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
             if failure["how"] == "silent":
                 in_namespace(ns, ["nft", "delete", "chain", "netdev", NFT_TABLE, _drop_chain(end.ifname)])
             else:
-                ip_batch([f"link set dev {end.ifname} up"], ns)
+                ip_batch([f"link set dev {end.ifname} up", *node_routes_again(plan, end.device, [end.ifname])], ns)
     else:
         name = failure["device"]
         ns = plan.namespace(name)
-        ip_batch([f"link set dev {port.ifname} up" for port in plan.ports_of(name)], ns)
+        ports = [port.ifname for port in plan.ports_of(name)]
+        ip_batch([*(f"link set dev {ifname} up" for ifname in ports), *node_routes_again(plan, name, ports)], ns)
+        start_lldpd(plan, [name])  # powered on again: its lldpd went with the power
         if name in plan.switches:
             for stale in frr_dir(ns).glob("*.vty"):
                 stale.unlink()
@@ -473,6 +602,14 @@ def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
     state.failures.remove(failure)
     state.loaded_at = time.time()
     state.save()
+
+
+def node_routes_again(plan: LabPlan, device: str, ifnames: list[str]) -> list[str]:
+    """`ip -batch` lines that put back a node's routes through `ifnames` after those links were
+    down (the kernel removes a route whose device goes down; a switch's come back from FRR)."""
+    if device not in plan.nodes:
+        return []
+    return [_route_command(route, "replace") for route in plan.nodes[device].routes if route.dev in ifnames]
 
 
 def _drop_chain(ifname: str) -> str:

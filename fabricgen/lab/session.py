@@ -25,6 +25,8 @@ class UpReport:
     keys_given: list[str] = field(default_factory=list)  # secret names filled from the environment or the secrets file
     keys_generated: list[str] = field(default_factory=list)  # secret names the lab made a random value up for
     keys_dir: str = ""
+    lldpd_processes: int = 0  # two per namespace: lldpd runs privilege-separated (lldpd -vv: "Privilege separation: enabled")
+    lldpd_rss_mib: float = 0.0
 
 
 @dataclass
@@ -50,21 +52,30 @@ class RunReport:
 def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> UpReport:
     state, plan = runtime.lab_up(build_dir, network, secrets_file)
     converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
-    daemons, rss = frr_memory(state)
-    return UpReport(plan, state.up_seconds, converged, seconds, daemons, rss, state.notes, state.keys_given, state.keys_generated, state.keys_dir)
+    memory = process_memory(state)
+    frr, lldpd = memory.get("frr", (0, 0.0)), memory.get("lldpd", (0, 0.0))
+    return UpReport(
+        plan, state.up_seconds, converged, seconds, frr[0], frr[1], state.notes, state.keys_given, state.keys_generated, state.keys_dir, lldpd[0], lldpd[1]
+    )
 
 
-def frr_memory(state: runtime.LabState) -> tuple[int, float]:
-    """How many processes run in the lab's namespaces and their resident memory (MiB)."""
+def process_memory(state: runtime.LabState) -> dict[str, tuple[int, float]]:
+    """"frr" and "lldpd" (and "other") -> how many processes of it run in the lab's namespaces and
+    their resident memory (MiB)."""
     pids = [pid for pids in runtime.parallel(runtime.namespace_pids, state.namespaces) for pid in pids]
-    total_kib = 0
+    totals: dict[str, list] = {}
     for pid in pids:
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
-        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return len(pids), total_kib / 1024
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        name = fields.get("Name", "").strip()
+        kind = "frr" if name in runtime.DAEMONS else "lldpd" if name == "lldpd" else "other"
+        total = totals.setdefault(kind, [0, 0])
+        total[0] += 1
+        total[1] += int(fields.get("VmRSS", "0 kB").split()[0])
+    return {kind: (count, kib / 1024) for kind, (count, kib) in totals.items()}
 
 
 def check(build_dir: Path, timeout: float = 60.0) -> Verification:

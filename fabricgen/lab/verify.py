@@ -1,4 +1,4 @@
-"""What `fabricgen lab verify` checks against the build: sessions, ECMP width, traffic, EVPN.
+"""What `fabricgen lab verify` checks against the build: sessions, ECMP width, LLDP, traffic, EVPN.
 
 Every expectation comes from the build (the IP plan's routed cables, the cabling plan's uplinks,
 the GPU nodes' addresses) and from the failures the lab has applied, never from what the running
@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from fabricgen.lab import lldp
 from fabricgen.lab.plan import LabPlan, Probe, Session
 from fabricgen.lab.routing import ecmp_widths
 from fabricgen.lab.runtime import LabState, in_namespace, parallel, run, vtysh
@@ -54,13 +55,15 @@ class Failed:
 
     cables: set[str]
     devices: set[str]
+    silent: set[str] = field(default_factory=set)  # the cables failed silently (carrier up, frames dropped)
 
     @classmethod
     def of(cls, plan: LabPlan, state: LabState) -> Failed:
         cables = {f["cable"] for f in state.failures if f["kind"] == "link"}
+        silent = {f["cable"] for f in state.failures if f["kind"] == "link" and f.get("how") == "silent"}
         devices = {f["device"] for f in state.failures if f["kind"] == "device"}
         cables |= {link.cable for device in devices for link in plan.links_of(device)}
-        return cls(cables, devices)
+        return cls(cables, devices, silent)
 
 
 @dataclass
@@ -184,10 +187,41 @@ def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float |
     waited = time.perf_counter() - started
     checks = [bgp_check(plan, failed, snap, authenticated(plan, failed)), bfd_check(plan, failed, snap), ecmp_check(plan, failed, snap)]
     checks[0].seconds = waited
+    checks.append(_timed(lldp_check, plan, failed))
     if any(s.vtep for s in plan.switches.values()):
         checks.append(_timed(evpn_check, plan, failed))
     checks.append(_timed(traffic_check, plan, failed))
     return Verification(checks, converged, seconds, list(state.notes))
+
+
+def lldp_check(plan: LabPlan, failed: Failed, timeout: float = lldp.SETTLE_SECONDS) -> Check:
+    """Every cable end of a live device sees, over LLDP, the other end's device (system name) and
+    port (port ID) and nothing else; an end of a failed cable sees nobody. A silently failed cable
+    is not checked: its frames are dropped at the ingress hook, after lldpd's packet socket has
+    seen them (Linux delivers to packet taps before the netdev ingress hook)."""
+    check = Check("LLDP", ("device", "cable ends", "as planned", "wrong or missing"))
+    ends = lldp.wait_for_lldp(plan, failed.cables, failed.silent, failed.devices, timeout)
+    by_device: dict[str, list[lldp.EndLook]] = defaultdict(list)
+    for end in ends:
+        by_device[end.device].append(end)
+    for device, looks in by_device.items():
+        wrong = [_lldp_problem(end) for end in looks if not end.ok]
+        check.add((device, len(looks), sum(1 for end in looks if end.ok and end.checked), "; ".join(wrong)[:300] or "-"), not wrong)
+    planned = [end for end in ends if end.checked and end.expected]
+    right = sum(1 for end in planned if end.ok)
+    check.summary = f"{right}/{len(planned)} cable ends see the planned neighbour"
+    dark = [end for end in ends if end.checked and not end.expected]
+    if dark:
+        check.summary += f"; {sum(1 for end in dark if end.ok)}/{len(dark)} ends of failed cables see none, as expected"
+    if len(ends) > len(planned) + len(dark):
+        check.summary += f"; {len(ends) - len(planned) - len(dark)} ends of silently failed cables not checked"
+    return check
+
+
+def _lldp_problem(end: lldp.EndLook) -> str:
+    seen = ", ".join(f"{system or '?'} {port or '?'}" for system, port in end.seen) or "nothing"
+    want = f"{end.expected[0]} {end.expected[1]}" if end.expected else "nothing"
+    return f"{end.port} ({end.cable}): sees {seen}, planned {want}"
 
 
 def _timed(make, plan: LabPlan, failed: Failed) -> Check:

@@ -39,7 +39,7 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
-from fabricgen.push import known_hosts
+from fabricgen.push import known_hosts, sonic_answers
 from fabricgen.sorting import natural_key
 from fabricgen.trust import quoted
 
@@ -65,7 +65,74 @@ VTYSH_RUNNING = "vtysh -c 'show running-config no-header'"
 VTYSH_VERSION = "vtysh -c 'show version'"
 VTYSH_BGP_SUMMARY = "vtysh -c 'show bgp vrf all summary json'"
 VTYSH_BGP_NEIGHBORS = "vtysh -c 'show bgp vrf all neighbors json'"  # only for the peers' router ids
+VTYSH_ROUTES = "vtysh -c 'show ip route json'"  # FRR zebra: the default VRF's IPv4 table
 FRR_RELOAD = "/usr/lib/frr/frr-reload.py"
+# Read-only getters (sonic-utilities 202405 unless said otherwise).
+# lldpd's own client, in the `lldp` container on SONiC (scripts/lldpshow runs `docker exec -i lldp
+# lldpctl`); JSON since lldpd 0.7.9 (src/client/json_writer.c)
+LLDPCTL_JSON = "lldpctl -f json"
+# show/interfaces/__init__.py: `show interfaces status` = `intfutil -c status`, `show interfaces
+# description` = `intfutil -c description`; scripts/intfutil prints tabulate tables (no JSON option)
+SHOW_INTERFACES_STATUS = "show interfaces status"
+INTERFACES_STATUS_HEADER = ["Interface", "Lanes", "Speed", "MTU", "FEC", "Alias", "Vlan", "Oper", "Admin", "Type", "Asym PFC"]
+SHOW_INTERFACES_DESCRIPTION = "show interfaces description"
+INTERFACES_DESCRIPTION_HEADER = ["Interface", "Oper", "Admin", "Alias", "Description"]
+# Counters come from COUNTERS_DB itself, read as portstat, pfcstat and pfcwd read it, in one
+# sonic-db-cli call: `portstat -j` lacks octets and the unicast/multicast/broadcast split
+# (utilities_common/portstat.py cnstat_print), pfcstat and `pfcwd show stats` have no JSON, and all
+# three print differences against a user's `sonic-clear` snapshot, where verify needs cumulative
+# counters. sonic-db-cli passes EVAL to redis (swss-common sonic-db-cli usage, example 4) and
+# prints a string reply as is (common/redisreply.cpp), so the script answers one JSON text.
+DB_CLI_EVAL = "sonic-db-cli {db} EVAL {script} 0 {args}"
+# every COUNTERS:<oid> hash named in a name map (COUNTERS_PORT_NAME_MAP: port -> oid,
+# COUNTERS_QUEUE_NAME_MAP: "Ethernet0:3" -> oid), only the fields asked for
+NAME_MAP_COUNTERS = """-- fabricgen: name-map counters
+local names = redis.call('HGETALL', ARGV[1])
+local result = {}
+for i = 1, #names, 2 do
+  local values = redis.call('HMGET', 'COUNTERS:' .. names[i + 1], unpack(ARGV, 2))
+  local entry = {}
+  for j = 2, #ARGV do
+    if values[j - 1] then entry[ARGV[j]] = values[j - 1] end
+  end
+  result[names[i]] = entry
+end
+return cjson.encode(result)
+"""
+# every hash whose key matches ARGV[1], whole
+TABLE_BY_PATTERN = """-- fabricgen: table by pattern
+local result = {}
+for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+  local flat = redis.call('HGETALL', key)
+  local entry = {}
+  for i = 1, #flat, 2 do entry[flat[i]] = flat[i + 1] end
+  result[key] = entry
+end
+return cjson.encode(result)
+"""
+# NAPALM's get_interfaces_counters names -> the SAI counters portstat sums (utilities_common/portstat.py counter_bucket_dict)
+PORT_COUNTERS = {
+    "tx_errors": "SAI_PORT_STAT_IF_OUT_ERRORS",
+    "rx_errors": "SAI_PORT_STAT_IF_IN_ERRORS",
+    "tx_discards": "SAI_PORT_STAT_IF_OUT_DISCARDS",
+    "rx_discards": "SAI_PORT_STAT_IF_IN_DISCARDS",
+    "tx_octets": "SAI_PORT_STAT_IF_OUT_OCTETS",
+    "rx_octets": "SAI_PORT_STAT_IF_IN_OCTETS",
+    "tx_unicast_packets": "SAI_PORT_STAT_IF_OUT_UCAST_PKTS",
+    "rx_unicast_packets": "SAI_PORT_STAT_IF_IN_UCAST_PKTS",
+    "tx_multicast_packets": "SAI_PORT_STAT_IF_OUT_MULTICAST_PKTS",
+    "rx_multicast_packets": "SAI_PORT_STAT_IF_IN_MULTICAST_PKTS",
+    "tx_broadcast_packets": "SAI_PORT_STAT_IF_OUT_BROADCAST_PKTS",
+    "rx_broadcast_packets": "SAI_PORT_STAT_IF_IN_BROADCAST_PKTS",
+}
+PFC_COUNTER = "SAI_PORT_STAT_PFC_{priority}_{way}_PKTS"  # scripts/pfcstat counter_bucket_rx_dict/_tx_dict
+PFCWD_STORMS = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"  # pfcwd/main.py STATS_DESCRIPTION, per queue
+# per queue; scripts/wredstat reads it (sonic-utilities master); 202405's queuestat has no ECN counter
+ECN_MARKED = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
+# STATE_DB TRANSCEIVER_DOM_SENSOR|<port>: what `show interfaces transceiver eeprom --dom` shows
+# (scripts/sfpshow reads it; xcvrd writes it); absent without optics or DOM
+DOM_SENSOR = "TRANSCEIVER_DOM_SENSOR|"
+MAX_ANSWER = 32 * 1024 * 1024  # bytes of one getter's answer; a bigger one is not a switch's
 # Runs on FRR's side (host or container) with a config on stdin. The config gets a directory of
 # its own and frr-reload gets it as --confdir: a file named <confdir>/frr.conf is "the" config, so
 # frr-reload skips its closing `vtysh write` (this driver owns /etc/sonic/frr/frr.conf). The empty
@@ -112,6 +179,7 @@ class SonicDriver(NetworkDriver):
 
     - port (22); key_file: a private key to log in with (the password then unlocks nothing else);
     - frr_container ("bgp"): the docker container FRR runs in; "" when FRR runs on the host;
+    - lldp_container ("lldp"): the docker container lldpd runs in; "" when it runs on the host;
     - sudo (True unless logged in as root): prefix privileged commands with `sudo -n`;
     - host_keys ("verify"): "verify" refuses a host key that `known_hosts` does not list for the
       device; "trust-on-first-use" pins an unknown one in that file (a listed one must still
@@ -128,6 +196,7 @@ class SonicDriver(NetworkDriver):
         self.port = int(args.get("port", 22))
         self.key_file = args.get("key_file")
         self.frr_container = args.get("frr_container", "bgp")
+        self.lldp_container = args.get("lldp_container", "lldp")
         self.sudo = bool(args.get("sudo", username != "root"))
         self.host_keys = args.get("host_keys", known_hosts.VERIFY)
         if self.host_keys not in known_hosts.MODES:
@@ -194,7 +263,9 @@ class SonicDriver(NetworkDriver):
 
     # --- running commands -------------------------------------------------------------------------
 
-    def _exec(self, command: str, stdin: str | None = None, timeout: float | None = None) -> tuple[int, str, str]:
+    def _exec(self, command: str, stdin: str | None = None, timeout: float | None = None, limit: int | None = None) -> tuple[int, str, str]:
+        """Exit status, stdout and stderr of `command`; `limit`: at most that many bytes of stdout
+        (more is a CommandErrorException: a hostile answer does not fill fabricgen's memory)."""
         if self._ssh is None:
             raise ConnectionException(f"{self.hostname}: not connected (call open() first)")
         stdin_file, stdout, stderr = self._ssh.exec_command(command, timeout=timeout or self.timeout)
@@ -202,8 +273,18 @@ class SonicDriver(NetworkDriver):
             stdin_file.write(stdin)
         stdin_file.channel.shutdown_write()  # EOF: commands reading stdin finish
         try:
-            out = stdout.read().decode(errors="replace")
-            err = stderr.read().decode(errors="replace")
+            if limit is None:
+                out = stdout.read().decode(errors="replace")
+            else:
+                chunks, size = [], 0
+                while chunk := stdout.read(65536):
+                    size += len(chunk)
+                    if size > limit:
+                        stdout.channel.close()
+                        raise CommandErrorException(f"{self.hostname}: `{command[:200]}` answered more than {limit} bytes")
+                    chunks.append(chunk)
+                out = b"".join(chunks).decode(errors="replace")
+            err = stderr.read(MAX_ANSWER).decode(errors="replace")
         except TimeoutError:
             raise CommandErrorException(f"{self.hostname}: `{command[:200]}` did not finish within {timeout or self.timeout} s") from None
         return stdout.channel.recv_exit_status(), out, err
@@ -217,9 +298,9 @@ class SonicDriver(NetworkDriver):
             return self._privileged(f"docker exec -i {shlex.quote(self.frr_container)} sh -c {shlex.quote(command)}")
         return self._privileged(f"sh -c {shlex.quote(command)}")
 
-    def _run(self, command: str, what: str, stdin: str | None = None, timeout: float | None = None) -> str:
+    def _run(self, command: str, what: str, stdin: str | None = None, timeout: float | None = None, limit: int | None = None) -> str:
         """stdout of `command`; a CommandErrorException naming `what` when it fails."""
-        status, out, err = self._exec(command, stdin, timeout)
+        status, out, err = self._exec(command, stdin, timeout, limit)
         if status != 0:
             raise CommandErrorException(f"{self.hostname}: {what} failed (exit {status}): {_tail(err or out)}")
         return out
@@ -532,7 +613,79 @@ class SonicDriver(NetworkDriver):
                     }
         return result
 
+    def get_lldp_neighbors_detail(self, interface: str = "") -> dict[str, list[dict[str, Any]]]:
+        """NAPALM's format from lldpd's `lldpctl -f json`, run where lldpd runs (lldp_container)."""
+        detail = self._answer(self._lldp(LLDPCTL_JSON), LLDPCTL_JSON, sonic_answers.lldp_neighbors_detail)
+        return {port: neighbours for port, neighbours in detail.items() if not interface or port == interface}
+
+    def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        return sonic_answers.lldp_neighbors(self.get_lldp_neighbors_detail())
+
+    def get_interfaces(self) -> dict[str, dict[str, Any]]:
+        """NAPALM 4's format (speed in Mbps, float) from `show interfaces status` and `show
+        interfaces description`; the MAC is the switch's (DEVICE_METADATA|localhost mac in
+        config_db, sonic-yang-models sonic-device_metadata.yang): SONiC routes every front panel
+        port with it. "" when config_db does not hold it."""
+        status = self._answer(SHOW_INTERFACES_STATUS, SHOW_INTERFACES_STATUS, lambda text: sonic_answers.simple_table(text, INTERFACES_STATUS_HEADER))
+        descriptions = self._answer(
+            SHOW_INTERFACES_DESCRIPTION, SHOW_INTERFACES_DESCRIPTION, lambda text: sonic_answers.simple_table(text, INTERFACES_DESCRIPTION_HEADER)
+        )
+        mac = self._running_config_db().get("DEVICE_METADATA", {}).get("localhost", {}).get("mac", "")
+        if not isinstance(mac, str) or (mac and not re.fullmatch(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}", mac)):
+            raise CommandErrorException(f"{self.hostname}: `{SHOW_CONFIG_DB}`: DEVICE_METADATA mac is {quoted(mac)}, not a MAC address")
+        return self._parsed(SHOW_INTERFACES_STATUS, lambda: sonic_answers.interfaces(status, descriptions, mac))
+
+    def get_interfaces_counters(self) -> dict[str, dict[str, int]]:
+        """NAPALM's format from COUNTERS_DB (the SAI counters portstat reads); -1: not kept."""
+        ports = self._counters("COUNTERS_PORT_NAME_MAP", list(PORT_COUNTERS.values()))
+        return self._parsed("COUNTERS_DB port counters", lambda: sonic_answers.interfaces_counters(ports, PORT_COUNTERS))
+
+    def get_lossless_counters(self) -> dict[str, dict[str, Any]]:
+        """fabricgen's extension: {port: {"pfc_rx": {priority: frames}, "pfc_tx": {...},
+        "pfcwd_storms": int | None, "ecn_marked": int | None}}, cumulative, from COUNTERS_DB: the
+        PFC frames pfcstat shows, the storms `show pfcwd stats` shows (summed over the port's
+        queues; None where the watchdog watches no queue) and the queues' WRED ECN marks (None
+        where SONiC keeps none: 202405 counts none)."""
+        pfc = [PFC_COUNTER.format(priority=p, way=way) for way in ("RX", "TX") for p in range(8)]
+        ports = self._counters("COUNTERS_PORT_NAME_MAP", pfc)
+        queues = self._counters("COUNTERS_QUEUE_NAME_MAP", [PFCWD_STORMS, ECN_MARKED])
+        return self._parsed("COUNTERS_DB PFC counters", lambda: sonic_answers.lossless_counters(ports, queues, PFC_COUNTER, PFCWD_STORMS, ECN_MARKED))
+
+    def get_optics(self) -> dict[str, dict[str, Any]]:
+        """NAPALM's format from STATE_DB TRANSCEIVER_DOM_SENSOR (what `show interfaces transceiver
+        eeprom --dom` shows); empty without optics that report DOM."""
+        command = DB_CLI_EVAL.format(db="STATE_DB", script=shlex.quote(TABLE_BY_PATTERN), args=shlex.quote(DOM_SENSOR + "*"))
+        table = self._answer(command, "sonic-db-cli STATE_DB TRANSCEIVER_DOM_SENSOR", sonic_answers.string_tables)
+        return self._parsed("STATE_DB TRANSCEIVER_DOM_SENSOR", lambda: sonic_answers.optics(table, DOM_SENSOR))
+
+    def get_ecmp_widths(self) -> dict[str, int]:
+        """fabricgen's extension: {prefix: next hops installed} of the default VRF's IPv4 routes,
+        from FRR (`show ip route json`, where FRR runs)."""
+        return self._answer(self._frr(VTYSH_ROUTES), "show ip route json", sonic_answers.ecmp_widths)
+
     # --- helpers ----------------------------------------------------------------------------------
+
+    def _lldp(self, command: str) -> str:
+        """`command` run where lldpd runs."""
+        if self.lldp_container:
+            return self._privileged(f"docker exec -i {shlex.quote(self.lldp_container)} {command}")
+        return self._privileged(command)
+
+    def _answer(self, command: str, what: str, parse):
+        """`parse` of `command`'s answer (bounded); a malformed one is a CommandErrorException naming `what`."""
+        text = self._run(command, what, limit=MAX_ANSWER)
+        return self._parsed(what, lambda: parse(text))
+
+    def _parsed(self, what: str, parse):
+        try:
+            return parse()
+        except sonic_answers.AnswerError as exc:
+            raise CommandErrorException(f"{self.hostname}: `{what}` answered something else than documented: {exc}") from None
+
+    def _counters(self, name_map: str, fields: list[str]) -> dict[str, dict[str, int]]:
+        args = " ".join(shlex.quote(arg) for arg in (name_map, *fields))
+        command = DB_CLI_EVAL.format(db="COUNTERS_DB", script=shlex.quote(NAME_MAP_COUNTERS), args=args)
+        return self._answer(command, f"sonic-db-cli COUNTERS_DB {name_map}", sonic_answers.counters_json)
 
     def _running_config_db(self) -> dict:
         return _json(self._run(self._privileged(SHOW_CONFIG_DB), SHOW_CONFIG_DB), SHOW_CONFIG_DB)
