@@ -390,8 +390,22 @@ def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inv
 
     for text in (report.render_json(result), report.render_markdown(result), "\n".join(report.plain_lines(result))):
         assert BGP_KEY not in text and "hunter2-unknown" not in text
-    assert "+snmp-server community <<masked>> group network-operator" in "\n".join(report.render_json(result).splitlines())
+    assert "+snmp-server community <<masked>> group network-operator" in report.render_json(result)
     assert BGP_KEY in answers["be-spine01"]["get_config"]  # the device did hold it
+
+
+def test_drift_is_statements_in_their_blocks_not_line_order():
+    from fabricgen.verify.compare import statements
+
+    built = "router bgp 1\n neighbor A remote-as 2\n address-family ipv4 unicast\n  maximum-paths 8\n  network 10.0.0.1/32\n exit-address-family\nexit\nip prefix-list P seq 5 permit 10.0.0.0/8\n"
+    # FRR's own order, a block closed with exit, and one real change: maximum-paths moved out of the address family
+    running = "ip prefix-list P seq 5 permit 10.0.0.0/8\n!\nrouter bgp 1\n neighbor A remote-as 2\n maximum-paths 8\n address-family ipv4 unicast\n  network 10.0.0.1/32\n exit-address-family\nexit\nend\n"
+    missing = set(statements(built)) - set(statements(running))
+    added = set(statements(running)) - set(statements(built))
+    assert missing == {"router bgp 1 > address-family ipv4 unicast > maximum-paths 8"}
+    assert added == {"router bgp 1 > maximum-paths 8"}
+    assert statements('{\n    "PORT": {\n        "Ethernet0": {\n            "mtu": "9216",\n            "speed": "400000"\n        }\n    }\n}\n') == [
+        '"PORT": {', '"PORT": { > "Ethernet0": {', '"PORT": { > "Ethernet0": { > "mtu": "9216"', '"PORT": { > "Ethernet0": { > "speed": "400000"']
 
 
 def test_an_unreachable_device_is_a_finding(build_dir, inventory):

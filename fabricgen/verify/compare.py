@@ -16,10 +16,9 @@ Checks, each a function of (plan, observations) -> findings:
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
 import netaddr
@@ -521,7 +520,8 @@ _SECRET_JSON = re.compile(r'(?i)("[^"]*(?:password|secret|key|passkey|auth|priv|
 _SECRET_JSON_KEY = re.compile(r'"<<secret:[a-z0-9-]+>>"')
 MASK = "<<masked>>"
 # lines a NOS writes around its running config that no build holds
-_NOISE = re.compile(r"^(!.*|Building configuration.*|Current configuration.*|end|frr version .*|frr defaults .*|version .*|\s*)$")
+_NOISE = re.compile(r"^\s*(!.*|Building configuration.*|Current configuration.*|end|exit|exit-address-family|exit-vrf|frr version .*|frr defaults .*|version .*)?$")
+_NOT_STATEMENTS = {"{", "}", "[", "]", "},", "],"}
 
 
 def mask_config(text: str, secrets: Secrets) -> str:
@@ -533,8 +533,38 @@ def mask_config(text: str, secrets: Secrets) -> str:
     return _SECRET_LINE.sub(lambda m: f"{m.group(1)}{m.group(2) or ''} {MASK}", text)
 
 
-def _config_lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.splitlines() if not _NOISE.match(line)]
+def statements(text: str) -> list[str]:
+    """A config as statements, each with the blocks it sits in (by indentation):
+    `router bgp 64512 > address-family ipv4 unicast > maximum-paths 8`; the same for the JSON of a
+    config_db (`"PORT": { > "Ethernet0": { > "mtu": "9216"`). Order within a block means nothing to
+    NX-OS, FRR or CONFIG_DB, so drift is the statements one side has and the other lacks. Comments,
+    `exit` lines and lone brackets are not statements."""
+    found: list[str] = []
+    stack: list[tuple[int, str]] = []
+    for raw in text.splitlines():
+        if _NOISE.match(raw):
+            continue
+        line = raw.strip().rstrip(",")
+        indent = len(raw) - len(raw.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if line in _NOT_STATEMENTS:
+            continue
+        found.append(" > ".join([context for _, context in stack] + [line]))
+        stack.append((indent, line))
+    return found
+
+
+def _only_in(lines: list[str], other: list[str]) -> list[str]:
+    """The statements of `lines` (in their order) that `other` lacks, counting repeats."""
+    left = Counter(other)
+    only = []
+    for line in lines:
+        if left[line] > 0:
+            left[line] -= 1
+        else:
+            only.append(line)
+    return only
 
 
 def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -> list[Finding]:
@@ -545,18 +575,16 @@ def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -
             continue
         if o.target.nos == "sonic":
             running = _sonic_canonical(running)
-        built = _config_lines(mask_config(plan.configs[name], secrets))
-        live = _config_lines(mask_config(running, secrets))
-        diff = list(difflib.unified_diff(built, live, f"build {name}", f"running {name}", lineterm="", n=1))
-        added = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
-        removed = [line[1:] for line in diff if line.startswith("-") and not line.startswith("---")]
+        built = statements(mask_config(plan.configs[name], secrets))
+        live = statements(mask_config(running, secrets))
+        removed, added = _only_in(built, live), _only_in(live, built)
         if not added and not removed:
             continue
-        first = [f"-{line.strip()}" for line in removed[:DRIFT_LINES_SHOWN]] + [f"+{line.strip()}" for line in added[:DRIFT_LINES_SHOWN]]
+        first = [f"-{line}" for line in removed[:DRIFT_LINES_SHOWN]] + [f"+{line}" for line in added[:DRIFT_LINES_SHOWN]]
         findings.append(Finding(
-            "drift", WARNING, name, "", f"running config differs from the build: {len(removed)} line(s) missing, {len(added)} added",
-            planned=f"{len(built)} lines", found=" | ".join(first[:DRIFT_LINES_SHOWN]),
-            detail={"missing": len(removed), "added": len(added), "diff": diff},
+            "drift", WARNING, name, "", f"running config differs from the build: {len(removed)} statement(s) missing, {len(added)} added",
+            planned=f"{len(built)} statements", found=" | ".join(first[:DRIFT_LINES_SHOWN]),
+            detail={"missing": len(removed), "added": len(added), "diff": [f"-{line}" for line in removed] + [f"+{line}" for line in added]},
         ))
     return findings
 
