@@ -137,3 +137,9 @@ class SecretsError(FabricgenError):
     into a config line. Never quotes a value."""
 
     phase = "secrets"
+
+
+class VerifyError(FabricgenError):
+    """`fabricgen verify` cannot start: the build, the inventory or the credentials are wrong."""
+
+    phase = "verify"

@@ -308,7 +308,7 @@ def _verify(value) -> None:
 # `ssl_verfy` would otherwise vanish. Host key checking is the command's (HOST_KEY_OPTIONS).
 DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
     "nxos": {"transport": _transport, "nxos_protocol": _transport, "port": _port, "ssl_verify": _verify},
-    "sonic": {"port": _port, "key_file": _path, "frr_container": _container, "sudo": _flag},
+    "sonic": {"port": _port, "key_file": _path, "frr_container": _container, "lldp_container": _container, "sudo": _flag},  # lldp_container: push/sonic.py (verify's LLDP getter)
     "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
 }
 HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")

@@ -50,8 +50,8 @@ from fabricgen.errors import Problem, PushError, raise_if
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
-from fabricgen.push.nxos import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.inventory import Target
+from fabricgen.push.nxos import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.security import DeviceVerification
 from fabricgen.secrets import Secrets
 
@@ -139,7 +139,7 @@ def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
     return drivers
 
 
-class _Session:
+class DeviceSession:
     """What every device action of one rollout shares: credentials, secrets, a way to make drivers."""
 
     def __init__(self, drivers: dict[str, type], credentials: Credentials, secrets: Secrets, options: RolloutOptions):
@@ -178,7 +178,7 @@ def push(
                 f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
                 hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
             ))
-    session = _Session(resolve_drivers(targets), credentials, secrets or Secrets(), options)
+    session = DeviceSession(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 
     preflight = _run_stage(targets, "preflight", lambda t: _dry_run(session, t), options.concurrency, report)
@@ -229,7 +229,7 @@ def _run_stage(targets: list[Target], stage: str, action, concurrency: int, repo
         return list(pool.map(one, targets))
 
 
-def _dry_run(session: _Session, target: Target) -> DeviceResult:
+def _dry_run(session: DeviceSession, target: Target) -> DeviceResult:
     device = session.device(target)
     opened = _open(device, target, session)
     if isinstance(opened, DeviceResult):
@@ -249,7 +249,7 @@ def _dry_run(session: _Session, target: Target) -> DeviceResult:
         _close(device)
 
 
-def _image_problem(device, target: Target, session: _Session) -> str:
+def _image_problem(device, target: Target, session: DeviceSession) -> str:
     """A SONiC switch that does not run (or will not boot) the image the build pins; "" when it
     does or the driver cannot tell."""
     if not target.boot_image or not hasattr(device, "get_boot_images"):
@@ -262,7 +262,7 @@ def _image_problem(device, target: Target, session: _Session) -> str:
     return f"runs another image than the build pins ({target.boot_image}): {', '.join(wrong)}" if wrong else ""
 
 
-def _commit(session: _Session, target: Target) -> DeviceResult:
+def _commit(session: DeviceSession, target: Target) -> DeviceResult:
     device, options = session.device(target), session.options
     opened = _open(device, target, session)
     if isinstance(opened, DeviceResult):
@@ -314,7 +314,7 @@ def _commit(session: _Session, target: Target) -> DeviceResult:
         _close(device)
 
 
-def _management_works(session: _Session, target: Target) -> str:
+def _management_works(session: DeviceSession, target: Target) -> str:
     """"" when a NEW session to the device opens and answers get_facts; else what went wrong.
     The commit's own session may survive a change that refuses every new login."""
     probe = session.device(target)
@@ -328,7 +328,7 @@ def _management_works(session: _Session, target: Target) -> str:
     return ""
 
 
-def _open(device, target: Target, session: _Session) -> DeviceResult | None:
+def _open(device, target: Target, session: DeviceSession) -> DeviceResult | None:
     try:
         device.open()
     except Exception as exc:  # noqa: BLE001 - unreachable, refused, bad credentials: all per device
@@ -339,7 +339,7 @@ def _open(device, target: Target, session: _Session) -> DeviceResult | None:
     return None
 
 
-def _candidate(device, target: Target, session: _Session) -> DeviceResult:
+def _candidate(device, target: Target, session: DeviceSession) -> DeviceResult:
     """Load the build's config (secrets filled, in memory) as a replace or merge candidate and
     diff it (the caller discards it)."""
     try:

@@ -1,0 +1,103 @@
+"""The two getters of issue 20's contract that NAPALM's nxos driver lacks, from NX-OS's own JSON.
+
+NAPALM's NX-API driver (napalm/nxos/nxos.py, 5.x) has `cli(commands)` with text encoding only;
+NX-OS prints JSON for any show command piped to `| json`, so each extension sends one
+`show ... | json` through `cli` (the read-only wrapper lets only show commands pass) and parses
+the text. NX-OS JSON nests rows as TABLE_<x> -> ROW_<x>, and a table of one row holds that row as
+an object instead of a list of one (napalm/nxos/nxos.py `_get_table_rows` handles the same).
+
+- get_ecmp_widths: `show ip route | json` (default VRF): TABLE_vrf/ROW_vrf -> TABLE_addrf/ROW_addrf
+  -> TABLE_prefix/ROW_prefix with `ipprefix` and `ucast-nhops` (the number of unicast next hops),
+  the shape of NX-OS's documented JSON route table (Cisco, "Nexus 9000 NX-OS Programmability
+  Guide", NX-API / `| json` output; the same keys as NAPALM's own nxos getters read for routes).
+- get_lossless_counters: `show interface priority-flow-control | json`: one ROW per interface
+  with its PFC mode, operational VL bitmap and the received / transmitted per-priority pause
+  (PPP) frame totals (columns "Port Mode Oper(VL bmap) RxPPP TxPPP" of the text form, Cisco Nexus
+  9000 NX-OS Quality of Service Configuration Guide, "Configuring Priority Flow Control",
+  "Verifying the Priority Flow Control Configuration"). The totals are per interface, not per
+  priority: they are given to the priority the VL bitmap enables when it enables exactly one
+  (fabricgen's NX-OS configs enable only the lossless one), else to the lowest enabled. NX-OS's
+  queuing JSON (`show queuing interface`) is not parsed: its key names for WRED/ECN marks could not
+  be confirmed from a published sample, so `ecn_marked` and `pfcwd_storms` are None (not reported).
+  The JSON key names used here are UNVERIFIED against a switch (see the README's Unverified list);
+  tests/data/verify/nxos-*.json are recordings written from these documents, not captured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+ROUTES = "show ip route | json"
+PFC = "show interface priority-flow-control | json"
+_BITMAP = re.compile(r"\(\s*(?:0x)?([0-9a-fA-F]+)\s*\)")
+
+
+def rows(table: object, table_name: str, row_name: str) -> list[dict]:
+    """table[table_name][row_name] as a list (NX-OS writes one row as an object)."""
+    if not isinstance(table, dict):
+        return []
+    value = (table.get(table_name) or {}).get(row_name) if isinstance(table.get(table_name), dict) else None
+    if isinstance(value, dict):
+        return [value]
+    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
+
+
+def _answer(device, command: str) -> dict:
+    text = device.cli([command]).get(command, "")
+    if isinstance(text, dict):  # a driver that parsed it already
+        return text
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except ValueError:
+        raise ValueError(f"`{command}` did not answer JSON") from None
+    return value if isinstance(value, dict) else {}
+
+
+def ecmp_widths(device) -> dict[str, int]:
+    """{prefix: unicast next hops} of the default VRF's IPv4 table."""
+    widths: dict[str, int] = {}
+    for vrf in rows(_answer(device, ROUTES), "TABLE_vrf", "ROW_vrf"):
+        if vrf.get("vrf-name-out", "default") != "default":
+            continue
+        for family in rows(vrf, "TABLE_addrf", "ROW_addrf"):
+            for prefix in rows(family, "TABLE_prefix", "ROW_prefix"):
+                name, hops = prefix.get("ipprefix"), prefix.get("ucast-nhops")
+                if isinstance(name, str) and str(hops).isdigit():
+                    widths[name] = int(hops)
+    return widths
+
+
+def lossless_counters(device) -> dict[str, dict]:
+    """{interface: {"pfc_rx": {priority: frames}, "pfc_tx": {...}, "pfcwd_storms": None, "ecn_marked": None}}."""
+    found: dict[str, dict] = {}
+    for row in rows(_answer(device, PFC), "TABLE_ppp", "ROW_ppp"):
+        name = row.get("if_name_str") or row.get("if_name")
+        if not isinstance(name, str):
+            continue
+        priority = _priority(str(row.get("oper_vl_bmap", row.get("oper", ""))))
+        rx, tx = row.get("rx_ppp"), row.get("tx_ppp")
+        found[_long_name(name)] = {
+            "pfc_rx": {priority: int(rx)} if priority is not None and str(rx).isdigit() else {},
+            "pfc_tx": {priority: int(tx)} if priority is not None and str(tx).isdigit() else {},
+            "pfcwd_storms": None,
+            "ecn_marked": None,
+        }
+    return found
+
+
+def _priority(bitmap: str) -> int | None:
+    """The lowest priority of an operational VL bitmap such as "On (8)" (bit 3: priority 3)."""
+    match = _BITMAP.search(bitmap)
+    if not match:
+        return None
+    value = int(match.group(1), 16)
+    return (value & -value).bit_length() - 1 if value else None
+
+
+def _long_name(name: str) -> str:
+    """NX-OS's short `Eth1/1` as the build names it (`Ethernet1/1`)."""
+    return "Ethernet" + name[3:] if name.startswith("Eth") and not name.startswith("Ethernet") else name
+
+
+EXTENSIONS = {"get_ecmp_widths": ecmp_widths, "get_lossless_counters": lossless_counters}

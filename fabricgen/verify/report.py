@@ -1,0 +1,117 @@
+"""`fabricgen verify`'s output: a rich table, Markdown and JSON of the same findings."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import Progress, TextColumn
+from rich.table import Table
+
+from fabricgen.verify.collect import Observation
+from fabricgen.verify.compare import ERROR, INFO, WARNING, Finding
+
+CHECKS = ("reach", "cabling", "ports", "routing", "lossless", "drift")
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+@dataclass(frozen=True)
+class Verification:
+    build_dir: str
+    findings: list[Finding]
+    observations: list[Observation]
+    notes: list[str]
+    interval: float
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == ERROR for f in self.findings)
+
+    def sorted(self) -> list[Finding]:
+        return sorted(self.findings, key=lambda f: (CHECKS.index(f.check) if f.check in CHECKS else 99, SEVERITY_ORDER[f.severity], f.device, f.port))
+
+    def counts(self) -> Counter:
+        return Counter(f.severity for f in self.findings)
+
+
+def summary(result: Verification) -> str:
+    counts = result.counts()
+    reached = sum(o.reached for o in result.observations)
+    verdict = "everything matches the build" if result.ok and not result.findings else ("no errors" if result.ok else "the fabric differs from the build")
+    return (f"{reached}/{len(result.observations)} devices reached; {counts[ERROR]} error(s), {counts[WARNING]} warning(s), "
+            f"{counts[INFO]} note(s): {verdict}")
+
+
+def table(result: Verification) -> Table:
+    grid = Table(title="fabricgen verify", show_header=True, header_style="bold")
+    for column in ("check", "severity", "device", "port", "finding", "planned", "found"):
+        grid.add_column(column, overflow="fold")
+    styles = {ERROR: "red", WARNING: "yellow", INFO: "cyan"}
+    for f in result.sorted():
+        grid.add_row(f.check, f.severity, f.device, f.port, f.message, f.planned, f.found, style=styles[f.severity])
+    return grid
+
+
+def plain_lines(result: Verification) -> list[str]:
+    return [f"{f.severity.upper()} {f.check} {f.device}{' ' + f.port if f.port else ''}: {f.message}" for f in result.sorted()]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(result: Verification) -> str:
+    lines = [f"# fabricgen verify: {result.build_dir}", "", summary(result), ""]
+    if result.notes:
+        lines += [f"- {note}" for note in result.notes] + [""]
+    for check in CHECKS:
+        rows = [f for f in result.sorted() if f.check == check]
+        lines.append(f"## {check}")
+        lines.append("")
+        if not rows:
+            lines += ["Nothing to report.", ""]
+            continue
+        lines += ["| severity | device | port | finding | planned | found |", "| --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {f.severity} | {_cell(f.device)} | {_cell(f.port)} | {_cell(f.message)} | {_cell(f.planned)} | {_cell(f.found)} |" for f in rows]
+        lines.append("")
+    devices = ["| device | reached | seconds | not reported by its driver |", "| --- | --- | --- | --- |"]
+    devices += [f"| {o.target.name} | {'yes' if o.reached else 'no'} | {o.seconds:.1f} | {', '.join(sorted(o.missing)) or '-'} |" for o in result.observations]
+    return "\n".join(lines + ["## devices", ""] + devices) + "\n"
+
+
+def render_json(result: Verification) -> str:
+    counts = result.counts()
+    document = {
+        "build_dir": result.build_dir,
+        "ok": result.ok,
+        "interval_seconds": result.interval,
+        "counts": {ERROR: counts[ERROR], WARNING: counts[WARNING], INFO: counts[INFO]},
+        "notes": result.notes,
+        "findings": [f.as_dict() for f in result.sorted()],
+        "devices": {
+            o.target.name: {"reached": o.reached, "error": o.error, "seconds": round(o.seconds, 2), "not_reported": sorted(o.missing), "getter_errors": o.errors}
+            for o in result.observations
+        },
+    }
+    return json.dumps(document, indent=2, sort_keys=False) + "\n"
+
+
+@contextmanager
+def progress(console: Console, devices: int):
+    """A live bar on a terminal; one plain line per device read otherwise (CI logs)."""
+    if console.is_terminal:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
+            task = bar.add_task("reading", total=devices, last="")
+            yield lambda o: bar.update(task, advance=1, last=f"{o.target.name}: {'read' if o.reached else 'not reached'}")
+        return
+    done = 0
+
+    def line(o: Observation) -> None:
+        nonlocal done
+        done += 1
+        console.print(f"[{done}/{devices}] {o.target.name}: {'read' if o.reached else 'not reached'} ({o.seconds:.1f} s)", markup=False)
+
+    yield line

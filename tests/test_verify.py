@@ -1,0 +1,483 @@
+"""fabricgen verify against fake drivers that answer NAPALM-format getter outputs.
+
+The fabric is tests/lab/two-units.yaml (SONiC leaves, NX-OS spines), built once. `healthy()`
+writes what every switch of that fabric answers when it is cabled, configured and converged as
+built: LLDP from cabling.csv, ports up at the cable's speed and the config's MTU, every BGP
+session of ip-plan.csv Established, the build's own config as the running one (with the secret
+values a switch would hold). It reads the build's CSVs with the csv module, not through
+fabricgen.verify, so a test is not the code checking itself. Each test breaks one thing.
+
+The NX-OS extension getters are tested against tests/data/verify/nxos-*.json: RECORDINGS WRITTEN
+BY THE DEVELOPERS from Cisco's documented output formats (each file's `_recording` key says from
+what), not captured from a switch.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fabricgen.cli import app
+from fabricgen.pipeline import build
+from fabricgen.push.inventory import read_targets
+from fabricgen.verify import nxos, verify_fabric
+from fabricgen.verify.collect import Access, ReadOnlyDevice, ReadOnlyViolation
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data" / "verify"
+BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret:bgp-backend>>
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("verify") / "build"
+    build(ROOT / "tests/lab/two-units.yaml", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def inventory(build_dir: Path) -> Path:
+    path = build_dir.parent / "inventory.yaml"
+    path.write_text("defaults: {host: 127.0.0.1, driver: mock}\n")  # never contacted: the fake stands in
+    return path
+
+
+def _rows(build_dir: Path, name: str) -> list[dict]:
+    with open(build_dir / name, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def healthy(build_dir: Path) -> dict[str, dict]:
+    """device -> getter -> answer, for a fabric exactly as built."""
+    topology = json.loads((build_dir / "topology.json").read_text())
+    switches = {n["id"]: n for n in topology["nodes"] if n.get("nos") in ("sonic", "nxos")}
+    answers = {name: {"get_lldp_neighbors_detail": {}, "get_interfaces": {}, "get_interfaces_counters": {}, "get_bgp_neighbors": {"global": {"router_id": "", "peers": {}}},
+                      "get_lossless_counters": {}} for name in switches}
+    for row in _rows(build_dir, "cabling.csv"):
+        speed = int(row["speed"].rstrip("G")) * 1000
+        for here, there in (("a", "b"), ("b", "a")):
+            device, port = row[f"{here}_device"], row[f"{here}_port"]
+            if device not in switches:
+                continue
+            a = answers[device]
+            a["get_lldp_neighbors_detail"][port] = [{"remote_system_name": row[f"{there}_device"], "remote_port": row[f"{there}_port"],
+                                                     "remote_port_description": row[f"{there}_port"], "remote_chassis_id": "00:00:00:00:00:01"}]
+            a["get_interfaces"][port] = {"is_up": True, "is_enabled": True, "description": "", "last_flapped": -1.0, "speed": float(speed), "mtu": 9216, "mac_address": ""}
+            a["get_interfaces_counters"][port] = {"rx_errors": 0, "tx_errors": 0, "rx_discards": 0, "tx_discards": 0}
+            a["get_lossless_counters"][port] = {"pfc_rx": {3: 10}, "pfc_tx": {3: 10}, "pfcwd_storms": 0, "ecn_marked": 0}
+    for row in _rows(build_dir, "ip-plan.csv"):
+        if row["device"] in switches and row["peer_address"] and row["peer_device"] in switches:
+            answers[row["device"]]["get_bgp_neighbors"]["global"]["peers"][row["peer_address"]] = {
+                "local_as": 0, "remote_as": 0, "remote_id": "0.0.0.0", "is_up": True, "is_enabled": True, "description": "", "uptime": 100,
+                "address_family": {"ipv4": {"received_prefixes": 3, "accepted_prefixes": 3, "sent_prefixes": 3}}}
+    for name, node in switches.items():
+        if node["nos"] == "sonic":
+            db = json.loads((build_dir / f"configs/{name}/config_db.json").read_text())
+            frr = (build_dir / f"configs/{name}/frr.conf").read_text()
+            text = f"! config_db (show runningconfiguration all)\n{json.dumps(db)}\n! frr (vtysh -c 'show running-config')\n{frr}"
+        else:
+            text = (build_dir / f"configs/{name}.cfg").read_text()
+        answers[name]["get_config"] = text.replace("<<secret:bgp-backend>>", BGP_KEY)
+    return answers
+
+
+class FakeDriver:
+    """NAPALM-shaped answers; counters move by `deltas` between the first and the second sample.
+    Records every method called, so a test can see nothing but getters ran."""
+
+    def __init__(self, answers: dict, deltas: dict | None = None, calls: list | None = None, down: bool = False):
+        self.answers, self.deltas, self.calls, self.down, self.samples = answers, deltas or {}, calls if calls is not None else [], down, {}
+
+    def open(self):
+        self.calls.append("open")
+        if self.down:
+            raise ConnectionRefusedError("connection refused")
+
+    def close(self):
+        self.calls.append("close")
+
+    def _answer(self, getter):
+        self.calls.append(getter)
+        answer = copy.deepcopy(self.answers[getter])
+        count = self.samples[getter] = self.samples.get(getter, 0) + 1
+        if count > 1:
+            for (port, key), value in self.deltas.get(getter, {}).items():
+                if isinstance(value, dict):
+                    for priority, more in value.items():
+                        answer[port][key][priority] = answer[port][key].get(priority, 0) + more
+                else:
+                    answer[port][key] += value
+        return answer
+
+    def get_facts(self):
+        self.calls.append("get_facts")
+        return {"hostname": "fake"}
+
+    def get_lldp_neighbors_detail(self):
+        return self._answer("get_lldp_neighbors_detail")
+
+    def get_interfaces(self):
+        return self._answer("get_interfaces")
+
+    def get_interfaces_counters(self):
+        return self._answer("get_interfaces_counters")
+
+    def get_bgp_neighbors(self):
+        return self._answer("get_bgp_neighbors")
+
+    def get_optics(self):
+        if "get_optics" not in self.answers:
+            raise NotImplementedError
+        return self._answer("get_optics")
+
+    def get_config(self, retrieve="all"):
+        self.calls.append("get_config")
+        return {"running": self.answers["get_config"], "startup": "", "candidate": ""}
+
+    def get_lossless_counters(self):
+        return self._answer("get_lossless_counters")
+
+    def get_ecmp_widths(self):
+        if "get_ecmp_widths" not in self.answers:
+            raise NotImplementedError
+        return self._answer("get_ecmp_widths")
+
+    def cli(self, commands, encoding="text"):
+        """NX-OS's `show interface priority-flow-control | json` in the shape of the recording
+        tests/data/verify/nxos-show-interface-pfc.json, from this fake's lossless counters; the
+        route table is not reported."""
+        self.calls.append("cli")
+        if commands != [nxos.PFC]:
+            raise NotImplementedError
+        counters = self._answer("get_lossless_counters")
+        rows = [{"if_name_str": port, "oper_vl_bmap": "On (8)", "rx_ppp": str(c["pfc_rx"].get(3, 0)), "tx_ppp": str(c["pfc_tx"].get(3, 0))} for port, c in counters.items()]
+        return {nxos.PFC: json.dumps({"TABLE_ppp": {"ROW_ppp": rows}})}
+
+    def load_replace_candidate(self, filename=None, config=None):
+        self.calls.append("load_replace_candidate")
+
+    def commit_config(self, message="", revert_in=None):
+        self.calls.append("commit_config")
+
+
+def run(build_dir, inventory, answers, deltas=None, down=(), calls=None):
+    targets = read_targets(build_dir, None, inventory)
+
+    def connect(secrets):
+        return Access(lambda t: FakeDriver(answers[t.name], (deltas or {}).get(t.name), calls, t.name in down), secrets.mask)
+
+    return verify_fabric(build_dir, targets, connect, interval=0.01, jobs=4)
+
+
+def errors(result, check=None):
+    return [f for f in result.findings if f.severity == "error" and (check is None or f.check == check)]
+
+
+def _swap(answers, ends):
+    """Rewire LLDP so each (device, port) of `ends` sees the neighbour given, both directions."""
+    for (device, port), (far_device, far_port) in ends.items():
+        for d, p, fd, fp in ((device, port, far_device, far_port), (far_device, far_port, device, port)):
+            if d in answers:
+                answers[d]["get_lldp_neighbors_detail"][p] = [{"remote_system_name": fd, "remote_port": fp, "remote_port_description": fp}]
+
+
+def test_a_fabric_as_built_has_no_error(build_dir, inventory):
+    result = run(build_dir, inventory, healthy(build_dir))
+    assert errors(result) == [], [f.message for f in errors(result)]
+    assert result.ok
+
+
+def test_two_swapped_cables_are_one_swap_naming_both_cable_ids(build_dir, inventory):
+    answers = healthy(build_dir)
+    # BE-S00001: be-spine01 Ethernet1/1 - be-su01-leaf1 Ethernet16; BE-S00002: be-spine02 Ethernet1/1 - be-su01-leaf1 Ethernet24
+    cables = {r["cable_id"]: r for r in _rows(build_dir, "cabling.csv")}
+    one, two = cables["BE-S00001"], cables["BE-S00003"]
+    _swap(answers, {(one["a_device"], one["a_port"]): (two["b_device"], two["b_port"]), (two["a_device"], two["a_port"]): (one["b_device"], one["b_port"])})
+    # the session over BE-S00001 goes down with it (its ends no longer share a subnet)
+    answers["be-su01-leaf1"]["get_bgp_neighbors"]["global"]["peers"]["10.8.0.0"]["is_up"] = False
+    result = run(build_dir, inventory, answers)
+    [down] = errors(result, "routing")
+    assert (down.device, down.port) == ("be-su01-leaf1", "Ethernet16")
+    assert down.message.endswith("[follows from: swap of 2 cables (BE-S00001, BE-S00003)]")
+    cabling = errors(result, "cabling")
+    assert len(cabling) == 1, [f.message for f in cabling]
+    swap = cabling[0]
+    assert swap.message.startswith("swap of 2 cables") and "BE-S00001" in swap.message and "BE-S00003" in swap.message
+    for row in (one, two):
+        for end in "ab":
+            assert f"{row[end + '_device']} {row[end + '_port']}" in swap.planned
+    assert swap.detail["kind"] == "swap"
+
+
+def test_three_cables_rotated_are_one_rotation(build_dir, inventory):
+    answers = healthy(build_dir)
+    cables = {r["cable_id"]: r for r in _rows(build_dir, "cabling.csv")}
+    c1, c2, c3 = (cables[i] for i in ("BE-S00001", "BE-S00003", "BE-S00005"))
+    # each cable's A end (a spine port) now meets the next cable's B end (a leaf port)
+    _swap(answers, {(c1["a_device"], c1["a_port"]): (c2["b_device"], c2["b_port"]),
+                    (c2["a_device"], c2["a_port"]): (c3["b_device"], c3["b_port"]),
+                    (c3["a_device"], c3["a_port"]): (c1["b_device"], c1["b_port"])})
+    cabling = errors(run(build_dir, inventory, answers), "cabling")
+    assert len(cabling) == 1, [f.message for f in cabling]
+    assert cabling[0].message.startswith("rotation of 3 cables")
+    assert all(i in cabling[0].message for i in ("BE-S00001", "BE-S00003", "BE-S00005"))
+
+
+def test_a_missing_and_an_extra_cable(build_dir, inventory):
+    answers = healthy(build_dir)
+    cables = {r["cable_id"]: r for r in _rows(build_dir, "cabling.csv")}
+    gone = cables["BE-S00001"]
+    answers[gone["a_device"]]["get_lldp_neighbors_detail"].pop(gone["a_port"])
+    answers[gone["b_device"]]["get_lldp_neighbors_detail"].pop(gone["b_port"])
+    answers["be-su01-leaf2"]["get_lldp_neighbors_detail"]["Ethernet200"] = [{"remote_system_name": "rogue-switch", "remote_port": "swp1"}]
+    cabling = errors(run(build_dir, inventory, answers), "cabling")
+    # the port of the missing cable is down too: that finding says why
+    answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
+    result = run(build_dir, inventory, answers)
+    cabling = errors(result, "cabling")
+    [down] = errors(result, "ports")
+    assert down.message == "down (BE-S00001 to be-spine01 Ethernet1/1) [follows from: missing cable BE-S00001]"
+    assert sorted(f.message.split(":")[0] for f in cabling) == ["extra cable", "missing cable BE-S00001"]
+    missing = next(f for f in cabling if f.message.startswith("missing"))
+    assert missing.planned == "BE-S00001: be-su01-leaf1 Ethernet16 - be-spine01 Ethernet1/1"
+    extra = next(f for f in cabling if f.message.startswith("extra"))
+    assert (extra.device, extra.port, extra.found) == ("be-su01-leaf2", "Ethernet200", "rogue-switch swp1")
+
+
+def test_a_host_port_that_sees_another_node_names_both_cables(build_dir, inventory):
+    answers = healthy(build_dir)
+    # leaf1 Ethernet0 (BE-00001, planned to gpu0001 nic1) sees gpu0002 nic1, the end of BE-00009
+    answers["be-su01-leaf1"]["get_lldp_neighbors_detail"]["Ethernet0"] = [{"remote_system_name": "gpu0002", "remote_port": "nic1"}]
+    [wrong] = errors(run(build_dir, inventory, answers), "cabling")
+    assert wrong.message == "wrong cable BE-00001: be-su01-leaf1 Ethernet0 sees gpu0002 nic1 (an end of BE-00009) instead of gpu0001 nic1"
+
+
+def test_one_sided_lldp_on_a_planned_cable_is_a_warning(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers["be-spine01"]["get_lldp_neighbors_detail"].pop("Ethernet1/1")  # BE-S00001's spine end hears nothing
+    result = run(build_dir, inventory, answers)
+    assert errors(result, "cabling") == []
+    [warning] = [f for f in result.findings if f.check == "cabling"]
+    assert (warning.severity, warning.device, warning.port) == ("warning", "be-spine01", "Ethernet1/1")
+    assert "BE-S00001" in warning.message and "reports no LLDP neighbour" in warning.message
+
+
+def test_a_silent_gpu_node_is_a_warning_not_an_error(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers["be-su01-leaf1"]["get_lldp_neighbors_detail"].pop("Ethernet0")  # BE-00001 to gpu0001 nic1
+    result = run(build_dir, inventory, answers)
+    assert errors(result, "cabling") == []
+    [warning] = [f for f in result.findings if f.check == "cabling"]
+    assert warning.severity == "warning" and "BE-00001" in warning.message and "may not run LLDP" in warning.message
+
+
+def test_a_down_port_and_wrong_speed_and_mtu(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
+    answers["be-su01-leaf2"]["get_interfaces"]["Ethernet16"]["speed"] = 100000.0
+    answers["be-su01-leaf3"]["get_interfaces"]["Ethernet16"]["mtu"] = 1500
+    ports = {(f.device, f.port): f for f in errors(run(build_dir, inventory, answers), "ports")}
+    assert set(ports) == {("be-su01-leaf1", "Ethernet16"), ("be-su01-leaf2", "Ethernet16"), ("be-su01-leaf3", "Ethernet16")}
+    assert ports[("be-su01-leaf1", "Ethernet16")].message.startswith("down")
+    assert (ports[("be-su01-leaf2", "Ethernet16")].planned, ports[("be-su01-leaf2", "Ethernet16")].found) == ("400G", "100G")
+    assert (ports[("be-su01-leaf3", "Ethernet16")].planned, ports[("be-su01-leaf3", "Ethernet16")].found) == ("9216", "1500")
+
+
+def _optic(dbm: float, low: float | None = None) -> dict:
+    power = {"instant": dbm, "avg": dbm, "min": dbm, "max": dbm} | ({"low_alarm": low} if low is not None else {})
+    return {"physical_channels": {"channel": [{"index": 0, "state": {"input_power": power, "output_power": {"instant": 1.0}, "laser_bias_current": {"instant": 7.0}}}]}}
+
+
+def test_optics_missing_and_dom_below_its_alarm(build_dir, inventory):
+    answers = healthy(build_dir)
+    leaf = answers["be-su01-leaf1"]
+    # the plan puts QDD-400G-DR4-S optics in every leaf port (cabling.csv b_optic / a_optic)
+    leaf["get_optics"] = {port: _optic(-2.0) for port in leaf["get_interfaces"]}
+    leaf["get_optics"]["Ethernet16"] = _optic(-14.5, low=-10.0)
+    leaf["get_optics"]["Ethernet24"] = _optic(-40.0)
+    del leaf["get_optics"]["Ethernet0"]
+    found = {(f.port, f.severity): f for f in run(build_dir, inventory, answers).findings if f.check == "ports" and f.device == "be-su01-leaf1"}
+    assert set(found) == {("Ethernet0", "warning"), ("Ethernet16", "error"), ("Ethernet24", "error")}
+    assert "no optic reported, the plan has QDD-400G-DR4-S" in found[("Ethernet0", "warning")].message
+    assert "below its low alarm -10" in found[("Ethernet16", "error")].message
+    assert "no light" in found[("Ethernet24", "error")].message
+
+
+def test_errors_counted_over_the_interval(build_dir, inventory):
+    answers = healthy(build_dir)
+    deltas = {"be-spine01": {"get_interfaces_counters": {("Ethernet1/1", "rx_errors"): 7}}}
+    [finding] = errors(run(build_dir, inventory, answers, deltas), "ports")
+    assert (finding.device, finding.port, finding.detail["deltas"]) == ("be-spine01", "Ethernet1/1", {"rx_errors": 7})
+
+
+def test_a_wrong_peer_address_is_one_finding_naming_both(build_dir, inventory):
+    answers = healthy(build_dir)
+    peers = answers["be-su01-leaf1"]["get_bgp_neighbors"]["global"]["peers"]
+    planned = next(a for a in peers if a == "10.8.0.0")  # be-spine01 Ethernet1/1 over Ethernet16 (10.8.0.0/31)
+    session = peers.pop(planned)
+    session["is_up"] = False
+    peers["10.8.0.1"] = session  # its own address: a typo the /31 still holds
+    routing = errors(run(build_dir, inventory, answers), "routing")
+    assert len(routing) == 1, [f.message for f in routing]
+    assert "peer address 10.8.0.1 configured, plan says 10.8.0.0" in routing[0].message
+    assert (routing[0].device, routing[0].port) == ("be-su01-leaf1", "Ethernet16")
+
+
+def test_a_wrong_peer_address_outside_the_subnet_is_paired_by_its_description(build_dir, inventory):
+    answers = healthy(build_dir)
+    peers = answers["be-spine01"]["get_bgp_neighbors"]["global"]["peers"]
+    session = peers.pop("10.8.0.1")  # be-su01-leaf1 Ethernet16
+    peers["10.8.9.1"] = session | {"is_up": False, "description": "be-su01-leaf1 Ethernet16"}
+    [wrong] = errors(run(build_dir, inventory, answers), "routing")
+    assert "peer address 10.8.9.1 configured, plan says 10.8.0.1" in wrong.message
+    assert (wrong.device, wrong.port) == ("be-spine01", "Ethernet1/1")
+
+
+def test_a_session_down_and_an_unexpected_one(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers["be-spine01"]["get_bgp_neighbors"]["global"]["peers"]["10.8.0.1"]["is_up"] = False
+    answers["be-spine02"]["get_bgp_neighbors"]["global"]["peers"]["192.0.2.9"] = {"is_up": False, "address_family": {}}
+    messages = sorted(f.message for f in errors(run(build_dir, inventory, answers), "routing"))
+    assert len(messages) == 2
+    assert messages[0].startswith("BGP session to 10.8.0.1") and "not Established" in messages[0]
+    assert messages[1].startswith("unexpected BGP session to 192.0.2.9")
+
+
+def test_ecmp_widths_to_remote_leaves(build_dir, inventory):
+    """Every leaf of two-units.yaml has one uplink to each of the 2 spines, so it reaches every other
+    leaf's server prefixes (the lab plan's host_blocks) over 2 next hops."""
+    from fabricgen.lab.plan import read_plan as read_lab_plan
+
+    blocks = read_lab_plan(build_dir).host_blocks
+    answers = healthy(build_dir)
+    for leaf in blocks:
+        answers[leaf]["get_ecmp_widths"] = {prefix: 2 for other, prefixes in blocks.items() if other != leaf for prefix in prefixes}
+    assert errors(run(build_dir, inventory, answers), "routing") == []
+    victim = next(p for p in answers["be-su01-leaf1"]["get_ecmp_widths"])
+    answers["be-su01-leaf1"]["get_ecmp_widths"][victim] = 1
+    [narrow] = errors(run(build_dir, inventory, answers), "routing")
+    assert narrow.device == "be-su01-leaf1" and f"{victim} 1/2" in narrow.message and narrow.detail["wrong"] == {victim: {"planned": 2, "found": 1}}
+
+
+def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):
+    answers = healthy(build_dir)
+    # 0.01 s interval: 1,000 frames in it is ~100,000/s, far above the default storm threshold
+    deltas = {"be-su01-leaf1": {"get_lossless_counters": {("Ethernet16", "pfc_rx"): {3: 1000}}},
+              "be-su01-leaf2": {"get_lossless_counters": {("Ethernet16", "pfc_tx"): {3: 1}}}}
+    lossless = errors(run(build_dir, inventory, answers, deltas), "lossless")
+    storm = [f for f in lossless if f.message.startswith("pause storm")]
+    assert [(f.device, f.port) for f in storm] == [("be-su01-leaf1", "Ethernet16")]
+    unheard = [f for f in lossless if "never counts" in f.message]
+    assert [(f.device, f.port) for f in unheard] == [("be-su01-leaf2", "Ethernet16")]
+
+
+def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inventory, tmp_path):
+    answers = healthy(build_dir)
+    answers["be-spine01"]["get_config"] = answers["be-spine01"]["get_config"].replace("hostname be-spine01", "hostname be-spine01\nip domain-lookup")
+    # a secret the build does not know and no --secrets names: masked by its keyword
+    answers["be-su01-leaf1"]["get_config"] += "\nsnmp-server community hunter2-unknown group network-operator\n"
+    result = run(build_dir, inventory, answers)
+    drift = [f for f in result.findings if f.check == "drift"]
+    assert sorted(f.device for f in drift) == ["be-spine01", "be-su01-leaf1"], [f.found for f in drift]
+    drift = [f for f in drift if f.device == "be-spine01"]
+    assert drift[0].detail["added"] == 1 and drift[0].detail["missing"] == 0 and "+ip domain-lookup" in drift[0].found
+    from fabricgen.verify import report
+
+    for text in (report.render_json(result), report.render_markdown(result), "\n".join(report.plain_lines(result))):
+        assert BGP_KEY not in text and "hunter2-unknown" not in text
+    assert "+snmp-server community <<masked>> group network-operator" in report.render_json(result)
+    assert BGP_KEY in answers["be-spine01"]["get_config"]  # the device did hold it
+
+
+def test_drift_is_statements_in_their_blocks_not_line_order():
+    from fabricgen.verify.compare import statements
+
+    built = "router bgp 1\n neighbor A remote-as 2\n address-family ipv4 unicast\n  maximum-paths 8\n  network 10.0.0.1/32\n exit-address-family\nexit\nip prefix-list P seq 5 permit 10.0.0.0/8\n"
+    # FRR's own order, a block closed with exit, and one real change: maximum-paths moved out of the address family
+    running = "ip prefix-list P seq 5 permit 10.0.0.0/8\n!\nrouter bgp 1\n neighbor A remote-as 2\n maximum-paths 8\n address-family ipv4 unicast\n  network 10.0.0.1/32\n exit-address-family\nexit\nend\n"
+    missing = set(statements(built)) - set(statements(running))
+    added = set(statements(running)) - set(statements(built))
+    assert missing == {"router bgp 1 > address-family ipv4 unicast > maximum-paths 8"}
+    assert added == {"router bgp 1 > maximum-paths 8"}
+    assert statements('{\n    "PORT": {\n        "Ethernet0": {\n            "mtu": "9216",\n            "speed": "400000"\n        }\n    }\n}\n') == [
+        '"PORT": {', '"PORT": { > "Ethernet0": {', '"PORT": { > "Ethernet0": { > "mtu": "9216"', '"PORT": { > "Ethernet0": { > "speed": "400000"']
+
+
+def test_an_unreachable_device_is_a_finding(build_dir, inventory):
+    result = run(build_dir, inventory, healthy(build_dir), down={"be-spine02"})
+    [reach] = errors(result, "reach")
+    assert reach.device == "be-spine02" and "ConnectionRefusedError" in reach.message
+    assert not result.ok
+
+
+def test_only_getters_are_called_and_the_wrapper_refuses_writes(build_dir, inventory):
+    calls: list[str] = []
+    run(build_dir, inventory, healthy(build_dir), calls=calls)
+    assert set(calls) <= {"open", "close", "cli", "get_facts", "get_lldp_neighbors_detail", "get_interfaces", "get_interfaces_counters", "get_bgp_neighbors", "get_config", "get_lossless_counters"}
+    device = ReadOnlyDevice(FakeDriver({}, calls=calls))
+    for method in ("load_replace_candidate", "load_merge_candidate", "commit_config", "rollback", "discard_config", "compare_config"):
+        with pytest.raises(ReadOnlyViolation):
+            getattr(device, method)
+    with pytest.raises(ReadOnlyViolation):
+        device.cli(["configure terminal ; interface Ethernet1/1 ; shutdown"])
+    with pytest.raises(ReadOnlyViolation):
+        device.cli(["clear counters"])
+    assert "load_replace_candidate" not in calls and "commit_config" not in calls
+
+
+def test_nxos_extensions_parse_the_recorded_json():
+    class Recorded:
+        def cli(self, commands, encoding="text"):
+            files = {nxos.ROUTES: "nxos-show-ip-route.json", nxos.PFC: "nxos-show-interface-pfc.json"}
+            return {c: (DATA / files[c]).read_text() for c in commands}
+
+    device = ReadOnlyDevice(Recorded())
+    assert nxos.ecmp_widths(device) == {"10.0.0.1/32": 2, "10.4.0.0/24": 1, "10.8.0.0/31": 1}
+    pfc = nxos.lossless_counters(device)
+    assert pfc["Ethernet1/1"]["pfc_rx"] == {3: 120} and pfc["Ethernet1/1"]["pfc_tx"] == {3: 4}
+    assert pfc["Ethernet1/2"]["pfc_rx"] == {3: 0}  # Eth1/2 as the build names it
+    assert pfc["Ethernet1/3"]["pfc_rx"] == {}  # PFC off: no priority to count against
+    assert pfc["Ethernet1/1"]["ecn_marked"] is None
+
+
+def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
+    import fabricgen.verify.collect as collect_module  # noqa: F401
+
+    runner = CliRunner()
+    # 2: a build directory that is not one, before anything is contacted
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("FABRICGEN_USERNAME", "u")
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "p")
+    assert runner.invoke(app, ["verify", str(tmp_path / "empty")]).exit_code == 2
+    # 2: no credentials and no terminal
+    monkeypatch.delenv("FABRICGEN_PASSWORD")
+    assert runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory)]).exit_code == 2
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "p")
+    # 0 and 1 through the command, with the fake in place of NAPALM's mock driver
+    answers = healthy(build_dir)
+    from fabricgen.push import rollout
+
+    monkeypatch.setattr(rollout, "resolve_drivers", lambda targets: {"mock": lambda host, user, password, timeout, optional_args: FakeDriver(answers[_name_of(host)])})
+    names = iter([])
+    del names
+    inventory_by_name = build_dir.parent / "inventory-hosts.yaml"
+    devices = [n["id"] for n in json.loads((build_dir / "topology.json").read_text())["nodes"] if n.get("nos")]
+    inventory_by_name.write_text("defaults: {driver: mock}\ndevices:\n" + "".join(f"  {d}: {{host: {d}}}\n" for d in devices))
+    report_file, json_file = tmp_path / "r.md", tmp_path / "r.json"
+    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json", str(json_file)])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(json_file.read_text())["ok"] is True and "## cabling" in report_file.read_text()
+    answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
+    bad = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json", "-"])
+    assert bad.exit_code == 1
+    document = json.loads(bad.stdout)
+    assert [(f["device"], f["port"]) for f in document["findings"] if f["severity"] == "error"] == [("be-su01-leaf1", "Ethernet16")]
+
+
+def _name_of(host: str) -> str:
+    return host
