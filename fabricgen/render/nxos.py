@@ -14,7 +14,6 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import NamedTuple
 
 from fabricgen import __version__
@@ -22,7 +21,7 @@ from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import AaaServers, BgpSecurity, Management
 from fabricgen.intent.model import Bfd, LoadBalancing, PfcWatchdog
 from fabricgen.render.capability import Gap
-from fabricgen.render.environment import environment
+from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_POLICY = "FABRICGEN-QOS-IN"
 MGMT_ACL = "MGMT-ACCESS"
@@ -319,10 +318,6 @@ class PortLines(NamedTuple):
     mtu: int
     address: str | None
     settings: str  # its nxos/port_settings.j2 text
-
-
-# What nxos/bgp.j2 writes of a BGP neighbor, in the order its loop unpacks them (as PortLines)
-NEIGHBOR_LINES = attrgetter("address", "group", "remote_asn", "description")
 
 # Rendered port settings, by settings: a fabric's hundreds of thousands of ports have a handful.
 _PORT_TEXTS: dict[PortSettings, str] = {}
