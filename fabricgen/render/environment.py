@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 
 import jinja2
@@ -24,7 +25,11 @@ from fabricgen.secrets import placeholder
 from fabricgen.trust import printable
 from fabricgen.units import network_of
 
-NXOS_MAX_DESCRIPTION = 254  # NX-OS refuses a longer interface or neighbor description
+NXOS_MAX_DESCRIPTION = 254
+# A BgpNeighbor as the BGP neighbor loops of nxos/bgp.j2 and frr/frr.conf.j2 unpack it, in this
+# order: a tuple is unpacked in one step, where each `n.address` in a template is a call (524,288
+# sessions at 131,072 GPUs).
+NEIGHBOR_LINES = attrgetter("address", "group", "remote_asn", "description")  # NX-OS refuses a longer interface or neighbor description
 
 
 def nxos_text(value: object) -> str:

@@ -37,17 +37,18 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     settings_header = env.get_template("hosts/nic-header.sh.j2")
     # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
     # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
-    bodies: dict[tuple[object, str, NicSettings], str] = {}
+    bodies: dict[tuple[object, str, tuple], str] = {}
     # a host's shell names and the setup part of its script (nic-qos-setup.sh.j2), by its NicPorts
     setups: dict[tuple[NicPort, ...], tuple[dict[str, str], str]] = {}
 
     def body(nic: HostNic, name: str) -> str:
         template = family_templates.get(nic.family, family_templates["unknown"])  # type: ignore[arg-type]
-        settings = NicSettings(*_settings_of(nic))
-        key = (template, name, settings)
-        if key not in bodies:
-            bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
-        return bodies[key]
+        key = (template, name, _settings_of(nic))  # NicSettings made only for a new key: once per distinct set
+        body = bodies.get(key)
+        if body is None:
+            settings = NicSettings(*key[2])
+            body = bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
+        return body
 
     files: dict[str, str] = {}
     for host in hosts:
@@ -72,7 +73,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
                 host=host,
                 setup=setup,
-                body_of={nic.port: body(nic, names[nic.port]) for nic in host.nics},
+                nics=[NicLines(nic.port, nic.nic, nic.network, nic.switch, nic.switch_port, nic.cable, nic.cidr, body(nic, names[nic.port])) for nic in host.nics],
                 version=__version__,
             )
         files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
@@ -87,6 +88,20 @@ class NicPort(NamedTuple):
     port: str
     qos: bool
     family: str | None
+
+
+class NicLines(NamedTuple):
+    """What nic-qos.sh.j2 writes of one NIC, in the order its loop unpacks them: a tuple is
+    unpacked in one step, where each `nic.port` in a template is a call (131,072 NICs)."""
+
+    port: str
+    nic: str | None  # the NIC model
+    network: str
+    switch: str
+    switch_port: str
+    cable: str
+    cidr: str
+    body: str  # its settings header and its family's commands (nic-header.sh.j2, <family>.sh.j2)
 
 
 class NicSettings(NamedTuple):

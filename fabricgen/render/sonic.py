@@ -20,7 +20,7 @@ from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer
 from fabricgen.render.capability import Gap
-from fabricgen.render.environment import environment
+from fabricgen.render.environment import NEIGHBOR_LINES, environment
 from fabricgen.secrets import placeholder
 
 QOS_MAP = "FABRICGEN"
@@ -115,7 +115,9 @@ def render_sonic(config: DeviceConfig) -> dict[str, str]:
     base = f"configs/{config.hostname}"
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
     if config.bgp is not None:
-        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(c=config, version=__version__)
+        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(
+            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=__version__
+        )
     return files
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from fabricgen import __version__
 from fabricgen.device_config import DeviceConfig
-from fabricgen.render.environment import environment
+from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 TWIN_DIR = "lab/frr"
 # What the lab needs of each VTEP that neither the IP plan nor frr.conf says: VLAN -> VNI and members.
@@ -26,7 +26,9 @@ def render_routing_twins(configs: Iterable[DeviceConfig]) -> dict[str, str]:
     """`lab/frr/<device>.conf` for every routed switch whose NOS has no frr.conf of its own."""
     template = environment().get_template("frr/frr.conf.j2")
     return {
-        f"{TWIN_DIR}/{config.hostname}.conf": template.render(c=config, version=__version__, twin=config.nos)
+        f"{TWIN_DIR}/{config.hostname}.conf": template.render(
+            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=__version__, twin=config.nos
+        )
         for config in configs
         if config.bgp is not None and config.nos != "sonic"
     }

@@ -15,7 +15,9 @@ COLUMNS = ("network", "device", "interface", "address", "kind", "gateway", "peer
 def render_ip_plan(c: Compiled) -> dict[str, str]:
     plan = c.addresses
     rows = []
-    interfaces, management, gateways, management_gateways = plan.interfaces, plan.management, plan.gateways, plan.management_gateways
+    # the plan's lookups bound once: the loop below runs once per port (880,000 at 131,072 GPUs)
+    interface_of, management_of = plan.interfaces.get, plan.management.get
+    gateway_of, management_gateway_of = plan.gateways.get, plan.management_gateways.get
     for device in c.fabric.devices.values():
         if device.name in plan.loopbacks:
             rows.append((device.network.value, device.name, "Loopback0", f"{plan.loopbacks[device.name]}/32", "loopback", "", "", "", ""))
@@ -32,20 +34,22 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
             svi = f"Vlan{c.intent.oob.vlan}"
             rows.append(("oob", device.name, svi, plan.management_subnets[device.name].cidr, "management-gateway", "", "", "", ""))
         server = device.role in SERVER_ROLES
+        name = device.name
         for port in sorted(device.ports.values(), key=CAGE_ORDER):
             link = port.link
-            address = interfaces.get(port)
+            address = interface_of(port)
             if address is not None:
                 kind = "nic" if server else link.kind  # type: ignore[union-attr]
-                gateway = gateways.get(port, "")
+                gateway = gateway_of(port, "")
             else:
-                address = management.get(port)
+                address = management_of(port)
                 if address is None:
                     continue
                 kind = "management"
-                gateway = management_gateways.get(port, "")
+                gateway = management_gateway_of(port, "")
             peer = link.b if port is link.a else link.a  # type: ignore[union-attr]  # link.other(port)
-            peer_address = interfaces.get(peer)
-            # network and kind as their StrEnum members: csv writes their values, without a .value per row
-            rows.append((link.network, device.name, port.name, address.cidr, kind, gateway, peer.device.name, peer.name, peer_address.address if peer_address else ""))  # type: ignore[union-attr]
+            peer_address = interface_of(peer)
+            # network and kind as their StrEnum members: csv writes their values, without a .value per row;
+            # the CIDR written here rather than by InterfaceAddress.cidr: a call less on each of a million rows
+            rows.append((link.network, name, port.name, f"{address.address}/{address.prefixlen}", kind, gateway, peer.device.name, peer.name, peer_address.address if peer_address else ""))  # type: ignore[union-attr]
     return {"ip-plan.csv": csv_text(COLUMNS, rows)}
