@@ -8,13 +8,15 @@ off: a stat per include, tens of thousands per large build), since a build never
 Free text (descriptions) goes into NX-OS configs through `nxos_text` and into frr.conf through
 `frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
 control character there, and these filters make sure one that got past still cannot add a line
-to a config. config_db.json needs none: it is JSON-encoded.
+to a config. config_db.json needs none: it is JSON-encoded. A value that becomes one word of a
+shell command goes through `shell_word` (POSIX shell quoting, as shlex.quote).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
@@ -51,6 +53,11 @@ def yaml_key(name: str) -> str:
     return name if _PLAIN.match(name) else json.dumps(name)
 
 
+def shell_word(value: object) -> str:
+    """A value as one word of a shell command: as it is when it is safe bare, else single-quoted."""
+    return shlex.quote(str(value))
+
+
 def templates_dir() -> Path:
     here = Path(__file__).resolve()
     packaged = here.parents[1] / "templates"  # fabricgen/templates inside an installed wheel
@@ -78,5 +85,6 @@ def environment() -> jinja2.Environment:
     env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
     env.filters["yaml_key"] = yaml_key  # netplan's interface names
+    env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
     env.filters["secret"] = placeholder  # a secret's name -> <<secret:name>>; the value never reaches a build
     return env

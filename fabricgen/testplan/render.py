@@ -1,66 +1,33 @@
 """The plan directory: testplan.json (what `check` reads back), testplan.md, nodes/<node>.sh (each
 node's perftest servers and clients), runs/<run-id>.sh with hostfiles/<scope>.txt (NCCL/RCCL),
-rank-env.sh (a rank's NCCL_* settings from its own NICs) and a manifest.json of them all."""
+rank-env.sh (a rank's NCCL_* settings from its own NICs) and a manifest.json of them all.
+
+The text of each is a template under templates/testplan/ (rendered through the one environment);
+here only what the templates read: which pairs a node runs in which round, the shell names of its
+ports, the counts and values."""
 
 from __future__ import annotations
 
-import shlex
 from collections import defaultdict
+from typing import NamedTuple
 
 from fabricgen import __version__
 from fabricgen.build_dir import Manifest
+from fabricgen.render.environment import environment
 from fabricgen.render.hosts import shell_names
 from fabricgen.reports.manifest import render_manifest
 from fabricgen.sorting import natural_key
-from fabricgen.testplan.model import RESULTS_DIR, Pair, Run, TestPlan
+from fabricgen.testplan.model import RESULTS_DIR, Endpoint, Pair, Run, TestPlan
 from fabricgen.testplan.runs import TEST_ARGS
 
 PERFTEST_SIZE = 1 << 20  # bytes per message: large enough for line rate
 PERFTEST_SECONDS = 10  # -D: each pair runs this long
 
-_SHELL_COMMON = r'''DRY_RUN=${DRY_RUN:-0}
-fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
-
-# The RDMA device of a netdev (as nic-qos.sh finds it), unless given.
-rdma_of() {
-    local netdev=$1 given=$2 found
-    if [[ -n $given ]]; then printf '%s' "$given"; return 0; fi
-    for found in /sys/class/net/"$netdev"/device/infiniband/*; do
-        if [[ -e $found ]]; then printf '%s' "${found##*/}"; return 0; fi
-    done
-    if [[ $DRY_RUN == 1 ]]; then printf '<rdma-of-%s>' "$netdev"; return 0; fi
-    fail "no RDMA device for $netdev (is the RDMA driver loaded?); set its _RDMA variable"
-}
-
-# The GID index of port 1 of an RDMA device whose type is "RoCE v2" and whose GID is the
-# IPv4-mapped form of ADDRESS (or, without ADDRESS, any IPv4-mapped one). The kernel lists each
-# GID in ports/1/gids/<i> and its type in ports/1/gid_attrs/types/<i> (Linux
-# Documentation/ABI/stable/sysfs-class-infiniband); an IPv4 address is ::ffff:a.b.c.d, printed
-# as eight groups of four hex digits.
-gid_index() {
-    local dev=$1 address=${2:-} a b c d want="" path i
-    if [[ -n $address ]]; then
-        IFS=. read -r a b c d <<< "$address"
-        want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
-    fi
-    for path in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-        [[ -e $path ]] || continue
-        i=${path##*/}
-        gid=$(cat "$path" 2>/dev/null) || continue
-        if [[ -n $want ]]; then [[ $gid == "$want" ]] || continue
-        else [[ $gid == 0000:0000:0000:0000:0000:ffff:* ]] || continue; fi
-        [[ $(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null) == "RoCE v2" ]] || continue
-        printf '%s' "$i"
-        return 0
-    done
-    if [[ $DRY_RUN == 1 ]]; then printf '<gid-of-%s>' "$dev"; return 0; fi
-    fail "$dev has no RoCE v2 GID${address:+ for $address} (is the address configured? see netplan.yaml)"
-}
-'''
-
 
 def render_plan(plan: TestPlan, intent: Manifest) -> dict[str, bytes]:
-    """Every file of the plan directory, manifest.json included."""
+    """Every file of the plan directory, manifest.json included: the text from the templates
+    under templates/testplan/, the data they read from here."""
+    env = environment()
     files: dict[str, str] = {"testplan.json": plan.model_dump_json(indent=1) + "\n", "testplan.md": markdown(plan), "rank-env.sh": rank_env(plan)}
     by_node: dict[str, list[tuple[Pair, str]]] = defaultdict(list)
     for pair in plan.pairs:
@@ -72,105 +39,50 @@ def render_plan(plan: TestPlan, intent: Manifest) -> dict[str, bytes]:
     for run in plan.runs:
         scopes.setdefault(run.scope, run.nodes)
         files[f"runs/{run.id}.sh"] = run_script(plan, run)
+    hostfile = env.get_template("testplan/hostfile.txt.j2")
     for scope, nodes in scopes.items():
         per_node = next(r.gpus_per_node for r in plan.runs if r.scope == scope)
-        # Open MPI hostfile: one host per line, slots = ranks it may run (Open MPI mpirun(1), "Specifying Host Nodes")
-        files[f"hostfiles/{scope}.txt"] = "".join(f"{node} slots={per_node}\n" for node in nodes)
+        files[f"hostfiles/{scope}.txt"] = hostfile.render(nodes=nodes, slots=per_node)
     data = {path: text.encode() for path, text in files.items()}
     data.update({path: text.encode() for path, text in render_manifest(intent.intent.file, intent.intent.sha256, {}, data, {}).items()})
     return data
 
 
+class PairSide(NamedTuple):
+    """One line of a node's round in nodes/<node>.sh: its side of a pair (templates/testplan/node.sh.j2)."""
+
+    pair: str  # the pair's id
+    role: str  # server or client
+    end: Endpoint  # this node's NIC
+    peer: Endpoint  # the other node's
+    stem: str  # the shell name of this NIC's port: $<stem>_NETDEV, $<stem>_RDMA
+    tcp_port: int
+    qps: int
+
+
 def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str:
+    """nodes/<node>.sh: the node's perftest servers and clients, round by round; in a round the
+    servers first, then a wait (SERVER_WAIT) before the clients."""
     ports = sorted({(p.server if role == "server" else p.client).port for p, role in roles}, key=natural_key)
     names = shell_names([_Port(port) for port in ports])
-    q = plan.qos
-    lines = [
-        "#!/usr/bin/env bash",
-        f"# {node}: perftest pairs of the acceptance plan of the fabric {plan.fabric}.",
-        f"# Generated by fabricgen {__version__} (fabricgen testplan): rebuild the plan, do not edit it.",
-        "#",
-        "# Run on every node of a round at once (pdsh, clush, a job array):  ROUND=1 bash nodes/<node>.sh",
-        "# Servers start at once, clients after SERVER_WAIT seconds. TEST=send runs ib_send_bw instead of",
-        "# ib_write_bw. DRY_RUN=1 prints the commands. Output: results/<pair-id>.txt (client; -send with",
-        "# TEST=send) and results/<pair-id>.server.txt, beside this plan; `fabricgen testplan check` reads them.",
-        "#",
-        f"# RoCE settings from the fabric: traffic class {q.traffic_class} (DSCP {q.roce_dscp} << 2, ECN-capable), service level",
-        f"# {q.lossless_priority if q.lossless_priority is not None else 0} (the lossless priority), RoCE MTU {q.roce_mtu} (host MTU {q.host_mtu}).",
-        "# Interface names: the build's port names unless <PORT>_NETDEV is set (as for nic-qos.sh).",
-        "set -euo pipefail",
-        "",
-        'PLAN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)',
-        f'RESULTS=${{RESULTS:-$PLAN_DIR/{RESULTS_DIR}}}',
-        "ROUND=${ROUND:-}",
-        "TEST=${TEST:-write}",
-        "SERVER_WAIT=${SERVER_WAIT:-5}",
-        f"DURATION=${{DURATION:-{PERFTEST_SECONDS}}}",
-        f"TCLASS={shlex.quote(str(q.traffic_class))}",
-        f"SL={shlex.quote(str(q.lossless_priority or 0))}",
-        f"ROCE_MTU={shlex.quote(str(q.roce_mtu))}",
-    ]
-    for port in ports:
-        lines += [f"{names[port]}_NETDEV=${{{names[port]}_NETDEV:-{port}}}", f"{names[port]}_RDMA=${{{names[port]}_RDMA:-}}"]
-    lines += ["", _SHELL_COMMON.rstrip("\n"), "", r'''case $TEST in
-    write) suffix="" ;;
-    send) suffix="-send" ;;
-    *) fail "TEST must be write or send, not $TEST" ;;
-esac
-[[ $ROUND =~ ^[0-9]+$ ]] || fail "set ROUND to the round to run (1..$ROUNDS)"
-[[ $SERVER_WAIT =~ ^[0-9]+$ && $DURATION =~ ^[0-9]+$ ]] || fail "SERVER_WAIT and DURATION are whole seconds"
-if [[ $DRY_RUN != 1 ]]; then mkdir -p "$RESULTS"; fi
-pids=()
-
-# perftest ID ROLE NETDEV RDMA ADDRESS TCP_PORT QPS [SERVER_ADDRESS]: one side of a pair, in the
-# background. -x: the NIC's RoCE v2 GID for its IPv4 address; --tclass: the IP TOS byte on every
-# packet (GRH traffic class); -S: service level (the priority where the NIC trusts PCP);
-# -m: RoCE MTU; -D: seconds; -q: QPs (ECMP hashes each QP onto one path); --report_gbits: Gb/s
-# (perftest's usage text, github:linux-rdma/perftest src/perftest_parameters.c).
-perftest() {
-    local id=$1 role=$2 netdev=$3 rdma=$4 address=$5 port=$6 qps=$7 peer=${8:-} gid out
-    rdma=$(rdma_of "$netdev" "$rdma")
-    gid=$(gid_index "$rdma" "$address")
-    out="$RESULTS/$id$suffix.txt"
-    if [[ $role == server ]]; then out="$RESULTS/$id$suffix.server.txt"; fi
-    local cmd=("ib_${TEST}_bw" -d "$rdma" -i 1 -x "$gid" -q "$qps" -m "$ROCE_MTU" --tclass "$TCLASS" -S "$SL"
-               -p "$port" -s ''' + str(PERFTEST_SIZE) + r''' -D "$DURATION" -F --report_gbits)
-    if [[ -n $peer ]]; then cmd+=("$peer"); fi
-    if [[ $DRY_RUN == 1 ]]; then printf '+ %s > %s\n' "${cmd[*]}" "$out"; return 0; fi
-    "${cmd[@]}" > "$out" 2>&1 &
-    pids+=("$!")
-}
-''']
-    rounds: dict[int, list[tuple[Pair, str]]] = defaultdict(list)
+    by_round: dict[int, list[tuple[Pair, str]]] = defaultdict(list)
     for pair, role in roles:
-        rounds[pair.round].append((pair, role))
-    lines.insert(lines.index("set -euo pipefail") + 2, f"ROUNDS={max(p.round for p in plan.pairs)}")
-    lines.append("case $ROUND in")
-    for number in sorted(rounds):
-        lines.append(f"    {number})")
-        entries = sorted(rounds[number], key=lambda e: (e[1] != "server", e[0].id))
-        if any(role == "client" for _, role in entries) and any(role == "server" for _, role in entries):
-            split = next(i for i, (_, role) in enumerate(entries) if role == "client")
-            entries.insert(split, (None, "wait"))  # type: ignore[arg-type]
-        elif all(role == "client" for _, role in entries):
-            entries.insert(0, (None, "wait"))  # type: ignore[arg-type]
-        for pair, role in entries:
-            if role == "wait":
-                lines.append('        if [[ $DRY_RUN != 1 ]]; then sleep "$SERVER_WAIT"; fi')
-                continue
-            end = pair.server if role == "server" else pair.client
-            stem = names[end.port]
-            args = [pair.id, role, f'"${stem}_NETDEV"', f'"${stem}_RDMA"', shlex.quote(end.address), str(pair.tcp_port), str(pair.qps)]
-            if role == "client":
-                args.append(shlex.quote(pair.server.address))
-            peer = pair.client if role == "server" else pair.server
-            lines.append(f"        # {pair.id} {role}: {end.port} ({end.leaf} {end.leaf_port}, {end.cable}) <-> {peer.node} {peer.port} ({peer.leaf})")
-            lines.append("        perftest " + " ".join(args))
-        lines.append("        ;;")
-    lines += [f'    *) printf \'%s: nothing to run in round %s\\n\' {shlex.quote(node)} "$ROUND" ;;', "esac", "",
-              "failed=0", 'for pid in "${pids[@]}"; do wait "$pid" || failed=1; done',
-              f'if [[ $failed == 1 ]]; then fail {shlex.quote(node)}": a perftest failed (see its output in $RESULTS)"; fi', ""]
-    return "\n".join(lines)
+        by_round[pair.round].append((pair, role))
+    rounds: list[tuple[int, list[PairSide | None]]] = []
+    for number in sorted(by_round):
+        entries = sorted(by_round[number], key=lambda e: (e[1] != "server", e[0].id))
+        steps: list[PairSide | None] = []
+        for i, (pair, role) in enumerate(entries):
+            if role == "client" and (i == 0 or entries[i - 1][1] == "server"):
+                steps.append(None)  # before the first client: the servers must be listening
+            end, peer = (pair.server, pair.client) if role == "server" else (pair.client, pair.server)
+            steps.append(PairSide(pair.id, role, end, peer, names[end.port], pair.tcp_port, pair.qps))
+        rounds.append((number, steps))
+    return environment().get_template("testplan/node.sh.j2").render(
+        node=node, fabric=plan.fabric, version=__version__, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
+        round_count=max(p.round for p in plan.pairs), results_dir=RESULTS_DIR, seconds=PERFTEST_SECONDS, message_bytes=PERFTEST_SIZE,
+        ports=[(names[port], port) for port in ports], rounds=rounds,
+    )
 
 
 class _Port:
@@ -182,149 +94,25 @@ def rank_env(plan: TestPlan) -> str:
     """Run by mpirun as each rank: the NCCL_* settings from this node's own backend NICs, then the
     test binary. NCCL reads these names, and RCCL reads the same ones (RCCL is NCCL's port to ROCm;
     its environment variable reference lists the NCCL_* names)."""
-    q = plan.qos
     ports = list(dict.fromkeys(port for run in plan.runs for port in run.ports))
     names = shell_names([_Port(port) for port in ports])
-    lines = [
-        "#!/usr/bin/env bash",
-        f"# One rank of a NCCL/RCCL run of the fabric {plan.fabric}: mpirun starts `bash rank-env.sh BINARY ARGS...`.",
-        f"# Generated by fabricgen {__version__} (fabricgen testplan).",
-        "#",
-        "# NCCL environment variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html; RCCL reads the same):",
-        "#   NCCL_IB_HCA: the RDMA devices of this node's backend NICs, one per rail, `=` for exact names, port 1;",
-        f"#   NCCL_IB_TC: the traffic class (IP TOS byte) of RoCE packets = DSCP {q.roce_dscp} << 2 | 2 (ECN-capable) = {q.traffic_class}, so the",
-        "#     leaves classify them into the lossless class;",
-        f"#   NCCL_IB_SL: the service level = the lossless priority {q.lossless_priority} (used as the Ethernet priority",
-        "#     where a NIC trusts PCP; with DSCP trust, as nic-qos.sh sets it, the DSCP decides);",
-        "#   NCCL_IB_GID_INDEX: the RoCE v2 GID of the NICs' IPv4 addresses, found in sysfs (left to NCCL's own choice",
-        "#     when the NICs disagree).",
-        "set -euo pipefail",
-        "",
-        "DRY_RUN=${DRY_RUN:-0}",
-    ]
-    for port in ports:
-        lines += [f"{names[port]}_NETDEV=${{{names[port]}_NETDEV:-{port}}}", f"{names[port]}_RDMA=${{{names[port]}_RDMA:-}}"]
-    lines += ["", _SHELL_COMMON.rstrip("\n"), "", "hcas=()", "gids=()"]
-    for port in ports:
-        lines.append(f'dev=$(rdma_of "${names[port]}_NETDEV" "${names[port]}_RDMA"); hcas+=("=$dev:1" ); gids+=("$(gid_index "$dev")")')
-    lines += [
-        'NCCL_IB_HCA=$(IFS=,; printf \'%s\' "${hcas[*]}")',
-        'NCCL_IB_HCA=${NCCL_IB_HCA//,=/,}  # one leading = applies to the whole list',
-        f"NCCL_IB_TC={shlex.quote(str(q.traffic_class))}",
-        f"NCCL_IB_SL={shlex.quote(str(q.lossless_priority or 0))}",
-        "export NCCL_IB_HCA NCCL_IB_TC NCCL_IB_SL",
-        'if [[ $(printf \'%s\\n\' "${gids[@]}" | sort -u | wc -l) == 1 ]]; then export NCCL_IB_GID_INDEX="${gids[0]}"; fi',
-        '[[ $# -gt 0 ]] || { printf \'usage: bash rank-env.sh BINARY [ARGS...]\\n\' >&2; exit 1; }',
-        'if [[ $DRY_RUN == 1 ]]; then printf \'+ NCCL_IB_HCA=%s NCCL_IB_TC=%s NCCL_IB_SL=%s NCCL_IB_GID_INDEX=%s %s\\n\' "$NCCL_IB_HCA" "$NCCL_IB_TC" "$NCCL_IB_SL" "${NCCL_IB_GID_INDEX:-}" "$*"; exit 0; fi',
-        'exec "$@"',
-        "",
-    ]
-    return "\n".join(lines)
+    return environment().get_template("testplan/rank-env.sh.j2").render(
+        fabric=plan.fabric, version=__version__, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
+        ports=[(names[port], port) for port in ports],
+    )
 
 
 def run_script(plan: TestPlan, run: Run) -> str:
-    binary = f"{run.test}_perf"
-    tool = "nccl-tests" if run.library == "nccl" else "rccl-tests"
-    lines = [
-        "#!/usr/bin/env bash",
-        f"# {run.id}: {tool} {binary} on {len(run.nodes)} nodes ({run.ranks} ranks, {run.gpus_per_node} per node), scope {run.scope}.",
-        f"# Generated by fabricgen {__version__} (fabricgen testplan). Run once, on any node of the hostfile, with the",
-        "# plan directory at the same path on every node (rank-env.sh runs there). DRY_RUN=1 prints the command.",
-        f"# Expected: peak busbw >= {run.threshold_busbw} GB/s (bound {run.bound_busbw} GB/s; see testplan.md). Output: results/{run.id}.txt.",
-        "set -euo pipefail",
-        "",
-        'PLAN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)',
-        "export PLAN_DIR",
-        f'RESULTS=${{RESULTS:-$PLAN_DIR/{RESULTS_DIR}}}',
-        "DRY_RUN=${DRY_RUN:-0}",
-        f"BINARY=${{{'NCCL_TESTS' if run.library == 'nccl' else 'RCCL_TESTS'}_DIR:-.}}/{binary}",
-        "cmd=(mpirun -np " + str(run.ranks) + ' --hostfile "$PLAN_DIR/' + run.hostfile + '" --map-by ' + shlex.quote(f"ppr:{run.gpus_per_node}:node")
-        + ' -x PLAN_DIR bash "$PLAN_DIR/rank-env.sh" "$BINARY" ' + " ".join(shlex.quote(a) for a in TEST_ARGS) + ")",
-        'if [[ $DRY_RUN == 1 ]]; then printf \'+ %s\\n\' "${cmd[*]}"; exit 0; fi',
-        'mkdir -p "$RESULTS"',
-        f'"${{cmd[@]}}" 2>&1 | tee "$RESULTS/{run.id}.txt"',
-        "",
-    ]
-    return "\n".join(lines)
+    """runs/<run-id>.sh: the run's mpirun command line, its output tee'd to results/<run-id>.txt."""
+    return environment().get_template("testplan/run.sh.j2").render(
+        run=run, binary=f"{run.test}_perf", version=__version__, results_dir=RESULTS_DIR, test_args=TEST_ARGS
+    )
 
 
 def markdown(plan: TestPlan) -> str:
-    q = plan.qos
-    rounds = max((p.round for p in plan.pairs), default=0)
-    fabric_links = len(plan.links)
-    lines = [
-        f"# Acceptance test plan: {plan.fabric}",
-        "",
-        f"Written by fabricgen {__version__} from the build (`fabricgen testplan`). Copy this directory to every GPU node at",
-        "the same path, run the rounds of perftest pairs, then the collective runs, then",
-        "`fabricgen testplan check PLAN_DIR results/*` to compare the results with the expectations below.",
-        "",
-        "## Fabric settings the tests use",
-        "",
-        "| setting | value | from |",
-        "|---|---|---|",
-        f"| RoCE DSCP | {q.roce_dscp if q.lossless else 'none (QoS off)'} | the leaves' lossless profile (topology.json `qos.roce_dscp`, the first one, as nic-qos.sh marks RDMA) |",
-        f"| traffic class (TOS byte) | {q.traffic_class} | DSCP << 2 \\| 2 (RFC 2474: DSCP is the upper six bits; the low two are ECN: ECT(0), RFC 3168, so the leaves' WRED marks instead of dropping) |",
-        f"| lossless priority | {q.lossless_priority if q.lossless else 'none'} | `qos.lossless_priority`: perftest `-S`, NCCL_IB_SL |",
-        f"| host MTU | {q.host_mtu} | hosts/<node>/netplan.yaml |",
-        f"| RoCE MTU | {q.roce_mtu} | the largest of 256..4096 that fits the host MTU less 96 header bytes (Linux iboe_get_mtu) |",
-        "| GID index | at run time | sysfs: the `RoCE v2` GID holding the NIC's IPv4 address |",
-        "",
-    ]
-    lines += [f"Note: {note}" for note in plan.notes] + ([""] if plan.notes else [])
-    lines += [
-        "## perftest pairs",
-        "",
-        f"{len(plan.pairs):,} pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}; pairs of one round share no fabric link and no NIC, so they run at once.",
-    ]
-    if plan.spines:
-        covered = len({c for p in plan.pairs for c in p.links})
-        lines += [
-            f"Together their routed paths cross {covered} of the backend's {fabric_links} fabric links"
-            + (f"; {len(plan.uncovered)} lie on no leaf-to-leaf path." if plan.uncovered else " (every one)."),
-            "",
-            "Routing: eBGP with ECMP. Between two leaves every equal-cost path is used, and ECMP picks ONE path per flow:",
-            "for RoCE v2 a flow is a queue pair (its UDP source port). A pair with one QP therefore measures one path.",
-            "Each pair runs `-q` QPs = 4 x the leaf's uplink count: at least as many QPs as uplinks is needed for every",
-            "uplink to carry one, and since the hash is not a round robin, 4 per uplink gives each uplink a QP with",
-            "probability 1 - e^-4 (98 %). The switches' interface counters (`fabricgen verify`) show which links carried traffic.",
-        ]
-    else:
-        lines += ["The backend has no spines (rail-only): each pair joins two nodes on the same leaf, within one rail."]
-    lines += [
-        "",
-        f"Expected: the NIC's line rate; threshold = line rate x {plan.efficiency}. RoCE v2 headers cost about 2 % at",
-        "MTU 4096 (the Cisco AI-cluster whitepaper measured ib_write_bw at 391 Gb/s on 400G); the rest of the margin",
-        "is for the host (PCIe, NUMA placement) and run-to-run variance. Change it with `--efficiency`.",
-        "",
-        "| pair | round | server | client | QPs | paths | expected Gb/s | threshold Gb/s |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for p in plan.pairs:
-        lines.append(f"| {p.id} | {p.round} | {p.server.node} {p.server.port} ({p.server.leaf}, rail {p.server.rail}) {p.server.address} | "
-                     f"{p.client.node} {p.client.port} ({p.client.leaf}, rail {p.client.rail}) {p.client.address} | {p.qps} | {p.paths} | {p.expected_gbps:g} | {p.threshold_gbps:g} |")
-    lines += [
-        "",
-        "Run: `ROUND=<n> bash nodes/<node>.sh` on every node of round n at once (`TEST=send` for ib_send_bw).",
-        "",
-        "## NCCL and RCCL runs",
-        "",
-        "Bus bandwidth as nccl-tests defines it (github:NVIDIA/nccl-tests doc/PERFORMANCE.md): busbw = algbw x 2(n-1)/n for",
-        "all-reduce and algbw x (n-1)/n for all-to-all, n ranks. The network's bound with g GPUs per node, each GPU's",
-        "share of the network r = its NIC's line rate: all-reduce (rings spread over the node's NICs) g x r; all-to-all",
-        f"r x (n-1)/(n-g). Thresholds: all-reduce bound x {plan.efficiency}, all-to-all bound x {plan.alltoall_efficiency}",
-        "(static ECMP spreads all-to-all's few large flows unevenly: the whitepaper measured 73 % of line rate).",
-        "`check` compares the peak busbw of each run (the largest of its rows, out-of-place and in-place) with the threshold",
-        "and reports the `# Avg bus bandwidth` line as printed.",
-        "",
-        ("Environment (rank-env.sh, per rank, from the node's own NICs): "
-         f"`NCCL_IB_HCA` (one RDMA device per rail), `NCCL_IB_TC={q.traffic_class}`, `NCCL_IB_SL={q.lossless_priority or 0}`, `NCCL_IB_GID_INDEX` (sysfs)."),
-        "RCCL reads the same NCCL_* names.",
-        "",
-        "| run | nodes | ranks | bound busbw GB/s | threshold GB/s | script |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in plan.runs:
-        lines.append(f"| {r.id} | {len(r.nodes)} | {r.ranks} | {r.bound_busbw:g} | {r.threshold_busbw:g} | runs/{r.id}.sh |")
-    lines.append("")
-    return "\n".join(lines)
+    """testplan.md: the settings the tests use, the pairs and the runs with their expectations."""
+    return environment().get_template("testplan/testplan.md.j2").render(
+        plan=plan, version=__version__, service_level=plan.qos.lossless_priority or 0,
+        round_count=max((p.round for p in plan.pairs), default=0),
+        covered=len({c for p in plan.pairs for c in p.links}),
+    )
