@@ -24,7 +24,7 @@ from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
-from fabricgen.units import cidr_span, format_ratio, ipv4_int, network_of
+from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
 NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
@@ -219,32 +219,45 @@ def _addresses_clash(c: Compiled) -> bool:
     spans += [cidr_span(svi.cidr) for svi in plan.management_subnets.values()]
     spans += [cidr_span(vtep) for vtep in plan.vteps.values()]
     spans += [cidr_span(segment.subnet) for segment in segments]
-    routed = (LinkKind.FABRIC, LinkKind.UPLINK)
+    # one pass over the links: a routed link's subnet by its upper end, and both ends of host
+    # links (the leaf's is `b` as built; both, so a graph built otherwise is still checked)
+    routed_ends, host_ends = [], []
+    for link in c.fabric.links:
+        kind = link.kind
+        if kind is LinkKind.HOST:
+            host_ends += (link.a, link.b)
+        elif kind is LinkKind.FABRIC or kind is LinkKind.UPLINK:
+            routed_ends.append(link.b)
     interfaces = plan.interfaces
-    spans += [_span(interfaces[link.b]) for link in c.fabric.links if link.kind in routed and link.b in interfaces]
+    addressed = interfaces.get
+    spans += _spans([address for address in map(addressed, routed_ends) if address is not None])
     spans.sort()
     reach_end = -1
     for first, last in spans:
         if first <= reach_end:
             return True
-        reach_end = max(reach_end, last)
+        if last > reach_end:
+            reach_end = last
+    # a leaf's p2p host ports inside its NIC block, as _address_problems checks every such port of the plan
+    host_ports = [port for port in host_ends if port.device.role is Role.LEAF and port in interfaces]
     blocks: dict[str, tuple[int, int]] = {}
-    for port, address in interfaces.items():
-        device = port.device
-        if device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
-            block = blocks.get(device.name)
-            if block is None:
-                block = blocks[device.name] = cidr_span(plan.nic_blocks[device.name])
-            if not block[0] <= _span(address)[0] <= block[1]:
-                return True
+    for port, (first, _) in zip(host_ports, _spans([interfaces[port] for port in host_ports])):
+        block = blocks.get(port.device.name)
+        if block is None:
+            block = blocks[port.device.name] = cidr_span(plan.nic_blocks[port.device.name])
+        if not block[0] <= first <= block[1]:
+            return True
     return False
 
 
-def _span(address: InterfaceAddress) -> tuple[int, int]:
-    """cidr_span(address.cidr), without making the text."""
-    size = 1 << (32 - address.prefixlen)
-    first = ipv4_int(address.address) & ~(size - 1) & 0xFFFFFFFF
-    return first, first + size - 1
+def _spans(addresses: list[InterfaceAddress]) -> list[tuple[int, int]]:
+    """cidr_span(address.cidr) of each, without making the texts; the addresses parsed in C."""
+    spans = []
+    for value, address in zip(ipv4_ints([address.address for address in addresses]), addresses):
+        size = 1 << (32 - address.prefixlen)
+        first = value & -size  # -size: every bit above the host part
+        spans.append((first, first + size - 1))
+    return spans
 
 
 def _address_problems(c: Compiled) -> Iterable[Problem]:
