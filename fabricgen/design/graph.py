@@ -127,9 +127,10 @@ class Fabric:
     def connect(self, link: Link) -> Link:
         """Wire both ports to the link and register them on their devices: a device's `ports`
         holds exactly its cabled ports (ports reserved for growth stay out)."""
-        for port in (link.a, link.b):
-            port.link = link
-            port.device.ports[port.name] = port
+        a, b = link.a, link.b
+        a.link = b.link = link
+        a.device.ports[a.name] = a
+        b.device.ports[b.name] = b
         self.links.append(link)
         return link
 
@@ -139,16 +140,14 @@ class Fabric:
         so growing one tier never renumbers another: links to a leaf `BE-00001`..., leaf to spine
         `BE-S00001`..., spine to core `BE-C00001`... (the builders add each tier in an order that
         only appends when the cluster grows)."""
-        series: dict[str, int] = {}
-        for kind, a, b, _ in links:
-            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
-            series[key] = series.get(key, 0) + 1
-        width = {key: max(5, len(str(count))) for key, count in series.items()}
+        keys = [_SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else "" for kind, _, b, _ in links]
+        series = Counter(keys)
+        # each series' label format, zero-padded to its width, made once (e.g. "BE-S{:05d}".format)
+        label = {key: f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format for key, count in series.items()}
         numbers = dict.fromkeys(series, 0)
-        for kind, a, b, cable in links:
-            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
+        for (kind, a, b, cable), key in zip(links, keys):
             numbers[key] += 1
-            self.connect(Link(f"{prefix}{key}{numbers[key]:0{width[key]}d}", network, kind, a, b, cable))
+            self.connect(Link(label[key](numbers[key]), network, kind, a, b, cable))
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
