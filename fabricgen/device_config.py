@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -263,6 +264,9 @@ class DeviceConfig:
 _PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 _GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
 _KIND_NAMES = {kind: kind.value for kind in LinkKind}  # an enum's .value is a property: slow per port
+# attrgetters run in C: a lambda per port cost 0.1 s over 655,360 ports
+_front_panel_order = attrgetter("cage", "sub")
+_speed_of = attrgetter("speed_gbps")
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -333,7 +337,7 @@ def _oob_config(c: Compiled, device: Device, system: Management | None, written_
     plan = c.addresses
     model = c.catalog.switches[device.model]
     interfaces, members, routes = [], [], []
-    for port in sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub)):
+    for port in sorted((p for p in device.ports.values() if p.front_panel), key=_front_panel_order):
         link = port.link
         assert link is not None
         peer = link.other(port)
@@ -393,7 +397,7 @@ def _device_config(
     model = c.catalog.switches[device.model]
     subnet_mode = fabric_plan.host_addressing == "subnet"
     overlay = c.evpn_of(device.network)
-    ports = sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub))
+    ports = sorted((p for p in device.ports.values() if p.front_panel), key=_front_panel_order)
     qos_on = backend.qos.enabled
 
     interfaces = []
@@ -562,7 +566,7 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
     delay where published."""
     qos = effective_qos(spec, device.name)
     platform = model.qos
-    counts = Counter(p.speed_gbps for p in ports)  # one pass over the ports, not one per speed
+    counts = Counter(map(_speed_of, ports))  # one pass over the ports, not one per speed
     speeds = sorted(counts)
     main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0

@@ -30,12 +30,13 @@ from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
 from fabricgen.device_config import DeviceConfig, QosConfig
-from fabricgen.units import network_of
+from fabricgen.units import network_text
 
 PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
 TABLE_BASE = {Network.BACKEND: 100, Network.FRONTEND: 200, Network.STORAGE: 300}
 METRIC_STEP = 100
 RDMA_ROLES = frozenset({Role.GPU_NODE, Role.STORAGE_NODE})  # management nodes get netplan only
+_NETWORK_NAMES = {network: network.value for network in Network}  # an enum's .value is a property: slow per NIC
 
 
 # Not frozen, though nothing changes one once built: a frozen dataclass sets every field through
@@ -170,7 +171,7 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         gateway = c.addresses.gateways[port]
         numbers[network] = numbers.get(network, 0) + 1
         table = TABLE_BASE[network] + numbers[network]
-        subnet = network_of(address.cidr)
+        subnet = network_text(address.address, address.prefixlen)
         if (network, kind) not in shared.way_out:
             shared.way_out[network, kind] = "default" if kind == "frontend" else str(plan.host_pool)
         way_out = shared.way_out[network, kind]
@@ -187,7 +188,7 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
             HostNic(
                 port=port.name,
                 port_set=kind,
-                network=network.value,
+                network=_NETWORK_NAMES[network],
                 nic=ports_of.nic,
                 family=ports_of.nic_family,
                 switch=leaf.device.name,

@@ -128,4 +128,11 @@ def cidr_span(cidr: str) -> tuple[int, int]:
 
 def network_of(cidr: str) -> str:
     """10.4.0.1/24 -> 10.4.0.0/24."""
-    return f"{ipv4_text(cidr_span(cidr)[0])}/{cidr.partition('/')[2] or 32}"
+    address, _, prefix = cidr.partition("/")
+    return network_text(address, int(prefix or 32))
+
+
+def network_text(address: str, prefixlen: int) -> str:
+    """10.4.0.1, 24 -> 10.4.0.0/24: network_of without making and splitting the CIDR text."""
+    host_bits = 32 - prefixlen
+    return f"{ipv4_text(ipv4_int(address) >> host_bits << host_bits)}/{prefixlen}"
