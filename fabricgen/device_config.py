@@ -418,20 +418,22 @@ def _device_config(
         access_vlan = None
         if not routed:
             access_vlan = overlay.segment_of[peer].vlan if overlay is not None else backend.subnet_vlan
+        # the fields in their declared order, named in the comments: matching twelve keywords
+        # cost 0.3 s over 655,360 ports at 131,072 GPUs
         interfaces.append(
             InterfaceConfig(
-                name=port.name,
-                description=f"{link.id} to {peer_device.name} {peer.name}",
-                kind=_KIND_NAMES[link_kind],
-                speed_gbps=port.speed_gbps,
-                cage=port.cage,
-                sub=port.sub,
-                mtu=mtu,
-                address=address.cidr if address else None,
-                access_vlan=access_vlan,
-                lossless=qos_on,
-                bfd=bfd_on and fabric_link,
-                cable_length_m=link.length_m,
+                port.name,
+                f"{link.id} to {peer_device.name} {peer.name}",  # description
+                _KIND_NAMES[link_kind],
+                port.speed_gbps,
+                port.cage,
+                port.sub,
+                mtu,
+                address.cidr if address else None,  # address
+                access_vlan,
+                qos_on,  # lossless
+                bfd_on and fabric_link,  # bfd
+                link.length_m,  # cable_length_m
             )
         )
         if fabric_link:
