@@ -247,8 +247,7 @@ def _addresses_clash(c: Compiled) -> bool:
     for first, last in spans:
         if first <= reach_end:
             return True
-        if last > reach_end:
-            reach_end = last
+        reach_end = max(reach_end, last)
     # a leaf's p2p host ports inside its NIC block, as _address_problems checks every such port of the plan
     host_ports = [port for port in host_ends if port.device.role is Role.LEAF and port in interfaces]
     blocks: dict[str, tuple[int, int]] = {}

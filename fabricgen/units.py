@@ -7,8 +7,8 @@ import re
 import socket
 from collections.abc import Iterable
 from fractions import Fraction
-from itertools import repeat
 from ipaddress import IPv4Address, IPv4Network
+from itertools import repeat
 from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer

@@ -29,7 +29,7 @@ def test_texts_back_to_ints():
     assert ipv4_ints(iter(["10.0.0.1", "255.255.255.255"])) == [0x0A000001, 0xFFFFFFFF]  # any iterable
 
 
-@pytest.mark.parametrize("prefixlen", range(0, 33))
+@pytest.mark.parametrize("prefixlen", range(33))
 def test_network_text_is_the_address_network(prefixlen):
     for address in ("10.7.131.77", "255.255.255.255", "0.0.0.1", "192.168.1.0"):
         expected = str(IPv4Interface(f"{address}/{prefixlen}").network)
