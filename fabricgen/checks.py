@@ -24,7 +24,7 @@ from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, QosOverride
 from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
-from fabricgen.units import cidr_span, format_ratio, ipv4_int, network_of
+from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
 NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
@@ -32,7 +32,7 @@ NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
     # quick pass: every link end's (device, port) made by attrgetter in C; names only if one repeats
     ends = [*map(attrgetter("a.device.name", "a.name"), c.fabric.links), *map(attrgetter("b.device.name", "b.name"), c.fabric.links)]
-    if len(set(ends)) == len(ends):
+    if len(set(ends)) == len(ends):  # a set from a list is sized at once; from an iterator it grows
         return
     seen: dict[tuple[str, str], str] = {}
     for link in c.fabric.links:
@@ -66,9 +66,12 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
             groups_of[device.model] = (groups, {cage for cage, group in groups.items() if group.form_factor == "RJ45"}, {})
         groups, copper, fanouts = groups_of[device.model]  # fanouts: (group's first cage, speed) -> group.fanout_at(speed)
         modes: dict[int, int] = {}
+        used: dict[int, int] = {}  # speed -> data ports at it, copper cages left out
         for port in device.ports.values():
             if not port.front_panel:
                 continue  # mgmt0 and console are fixed ports, not cages
+            if port.cage not in copper:
+                used[port.speed_gbps] = used.get(port.speed_gbps, 0) + 1
             group = groups.get(port.cage)
             if group is None:
                 yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
@@ -90,9 +93,9 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
                 yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
-        for speed, used in Counter(p.speed_gbps for p in device.ports.values() if p.front_panel and p.cage not in copper).items():
-            if used > model.ports_at(speed):
-                yield Problem(f"{used} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
+        for speed, count in used.items():
+            if count > model.ports_at(speed):
+                yield Problem(f"{count} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
 
 
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
@@ -127,8 +130,15 @@ def leaf_ratio_holds(c: Compiled) -> Iterable[Problem]:
 
 def _ratio_at(device, down_kind: LinkKind, wanted: Fraction, what: str) -> Iterable[Problem]:
     # a link's `a` end is its lower tier: this device's downlinks are those where it is `b`
-    down = sum(p.speed_gbps for p in device.ports.values() if p.link and p.link.kind is down_kind and p.link.b is p)
-    up = sum(p.speed_gbps for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p)
+    down = up = 0
+    for port in device.ports.values():
+        link = port.link
+        if link is None:
+            continue
+        if link.kind is down_kind and link.b is port:
+            down += port.speed_gbps
+        if link.kind is LinkKind.FABRIC and link.a is port:
+            up += port.speed_gbps
     if up == 0:
         yield Problem(f"{what} has no uplinks", device=device.name)
     elif Fraction(down, up) > wanted:
@@ -173,7 +183,8 @@ def every_leaf_reaches_every_spine(c: Compiled) -> Iterable[Problem]:
 
 
 def _mesh(c: Compiled, device, expected_peers: list[str], expected: int, tier: str) -> Iterable[Problem]:
-    per_peer = Counter(p.link.other(p).device.name for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p)
+    # its uplinks: the fabric links where it is the lower end `a`, so the peer is `b`
+    per_peer = Counter(p.link.b.device.name for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p)
     for peer in expected_peers:
         if per_peer.get(peer, 0) != expected:
             yield Problem(
@@ -219,32 +230,44 @@ def _addresses_clash(c: Compiled) -> bool:
     spans += [cidr_span(svi.cidr) for svi in plan.management_subnets.values()]
     spans += [cidr_span(vtep) for vtep in plan.vteps.values()]
     spans += [cidr_span(segment.subnet) for segment in segments]
-    routed = (LinkKind.FABRIC, LinkKind.UPLINK)
+    # one pass over the links: a routed link's subnet by its upper end, and both ends of host
+    # links (the leaf's is `b` as built; both, so a graph built otherwise is still checked)
+    routed_ends, host_ends = [], []
+    for link in c.fabric.links:
+        kind = link.kind
+        if kind is LinkKind.HOST:
+            host_ends += (link.a, link.b)
+        elif kind is LinkKind.FABRIC or kind is LinkKind.UPLINK:
+            routed_ends.append(link.b)
     interfaces = plan.interfaces
-    spans += [_span(interfaces[link.b]) for link in c.fabric.links if link.kind in routed and link.b in interfaces]
+    addressed = interfaces.get
+    spans += _spans([address for address in map(addressed, routed_ends) if address is not None])
     spans.sort()
     reach_end = -1
     for first, last in spans:
         if first <= reach_end:
             return True
         reach_end = max(reach_end, last)
+    # a leaf's p2p host ports inside its NIC block, as _address_problems checks every such port of the plan
+    host_ports = [port for port in host_ends if port.device.role is Role.LEAF and port in interfaces]
     blocks: dict[str, tuple[int, int]] = {}
-    for port, address in interfaces.items():
-        device = port.device
-        if device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
-            block = blocks.get(device.name)
-            if block is None:
-                block = blocks[device.name] = cidr_span(plan.nic_blocks[device.name])
-            if not block[0] <= _span(address)[0] <= block[1]:
-                return True
+    for port, (first, _) in zip(host_ports, _spans([interfaces[port] for port in host_ports])):
+        block = blocks.get(port.device.name)
+        if block is None:
+            block = blocks[port.device.name] = cidr_span(plan.nic_blocks[port.device.name])
+        if not block[0] <= first <= block[1]:
+            return True
     return False
 
 
-def _span(address: InterfaceAddress) -> tuple[int, int]:
-    """cidr_span(address.cidr), without making the text."""
-    size = 1 << (32 - address.prefixlen)
-    first = ipv4_int(address.address) & ~(size - 1) & 0xFFFFFFFF
-    return first, first + size - 1
+def _spans(addresses: list[InterfaceAddress]) -> list[tuple[int, int]]:
+    """cidr_span(address.cidr) of each, without making the texts; the addresses parsed in C."""
+    spans = []
+    for value, address in zip(ipv4_ints([address.address for address in addresses]), addresses):
+        size = 1 << (32 - address.prefixlen)
+        first = value & -size  # -size: every bit above the host part
+        spans.append((first, first + size - 1))
+    return spans
 
 
 def _address_problems(c: Compiled) -> Iterable[Problem]:

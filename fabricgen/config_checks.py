@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import LinkKind, Network
-from fabricgen.device_config import DeviceConfig, InterfaceConfig
+from fabricgen.device_config import DeviceConfig, InterfaceConfig, QosConfig
 from fabricgen.errors import Problem
 from fabricgen.host_config import HostConfig
 
@@ -115,12 +115,16 @@ def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iter
     the same priority. A difference is reported on the hop (link, both ends), once per pair of
     switches, not once per parallel link."""
     seen: set[tuple[str, str]] = set()
+    # what qos_differences compares, per switch: equal profiles have no difference, so only the
+    # hops between unequal ones (none in a uniform fabric) are compared field by field
+    profile = {name: _lossless_profile(config.qos) for name, config in configs.items()}
     for link in c.fabric.links:
         if link.kind is not LinkKind.FABRIC:
             continue
-        a, b = configs.get(link.a.device.name), configs.get(link.b.device.name)
-        if a is None or b is None or (a.hostname, b.hostname) in seen:
+        a_name, b_name = link.a.device.name, link.b.device.name
+        if a_name not in configs or b_name not in configs or profile[a_name] == profile[b_name] or (a_name, b_name) in seen:
             continue
+        a, b = configs[a_name], configs[b_name]
         differences = qos_differences(a.qos, b.qos)
         if differences:
             seen.add((a.hostname, b.hostname))
@@ -177,6 +181,13 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
                     )
                 )
     return problems
+
+
+def _lossless_profile(qos: QosConfig | None) -> tuple | None:
+    """Everything qos_differences compares, as one value: equal values, no differences."""
+    if qos is None:
+        return None
+    return (qos.lossless_priorities, qos.dscp_to_priority, qos.cnp_priority)
 
 
 def qos_differences(a, b) -> list[str]:

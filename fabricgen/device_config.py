@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
@@ -29,7 +30,9 @@ from fabricgen.qos import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, though nothing changes one once built: a frozen dataclass sets every field through
+# object.__setattr__, twice the cost of a plain one, and there are 655,360 ports at 131,072 GPUs.
+@dataclass(slots=True)
 class InterfaceConfig:
     name: str
     description: str
@@ -53,7 +56,7 @@ class Breakout:
     port_name: str  # the cage's name unbroken, as the NOS calls it (SONiC keys BREAKOUT_CFG by it)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, like InterfaceConfig: one per fabric port
 class BgpNeighbor:
     address: str
     remote_asn: int
@@ -261,6 +264,9 @@ class DeviceConfig:
 _PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 _GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
 _KIND_NAMES = {kind: kind.value for kind in LinkKind}  # an enum's .value is a property: slow per port
+# attrgetters run in C: a lambda per port cost 0.1 s over 655,360 ports
+_front_panel_order = attrgetter("cage", "sub")
+_speed_of = attrgetter("speed_gbps")
 
 
 def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
@@ -331,7 +337,7 @@ def _oob_config(c: Compiled, device: Device, system: Management | None, written_
     plan = c.addresses
     model = c.catalog.switches[device.model]
     interfaces, members, routes = [], [], []
-    for port in sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub)):
+    for port in sorted((p for p in device.ports.values() if p.front_panel), key=_front_panel_order):
         link = port.link
         assert link is not None
         peer = link.other(port)
@@ -391,7 +397,7 @@ def _device_config(
     model = c.catalog.switches[device.model]
     subnet_mode = fabric_plan.host_addressing == "subnet"
     overlay = c.evpn_of(device.network)
-    ports = sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub))
+    ports = sorted((p for p in device.ports.values() if p.front_panel), key=_front_panel_order)
     qos_on = backend.qos.enabled
 
     interfaces = []
@@ -412,20 +418,22 @@ def _device_config(
         access_vlan = None
         if not routed:
             access_vlan = overlay.segment_of[peer].vlan if overlay is not None else backend.subnet_vlan
+        # the fields in their declared order, named in the comments: matching twelve keywords
+        # cost 0.3 s over 655,360 ports at 131,072 GPUs
         interfaces.append(
             InterfaceConfig(
-                name=port.name,
-                description=f"{link.id} to {peer_device.name} {peer.name}",
-                kind=_KIND_NAMES[link_kind],
-                speed_gbps=port.speed_gbps,
-                cage=port.cage,
-                sub=port.sub,
-                mtu=mtu,
-                address=address.cidr if address else None,
-                access_vlan=access_vlan,
-                lossless=qos_on,
-                bfd=bfd_on and fabric_link,
-                cable_length_m=link.length_m,
+                port.name,
+                f"{link.id} to {peer_device.name} {peer.name}",  # description
+                _KIND_NAMES[link_kind],
+                port.speed_gbps,
+                port.cage,
+                port.sub,
+                mtu,
+                address.cidr if address else None,  # address
+                access_vlan,
+                qos_on,  # lossless
+                bfd_on and fabric_link,  # bfd
+                link.length_m,  # cable_length_m
             )
         )
         if fabric_link:
@@ -560,7 +568,7 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
     delay where published."""
     qos = effective_qos(spec, device.name)
     platform = model.qos
-    counts = Counter(p.speed_gbps for p in ports)  # one pass over the ports, not one per speed
+    counts = Counter(map(_speed_of, ports))  # one pass over the ports, not one per speed
     speeds = sorted(counts)
     main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0

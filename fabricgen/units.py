@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 import socket
+from collections.abc import Iterable
 from fractions import Fraction
 from ipaddress import IPv4Address, IPv4Network
+from itertools import repeat
 from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer
@@ -106,6 +108,16 @@ def ipv4_text(value: int) -> str:
     return socket.inet_ntoa(value.to_bytes(4, "big"))
 
 
+def ipv4_texts(first: int, count: int) -> list[str]:
+    """The texts of `count` consecutive addresses from `first`, converted in C (no Python call per address)."""
+    return list(map(socket.inet_ntoa, map(int.to_bytes, range(first, first + count), repeat(4), repeat("big"))))
+
+
+def ipv4_ints(addresses: Iterable[str]) -> list[int]:
+    """ipv4_int of each address, converted in C (no Python call per address)."""
+    return list(map(int.from_bytes, map(socket.inet_aton, addresses), repeat("big")))
+
+
 def cidr_span(cidr: str) -> tuple[int, int]:
     """First and last address of the network a CIDR (or a bare address, as a /32) lies in."""
     address, _, prefix = cidr.partition("/")
@@ -116,4 +128,11 @@ def cidr_span(cidr: str) -> tuple[int, int]:
 
 def network_of(cidr: str) -> str:
     """10.4.0.1/24 -> 10.4.0.0/24."""
-    return f"{ipv4_text(cidr_span(cidr)[0])}/{cidr.partition('/')[2] or 32}"
+    address, _, prefix = cidr.partition("/")
+    return network_text(address, int(prefix or 32))
+
+
+def network_text(address: str, prefixlen: int) -> str:
+    """10.4.0.1, 24 -> 10.4.0.0/24: network_of without making and splitting the CIDR text."""
+    host_bits = 32 - prefixlen
+    return f"{ipv4_text(ipv4_int(address) >> host_bits << host_bits)}/{prefixlen}"

@@ -280,3 +280,31 @@ def test_every_design_problem_is_reported_together(write_intent):
         ("backend", "pools", "fabric_links"),
         ("backend", "asn", "leaf_first"),
     }
+
+
+# --- port allocation ----------------------------------------------------------------------------
+
+
+def test_port_allocation_skips_cages_claimed_at_another_speed():
+    """N9K-C93600CD-GX: 28 x 100G cages, then 8 x 400G cages that break out to 4 x 100G. 100G
+    takes the native cages first, then sub-ports of the first 400G cage; 400G then skips that
+    cage, and runs out when every other 400G cage is taken."""
+    from fabricgen.catalog import load_catalog
+    from fabricgen.design.graph import Device, OutOfPorts, PortAllocator
+
+    model = load_catalog().switches["N9K-C93600CD-GX"]
+    switches = [Device(f"leaf{i}", Role.LEAF, Network.BACKEND, "N9K-C93600CD-GX", "nxos", i) for i in (1, 2)]
+    for device in switches:
+        allocator = PortAllocator(device, model)
+        hundreds = allocator.take(100, 30)
+        assert [(p.cage, p.sub) for p in hundreds] == [(cage, 0) for cage in range(1, 29)] + [(29, 1), (29, 2)]
+        four_hundreds = allocator.take(400, 7)
+        assert [(p.cage, p.sub) for p in four_hundreds] == [(cage, 0) for cage in range(30, 37)]
+        assert all(p.device is device for p in hundreds + four_hundreds)
+        with pytest.raises(OutOfPorts) as caught:
+            allocator.take(400, 1)
+        assert (caught.value.device, caught.value.available) == (device.name, 0)
+    # both switches name their ports as the catalog does, from the one order kept on the model
+    assert hundreds[0].name == model.name_of("nxos", 1) and hundreds[-1].name == model.name_of("nxos", 29, 2, 100)
+    assert four_hundreds[0].name == model.name_of("nxos", 30)
+    assert {("nxos", 100), ("nxos", 400)} <= set(model.allocation_orders)

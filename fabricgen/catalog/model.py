@@ -484,6 +484,12 @@ class SwitchModel(_Strict):
         thousands formats each name once."""
         return {}
 
+    @cached_property
+    def allocation_orders(self) -> dict[tuple[str, int], list[tuple[int, int, str]]]:
+        """design.graph.PortAllocator's order of (cage, sub, name) per (NOS, speed), kept here
+        once made: every switch of a model takes its ports in the same order."""
+        return {}
+
     def name_of(self, nos: str, cage: int, sub: int = 0, speed: int = 0) -> str:
         """The name `nos` gives a cage (sub 0) or one of its sub-ports at `speed`."""
         key = (nos, cage, sub, speed if sub else 0)

@@ -80,13 +80,14 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
         # Host links: NIC i of every node in a unit -> the leaf serving rail i in that unit (rail alignment).
         downlinks = {leaf.name: allocators[leaf.name].take(speed, sizing.leaf_downlinks) for leaf in leaves}
         per_unit, place_of_rail = sizing.leaves_per_su, sizing.leaf_of_rail()
+        # per rail, made once (131,072 NICs at 131,072 GPUs): the NIC's name and its leaf's place in the unit
+        rails = [(rail, node_model.backend.port_name(rail), *place_of_rail[rail]) for rail in range(1, sizing.rails + 1)]
         for node in nodes:
             su_leaves = leaves[(node.su - 1) * per_unit : node.su * per_unit]  # type: ignore[operator]
             position = (node.index - 1) - (node.su - 1) * sizing.su_nodes  # type: ignore[operator]
-            for rail in range(1, sizing.rails + 1):
-                k, slot = place_of_rail[rail]
+            for rail, nic_name, k, slot in rails:
                 leaf = su_leaves[k]
-                nic = Port(node, node_model.backend.port_name(rail), rail, 0, speed)
+                nic = Port(node, nic_name, rail, 0, speed)
                 switch_port = downlinks[leaf.name][sizing.downlink_of(position, slot)]
                 switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, speed)
                 links.append((LinkKind.HOST, nic, switch_port))

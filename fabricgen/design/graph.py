@@ -127,9 +127,10 @@ class Fabric:
     def connect(self, link: Link) -> Link:
         """Wire both ports to the link and register them on their devices: a device's `ports`
         holds exactly its cabled ports (ports reserved for growth stay out)."""
-        for port in (link.a, link.b):
-            port.link = link
-            port.device.ports[port.name] = port
+        a, b = link.a, link.b
+        a.link = b.link = link
+        a.device.ports[a.name] = a
+        b.device.ports[b.name] = b
         self.links.append(link)
         return link
 
@@ -139,16 +140,14 @@ class Fabric:
         so growing one tier never renumbers another: links to a leaf `BE-00001`..., leaf to spine
         `BE-S00001`..., spine to core `BE-C00001`... (the builders add each tier in an order that
         only appends when the cluster grows)."""
-        series: dict[str, int] = {}
-        for kind, a, b, _ in links:
-            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
-            series[key] = series.get(key, 0) + 1
-        width = {key: max(5, len(str(count))) for key, count in series.items()}
+        keys = [_SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else "" for kind, _, b, _ in links]
+        series = Counter(keys)
+        # each series' label format, zero-padded to its width, made once (e.g. "BE-S{:05d}".format)
+        label = {key: f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format for key, count in series.items()}
         numbers = dict.fromkeys(series, 0)
-        for kind, a, b, cable in links:
-            key = _SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else ""
+        for (kind, a, b, cable), key in zip(links, keys):
             numbers[key] += 1
-            self.connect(Link(f"{prefix}{key}{numbers[key]:0{width[key]}d}", network, kind, a, b, cable))
+            self.connect(Link(label[key](numbers[key]), network, kind, a, b, cable))
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
@@ -186,37 +185,39 @@ class PortAllocator:
         self.device = device
         self.model = model
         self._cage_mode: dict[int, int] = {}  # cage -> speed it was claimed for
-        self._candidates: dict[int, list[tuple[int, int]]] = {}  # speed -> [(cage, sub)]
-        self._cursor: dict[int, int] = {}
+        self._cursor: dict[int, int] = {}  # speed -> how far into its order ports were taken
 
-    def _candidates_for(self, speed: int) -> list[tuple[int, int]]:
-        found = self._candidates.get(speed)
+    def _candidates_for(self, speed: int) -> list[tuple[int, int, str]]:
+        """(cage, sub, name) in the order ports of `speed` are handed out, made once per model and
+        NOS (the model keeps it: thousands of switches of one model take from it)."""
+        nos = self.device.nos
+        orders = self.model.allocation_orders
+        found = orders.get((nos, speed))  # type: ignore[arg-type]
         if found is None:
-            found = []
+            places: list[tuple[int, int]] = []
             for group in self.model.port_groups:  # native cages first
                 if group.speed == speed:
-                    found += [(cage, 0) for cage in range(group.first, group.first + group.count)]
+                    places += [(cage, 0) for cage in range(group.first, group.first + group.count)]
             for group in self.model.port_groups:  # then faster cages broken out
                 fanout = group.fanout_at(speed)
                 if group.speed == speed or not fanout:
                     continue
                 for cage in range(group.first, group.first + group.count):
-                    found += [(cage, sub) for sub in range(1, fanout + 1)]
-            self._candidates[speed] = found
-            self._cursor[speed] = 0
+                    places += [(cage, sub) for sub in range(1, fanout + 1)]
+            found = orders[(nos, speed)] = [(cage, sub, self.model.name_of(nos, cage, sub, speed)) for cage, sub in places]  # type: ignore[arg-type,index]
         return found
 
     def take(self, speed: int, count: int) -> list[Port]:
         candidates = self._candidates_for(speed)
-        nos = self.device.nos
+        device, cage_mode = self.device, self._cage_mode
         ports: list[Port] = []
-        cursor = self._cursor[speed]
+        cursor = self._cursor.get(speed, 0)
         while len(ports) < count and cursor < len(candidates):
-            cage, sub = candidates[cursor]
+            cage, sub, name = candidates[cursor]
             cursor += 1
-            if self._cage_mode.setdefault(cage, speed) != speed:
+            if cage_mode.setdefault(cage, speed) != speed:
                 continue  # claimed at another speed
-            ports.append(Port(self.device, self.model.name_of(nos, cage, sub, speed), cage, sub, speed))  # type: ignore[arg-type]
+            ports.append(Port(device, name, cage, sub, speed))
         self._cursor[speed] = cursor
         if len(ports) < count:
             raise OutOfPorts(self.device.name, speed, count, len(ports))
