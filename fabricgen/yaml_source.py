@@ -346,7 +346,7 @@ def parse_yaml(
     except _Refused as exc:
         return YamlDocument(shown, None), [Problem(f"the {what} {exc}", hint=exc.hint, file=shown, line=exc.line)]
     except yaml.MarkedYAMLError as exc:
-        return YamlDocument(shown, None), [_yaml_syntax_problem(exc, shown, quote_content)]
+        return YamlDocument(shown, None), [_yaml_syntax_problem(exc, shown, what, quote_content)]
     except yaml.YAMLError as exc:
         return YamlDocument(shown, None), [Problem(f"not valid YAML: {exc}", file=shown)]
     finally:
@@ -386,12 +386,16 @@ def _read_regular_file(path: Path, what: str, max_bytes: int) -> tuple[bytes | N
         os.close(fd)
 
 
-def _yaml_syntax_problem(exc: yaml.MarkedYAMLError, shown: str, quote_content: bool = True) -> Problem:
+def _yaml_syntax_problem(exc: yaml.MarkedYAMLError, shown: str, what: str, quote_content: bool = True) -> Problem:
     """Point at the construct that is broken: for an unclosed bracket or quote PyYAML notices at
     the end of the file, the line where the construct began is the one to look at."""
     problem_line = exc.problem_mark.line + 1 if exc.problem_mark else None
     context_line = exc.context_mark.line + 1 if exc.context_mark else None
     reason = exc.problem or "not valid YAML"
+    if "maximum nesting depth" in reason:
+        # libyaml's scanner runs ahead of the composer and has a depth limit of its own (PyYAML
+        # 6.0.4's wheels); the user sees one wording whichever of the two stops first
+        return Problem(f"the {what} is nested more than {MAX_DEPTH} levels deep", hint="no intent or catalog field is that deep", file=shown, line=problem_line)
     if not quote_content:
         reason = _QUOTED.sub("'...'", reason)  # PyYAML quotes what it found: an alias name, a character
     if isinstance(exc, yaml.constructor.ConstructorError):
