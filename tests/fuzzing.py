@@ -1577,10 +1577,16 @@ def preload() -> None:
     import fabricgen.analysis.capacity  # noqa: F401
     import fabricgen.analysis.fabric  # noqa: F401
     import fabricgen.analysis.report  # noqa: F401
+    import fabricgen.catalog.releases  # noqa: F401
     import fabricgen.cli  # noqa: F401
+    import fabricgen.diff  # noqa: F401
+    import fabricgen.output  # noqa: F401
     import fabricgen.push.report  # noqa: F401
     import fabricgen.push.rollout  # noqa: F401
     import fabricgen.push.sonic  # noqa: F401
+    import fabricgen.reports.bom_compare  # noqa: F401
+    import fabricgen.testplan  # noqa: F401
+    import fabricgen.verify  # noqa: F401
     import napalm_sonic  # noqa: F401
     from fabricgen.pipeline import compile_intent
 

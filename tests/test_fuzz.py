@@ -85,7 +85,7 @@ def test_a_crash_is_a_failure_named_by_where_it_happened(monkeypatch, tmp_path):
     def crash(*args, **kwargs):
         return {}["missing"]
 
-    monkeypatch.setattr("fabricgen.cli.build", crash)
+    monkeypatch.setattr("fabricgen.pipeline.build", crash)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert outcome.exit_code == 1 and outcome.exception == "KeyError"
     assert finding.kind == "build: crash KeyError in tests/test_fuzz.py:crash"
@@ -96,13 +96,13 @@ def test_a_busy_case_is_stopped_at_the_cpu_limit_and_says_where(monkeypatch, tmp
         while True:
             pass
 
-    monkeypatch.setattr("fabricgen.cli.build", spin)
+    monkeypatch.setattr("fabricgen.pipeline.build", spin)
     _, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, cpu_limit_s=0.5))
     assert finding.kind == "build: over the CPU time limit, in tests/test_fuzz.py:spin"
 
 
 def test_a_blocked_case_is_killed_at_the_wall_clock_limit(monkeypatch, tmp_path):
-    monkeypatch.setattr("fabricgen.cli.build", lambda *a, **k: time.sleep(60))
+    monkeypatch.setattr("fabricgen.pipeline.build", lambda *a, **k: time.sleep(60))
     started = time.perf_counter()
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, wall_limit_s=1.0))
     assert outcome.exit_code is None and finding.kind.startswith("build: still running after 1 s")
@@ -120,7 +120,7 @@ def test_memory_is_bounded(how, monkeypatch, tmp_path):
         while True:
             held.append(bytearray(1 << 20))
 
-    monkeypatch.setattr("fabricgen.cli.build", hog)
+    monkeypatch.setattr("fabricgen.pipeline.build", hog)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, memory_limit=256 << 20))
     assert finding.kind == "build: over the memory limit, in tests/test_fuzz.py:hog"
     assert outcome.peak_rss < 512 << 20
@@ -137,7 +137,7 @@ def test_no_connection_leaves_the_loopback(monkeypatch, tmp_path):
         with socket.socket() as raw:
             raw.connect(("192.0.2.2", 9))
 
-    monkeypatch.setattr("fabricgen.cli.build", reach_out)
+    monkeypatch.setattr("fabricgen.pipeline.build", reach_out)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: tried to reach a non-loopback address"
     assert outcome.network == ["lookup '192.0.2.1'", "connect ('192.0.2.2', 9)"]
@@ -149,14 +149,14 @@ def test_an_unlocated_problem_is_a_failure(monkeypatch, tmp_path):
     def refuse(*args, **kwargs):
         raise IntentError([Problem("somewhere", file="intent.yaml", line=1), Problem("nowhere", field=("gpus",))])
 
-    monkeypatch.setattr("fabricgen.cli.build", refuse)
+    monkeypatch.setattr("fabricgen.pipeline.build", refuse)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert outcome.exit_code == 2
     assert finding.kind == "build: a problem names no file or device (intent: gpus: nowhere)"
 
 
 def test_raw_control_characters_on_the_terminal_are_a_failure(monkeypatch, tmp_path):
-    monkeypatch.setattr("fabricgen.cli.build", lambda *a, **k: sys.stdout.write("\x1b[2J") and exit(0))
+    monkeypatch.setattr("fabricgen.pipeline.build", lambda *a, **k: sys.stdout.write("\x1b[2J") and exit(0))
     _, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: printed raw control or format characters"
 
@@ -171,7 +171,7 @@ def test_a_campaign_keeps_going_shrinks_and_saves(monkeypatch, tmp_path):
             raise IntentError(Problem("boom"))
         raise IntentError(Problem("fine", file=str(intent)))
 
-    monkeypatch.setattr("fabricgen.cli.build", refuse_boom)
+    monkeypatch.setattr("fabricgen.pipeline.build", refuse_boom)
     campaign = fuzzing.Campaign("intent", tmp_path / "work", tmp_path / "report")
     campaign.limits = QUICK
     noise = (fuzzing.InsertKey(0, "a", "x"), fuzzing.InsertKey(0, "c", "y"))

@@ -26,26 +26,35 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from fabricgen.build_dir import REBUILD, BuildFiles
+from fabricgen.cli.common import EXIT_INPUT, out
 from fabricgen.errors import FabricgenError, Problem, PushError, SecretsError, raise_if
-from fabricgen.secrets import ENV_PREFIX, FILE_ENV, SECRET_NAME, Secrets, env_name, load_secrets, names_in, uses_in
+from fabricgen.secrets import (
+    ENV_PREFIX,
+    FILE_ENV,
+    SECRET_NAME,
+    Secrets,
+    env_name,
+    load_secrets,
+    names_in,
+    uses_in,
+)
 from fabricgen.trust import printable
+
+if TYPE_CHECKING:
+    from fabricgen.build_dir import BuildFiles
 
 app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     help="The secrets a build refers to by name (BGP, TACACS+, RADIUS, NTP and SNMPv3 keys, password hashes): list them, or write configs with their values.",
 )
-out = Console(highlight=False, soft_wrap=True)
 
 EXIT_MISSING = 1
-EXIT_INPUT = 2
 MARKER = ".fabricgen-secrets-render"  # in a directory `secrets render` wrote: the files it holds
 WARNING = (
     "warning: {out} holds {count} switch config files with secrets in clear text. Keep it private "
@@ -54,7 +63,9 @@ WARNING = (
 
 BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
 SECRETS_FILE_OPTION = typer.Option(
-    None, "--secrets", metavar="FILE",
+    None,
+    "--secrets",
+    metavar="FILE",
     help=f"YAML file of `name: value` lines, mode 0600, yours (default: ${FILE_ENV}). ${ENV_PREFIX}<NAME> variables win over it.",
 )
 
@@ -100,6 +111,11 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
     """Every secret name BUILD_DIR refers to, from topology.json and the placeholders in its
     configs. SecretsError when the build cannot be read, or a config holds a placeholder its
     switch's topology node does not list (the build is not what fabricgen wrote)."""
+    from fabricgen.build_dir import (  # here: reading a build loads the catalog models
+        REBUILD,
+        BuildFiles,
+    )
+
     build = BuildFiles(build_dir, SecretsError, keep=lambda path: path.startswith("configs/") or path == "topology.json")
     nodes = {node.id: node for node in build.topology().nodes}
     configs: dict[str, list[str]] = defaultdict(list)
@@ -121,10 +137,14 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
                 used[name].add(device)
                 uses[name].add(use)
                 if name not in listed:
-                    problems.append(Problem(
-                        f"refers to secret {name!r}, which topology.json does not list for {device}",
-                        hint=REBUILD, file=str(build.root / path), device=device,
-                    ))
+                    problems.append(
+                        Problem(
+                            f"refers to secret {name!r}, which topology.json does not list for {device}",
+                            hint=REBUILD,
+                            file=str(build.root / path),
+                            device=device,
+                        )
+                    )
     raise_if(problems, SecretsError)
     order = {node_id: index for index, node_id in enumerate(nodes)}
     listed_by: dict[str, list[str]] = defaultdict(list)
@@ -158,7 +178,7 @@ class Masker:
         known = {}
         for key, value in environ.items():
             if key.startswith(ENV_PREFIX) and value:
-                name = key[len(ENV_PREFIX):].lower().replace("_", "-")
+                name = key[len(ENV_PREFIX) :].lower().replace("_", "-")
                 known[name if SECRET_NAME.fullmatch(name) else "unnamed"] = value
         self.secrets = [Secrets(known)]
 
@@ -225,8 +245,13 @@ def list_command(
             "build": str(build_dir),
             "secrets": [
                 {
-                    "name": r.name, "env": r.env, "switches": len(r.switches), "uses": list(r.uses),
-                    "listed_switches": len(r.listed), "available": available, "source": source,
+                    "name": r.name,
+                    "env": r.env,
+                    "switches": len(r.switches),
+                    "uses": list(r.uses),
+                    "listed_switches": len(r.listed),
+                    "available": available,
+                    "source": source,
                 }
                 for r, available, source in rows
             ],
@@ -235,7 +260,10 @@ def list_command(
         sys.stdout.write(mask(json.dumps(document, indent=2)) + "\n")
         raise typer.Exit(EXIT_MISSING if missing else 0)
     header = ("secret", "environment variable", "switches", "used for", "value")
-    cells = [(r.name, r.env, _switches(r), ", ".join(r.uses) or "no config line (only listed in topology.json)", f"yes ({source})" if available else "no") for r, available, source in rows]
+    cells = [
+        (r.name, r.env, _switches(r), ", ".join(r.uses) or "no config line (only listed in topology.json)", f"yes ({source})" if available else "no")
+        for r, available, source in rows
+    ]
     if out.is_terminal:
         table = Table(title=f"secrets of {build_dir}", header_style="bold")
         for column in header:
@@ -267,9 +295,15 @@ def _switches(reference: Reference) -> str:
 @app.command("render")
 def render_command(
     build_dir: Path = BUILD_DIR_ARG,
-    destination: Path = typer.Option(..., "--out", metavar="DIR", help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700."),
+    destination: Path = typer.Option(
+        ..., "--out", metavar="DIR", help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700."
+    ),
     secrets_file: Path | None = SECRETS_FILE_OPTION,
-    devices: str | None = typer.Option(None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob), as for `push`. Default: every switch."),
+    devices: str | None = typer.Option(
+        None,
+        "--devices",
+        help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob), as for `push`. Default: every switch.",
+    ),
 ) -> None:
     """Write BUILD_DIR's switch configs (configs/: NX-OS .cfg, SONiC config_db.json + frr.conf)
     with every secret placeholder replaced by its value, into DIR: for loading them another way
@@ -293,7 +327,9 @@ def render_command(
 def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | None, environ: Mapping[str, str], mask: Masker | None = None) -> dict[str, bytes]:
     """The selected switches' config files (build path -> bytes) with every placeholder filled;
     SecretsError naming every secret without a value (and its variable) before any is filled."""
-    from fabricgen.push.inventory import select_devices  # `push --devices`' selection, the same words
+    from fabricgen.push.inventory import (
+        select_devices,  # `push --devices`' selection, the same words
+    )
 
     found = read_build_secrets(build_dir)
     try:
@@ -315,6 +351,8 @@ def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | No
             try:
                 json.loads(filled)
             except ValueError:
+                from fabricgen.build_dir import REBUILD
+
                 problems.append(Problem("is not JSON once its secrets are filled in", hint=REBUILD, file=str(found.build.root / path)))
         files[path] = filled.encode("utf-8")
     raise_if(problems, SecretsError)
@@ -368,7 +406,12 @@ def _check_destination(destination: Path, build_dir: Path) -> set[str]:
     target = destination.resolve()
     build = build_dir.resolve()
     if target == build or build in target.parents:
-        raise SecretsError(Problem(f"{shown} is inside the build directory {build_dir}", hint="name a directory outside it: a build holds placeholders only, and `diff` and `push` refuse files they did not write"))
+        raise SecretsError(
+            Problem(
+                f"{shown} is inside the build directory {build_dir}",
+                hint="name a directory outside it: a build holds placeholders only, and `diff` and `push` refuse files they did not write",
+            )
+        )
     if target in build.parents:
         raise SecretsError(Problem(f"{shown} holds the build directory {build_dir}", hint="name a new directory of its own"))
     try:
@@ -386,10 +429,12 @@ def _check_destination(destination: Path, build_dir: Path) -> set[str]:
         return set()
     listed = _earlier_render(destination)
     if listed is None:
-        raise SecretsError(Problem(
-            f"{shown} is not empty and was not written by `fabricgen secrets render` ({len(entries)} entries)",
-            hint="name a new or empty directory; fabricgen replaces only what it wrote there",
-        ))
+        raise SecretsError(
+            Problem(
+                f"{shown} is not empty and was not written by `fabricgen secrets render` ({len(entries)} entries)",
+                hint="name a new or empty directory; fabricgen replaces only what it wrote there",
+            )
+        )
     allowed_dirs = {str(Path(p).parent) for p in listed} | {str(parent) for p in listed for parent in Path(p).parents}
     foreign = []
     for root, directories, names in os.walk(destination):
@@ -404,10 +449,12 @@ def _check_destination(destination: Path, build_dir: Path) -> set[str]:
             if relative != MARKER and (relative not in listed or not stat.S_ISREG(os.lstat(Path(root) / name).st_mode)):
                 foreign.append(relative)
     if foreign:
-        raise SecretsError(Problem(
-            f"{shown} holds what `fabricgen secrets render` did not write there: {', '.join(printable(f) for f in sorted(foreign)[:10])}",
-            hint="name a new or empty directory; fabricgen replaces only what it wrote there",
-        ))
+        raise SecretsError(
+            Problem(
+                f"{shown} holds what `fabricgen secrets render` did not write there: {', '.join(printable(f) for f in sorted(foreign)[:10])}",
+                hint="name a new or empty directory; fabricgen replaces only what it wrote there",
+            )
+        )
     return listed
 
 

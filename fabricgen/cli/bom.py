@@ -1,0 +1,46 @@
+"""`fabricgen bom compare`: a build's bill of materials against a reference list."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from fabricgen.cli.common import OutputFormat, out, run_or_exit
+
+app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)
+
+
+@app.command("compare")
+def bom_compare_command(
+    build_dir: Path = typer.Argument(..., help="A build directory holding bom.csv, e.g. output/cisco-256-gpu."),
+    reference: Path = typer.Argument(..., help="The reference CSV: a header row with pid and quantity, optionally section."),
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text (a table), markdown (for a PR comment) or json."),
+) -> None:
+    """Compare BUILD_DIR/bom.csv with REFERENCE (a vendor quote, a published design), part by part.
+
+    Prints each part's delta (build - reference) and its cause. Exit 0 when equal, 1 when they differ,
+    2 on bad input.
+    """
+    from fabricgen.reports.bom_compare import (
+        bom_table,
+        compare_bom,
+        render_json,
+        render_markdown,
+    )
+
+    result = run_or_exit(lambda: compare_bom(build_dir, reference))
+    if output_format is OutputFormat.markdown:
+        sys.stdout.write(render_markdown(result))
+    elif output_format is OutputFormat.json:
+        sys.stdout.write(render_json(result))
+    else:
+        # off a terminal, let the table take its natural width: wrapped cells would break grep
+        wide = out if out.is_terminal else Console(highlight=False, width=10_000)
+        wide.print(bom_table(result))
+        for note in result.notes():
+            out.print(f"note: {note}", markup=False)
+        out.print(result.summary())
+    raise typer.Exit(0 if result.equal else 1)

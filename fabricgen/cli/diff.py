@@ -1,0 +1,50 @@
+"""`fabricgen diff`: what changes between two builds, intents or git revisions of an intent."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from fabricgen.cli.common import CATALOG_DIR_HELP, OutputFormat, out, run_or_exit
+
+
+DIFF_OLD_ARG = typer.Argument(
+    ..., help="The old side: a build directory, an intent YAML file, or intent.yaml@REV (a git revision, e.g. @HEAD~1, @origin/main)."
+)
+DIFF_NEW_ARG = typer.Argument(..., help="The new side, the same kinds as OLD.")
+DIFF_FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (a terminal), markdown (a PR comment) or json.")
+DIFF_MAX_BYTES_OPTION = typer.Option(
+    None, "--max-bytes", min=4_000, help="markdown: cap the comment at this many bytes (default: 60,000; GitHub allows 65,536 characters)."
+)
+
+
+def diff_command(
+    old: str = DIFF_OLD_ARG,
+    new: str = DIFF_NEW_ARG,
+    output_format: OutputFormat = DIFF_FORMAT_OPTION,
+    max_bytes: int | None = DIFF_MAX_BYTES_OPTION,
+    catalog_dirs: list[Path] = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP),
+) -> None:
+    """What changes between OLD and NEW: devices, cables, BGP neighbors, addresses, QoS values and
+    BOM by PID, then a unified diff of every rendered file per device.
+
+    An intent side is built into a temporary directory; intent.yaml@REV builds the repository
+    tree at REV (an intent that does not exist there is an empty side). Exit 0 when both render
+    identical files, 1 when something changed, 2 on error.
+    """
+    from fabricgen.diff import diff_builds
+    from fabricgen.diff import render as diff_render
+
+    result = run_or_exit(lambda: diff_builds(old, new, catalog_dirs))
+    if output_format is OutputFormat.markdown:
+        sys.stdout.write(diff_render.render_markdown(result, max_bytes or diff_render.DEFAULT_MAX_BYTES))
+    elif output_format is OutputFormat.json:
+        sys.stdout.write(diff_render.render_json(result))
+    elif out.is_terminal:
+        for line, style in diff_render.render_text(result):
+            out.print(line, style=style, markup=False)
+    else:
+        sys.stdout.write("".join(line + "\n" for line, _ in diff_render.render_text(result)))
+    raise typer.Exit(1 if result.changed else 0)

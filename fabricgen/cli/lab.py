@@ -1,0 +1,124 @@
+"""`fabricgen lab`: boot a build's fabric in network namespaces with FRR and check it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fabricgen.cli.common import (
+    BUILD_DIR_ARG,
+    NETWORK_OPTION,
+    TIMEOUT_OPTION,
+    out,
+    run_or_exit,
+    write_report,
+)
+
+app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Boot a build's fabric with real FRR in Linux network namespaces and check it converges, forwards and survives failures (Linux, root).",
+)
+LAB_SECRETS_OPTION = typer.Option(
+    None,
+    "--secrets",
+    help="A YAML file (mode 0600) of secret values by name for the BGP keys; $FABRICGEN_SECRETS_FILE and FABRICGEN_SECRET_<NAME> work too. "
+    "A key with no value gets a random one for this lab.",
+)
+
+
+@app.command("up")
+def lab_up_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    network: str = NETWORK_OPTION,
+    timeout: float = TIMEOUT_OPTION,
+    secrets_file: Path | None = LAB_SECRETS_OPTION,
+) -> None:
+    """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch with its BGP keys; waits for convergence."""
+    from fabricgen.lab import report, session
+
+    result = run_or_exit(lambda: session.up(build_dir, network, timeout, secrets_file))
+    for line in report.up_lines(result):
+        out.print(line, markup=False)
+    out.print(f"next: fabricgen lab verify {build_dir}", markup=False)
+
+
+@app.command("verify")
+def lab_verify_command(build_dir: Path = BUILD_DIR_ARG, timeout: float = TIMEOUT_OPTION) -> None:
+    """BGP and BFD sessions against the build's list, ECMP width per leaf, traffic between rails and units (exit 1 on a failed check)."""
+    from fabricgen.lab import report, session
+
+    result = run_or_exit(lambda: session.check(build_dir, timeout))
+    report.print_verification(out, result)
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command("fail")
+def lab_fail_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    link: str | None = typer.Option(None, "--link", help="DEV:PORT of a cable to cut, e.g. be-su01-leaf1:Ethernet1/33."),
+    device: str | None = typer.Option(None, "--device", help="A switch (or node) to power off."),
+    silent: bool = typer.Option(False, "--silent", help="With --link: drop every frame but keep carrier up, so only BFD can notice."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """Fail a link or a device, and measure how long the fabric takes to converge around it."""
+    from fabricgen.lab import report, session
+
+    result = run_or_exit(lambda: session.fail(build_dir, link, device, silent, timeout))
+    out.print(report.failure_line(result), markup=False)
+    out.print(f"next: fabricgen lab verify {build_dir}; fabricgen lab restore {build_dir}", markup=False)
+    raise typer.Exit(0 if result.converged else 1)
+
+
+@app.command("restore")
+def lab_restore_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    link: str | None = typer.Option(None, "--link", help="Restore only this failed link (DEV:PORT)."),
+    device: str | None = typer.Option(None, "--device", help="Restore only this failed device."),
+    timeout: float = TIMEOUT_OPTION,
+) -> None:
+    """Undo failures (all of them unless one is named) and measure reconvergence."""
+    from fabricgen.lab import report, session
+
+    results = run_or_exit(lambda: session.restore(build_dir, link, device, timeout))
+    if not results:
+        out.print("nothing is failed")
+    for result in results:
+        out.print(report.failure_line(result), markup=False)
+    raise typer.Exit(0 if all(r.converged for r in results) else 1)
+
+
+@app.command("down")
+def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
+    """Remove every namespace, process and file the lab of BUILD_DIR created."""
+    from fabricgen.lab import session
+
+    removed = run_or_exit(lambda: session.down(build_dir))
+    out.print(f"lab of {build_dir} removed" if removed else f"no lab was up for {build_dir}; nothing to remove", markup=False)
+
+
+@app.command("run")
+def lab_run_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    network: str = NETWORK_OPTION,
+    report_file: Path | None = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file."),
+    timeout: float = TIMEOUT_OPTION,
+    secrets_file: Path | None = LAB_SECRETS_OPTION,
+) -> None:
+    """up, verify, a failure round (a silent uplink failure, a spine down, each restored), down: one report (exit 1 on a failed check)."""
+    from fabricgen.lab import report, session
+
+    result = run_or_exit(lambda: session.run(build_dir, network, timeout, secrets_file))
+    for line in report.up_lines(result.up):
+        out.print(line, markup=False)
+    for name, verification, failure in result.rounds:
+        out.rule(name)
+        if failure is not None:
+            out.print(report.failure_line(failure), markup=False)
+        report.print_verification(out, verification)
+    if report_file is not None:
+        write_report(report_file, report.markdown(result).encode())
+        out.print(f"report: {report_file}", markup=False)
+    out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
+    raise typer.Exit(0 if result.passed else 1)

@@ -1,0 +1,71 @@
+"""`fabricgen testplan`: a GPU-side acceptance plan from a build, and the check of its results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fabricgen.cli.common import BUILD_DIR_ARG, out, run_or_exit, write_report
+
+
+class _PlanByDefault(typer.core.TyperGroup):
+    """`fabricgen testplan BUILD_DIR` plans; `fabricgen testplan check ...` checks."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["plan", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_PlanByDefault,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="`fabricgen testplan BUILD_DIR [-o PLAN_DIR] [--efficiency X]` writes a GPU-side acceptance plan (perftest pairs, NCCL/RCCL runs); `fabricgen testplan check PLAN_DIR RESULTS...` checks its results.",
+)
+
+
+@app.command("plan", hidden=True)
+def testplan_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    output: Path | None = typer.Option(None, "--output", "-o", help="The plan directory (default: BUILD_DIR-testplan). Replaced as a whole."),
+    efficiency: float = typer.Option(0.9, "--efficiency", min=0.01, max=1.0, help="Share of line rate a perftest pair and an all-reduce must reach."),
+    alltoall_efficiency: float = typer.Option(
+        0.7, "--alltoall-efficiency", min=0.01, max=1.0, help="Share of the all-to-all bound it must reach (ECMP hashes its flows unevenly)."
+    ),
+) -> None:
+    """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
+    NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
+    testplan.json. Exit 2 on a bad build (nothing written)."""
+    from fabricgen.testplan import write_plan
+
+    destination = output or build_dir.with_name(build_dir.resolve().name + "-testplan")
+    plan = run_or_exit(lambda: write_plan(build_dir, destination, efficiency, alltoall_efficiency))
+    rounds = max((p.round for p in plan.pairs), default=0)
+    out.print(
+        f"{destination}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
+        markup=False,
+    )
+
+
+@app.command("check")
+def testplan_check_command(
+    plan_dir: Path = typer.Argument(..., help="A plan directory written by `fabricgen testplan`."),
+    results: list[Path] = typer.Argument(..., help="perftest and nccl-tests/rccl-tests output files (results/<id>.txt)."),
+    json_file: Path | None = typer.Option(None, "--json", help="Also write the findings as JSON to this file."),
+    report_file: Path | None = typer.Option(None, "--report", help="Also write the findings as Markdown to this file."),
+) -> None:
+    """Compare results with the plan; name every short pair (nodes, NICs, rails, cables, the
+    fabric links short pairs share) and run (peak and average bus bandwidth as printed). Exit 0
+    all met, 1 below a threshold, 2 on bad input."""
+    from fabricgen.testplan.check import as_json, as_markdown, check_results
+
+    result = run_or_exit(lambda: check_results(plan_dir, results))
+    text = as_markdown(result)
+    out.print(text, markup=False, highlight=False)
+    if json_file is not None:
+        write_report(json_file, as_json(result).encode())
+    if report_file is not None:
+        write_report(report_file, text.encode())
+    raise typer.Exit(0 if result.passed else 1)
