@@ -57,8 +57,9 @@ def whitepaper_sonic(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Buil
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that boot a lab (tests.test_lab.needs_lab, also the SONiC driver and push modules)
-    carry the `lab` marker, so `scripts/test.sh -m "not lab"` is the fast inner loop."""
+    """Tests that boot a lab (tests.test_lab.needs_lab, also the SONiC driver, push and verify
+    modules) carry the `lab` marker; with `slow` (pyproject.toml), `make test-fast` runs
+    `-m "not lab and not slow"` (docs/testing.md)."""
     for item in items:
         if any(mark.name == "skipif" and LAB_SKIP_REASON in str(mark.kwargs.get("reason", "")) for mark in item.iter_markers()):
             item.add_marker(pytest.mark.lab)
@@ -67,9 +68,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # The modules that boot labs: on xdist they run one after another on one worker (one session lab,
 # no two labs competing for the kernel while they converge), while the other worker takes every
 # other test one by one.
-LAB_MODULES = ("tests/test_lab.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
+LAB_MODULES = ("tests/test_lab.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py", "tests/test_verify_lab.py")
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: `-p no:xdist` still runs the suite
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`scripts/test.sh` runs `-n 2 --dist loadscope` with these scopes: the lab modules are one
     scope, every other test a scope of its own. (xdist's loadgroup would say the same with marks,
