@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -91,10 +89,12 @@ LAB_SKIP_REASON = "the lab needs root"
 
 
 def build_refused(intent: Path) -> str:
-    """Build `intent` with the CLI as a user would; it must be refused (exit 2, no traceback,
-    nothing written). Returns what it printed on stderr."""
+    """Build `intent` with the CLI as a user would (in this process: tests/cli_runner.py); it must
+    be refused (exit 2, no traceback, nothing written). Returns what it printed on stderr."""
+    from tests.cli_runner import fabricgen
+
     out = intent.parent / "refused-out"
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "build", str(intent), "-o", str(out)], capture_output=True, text=True, timeout=120)
+    result = fabricgen("build", intent, "-o", out)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr and not out.exists()
     return result.stderr

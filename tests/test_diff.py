@@ -18,6 +18,7 @@ from fabricgen.diff import diff_builds
 from fabricgen.diff.compare import frr_bgp
 from fabricgen.diff.render import render_markdown
 from fabricgen.pipeline import build
+from tests import cli_runner
 from tests.conftest import REPO
 
 TINY_NXOS = (REPO / "tests" / "golden" / "tiny-nxos.yaml").read_text()
@@ -34,8 +35,8 @@ def _build(directory: Path, name: str, text: str) -> Path:
     return destination
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "diff", *args], check=False, capture_output=True, text=True, timeout=300, cwd=cwd)
+def _cli(*args: str, cwd: Path | None = None) -> cli_runner.Completed:
+    return cli_runner.fabricgen("diff", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +235,7 @@ def _script(repo: Path, comment: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # scripts/intent-diff.sh runs fabricgen as processes, 4 times
 def test_the_ci_script_writes_one_comment_and_fails_only_on_errors(repo, tmp_path):
     comment = tmp_path / "comment.md"
     changed = _script(repo, comment)
