@@ -89,6 +89,7 @@ def test_dual_plane_counts_each_gpu_once_and_loads_both_planes_evenly(builds):
     assert per_plane.sum() == pytest.approx(flows.nbytes.sum() * (1 - 31 / 255))  # bytes to other units leave the leaf
 
 
+@pytest.mark.slow
 def test_dual_plane_cross_rail_is_refused_before_it_runs_naming_what_fits(builds):
     build_dir = builds("dual-plane-2048")
     started = time.monotonic()

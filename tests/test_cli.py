@@ -150,6 +150,7 @@ def tree(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # three builds, each a process of its own
 def test_build_on_two_processes_writes_the_same_files(write_intent, tmp_path):
     intent = write_intent(JOBS_INTENT)
     for jobs in ("1", "2", "3"):

@@ -8,9 +8,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import INTENTS, REPO
 
 
+@pytest.mark.slow
 def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)],
