@@ -60,6 +60,10 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
 fi
 
 set +e
+# pytest caches the test modules it rewrites (assertion messages) as bytecode; with
+# PYTHONDONTWRITEBYTECODE set, every run and each worker rewrites all of them again (about 5 s of
+# CPU per worker). The caches are git-ignored.
+unset PYTHONDONTWRITEBYTECODE
 # Two workers (the CI machine's two cores); the lab modules run on one of them, one after another
 # (tests/conftest.py). FABRICGEN_TEST_WORKERS=0 runs everything in this process.
 .venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-2}" --dist loadscope "$@"
