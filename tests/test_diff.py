@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -113,18 +114,21 @@ def test_a_fabric_link_pool_change_renumbers_every_link_end_and_session(builds):
     assert not result.devices and not result.cabling.added and not result.bom and not result.qos
 
 
-def test_identical_builds_are_no_change_and_exit_0(builds, tmp_path):
+def test_identical_builds_are_no_change_and_exit_0(builds, tmp_path, monkeypatch):
     again = _build(tmp_path, "again", TINY_NXOS)
     result = _cli(str(builds["base"]), str(again))
     assert result.returncode == 0, result.stderr
     assert "no changes" in result.stdout
-    # an intent file against its own build: built on the fly, still no change; the temp build is gone
+    # an intent file against its own build: built on the fly, still no change; the temp build is
+    # gone (a temporary directory of its own: other diffs on the machine make and remove theirs in /tmp)
     intent = tmp_path / "again.yaml"
-    before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("fabricgen-diff-*"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     result = _cli(str(intent), str(again), "--format", "json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["changed"] is False
-    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("fabricgen-diff-*")) <= before
+    assert list(scratch.iterdir()) == []
 
 
 def test_changes_exit_1_and_json_holds_the_same_counts(builds):
