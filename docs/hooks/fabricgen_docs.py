@@ -21,7 +21,8 @@ from mkdocs.exceptions import PluginError
 
 INTENT_MARKER = "<!-- fabricgen:intent-reference -->"
 RELEASES_MARKER = "<!-- fabricgen:nos-releases -->"
-OPTIONS_MARKER = re.compile(r"<!-- fabricgen:options ([a-z][a-z -]*?) -->")
+# a marker counts only alone on its line (a page may quote one in a code span)
+OPTIONS_MARKER = re.compile(r"^<!-- fabricgen:options ([a-z][a-z -]*?) -->$", re.MULTILINE)
 INTENT_PAGE = "reference/intent.md"
 
 # Commands documented on another command's page: `validate` is `build` without writing.
@@ -61,16 +62,14 @@ def on_page_markdown(markdown, page, config, files):
     """Put the generated parts into the page."""
     source = page.file.src_uri
     if source == INTENT_PAGE:
-        if INTENT_MARKER not in markdown:
-            raise PluginError(f"fabricgen docs: docs/{source} has no {INTENT_MARKER}")
-        markdown = markdown.replace(INTENT_MARKER, reference_pages.intent_reference(intent_schema()))
-    if RELEASES_MARKER in markdown:
+        if not _has_marker(markdown, INTENT_MARKER):
+            raise PluginError(f"fabricgen docs: docs/{source} has no {INTENT_MARKER} on a line of its own")
+        markdown = _put(markdown, INTENT_MARKER, reference_pages.intent_reference(intent_schema()))
+    if _has_marker(markdown, RELEASES_MARKER):
         from fabricgen.catalog import load_catalog
         from fabricgen.catalog.releases import support_table
 
-        # the sources quote YANG patterns such as "[0-7](,[0-7])*", which Markdown reads as a link
-        table = support_table(load_catalog()).replace("[", "\\[").replace("]", "\\]")
-        markdown = markdown.replace(RELEASES_MARKER, table)
+        markdown = _put(markdown, RELEASES_MARKER, _literal_cells(support_table(load_catalog())))
     return _options(markdown, source)
 
 
@@ -87,8 +86,8 @@ def _options(markdown: str, source: str) -> str:
     for path in documented:
         marker = f"<!-- fabricgen:options {path} -->"
         text = reference_pages.options_reference(root, path)
-        if marker in markdown:
-            markdown = markdown.replace(marker, text)
+        if _has_marker(markdown, marker):
+            markdown = _put(markdown, marker, text)
         else:
             appended.append((path, text))
     if appended:
@@ -97,3 +96,20 @@ def _options(markdown: str, source: str) -> str:
         else:
             markdown += "\n\n## Options\n\n" + "\n".join(f"### fabricgen {path}\n\n{text}" for path, text in appended)
     return markdown
+
+
+def _has_marker(markdown: str, marker: str) -> bool:
+    return re.search(f"^{re.escape(marker)}$", markdown, re.MULTILINE) is not None
+
+
+def _put(markdown: str, marker: str, text: str) -> str:
+    """The page with the marker's line replaced by the text."""
+    return re.sub(f"^{re.escape(marker)}$", lambda _: text, markdown, flags=re.MULTILINE)
+
+
+def _literal_cells(table: str) -> str:
+    """Table rows shown as written: the sources quote YANG patterns such as "[0-7](,[0-7])*",
+    which Markdown would read as a link and emphasis. Lines outside the table keep their bold."""
+    return "\n".join(
+        line.replace("*", "\\*").replace("[", "\\[").replace("]", "\\]") if line.startswith("|") else line for line in table.split("\n")
+    )
