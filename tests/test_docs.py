@@ -107,7 +107,7 @@ def test_every_intent_field_is_in_the_reference(site):
             assert f'id="{type_name}.{field_name}"' in page, f"intent reference: {type_name}.{field_name} is missing"
             description = field_schema.get("description")
             if description:
-                assert " ".join(description.split()) in text, f"intent reference: {type_name}.{field_name}: description missing"
+                assert " ".join(description.replace("`", "").split()) in text, f"intent reference: {type_name}.{field_name}: description missing"
     # a nested type says where in the intent it goes
     assert "backend.qos.pfc_watchdog" in text and "backend.leaf" in text
 
