@@ -116,7 +116,7 @@ def test_intent_reference_reads_any_json_schema():
     """The generator takes a schema dict, not the model: draft-07 definitions, nullable refs,
     lists and maps of objects, bounds, enums and text that must not turn into HTML."""
     schema = {
-        "title": "Cluster",
+        "title": "a cluster",
         "type": "object",
         "additionalProperties": False,
         "required": ["gpus"],
@@ -133,7 +133,7 @@ def test_intent_reference_reads_any_json_schema():
         },
     }
     markdown = reference_pages.intent_reference(schema)
-    assert '<a id="Cluster.gpus"></a>`gpus` | integer | required | ≥ 1; ≤ 262,144 | GPUs &lt;all of them&gt; \\*not\\* emphasis |' in markdown
+    assert '<a id="Intent.gpus"></a>`gpus` | integer | required | ≥ 1; ≤ 262,144 | GPUs &lt;all of them&gt; \\*not\\* emphasis |' in markdown
     assert "| [Fabric](#fabric) or null | `null` |" in markdown
     assert "list of [Tenant](#tenant)" in markdown and "map of name to [Tenant](#tenant)" in markdown
     assert "At `tenants[]`, `overrides.<name>`." in markdown

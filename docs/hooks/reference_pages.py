@@ -30,11 +30,14 @@ class _Section:
     paths: list[str] = field(default_factory=list)
 
 
+ROOT = "Intent"  # the top level's name in anchors (`Intent.gpus`), whatever the schema's title
+
+
 def intent_reference(schema: dict) -> str:
     """The intent's JSON Schema as Markdown: one section per object type (the top level first, then
     each type where it is first used), a table row per field with its type, default, bounds and
-    description. Each row carries the anchor `<Type>.<field>` (e.g. `Backend.qos`) to link to."""
-    root_name = schema.get("title") or "Intent"
+    description. Each row carries the anchor `<Type>.<field>` (e.g. `Backend.qos`, `Intent.gpus`)."""
+    root_name = ROOT
     sections = _sections(schema, root_name)
     parts = []
     for section in sections.values():
@@ -43,9 +46,8 @@ def intent_reference(schema: dict) -> str:
 
 
 def schema_fields(schema: dict) -> dict[str, dict[str, dict]]:
-    """Every object type of the schema (the top level under its title) with its fields' schemas."""
-    root_name = schema.get("title") or "Intent"
-    types = {root_name: schema.get("properties", {})}
+    """Every object type of the schema (the top level as `Intent`) with its fields' schemas."""
+    types = {ROOT: schema.get("properties", {})}
     for name, definition in _definitions(schema).items():
         if "properties" in definition:
             types[name] = definition["properties"]
@@ -214,7 +216,7 @@ def _bounds(node: dict) -> str:
             if key in part:
                 found.append(prefix + template.format(_number(part[key])))
         if "pattern" in part:
-            found.append(f"{prefix}matches `{part['pattern']}`")
+            found.append(prefix + _pattern(part["pattern"]))
         for key in ("anyOf", "oneOf", "allOf"):
             for option in part.get(key, []):
                 collect(option, prefix)
@@ -230,6 +232,16 @@ def _bounds(node: dict) -> str:
 
     collect(node)
     return "; ".join(dict.fromkeys(found))
+
+
+def _pattern(pattern: str) -> str:
+    """A short pattern inline; a long one (the schema's text rules run to hundreds of characters)
+    folded, so the table stays readable and the pattern is still all there."""
+    if len(pattern) <= 60:
+        return f"matches `{pattern}`"
+    # every sign as a character reference: inside raw HTML Markdown would still read [..](..), * and _
+    escaped = "".join(char if char.isalnum() else f"&#{ord(char)};" for char in pattern)
+    return f"matches <details><summary>a pattern of {len(pattern):,} characters</summary><code>{escaped}</code></details>"
 
 
 def _number(value) -> str:
