@@ -25,9 +25,10 @@ import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from fabricgen import __version__
 from fabricgen.catalog.model import Release
@@ -525,7 +526,7 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
 
 
 @functools.cache
-def _adapter(model: object) -> TypeAdapter:
+def _adapter(model: Any) -> TypeAdapter:
     """One TypeAdapter per model: building one takes milliseconds, and a lab reads a netplan per node."""
     return TypeAdapter(model)
 
@@ -534,7 +535,7 @@ def _problems(exc: ValidationError, file: str) -> list[Problem]:
     return _capped([Problem(_message(e), hint=REBUILD, file=file, field=tuple(e["loc"])) for e in exc.errors(include_url=False, include_input=False)])
 
 
-def _message(error: dict) -> str:
+def _message(error: ErrorDetails) -> str:
     message = error["msg"]
     return message.removeprefix("Value error, ")
 

@@ -122,10 +122,10 @@ def load_secrets(names: Iterable[str], secrets_file: Path | None = None, environ
                 problems += check_value(name, value, str(path))
                 values[name] = value
     for name in wanted:
-        value = environ.get(env_name(name))
-        if value is not None:
-            problems += check_value(name, value, f"${env_name(name)}")
-            values[name] = value
+        from_env = environ.get(env_name(name))
+        if from_env is not None:
+            problems += check_value(name, from_env, f"${env_name(name)}")
+            values[name] = from_env
     raise_if(problems, SecretsError)
     return Secrets(values)
 

@@ -72,7 +72,7 @@ if yaml.__with_libyaml__:
     from yaml.cyaml import CParser as _Parser
 else:  # pragma: no cover - PyYAML's wheels ship libyaml
 
-    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef]  # mypy reads both branches; one runs
         def __init__(self, text: str):
             yaml.reader.Reader.__init__(self, text)
             yaml.scanner.Scanner.__init__(self)
@@ -161,7 +161,11 @@ class _Walker:
         if isinstance(node, yaml.ScalarNode) or node.tag not in _PLAIN_TAGS:
             # only plain YAML: an application tag such as !!python/object or !!set is refused, not ignored
             found = len(self.problems)
-            value = self.scalar(node) if isinstance(node, yaml.ScalarNode) else self.refuse_tag(node)
+            if isinstance(node, yaml.ScalarNode):
+                value = self.scalar(node)
+            else:
+                self.refuse_tag(node)
+                value = None
             self.problems[found:] = [replace(p, field=path) for p in self.problems[found:]]
             return value
         if isinstance(node, yaml.SequenceNode):
@@ -258,7 +262,6 @@ class _Walker:
                 line=node.start_mark.line + 1,
             )
         )
-        return None
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         implied = self.loader.resolve(yaml.ScalarNode, node.value, (True, False)) if not node.style else _STR  # plain: None, or "" from libyaml

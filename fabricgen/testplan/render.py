@@ -64,7 +64,7 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
     """nodes/<node>.sh: the node's perftest servers and clients, round by round; in a round the
     servers first, then a wait (SERVER_WAIT) before the clients."""
     ports = sorted({(p.server if role == "server" else p.client).port for p, role in roles}, key=natural_key)
-    names = shell_names([_Port(port) for port in ports])
+    names = shell_names([_Port(port) for port in ports])  # type: ignore[misc]  # reads only .port; render/hosts.py types it HostNic
     by_round: dict[int, list[tuple[Pair, str]]] = defaultdict(list)
     for pair, role in roles:
         by_round[pair.round].append((pair, role))
@@ -95,7 +95,7 @@ def rank_env(plan: TestPlan) -> str:
     test binary. NCCL reads these names, and RCCL reads the same ones (RCCL is NCCL's port to ROCm;
     its environment variable reference lists the NCCL_* names)."""
     ports = list(dict.fromkeys(port for run in plan.runs for port in run.ports))
-    names = shell_names([_Port(port) for port in ports])
+    names = shell_names([_Port(port) for port in ports])  # type: ignore[misc]  # reads only .port; render/hosts.py types it HostNic
     return environment().get_template("testplan/rank-env.sh.j2").render(
         fabric=plan.fabric, version=__version__, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
         ports=[(names[port], port) for port in ports],
