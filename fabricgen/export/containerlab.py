@@ -31,6 +31,7 @@ trust checks.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ from fabricgen.design.graph import FABRIC_ROLES
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
 from fabricgen.sorting import natural_key
+from fabricgen.trust import quoted
 
 # FRR's own image, as containerlab's FRR example lab (lab-examples/frr01) runs it; the host image is
 # the one that lab gives its hosts (iproute2, ping, traceroute). SONiC-VS has no registry image:
@@ -51,6 +53,7 @@ SWITCH_PORT_MTU = 9216  # as `fabricgen lab`: what data-center switch ports run
 # FRR's daemons file (docs.frrouting.org, "Daemons Configuration File"): the daemons a fabricgen
 # routing twin needs, each bound to the loopback for vtysh only.
 DAEMONS = ("zebra", "bgpd", "bfdd", "staticd")
+IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")  # registry/name:tag or @digest, nothing a YAML line could break on
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
     from fabricgen.lab.plan import Netplan, kernel_names
     from fabricgen.render.twin import HOST_TWIN_DIR, TWIN_DIR
 
+    bad = [(option, value) for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host)) if not IMAGE.fullmatch(value)]
+    if bad:
+        raise ExportError([Problem(f"{quoted(value)} is not an image reference", field=(option,), hint="give registry/name:tag, e.g. quay.io/frrouting/frr:10.5.1") for option, value in bad])
     build.require_network(network)
     cables = cables_of(build, network)
     if not cables:
