@@ -12,7 +12,8 @@
   backend so becomes 17 readable drawings instead of one of 4,600 devices.
 - with a layout (topology.json's `rack` and `ru` per device): `elevations/<row>.svg`, the racks of
   one row side by side, every device at its rack units (heights from fabricgen's built-in catalog,
-  1 RU for models it does not hold), coloured by role.
+  1 RU for models it does not hold), coloured by role; devices with a rack and no RU (PDUs) in a
+  strip beside their rack. Each device's name, model and units are its <title> (a tooltip).
 
 Syntax followed: Graphviz's DOT language (graphviz.org/doc/info/lang.html: quoted IDs with \\"
 escapes, `rank=same` subgraphs), D2's (d2lang.com: quoted keys, containers, `style.stroke`),
@@ -277,7 +278,7 @@ def elevations(build: ExportBuild) -> dict[str, str]:
     """`elevations/<row>.svg` per row of racks, when devices have rack positions."""
     from fabricgen.catalog import load_catalog
 
-    placed = [n for n in build.topology.nodes if n.rack and n.ru]
+    placed = [n for n in build.topology.nodes if n.rack]
     if not placed:
         return {}
     catalog = load_catalog()
@@ -302,7 +303,7 @@ def elevations(build: ExportBuild) -> dict[str, str]:
 
 
 def _row_svg(fabric: str, row: str, names: list[str], racks: dict[str, list[TopologyNode]], height) -> str:
-    units = max([42] + [n.ru + height(n.model) - 1 for name in names for n in racks[name]])  # type: ignore[operator]
+    units = max([42] + [n.ru + height(n.model) - 1 for name in names for n in racks[name] if n.ru])
     gap, top = 40, 50
     width = len(names) * (RACK_WIDTH_PX + gap) + gap
     total = top + units * RACK_UNIT_PX + 40
@@ -315,7 +316,14 @@ def _row_svg(fabric: str, row: str, names: list[str], racks: dict[str, list[Topo
         x = gap + index * (RACK_WIDTH_PX + gap)
         out.append(f'<text x="{x}" y="{top - 8}" font-size="12">{xml_escape(name)}</text>')
         out.append(f'<rect x="{x}" y="{top}" width="{RACK_WIDTH_PX}" height="{units * RACK_UNIT_PX}" fill="#fafafa" stroke="#333"/>')
-        for n in sorted(racks[name], key=lambda n: (n.ru, natural_key(n.id))):
+        zero_u = sorted((n for n in racks[name] if not n.ru), key=lambda n: natural_key(n.id))
+        for slot, n in enumerate(zero_u):  # PDUs and other 0U devices: a strip beside the rack
+            strip = units * RACK_UNIT_PX // max(len(zero_u), 1)
+            out.append(
+                f'<rect x="{x + RACK_WIDTH_PX + 4}" y="{top + slot * strip}" width="10" height="{strip - 2}" fill="{ROLE_FILL.get(n.role.value, "#eeeeee")}" stroke="#555">'
+                f"<title>{xml_escape(n.id)}: {xml_escape(n.model)}, 0U</title></rect>"
+            )
+        for n in sorted((n for n in racks[name] if n.ru), key=lambda n: (n.ru, natural_key(n.id))):
             h = height(n.model)
             y = top + (units - (n.ru + h - 1)) * RACK_UNIT_PX  # RU 1 at the bottom
             fill = ROLE_FILL.get(n.role.value, "#eeeeee")
