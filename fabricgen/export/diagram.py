@@ -5,11 +5,11 @@
   are ranked by tier, top down: cores, spines, leaves (OOB switches), then servers; the links
   between two devices are one line labelled with their count; a link to a leaf that serves a rail
   is drawn in that rail's colour, and a legend names the colours.
-- a network of more than `MAX_DEVICES` devices is drawn per unit instead (its pods in a 3-tier
-  fabric, else its scalable units): `<network>-overview.*` with the switches above the leaves and
-  one box per unit (its leaf and server counts; its uplinks counted per switch above), and
-  `<network>-<unit>.*` with one unit's leaves, servers and the switches they reach. A 4,096-GPU
-  backend so becomes 17 readable drawings instead of one of 4,600 devices.
+- a network of more than `MAX_DEVICES` devices is drawn per unit instead (its pods, spines
+  included, in a 3-tier fabric, else its scalable units): `<network>-overview.*` with the switches
+  above the units and one box per unit (its spine, leaf and server counts; its uplinks counted per
+  switch above; cores with a core group as one box per group), and `<network>-<unit>.*` with one unit's devices and the switches they reach. A 4,096-GPU
+  superpod (3 tiers) becomes an overview of 4 pods and 32 core groups plus one drawing per pod.
 - with a layout (topology.json's `rack` and `ru` per device): `elevations/<row>.svg`, the racks of
   one row side by side, every device at its rack units (heights from fabricgen's built-in catalog,
   1 RU for models it does not hold), coloured by role; devices with a rack and no RU (PDUs) in a
@@ -98,35 +98,54 @@ def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
     nodes = build.nodes
     if len(devices) <= MAX_DEVICES:
         return {network: _drawing(f"{build.name} {network}", nodes, devices, pairs)}
-    # per unit: a device belongs to its pod / scalable unit; servers without one join their leaf's
-    unit: dict[str, int | None] = {d: unit_of(nodes[d]) for d in devices}
-    for a, b in pairs:
+    # per unit: a switch belongs to its pod / scalable unit, a server to its first leaf's (a GPU
+    # node's scalable unit is not its pod's number), else to its own scalable unit
+    unit: dict[str, int | None] = {d: None if tier_of(nodes[d]) == "server" else unit_of(nodes[d]) for d in devices}
+    for a, b in sorted(pairs, key=natural_key):
         for x, y in ((a, b), (b, a)):
             if unit[x] is None and tier_of(nodes[x]) == "server" and tier_of(nodes[y]) == "leaf":
                 unit[x] = unit[y]
-    units = sorted({u for d, u in unit.items() if u is not None and tier_of(nodes[d]) in ("leaf", "server")})
+    for d in devices:
+        if unit[d] is None and tier_of(nodes[d]) == "server":
+            unit[d] = nodes[d].scalable_unit
+
+    def inside(d: str) -> bool:  # cores stand above every unit; a 3-tier pod holds its spines
+        return unit.get(d) is not None and tier_of(nodes[d]) != "core"
+
+    units = sorted({unit[d] for d in devices if inside(d)})
     result = {}
     for u in units:
-        members = {d for d in devices if unit[d] == u and tier_of(nodes[d]) in ("leaf", "server")}
+        members = {d for d in devices if unit[d] == u and inside(d)}
         reached = {y for (a, b) in pairs for x, y in ((a, b), (b, a)) if x in members and y not in members}
         sub = {pair: n for pair, n in pairs.items() if pair[0] in members | reached and pair[1] in members | reached and (pair[0] in members or pair[1] in members)}
         result[f"{network}-{_unit_name(nodes, u)}"] = _drawing(f"{build.name} {network} {_unit_name(nodes, u)}", nodes, sorted(members | reached, key=natural_key), sub)
     # the overview: switches above the units, each unit one box
     box = {u: f"unit-{_unit_name(nodes, u)}" for u in units}
+
+    def core_box(d: str) -> str | None:  # cores drawn by their core group, when they have one
+        group = nodes[d].core_group
+        return f"core-group{group:02d}" if tier_of(nodes[d]) == "core" and group is not None else None
+
     grouped: dict[tuple[str, str], int] = defaultdict(int)
     for (a, b), n in pairs.items():
-        ends = [box[unit[x]] if x in unit and unit[x] in box and tier_of(nodes[x]) in ("leaf", "server") else x for x in (a, b)]
+        ends = [box[unit[x]] if inside(x) else core_box(x) or x for x in (a, b)]
         if ends[0] != ends[1]:
             key = tuple(sorted(ends, key=natural_key))
             grouped[key] += n  # type: ignore[index]
     tiers: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for d in devices:
-        if not (unit.get(d) in box and tier_of(nodes[d]) in ("leaf", "server")):
+        if not inside(d) and core_box(d) is None:
             tiers[tier_of(nodes[d])].append((d, d, _fill(nodes[d])))
+    cores: dict[str, int] = defaultdict(int)
+    for d in devices:
+        if core_box(d):
+            cores[core_box(d)] += 1  # type: ignore[index]
+    for name, n in sorted(cores.items()):
+        tiers["core"].append((name, f"core group {name.removeprefix('core-group')}: {n} cores", ROLE_FILL["core"]))
     for u in units:
-        leaves = sum(1 for d in devices if unit[d] == u and tier_of(nodes[d]) == "leaf")
-        servers = sum(1 for d in devices if unit[d] == u and tier_of(nodes[d]) == "server")
-        tiers["leaf"].append((box[u], f"{_unit_name(nodes, u)}: {leaves} leaves, {servers} servers", ROLE_FILL["leaf"]))
+        counts = {tier: sum(1 for d in devices if unit[d] == u and inside(d) and tier_of(nodes[d]) == tier) for tier in ("spine", "leaf", "server")}
+        label = ", ".join(f"{n} {tier}s" if tier != "leaf" else f"{n} leaves" for tier, n in counts.items() if n)
+        tiers["leaf"].append((box[u], f"{_unit_name(nodes, u)}: {label}", ROLE_FILL["leaf"]))
     edges = [Edge(a, b, n, None) for (a, b), n in sorted(grouped.items(), key=lambda item: natural_key(item[0]))]
     result[f"{network}-overview"] = Drawing(f"{build.name} {network} overview", dict(tiers), edges)
     return result
