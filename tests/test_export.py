@@ -103,7 +103,6 @@ def test_the_export_never_lands_in_the_build_or_over_someone_elses_directory(bui
     for destination in (build_copy, build_copy / "batfish"):
         result = runner.invoke(app, ["export", "batfish", str(build_copy), "-o", str(destination)])
         assert result.exit_code == 2 and "overwrite the build" in result.output, result.output
-    runner.invoke(app, ["build", str(INTENTS / "cisco-256-gpu.yaml"), "-o", str(tmp_path / "unused")])
     foreign = tmp_path / "notes"
     foreign.mkdir()
     (foreign / "mine.txt").write_text("keep me")
@@ -190,6 +189,22 @@ def test_containerlab_exports_the_frontend_and_refuses_an_unknown_network(builds
     assert result.exit_code == 2 and "no storage fabric" in result.output and not (tmp_path / "x").exists()
     result = runner.invoke(app, ["export", "containerlab", str(builds["nxos"]), "-o", str(tmp_path / "y"), "--frr-image", "frr\nexec: rm"])
     assert result.exit_code == 2 and "--frr-image" in result.output and not (tmp_path / "y").exists()
+
+
+def test_containerlab_builds_the_evpn_leaves_bridges_and_vxlan_devices(tmp_path):
+    build_dir = tmp_path / "cisco-512-gpu"
+    build_intent(INTENTS / "cisco-512-gpu.yaml", build_dir)  # VXLAN EVPN backend, a segment per rail
+    overlay = json.loads((build_dir / "lab/overlay.json").read_text())
+    out = export("containerlab", build_dir, tmp_path / "clab")
+    nodes = yaml.safe_load((out / "cisco-512-gpu.clab.yml").read_text())["topology"]["nodes"]
+    leaf = overlay["be-su01-leaf1"]
+    segment = leaf["segments"][0]
+    commands = nodes["be-su01-leaf1"]["exec"]
+    bridge = f"br{segment['vlan']}"
+    assert f"ip link add name vx{segment['vni']} type vxlan id {segment['vni']} local {leaf['vtep']} dstport 4789 nolearning" in commands
+    assert f"ip address add {segment['gateway']} dev {bridge}" in commands
+    assert "ip link set dev eth1-1 master " + bridge in commands  # Ethernet1/1, a server port, is bridged, not addressed
+    assert not any(c.endswith(" dev eth1-1") and c.startswith("ip address add") for c in commands)
 
 
 # --- Batfish -----------------------------------------------------------------------------------
