@@ -20,8 +20,8 @@ app = typer.Typer(
 OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The export directory (default: BUILD_DIR-FORMAT beside the build). Replaced as a whole.")
 
 
-def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable) -> None:
-    """Verify the build, render the format, write the directory; print where and how much."""
+def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable):
+    """Verify the build, render the format, write the directory; print where and how much. Returns the build."""
     from fabricgen.export.files import default_destination, write_export
     from fabricgen.export.source import open_build
     from fabricgen.trust import printable
