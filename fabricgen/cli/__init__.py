@@ -11,7 +11,17 @@ import sys
 import typer
 
 from fabricgen import __version__
-from fabricgen.cli import analyze, bom, build, devices, diff, lab, secrets, testplan
+from fabricgen.cli import (
+    analyze,
+    bom,
+    build,
+    devices,
+    diff,
+    export,
+    lab,
+    secrets,
+    testplan,
+)
 from fabricgen.cli.common import out
 
 app = typer.Typer(
@@ -46,6 +56,7 @@ app.command("analyze")(analyze.analyze_command)
 app.command("push")(devices.push_command)
 app.command("verify")(devices.verify_command)
 app.add_typer(testplan.app, name="testplan")
+app.add_typer(export.app, name="export")
 
 
 def main() -> None:
