@@ -11,7 +11,17 @@ import sys
 import typer
 
 from fabricgen import __version__
-from fabricgen.cli import analyze, bom, build, devices, diff, lab, secrets, testplan
+from fabricgen.cli import (
+    analyze,
+    bom,
+    build,
+    devices,
+    diff,
+    lab,
+    schema,
+    secrets,
+    testplan,
+)
 from fabricgen.cli.common import out
 
 app = typer.Typer(
@@ -38,6 +48,7 @@ def main_options(
 app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
 app.command("releases")(build.releases_command)
+app.command("schema")(schema.schema_command)
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
 app.command("diff")(diff.diff_command)
