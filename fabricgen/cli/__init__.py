@@ -17,6 +17,7 @@ from fabricgen.cli import (
     build,
     devices,
     diff,
+    init,
     lab,
     schema,
     secrets,
@@ -48,6 +49,7 @@ def main_options(
 app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
 app.command("releases")(build.releases_command)
+app.command("init")(init.init_command)
 app.command("schema")(schema.schema_command)
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
