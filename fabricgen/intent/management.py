@@ -130,7 +130,7 @@ class Timezone(_Strict):
 class BootImages(_Strict):
     """The NOS image each switch must run, pinned so a config replace keeps the boot setting."""
 
-    nxos: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="image file on bootflash:")
+    nxos: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin")
     sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
 
 
@@ -152,7 +152,7 @@ class Management(_Strict):
     timezone: Timezone = Field(Timezone(), description="how the switches show time")
     lldp: bool = Field(True, description="LLDP on every port (fabricgen verify uses it to check the cabling)")
     password_policy: PasswordPolicy = Field(PasswordPolicy(), description="what a local password must be")
-    copp_profile: Literal["strict", "moderate", "lenient", "dense"] = Field("strict", description="NX-OS CoPP profile")
+    copp_profile: Literal["strict", "moderate", "lenient", "dense"] = Field("strict", description="NX-OS control-plane policing (CoPP) profile")
     boot: BootImages = Field(BootImages(), description="the NOS image each switch must boot")
 
     @model_validator(mode="after")

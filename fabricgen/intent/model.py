@@ -111,7 +111,7 @@ class AsnPlan(_Strict):
         description="private-2byte: ASNs from 64512-65534 (1,023 of them); private-4byte: from 4200000000-4294967294, for fabrics with more leaves",
     )
     spine: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
-    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the ASN after the spines'")
+    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="the first leaf's ASN; the next leaves count up from it; default: the ASN after the spines'")
     core: int | None = Field(None, ge=1, le=MAX_ASN, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
     leaves: Literal["unique", "per-pod"] = Field(
         "unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)"
@@ -193,8 +193,8 @@ class Qos(_Strict):
     cnp_dscp: list[int] = Field([48], min_length=1, max_length=64, description="DSCP values (0-63) of congestion notification packets (CNP)")
     cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
     storage_dscp: list[int] = Field([], max_length=64, description="optional second lossless class, e.g. NVMe over RoCE")
-    storage_priority: int | None = Field(None, ge=1, le=7, description="its PFC priority (with storage_dscp)")
-    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
+    storage_priority: int | None = Field(None, ge=1, le=7, description="PFC priority, traffic class and queue of the storage class (with storage_dscp)")
+    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="the RoCE class's guaranteed share of the bandwidth left after the strict-priority queue")
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     # Only the speeds the intent writes; the others come from each switch model's catalog data
     # (fabricgen.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
@@ -323,8 +323,8 @@ class LoadBalancing(_Strict):
 class Optics(_Strict):
     """Transceiver PIDs; default: the catalog's default for each cage."""
 
-    host_links: Pid | None = Field(None, description="switch end of GPU NIC links")
-    fabric_links: Pid | None = Field(None, description="both ends of leaf-spine (and spine-core) links")
+    host_links: Pid | None = Field(None, description="transceiver PID at the switch end of host links (GPU NICs, servers)")
+    fabric_links: Pid | None = Field(None, description="transceiver PID at both ends of leaf-spine (and spine-core) links")
 
 
 _NODE_RANGE = re.compile(r"^\s*(\d{1,7})\s*(?:-\s*(\d{1,7}))?\s*$")
@@ -337,8 +337,8 @@ class Tenant(_Strict):
 
     name: TenantName = Field(description="becomes the VRF Vrf-<name>: SONiC VRF names start with Vrf, Linux allows 15 characters")
     nodes: NodeRange | None = Field(None, description='GPU nodes of this tenant, 1-based: "5" or "1-32"; absent: every node no other tenant names')
-    l3_vni: int | None = Field(None, ge=1, le=16777214, description="default: evpn.l3_vni_base + tenant number")
-    route_target: RouteTarget | None = Field(None, description="ASN:NN; default route_target_asn:l3_vni")
+    l3_vni: int | None = Field(None, ge=1, le=16777214, description="the tenant VRF's L3 VNI; default: evpn.l3_vni_base + tenant number")
+    route_target: RouteTarget | None = Field(None, description="the tenant's route-target, ASN:NN; default: route_target_asn:l3_vni")
 
     @field_validator("name")
     @classmethod
@@ -393,7 +393,7 @@ class Evpn(_Strict):
     l3_vni_base: int = Field(50000, ge=1, le=16000000, description="tenant n gets VNI l3_vni_base + n")
     vlan_base: int = Field(1000, ge=2, le=4000, description="segment n uses VLAN vlan_base + n on its leaves")
     l3_vlan_base: int = Field(3000, ge=2, le=4000, description="tenant n's L3 VNI uses VLAN l3_vlan_base + n")
-    route_target_asn: int | None = Field(None, ge=1, le=65535, description="default: the spines' ASN (2-byte)")
+    route_target_asn: int | None = Field(None, ge=1, le=65535, description="the ASN part of every route-target (2-byte); default: the spines' ASN")
     anycast_gateway_mac: str = Field(
         "02:00:00:00:00:aa", pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$", description="the gateway MAC every leaf answers with in every segment"
     )
@@ -432,7 +432,7 @@ class Backend(_Strict):
         "single", description="top-of-rack: every NIC of a node on one leaf (single), or odd NICs on one leaf and even on its pair"
     )
     scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
     uplinks: Uplinks | None = Field(
         None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio"
     )
@@ -440,7 +440,7 @@ class Backend(_Strict):
     spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
-    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
     planes: int = Field(1, ge=1, le=MAX_PLANES, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
     routing: Literal["ebgp", "vxlan-evpn"] = Field(
@@ -450,14 +450,14 @@ class Backend(_Strict):
         "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface (ebgp only)"
     )
     subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of the leaf's GPU subnet (nic_addressing: subnet)")
-    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    mtu: int = Field(9216, ge=1500, le=9216, description="MTU of the switch ports, in bytes")
     host_mtu: int = Field(9000, ge=1280, le=9216, description="the NICs' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
     bfd: Bfd = Field(Bfd(), description="BFD on the BGP sessions")
     asn: AsnPlan = Field(AsnPlan(), description="BGP AS numbers")
     pools: Pools = Field(Pools(), description="IPv4 address pools")
     optics: Optics = Field(Optics(), description="transceivers; default: the catalog's for each cage")
     qos: Qos = Field(Qos(), description="the lossless RoCEv2 profile (PFC, ECN, queuing)")
-    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: the QoS settings where that switch differs from qos")
     load_balancing: LoadBalancing = Field(LoadBalancing(), description="how leaves and spines spread traffic over their uplinks")
     evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
     bgp_security: BgpSecurity = Field(BgpSecurity(), description="authentication, GTSM and prefix limits of the BGP sessions")
@@ -529,9 +529,9 @@ class HostFabric(_Strict):
     spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3")
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
-    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_leaves: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="3 tiers: leaves per pod (whole leaf pairs with attach: leaf-pair); default: as many as a spine takes")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
     attach: Literal["leaf-pair", "single-leaf"] = Field(
         "leaf-pair", description="leaf-pair: a server's ports alternate between two leaves, so one leaf can fail"
     )
@@ -539,7 +539,7 @@ class HostFabric(_Strict):
         "p2p", description="p2p: a routed /31 per server port; subnet: one subnet per leaf behind a VLAN interface"
     )
     subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of each leaf's server subnet (host_addressing: subnet)")
-    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    mtu: int = Field(9216, ge=1500, le=9216, description="MTU of the switch ports, in bytes")
     host_mtu: int = Field(9000, ge=1280, le=9216, description="the servers' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
     bfd: Bfd = Field(Bfd(), description="BFD on the BGP sessions")
     asn: AsnPlan = Field(description="BGP AS numbers")
@@ -548,7 +548,7 @@ class HostFabric(_Strict):
     qos: Qos = Field(
         Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
     )
-    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: the QoS settings where that switch differs from qos")
     load_balancing: LoadBalancing = Field(LoadBalancing(), description="how leaves and spines spread traffic over their uplinks")
     routing: Literal["ebgp", "vxlan-evpn"] = Field(
         "ebgp", description="ebgp: a routed fabric, eBGP on every link (RFC 7938); vxlan-evpn: the same underlay with a VXLAN EVPN segment per tenant"
@@ -702,20 +702,20 @@ class Naming(_Strict):
     """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
     {node} (1-based within its scalable unit), {pod} and {plane} (1-based; 3-tier and planes)."""
 
-    gpu_node: NamePattern = Field("gpu{index:04d}", description="GPU nodes")
-    leaf: NamePattern = Field("be-su{su:02d}-leaf{rail}", description="backend leaves ({rail} is the first rail the leaf serves)")
-    spine: NamePattern = Field("be-spine{index:02d}", description="backend spines")
-    core: NamePattern = Field("be-core{index:02d}", description="3 tiers: the core (super-spine) switches")
-    frontend_leaf: NamePattern = Field("fe-leaf{index:02d}", description="frontend leaves")
-    frontend_spine: NamePattern = Field("fe-spine{index:02d}", description="frontend spines")
-    frontend_core: NamePattern = Field("fe-core{index:02d}", description="3 tiers: the frontend core switches")
-    storage_leaf: NamePattern = Field("st-leaf{index:02d}", description="storage leaves (frontend.storage: separate)")
-    storage_spine: NamePattern = Field("st-spine{index:02d}", description="storage spines")
-    storage_core: NamePattern = Field("st-core{index:02d}", description="3 tiers: the storage core switches")
-    storage_node: NamePattern = Field("storage{index:02d}", description="storage servers")
-    management_node: NamePattern = Field("mgmt{index:02d}", description="management servers")
-    oob_switch: NamePattern = Field("oob{index:02d}", description="OOB switches")
-    console_server: NamePattern = Field("console{index:02d}", description="console servers")
+    gpu_node: NamePattern = Field("gpu{index:04d}", description="names of the GPU nodes")
+    leaf: NamePattern = Field("be-su{su:02d}-leaf{rail}", description="names of the backend leaves ({rail} is the first rail the leaf serves)")
+    spine: NamePattern = Field("be-spine{index:02d}", description="names of the backend spines")
+    core: NamePattern = Field("be-core{index:02d}", description="3 tiers: names of the core (super-spine) switches")
+    frontend_leaf: NamePattern = Field("fe-leaf{index:02d}", description="names of the frontend leaves")
+    frontend_spine: NamePattern = Field("fe-spine{index:02d}", description="names of the frontend spines")
+    frontend_core: NamePattern = Field("fe-core{index:02d}", description="3 tiers: names of the frontend core switches")
+    storage_leaf: NamePattern = Field("st-leaf{index:02d}", description="names of the storage leaves (frontend.storage: separate)")
+    storage_spine: NamePattern = Field("st-spine{index:02d}", description="names of the storage spines")
+    storage_core: NamePattern = Field("st-core{index:02d}", description="3 tiers: names of the storage core switches")
+    storage_node: NamePattern = Field("storage{index:02d}", description="names of the storage servers")
+    management_node: NamePattern = Field("mgmt{index:02d}", description="names of the management servers")
+    oob_switch: NamePattern = Field("oob{index:02d}", description="names of the OOB switches")
+    console_server: NamePattern = Field("console{index:02d}", description="names of the console servers")
 
     @field_validator("*")
     @classmethod
