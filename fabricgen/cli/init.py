@@ -65,6 +65,7 @@ def init_command(
         render_starter,
         schema_reference,
     )
+    from fabricgen.trust import printable
 
     catalog = run_or_exit(load_catalog)
     ask = sys.stdin.isatty() if interactive is None else interactive
@@ -88,8 +89,9 @@ def init_command(
     text = render_starter(starter, catalog, schema_reference(output, schema_file()), output.name)
     run_or_exit(lambda: _check_builds(text, starter.name))
     run_or_exit(lambda: _write(output, text.encode(), force))
-    out.print(f"wrote {output}: {starter.gpus:,} GPUs, {starter.design} backend of {starter.leaf} leaves ({starter.nos}, {starter.routing})", markup=False)
-    out.print(f"next: fabricgen build {output}", markup=False)
+    shown = printable(output)  # the user's own path, but still no escape sequence reaches the terminal raw
+    out.print(f"wrote {shown}: {starter.gpus:,} GPUs, {starter.design} backend of {starter.leaf} leaves ({starter.nos}, {starter.routing})", markup=False)
+    out.print(f"next: fabricgen build {shown}", markup=False)
 
 
 def _refuse(*problems: Problem) -> None:

@@ -22,9 +22,10 @@ def schema_command(
     checked by `fabricgen validate`.
     """
     from fabricgen.intent.schema import schema_file, schema_text
+    from fabricgen.trust import printable
 
     if path:
-        out.print(str(schema_file()), markup=False)
+        out.print(printable(schema_file()), markup=False)
         return
     text = schema_text()
     if output is None:
