@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 from fabricgen.errors import Problem, SecretsError, raise_if
 from fabricgen.trust import SECRET_MARK
@@ -49,7 +49,11 @@ def check_secret_name(value: str) -> str:
     return value
 
 
-SecretName = Annotated[str, AfterValidator(check_secret_name)]
+SecretName = Annotated[
+    str,
+    AfterValidator(check_secret_name),
+    WithJsonSchema({"type": "string", "pattern": f"^{SECRET_NAME.pattern}$"}),
+]
 
 
 def placeholder(name: str) -> str:

@@ -25,6 +25,8 @@ def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
         "fabricgen/templates/hosts/nic-qos.sh.j2",
         "fabricgen/catalog/data/switches.yaml",
         "fabricgen/catalog/data/nodes.yaml",
+        "fabricgen/schema/intent.schema.json",
+        "fabricgen/templates/intent/starter.yaml.j2",
     ):
         assert required in names, required
 
@@ -33,16 +35,19 @@ def test_wheel_ships_templates_and_catalog_and_builds_from_them(tmp_path):
     script = (
         "import fabricgen.render.environment as e, pathlib, sys;"
         "from fabricgen.pipeline import compile_intent;"
+        "from fabricgen.intent.schema import schema_file, schema_text;"
         "b = compile_intent(pathlib.Path(sys.argv[1]));"
-        "print(e.templates_dir()); print(len(b.files))"
+        "assert schema_file().read_text() == schema_text();"
+        "print(e.templates_dir()); print(schema_file()); print(len(b.files))"
     )
     env = {**os.environ, "PYTHONPATH": str(unpacked)}
     result = subprocess.run(
         [sys.executable, "-c", script, str(INTENTS / "cisco-256-gpu.yaml")],
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=True,
     )
-    templates, count = result.stdout.split()
+    templates, schema, count = result.stdout.split()
     assert Path(templates) == unpacked / "fabricgen" / "templates"
+    assert Path(schema) == unpacked / "fabricgen" / "schema" / "intent.schema.json"  # `fabricgen schema --path`, init's modeline
     # backend, frontend and OOB switch configs, 8 reports; host files: a script and netplan per GPU
     # node, a settings sheet per ONTAP controller, netplan per management node; a routing twin
     # per routed NX-OS switch (12 backend, 10 frontend) and a netplan twin per ONTAP controller

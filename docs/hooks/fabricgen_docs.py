@@ -30,10 +30,11 @@ PAGES = {"validate": "commands/build.md"}
 
 
 def intent_schema() -> dict:
-    """The intent's JSON Schema, the source of the intent reference."""
-    from fabricgen.intent.model import Intent
+    """The intent's JSON Schema (`fabricgen schema`, the one editors read), the source of the
+    intent reference."""
+    from fabricgen.intent.schema import intent_schema as schema
 
-    return Intent.model_json_schema()
+    return schema()
 
 
 def cli_root():

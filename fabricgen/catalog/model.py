@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import Annotated, Literal, TypeGuard, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator, model_validator
 
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
@@ -131,7 +131,12 @@ def _check_release(value: str) -> str:
     return value
 
 
-Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
+Release = Annotated[
+    str,
+    Field(max_length=16),
+    AfterValidator(_check_release),
+    WithJsonSchema({"type": "string", "maxLength": 16, "pattern": NOS_RELEASE.pattern, "examples": ["10.5(3)F", "10.5", "202411", "master"]}),
+]
 
 
 NAME_FIELDS = ("port", "sub", "lane", "number")

@@ -18,7 +18,9 @@ from fabricgen.cli import (
     devices,
     diff,
     export,
+    init,
     lab,
+    schema,
     secrets,
     testplan,
 )
@@ -45,8 +47,10 @@ def main_options(
     """fabricgen: AI-cluster intent -> validated fabric -> NX-OS and SONiC configs, cabling plan, BOM."""
 
 
+app.command("init")(init.init_command)
 app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
+app.command("schema")(schema.schema_command)
 app.command("releases")(build.releases_command)
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
