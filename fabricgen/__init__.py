@@ -1,3 +1,5 @@
 """fabricgen: compile an AI-cluster intent into configs, a cabling plan and a bill of materials."""
 
-__version__ = "0.1.0"
+from fabricgen.version import __version__
+
+__all__ = ["__version__"]

@@ -10,9 +10,9 @@ import sys
 
 import typer
 
-from fabricgen import __version__
 from fabricgen.cli import analyze, bom, build, devices, diff, lab, secrets, testplan
 from fabricgen.cli.common import out
+from fabricgen.version import __version__
 
 app = typer.Typer(
     add_completion=False,
