@@ -29,7 +29,6 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from fabricgen.version import RELEASE, __version__, release_of
 from fabricgen.catalog.model import Release
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
@@ -46,6 +45,7 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
+from fabricgen.version import RELEASE, __version__, release_of
 from fabricgen.yaml_source import parse_yaml
 
 MANIFEST = "manifest.json"

@@ -45,7 +45,7 @@ class LoadedIntent:
     catalog: Catalog
     sha256: str  # of the file's bytes, the text's UTF-8 or the mapping's canonical JSON
     catalog_files: dict[str, str]  # user catalog files as the intent names them -> sha256
-    file: str = ""  # what manifest.json names: the file's name, or TEXT_SOURCE / DATA_SOURCE
+    file: str  # what manifest.json names: the file's name, or TEXT_SOURCE / DATA_SOURCE
 
     def locate(self, problem: Problem) -> Problem:
         return self.source.locate(problem)
