@@ -30,7 +30,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from fabricgen import __version__
 from fabricgen.catalog.model import Release
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
@@ -47,6 +46,7 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
+from fabricgen.version import RELEASE, __version__, release_of
 from fabricgen.yaml_source import parse_yaml
 
 MANIFEST = "manifest.json"
@@ -354,8 +354,15 @@ def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = F
     except (ValueError, RecursionError) as exc:
         raise error(Problem(f"manifest.json is not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(path))) from None
     version = document.get("fabricgen_version") if isinstance(document, dict) else None
-    if isinstance(version, str) and version != __version__ and not any_version:
-        raise error(Problem(f"built by fabricgen {printable(version)[:40]}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(path)))
+    # commits of one release write the same files: only another release's build is refused
+    if isinstance(version, str) and release_of(version) != RELEASE and not any_version:
+        raise error(
+            Problem(
+                f"built by fabricgen {printable(version)[:60]}, this is fabricgen {__version__} (release {RELEASE})",
+                hint="rebuild it with this version: fabricgen build INTENT -o DIR",
+                file=str(path),
+            )
+        )
     try:
         return _MANIFEST.validate_python(document)
     except ValidationError as exc:

@@ -10,7 +10,6 @@ import sys
 
 import typer
 
-from fabricgen import __version__
 from fabricgen.cli import (
     analyze,
     bom,
@@ -25,6 +24,7 @@ from fabricgen.cli import (
     testplan,
 )
 from fabricgen.cli.common import out
+from fabricgen.version import __version__
 
 app = typer.Typer(
     add_completion=False,

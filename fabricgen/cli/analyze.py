@@ -15,6 +15,7 @@ from fabricgen.cli.common import (
     run_or_exit,
     write_report,
 )
+from fabricgen.cli.extras import require_extra
 from fabricgen.errors import AnalysisError, Problem, raise_if
 
 
@@ -82,6 +83,7 @@ def analyze_command(
     estimated from the fabric's size before it runs: what would not fit is refused (exit 2) with
     the option to lower and the value that fits. Exit 1 when a threshold (--max-jct-stretch,
     --max-failure-cut) is exceeded."""
+    require_extra("analyze", "analyze")
     import json
 
     from fabricgen.analysis import schema
