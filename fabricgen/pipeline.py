@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,6 +50,9 @@ from fabricgen.reports import (
 )
 
 DEFAULT_OUTPUT = Path("output")
+# The phases `on_phase` hears of, in order (a `validate` ends after "device configs").
+PHASES = ("intent", "design", "addressing", "checks", "device configs", "render", "reports", "write")
+PhaseCallback = Callable[[str, float], None]  # (phase that just ended, its seconds)
 
 
 @dataclass
@@ -74,13 +77,16 @@ class Build:
         return self.compiled.addresses
 
 
-def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> Build:
+def compile_intent(
+    intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
     first phase that has any. With render=False stops after the config checks (for `validate`).
     `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs.
-    The intent's catalog files may lie in its directory or in one of `catalog_dirs`."""
+    The intent's catalog files may lie in its directory or in one of `catalog_dirs`. `on_phase`
+    is called as each phase of PHASES ends, with its name and seconds (progress)."""
     with _no_cycle_collection():
-        return _compile(intent_path, render, jobs, catalog_dirs)
+        return _compile(intent_path, render, jobs, catalog_dirs, on_phase)
 
 
 @contextmanager
@@ -97,7 +103,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[Path]) -> Build:
+def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[Path], on_phase: PhaseCallback | None) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -106,6 +112,8 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
         now = time.perf_counter()
         timings[name] = now - clock
         clock = now
+        if on_phase is not None:
+            on_phase(name, timings[name])
 
     loaded = load_intent(intent_path, catalog_dirs)
     intent, catalog = loaded.intent, loaded.catalog
@@ -191,12 +199,17 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
     return sizing, plans, fabric, oob, evpn
 
 
-def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> tuple[Build, Path]:
+def build(
+    intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> tuple[Build, Path]:
     """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
-    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`."""
-    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs)
+    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`.
+    `on_phase`: as for `compile_intent`, and "write" last."""
+    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs, on_phase=on_phase)
     destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
     clock = time.perf_counter()
     write_build(result.files, destination)
     result.timings["write"] = time.perf_counter() - clock
+    if on_phase is not None:
+        on_phase("write", result.timings["write"])
     return result, destination
