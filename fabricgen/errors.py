@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from fabricgen.trust import printable
 
