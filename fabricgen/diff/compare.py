@@ -403,7 +403,7 @@ def _reference_changes(removed: list[str], added: list[str]) -> set[tuple[str, s
 # --- settings (value changes in the per-device diffs) ----------------------------------------------
 
 _VALUE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-_PUNCTUATION = "\"',;{}[]"
+_PUNCTUATION = "\"',:;{}[]"  # JSON and YAML around a key or value
 MAX_SETTING_TEXT = 120
 
 
