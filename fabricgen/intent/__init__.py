@@ -126,10 +126,10 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         )
     elif intent.gpus is not None and intent.gpus % node.gpus:
         lower = intent.gpus - intent.gpus % node.gpus
-        choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
+        choices = f"{lower:,} or {lower + node.gpus:,}" if lower else f"{node.gpus}"
         problems.append(
             Problem(
-                f"{intent.gpus} GPUs is not a whole number of {intent.gpu_node} nodes ({node.gpus} GPUs each)",
+                f"{intent.gpus:,} GPUs is not a whole number of {intent.gpu_node} nodes ({node.gpus} GPUs each)",
                 hint=f"use {choices}, or give 'nodes:' instead",
                 field=("gpus",),
             )
@@ -204,7 +204,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     if intent.backend.scalable_unit_gpus and node is not None and node.kind == "gpu" and intent.backend.scalable_unit_gpus % node.gpus:
         problems.append(
             Problem(
-                f"a scalable unit of {intent.backend.scalable_unit_gpus} GPUs is not a whole number of {intent.gpu_node} nodes",
+                f"a scalable unit of {intent.backend.scalable_unit_gpus:,} GPUs is not a whole number of {intent.gpu_node} nodes",
                 hint=f"use a multiple of {node.gpus}",
                 field=("backend", "scalable_unit_gpus"),
             )
