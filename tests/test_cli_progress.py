@@ -118,3 +118,13 @@ def test_lab_steps_reach_the_progress(monkeypatch, tmp_path):
     assert result.exit_code == 0, result.output
     assert phase_lines(result.stderr, "lab verify") == ["convergence", "BGP, BFD, ECMP", "LLDP", "traffic", "done"]
     assert "verify: PASS" in result.stdout
+
+
+def test_on_a_terminal_a_refusal_with_json_still_goes_to_stdout(write_intent, tmp_path):
+    # the live display must not take stdout over while it runs: the error document is written
+    # while it is up, and `| jq` reads stdout
+    intent = write_intent("gpus: 256\nbackend:\n  mtu: jumbo\n")
+    result = runner.invoke(app, ["build", str(intent), "-o", str(tmp_path / "b"), "--json"], env={"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"})
+    assert result.exit_code == 2
+    assert result.stdout.lstrip().startswith("{") and '"phase": "intent"' in result.stdout
+    assert "intent: 1 problem" in result.stderr

@@ -162,7 +162,7 @@ def _push_progress(devices: int, quiet: bool = False):
         yield lambda _result: None
         return
     if err.is_terminal:
-        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=err, transient=True) as bar:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=err, transient=True, redirect_stdout=False) as bar:
             tasks: dict[str, int] = {}
 
             def advance(result) -> None:

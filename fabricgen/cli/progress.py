@@ -57,7 +57,9 @@ class Phases:
             columns = [SpinnerColumn(), TextColumn("{task.description}")]
             if self.order:
                 columns += [BarColumn(bar_width=20), MofNCompleteColumn()]
-            self._bar = Progress(*columns, TimeElapsedColumn(), console=console, transient=True)
+            # stdout stays the result's (a JSON document may be written while the display is up);
+            # stderr goes through the display, so a problem prints above it
+            self._bar = Progress(*columns, TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False)
             self._bar.start()
             self._task = self._bar.add_task(self.command, total=len(self.order) or None)
         return self

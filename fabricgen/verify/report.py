@@ -143,7 +143,7 @@ def progress(console: Console, devices: int, quiet: bool = False):
         yield lambda _o: None
         return
     if console.is_terminal:
-        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=console, transient=True, redirect_stdout=False) as bar:
             task = bar.add_task("reading", total=devices, last="")
             yield lambda o: bar.update(task, advance=1, last=f"{o.target.name}: {'read' if o.reached else 'not reached'}")
         return
