@@ -148,6 +148,12 @@ class IntentError(FabricgenError):
     phase = "intent"
 
 
+class InitError(FabricgenError):
+    """`fabricgen init` was given choices that do not make an intent that builds."""
+
+    phase = "init"
+
+
 class CatalogError(FabricgenError):
     """A catalog file (built-in or the user's) is malformed or inconsistent."""
 

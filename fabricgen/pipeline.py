@@ -4,6 +4,8 @@ intent YAML -> validated intent (+ catalog) -> sizing -> fabric graph -> address
 -> checks -> per-device configs -> rendered files and reports -> written atomically.
 
 `compile_intent` does everything but the writing and touches nothing outside; `build` writes.
+`compile_loaded` compiles an intent already read (`fabricgen.intent`: a file, YAML text or a
+mapping); the Python API (`fabricgen.compile`) is built on it.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ PhaseCallback = Callable[[str, float], None]  # (phase that just ended, its seco
 
 @dataclass
 class Build:
+    """A compiled fabric in memory: `files` (path in the build directory -> bytes, manifest.json
+    included; empty when compiled without rendering), the fabric graph, its sizing and addresses,
+    `notes` for the user, the per-device and per-server configs, the intent as loaded."""
+
     loaded: LoadedIntent
     compiled: Compiled
     configs: dict[str, DeviceConfig]
@@ -76,6 +82,11 @@ class Build:
     def addresses(self) -> AddressPlan:
         return self.compiled.addresses
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Design choices fabricgen made and advisories, as summary.md lists them."""
+        return self.compiled.notes
+
 
 def compile_intent(
     intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
@@ -86,7 +97,13 @@ def compile_intent(
     The intent's catalog files may lie in its directory or in one of `catalog_dirs`. `on_phase`
     is called as each phase of PHASES ends, with its name and seconds (progress)."""
     with _no_cycle_collection():
-        return _compile(intent_path, render, jobs, catalog_dirs, on_phase)
+        return _compile(lambda: load_intent(intent_path, catalog_dirs), render, jobs, on_phase)
+
+
+def compile_loaded(loaded: LoadedIntent, render: bool = True, jobs: int = 1, on_phase: PhaseCallback | None = None) -> Build:
+    """`compile_intent` for an intent already read and validated (`fabricgen.intent`)."""
+    with _no_cycle_collection():
+        return _compile(lambda: loaded, render, jobs, on_phase)
 
 
 @contextmanager
@@ -103,7 +120,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[Path], on_phase: PhaseCallback | None) -> Build:
+def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int, on_phase: PhaseCallback | None) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -115,7 +132,7 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
         if on_phase is not None:
             on_phase(name, timings[name])
 
-    loaded = load_intent(intent_path, catalog_dirs)
+    loaded = load()
     intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
@@ -151,7 +168,7 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
     releases: dict[str, set[str]] = {}
     for config in build.configs.values():
         releases.setdefault(config.nos, set()).add(config.nos_release)
-    manifest = render_manifest(intent_path.name, loaded.sha256, loaded.catalog_files, files, releases)
+    manifest = render_manifest(loaded.file, loaded.sha256, loaded.catalog_files, files, releases)
     files.update({path: text.encode("utf-8") for path, text in manifest.items()})
     build.files = files
     lap("reports")

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 missing=()
-for pair in vtysh:frr ip:iproute2 ping:iputils-ping traceroute:traceroute nft:nftables lldpd:lldpd; do
+for pair in vtysh:frr ip:iproute2 ping:iputils-ping traceroute:traceroute nft:nftables lldpd:lldpd dot:graphviz; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair##*:}")
 done
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)

@@ -8,6 +8,7 @@ src/perftest_parameters.h RESULT_FMT_G/REPORT_FMT; nccl-tests/rccl-tests src/com
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import shutil
 import subprocess
@@ -111,6 +112,24 @@ def test_bad_input_is_exit_2_and_writes_nothing(built_256, tmp_path):
         handle.write("BE-99999,backend,host,gpu0001,nic9,,,,be-su01-leaf1,Ethernet1/64,,,,,,400G\n")
     result = runner.invoke(app, ["testplan", str(tampered), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2 and "cabling.csv" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("tiers", ["two", 7, True, [2]])
+def test_a_backend_tiers_that_is_not_1_to_3_is_exit_2_naming_the_field(built_256, tmp_path, tiers):
+    # a build whose manifest matches its files, but whose topology.json says something no build writes
+    crafted = tmp_path / "crafted"
+    shutil.copytree(built_256, crafted)
+    topology = json.loads((crafted / "topology.json").read_text())
+    topology["graph"]["backend"]["tiers"] = tiers
+    data = json.dumps(topology).encode()
+    (crafted / "topology.json").write_bytes(data)
+    manifest = json.loads((crafted / "manifest.json").read_text())
+    manifest["files"]["topology.json"] = hashlib.sha256(data).hexdigest()
+    (crafted / "manifest.json").write_text(json.dumps(manifest))
+    result = runner.invoke(app, ["testplan", str(crafted), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "topology.json: graph.backend.tiers: tiers is" in result.output and "expected 1, 2 or 3" in result.output
     assert not (tmp_path / "out").exists()
 
 

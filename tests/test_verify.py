@@ -445,6 +445,25 @@ def test_nxos_extensions_parse_the_recorded_json():
     assert pfc["Ethernet1/1"]["ecn_marked"] is None
 
 
+def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
+    # "²" passes str.isdigit() but int() refuses it: one such row used to fail the whole getter
+    routes = {"TABLE_vrf": {"ROW_vrf": {"TABLE_addrf": {"ROW_addrf": {"TABLE_prefix": {"ROW_prefix": [
+        {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
+        {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
+        {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
+    ]}}}}}}
+    pfc = {"TABLE_ppp": {"ROW_ppp": [{"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "7"}]}}
+
+    class Answering:
+        def cli(self, commands, encoding="text"):
+            return {c: json.dumps(routes if c == nxos.ROUTES else pfc) for c in commands}
+
+    device = ReadOnlyDevice(Answering())
+    assert nxos.ecmp_widths(device) == {"10.0.0.2/32": 3, "10.0.0.3/32": 4}
+    counters = nxos.lossless_counters(device)["Ethernet1/1"]
+    assert counters["pfc_rx"] == {} and counters["pfc_tx"] == {3: 7}
+
+
 def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
     import fabricgen.verify.collect as collect_module  # noqa: F401
 

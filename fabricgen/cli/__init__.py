@@ -12,9 +12,21 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from fabricgen import __version__
-from fabricgen.cli import analyze, bom, build, devices, diff, lab, secrets, testplan
+from fabricgen.cli import (
+    analyze,
+    bom,
+    build,
+    devices,
+    diff,
+    export,
+    init,
+    lab,
+    schema,
+    secrets,
+    testplan,
+)
 from fabricgen.cli.common import out, print_json
+from fabricgen.version import __version__
 
 
 class _Commands(TyperGroup):
@@ -85,8 +97,10 @@ def main_options(
     """fabricgen: AI-cluster intent -> validated fabric -> NX-OS and SONiC configs, cabling plan, BOM."""
 
 
+app.command("init")(init.init_command)
 app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
+app.command("schema")(schema.schema_command)
 app.command("releases")(build.releases_command)
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
@@ -96,6 +110,7 @@ app.command("analyze")(analyze.analyze_command)
 app.command("push")(devices.push_command)
 app.command("verify")(devices.verify_command)
 app.add_typer(testplan.app, name="testplan")
+app.add_typer(export.app, name="export")
 
 
 def main() -> None:

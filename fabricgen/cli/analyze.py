@@ -13,7 +13,7 @@ from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
 from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Scope
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
-    NETWORK_OPTION,
+    NETWORK_CHOICE_OPTION,
     QUIET_OPTION,
     Network,
     ProblemFormat,
@@ -23,6 +23,7 @@ from fabricgen.cli.common import (
     run_or_exit,
     write_report,
 )
+from fabricgen.cli.extras import require_extra
 from fabricgen.cli.progress import Phases
 from fabricgen.errors import AnalysisError, Problem, raise_if
 
@@ -66,7 +67,7 @@ FAIL_OPTION = typer.Option(
 
 def analyze_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: Network = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     worst: int = typer.Option(10, "--worst", help=f"How many of the worst single failures to list ({_bounds('--worst')})."),
     report_file: Path | None = REPORT_OPTION,
     pattern: Pattern = PATTERN_OPTION,
@@ -123,6 +124,7 @@ def analyze_command(
     simulation's memory and work are estimated from the fabric's size before it runs: what would
     not fit is refused (exit 2) with the option to lower and the value that fits. Exit 1 when a
     threshold (--max-jct-stretch, --max-failure-cut) is exceeded."""
+    require_extra("analyze", "analyze")
     errors = ProblemFormat.json if as_json else ProblemFormat.text
     if old_jobs is not None:
         if concurrent_jobs != 1 and concurrent_jobs != old_jobs:

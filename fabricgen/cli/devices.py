@@ -22,6 +22,7 @@ from fabricgen.cli.common import (
     run_or_exit,
     write_report,
 )
+from fabricgen.cli.extras import require_extra
 
 DEVICES_OPTION = typer.Option(
     None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."
@@ -111,6 +112,7 @@ def push_command(
     succeeded, 1 when any failed (a host key refused included), was rolled back or not reached, 2 on
     bad input (nothing contacted).
     """
+    require_extra("push", "push")
     from fabricgen.push import report
     from fabricgen.push.candidate import check_complete, read_secrets
     from fabricgen.push.credentials import read_credentials
@@ -210,6 +212,7 @@ def verify_command(
     getters are called. Exit 0 when no error is found, 1 with errors (an unreachable device
     included), 2 on bad input (nothing contacted).
     """
+    require_extra("push", "verify")
     from fabricgen.push.credentials import read_credentials
     from fabricgen.push.inventory import read_targets
     from fabricgen.push.rollout import DeviceSession, RolloutOptions, resolve_drivers

@@ -8,7 +8,7 @@ import typer
 
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
-    NETWORK_OPTION,
+    NETWORK_CHOICE_OPTION,
     QUIET_OPTION,
     TIMEOUT_OPTION,
     Network,
@@ -40,7 +40,7 @@ REPORT_OPTION = typer.Option(None, "--report", help="Also write the whole report
 @app.command("up")
 def lab_up_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: Network = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,
     quiet: bool = QUIET_OPTION,
@@ -121,7 +121,7 @@ def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
 @app.command("run")
 def lab_run_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: Network = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     report_file: Path | None = REPORT_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,

@@ -175,7 +175,7 @@ def failure_rounds(plan: LabPlan) -> list[tuple[str, str | None, str | None, boo
     """(name, --link, --device, silent) of each failure `run` applies: a silent uplink failure on the
     first leaf that has an uplink, the first spine down, the first core down; a round the fabric has
     nothing for (a rail-only fabric with no spine: no uplink, no spine) is left out."""
-    rounds = []
+    rounds: list[tuple[str, str | None, str | None, bool]] = []
     leaf = next((n for n in sorted(plan.uplinks, key=natural_key) if plan.switches[n].role == "leaf" and plan.uplinks[n]), None)
     if leaf is not None:
         uplink = plan.uplinks[leaf][0].end(leaf).port

@@ -134,11 +134,11 @@ def _by_content(result: PerftestResult | NcclResult, plan: TestPlan) -> Pair | R
     nccl-tests output by its ranks' hosts, its collective (a reduction op: all-reduce) and its
     library (rccl-tests says so in its header)."""
     if isinstance(result, PerftestResult):
-        found = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
-        return found[0] if len(found) == 1 else None
+        pairs = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
+        return pairs[0] if len(pairs) == 1 else None
     test = "all_reduce" if result.reduction else "alltoall"
-    found = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
-    return found[0] if len(found) == 1 else None
+    runs = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
+    return runs[0] if len(runs) == 1 else None
 
 
 def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
