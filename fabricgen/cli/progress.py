@@ -36,7 +36,6 @@ class Phases:
         self._bar = None
         self._task = None
         self._done = 0
-        self._current: str | None = None
 
     def __enter__(self) -> Self:
         if self.quiet:
@@ -73,19 +72,20 @@ class Phases:
 
     def start(self, phase: str, detail: str = "") -> None:
         """`phase` begins (`detail`: what it works on, e.g. '8 devices')."""
-        self._current = phase
         if phase in self.order:
             self._done = self.order.index(phase)
         text = phase + (f" ({detail})" if detail else "")
         if self.quiet:
             return
         if self._bar is not None:
-            self._bar.update(self._task, description=f"{self.command}: {printable(text)}", completed=self._done)
+            from rich.markup import escape  # a file name in brackets is no style
+
+            self._bar.update(self._task, description=escape(f"{self.command}: {printable(text)}"), completed=self._done)
         else:
             self._line(text)
 
     def finished(self, phase: str, seconds: float) -> None:
-        """`phase` ended after `seconds`: the next phase of the order starts (if there is one)."""
+        """`phase` ended (after `seconds`): the next phase of the order starts, if there is one."""
         if phase in self.order and self.order.index(phase) + 1 < len(self.order):
             self.start(self.order[self.order.index(phase) + 1])
         elif self._bar is not None and phase in self.order:
