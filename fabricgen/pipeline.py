@@ -52,6 +52,9 @@ from fabricgen.reports import (
 )
 
 DEFAULT_OUTPUT = Path("output")
+# The phases `on_phase` hears of, in order (a `validate` ends after "device configs").
+PHASES = ("intent", "design", "addressing", "checks", "device configs", "render", "reports", "write")
+PhaseCallback = Callable[[str, float], None]  # (phase that just ended, its seconds)
 
 
 @dataclass
@@ -85,19 +88,22 @@ class Build:
         return self.compiled.notes
 
 
-def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> Build:
+def compile_intent(
+    intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
     first phase that has any. With render=False stops after the config checks (for `validate`).
     `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs.
-    The intent's catalog files may lie in its directory or in one of `catalog_dirs`."""
+    The intent's catalog files may lie in its directory or in one of `catalog_dirs`. `on_phase`
+    is called as each phase of PHASES ends, with its name and seconds (progress)."""
     with _no_cycle_collection():
-        return _compile(lambda: load_intent(intent_path, catalog_dirs), render, jobs)
+        return _compile(lambda: load_intent(intent_path, catalog_dirs), render, jobs, on_phase)
 
 
-def compile_loaded(loaded: LoadedIntent, render: bool = True, jobs: int = 1) -> Build:
+def compile_loaded(loaded: LoadedIntent, render: bool = True, jobs: int = 1, on_phase: PhaseCallback | None = None) -> Build:
     """`compile_intent` for an intent already read and validated (`fabricgen.intent`)."""
     with _no_cycle_collection():
-        return _compile(lambda: loaded, render, jobs)
+        return _compile(lambda: loaded, render, jobs, on_phase)
 
 
 @contextmanager
@@ -114,7 +120,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int) -> Build:
+def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int, on_phase: PhaseCallback | None) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -123,6 +129,8 @@ def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int) -> Build
         now = time.perf_counter()
         timings[name] = now - clock
         clock = now
+        if on_phase is not None:
+            on_phase(name, timings[name])
 
     loaded = load()
     intent, catalog = loaded.intent, loaded.catalog
@@ -208,12 +216,17 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
     return sizing, plans, fabric, oob, evpn
 
 
-def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> tuple[Build, Path]:
+def build(
+    intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> tuple[Build, Path]:
     """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
-    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`."""
-    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs)
+    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`.
+    `on_phase`: as for `compile_intent`, and "write" last."""
+    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs, on_phase=on_phase)
     destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
     clock = time.perf_counter()
     write_build(result.files, destination)
     result.timings["write"] = time.perf_counter() - clock
+    if on_phase is not None:
+        on_phase("write", result.timings["write"])
     return result, destination

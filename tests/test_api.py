@@ -67,7 +67,7 @@ def test_an_error_is_the_typed_exception_the_cli_prints(tmp_path: Path):
     bad.write_text("name: bad\ngpus: 256\ngpu_node: DGX-H100\nbackend:\n  leaf: {model: NO-SUCH-SWITCH}\n  spine: {model: N9K-C9364D-GX2A}\n")
     with pytest.raises(IntentError) as from_path:
         fabricgen.compile(bad)
-    printed = _cli("build", str(bad), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    printed = _cli("build", str(bad), "-o", str(tmp_path / "out"), "--quiet", cwd=tmp_path)  # --quiet: no progress lines on stderr
     assert printed.returncode == 2 and printed.stderr == from_path.value.report() + "\n"
     [problem] = from_path.value.problems
     assert (problem.file, problem.line, problem.field) == (str(bad), 5, ("backend", "leaf", "model"))

@@ -216,8 +216,10 @@ def test_schema_command_prints_writes_and_locates_the_schema(tmp_path):
 
 
 def test_schema_command_refuses_an_unwritable_file(tmp_path):
-    result = runner.invoke(app, ["schema", "-o", str(tmp_path / "missing" / "intent.schema.json")])
-    assert result.exit_code == 2 and "cannot write" in result.output and "Traceback" not in result.output
+    # a missing directory is created (cli.common.write_report); a file where it would be is not
+    (tmp_path / "file").write_text("")
+    result = runner.invoke(app, ["schema", "-o", str(tmp_path / "file" / "missing" / "intent.schema.json")])
+    assert result.exit_code == 2 and "cannot create the directory" in result.output and "Traceback" not in result.output
 
 
 def test_description_paragraphs_are_unwrapped():

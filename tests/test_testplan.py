@@ -170,7 +170,7 @@ def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path)
     files = _results(tmp_path, {"nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt", "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
                                 "pair0001.txt": "pair0001.txt"})
     report = tmp_path / "report.md"
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json"), "--report", str(report)])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json-report", str(tmp_path / "r.json"), "--report", str(report)])
     assert result.exit_code == 1, result.output  # RCCL's run (#-prefixed rows) is below 360 GB/s
     found = json.loads((tmp_path / "r.json").read_text())
     runs = {r["run"]: r for r in found["runs"]}
@@ -187,7 +187,7 @@ def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path)
 
 def test_a_short_pair_is_named_by_nodes_rails_and_cables(plan_256, tmp_path):
     files = _results(tmp_path, {"pair0002-mbs.txt": "pair0002.txt", "pair0001.txt": "pair0001.txt"})
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json-report", str(tmp_path / "r.json")])
     assert result.exit_code == 1
     plan = json.loads((plan_256 / "testplan.json").read_text())
     p2 = next(p for p in plan["pairs"] if p["id"] == "pair0002")
@@ -201,7 +201,7 @@ def test_a_short_pair_is_named_by_nodes_rails_and_cables(plan_256, tmp_path):
 
 def test_results_are_matched_by_content_when_misnamed(plan_256, tmp_path):
     files = _results(tmp_path, {"pair0001.txt": "ib_write_bw-output.log"})
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(files[0]), "--json", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(files[0]), "--json-report", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "r.json").read_text())["pairs"][0]["pair"] == "pair0001"
 

@@ -488,11 +488,11 @@ def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
     devices = [n["id"] for n in json.loads((build_dir / "topology.json").read_text())["nodes"] if n.get("nos")]
     inventory_by_name.write_text("defaults: {driver: mock}\ndevices:\n" + "".join(f"  {d}: {{host: {d}}}\n" for d in devices))
     report_file, json_file = tmp_path / "r.md", tmp_path / "r.json"
-    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json", str(json_file)])
+    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json-report", str(json_file)])
     assert ok.exit_code == 0, ok.output
     assert json.loads(json_file.read_text())["ok"] is True and "## cabling" in report_file.read_text()
     answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
-    bad = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json", "-"])
+    bad = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json"])
     assert bad.exit_code == 1
     document = json.loads(bad.stdout)
     assert [(f["device"], f["port"]) for f in document["findings"] if f["severity"] == "error"] == [("be-su01-leaf1", "Ethernet16")]

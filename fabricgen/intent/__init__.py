@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fabricgen.catalog import Catalog, load_catalog
+from fabricgen.catalog import Catalog, load_catalog, unknown_pid_hint
 from fabricgen.errors import IntentError, Problem, raise_if
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Intent
 from fabricgen.validation import problems_from_validation_error
@@ -176,7 +176,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     if node is None or node.kind != "gpu":
         known = sorted(pid for pid, model in catalog.nodes.items() if model.kind == "gpu")
         problems.append(
-            Problem(f"unknown GPU node model {intent.gpu_node!r}", hint=f"use one of {', '.join(known)} or add it to a catalog file", field=("gpu_node",))
+            Problem(f"unknown GPU node model {intent.gpu_node!r}", hint=unknown_pid_hint(intent.gpu_node, known), field=("gpu_node",))
         )
     elif intent.nodes is not None and intent.nodes * node.gpus > MAX_GPUS:
         problems.append(
@@ -184,10 +184,10 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         )
     elif intent.gpus is not None and intent.gpus % node.gpus:
         lower = intent.gpus - intent.gpus % node.gpus
-        choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
+        choices = f"{lower:,} or {lower + node.gpus:,}" if lower else f"{node.gpus}"
         problems.append(
             Problem(
-                f"{intent.gpus} GPUs is not a whole number of {intent.gpu_node} nodes ({node.gpus} GPUs each)",
+                f"{intent.gpus:,} GPUs is not a whole number of {intent.gpu_node} nodes ({node.gpus} GPUs each)",
                 hint=f"use {choices}, or give 'nodes:' instead",
                 field=("gpus",),
             )
@@ -214,7 +214,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
             problems.append(
                 Problem(
                     f"unknown switch model {wanted.model!r}",
-                    hint=f"use one of {', '.join(sorted(catalog.switches))} or add it to a catalog file",
+                    hint=unknown_pid_hint(wanted.model, catalog.switches),
                     field=(*path, "model"),
                 )
             )
@@ -233,7 +233,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
                 problems.append(
                     Problem(
                         f"unknown transceiver {pid!r}",
-                        hint=f"use one of {', '.join(sorted(catalog.transceivers))} or add it to a catalog file",
+                        hint=unknown_pid_hint(pid, catalog.transceivers),
                         field=(section, "optics", key),
                     )
                 )
@@ -241,28 +241,28 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         servers = getattr(intent, key)
         if servers is not None and (servers.model not in catalog.nodes or catalog.nodes[servers.model].kind != kind):
             known = sorted(pid for pid, m in catalog.nodes.items() if m.kind == kind)
-            problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=f"use one of {', '.join(known)} or add it to a catalog file", field=(key, "model")))
+            problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=unknown_pid_hint(servers.model, known), field=(key, "model")))
     if intent.oob is not None and intent.oob.switch.nos != "nxos":
         # its static default route would need an frr.conf, which SONiC builds only from BGP here
         problems.append(Problem("OOB switches run NX-OS only for now", hint="use nos: nxos for oob.switch", field=("oob", "switch", "nos")))
     if intent.oob is not None:
         console = intent.oob.console
         if console.model not in catalog.console_servers:
-            problems.append(Problem(f"unknown console server {console.model!r}", hint=f"use one of {', '.join(sorted(catalog.console_servers))}", field=("oob", "console", "model")))
+            problems.append(Problem(f"unknown console server {console.model!r}", hint=unknown_pid_hint(console.model, catalog.console_servers, ""), field=("oob", "console", "model")))
         if console.module not in catalog.modules:
-            problems.append(Problem(f"unknown async module {console.module!r}", hint=f"use one of {', '.join(sorted(catalog.modules))}", field=("oob", "console", "module")))
+            problems.append(Problem(f"unknown async module {console.module!r}", hint=unknown_pid_hint(console.module, catalog.modules, ""), field=("oob", "console", "module")))
     if intent.management_platform is not None and intent.management_platform.model not in catalog.appliances:
         problems.append(
             Problem(
                 f"unknown management platform {intent.management_platform.model!r}",
-                hint=f"use one of {', '.join(sorted(catalog.appliances))} or add it under 'appliances:' in a catalog file",
+                hint=unknown_pid_hint(intent.management_platform.model, catalog.appliances, "add it under 'appliances:' in a catalog file"),
                 field=("management_platform", "model"),
             )
         )
     if intent.backend.scalable_unit_gpus and node is not None and node.kind == "gpu" and intent.backend.scalable_unit_gpus % node.gpus:
         problems.append(
             Problem(
-                f"a scalable unit of {intent.backend.scalable_unit_gpus} GPUs is not a whole number of {intent.gpu_node} nodes",
+                f"a scalable unit of {intent.backend.scalable_unit_gpus:,} GPUs is not a whole number of {intent.gpu_node} nodes",
                 hint=f"use a multiple of {node.gpus}",
                 field=("backend", "scalable_unit_gpus"),
             )
