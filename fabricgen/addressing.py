@@ -97,17 +97,17 @@ def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
     section = sizing.section
     if sizing.host_addressing == "segment":  # EVPN: plan_evpn sizes the segments; VTEPs come from their own pool
         pool = IPNetwork(str(sizing.spec.pools.vteps))
-        hosts = _fits(section, "vteps", pool, pool, leaves + 1, f"{leaves} leaf VTEPs")
+        hosts = _fits(section, "vteps", pool, pool, leaves + 1, f"{leaves:,} leaf VTEPs")
     else:
-        hosts = _fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves} leaves x {layout.nic_block_size} addresses")
+        hosts = _fits(section, sizing.host_pool_name, nics, nics, leaves * layout.nic_block_size, f"{leaves:,} leaves x {layout.nic_block_size:,} addresses")
     if sizing.tiers == 3:  # leaves in the first half, spines in the second: growth moves neither
         halves = list(links.subnet(links.prefixlen + 1)) if links.prefixlen < 32 else [links, links]
         link_fits = [
-            *_fits(section, "fabric_links", links, halves[0], leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks (the first half of the pool)"),
-            *_fits(section, "fabric_links", links, halves[1], sizing.spines * layout.spine_link_block_size, f"{sizing.spines} spines x {sizing.spine_uplinks} /31 uplinks (the second half of the pool)"),
+            *_fits(section, "fabric_links", links, halves[0], leaves * layout.link_block_size, f"{leaves:,} leaves x {sizing.leaf_uplinks} /31 uplinks (the first half of the pool)"),
+            *_fits(section, "fabric_links", links, halves[1], sizing.spines * layout.spine_link_block_size, f"{sizing.spines:,} spines x {sizing.spine_uplinks} /31 uplinks (the second half of the pool)"),
         ]
     else:
-        link_fits = _fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves} leaves x {sizing.leaf_uplinks} /31 uplinks")
+        link_fits = _fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves:,} leaves x {sizing.leaf_uplinks} /31 uplinks")
     return [
         *_fits(section, "loopbacks", loopbacks, layout.leaf_loopbacks, leaves + 1, "leaf loopbacks (the first half of the pool)"),
         *_fits(section, "loopbacks", loopbacks, layout.spine_loopbacks, sizing.spines + 1, "spine loopbacks (the third quarter of the pool)"),
@@ -276,9 +276,9 @@ def cluster_pool_problems(intent: Intent, oob: OobPlan | None) -> list[Problem]:
     if intent.oob is not None and oob is not None:
         management = IPNetwork(str(intent.oob.pools.management))
         size = management_block_size(oob)
-        problems += _fits("oob", "management", management, management, oob.switches * size, f"{oob.switches} OOB switches x {size} addresses")
+        problems += _fits("oob", "management", management, management, oob.switches * size, f"{oob.switches:,} OOB switches x {size} addresses")
         uplinks = IPNetwork(str(intent.oob.pools.uplinks))
-        problems += _fits("oob", "uplinks", uplinks, uplinks, 2 * oob.switches * intent.oob.uplinks, f"{oob.switches} OOB switches x {intent.oob.uplinks} /31 uplinks")
+        problems += _fits("oob", "uplinks", uplinks, uplinks, 2 * oob.switches * intent.oob.uplinks, f"{oob.switches:,} OOB switches x {intent.oob.uplinks} /31 uplinks")
     return problems
 
 
@@ -369,7 +369,7 @@ def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
             hint += f"; the fabric needs {used:,} ASNs, the range has {high - low + 1:,}"
         else:
             hint = f"start leaves at {low + 1} or lower"
-        what = f"{sizing.leaves} leaf ASNs" if not sizing.leaf_asns_per_pod else f"{leaf_last - leaf_first + 1} leaf ASNs per pod"
+        what = f"{sizing.leaves:,} leaf ASNs" if not sizing.leaf_asns_per_pod else f"{leaf_last - leaf_first + 1:,} leaf ASNs per pod"
         problems.append(
             Problem(
                 f"{what} from {leaf_first} end at {leaf_last}, outside the {plan.scheme} range {low}-{high}",

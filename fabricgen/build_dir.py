@@ -25,11 +25,11 @@ import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
-from fabricgen import __version__
 from fabricgen.catalog.model import Release
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
@@ -46,6 +46,7 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
+from fabricgen.version import RELEASE, __version__, release_of
 from fabricgen.yaml_source import parse_yaml
 
 MANIFEST = "manifest.json"
@@ -353,8 +354,15 @@ def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = F
     except (ValueError, RecursionError) as exc:
         raise error(Problem(f"manifest.json is not JSON ({printable(exc)[:200]})", hint=REBUILD, file=str(path))) from None
     version = document.get("fabricgen_version") if isinstance(document, dict) else None
-    if isinstance(version, str) and version != __version__ and not any_version:
-        raise error(Problem(f"built by fabricgen {printable(version)[:40]}, this is fabricgen {__version__}", hint="rebuild it with this version: fabricgen build INTENT -o DIR", file=str(path)))
+    # commits of one release write the same files: only another release's build is refused
+    if isinstance(version, str) and release_of(version) != RELEASE and not any_version:
+        raise error(
+            Problem(
+                f"built by fabricgen {printable(version)[:60]}, this is fabricgen {__version__} (release {RELEASE})",
+                hint="rebuild it with this version: fabricgen build INTENT -o DIR",
+                file=str(path),
+            )
+        )
     try:
         return _MANIFEST.validate_python(document)
     except ValidationError as exc:
@@ -525,7 +533,7 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
 
 
 @functools.cache
-def _adapter(model: object) -> TypeAdapter:
+def _adapter(model: Any) -> TypeAdapter:
     """One TypeAdapter per model: building one takes milliseconds, and a lab reads a netplan per node."""
     return TypeAdapter(model)
 
@@ -534,7 +542,7 @@ def _problems(exc: ValidationError, file: str) -> list[Problem]:
     return _capped([Problem(_message(e), hint=REBUILD, file=file, field=tuple(e["loc"])) for e in exc.errors(include_url=False, include_input=False)])
 
 
-def _message(error: dict) -> str:
+def _message(error: ErrorDetails) -> str:
     message = error["msg"]
     return message.removeprefix("Value error, ")
 

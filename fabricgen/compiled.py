@@ -55,8 +55,8 @@ class Compiled:
         first, each with its intent field: the cluster's, the network's, the role's."""
         if role is Role.OOB_SWITCH:
             oob = self.intent.oob
-            return [(("management",), self.intent.management), (("oob", "management"), oob and oob.management),
-                    (("oob", "switch", "management"), oob and oob.switch.management)]
+            return [(("management",), self.intent.management), (("oob", "management"), oob.management if oob is not None else None),
+                    (("oob", "switch", "management"), oob.switch.management if oob is not None else None)]
         plan = self.plans[network]
         role_spec = getattr(plan.spec, role.value, None)  # leaf, spine; core only when the intent names it
         return [(("management",), self.intent.management), ((plan.section, "management"), plan.spec.management),

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
+
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from fabricgen.trust import printable
 
@@ -54,6 +57,68 @@ class Problem:
             text += f" (fix: {self.hint})"
         return printable(text)
 
+    def as_json(self) -> ProblemJson:
+        """The problem for `--json`: each part escaped as in `format`, so `jq -r` prints no raw
+        control character either."""
+        return ProblemJson(
+            file=printable(self.file) if self.file else None,
+            line=self.line,
+            field=printable(dotted(self.field)) if self.field else None,
+            device=printable(self.device) if self.device else None,
+            port=printable(self.port) if self.port else None,
+            message=printable(self.message),
+            hint=printable(self.hint) if self.hint else None,
+        )
+
+    def github_annotation(self, title: str) -> str:
+        """One GitHub Actions workflow command, `::error file=F,line=N,title=T::message`, which the
+        runner shows on file F at line N. Escaped as actions/toolkit's command.ts does: in the
+        message `%`, CR and LF; in a property also `:` and `,` (they end the command's name and
+        separate its properties). Every part is `printable` first, so it is always one line."""
+        where = [dotted(self.field)] if self.field else []
+        if self.device:
+            where.append(f"{self.device} {self.port}" if self.port else self.device)
+        message = ": ".join(where + [self.message]) + (f" (fix: {self.hint})" if self.hint else "")
+        properties = {"file": self.file, "line": self.line, "title": title}
+        shown = ",".join(f"{key}={_github_property(printable(value))}" for key, value in properties.items() if value)
+        return f"::error {shown}::{_github_data(printable(message))}"
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# The shape of a `--json` error document, as typed dicts: the command line builds it without
+# loading pydantic's models (`fabricgen --version` stays fast); pydantic's TypeAdapter validates
+# and describes it (`TypeAdapter(ErrorDocument).json_schema()`).
+class ProblemJson(TypedDict):
+    """One problem in a `--json` error document."""
+
+    file: str | None  # the intent, catalog or other input file it is in
+    line: int | None  # its line in that file
+    field: str | None  # the YAML field, dotted: backend.leaf.model, servers[2].name
+    device: str | None
+    port: str | None
+    message: str  # what is wrong
+    hint: str | None  # how to fix it
+
+
+class ErrorDocument(TypedDict):
+    """What a command given `--json` prints on stdout when it refuses its input (exit 2)."""
+
+    ok: Literal[False]
+    exit_code: Literal[2]
+    phase: str  # intent, catalog, design, checks, output, usage, analyze, lab, push, verify, ...
+    problems: list[ProblemJson]
+
+
+def error_document(phase: str, problems: list[ProblemJson]) -> ErrorDocument:
+    return ErrorDocument(ok=False, exit_code=2, phase=phase, problems=problems)
+
 
 class FabricgenError(Exception):
     """Something the user can fix; carries every problem found in one phase."""
@@ -66,14 +131,27 @@ class FabricgenError(Exception):
 
     def report(self) -> str:
         count = len(self.problems)
-        head = f"{self.phase}: {count} problem{'s' if count != 1 else ''}"
+        head = f"{self.phase}: {count:,} problem{'s' if count != 1 else ''}"
         return head + "\n" + "\n".join("  " + p.format() for p in self.problems)
+
+    def json_document(self) -> ErrorDocument:
+        return error_document(self.phase, [p.as_json() for p in self.problems])
+
+    def github_annotations(self) -> str:
+        """One `::error` workflow command a line per problem, titled 'fabricgen <phase>'."""
+        return "".join(p.github_annotation(f"fabricgen {self.phase}") + "\n" for p in self.problems)
 
 
 class IntentError(FabricgenError):
     """The intent file cannot be read or does not match the schema."""
 
     phase = "intent"
+
+
+class InitError(FabricgenError):
+    """`fabricgen init` was given choices that do not make an intent that builds."""
+
+    phase = "init"
 
 
 class CatalogError(FabricgenError):

@@ -253,13 +253,32 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_file_atomic(path: Path, data: bytes) -> None:
+def write_file_atomic(path: Path, data: bytes, replace: bool = True) -> None:
     """One file (a report), written beside its destination and renamed over it: a reader sees the
-    old file or the whole new one, never half of it."""
+    old file or the whole new one, never half of it. With replace=False an existing file is kept
+    and refused, even one that appears meanwhile: the staged file is hard-linked into place, which
+    fails when the name exists (or, where links are unsupported, created with O_EXCL)."""
     staging = path.with_name(f".{path.name}.fabricgen-tmp")
     try:
         staging.write_bytes(data)
-        os.replace(staging, path)
+        if replace:
+            os.replace(staging, path)
+        else:
+            _link_new(staging, path, data)
+    except FileExistsError:
+        staging.unlink(missing_ok=True)
+        raise OutputError(Problem(f"{path} already exists", hint="remove it or choose another file")) from None
     except OSError as exc:
         staging.unlink(missing_ok=True)
         raise OutputError(Problem(f"cannot write {path}: {exc.strerror}", hint="choose a writable path")) from None
+
+
+def _link_new(staging: Path, path: Path, data: bytes) -> None:
+    try:
+        os.link(staging, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: create exclusively, then write
+        with open(path, "xb") as file:
+            file.write(data)
+    staging.unlink()

@@ -4,13 +4,15 @@ intent YAML -> validated intent (+ catalog) -> sizing -> fabric graph -> address
 -> checks -> per-device configs -> rendered files and reports -> written atomically.
 
 `compile_intent` does everything but the writing and touches nothing outside; `build` writes.
+`compile_loaded` compiles an intent already read (`fabricgen.intent`: a file, YAML text or a
+mapping); the Python API (`fabricgen.compile`) is built on it.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,10 +52,17 @@ from fabricgen.reports import (
 )
 
 DEFAULT_OUTPUT = Path("output")
+# The phases `on_phase` hears of, in order (a `validate` ends after "device configs").
+PHASES = ("intent", "design", "addressing", "checks", "device configs", "render", "reports", "write")
+PhaseCallback = Callable[[str, float], None]  # (phase that just ended, its seconds)
 
 
 @dataclass
 class Build:
+    """A compiled fabric in memory: `files` (path in the build directory -> bytes, manifest.json
+    included; empty when compiled without rendering), the fabric graph, its sizing and addresses,
+    `notes` for the user, the per-device and per-server configs, the intent as loaded."""
+
     loaded: LoadedIntent
     compiled: Compiled
     configs: dict[str, DeviceConfig]
@@ -73,14 +82,28 @@ class Build:
     def addresses(self) -> AddressPlan:
         return self.compiled.addresses
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Design choices fabricgen made and advisories, as summary.md lists them."""
+        return self.compiled.notes
 
-def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> Build:
+
+def compile_intent(
+    intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
     first phase that has any. With render=False stops after the config checks (for `validate`).
     `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs.
-    The intent's catalog files may lie in its directory or in one of `catalog_dirs`."""
+    The intent's catalog files may lie in its directory or in one of `catalog_dirs`. `on_phase`
+    is called as each phase of PHASES ends, with its name and seconds (progress)."""
     with _no_cycle_collection():
-        return _compile(intent_path, render, jobs, catalog_dirs)
+        return _compile(lambda: load_intent(intent_path, catalog_dirs), render, jobs, on_phase)
+
+
+def compile_loaded(loaded: LoadedIntent, render: bool = True, jobs: int = 1, on_phase: PhaseCallback | None = None) -> Build:
+    """`compile_intent` for an intent already read and validated (`fabricgen.intent`)."""
+    with _no_cycle_collection():
+        return _compile(lambda: loaded, render, jobs, on_phase)
 
 
 @contextmanager
@@ -97,7 +120,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[Path]) -> Build:
+def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int, on_phase: PhaseCallback | None) -> Build:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -106,8 +129,10 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
         now = time.perf_counter()
         timings[name] = now - clock
         clock = now
+        if on_phase is not None:
+            on_phase(name, timings[name])
 
-    loaded = load_intent(intent_path, catalog_dirs)
+    loaded = load()
     intent, catalog = loaded.intent, loaded.catalog
     lap("intent")
     try:
@@ -143,7 +168,7 @@ def _compile(intent_path: Path, render: bool, jobs: int, catalog_dirs: Sequence[
     releases: dict[str, set[str]] = {}
     for config in build.configs.values():
         releases.setdefault(config.nos, set()).add(config.nos_release)
-    manifest = render_manifest(intent_path.name, loaded.sha256, loaded.catalog_files, files, releases)
+    manifest = render_manifest(loaded.file, loaded.sha256, loaded.catalog_files, files, releases)
     files.update({path: text.encode("utf-8") for path, text in manifest.items()})
     build.files = files
     lap("reports")
@@ -191,12 +216,17 @@ def _design(intent, catalog) -> tuple[BackendSizing, dict[Network, LeafSpinePlan
     return sizing, plans, fabric, oob, evpn
 
 
-def build(intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = ()) -> tuple[Build, Path]:
+def build(
+    intent_path: Path, output_dir: Path | None = None, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
+) -> tuple[Build, Path]:
     """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
-    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`."""
-    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs)
+    output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`.
+    `on_phase`: as for `compile_intent`, and "write" last."""
+    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs, on_phase=on_phase)
     destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
     clock = time.perf_counter()
     write_build(result.files, destination)
     result.timings["write"] = time.perf_counter() - clock
+    if on_phase is not None:
+        on_phase("write", result.timings["write"])
     return result, destination

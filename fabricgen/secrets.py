@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 from fabricgen.errors import Problem, SecretsError, raise_if
 from fabricgen.trust import SECRET_MARK
@@ -49,7 +49,11 @@ def check_secret_name(value: str) -> str:
     return value
 
 
-SecretName = Annotated[str, AfterValidator(check_secret_name)]
+SecretName = Annotated[
+    str,
+    AfterValidator(check_secret_name),
+    WithJsonSchema({"type": "string", "pattern": f"^{SECRET_NAME.pattern}$"}),
+]
 
 
 def placeholder(name: str) -> str:
@@ -122,10 +126,10 @@ def load_secrets(names: Iterable[str], secrets_file: Path | None = None, environ
                 problems += check_value(name, value, str(path))
                 values[name] = value
     for name in wanted:
-        value = environ.get(env_name(name))
-        if value is not None:
-            problems += check_value(name, value, f"${env_name(name)}")
-            values[name] = value
+        from_env = environ.get(env_name(name))
+        if from_env is not None:
+            problems += check_value(name, from_env, f"${env_name(name)}")
+            values[name] = from_env
     raise_if(problems, SecretsError)
     return Secrets(values)
 

@@ -31,7 +31,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 INTERFACE = re.compile(r"[A-Za-z][A-Za-z0-9/.:_-]{0,63}")
@@ -135,11 +135,22 @@ def check_pattern(pattern: str, fields: Iterable[str], check=check_interface_nam
     return pattern
 
 
-Hostname = Annotated[str, AfterValidator(check_hostname)]
-InterfaceName = Annotated[str, AfterValidator(check_interface_name)]
-Pid = Annotated[str, AfterValidator(check_pid)]
-Token = Annotated[str, AfterValidator(check_token)]
-Text = Annotated[str, AfterValidator(check_text)]
+# The same rules as JSON Schema (`fabricgen schema`, editors): patterns anchored and written in the
+# syntax Python's re and ECMAScript share. The check functions stay the judge; Text's pattern
+# approximates "no invisible character" with the control and format characters people meet.
+_INVISIBLE_CLASS = r"\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+HOSTNAME_SCHEMA = {"type": "string", "pattern": f"^{HOSTNAME.pattern}$"}
+TEXT_SCHEMA = {
+    "type": "string",
+    "maxLength": MAX_TEXT,
+    "pattern": rf"^(?!.*{re.escape(SECRET_MARK)})(?:[^\s{_INVISIBLE_CLASS}](?:[^{_INVISIBLE_CLASS}]*[^\s{_INVISIBLE_CLASS}])?)?$",
+}
+
+Hostname = Annotated[str, AfterValidator(check_hostname), WithJsonSchema(HOSTNAME_SCHEMA)]
+InterfaceName = Annotated[str, AfterValidator(check_interface_name), WithJsonSchema({"type": "string", "pattern": f"^{INTERFACE.pattern}$"})]
+Pid = Annotated[str, AfterValidator(check_pid), WithJsonSchema({"type": "string", "pattern": f"^{PID.pattern}$"})]
+Token = Annotated[str, AfterValidator(check_token), WithJsonSchema({"type": "string", "pattern": f"^{TOKEN.pattern}$"})]
+Text = Annotated[str, AfterValidator(check_text), WithJsonSchema(TEXT_SCHEMA)]
 
 
 MAX_HOST = 253  # a DNS name's limit (RFC 1035), dots included
@@ -161,7 +172,18 @@ def check_host(value: str) -> str:
     return value
 
 
-Host = Annotated[str, AfterValidator(check_host)]
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+HOST_SCHEMA = {
+    "type": "string",
+    "maxLength": MAX_HOST,
+    "anyOf": [
+        {"pattern": rf"^{_OCTET}(?:\.{_OCTET}){{3}}$"},
+        {"pattern": r"^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$", "format": "ipv6"},
+        # dot-separated labels, the last not all digits
+        {"pattern": rf"^(?:{HOSTNAME.pattern}\.)*(?![0-9]+$){HOSTNAME.pattern}$"},
+    ],
+}
+Host = Annotated[str, AfterValidator(check_host), WithJsonSchema(HOST_SCHEMA)]
 
 
 # A console server's async line (Cisco `0/1/0`, Opengear `port03`): an interface name that may

@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ValidationError
 
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.yaml_source import YamlDocument
+
+
+def closest(name: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The choice `name` most likely means, for a 'did you mean' hint: the one that differs only in
+    case, else the closest (difflib) with case ignored; None when nothing is close or `name` is a
+    choice itself."""
+    choices = list(choices)
+    if name in choices:
+        return None
+    folded = name.casefold()
+    same = [choice for choice in choices if choice.casefold() == folded]
+    if same:
+        return same[0]
+    by_folded: dict[str, str] = {}
+    for choice in choices:
+        by_folded.setdefault(choice.casefold(), choice)
+    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=cutoff)
+    return by_folded[close[0]] if close else None
 
 
 def _allowed_keys(model: type[BaseModel], path: FieldPath) -> list[str]:
@@ -48,14 +68,16 @@ def problems_from_validation_error(
         if kind == "extra_forbidden" and path:
             key = path[-1]
             allowed = _allowed_keys(model, path[len(prefix) : -1])
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else ("allowed here: " + ", ".join(allowed) if allowed else "remove it")
+            close = closest(str(key), allowed)
+            hint = f"did you mean '{close}'?" if close else ("allowed here: " + ", ".join(allowed) if allowed else "remove it")
             problems.append(Problem(f"unknown key {_quoted(key)}", hint=hint, field=path))
         elif kind == "missing" and path:
             problems.append(Problem("this field is required", hint=f"add '{path[-1]}:'", field=path))
         elif kind == "literal_error":
             expected = error.get("ctx", {}).get("expected", "")
-            problems.append(Problem(f"{_quoted(value)} is not allowed here", hint=f"use one of {expected}", field=path))
+            close = closest(value, _literal_choices(error)) if isinstance(value, str) else None
+            hint = f"did you mean '{close}'? the choices are {expected}" if close else f"use one of {expected}"
+            problems.append(Problem(f"{_quoted(value)} is not allowed here", hint=hint, field=path))
         else:
             message = error["msg"]
             if message.startswith("Value error, "):
@@ -65,6 +87,11 @@ def problems_from_validation_error(
             problems.append(Problem(message, field=path))
     located = [doc.locate(p) for p in problems]
     return sorted(located, key=lambda p: p.line or 0)  # file order reads best
+
+
+def _literal_choices(error) -> list[str]:
+    """The string choices of a Literal that refused a value (pydantic words them as "'a', 'b' or 'c'")."""
+    return re.findall(r"'((?:[^'\\]|\\.)*)'", error.get("ctx", {}).get("expected", ""))
 
 
 def _field_path(loc: tuple[str | int, ...], doc: YamlDocument, prefix: FieldPath) -> FieldPath:

@@ -13,14 +13,19 @@ SafeLoader only and refused, as located problems and never as a traceback:
 - with a duplicate key, instead of PyYAML's silent "last one wins".
 The result keeps a map from field path to line so later phases can point at the line that caused a
 problem.
+
+`document_from_data` takes what a caller parsed already (the Python API's intent as a mapping)
+through the same limits, as a document whose fields have no lines.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +57,7 @@ class YamlDocument:
 
     path: str
     data: Any
-    lines: dict[FieldPath, int] = field(default_factory=dict)
+    lines: dict[FieldPath, int | None] = field(default_factory=dict)  # None: a field of data given as such
     sha256: str = ""  # of the bytes that were parsed (the manifest records it; no second read)
 
     def line_of(self, path: FieldPath) -> int | None:
@@ -72,7 +77,7 @@ if yaml.__with_libyaml__:
     from yaml.cyaml import CParser as _Parser
 else:  # pragma: no cover - PyYAML's wheels ship libyaml
 
-    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef]  # mypy reads both branches; one runs
         def __init__(self, text: str):
             yaml.reader.Reader.__init__(self, text)
             yaml.scanner.Scanner.__init__(self)
@@ -161,7 +166,11 @@ class _Walker:
         if isinstance(node, yaml.ScalarNode) or node.tag not in _PLAIN_TAGS:
             # only plain YAML: an application tag such as !!python/object or !!set is refused, not ignored
             found = len(self.problems)
-            value = self.scalar(node) if isinstance(node, yaml.ScalarNode) else self.refuse_tag(node)
+            if isinstance(node, yaml.ScalarNode):
+                value = self.scalar(node)
+            else:
+                self.refuse_tag(node)
+                value = None
             self.problems[found:] = [replace(p, field=path) for p in self.problems[found:]]
             return value
         if isinstance(node, yaml.SequenceNode):
@@ -258,7 +267,6 @@ class _Walker:
                 line=node.start_mark.line + 1,
             )
         )
-        return None
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         implied = self.loader.resolve(yaml.ScalarNode, node.value, (True, False)) if not node.style else _STR  # plain: None, or "" from libyaml
@@ -352,6 +360,91 @@ def parse_yaml(
     finally:
         loader.dispose()
     return doc, [p.located(shown, p.line) for p in walker.problems]
+
+
+def document_from_data(data: object, shown: str, what: str, max_nodes: int = MAX_NODES) -> tuple[YamlDocument, list[Problem]]:
+    """A document from data a caller parsed: a copy of it as the YAML loader would have given it,
+    refused as `parse_yaml` refuses a file (more than `max_nodes` values, nested deeper than
+    MAX_DEPTH, strings holding control characters or longer in all than a file may be, numbers
+    longer than MAX_NUMBER_CHARACTERS digits) and for anything YAML cannot give: only str, int,
+    float, bool and None, lists (tuples read as lists) and mappings keyed by str or int. Every field
+    is known, at no line. The sha256 is that of the data as canonical JSON (keys sorted), so equal
+    data has equal digests however its mappings were ordered."""
+    doc = YamlDocument(shown, None)
+    budget = _DataBudget(max_nodes)
+    problems: list[Problem] = []
+    try:
+        plain = _plain(data, (), doc, budget, problems)
+    except _Refused as exc:
+        return doc, [Problem(f"the {what} {exc}", hint=exc.hint, file=shown)]
+    if problems:
+        return YamlDocument(shown, None), [p.located(shown, None) for p in problems]
+    doc.data = plain
+    doc.sha256 = hashlib.sha256(json.dumps(_canonical(plain), ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+    return doc, []
+
+
+@dataclass
+class _DataBudget:
+    max_nodes: int
+    nodes: int = 0
+    characters: int = 0
+
+
+def _plain(value: object, path: FieldPath, doc: YamlDocument, budget: _DataBudget, problems: list[Problem]) -> object:
+    """`value` copied as plain data, its field paths recorded; problems for what YAML cannot hold."""
+    budget.nodes += 1
+    if budget.nodes > budget.max_nodes:
+        raise _Refused(f"has more than {budget.max_nodes:,} values", hint="an intent is a page of YAML")
+    if len(path) > MAX_DEPTH:
+        raise _Refused(f"is nested more than {MAX_DEPTH} levels deep", hint="no intent or catalog field is that deep; a mapping or list inside itself repeats forever")
+    doc.lines[path] = None
+    # subclasses (an IntEnum, a StrEnum) as their plain values, as YAML would have given them
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int):
+        if abs(value) >= 10**MAX_NUMBER_CHARACTERS:
+            problems.append(Problem(f"a number of more than {MAX_NUMBER_CHARACTERS} digits; no field takes one that long", field=path))
+        return int(value)
+    if isinstance(value, str):
+        return _plain_text(str.__str__(value), path, budget, problems)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, path + (index,), doc, budget, problems) for index, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        result: dict[str | int, object] = {}
+        for key, item in value.items():
+            if isinstance(key, bool) or not isinstance(key, (str, int)):
+                problems.append(Problem(f"a key must be a name or a number, not a {type(key).__name__}", field=path))
+                continue
+            key = _plain_text(str.__str__(key), path, budget, problems) if isinstance(key, str) else int(key)
+            result[key] = _plain(item, path + (key,), doc, budget, problems)
+        return result
+    problems.append(Problem(f"a {type(value).__name__} is not YAML data", hint="give str, int, float, bool, None, lists and mappings, as YAML would", field=path))
+    return None
+
+
+def _plain_text(text: str, path: FieldPath, budget: _DataBudget, problems: list[Problem]) -> str:
+    budget.characters += len(text)
+    if budget.characters > MAX_FILE_BYTES:
+        raise _Refused(f"holds more than {MAX_FILE_BYTES:,} characters of text", hint="an intent is a short description; split or trim it")
+    control = _NOT_TEXT.search(text)
+    if control is not None:
+        problems.append(Problem(f"a control character ({printable(control.group())})", hint="remove it; tabs and line breaks are the only control characters text may hold", field=path))
+    return text
+
+
+def _canonical(value: object) -> object:
+    """Plain data as JSON that tells a mapping from a list: ["map", [key, value]...] with the
+    pairs in a fixed order (JSON keys are strings, and a mapping may mix str and int keys), and
+    ["list", item...]."""
+    if isinstance(value, dict):
+        pairs = sorted(value.items(), key=lambda pair: (isinstance(pair[0], str), pair[0]))
+        return ["map", *([key, _canonical(item)] for key, item in pairs)]
+    if isinstance(value, list):
+        return ["list", *(_canonical(item) for item in value)]
+    return value
 
 
 def _read_regular_file(path: Path, what: str, max_bytes: int) -> tuple[bytes | None, Problem | None]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs fabricgen into it (editable, with test dependencies).
+# Creates .venv and installs fabricgen into it (editable, with every extra and the test dependencies).
 # Works on a fresh Debian with only python3: installs python3-venv when missing and run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +25,16 @@ if [ ! -x .venv/bin/python ]; then
     fi
 fi
 
-# Reinstall only when the project's dependencies changed since the last setup.
+# Reinstall when the project's dependencies changed since the last setup; refresh the version
+# (hatch-vcs writes fabricgen/_version.py at install time only) when the commit or the last tag
+# did, so manifest.json and --version name the commit that is checked out.
 stamp=.venv/.fabricgen-installed
+described=$(git describe --tags --long --always --match '*[0-9]*' 2>/dev/null || true)
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e '.[test]'
-    touch "$stamp"
+    echo "$described" > "$stamp"
+elif [ "$(cat "$stamp")" != "$described" ] || [ ! -f fabricgen/_version.py ]; then
+    .venv/bin/python -m pip install --quiet --no-deps -e .
+    echo "$described" > "$stamp"
 fi

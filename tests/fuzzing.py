@@ -930,8 +930,8 @@ def judge(case: Case, outcome: Outcome, directory: Path) -> Finding | None:
         if not outcome.reports and "Usage:" not in outcome.stderr:
             return Finding(f"{command}: exit 2 without a problem report", outcome.stderr[-1500:])
         for report in outcome.reports:
-            match = re.fullmatch(r"[\w ]+: (\d+) problems?", report["head"])
-            if not match or int(match.group(1)) != report["lines"]:
+            match = re.fullmatch(r"[\w ]+: ([\d,]+) problems?", report["head"])  # 1,234 problems
+            if not match or int(match.group(1).replace(",", "")) != report["lines"]:
                 return Finding(f"{command}: a problem report is not one line per problem", report["tail"])
         if not outcome.reports_printed:
             return Finding(f"{command}: a problem report was not printed as it is", outcome.stderr[-1500:])

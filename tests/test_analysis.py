@@ -170,9 +170,9 @@ def test_traffic_that_never_leaves_a_leaf_is_said_so(whitepaper_256):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--pattern", "butterfly"], "--pattern 'butterfly' is not known"),
-    (["--modes", "ecmp,magic"], "--modes 'magic' is not known"),
-    (["--jobs", "100"], "every job needs at least 2 nodes"),
+    (["--pattern", "butterfly"], "Invalid value for '--pattern'"),
+    (["--modes", "ecmp,magic"], "Invalid value for '--modes': 'magic': choose one or more of ecmp, flowlet, spray"),
+    (["--concurrent-jobs", "100"], "every job needs at least 2 nodes"),
     (["--flows-per-pair", "0"], "--flows-per-pair must be at least 1"),
 ])
 def test_bad_traffic_options_are_clear_errors(whitepaper_256, args, message):

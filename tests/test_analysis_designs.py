@@ -97,7 +97,7 @@ def test_dual_plane_cross_rail_is_refused_before_it_runs_naming_what_fits(builds
     assert run.returncode == 2, run.stdout
     assert time.monotonic() - started < 60  # refused from sizes, not after minutes of work
     assert "8,355,840 flows" in run.stderr  # 256 x 255 nodes x 8 x 8 GPUs x 2 QPs, not 16 x 16
-    for fix in ("lower --flows-per-pair to 1", "lower --seeds to", "use --scope rail", "use --senders leaf:", "use --jobs"):
+    for fix in ("lower --flows-per-pair to 1", "lower --seeds to", "use --scope rail", "use --senders leaf:", "use --concurrent-jobs"):
         assert fix in run.stderr, fix
     run = analyze(str(build_dir), "--senders", "leaf:be-su01-leaf1", "--no-sweep", "--seeds", "1", "--json")
     assert run.returncode == 0, run.stderr

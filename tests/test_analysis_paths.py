@@ -201,7 +201,7 @@ def test_three_tier_build_is_analysed(three_tiers):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--pattern", "bogus"], "--pattern 'bogus' is not known"),
+    (["--pattern", "bogus"], "Invalid value for '--pattern': Value error, 'bogus' is not one of"),
     (["--senders", "rack:1"], "--senders 'rack:1' is not known"),
     (["--load", "1.5"], "--load must be"),
     (["--max-jct-stretch", "fast"], "--max-jct-stretch: 'fast'"),

@@ -31,6 +31,7 @@ from fabricgen.lab.plan import lab_id_of, read_plan
 from fabricgen.pipeline import build
 from fabricgen.push.inventory import read_targets
 from fabricgen.reports import bom, cabling, ip_plan
+from fabricgen.version import __version__
 from tests import cli_runner
 from tests.conftest import INTENTS, REPO
 
@@ -228,11 +229,11 @@ def test_diff_analyze_push_and_lab_all_refuse_a_deleted_topology(copy: Path):
 @pytest.mark.parametrize(
     ("manifest", "expected"),
     [
-        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"../../etc/passwd": "' + "0" * 64 + '"}}', "is not a plain relative file name"),
-        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"bom.csv": "; rm -rf /"}}', "String should match pattern"),
-        ('{"fabricgen_version": "0.1.0", "intent": {"file": "x\\u001b[2J.yaml", "sha256": "' + "0" * 64 + '"}, "files": {}}', "control character"),
+        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"../../etc/passwd": "' + "0" * 64 + '"}}', "is not a plain relative file name"),
+        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"bom.csv": "; rm -rf /"}}', "String should match pattern"),
+        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x\\u001b[2J.yaml", "sha256": "' + "0" * 64 + '"}, "files": {}}', "control character"),
         ("[" * 100_000 + "]" * 100_000, "not JSON"),
-        ('{"fabricgen_version": "0.1.0", "files": []}', "intent: Field required"),
+        ('{"fabricgen_version": "' + __version__ + '", "files": []}', "intent: Field required"),
     ],
     ids=["path-escape", "sha-not-hex", "escape-in-intent-name", "deep-nesting", "wrong-shape"],
 )

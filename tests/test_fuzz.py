@@ -166,7 +166,7 @@ def test_a_campaign_keeps_going_shrinks_and_saves(monkeypatch, tmp_path):
     matter and saved with the command and what it printed."""
     from fabricgen.errors import IntentError, Problem
 
-    def refuse_boom(intent, output, jobs, catalog_dirs=()):
+    def refuse_boom(intent, output, jobs, catalog_dirs=(), on_phase=None):
         if b"BOOM" in Path(intent).read_bytes():
             raise IntentError(Problem("boom"))
         raise IntentError(Problem("fine", file=str(intent)))

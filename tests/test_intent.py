@@ -252,3 +252,40 @@ def test_catalog_that_is_a_directory(write_intent, tmp_path):
 def test_yaml_tags_are_refused_with_their_own_hint(write_intent):
     [problem] = problems_of(write_intent("gpus: !!python/object/apply:os.system ['true']\n"))
     assert "tags" in problem.hint and problem.line == 1
+
+
+def test_frontend_and_storage_defaults_are_their_own_and_replaced_whole(write_intent):
+    """The frontend's and storage fabric's ASNs and pools are field defaults (the schema shows
+    them, nothing requires them); a pools section given replaces the defaults whole."""
+    text = """
+    gpus: 256
+    frontend: {storage: separate}
+    storage: {}
+    """
+    intent = load_intent(write_intent(text)).intent
+    assert (intent.frontend.asn.spine, intent.frontend.asn.leaf_first) == (65000, 65001)
+    assert (intent.storage.asn.spine, intent.storage.asn.leaf_first) == (65200, 65201)
+    assert str(intent.frontend.pools.hosts) == "10.20.0.0/14" and str(intent.storage.pools.hosts) == "10.36.0.0/14"
+    given = """
+    gpus: 256
+    frontend:
+      pools: {loopbacks: 10.60.0.0/16, hosts: 10.64.0.0/14, fabric_links: 10.68.0.0/14}
+    """
+    pools = load_intent(write_intent(given, name="given")).intent.frontend.pools
+    assert str(pools.loopbacks) == "10.60.0.0/16" and pools.vteps is None
+    problems = problems_of(write_intent("gpus: 256\nfrontend:\n  pools: {loopbacks: 10.60.0.0/16}\n", name="partial"))
+    assert {p.field for p in problems} == {("frontend", "pools", "hosts"), ("frontend", "pools", "fabric_links")}
+
+
+def test_a_speed_key_is_read_with_or_without_its_unit(write_intent):
+    text = """
+    gpus: 256
+    backend:
+      qos:
+        ecn: {400G: {min_kbytes: 500, max_kbytes: 9000, drop_probability: 5}}
+        pfc_trigger_kbytes: {400: 12000, 100gbe: 3000}
+    """
+    qos = load_intent(write_intent(text)).intent.backend.qos
+    assert list(qos.ecn) == [400] and qos.pfc_trigger_kbytes == {400: 12000, 100: 3000}
+    problems = problems_of(write_intent("gpus: 256\nbackend: {qos: {ecn: {fast: {min_kbytes: 1, max_kbytes: 2, drop_probability: 5}}}}\n", name="bad"))
+    assert problems and problems[0].field[:3] == ("backend", "qos", "ecn")

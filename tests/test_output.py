@@ -137,3 +137,15 @@ def test_builds_do_not_depend_on_hash_randomisation(tmp_path):
             check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120,
         )
     assert tree(tmp_path / "0") == tree(tmp_path / "12345")
+
+
+def test_a_file_written_without_replace_never_replaces_one(tmp_path):
+    """`fabricgen init` without --force: an existing file (even one that appeared after the
+    command looked) is kept and refused, and no staging file is left behind."""
+    path = tmp_path / "intent.yaml"
+    output.write_file_atomic(path, b"first\n", replace=False)
+    with pytest.raises(OutputError, match="already exists"):
+        output.write_file_atomic(path, b"second\n", replace=False)
+    assert path.read_bytes() == b"first\n"
+    output.write_file_atomic(path, b"third\n")
+    assert path.read_bytes() == b"third\n" and [p.name for p in tmp_path.iterdir()] == ["intent.yaml"]

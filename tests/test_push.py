@@ -402,6 +402,23 @@ def test_push_command_dry_run_commit_and_exit_codes(complete_built, plan_rows, t
     assert leaked == []
 
 
+def test_push_command_json_is_the_rollout_and_nothing_else(complete_built, plan_rows, tmp_path):
+    from fabricgen.push.report import PushJson
+
+    leaf1 = write_device(tmp_path / "mock", "be-su01-leaf1", diff="-  mtu 1500\n+  mtu 9216\n", bgp=[all_peers(plan_rows, "be-su01-leaf1", True)])
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(f"defaults: {{driver: mock}}\ndevices:\n  be-su01-leaf1: {{optional_args: {{path: {leaf1}}}}}\n")
+    result = fabricgen("push", str(complete_built), "--devices", "be-su01-leaf1", "--inventory", str(inventory), "--json", env=CREDENTIAL_ENV)
+    assert result.returncode == 0, result.stderr
+    document = PushJson.model_validate_json(result.stdout)  # stdout is the document alone: the progress went to stderr
+    assert (document.committed, document.ok, document.counts) == (False, True, {"would change": 1})
+    (device,) = document.devices
+    assert (device.device, device.stage, device.outcome, device.diff_lines) == ("be-su01-leaf1", "preflight", "would change", 2)
+    assert "+  mtu 9216" in device.diff and "preflight: be-su01-leaf1 would change" in result.stderr
+    refused = fabricgen("push", str(tmp_path), "--json", env=CREDENTIAL_ENV)
+    assert refused.returncode == 2 and json.loads(refused.stdout)["phase"] == "push"
+
+
 @pytest.mark.parametrize(("args", "env", "message"), [
     (["--devices", "be-su07-leaf1"], CREDENTIAL_ENV, "'be-su07-leaf1' matches no switch in the build"),
     (["--devices", "leaf"], {"FABRICGEN_USERNAME": "netops"}, "FABRICGEN_PASSWORD not set and no terminal to prompt on"),

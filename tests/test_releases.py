@@ -11,7 +11,6 @@ import pytest
 
 from fabricgen.catalog import load_catalog
 from fabricgen.catalog.model import release_key
-from fabricgen.catalog.releases import support_table
 from fabricgen.errors import CatalogError, CheckError, IntentError
 from fabricgen.pipeline import build, compile_intent
 from tests import cli_runner
@@ -128,11 +127,3 @@ def test_diff_names_a_release_change(tmp_path, write_intent):
     spines = [d for name, d in changes.items() if name.startswith("be-spine")]
     assert spines and all({"attribute": "nos_release", "old": "10.4", "new": "10.6"} in d["changes"] for d in spines)
     assert not any(name.startswith("be-su") for name in changes)
-
-
-def test_the_readme_support_table_is_the_catalogs():
-    readme = (REPO / "README.md").read_text()
-    block = readme.split("<!-- nos-releases:begin -->\n")[1].split("<!-- nos-releases:end -->")[0]
-    assert block.strip() == support_table(load_catalog()).strip(), "regenerate with: fabricgen releases"
-    for flavour in load_catalog().nos_releases.values():
-        assert all(feature.source.strip() for feature in flavour.features.values())

@@ -8,6 +8,7 @@ src/perftest_parameters.h RESULT_FMT_G/REPORT_FMT; nccl-tests/rccl-tests src/com
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import shutil
 import subprocess
@@ -114,6 +115,24 @@ def test_bad_input_is_exit_2_and_writes_nothing(built_256, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("tiers", ["two", 7, True, [2]])
+def test_a_backend_tiers_that_is_not_1_to_3_is_exit_2_naming_the_field(built_256, tmp_path, tiers):
+    # a build whose manifest matches its files, but whose topology.json says something no build writes
+    crafted = tmp_path / "crafted"
+    shutil.copytree(built_256, crafted)
+    topology = json.loads((crafted / "topology.json").read_text())
+    topology["graph"]["backend"]["tiers"] = tiers
+    data = json.dumps(topology).encode()
+    (crafted / "topology.json").write_bytes(data)
+    manifest = json.loads((crafted / "manifest.json").read_text())
+    manifest["files"]["topology.json"] = hashlib.sha256(data).hexdigest()
+    (crafted / "manifest.json").write_text(json.dumps(manifest))
+    result = runner.invoke(app, ["testplan", str(crafted), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "topology.json: graph.backend.tiers: tiers is" in result.output and "expected 1, 2 or 3" in result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_build_without_backend_gpus_is_refused(built_256, monkeypatch):
     from fabricgen.testplan.plan import build_plan, open_build
 
@@ -151,7 +170,7 @@ def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path)
     files = _results(tmp_path, {"nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt", "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
                                 "pair0001.txt": "pair0001.txt"})
     report = tmp_path / "report.md"
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json"), "--report", str(report)])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json-report", str(tmp_path / "r.json"), "--report", str(report)])
     assert result.exit_code == 1, result.output  # RCCL's run (#-prefixed rows) is below 360 GB/s
     found = json.loads((tmp_path / "r.json").read_text())
     runs = {r["run"]: r for r in found["runs"]}
@@ -168,7 +187,7 @@ def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path)
 
 def test_a_short_pair_is_named_by_nodes_rails_and_cables(plan_256, tmp_path):
     files = _results(tmp_path, {"pair0002-mbs.txt": "pair0002.txt", "pair0001.txt": "pair0001.txt"})
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json-report", str(tmp_path / "r.json")])
     assert result.exit_code == 1
     plan = json.loads((plan_256 / "testplan.json").read_text())
     p2 = next(p for p in plan["pairs"] if p["id"] == "pair0002")
@@ -182,7 +201,7 @@ def test_a_short_pair_is_named_by_nodes_rails_and_cables(plan_256, tmp_path):
 
 def test_results_are_matched_by_content_when_misnamed(plan_256, tmp_path):
     files = _results(tmp_path, {"pair0001.txt": "ib_write_bw-output.log"})
-    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(files[0]), "--json", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(files[0]), "--json-report", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "r.json").read_text())["pairs"][0]["pair"] == "pair0001"
 

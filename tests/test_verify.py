@@ -445,6 +445,25 @@ def test_nxos_extensions_parse_the_recorded_json():
     assert pfc["Ethernet1/1"]["ecn_marked"] is None
 
 
+def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
+    # "²" passes str.isdigit() but int() refuses it: one such row used to fail the whole getter
+    routes = {"TABLE_vrf": {"ROW_vrf": {"TABLE_addrf": {"ROW_addrf": {"TABLE_prefix": {"ROW_prefix": [
+        {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
+        {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
+        {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
+    ]}}}}}}
+    pfc = {"TABLE_ppp": {"ROW_ppp": [{"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "7"}]}}
+
+    class Answering:
+        def cli(self, commands, encoding="text"):
+            return {c: json.dumps(routes if c == nxos.ROUTES else pfc) for c in commands}
+
+    device = ReadOnlyDevice(Answering())
+    assert nxos.ecmp_widths(device) == {"10.0.0.2/32": 3, "10.0.0.3/32": 4}
+    counters = nxos.lossless_counters(device)["Ethernet1/1"]
+    assert counters["pfc_rx"] == {} and counters["pfc_tx"] == {3: 7}
+
+
 def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
     import fabricgen.verify.collect as collect_module  # noqa: F401
 
@@ -469,11 +488,11 @@ def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
     devices = [n["id"] for n in json.loads((build_dir / "topology.json").read_text())["nodes"] if n.get("nos")]
     inventory_by_name.write_text("defaults: {driver: mock}\ndevices:\n" + "".join(f"  {d}: {{host: {d}}}\n" for d in devices))
     report_file, json_file = tmp_path / "r.md", tmp_path / "r.json"
-    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json", str(json_file)])
+    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json-report", str(json_file)])
     assert ok.exit_code == 0, ok.output
     assert json.loads(json_file.read_text())["ok"] is True and "## cabling" in report_file.read_text()
     answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False
-    bad = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json", "-"])
+    bad = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json"])
     assert bad.exit_code == 1
     document = json.loads(bad.stdout)
     assert [(f["device"], f["port"]) for f in document["findings"] if f["severity"] == "error"] == [("be-su01-leaf1", "Ethernet16")]

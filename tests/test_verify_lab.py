@@ -75,7 +75,7 @@ def verify(lab, monkeypatch) -> tuple[int, dict]:
     monkeypatch.setenv("FABRICGEN_USERNAME", "root")
     monkeypatch.setenv("FABRICGEN_PASSWORD", password)
     result = CliRunner().invoke(app, ["verify", str(build_dir), "--inventory", str(inventory), "--known-hosts", str(known_hosts),
-                                      "--interval", "1", "--json", "-"])
+                                      "--interval", "1", "--json"])
     assert result.exit_code in (0, 1), result.output
     document = json.loads(result.stdout)
     assert password not in result.output

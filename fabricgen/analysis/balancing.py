@@ -132,15 +132,22 @@ def plan(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: in
     """The build's fabric as the simulation's model, once `options` are known to suit it and the
     simulation to fit in memory (`budget` bytes, default: what the machine has free) and in the
     work limit; AnalysisError otherwise. Cheap: sizes only, nothing simulated."""
+    model = suits(fabric, options)
+    check_cost(model, options, sweep, budget)
+    return model
+
+
+def suits(fabric: Fabric, options: TrafficOptions) -> Clos:
+    """The fabric as the simulation's model, once `options` are known to suit it (their choices and
+    bounds, the sending leaf, enough GPU nodes for the jobs); AnalysisError otherwise. Sizes only."""
     options.check()
     model = clos_of(fabric)
     sending_leaf(model, options.senders)
     if model.nodes // options.jobs < 2:
         raise AnalysisError(Problem(
-            f"--jobs {options.jobs}: the fabric has {model.nodes} GPU nodes ({model.gpus} GPUs), and every job needs at least 2 nodes",
-            hint=f"use --jobs {max(1, model.nodes // 2)} or fewer",
+            f"--concurrent-jobs {options.jobs:,}: the fabric has {model.nodes:,} GPU nodes ({model.gpus:,} GPUs), and every job needs at least 2 nodes",
+            hint=f"use --concurrent-jobs {max(1, model.nodes // 2)} or fewer",
         ))
-    check_cost(model, options, sweep, budget)
     return model
 
 

@@ -418,7 +418,7 @@ def _flowlet(clos, a, b, nbytes, first, capacity, ideal, model: FlowletModel, rn
                     return np.where(band <= best, draw[:, :width], -1.0).argmax(axis=1)
 
                 moved = _hops(clos, a[group], b[group], choose)
-                if equal:
+                if counts is not None:  # kept when every burst has the same bytes
                     old = hops[:, group]
                     counts -= np.bincount(old[old >= 0], minlength=edges)
                     counts += np.bincount(moved[moved >= 0], minlength=edges)

@@ -93,12 +93,12 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
             capacity[leaf_index[leaf], spine_index[spine]] += speed
             speeds[speed] = speeds.get(speed, 0) + 1
         elif link.kind == "host":
-            leaf = next((end for end in ends if end in leaf_index), None)
-            if leaf is not None:
-                downlinks[leaf_index[leaf]] += speed
-                server, port = (link.source, link.source_port) if link.target == leaf else (link.target, link.target_port)
+            host_leaf = next((end for end in ends if end in leaf_index), None)
+            if host_leaf is not None:
+                downlinks[leaf_index[host_leaf]] += speed
+                server, port = (link.source, link.source_port) if link.target == host_leaf else (link.target, link.target_port)
                 if server in nodes and nodes[server].role == "gpu-node":
-                    gpu_nics.setdefault(server, {})[port] = leaf_index[leaf]
+                    gpu_nics.setdefault(server, {})[port] = leaf_index[host_leaf]
                     nic_speeds[speed] = nic_speeds.get(speed, 0) + 1
     return Fabric(
         network=network,
@@ -109,10 +109,10 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         links=links,
         capacity_gbps=capacity,
         downlink_gbps=downlinks,
-        link_gbps=max(speeds, key=speeds.get) if speeds else 0.0,
+        link_gbps=max(speeds, key=speeds.__getitem__) if speeds else 0.0,
         nic_leaf=_nic_leaf(gpu_nics, _gpus_per_node(topology.graph.backend if network == "backend" else {}),
                            np.array([leaf_plane[name] for name in leaves])),
-        nic_gbps=max(nic_speeds, key=nic_speeds.get) if nic_speeds else 0.0,
+        nic_gbps=max(nic_speeds, key=nic_speeds.__getitem__) if nic_speeds else 0.0,
         cores=cores,
         cables=tuple(cables),
     )

@@ -17,6 +17,7 @@ import os
 import resource
 import stat
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,12 +31,45 @@ if TYPE_CHECKING:
 # The simulation (numpy) is imported where it is used: the command line shows these bounds in its
 # help, and every other command should not pay for numpy.
 NETWORKS = ("backend", "frontend", "storage")  # the routed fabrics a build can hold
+
+
+# The choices of the traffic options, as the command line offers them (`--help` lists them and
+# refuses any other value before any work); the simulation's own tuples (loadbalance.PATTERNS, ...)
+# hold the same values, which a test keeps so.
+class Pattern(str, Enum):
+    all_to_all = "all-to-all"
+    ring = "ring"
+    permutation = "permutation"
+    shift = "shift"
+
+
+class Scope(str, Enum):
+    rail = "rail"
+    cross_rail = "cross-rail"
+
+
+class Placement(str, Enum):
+    contiguous = "contiguous"
+    scattered = "scattered"
+
+
+class Hash(str, Enum):
+    crc32 = "crc32"
+    random = "random"
+
+
+class Mode(str, Enum):
+    ecmp = "ecmp"
+    flowlet = "flowlet"
+    spray = "spray"
+
+
 # Inclusive bounds of the numeric options. Beyond them an option stops meaning anything for a
 # fabric (a NIC runs a handful of queue pairs per peer, a confidence interval is tight long before
 # 100 seeds) while the cost keeps growing.
 BOUNDS: dict[str, tuple[int, int]] = {
     "--worst": (1, 100_000),
-    "--jobs": (1, 65_536),
+    "--concurrent-jobs": (1, 65_536),
     "--message-bytes": (1, 1 << 40),
     "--flows-per-pair": (1, 256),
     "--flowlets": (1, 64),
@@ -103,14 +137,14 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
         if not (not math.isnan(value) and (low <= value if low_included else low < value) and value <= high):
             side = "at least" if low_included else "more than"
             problems.append(Problem(f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}", hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]"))
-    values = {"--worst": worst, "--jobs": options.jobs, "--message-bytes": options.message_bytes,
+    values = {"--worst": worst, "--concurrent-jobs": options.jobs, "--message-bytes": options.message_bytes,
               "--flows-per-pair": options.flows_per_pair, "--flowlets": options.flowlets, "--seeds": options.seeds}
     for name, value in values.items():
         low, high = BOUNDS[name]
         if value is None:
             continue
         if value < low:
-            problems.append(Problem(f"{name} must be at least {low}, not {value}", hint=f"use {name} {low} or more"))
+            problems.append(Problem(f"{name} must be at least {low:,}, not {value:,}", hint=f"use {name} {low} or more"))
         elif value > high:
             problems.append(Problem(f"{name} must be at most {high:,}, not {value:,}", hint=f"use {name} {high} or less"))
     return problems
@@ -123,19 +157,25 @@ _LONGEST_SUFFIX = len("-fct-stretch.png") + len("..fabricgen-tmp")  # a figure's
 
 def report_problems(report: Path) -> list[Problem]:
     """Why `--report report` cannot be written, found before the analysis runs: no file name, a
-    directory that does not exist or cannot be written, a name too long for the figures and the
-    staging file beside it, or a target that exists and is not a regular file (the report and its
-    figures replace their targets, and /dev/null is no place for that)."""
+    directory that cannot be created or written (a missing one is created when the report is
+    written), a name too long for the figures and the staging file beside it, or a target that
+    exists and is not a regular file (the report and its figures replace their targets, and
+    /dev/null is no place for that)."""
     if report.name in ("", ".", ".."):
         return [Problem(f"--report needs a file name, not {_path(report)}", hint="give one, e.g. --report analysis.md")]
     if len(os.fsencode(report.name)) + _LONGEST_SUFFIX > NAME_MAX:
         return [Problem(f"--report: the file name is {len(os.fsencode(report.name))} bytes, too long for the figures beside it",
                         hint=f"use a name of at most {NAME_MAX - _LONGEST_SUFFIX} bytes")]
     directory = report.parent
-    if not directory.is_dir():
-        return [Problem(f"--report: the directory {_path(directory)} does not exist", hint=f"create it first: mkdir -p {directory}")]
-    if not os.access(directory, os.W_OK | os.X_OK):
-        return [Problem(f"--report: cannot write in {_path(directory)}", hint="choose a directory you can write")]
+    existing = directory
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent  # the report's directories from here down are created
+    if not existing.is_dir():
+        return [Problem(f"--report: {_path(existing)} is not a directory", hint="choose another path for the report")]
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return [Problem(f"--report: cannot write in {_path(existing)}", hint="choose a directory you can write")]
+    if existing != directory:
+        return []  # nothing exists there yet to be in the way
     targets = [report] + [report.with_name(f"{report.stem}-{name}.{kind}") for name in REPORT_FIGURES for kind in ("png", "svg")]
     problems = []
     for target in targets:
@@ -294,7 +334,7 @@ def _fixes(model: LeafSpine, options: TrafficOptions, sweep: bool, fits) -> list
         jobs = next((j for j in (2, 4, 8, 16, 32, 64, 128, 256) if options.jobs < j <= model.nodes // 2
                      and fits(replace(options, jobs=j))), None)
         if jobs is not None:
-            fixes.append(f"use --jobs {jobs} (smaller jobs, fewer peers)")
+            fixes.append(f"use --concurrent-jobs {jobs} (smaller jobs, fewer peers)")
     if options.scope == "cross-rail" and fits(replace(options, scope="rail")):
         fixes.append("use --scope rail")
     if options.senders == "all" and fits(replace(options, senders=f"leaf:{model.names[0]}")):

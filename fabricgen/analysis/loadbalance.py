@@ -21,7 +21,8 @@ class SizedFabric(Protocol):
     @property
     def nodes(self) -> int: ...
 
-    rails: int
+    @property
+    def rails(self) -> int: ...
 
 PATTERNS = ("all-to-all", "ring", "permutation", "shift")
 SCOPES = ("cross-rail", "rail")
@@ -92,8 +93,8 @@ def _job_pairs(
     if pattern == "all-to-all":
         # message = bytes every GPU sends to every peer GPU on another node
         gpus = (job_nodes[:, None] * rails + np.arange(rails)[None, :]).ravel()
-        src, dst = np.meshgrid(gpus, gpus, indexing="ij")
-        src, dst = src.ravel(), dst.ravel()
+        src_grid, dst_grid = np.meshgrid(gpus, gpus, indexing="ij")
+        src, dst = src_grid.ravel(), dst_grid.ravel()
         keep = (src // rails) != (dst // rails)
         if scope == "rail":
             keep &= (src % rails) == (dst % rails)

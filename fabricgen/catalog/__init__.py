@@ -6,7 +6,6 @@ component by PID, validated, with cross-references (a transceiver's cable) check
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from fabricgen.catalog.model import (
     Transceiver,
 )
 from fabricgen.errors import CatalogError, Problem, raise_if
-from fabricgen.validation import problems_from_validation_error
+from fabricgen.validation import closest, problems_from_validation_error
 from fabricgen.yaml_source import MAX_CATALOG_NODES, YamlDocument, load_yaml
 
 BUILTIN_DIR = Path(__file__).parent / "data"
@@ -138,8 +137,8 @@ def _is_catalog(doc: YamlDocument, problems: list[Problem]) -> bool:
         return False
     strangers = [key for key in doc.data if key not in SECTIONS]
     for key in strangers:
-        close = difflib.get_close_matches(str(key), SECTIONS, n=1, cutoff=0.8)
-        hint = f"did you mean '{close[0]}'?" if close else f"the sections are {sections}"
+        close = closest(str(key), SECTIONS, cutoff=0.8)
+        hint = f"did you mean '{close}'?" if close else f"the sections are {sections}"
         # located by line, not by field: the field would be the key itself
         problems.append(Problem("this top-level key is not a catalog section", hint=hint, file=doc.path, line=doc.lines.get((key,))))
     return not strangers
@@ -161,7 +160,11 @@ def _cross_reference_problems(catalog: Catalog, origin: dict[str, YamlDocument])
         if optic.cable is not None and optic.cable not in catalog.cables:
             problems.append(
                 origin[pid].locate(
-                    Problem(f"transceiver {pid} takes cable '{optic.cable}', which is not in the catalog", field=("transceivers", pid, "cable"))
+                    Problem(
+                        f"transceiver {pid} takes cable '{optic.cable}', which is not in the catalog",
+                        hint=unknown_pid_hint(optic.cable, catalog.cables, "add it under 'cables:'"),
+                        field=("transceivers", pid, "cable"),
+                    )
                 )
             )
     problems += _release_problems(catalog, origin)
@@ -217,7 +220,11 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
                 if model not in catalog.switches:
                     problems.append(
                         origin[name].locate(
-                            Problem(f"feature {feature} names switch model {model}, which is not in the catalog", field=("nos_releases", name, "features", feature, "models", model))
+                            Problem(
+                                f"feature {feature} names switch model {model}, which is not in the catalog",
+                                hint=unknown_pid_hint(model, catalog.switches, ""),
+                                field=("nos_releases", name, "features", feature, "models", model),
+                            )
                         )
                     )
     for pid, model in catalog.switches.items():
@@ -235,3 +242,16 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
                     )
                 )
     return problems
+
+
+def unknown_pid_hint(pid: str, known: Iterable[str], otherwise: str = "add it to a catalog file") -> str:
+    """The hint for a PID the catalog does not have: the PID it most likely means (PIDs are
+    case-sensitive, so 'n9k-c9364d-gx2a' points at 'N9K-C9364D-GX2A'), else every PID it could
+    be; `otherwise` is the other fix ('' for none)."""
+    known = sorted(known)
+    close = closest(pid, known)
+    if close is not None and close.casefold() == pid.casefold():
+        return f"did you mean '{close}'? PIDs are case-sensitive"
+    if close is not None:
+        return f"did you mean '{close}'?" + (f" else {otherwise}" if otherwise else "")
+    return f"use one of {', '.join(known)}" + (f" or {otherwise}" if otherwise else "")

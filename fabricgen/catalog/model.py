@@ -7,14 +7,21 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeGuard, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator, model_validator
 
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
 
 Nos = Literal["nxos", "sonic"]
+
+
+def is_nos(name: str) -> TypeGuard[Nos]:
+    """`name` is a NOS the catalog keys its per-NOS tables by (a device's `nos` is a plain str)."""
+    return name in get_args(Nos)
+
+
 Media = Literal["smf", "mmf", "copper", "dac", "aoc"]
 # The intent's load-balancing vocabulary (fabricgen.intent.model.LoadBalancing), repeated here
 # because the intent schema imports the catalog's types, not the other way round; a test keeps
@@ -124,7 +131,12 @@ def _check_release(value: str) -> str:
     return value
 
 
-Release = Annotated[str, Field(max_length=16), AfterValidator(_check_release)]
+Release = Annotated[
+    str,
+    Field(max_length=16),
+    AfterValidator(_check_release),
+    WithJsonSchema({"type": "string", "maxLength": 16, "pattern": NOS_RELEASE.pattern, "examples": ["10.5(3)F", "10.5", "202411", "master"]}),
+]
 
 
 NAME_FIELDS = ("port", "sub", "lane", "number")
@@ -281,6 +293,10 @@ class SonicPlatform(_Strict):
         return self
 
 
+def _default_management_ports() -> dict[Nos, str]:
+    return {"nxos": "mgmt0", "sonic": "eth0"}
+
+
 class SwitchModel(_Strict):
     description: Text
     nos_release: dict[Nos, Release] = Field(
@@ -293,7 +309,7 @@ class SwitchModel(_Strict):
     max_ecmp_paths: int = Field(64, ge=1, le=65_536)
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
     management_port: dict[Nos, InterfaceName] = Field(
-        default_factory=lambda: {"nxos": "mgmt0", "sonic": "eth0"}, description="the out-of-band Ethernet port, per NOS"
+        default_factory=_default_management_ports, description="the out-of-band Ethernet port, per NOS"
     )
     console_port: InterfaceName = "console"
     sonic: SonicPlatform = SonicPlatform()
@@ -307,11 +323,11 @@ class SwitchModel(_Strict):
 
     def load_balancing_modes(self, nos: str) -> list[str]:
         """The modes this switch does under `nos`; every switch does ECMP."""
-        return list(self.load_balancing.get(nos, ["ecmp"]))
+        return list(self.load_balancing.get(nos, ["ecmp"])) if is_nos(nos) else ["ecmp"]
 
     def hash_fields_on(self, nos: str) -> list[str]:
         """The ECMP hash inputs `nos` can choose on this switch."""
-        return list(self.hash_fields.get(nos, FIVE_TUPLE))
+        return list(self.hash_fields.get(nos, FIVE_TUPLE) if is_nos(nos) else FIVE_TUPLE)
 
     @model_validator(mode="after")
     def _load_balancing_per_nos_it_runs(self) -> SwitchModel:
@@ -363,17 +379,17 @@ class SwitchModel(_Strict):
         number_owner: dict[int, int] = {}
         for group in self.port_groups:
             for cage in range(group.first, group.first + group.count):
-                run = mapped.pop(cage, None)
-                if run is None:
+                cage_run = mapped.pop(cage, None)
+                if cage_run is None:
                     raise ValueError(f"sonic.ports does not map cage {cage}; map every cage of the port groups")
-                lanes = run.cage_lanes(cage, group.lanes)
+                lanes = cage_run.cage_lanes(cage, group.lanes)
                 if len(lanes) != group.lanes:
                     raise ValueError(f"sonic.ports gives cage {cage} {len(lanes)} lanes; its port group has {group.lanes} per cage")
                 for lane in lanes:
                     if lane in lane_owner:
                         raise ValueError(f"sonic.ports gives lane {lane} to cages {lane_owner[lane]} and {cage}; every lane is one cage's")
                     lane_owner[lane] = cage
-                number = run.number(cage)
+                number = cage_run.number(cage)
                 # a cage's sub-ports take the numbers up to its lane count (portconfig.py)
                 for taken in range(number, number + group.lanes):
                     if taken in number_owner:
@@ -404,7 +420,7 @@ class SwitchModel(_Strict):
         lanes = self.first_lanes
         numbers = self.port_numbers
         for nos, naming in self.interface_names.items():
-            native = {}
+            native: dict[str, int] = {}
             for group in self.port_groups:
                 for cage in range(group.first, group.first + group.count):
                     name = naming.port.format(port=cage, sub=0, lane=lanes[cage], number=numbers[cage])

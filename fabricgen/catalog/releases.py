@@ -1,7 +1,10 @@
 """The catalog's NOS feature matrix as a Markdown table: what `fabricgen releases` prints and what
-the README's support table is (a test keeps the two equal)."""
+the README's support table is (a test keeps the two equal); as data for `releases --json`
+(`ReleaseSupport`)."""
 
 from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
 
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import NosFlavour, release_key
@@ -47,3 +50,60 @@ def _since(since: str | None) -> str:
 def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FeatureSupport(_Strict):
+    """One feature of a flavour: the table's row."""
+
+    feature: str
+    since: str | None  # the first release that has it; null: none
+    releases: dict[str, str]  # per listed release: "yes", "no", or the maintenance release of that train it arrives in
+    models: dict[str, str | None]  # switch models where it arrives in another release (null: never)
+    source: str  # the document that says so
+    note: str | None
+
+
+class FlavourSupport(_Strict):
+    name: str  # the flavour's key in the catalog (nxos, sonic, a vendor's SONiC)
+    nos: str  # the adapter that writes its configs
+    description: str
+    default: str  # the release configs are written for when the intent names none
+    releases: list[str]  # oldest first
+    features: list[FeatureSupport]
+
+
+class ReleaseSupport(_Strict):
+    """`fabricgen releases --json`: the support table as data."""
+
+    flavours: list[FlavourSupport]
+
+
+def support_document(catalog: Catalog) -> ReleaseSupport:
+    """The same facts as `support_table`, one entry per flavour and feature."""
+    return ReleaseSupport(
+        flavours=[
+            FlavourSupport(
+                name=name,
+                nos=flavour.nos,
+                description=flavour.description,
+                default=flavour.default,
+                releases=list(flavour.releases),
+                features=[
+                    FeatureSupport(
+                        feature=feature_name,
+                        since=feature.since,
+                        releases={release: {YES: "yes", NO: "no"}.get(cell, cell) for release in flavour.releases for cell in [_cell(feature.since, release)]},
+                        models=dict(feature.models),
+                        source=feature.source,
+                        note=feature.note,
+                    )
+                    for feature_name, feature in flavour.features.items()
+                ],
+            )
+            for name, flavour in catalog.nos_releases.items()
+        ]
+    )

@@ -6,16 +6,78 @@ The modules import the compiler, the drivers and the analysis only inside their 
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 import typer
+from typer.core import TyperGroup
 
-from fabricgen import __version__
-from fabricgen.cli import analyze, bom, build, devices, diff, lab, secrets, testplan
-from fabricgen.cli.common import out
+from fabricgen.cli import (
+    analyze,
+    bom,
+    build,
+    devices,
+    diff,
+    export,
+    init,
+    lab,
+    schema,
+    secrets,
+    testplan,
+)
+from fabricgen.cli.common import out, print_json
+from fabricgen.version import __version__
+
+
+class _Commands(TyperGroup):
+    """The command group, which also answers a command-line mistake (an unknown option, a value
+    not among an option's choices) with the JSON error document when the command line asks for
+    JSON, as every other refusal of a `--json` command is answered; typer then prints its usage
+    message on stderr and exits 2 as always."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        arguments = list(args)
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except Exception as exc:
+            _usage_json(exc, arguments)
+            raise
+        ctx.meta["fabricgen.arguments"] = arguments
+        return ctx
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            _usage_json(exc, ctx.meta.get("fabricgen.arguments", ()))
+            raise
+
+
+def _usage_json(exc: Exception, arguments) -> None:
+    """The usage error `exc` as the JSON error document on stdout, if `arguments` ask for JSON."""
+    from typer._click.exceptions import UsageError
+
+    if not isinstance(exc, UsageError) or not _asks_for_json(arguments):
+        return
+    from fabricgen.errors import ProblemJson, error_document
+    from fabricgen.trust import printable
+
+    command = exc.ctx.command_path if exc.ctx is not None else "fabricgen"
+    problem = ProblemJson(
+        file=None, line=None, field=None, device=None, port=None, message=printable(exc.format_message()), hint=f"see {command} --help"
+    )
+    print_json(error_document("usage", [problem]))
+
+
+def _asks_for_json(args) -> bool:
+    """Whether a command line asks for JSON: --json, --format json or --format=json."""
+    args = list(args or ())
+    return "--json" in args or "--format=json" in args or any(a == "--format" and b == "json" for a, b in itertools.pairwise(args))
+
 
 app = typer.Typer(
-    add_completion=False,
+    cls=_Commands,
+    add_completion=True,
     no_args_is_help=True,
     help="Compile an AI-cluster intent (YAML) into switch configs, a cabling plan and a bill of materials.",
     rich_markup_mode=None,
@@ -35,8 +97,10 @@ def main_options(
     """fabricgen: AI-cluster intent -> validated fabric -> NX-OS and SONiC configs, cabling plan, BOM."""
 
 
+app.command("init")(init.init_command)
 app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
+app.command("schema")(schema.schema_command)
 app.command("releases")(build.releases_command)
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
@@ -46,6 +110,7 @@ app.command("analyze")(analyze.analyze_command)
 app.command("push")(devices.push_command)
 app.command("verify")(devices.verify_command)
 app.add_typer(testplan.app, name="testplan")
+app.add_typer(export.app, name="export")
 
 
 def main() -> None:

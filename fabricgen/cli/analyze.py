@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
 from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
+from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Scope
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
-    NETWORK_OPTION,
+    NETWORK_CHOICE_OPTION,
+    QUIET_OPTION,
+    Network,
+    ProblemFormat,
+    json_option,
     out,
+    print_json,
     run_or_exit,
     write_report,
 )
+from fabricgen.cli.extras import require_extra
+from fabricgen.cli.progress import Phases
 from fabricgen.errors import AnalysisError, Problem, raise_if
+
+# the phases progress shows, in order; a fabric skips those it has no use for
+PHASES = ("read build", "capacity", "single failures", "load balancing", "figures", "write")
 
 
 def _bounds(option: str) -> str:
@@ -23,24 +36,48 @@ def _bounds(option: str) -> str:
     return f"{low:,} to {high:,}"
 
 
+def _modes(value: str) -> str:
+    """--modes: comma-separated modes, each one of Mode, checked as the command line is read."""
+    names = list(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
+    choices = [mode.value for mode in Mode]
+    unknown = [name for name in names if name not in choices]
+    if not names or unknown:
+        shown = ", ".join(repr(name) for name in unknown) if unknown else "no mode"
+        raise typer.BadParameter(f"{shown}: choose one or more of {', '.join(choices)}, comma-separated")
+    return ",".join(names)
+
+
+REPORT_OPTION = typer.Option(
+    None, "--report", help="Write the findings as Markdown to this file (its directories are created), and the figures (PNG and SVG) beside it."
+)
+PATTERN_OPTION = typer.Option(
+    Pattern.all_to_all,
+    "--pattern",
+    help="Traffic: all-to-all, ring (all-reduce), permutation (every GPU sends to one other, a seeded random cycle of nodes) or shift (node i to node i + n/2).",
+)
+SCOPE_OPTION = typer.Option(
+    Scope.rail, "--scope", help="rail: each GPU talks to its own rail (rail-optimized collectives); cross-rail: every hop also changes rail."
+)
+PLACEMENT_OPTION = typer.Option(Placement.contiguous, "--placement", help="Nodes per job: contiguous or scattered.")
+HASH_OPTION = typer.Option(Hash.crc32, "--hash", help="Static ECMP's hash: crc32 (of the 5-tuple) or random (an ideal hash).")
+FAIL_OPTION = typer.Option(
+    [], "--fail", help="A device (leaf, spine, core) or a fabric cable id (cabling.csv) to fail; repeatable. The traffic runs again over what remains."
+)
+
+
 def analyze_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: str = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     worst: int = typer.Option(10, "--worst", help=f"How many of the worst single failures to list ({_bounds('--worst')})."),
-    report_file: Path | None = typer.Option(
-        None, "--report", help="Write the findings as Markdown to this file, and the figures (PNG and SVG) beside it. Its directory must exist."
-    ),
-    pattern: str = typer.Option(
-        "all-to-all",
-        "--pattern",
-        help="Traffic: all-to-all, ring (all-reduce), permutation (every GPU sends to one other, a seeded random cycle of nodes) or shift (node i to node i + n/2).",
-    ),
-    scope: str = typer.Option(
-        "rail", "--scope", help="rail: each GPU talks to its own rail (rail-optimized collectives); cross-rail: every hop also changes rail."
-    ),
+    report_file: Path | None = REPORT_OPTION,
+    pattern: Pattern = PATTERN_OPTION,
+    scope: Scope = SCOPE_OPTION,
     senders: str = typer.Option("all", "--senders", help="all, or leaf:NAME: only the GPUs on that leaf send."),
-    jobs: int = typer.Option(1, "--jobs", help=f"Concurrent jobs sharing the cluster ({_bounds('--jobs')}, at most half the GPU nodes)."),
-    placement: str = typer.Option("contiguous", "--placement", help="contiguous or scattered nodes per job."),
+    concurrent_jobs: int = typer.Option(
+        1, "--concurrent-jobs", help=f"Concurrent jobs sharing the cluster ({_bounds('--concurrent-jobs')}, at most half the GPU nodes)."
+    ),
+    old_jobs: int | None = typer.Option(None, "--jobs", hidden=True, help="Deprecated: --concurrent-jobs."),
+    placement: Placement = PLACEMENT_OPTION,
     message_bytes: int = typer.Option(
         1 << 20, "--message-bytes", help=f"Bytes per GPU pair (all-to-all, permutation, shift) or per GPU (ring) ({_bounds('--message-bytes')})."
     ),
@@ -49,8 +86,14 @@ def analyze_command(
     ),
     load: float = typer.Option(1.0, "--load", help="Offered load: the fraction of NIC line rate the GPUs send at (0 < load <= 1)."),
     stretch_threshold: float = typer.Option(1.5, "--stretch-threshold", help="Report the share of flows whose completion / ideal is above this (>= 1)."),
-    modes: str = typer.Option("ecmp,flowlet,spray", "--modes", help="Load-balancing modes, comma-separated: ecmp, flowlet, spray."),
-    hash_function: str = typer.Option("crc32", "--hash", help="Static ECMP's hash: crc32 (of the 5-tuple) or random (an ideal hash)."),
+    modes: str = typer.Option(
+        ",".join(mode.value for mode in Mode),
+        "--modes",
+        metavar="MODE[,MODE...]",
+        callback=_modes,
+        help=f"Load-balancing modes, comma-separated, from: {', '.join(mode.value for mode in Mode)}.",
+    ),
+    hash_function: Hash = HASH_OPTION,
     flowlets: int = typer.Option(4, "--flowlets", help=f"Bursts per flow in flowlet mode ({_bounds('--flowlets')})."),
     flowlet_gap_us: float = typer.Option(
         500.0, "--flowlet-gap-us", help="Flowlet timeout (NX-OS flowlet-aging): a burst may move only after an idle gap longer than this."
@@ -58,10 +101,8 @@ def analyze_command(
     idle_gap_us: float = typer.Option(500.0, "--idle-gap-us", help="Mean idle gap between a flow's bursts (exponential)."),
     seeds: int = typer.Option(10, "--seeds", help=f"Random seeds per mode, confidence intervals over them ({_bounds('--seeds')})."),
     sweep: bool = typer.Option(True, "--sweep/--no-sweep", help="Also sweep JCT against 1, 2, 4 ... concurrent jobs."),
-    fail: list[str] = typer.Option(
-        [], "--fail", help="A device (leaf, spine, core) or a fabric cable id (cabling.csv) to fail; repeatable. The traffic runs again over what remains."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON (shape: fabricgen/analysis/schema.py AnalysisOutput) instead of Markdown."),
+    fail: list[str] = FAIL_OPTION,
+    as_json: bool = json_option("fabricgen/analysis/schema.py AnalysisOutput; instead of the Markdown"),
     max_jct_stretch: str | None = typer.Option(
         None, "--max-jct-stretch", help="Exit 1 when the slowest job's JCT / ideal is above X: X for every mode, or ecmp=X,flowlet=Y."
     ),
@@ -71,6 +112,7 @@ def analyze_command(
         help="Exit 1 when the --fail scenario (or, without --fail, the worst single failure of a 2-tier fabric) cuts more than PERCENT of the capacity.",
     ),
     no_traffic: bool = typer.Option(False, "--no-traffic", help="Capacity and failures only."),
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     """Will the fabric BUILD_DIR built deliver what the GPUs need? Capacity per tier, bisection,
     max-flow between rails and scalable units, oversubscription per leaf, every single failure's
@@ -78,32 +120,42 @@ def analyze_command(
     per-packet spraying) under collective traffic over 2- and 3-tier fabrics, planes and rail-only
     designs: link loads, Jain's fairness, FCT stretch, JCT, with devices or links failed.
 
-    Every option is checked before the build is read, and the simulation's memory and work are
-    estimated from the fabric's size before it runs: what would not fit is refused (exit 2) with
-    the option to lower and the value that fits. Exit 1 when a threshold (--max-jct-stretch,
-    --max-failure-cut) is exceeded."""
-    import json
-
-    from fabricgen.analysis import schema
-    from fabricgen.analysis.balancing import TrafficOptions, analyse, plan
-    from fabricgen.analysis.capacity import capacity, single_failures
-    from fabricgen.analysis.fabric import read_fabric
-    from fabricgen.analysis.limits import (
-        check_capacity_cost,
-        option_problems,
-        report_problems,
-    )
-    from fabricgen.analysis.report import balancing_markdown, markdown, paths_markdown
+    Every option is checked before the build is read (also with --no-traffic), and the
+    simulation's memory and work are estimated from the fabric's size before it runs: what would
+    not fit is refused (exit 2) with the option to lower and the value that fits. Exit 1 when a
+    threshold (--max-jct-stretch, --max-failure-cut) is exceeded."""
+    require_extra("analyze", "analyze")
+    errors = ProblemFormat.json if as_json else ProblemFormat.text
+    if old_jobs is not None:
+        if concurrent_jobs != 1 and concurrent_jobs != old_jobs:
+            run_or_exit(lambda: raise_if([Problem("--jobs (deprecated) and --concurrent-jobs disagree", hint="give --concurrent-jobs only")], AnalysisError), errors)
+        sys.stderr.write("warning: analyze --jobs is deprecated and goes in the next release: use --concurrent-jobs (build's --jobs counts processes)\n")
+        concurrent_jobs = old_jobs
+    with _quiet_libraries():
+        from fabricgen.analysis import schema
+        from fabricgen.analysis.balancing import TrafficOptions, analyse, plan, suits
+        from fabricgen.analysis.capacity import capacity, single_failures
+        from fabricgen.analysis.fabric import read_fabric
+        from fabricgen.analysis.limits import (
+            check_capacity_cost,
+            option_problems,
+            report_problems,
+        )
+        from fabricgen.analysis.report import (
+            balancing_markdown,
+            markdown,
+            paths_markdown,
+        )
 
     options = TrafficOptions(
-        pattern=pattern,
-        scope=scope,
-        jobs=jobs,
-        placement=placement,
+        pattern=pattern.value,
+        scope=scope.value,
+        jobs=concurrent_jobs,
+        placement=placement.value,
         message_bytes=message_bytes,
         flows_per_pair=flows_per_pair,
-        modes=tuple(dict.fromkeys(m.strip() for m in modes.split(",") if m.strip())),
-        hash=hash_function,
+        modes=tuple(modes.split(",")),
+        hash=hash_function.value,
         flowlets=flowlets,
         seeds=seeds,
         senders=senders,
@@ -112,21 +164,23 @@ def analyze_command(
         flowlet_gap_us=flowlet_gap_us,
         idle_gap_us=idle_gap_us,
     )
+    network_name = network.value
     jct_limits, limit_problems = schema.parse_jct_limits(max_jct_stretch)
-    problems = option_problems(network, worst, options) + (report_problems(report_file) if report_file is not None else []) + limit_problems
+    problems = option_problems(network_name, worst, options) + (report_problems(report_file) if report_file is not None else []) + limit_problems
     if max_failure_cut is not None and not 0 <= max_failure_cut <= 100:
         problems.append(Problem(f"--max-failure-cut must be a percentage 0-100, not {max_failure_cut:g}", hint="e.g. --max-failure-cut 25"))
     if fail and no_traffic:
         problems.append(Problem("--fail simulates traffic, --no-traffic does not", hint="drop one of them"))
-    run_or_exit(lambda: raise_if(problems, AnalysisError))
+    run_or_exit(lambda: raise_if(problems, AnalysisError), errors)
 
-    def analyse_build():
-        fabric = read_fabric(build_dir, network)
+    def analyse_build(progress: Phases):
+        with progress.phase("read build"):
+            fabric = read_fabric(build_dir, network_name)
         unknown = [name for name in fail if name not in fabric.switches and name not in {key for key, *_ in fabric.cables}]
         raise_if(
             [
                 Problem(
-                    f"--fail {name!r} is neither a switch nor a fabric cable id of the {network} fabric",
+                    f"--fail {name!r} is neither a switch nor a fabric cable id of the {network_name} fabric",
                     hint="name a leaf, spine or core, or a cable_id of a switch-to-switch row of cabling.csv",
                 )
                 for name in unknown
@@ -135,30 +189,40 @@ def analyze_command(
         )
         two_tier = bool(fabric.spines) and not fabric.cores
         if two_tier:
-            check_capacity_cost(len(fabric.leaves), len(fabric.spines), network)
+            check_capacity_cost(len(fabric.leaves), len(fabric.spines), network_name)
         simulated = not no_traffic and fabric.nic_leaf.size > 0
         # a CI threshold or a failure that nothing would measure is refused, never passed in silence
         if max_failure_cut is not None and not fail and not two_tier:
             raise AnalysisError(
                 Problem(
-                    f"--max-failure-cut without --fail reads the single-failure tables, which cover 2-tier leaf-spine fabrics; the {network} fabric has "
-                    + (f"{len(fabric.cores)} cores" if fabric.cores else "no spines"),
+                    f"--max-failure-cut without --fail reads the single-failure tables, which cover 2-tier leaf-spine fabrics; the {network_name} fabric has "
+                    + (f"{len(fabric.cores):,} cores" if fabric.cores else "no spines"),
                     hint="name the failure to measure: --fail DEVICE|CABLE",
                 )
             )
         if fail and not simulated:
-            raise AnalysisError(Problem(f"--fail simulates GPU traffic, and the {network} fabric has no GPU nodes", hint="analyse the backend fabric"))
+            raise AnalysisError(Problem(f"--fail simulates GPU traffic, and the {network_name} fabric has no GPU nodes", hint="analyse the backend fabric"))
+        # every option against this fabric before the capacity analysis, not after; the
+        # simulation's cost only when it runs
         if simulated:
-            plan(fabric, options, sweep)  # refuse what will not fit before the capacity analysis, not after
-        found = capacity(fabric) if two_tier else None
-        failures = single_failures(fabric) if two_tier else []
+            plan(fabric, options, sweep)
+        elif fabric.nic_leaf.size > 0:
+            suits(fabric, options)
+        found, failures = None, []
+        if two_tier:
+            with progress.phase("capacity", f"{len(fabric.leaves):,} leaves, {len(fabric.spines):,} spines"):
+                found = capacity(fabric)
+            with progress.phase("single failures"):
+                failures = single_failures(fabric)
         text = markdown(fabric, found, failures, worst) if two_tier else paths_markdown(fabric)
         balancing = None
         if simulated:
+            work = f"{', '.join(options.modes)} x {options.seeds} seeds" + (", the jobs sweep" if sweep and options.senders == "all" else "")
             try:
-                balancing = analyse(
-                    fabric, options, sweep, devices=tuple(n for n in fail if n in fabric.switches), cables=tuple(n for n in fail if n not in fabric.switches)
-                )
+                with progress.phase("load balancing", work):
+                    balancing = analyse(
+                        fabric, options, sweep, devices=tuple(n for n in fail if n in fabric.switches), cables=tuple(n for n in fail if n not in fabric.switches)
+                    )
             except MemoryError:
                 # the estimate is measured, not a guarantee: other programs may have taken the memory meanwhile
                 raise AnalysisError(
@@ -168,15 +232,16 @@ def analyze_command(
                     )
                 ) from None
         elif not no_traffic:
-            text += f"\n## Load balancing under collective traffic\n\nThe {network} fabric has no GPU nodes; collective traffic is analysed on the backend.\n"
+            text += f"\n## Load balancing under collective traffic\n\nThe {network_name} fabric has no GPU nodes; collective traffic is analysed on the backend.\n"
         files = {}
         if balancing is not None:
             png = {}
             if report_file is not None and balancing.crosses_fabric:
-                from fabricgen.analysis.plots import figures
+                with progress.phase("figures"):
+                    from fabricgen.analysis.plots import figures
 
-                # figures beside the report, named after it: analysis.md -> analysis-link-load.png
-                files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
+                    # figures beside the report, named after it: analysis.md -> analysis-link-load.png
+                    files = {f"{report_file.stem}-{name}": data for name, data in figures(balancing).items()}
                 png = {
                     name: f"{report_file.stem}-{name}.png" for name in ("link-load", "fct-stretch", "jct-vs-jobs") if f"{report_file.stem}-{name}.png" in files
                 }
@@ -197,20 +262,42 @@ def analyze_command(
         document = _analysis_json(schema, fabric, found, failures, balancing, broken)
         return text, files, document, broken
 
-    text, figure_files, document, broken = run_or_exit(analyse_build)
+    with Phases("analyze", quiet=quiet, order=PHASES) as progress, _quiet_libraries():
+        text, figure_files, document, broken = run_or_exit(lambda: analyse_build(progress), errors)
+        if report_file is not None:
+            with progress.phase("write", report_file.name):
+                for name, data in figure_files.items():
+                    write_report(report_file.with_name(name), data)
+                write_report(report_file, text.encode())
     if as_json:
-        sys.stdout.write(json.dumps(document.model_dump(mode="json"), indent=1) + "\n")
+        print_json(document)
     else:
         out.print(text, markup=False, highlight=False)
         for line in broken:
             out.print(f"threshold exceeded: {line}", markup=False)
-    if report_file is not None:
-        for name, data in figure_files.items():
-            write_report(report_file.with_name(name), data)
-        write_report(report_file, text.encode())
-        if not as_json:
+        if report_file is not None:
             out.print(f"report: {report_file}" + (f" and {len(figure_files)} figures beside it" if figure_files else ""), markup=False)
     raise typer.Exit(1 if broken else 0)
+
+
+@contextmanager
+def _quiet_libraries() -> Iterator[None]:
+    """No warning of numpy or matplotlib reaches the user: a division by zero on an empty series
+    (the report says what it means), matplotlib's notes on its font cache or config directory.
+    The findings never depend on them; warnings in tests still show (pytest records them)."""
+    import logging
+    import warnings
+
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            import numpy
+        except ImportError:  # the analysis itself says what is missing
+            yield
+            return
+        with numpy.errstate(all="ignore"):
+            yield
 
 
 def _analysis_json(schema, fabric, found, failures, balancing, broken):

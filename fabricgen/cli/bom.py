@@ -8,16 +8,28 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from fabricgen.cli.common import OutputFormat, out, run_or_exit
+from fabricgen.cli.common import (
+    OutputFormat,
+    ProblemFormat,
+    json_option,
+    out,
+    run_or_exit,
+)
 
 app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)
 
 
+BUILD_DIR_ARG = typer.Argument(..., help="A build directory holding bom.csv, e.g. output/cisco-256-gpu.")
+REFERENCE_ARG = typer.Argument(..., help="The reference CSV: a header row with pid and quantity, optionally section.")
+FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (a table), markdown (for a PR comment) or json.")
+
+
 @app.command("compare")
 def bom_compare_command(
-    build_dir: Path = typer.Argument(..., help="A build directory holding bom.csv, e.g. output/cisco-256-gpu."),
-    reference: Path = typer.Argument(..., help="The reference CSV: a header row with pid and quantity, optionally section."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text (a table), markdown (for a PR comment) or json."),
+    build_dir: Path = BUILD_DIR_ARG,
+    reference: Path = REFERENCE_ARG,
+    output_format: OutputFormat = FORMAT_OPTION,
+    as_json: bool = json_option("as --format json"),
 ) -> None:
     """Compare BUILD_DIR/bom.csv with REFERENCE (a vendor quote, a published design), part by part.
 
@@ -31,7 +43,8 @@ def bom_compare_command(
         render_markdown,
     )
 
-    result = run_or_exit(lambda: compare_bom(build_dir, reference))
+    output_format = OutputFormat.json if as_json else output_format
+    result = run_or_exit(lambda: compare_bom(build_dir, reference), ProblemFormat.json if output_format is OutputFormat.json else ProblemFormat.text)
     if output_format is OutputFormat.markdown:
         sys.stdout.write(render_markdown(result))
     elif output_format is OutputFormat.json:

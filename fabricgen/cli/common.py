@@ -1,10 +1,14 @@
 """What every command shares: the console, the exit codes, the error gate and the common options.
 
 Nothing here imports the compiler: `fabricgen --version` and `--help` load only this and typer.
+
+Streams: a command's result goes to stdout (text, or one JSON document with `--json`); progress,
+warnings and problems go to stderr, so `fabricgen build x.yaml --json | jq` always reads JSON.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -15,11 +19,25 @@ from rich.console import Console
 from fabricgen.errors import FabricgenError
 
 out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_INPUT = 2
 CATALOG_DIR_HELP = "A directory the intent's catalog files may also come from (repeatable); by default they must lie in the intent's own directory."
 BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
 TIMEOUT_OPTION = typer.Option(120.0, "--timeout", help="Seconds to wait for the control plane to converge.")
+QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="No progress on stderr.")
+
+
+class Network(str, Enum):
+    """The routed fabrics a build can hold."""
+
+    backend = "backend"
+    frontend = "frontend"
+    storage = "storage"
+
+
+NETWORK_CHOICE_OPTION = typer.Option(Network.backend, "--network", help="Which routed fabric of the build.")
+# the same option as a free string (`network: str`), as commands written before the choices have it
 NETWORK_OPTION = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage.")
 
 
@@ -29,23 +47,70 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
-def run_or_exit(action):
-    """The action's result; a FabricgenError printed as fabricgen prints problems (one a line) and
-    exit 2, an interrupt exit 130."""
+class ProblemFormat(str, Enum):
+    """How `validate` and `build` report: text, one JSON document, or GitHub Actions annotations."""
+
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+def json_option(shape: str) -> typer.Option:
+    """`--json`: the result as one JSON document on stdout; `shape` names its documented model."""
+    return typer.Option(False, "--json", help=f"Print the result as one JSON document on stdout (shape: {shape}); progress and problems stay on stderr.")
+
+
+def run_or_exit(action, problems: ProblemFormat | str = ProblemFormat.text):
+    """The action's result; a FabricgenError printed as fabricgen prints problems (one a line, on
+    stderr) and exit 2, an interrupt exit 130. `problems` json: also the error document on stdout;
+    github: also one `::error` workflow command per problem on stdout."""
     try:
         return action()
     except FabricgenError as exc:
-        # plain text, never wrapped: one problem per line stays greppable as file:line: field
-        sys.stderr.write(exc.report() + "\n")
-        raise typer.Exit(EXIT_INPUT) from None
+        refuse(exc, problems)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted; nothing was written\n")
         raise typer.Exit(130) from None
 
 
+def refuse(exc: FabricgenError, problems: ProblemFormat | str = ProblemFormat.text):
+    """Report `exc` (see `run_or_exit`) and exit 2."""
+    # plain text, never wrapped: one problem per line stays greppable as file:line: field
+    sys.stderr.write(exc.report() + "\n")
+    if problems == ProblemFormat.json:
+        print_json(exc.json_document())
+    elif problems == ProblemFormat.github:
+        sys.stdout.write(exc.github_annotations())
+    raise typer.Exit(EXIT_INPUT) from None
+
+
+def print_json(document) -> None:
+    """One JSON document on stdout: a pydantic model (its documented shape) or plain data."""
+    if hasattr(document, "model_dump"):
+        document = document.model_dump(mode="json")
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
 def write_report(path: Path, data: bytes) -> None:
-    """Write a report file a command was asked for (--report, --json FILE) atomically; exit 2 when
-    it cannot be written."""
+    """Write a report file a command was asked for (--report, --json-report FILE) atomically, its
+    directory created first; exit 2 when it cannot be written."""
     from fabricgen.output import write_file_atomic
 
-    run_or_exit(lambda: write_file_atomic(path, data))
+    def write() -> None:
+        _make_directory(path.parent)
+        write_file_atomic(path, data)
+
+    run_or_exit(write)
+
+
+def _make_directory(directory: Path) -> None:
+    """`mkdir -p directory`, or OutputError saying why not."""
+    from fabricgen.errors import OutputError, Problem
+    from fabricgen.trust import printable
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(
+            Problem(f"cannot create the directory {printable(directory)}: {exc.strerror}", hint="choose a path you can write")
+        ) from None

@@ -11,7 +11,18 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 
-from fabricgen.cli.common import BUILD_DIR_ARG, out, run_or_exit, write_report
+from fabricgen.cli.common import (
+    BUILD_DIR_ARG,
+    QUIET_OPTION,
+    ProblemFormat,
+    err,
+    json_option,
+    out,
+    print_json,
+    run_or_exit,
+    write_report,
+)
+from fabricgen.cli.extras import require_extra
 
 DEVICES_OPTION = typer.Option(
     None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."
@@ -36,6 +47,18 @@ CA_BUNDLE_OPTION = typer.Option(
     None, "--ca-bundle", help="PEM file of the CAs that signed the NX-OS switches' NX-API certificates (default: the system's CAs)."
 )
 INSECURE_OPTION = typer.Option(False, "--insecure", help="Verify neither SSH host keys nor TLS certificates. Warns on every run.")
+PUSH_SECRETS_OPTION = typer.Option(
+    None,
+    "--secrets",
+    help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only.",
+)
+VERIFY_SECRETS_OPTION = typer.Option(
+    None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs."
+)
+VERIFY_REPORT_OPTION = typer.Option(None, "--report", help="Also write the findings as Markdown to FILE (its directories are created).")
+VERIFY_JSON_REPORT_OPTION = typer.Option(
+    None, "--json-report", help="Also write the findings (and each device's full config diff) as JSON to FILE (its directories are created)."
+)
 
 
 def push_command(
@@ -59,11 +82,7 @@ def push_command(
         max=3600,
         help="Seconds after a commit before the device restores its previous config by itself unless fabricgen confirmed it (default: verify timeout + 2 x connect timeout + 60; NX-OS takes 30-3600).",
     ),
-    secrets_file: Path | None = typer.Option(
-        None,
-        "--secrets",
-        help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only.",
-    ),
+    secrets_file: Path | None = PUSH_SECRETS_OPTION,
     batch: int = typer.Option(5, "--batch", min=1, help="Devices per batch after the canary."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="At most this many devices in flight at once."),
     canary: str | None = typer.Option(
@@ -78,6 +97,8 @@ def push_command(
     trust_on_first_use: bool = TRUST_ON_FIRST_USE_OPTION,
     ca_bundle: Path | None = CA_BUNDLE_OPTION,
     insecure: bool = INSECURE_OPTION,
+    quiet: bool = QUIET_OPTION,
+    as_json: bool = json_option("fabricgen/push/report.py PushJson; instead of the diffs and the table"),
 ) -> None:
     """Push BUILD_DIR's configs to the switches with NAPALM (a dry run unless --commit).
 
@@ -91,6 +112,7 @@ def push_command(
     succeeded, 1 when any failed (a host key refused included), was rolled back or not reached, 2 on
     bad input (nothing contacted).
     """
+    require_extra("push", "push")
     from fabricgen.push import report
     from fabricgen.push.candidate import check_complete, read_secrets
     from fabricgen.push.credentials import read_credentials
@@ -98,17 +120,18 @@ def push_command(
     from fabricgen.push.rollout import RolloutOptions, push
     from fabricgen.push.security import DeviceVerification
 
+    problems = ProblemFormat.json if as_json else ProblemFormat.text
     # the drivers read the verified copies in a private directory, never the build directory again
     with tempfile.TemporaryDirectory(prefix="fabricgen-push-") as staging:
-        targets = run_or_exit(lambda: read_targets(build_dir, devices, inventory, staging=Path(staging)))
+        targets = run_or_exit(lambda: read_targets(build_dir, devices, inventory, staging=Path(staging)), problems)
         verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
-        run_or_exit(lambda: verification.check(targets))
+        run_or_exit(lambda: verification.check(targets), problems)
         if commit and not merge:
-            run_or_exit(lambda: check_complete(targets))  # before credentials or secrets are even asked for
-        secrets = run_or_exit(lambda: read_secrets(targets, secrets_file))
+            run_or_exit(lambda: check_complete(targets), problems)  # before credentials or secrets are even asked for
+        secrets = run_or_exit(lambda: read_secrets(targets, secrets_file), problems)
         if warning := verification.warning(targets):
             sys.stderr.write(warning + "\n")
-        credentials = run_or_exit(read_credentials)
+        credentials = run_or_exit(read_credentials, problems)
         options = RolloutOptions(
             commit=commit,
             batch=batch,
@@ -120,8 +143,11 @@ def push_command(
             merge=merge,
             confirm_timeout=confirm_timeout,
         )
-        with _push_progress(len(targets)) as progress:
-            rollout = run_or_exit(lambda: push(targets, credentials, options, on_result=progress, secrets=secrets))
+        with _push_progress(len(targets), quiet) as progress:
+            rollout = run_or_exit(lambda: push(targets, credentials, options, on_result=progress, secrets=secrets), problems)
+    if as_json:
+        print_json(report.push_json(rollout))
+        raise typer.Exit(0 if rollout.ok else 1)
     if diffs:
         report.print_diffs(out, rollout)
     wide = out if out.is_terminal else Console(highlight=False, width=10_000)
@@ -131,10 +157,14 @@ def push_command(
 
 
 @contextmanager
-def _push_progress(devices: int):
-    """A live bar on a terminal; one line per finished device otherwise (CI logs)."""
-    if out.is_terminal:
-        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=out, transient=True) as bar:
+def _push_progress(devices: int, quiet: bool = False):
+    """On stderr: a live bar on a terminal, one line per finished device otherwise (CI logs);
+    nothing when quiet."""
+    if quiet:
+        yield lambda _result: None
+        return
+    if err.is_terminal:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=err, transient=True, redirect_stdout=False) as bar:
             tasks: dict[str, int] = {}
 
             def advance(result) -> None:
@@ -150,7 +180,7 @@ def _push_progress(devices: int):
     def line(result) -> None:
         nonlocal finished
         finished += 1
-        out.print(f"[{finished}] {result.stage}: {result.target.name} {result.outcome.value} ({result.seconds:.1f} s)", markup=False)
+        err.print(f"[{finished:,}/{devices:,}] {result.stage}: {result.target.name} {result.outcome.value} ({result.seconds:.1f} s)", markup=False)
 
     yield line
 
@@ -164,20 +194,16 @@ def verify_command(
     storm_threshold: float | None = typer.Option(
         None, "--storm-threshold", min=1.0, help="PFC pause frames per second on one port and priority that count as a storm (default: 1,000)."
     ),
-    report_file: Path | None = typer.Option(None, "--report", help="Also write the findings as Markdown to FILE."),
-    json_file: str | None = typer.Option(
-        None,
-        "--json",
-        help="Also write the findings (and each device's full config diff) as JSON to FILE, or `-` for stdout (then nothing else is printed there).",
-    ),
-    secrets_file: Path | None = typer.Option(
-        None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs."
-    ),
+    report_file: Path | None = VERIFY_REPORT_OPTION,
+    json_file: Path | None = VERIFY_JSON_REPORT_OPTION,
+    as_json: bool = json_option("fabricgen/verify/report.py VerifyJson, with each device's full config diff; instead of the table"),
+    secrets_file: Path | None = VERIFY_SECRETS_OPTION,
     connect_timeout: int = CONNECT_TIMEOUT_OPTION,
     known_hosts: Path | None = KNOWN_HOSTS_OPTION,
     trust_on_first_use: bool = TRUST_ON_FIRST_USE_OPTION,
     ca_bundle: Path | None = CA_BUNDLE_OPTION,
     insecure: bool = INSECURE_OPTION,
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     """Check the live fabric against BUILD_DIR, read-only: cabling (LLDP), ports, BGP and ECMP,
     lossless QoS counters and config drift.
@@ -186,6 +212,7 @@ def verify_command(
     getters are called. Exit 0 when no error is found, 1 with errors (an unreachable device
     included), 2 on bad input (nothing contacted).
     """
+    require_extra("push", "verify")
     from fabricgen.push.credentials import read_credentials
     from fabricgen.push.inventory import read_targets
     from fabricgen.push.rollout import DeviceSession, RolloutOptions, resolve_drivers
@@ -194,21 +221,21 @@ def verify_command(
     from fabricgen.verify.collect import Access
     from fabricgen.verify.compare import Thresholds
 
+    problems = ProblemFormat.json if as_json else ProblemFormat.text
     verification = DeviceVerification(known_hosts, trust_on_first_use, ca_bundle, insecure)
-    targets = run_or_exit(lambda: read_targets(build_dir, devices, inventory))
-    run_or_exit(lambda: verification.check(targets))
+    targets = run_or_exit(lambda: read_targets(build_dir, devices, inventory), problems)
+    run_or_exit(lambda: verification.check(targets), problems)
     if warning := verification.warning(targets):
         sys.stderr.write(warning + "\n")
-    drivers = run_or_exit(lambda: resolve_drivers(targets))
-    credentials = run_or_exit(read_credentials)
+    drivers = run_or_exit(lambda: resolve_drivers(targets), problems)
+    credentials = run_or_exit(read_credentials, problems)
     options = RolloutOptions(connect_timeout=connect_timeout, verification=verification)
 
     def connect(secrets) -> Access:
         session = DeviceSession(drivers, credentials, secrets, options)
         return Access(session.device, session.clean)
 
-    screen = Console(stderr=True, highlight=False) if json_file == "-" else out
-    with report.progress(screen, len(targets)) as done:
+    with report.progress(err, len(targets), quiet) as done:
         result = run_or_exit(
             lambda: verify_fabric(
                 build_dir,
@@ -219,18 +246,20 @@ def verify_command(
                 secrets_file=secrets_file,
                 thresholds=Thresholds() if storm_threshold is None else Thresholds(storm_threshold),
                 on_done=done,
-            )
+            ),
+            problems,
         )
     if report_file is not None:
         write_report(report_file, report.render_markdown(result).encode())
-    if json_file == "-":
+    if json_file is not None:
+        write_report(json_file, report.render_json(result).encode())
+    if as_json:
         sys.stdout.write(report.render_json(result))
+        err.print(report.summary(result), markup=False)
+        raise typer.Exit(0 if result.ok else 1)
+    if out.is_terminal:
+        out.print(report.table(result))
     else:
-        if json_file:
-            write_report(Path(json_file), report.render_json(result).encode())
-        if out.is_terminal:
-            out.print(report.table(result))
-        else:
-            sys.stdout.write("".join(line + "\n" for line in report.plain_lines(result)))
-    screen.print(report.summary(result), markup=False)
+        sys.stdout.write("".join(line + "\n" for line in report.plain_lines(result)))
+    out.print(report.summary(result), markup=False)
     raise typer.Exit(0 if result.ok else 1)

@@ -8,12 +8,18 @@ import typer
 
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
-    NETWORK_OPTION,
+    NETWORK_CHOICE_OPTION,
+    QUIET_OPTION,
     TIMEOUT_OPTION,
+    Network,
+    ProblemFormat,
+    json_option,
     out,
+    print_json,
     run_or_exit,
     write_report,
 )
+from fabricgen.cli.progress import Phases
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -28,29 +34,43 @@ LAB_SECRETS_OPTION = typer.Option(
 )
 
 
+REPORT_OPTION = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file (its directories are created).")
+
+
 @app.command("up")
 def lab_up_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: str = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,
+    quiet: bool = QUIET_OPTION,
 ) -> None:
     """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch with its BGP keys; waits for convergence."""
     from fabricgen.lab import report, session
 
-    result = run_or_exit(lambda: session.up(build_dir, network, timeout, secrets_file))
+    with Phases("lab up", quiet=quiet) as progress:
+        result = run_or_exit(lambda: session.up(build_dir, network.value, timeout, secrets_file, progress.start))
     for line in report.up_lines(result):
         out.print(line, markup=False)
     out.print(f"next: fabricgen lab verify {build_dir}", markup=False)
 
 
 @app.command("verify")
-def lab_verify_command(build_dir: Path = BUILD_DIR_ARG, timeout: float = TIMEOUT_OPTION) -> None:
+def lab_verify_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    timeout: float = TIMEOUT_OPTION,
+    quiet: bool = QUIET_OPTION,
+    as_json: bool = json_option("fabricgen/lab/report.py VerificationJson"),
+) -> None:
     """BGP and BFD sessions against the build's list, ECMP width per leaf, traffic between rails and units (exit 1 on a failed check)."""
     from fabricgen.lab import report, session
 
-    result = run_or_exit(lambda: session.check(build_dir, timeout))
-    report.print_verification(out, result)
+    with Phases("lab verify", quiet=quiet) as progress:
+        result = run_or_exit(lambda: session.check(build_dir, timeout, progress.start), ProblemFormat.json if as_json else ProblemFormat.text)
+    if as_json:
+        print_json(report.verification_json(result))
+    else:
+        report.print_verification(out, result)
     raise typer.Exit(0 if result.passed else 1)
 
 
@@ -101,15 +121,23 @@ def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
 @app.command("run")
 def lab_run_command(
     build_dir: Path = BUILD_DIR_ARG,
-    network: str = NETWORK_OPTION,
-    report_file: Path | None = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file."),
+    network: Network = NETWORK_CHOICE_OPTION,
+    report_file: Path | None = REPORT_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,
+    quiet: bool = QUIET_OPTION,
+    as_json: bool = json_option("fabricgen/lab/report.py RunJson"),
 ) -> None:
     """up, verify, a failure round (a silent uplink failure, a spine down, each restored), down: one report (exit 1 on a failed check)."""
     from fabricgen.lab import report, session
 
-    result = run_or_exit(lambda: session.run(build_dir, network, timeout, secrets_file))
+    with Phases("lab run", quiet=quiet) as progress:
+        result = run_or_exit(lambda: session.run(build_dir, network.value, timeout, secrets_file, progress.start), ProblemFormat.json if as_json else ProblemFormat.text)
+    if report_file is not None:
+        write_report(report_file, report.markdown(result).encode())
+    if as_json:
+        print_json(report.run_json(result))
+        raise typer.Exit(0 if result.passed else 1)
     for line in report.up_lines(result.up):
         out.print(line, markup=False)
     for name, verification, failure in result.rounds:
@@ -118,7 +146,6 @@ def lab_run_command(
             out.print(report.failure_line(failure), markup=False)
         report.print_verification(out, verification)
     if report_file is not None:
-        write_report(report_file, report.markdown(result).encode())
         out.print(f"report: {report_file}", markup=False)
     out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
     raise typer.Exit(0 if result.passed else 1)

@@ -286,18 +286,21 @@ def list_command(
 
 
 def _switches(reference: Reference) -> str:
-    return str(len(reference.switches)) if reference.switches else f"0 (listed for {len(reference.listed)})"
+    return f"{len(reference.switches):,}" if reference.switches else f"0 (listed for {len(reference.listed):,})"
 
 
 # --- secrets render ------------------------------------------------------------------------------
 
 
+RENDER_OUT_OPTION = typer.Option(
+    ..., "--out", metavar="DIR", help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700."
+)
+
+
 @app.command("render")
 def render_command(
     build_dir: Path = BUILD_DIR_ARG,
-    destination: Path = typer.Option(
-        ..., "--out", metavar="DIR", help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700."
-    ),
+    destination: Path = RENDER_OUT_OPTION,
     secrets_file: Path | None = SECRETS_FILE_OPTION,
     devices: str | None = typer.Option(
         None,
@@ -321,7 +324,7 @@ def render_command(
 
     count = _run(render, mask)
     sys.stderr.write(WARNING.format(out=destination, count=count) + "\n")
-    out.print(f"wrote {count} config files to {destination}", markup=False)
+    out.print(f"wrote {count:,} config files to {destination}", markup=False)
 
 
 def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | None, environ: Mapping[str, str], mask: Masker | None = None) -> dict[str, bytes]:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 
-from fabricgen.cli.common import BUILD_DIR_ARG, out, run_or_exit, write_report
+from fabricgen.cli.common import (
+    BUILD_DIR_ARG,
+    ProblemFormat,
+    json_option,
+    out,
+    run_or_exit,
+    write_report,
+)
 
 
 class _PlanByDefault(typer.core.TyperGroup):
@@ -26,10 +34,15 @@ app = typer.Typer(
 )
 
 
+OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The plan directory (default: BUILD_DIR-testplan). Replaced as a whole.")
+PLAN_DIR_ARG = typer.Argument(..., help="A plan directory written by `fabricgen testplan`.")
+RESULTS_ARG = typer.Argument(..., help="perftest and nccl-tests/rccl-tests output files (results/<id>.txt).")
+
+
 @app.command("plan", hidden=True)
 def testplan_command(
     build_dir: Path = BUILD_DIR_ARG,
-    output: Path | None = typer.Option(None, "--output", "-o", help="The plan directory (default: BUILD_DIR-testplan). Replaced as a whole."),
+    output: Path | None = OUTPUT_OPTION,
     efficiency: float = typer.Option(0.9, "--efficiency", min=0.01, max=1.0, help="Share of line rate a perftest pair and an all-reduce must reach."),
     alltoall_efficiency: float = typer.Option(
         0.7, "--alltoall-efficiency", min=0.01, max=1.0, help="Share of the all-to-all bound it must reach (ECMP hashes its flows unevenly)."
@@ -49,23 +62,32 @@ def testplan_command(
     )
 
 
+JSON_REPORT_OPTION = typer.Option(None, "--json-report", help="Also write the findings as JSON to this file (its directories are created).")
+REPORT_OPTION = typer.Option(None, "--report", help="Also write the findings as Markdown to this file (its directories are created).")
+
+
 @app.command("check")
 def testplan_check_command(
-    plan_dir: Path = typer.Argument(..., help="A plan directory written by `fabricgen testplan`."),
-    results: list[Path] = typer.Argument(..., help="perftest and nccl-tests/rccl-tests output files (results/<id>.txt)."),
-    json_file: Path | None = typer.Option(None, "--json", help="Also write the findings as JSON to this file."),
-    report_file: Path | None = typer.Option(None, "--report", help="Also write the findings as Markdown to this file."),
+    plan_dir: Path = PLAN_DIR_ARG,
+    results: list[Path] = RESULTS_ARG,
+    json_file: Path | None = JSON_REPORT_OPTION,
+    report_file: Path | None = REPORT_OPTION,
+    as_json: bool = json_option("fabricgen/testplan/check.py CheckJson; instead of the Markdown"),
 ) -> None:
     """Compare results with the plan; name every short pair (nodes, NICs, rails, cables, the
     fabric links short pairs share) and run (peak and average bus bandwidth as printed). Exit 0
     all met, 1 below a threshold, 2 on bad input."""
-    from fabricgen.testplan.check import as_json, as_markdown, check_results
+    from fabricgen.testplan.check import as_json as as_json_text
+    from fabricgen.testplan.check import as_markdown, check_results
 
-    result = run_or_exit(lambda: check_results(plan_dir, results))
+    result = run_or_exit(lambda: check_results(plan_dir, results), ProblemFormat.json if as_json else ProblemFormat.text)
     text = as_markdown(result)
-    out.print(text, markup=False, highlight=False)
+    if as_json:
+        sys.stdout.write(as_json_text(result))
+    else:
+        out.print(text, markup=False, highlight=False)
     if json_file is not None:
-        write_report(json_file, as_json(result).encode())
+        write_report(json_file, as_json_text(result).encode())
     if report_file is not None:
         write_report(report_file, text.encode())
     raise typer.Exit(0 if result.passed else 1)

@@ -125,7 +125,7 @@ def plan_evpn(plan: LeafSpinePlan, fabric: Fabric, spine_asn: int) -> tuple[Evpn
     cursor = pool.first
     evpn = EvpnPlan(plan.network, section, settings, rt_asn, tenants, [])
     needed = 0
-    for number, (name, tenant, rail, members) in enumerate(segment_ports, start=1):
+    for number, (name, tenant, segment_rail, members) in enumerate(segment_ports, start=1):
         size = 1 << math.ceil(math.log2(len(members) + 3))  # network, anycast gateway, broadcast
         cursor = -(-cursor // size) * size  # each subnet aligned on its size
         needed = cursor + size - pool.first
@@ -139,7 +139,7 @@ def plan_evpn(plan: LeafSpinePlan, fabric: Fabric, spine_asn: int) -> tuple[Evpn
             route_target=f"{rt_asn}:{vni}",
             subnet=f"{IPAddress(cursor, 4)}/{32 - int(math.log2(size))}",
             gateway=str(IPAddress(cursor + 1, 4)),
-            rail=rail,
+            rail=segment_rail,
         )
         evpn.segments.append(segment)
         evpn.members[number] = members
@@ -220,10 +220,11 @@ def _server_ports_by_tenant(plan: LeafSpinePlan, fabric: Fabric, settings: Evpn)
     for _, server_port in sorted(servers, key=lambda item: item[0]):
         server = server_port.device
         if server.role is Role.GPU_NODE:
-            tenant = owner.get(server.index, default)
+            tenant_number = owner.get(server.index, default)
+            assert tenant_number is not None  # a GPU node in no range with no default tenant returned a problem above
         else:
-            tenant = other_servers
-        by_tenant[tenant].append(server_port)  # type: ignore[index]
+            tenant_number = other_servers
+        by_tenant[tenant_number].append(server_port)
     for n, tenant in enumerate(settings.tenants, start=1):
         if not by_tenant[n]:
             problems.append(

@@ -3,7 +3,8 @@ fabricgen.design.layout picks the medium from each run's length)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from functools import lru_cache
 
 from fabricgen.catalog import Catalog
@@ -27,7 +28,7 @@ class SwitchOptics:
     catalog: Catalog
     preferred: str | None
     field: tuple[str, ...]
-    problems: dict[str, Problem] = field(default_factory=dict)
+    problems: dict[str, Problem] = dataclasses.field(default_factory=dict)  # the class's own `field` hides dataclasses.field
 
     def __post_init__(self) -> None:
         self.choose = lru_cache(maxsize=None)(self._choose)

@@ -9,7 +9,9 @@ large fabric stays fast. The reports are read through the checked models of `fab
 - lab/ holds derived files (FRR routing twins, the lab overlay): counted, not diffed;
 - the reports feed the semantic sections: devices and their QoS (topology.json), cables
   (cabling.csv), addresses (ip-plan.csv), the BOM by PID (bom.csv); BGP neighbors come from the
-  FRR-syntax configs (SONiC frr.conf, the NX-OS routing twins).
+  FRR-syntax configs (SONiC frr.conf, the NX-OS routing twins);
+- settings (an MTU, a speed, a QoS threshold) come from the per-device diffs themselves: a removed
+  and an added line of one file that are the same but for their values are one setting changed.
 
 "Nothing changed" means the rendered files are identical: two intents (or catalogs) that render
 the same fabric are no change; the difference is kept as a note.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +46,30 @@ class FileDiff:
     path: str
     status: str  # added, removed, changed
     diff: str  # unified diff, '--- a/path' / '+++ b/path' ('/dev/null' for a missing side)
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    """A file's changed lines, as `git diff --stat` counts them."""
+
+    path: str
+    added: int
+    removed: int
+
+
+def file_stat(diff: FileDiff) -> FileStat:
+    lines = diff.diff.splitlines()[2:]  # after the --- and +++ header
+    return FileStat(diff.path, sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines))
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """One setting changed the same way on these devices: `change` is the config line with each
+    changed value written old→new (`mtu 9216→9000`), `lines` how many lines say it."""
+
+    change: str
+    devices: tuple[str, ...]
+    lines: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +194,7 @@ class BuildDiff:
     bom: list[BomChange]
     notes: list[str]
     secrets: list[SecretReferenceChange] = field(default_factory=list)
+    settings: list[SettingChange] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -190,6 +218,7 @@ class BuildDiff:
             },
             "addresses": {"added": status(self.addresses, "added"), "removed": status(self.addresses, "removed"), "changed": status(self.addresses, "changed")},
             "qos": {"values": len(self.qos), "switches": len({s for change in self.qos for s in change.switches})},
+            "settings": {"changes": len(self.settings), "devices": len({d for change in self.settings for d in change.devices})},
             "bom": {"pids": len(self.bom)},
             "files": {
                 "devices": len(self.device_files),
@@ -238,6 +267,7 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
         bom=_bom(*both("bom.csv", BuildFiles.bom)),
         notes=_notes(old, new, bool(differ)),
         secrets=secret_references(device_files),
+        settings=setting_changes(device_files),
     )
 
 
@@ -368,6 +398,78 @@ def _reference_changes(removed: list[str], added: list[str]) -> set[tuple[str, s
     changes |= {(use, name, None) for use, name in lost if (use, name) not in kept}
     changes |= {(use, None, name) for use, name in gained if (use, name) not in kept}
     return changes
+
+
+# --- settings (value changes in the per-device diffs) ----------------------------------------------
+
+_VALUE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_PUNCTUATION = "\"',:;{}[]"  # JSON and YAML around a key or value
+MAX_SETTING_TEXT = 120
+
+
+def setting_changes(device_files: dict[str, list[FileDiff]]) -> list[SettingChange]:
+    """The settings the per-device diffs change, grouped: a removed and an added line of one file
+    whose words are the same but for their values (numbers that are words of their own, such as
+    `mtu 9216`, `"mtu": "9216"`, `bandwidth percent 50`; or a last word without digits, such as
+    `fec rs` -> `fec none`) are one setting changed. Names with numbers in them (interfaces,
+    devices, addresses) are not values: those changes are the other sections' (cables, addresses).
+    One pass over the diff lines: no line is compared with more than its partner."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    lines: dict[str, int] = defaultdict(int)
+    for device, diffs in device_files.items():
+        found: set[str] = set()
+        for diff in diffs:
+            for change in _changed_settings(diff.diff.splitlines()[2:]):
+                found.add(change)
+                lines[change] += 1
+        for change in found:
+            groups[change].append(device)
+    changes = [SettingChange(change, tuple(sorted(devices, key=natural_key)), lines[change]) for change, devices in groups.items()]
+    return sorted(changes, key=lambda c: (-len(c.devices), -c.lines, c.change))
+
+
+def _changed_settings(lines: list[str]) -> list[str]:
+    removed: dict[tuple, list[list[str]]] = defaultdict(list)
+    added: list[list[str]] = []
+    for line in lines:
+        if line.startswith(("-", "+")):
+            words = [word.strip(_PUNCTUATION) for word in line[1:].split()]
+            words = [word for word in words if word]
+            if words:
+                (removed[_shape(words)].append(words) if line[0] == "-" else added.append(words))
+    changes = []
+    unpaired = []
+    for words in added:
+        partners = removed.get(_shape(words))
+        if partners:
+            changes.append(_written(partners.pop(0), words))
+        else:
+            unpaired.append(words)
+    # a word setting (fec rs -> fec none): the same words but the last, which has no digit
+    waiting: dict[tuple, list[list[str]]] = defaultdict(list)
+    for partners in removed.values():
+        for words in partners:
+            if not _VALUE.search(words[-1]):
+                waiting[tuple(words[:-1])].append(words)
+    for words in unpaired:
+        partners = waiting.get(tuple(words[:-1]))
+        if partners and not _VALUE.search(words[-1]):
+            changes.append(_written(partners.pop(0), words))
+    return [change for change in changes if change]
+
+
+def _shape(words: list[str]) -> tuple:
+    """The words with each value (a number that is a word of its own) as None: a setting's key."""
+    shape = tuple(None if _VALUE.fullmatch(word) else word for word in words)
+    return shape if None in shape else ("\0no value",) + shape  # a line without a value pairs with nothing here
+
+
+def _written(old: list[str], new: list[str]) -> str:
+    """`mtu 9216→9000`: the line with each changed word written old→new ('' when nothing differs)."""
+    if old == new:
+        return ""
+    text = " ".join(a if a == b else f"{a}→{b}" for a, b in zip(old, new, strict=True))
+    return text if len(text) <= MAX_SETTING_TEXT else text[:MAX_SETTING_TEXT] + "…"
 
 
 # --- devices and QoS (topology.json) ----------------------------------------------------------------

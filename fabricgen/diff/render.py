@@ -7,12 +7,14 @@ import json
 import re
 from dataclasses import dataclass
 
-from fabricgen.diff.compare import BuildDiff, Neighbor
+from fabricgen.diff.compare import BuildDiff, FileStat, Neighbor, file_stat
 from fabricgen.diff.sides import Side
 from fabricgen.trust import printable
 
 SECTION_ROWS = 50  # rows per semantic section in text and markdown; JSON has them all
 SWITCHES_SHOWN = 8  # switch names listed per QoS change
+SETTINGS_NAMED = 3  # setting changes the summary line names
+STAT_WIDTH = 40  # the widest +/- bar of --stat
 DEFAULT_MAX_BYTES = 60_000  # GitHub caps a comment at 65,536 characters
 OMISSION_RESERVE = 1_200  # bytes kept back for the note on what was left out
 
@@ -35,8 +37,12 @@ def _arrow(old: object, new: object) -> str:
 
 
 def _signed(added: int, removed: int, changed: int | None = None) -> str:
-    text = f"+{added} −{removed}"
-    return text if changed is None else f"{text} ~{changed}"
+    text = f"+{added:,} −{removed:,}"
+    return text if changed is None else f"{text} ~{changed:,}"
+
+
+def _names(names: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(names[:SWITCHES_SHOWN]) + (f", … ({len(names) - SWITCHES_SHOWN:,} more)" if len(names) > SWITCHES_SHOWN else "")
 
 
 def sections(result: BuildDiff) -> list[Section]:
@@ -88,19 +94,21 @@ def sections(result: BuildDiff) -> list[Section]:
     c = counts["qos"]
     rows = []
     for change in result.qos:
-        names = ", ".join(change.switches[:SWITCHES_SHOWN]) + (f", … ({len(change.switches) - SWITCHES_SHOWN} more)" if len(change.switches) > SWITCHES_SHOWN else "")
-        rows.append((change.value, _arrow(change.old, change.new), str(len(change.switches)), names))
+        rows.append((change.value, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
     found.append(Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows))
+
+    c = counts["settings"]
+    rows = [(change.change, f"{change.lines:,}", f"{len(change.devices):,}", _names(change.devices)) for change in result.settings]
+    found.append(Section("Settings", f"{_plural(c['changes'], 'change')} on {_plural(c['devices'], 'device')}", ("setting", "lines", "devices", "which"), rows))
 
     rows = []
     for change in result.secrets:
-        names = ", ".join(change.switches[:SWITCHES_SHOWN]) + (f", … ({len(change.switches) - SWITCHES_SHOWN} more)" if len(change.switches) > SWITCHES_SHOWN else "")
-        rows.append((change.use, _arrow(change.old, change.new), str(len(change.switches)), names))
+        rows.append((change.use, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
     switches = len({s for change in result.secrets for s in change.switches})
     found.append(Section("Secret references", f"{_plural(len(rows), 'change')} on {_plural(switches, 'switch')} (names only)", ("used for", "secret", "switches", "which"), rows))
 
-    rows = [(change.pid, change.description, str(change.old), str(change.new), f"{change.delta:+d}") for change in result.bom]
-    found.append(Section("Bill of materials", f"{len(rows)} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
+    rows = [(change.pid, change.description, f"{change.old:,}", f"{change.new:,}", f"{change.delta:+,d}") for change in result.bom]
+    found.append(Section("Bill of materials", f"{len(rows):,} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
     return [section for section in found if section.rows]
 
 
@@ -110,11 +118,44 @@ def headline(result: BuildDiff) -> str:
     counts = result.counts()
     d, c, b, a, f = (counts[k] for k in ("devices", "cables", "bgp_neighbors", "addresses", "files"))
     return (
-        f"devices {_signed(d['added'], d['removed'], d['changed'])} · cables {_signed(c['added'], c['removed'])} ({c['recabled_ports']} recabled ports) · "
+        f"devices {_signed(d['added'], d['removed'], d['changed'])} · cables {_signed(c['added'], c['removed'])} ({c['recabled_ports']:,} recabled ports) · "
         f"BGP neighbors {_signed(b['added'], b['removed'], b['changed'])} · addresses {_signed(a['added'], a['removed'], a['changed'])} · "
-        f"QoS {_plural(counts['qos']['values'], 'value')} on {_plural(counts['qos']['switches'], 'switch')} · BOM {counts['bom']['pids']} PIDs · "
-        f"files of {f['devices']} devices {_signed(f['added'], f['removed'], f['changed'])}, {f['derived']} derived (lab/), {f['reports']} reports"
+        f"QoS {_plural(counts['qos']['values'], 'value')} on {_plural(counts['qos']['switches'], 'switch')} · BOM {counts['bom']['pids']:,} PIDs · "
+        f"files of {f['devices']:,} devices {_signed(f['added'], f['removed'], f['changed'])}, {f['derived']:,} derived (lab/), {f['reports']:,} reports"
     )
+
+
+def settings_line(result: BuildDiff) -> str | None:
+    """The settings changed, most devices first, named: what a reviewer reads before any diff."""
+    if not result.settings:
+        return None
+    named = "; ".join(f"{c.change} on {_plural(len(c.devices), 'device')}" for c in result.settings[:SETTINGS_NAMED])
+    more = len(result.settings) - SETTINGS_NAMED
+    return f"settings changed: {named}" + (f"; and {more:,} more (see Settings)" if more > 0 else "")
+
+
+def stat_lines(result: BuildDiff) -> list[str]:
+    """`git diff --stat` for the rendered files: each changed file, its changed lines and a bar of
+    + and -, then the totals (reports and lab/ files are counted, not diffed)."""
+    stats: list[FileStat] = [file_stat(diff) for diffs in result.device_files.values() for diff in diffs]
+    if not stats:
+        return []
+    width = max(len(s.path) for s in stats)
+    most = max(s.added + s.removed for s in stats)
+    digits = len(f"{most:,}")
+    lines = []
+    for s in stats:
+        total = s.added + s.removed
+        scale = 1.0 if most <= STAT_WIDTH else STAT_WIDTH / most
+        plus, minus = round(s.added * scale), round(s.removed * scale)
+        if total and not plus + minus:  # a change never shows as no bar
+            plus, minus = (1, 0) if s.added else (0, 1)
+        lines.append(f" {s.path.ljust(width)} | {total:>{digits},} {'+' * plus}{'-' * minus}")
+    added, removed = sum(s.added for s in stats), sum(s.removed for s in stats)
+    summary = f" {_plural(len(stats), 'file')} changed, {added:,} insertion{'s' if added != 1 else ''}(+), {removed:,} deletion{'s' if removed != 1 else ''}(-)"
+    if result.reports or result.derived:
+        summary += f"; {_plural(len(result.reports), 'report')} and {len(result.derived):,} lab/ files changed (not diffed)"
+    return [*lines, summary]
 
 
 def _side_line(side: Side) -> str:
@@ -134,18 +175,20 @@ def _file_summary(diffs) -> str:
 # --- text ---------------------------------------------------------------------------------------------
 
 
-def render_text(result: BuildDiff) -> list[tuple[str, str | None]]:
-    """Lines with a rich style each (None: plain); every line of every per-device diff. Every
-    line is escaped (`trust.printable`): a config is the build's text, and a control character
-    in it must not reach the terminal."""
-    return [(printable(line), style) for line, style in _text_lines(result)]
+def render_text(result: BuildDiff, stat: bool = False) -> list[tuple[str, str | None]]:
+    """Lines with a rich style each (None: plain); every line of every per-device diff, or with
+    `stat` the changed lines per file instead. Every line is escaped (`trust.printable`): a
+    config is the build's text, and a control character in it must not reach the terminal."""
+    return [(printable(line), style) for line, style in _text_lines(result, stat)]
 
 
-def _text_lines(result: BuildDiff) -> list[tuple[str, str | None]]:
+def _text_lines(result: BuildDiff, stat: bool = False) -> list[tuple[str, str | None]]:
     lines: list[tuple[str, str | None]] = [(f"fabricgen diff {result.old.spec} {result.new.spec}", "bold")]
     lines += [(_side_line(side), None) for side in (result.old, result.new)]
     lines += [(f"note: {note}", "yellow") for note in result.notes]
     lines.append((headline(result), "bold"))
+    if (settings := settings_line(result)) is not None:
+        lines.append((settings, "bold"))
     for section in sections(result):
         lines.append(("", None))
         lines.append((f"{section.title}: {section.summary}", "bold"))
@@ -156,7 +199,10 @@ def _text_lines(result: BuildDiff) -> list[tuple[str, str | None]]:
     if result.reports:
         lines += [("", None), (f"reports changed: {', '.join(result.reports)}", None)]
     if result.derived:
-        lines.append((f"derived files changed (lab/, not diffed): {len(result.derived)}", None))
+        lines.append((f"derived files changed (lab/, not diffed): {len(result.derived):,}", None))
+    if stat:
+        stats = stat_lines(result)
+        return lines + ([("", None)] + [(line, None) for line in stats] if stats else [])
     for device, diffs in result.device_files.items():
         lines += [("", None), (f"== {device}: {_file_summary(diffs)}", "bold cyan")]
         for diff in diffs:
@@ -200,14 +246,16 @@ def _size(lines: list[str]) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
-def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES, stat: bool = False) -> str:
     """A PR comment: a heading with the counts, a table per section, then a collapsed block per
-    device with its unified diff. At most `max_bytes` (UTF-8): what does not fit is left out and
-    named at the end."""
+    device with its unified diff (with `stat`: one block of changed lines per file instead). At
+    most `max_bytes` (UTF-8): what does not fit is left out and named at the end."""
     head = [f"### fabricgen diff: `{result.old.spec}` → `{result.new.spec}`", ""]
     head += [f"- {_side_line(side)}" for side in (result.old, result.new)] + [""]
     head += [f"> note: {note}" for note in result.notes] + ([""] if result.notes else [])
     head += [f"**{headline(result)}**", ""]
+    if (settings := settings_line(result)) is not None:
+        head += [f"**{_cell(settings)}**", ""]
     budget = max_bytes - OMISSION_RESERVE
     body: list[str] = []
     left_out: list[str] = []
@@ -238,10 +286,18 @@ def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES) -> st
     if extra and fits(extra + [""]):
         body += extra + [""]
 
-    if result.device_files:
-        body += [f"#### Per-device diffs ({len(result.device_files)} devices)", ""]
+    if stat and result.device_files:
+        lines = [printable(line) for line in stat_lines(result)]
+        fence = _fence(lines)
+        block = [f"#### Changed lines per file ({_plural(len(result.device_files), 'device')})", "", fence, *lines, fence, ""]
+        if fits(block):
+            body += block
+        else:
+            left_out.append("the changed lines per file")
+    if result.device_files and not stat:
+        body += [f"#### Per-device diffs ({len(result.device_files):,} devices)", ""]
     skipped = []
-    for device, diffs in result.device_files.items():
+    for device, diffs in result.device_files.items() if not stat else ():
         text = [printable(line) for line in "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")]
         fence = _fence(text)
         block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", f"{fence}diff", *text, fence, "", "</details>", ""]
@@ -250,7 +306,7 @@ def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES) -> st
         else:
             skipped.append(device)
     if skipped:
-        left_out.append(f"the diffs of {len(skipped)} devices")
+        left_out.append(f"the diffs of {len(skipped):,} devices")
 
     tail = []
     if left_out:
@@ -318,10 +374,13 @@ def render_json(result: BuildDiff) -> str:
         ],
         "addresses": [{**dict(zip(("network", "device", "interface", "kind"), a.key)), "status": a.status, "old": a.old, "new": a.new} for a in result.addresses],
         "qos": [{"value": q.value, "old": q.old, "new": q.new, "switches": list(q.switches)} for q in result.qos],
+        "settings": [{"change": c.change, "lines": c.lines, "devices": list(c.devices)} for c in result.settings],
         "secret_references": [{"use": c.use, "old": c.old, "new": c.new, "switches": list(c.switches)} for c in result.secrets],
         "bom": [{"pid": b.pid, "description": b.description, "old": b.old, "new": b.new, "delta": b.delta} for b in result.bom],
         "files": {
-            "devices": {device: [{"path": f.path, "status": f.status, "diff": f.diff} for f in diffs] for device, diffs in result.device_files.items()},
+            "devices": {
+                device: [{"path": f.path, "status": f.status, **_stat_json(f), "diff": f.diff} for f in diffs] for device, diffs in result.device_files.items()
+            },
             "derived": result.derived,
             "reports": result.reports,
         },
@@ -329,5 +388,10 @@ def render_json(result: BuildDiff) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def _stat_json(diff) -> dict[str, int]:
+    s = file_stat(diff)
+    return {"added_lines": s.added, "removed_lines": s.removed}
+
+
 def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}{'es' if noun.endswith('ch') else 's'}"
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}{'es' if noun.endswith('ch') else 's'}"

@@ -36,16 +36,19 @@ class _Strict(BaseModel):
 class AaaServers(_Strict):
     """A TACACS+ or RADIUS server group, reached through the management VRF."""
 
-    servers: list[Address] = Field(min_length=1, max_length=MAX_SERVERS)
+    servers: list[Address] = Field(min_length=1, max_length=MAX_SERVERS, description="server IPv4 addresses, tried in order")
     key: SecretName = Field(description="secret name of the shared key")
-    timeout_s: int = Field(5, ge=1, le=60)
+    timeout_s: int = Field(5, ge=1, le=60, description="seconds to wait for a server before the next")
 
 
 class LocalUser(_Strict):
     """A local account: the fallback when no AAA server answers."""
 
-    name: str
-    role: Literal["network-admin", "network-operator"] = "network-admin"
+    name: str = Field(
+        json_schema_extra={"pattern": f"^{USERNAME.pattern}$", "not": {"enum": sorted(RESERVED_USERS)}},
+        description="1-32 lower-case letters, digits, '_' or '-'; not a name the NOS keeps for itself, such as root",
+    )
+    role: Literal["network-admin", "network-operator"] = Field("network-admin", description="network-admin: full access; network-operator: read-only")
     password_hash: SecretName = Field(description="secret name of the SHA-512 crypt hash ($6$...), never a clear password")
 
     @field_validator("name")
@@ -59,35 +62,43 @@ class LocalUser(_Strict):
 
 
 class Ntp(_Strict):
-    servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS)
-    key_id: int = Field(1, ge=1, le=65535)
+    """Time from NTP servers through the management VRF."""
+
+    servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS, description="NTP servers: addresses or DNS names")
+    key_id: int = Field(1, ge=1, le=65535, description="the authentication key's number, as the servers know it")
     key: SecretName | None = Field(None, description="secret name of the MD5 key; set: NTP authentication on")
 
 
 class Syslog(_Strict):
-    servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS)
-    severity: Literal["emergencies", "alerts", "critical", "errors", "warnings", "notifications", "informational", "debugging"] = "informational"
+    """Log messages to remote syslog servers through the management VRF."""
+
+    servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS, description="syslog servers: addresses or DNS names")
+    severity: Literal["emergencies", "alerts", "critical", "errors", "warnings", "notifications", "informational", "debugging"] = Field(
+        "informational", description="the least severe messages sent (this level and the ones above it)"
+    )
 
 
 class SnmpUser(_Strict):
     """An SNMPv3 user, always authPriv."""
 
-    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-    auth: Literal["sha", "sha-256"] = "sha"
-    auth_key: SecretName
-    privacy: Literal["aes-128"] = "aes-128"
-    privacy_key: SecretName
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$", description="SNMPv3 user name, as the poller knows it")
+    auth: Literal["sha", "sha-256"] = Field("sha", description="authentication protocol (HMAC-SHA-1 or HMAC-SHA-256)")
+    auth_key: SecretName = Field(description="secret name of the authentication key")
+    privacy: Literal["aes-128"] = Field("aes-128", description="privacy (encryption) protocol")
+    privacy_key: SecretName = Field(description="secret name of the privacy key")
     access: Literal["read-only"] = Field("read-only", description="monitoring reads; fabricgen writes no SNMP write access")
 
 
 class Snmp(_Strict):
-    users: list[SnmpUser] = Field(min_length=1, max_length=8)
-    trap_hosts: list[Address] = Field([], max_length=MAX_SERVERS)
+    """SNMP monitoring: SNMPv3 users (authPriv), trap receivers, optional v2c communities."""
+
+    users: list[SnmpUser] = Field(min_length=1, max_length=8, description="SNMPv3 users")
+    trap_hosts: list[Address] = Field([], max_length=MAX_SERVERS, description="addresses that receive SNMPv3 traps")
     communities: list[SecretName] = Field(
         [], max_length=4, description="SNMPv2c read-only communities (secret names): only when a poller cannot do v3"
     )
-    location: Text = ""
-    contact: Text = ""
+    location: Text = Field("", description="sysLocation, e.g. the hall and row")
+    contact: Text = Field("", description="sysContact, e.g. the NOC's mail address")
 
 
 class Access(_Strict):
@@ -98,26 +109,28 @@ class Access(_Strict):
     )
     nxapi: bool = Field(True, description="NX-API over HTTPS in the management VRF (push uses it); false: feature off")
     exec_timeout_min: int = Field(10, ge=1, le=1440, description="idle SSH sessions end after this")
-    login_attempts: int = Field(3, ge=1, le=10)
+    login_attempts: int = Field(3, ge=1, le=10, description="login attempts allowed per session (SONiC authentication retries; NX-OS: not written, the build notes it)")
 
 
 class PasswordPolicy(_Strict):
-    min_length: int = Field(12, ge=8, le=127)
-    strength_check: bool = True
+    """What a local password must be."""
+
+    min_length: int = Field(12, ge=8, le=127, description="shortest password accepted")
+    strength_check: bool = Field(True, description="refuse weak passwords (NX-OS password strength-check)")
 
 
 class Timezone(_Strict):
     """How the switches show time: NX-OS takes an abbreviation and an offset, SONiC an IANA name."""
 
-    iana: str = Field("Etc/UTC", pattern=r"^[A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2}$")
-    abbreviation: str = Field("UTC", pattern=r"^[A-Z]{3,8}$")
-    utc_offset: str = Field("+00:00", pattern=r"^[+-](0\d|1[0-4]):(00|30|45)$")
+    iana: str = Field("Etc/UTC", pattern=r"^[A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2}$", description="IANA time zone name (SONiC), e.g. Europe/Paris")
+    abbreviation: str = Field("UTC", pattern=r"^[A-Z]{3,8}$", description="zone abbreviation (NX-OS), e.g. CET")
+    utc_offset: str = Field("+00:00", pattern=r"^[+-](0\d|1[0-4]):(00|30|45)$", description="offset from UTC (NX-OS), e.g. +01:00")
 
 
 class BootImages(_Strict):
     """The NOS image each switch must run, pinned so a config replace keeps the boot setting."""
 
-    nxos: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="image file on bootflash:")
+    nxos: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin")
     sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
 
 
@@ -125,22 +138,22 @@ class Management(_Strict):
     """Day-0 management and security of every switch. Every sub-section may be overridden per
     network and per role; an override replaces the sub-sections it sets."""
 
-    domain_name: Host | None = None
-    dns_servers: list[Address] = Field([], max_length=3)
-    ntp: Ntp | None = None
-    syslog: Syslog | None = None
-    tacacs: AaaServers | None = None
-    radius: AaaServers | None = None
+    domain_name: Host | None = Field(None, description="DNS domain of the switches, e.g. ai.example.net")
+    dns_servers: list[Address] = Field([], max_length=3, description="DNS resolvers, reached through the management VRF")
+    ntp: Ntp | None = Field(None, description="NTP servers (and authentication)")
+    syslog: Syslog | None = Field(None, description="remote logging")
+    tacacs: AaaServers | None = Field(None, description="TACACS+ servers for login, authorization and accounting")
+    radius: AaaServers | None = Field(None, description="RADIUS servers for login and accounting")
     accounting: bool = Field(True, description="command accounting to the AAA group")
-    users: list[LocalUser] = Field([], max_length=MAX_USERS)
-    access: Access | None = None
-    snmp: Snmp | None = None
+    users: list[LocalUser] = Field([], max_length=MAX_USERS, description="local accounts, the fallback when no AAA server answers")
+    access: Access | None = Field(None, description="who may reach the management plane (ACLs, SSH, NX-API)")
+    snmp: Snmp | None = Field(None, description="SNMP monitoring")
     banner: list[Text] = Field([], max_length=MAX_BANNER_LINES, description="login banner, one entry per line")
-    timezone: Timezone = Timezone()
-    lldp: bool = True
-    password_policy: PasswordPolicy = PasswordPolicy()
-    copp_profile: Literal["strict", "moderate", "lenient", "dense"] = Field("strict", description="NX-OS CoPP profile")
-    boot: BootImages = BootImages()
+    timezone: Timezone = Field(Timezone(), description="how the switches show time")
+    lldp: bool = Field(True, description="LLDP on every port (fabricgen verify uses it to check the cabling)")
+    password_policy: PasswordPolicy = Field(PasswordPolicy(), description="what a local password must be")
+    copp_profile: Literal["strict", "moderate", "lenient", "dense"] = Field("strict", description="NX-OS control-plane policing (CoPP) profile")
+    boot: BootImages = Field(BootImages(), description="the NOS image each switch must boot")
 
     @model_validator(mode="after")
     def _banner_safe(self) -> Management:

@@ -11,12 +11,27 @@ from fractions import Fraction
 from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from fabricgen.catalog.model import Nos, Release
 from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.trust import HOSTNAME, Hostname, Pid, Text, check_hostname, check_pattern
-from fabricgen.units import Network, Ratio, Speed
+from fabricgen.trust import (
+    HOSTNAME,
+    HOSTNAME_SCHEMA,
+    Hostname,
+    Pid,
+    Text,
+    check_hostname,
+    check_pattern,
+)
+from fabricgen.units import Network, Ratio, Speed, SpeedKey
 
 # trust's RFC 1123 label, anchored for the design's .match(): a device name becomes a hostname and
 # a file name, so nothing that could escape a directory
@@ -37,6 +52,17 @@ MAX_BUFFER_KBYTES = 10_000_000  # 10 GB: more than the deepest switch buffer
 THRESHOLD_KBYTES_PER_GBPS = 1250
 BufferKbytes = Annotated[int, Field(ge=1, le=MAX_BUFFER_KBYTES)]
 
+# What these strings may be, for the JSON Schema (`fabricgen schema`); the validators below judge.
+NAMING_FIELDS = ("index", "su", "rail", "node", "pod", "plane")
+FabricName = Annotated[str, WithJsonSchema({**HOSTNAME_SCHEMA, "examples": ["cluster-512-gpu"]})]
+TenantName = Annotated[str, Field(max_length=11), WithJsonSchema({**HOSTNAME_SCHEMA, "maxLength": 11})]
+NamePattern = Annotated[
+    str,
+    WithJsonSchema({"type": "string", "pattern": rf"^(?:[A-Za-z0-9-]|\{{(?:{'|'.join(NAMING_FIELDS)})(?::0?[1-9]?d)?\}})+$"}),
+]
+NodeRange = Annotated[str, Field(max_length=40), WithJsonSchema({"type": "string", "maxLength": 40, "pattern": r"^\s*[0-9]{1,7}\s*(?:-\s*[0-9]{1,7}\s*)?$"})]
+RouteTarget = Annotated[str, Field(max_length=40), WithJsonSchema({"type": "string", "pattern": r"^[0-9]{1,5}:[0-9]{1,10}$", "examples": ["65000:50001"]})]
+
 
 def check_name(value: str, what: str = "name") -> str:
     if not NAME_PATTERN.match(value):
@@ -53,20 +79,26 @@ class _Strict(BaseModel):
 
 
 class SwitchRole(_Strict):
-    model: Pid = Field("N9K-C9364D-GX2A", description="switch PID from the catalog")
-    nos: Nos = "nxos"
+    """The switches of one role (leaf, spine, core, OOB): which model, which NOS and release."""
+
+    model: Pid = Field("N9K-C9364D-GX2A", description="switch model (PID) from the catalog, e.g. N9K-C9364D-GX2A")
+    nos: Nos = Field("nxos", description="operating system the configs are written for: nxos (Cisco NX-OS) or sonic (SONiC); the model must run it")
     nos_release: Release | None = Field(
         None, description="target release, e.g. 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC); default: the catalog's for the model"
     )
-    count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: checked against what the design needs")
+    count: int | None = Field(
+        None, ge=1, le=MAX_SWITCHES, description="how many to build: used where the design has a choice, refused where it needs more; default: what the design needs"
+    )
     management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
 
 class Bfd(_Strict):
-    enabled: bool = True
-    interval_ms: int = Field(150, ge=50, le=999)
-    min_rx_ms: int = Field(150, ge=50, le=999)
-    multiplier: int = Field(3, ge=1, le=50)
+    """BFD beside every BGP session, so a dead link is noticed in about interval x multiplier."""
+
+    enabled: bool = Field(True, description="run BFD on the fabric's BGP sessions")
+    interval_ms: int = Field(150, ge=50, le=999, description="transmit interval in milliseconds")
+    min_rx_ms: int = Field(150, ge=50, le=999, description="slowest receive interval accepted from the peer, in milliseconds")
+    multiplier: int = Field(3, ge=1, le=50, description="packets missed before the session is declared down")
 
 
 class AsnPlan(_Strict):
@@ -74,9 +106,12 @@ class AsnPlan(_Strict):
     shared by the cores, one per pod shared by its spines, and leaves unique across the fabric or
     (`leaves: per-pod`) the same set reused in every pod, accepted back with allowas-in."""
 
-    scheme: Literal["private-2byte", "private-4byte"] = "private-2byte"
+    scheme: Literal["private-2byte", "private-4byte"] = Field(
+        "private-2byte",
+        description="private-2byte: ASNs from 64512-65534 (1,023 of them); private-4byte: from 4200000000-4294967294, for fabrics with more leaves",
+    )
     spine: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
-    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the ASN after the spines'")
+    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="the first leaf's ASN; the next leaves count up from it; default: the ASN after the spines'")
     core: int | None = Field(None, ge=1, le=MAX_ASN, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
     leaves: Literal["unique", "per-pod"] = Field(
         "unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)"
@@ -97,16 +132,21 @@ class _DisjointPools(_Strict):
 
 
 class Pools(_DisjointPools):
-    loopbacks: Network = IPv4Network("10.0.0.0/16")
+    """The backend's IPv4 address pools; none may overlap another."""
+
+    loopbacks: Network = Field(IPv4Network("10.0.0.0/16"), description="a loopback (router ID, BGP source) per switch")
     vteps: Network = Field(IPv4Network("10.1.0.0/16"), description="a VTEP loopback per leaf (routing: vxlan-evpn)")
-    gpu_nics: Network = IPv4Network("10.4.0.0/14")
-    fabric_links: Network = IPv4Network("10.8.0.0/13")
+    gpu_nics: Network = Field(IPv4Network("10.4.0.0/14"), description="GPU NIC addresses: a /31 per NIC (p2p), a subnet per leaf (subnet) or per EVPN segment")
+    fabric_links: Network = Field(IPv4Network("10.8.0.0/13"), description="a /31 per leaf-spine (and spine-core) link")
 
 
 
 class EcnThresholds(_Strict):
-    min_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES)
-    max_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES)
+    """WRED with ECN on the lossless queue: marking starts at min_kbytes queued and rises to
+    drop_probability percent at max_kbytes (above it every packet is marked)."""
+
+    min_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES, description="queue depth in KB where ECN marking starts")
+    max_kbytes: int = Field(ge=1, le=MAX_BUFFER_KBYTES, description="queue depth in KB where marking reaches drop_probability; must stay below the PFC trigger")
     drop_probability: int = Field(ge=1, le=100, description="percent marked at max_kbytes")
 
     @model_validator(mode="after")
@@ -125,11 +165,15 @@ def default_ecn(speed_gbps: int) -> EcnThresholds:
 
 
 class PfcWatchdog(_Strict):
-    enabled: bool = True
-    poll_interval_ms: int = Field(100, ge=100, le=1000)
+    """Detects a lossless queue stuck in PAUSE (a PFC storm) and stops it spreading."""
+
+    enabled: bool = Field(True, description="watch every lossless queue for PFC storms")
+    poll_interval_ms: int = Field(100, ge=100, le=1000, description="how often the queues are checked; detection_ms and restoration_ms are multiples of it")
     detection_ms: int = Field(200, ge=100, le=5000, description="a queue paused this long is declared stormed")
     restoration_ms: int = Field(400, ge=100, le=60000, description="quiet time before the queue is restored")
-    action: Literal["drop", "forward", "alert"] = "drop"
+    action: Literal["drop", "forward", "alert"] = Field(
+        "drop", description="on a storm: drop the queue's packets, forward them ignoring PAUSE, or only alert"
+    )
 
     @model_validator(mode="after")
     def _multiples_of_poll(self) -> PfcWatchdog:
@@ -142,20 +186,22 @@ class PfcWatchdog(_Strict):
 class Qos(_Strict):
     """RoCEv2 lossless profile: RoCE data on a PFC priority with ECN, CNPs strict priority."""
 
-    enabled: bool = True
-    roce_dscp: list[int] = Field([24, 26], min_length=1, max_length=64)
+    enabled: bool = Field(True, description="write the lossless QoS profile (classification, PFC, ECN, queuing) on every switch and host")
+    roce_dscp: list[int] = Field([24, 26], min_length=1, max_length=64, description="DSCP values (0-63) the NICs mark RoCE data with")
     # 1-7: queue 0 is where all other traffic goes (NX-OS's q-default), never a class of its own
     lossless_priority: int = Field(3, ge=1, le=7, description="traffic class, PFC priority and queue for RoCE")
-    cnp_dscp: list[int] = Field([48], min_length=1, max_length=64)
+    cnp_dscp: list[int] = Field([48], min_length=1, max_length=64, description="DSCP values (0-63) of congestion notification packets (CNP)")
     cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
     storage_dscp: list[int] = Field([], max_length=64, description="optional second lossless class, e.g. NVMe over RoCE")
-    storage_priority: int | None = Field(None, ge=1, le=7, description="its PFC priority (with storage_dscp)")
-    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="share of the rest after strict priority")
+    storage_priority: int | None = Field(None, ge=1, le=7, description="PFC priority, traffic class and queue of the storage class (with storage_dscp)")
+    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="the RoCE class's guaranteed share of the bandwidth left after the strict-priority queue")
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     # Only the speeds the intent writes; the others come from each switch model's catalog data
     # (fabricgen.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
-    ecn: dict[Speed, EcnThresholds] = Field({}, description="per port speed; unwritten speeds: the switch model's published values")
-    pfc_trigger_kbytes: dict[Speed, BufferKbytes] = Field(
+    ecn: dict[SpeedKey, EcnThresholds] = Field(
+        {}, description="ECN thresholds per port speed, e.g. {400G: {min_kbytes: ..., max_kbytes: ..., drop_probability: ...}}; unwritten speeds: the switch model's published values"
+    )
+    pfc_trigger_kbytes: dict[SpeedKey, BufferKbytes] = Field(
         {},
         description="per port speed: ingress occupancy of a lossless class at which PAUSE is sent; ECN max must stay below",
     )
@@ -163,7 +209,7 @@ class Qos(_Strict):
         "long-links",
         description="NX-OS: an ingress pause policy (pause buffer-size) on lossless ports whose cable exceeds 100 m, or on all",
     )
-    pfc_watchdog: PfcWatchdog = PfcWatchdog()
+    pfc_watchdog: PfcWatchdog = Field(PfcWatchdog(), description="PFC storm detection and what to do about one")
     cable_length_m: int = Field(
         100, ge=1, le=10000, description="assumed for lossless headroom where the layout gives no cable length"
     )
@@ -225,13 +271,13 @@ class QosOverride(_Strict):
     other ECN thresholds during a migration. Every path is still checked end to end: an override
     that breaks agreement with a neighbour (priority, DSCP) is rejected, naming the hop."""
 
-    lossless_priority: int | None = Field(None, ge=1, le=7)
-    roce_dscp: list[int] | None = Field(None, max_length=64)
-    cnp_priority: int | None = Field(None, ge=1, le=7)
-    cnp_dscp: list[int] | None = Field(None, max_length=64)
-    ecn: dict[Speed, EcnThresholds] | None = None
-    pfc_trigger_kbytes: dict[Speed, BufferKbytes] | None = None
-    pfc_watchdog: PfcWatchdog | None = None
+    lossless_priority: int | None = Field(None, ge=1, le=7, description="this switch's RoCE priority and queue")
+    roce_dscp: list[int] | None = Field(None, max_length=64, description="this switch's RoCE DSCP values")
+    cnp_priority: int | None = Field(None, ge=1, le=7, description="this switch's CNP queue")
+    cnp_dscp: list[int] | None = Field(None, max_length=64, description="this switch's CNP DSCP values")
+    ecn: dict[SpeedKey, EcnThresholds] | None = Field(None, description="ECN thresholds per port speed; merged over the fabric's")
+    pfc_trigger_kbytes: dict[SpeedKey, BufferKbytes] | None = Field(None, description="PAUSE thresholds per port speed; merged over the fabric's")
+    pfc_watchdog: PfcWatchdog | None = Field(None, description="this switch's PFC watchdog, replacing the fabric's")
 
     def apply(self, base: Qos) -> Qos:
         """The base profile with this override's fields, validated as a whole profile. Per-speed
@@ -256,7 +302,9 @@ class LoadBalancing(_Strict):
     per-packet: spraying, each packet to the least-loaded uplink (best balance, reorders: the
     receiving NIC must tolerate out-of-order RoCE packets)."""
 
-    mode: Literal["ecmp", "flowlet", "per-packet"] = "ecmp"
+    mode: Literal["ecmp", "flowlet", "per-packet"] = Field(
+        "ecmp", description="ecmp: a hash per flow; flowlet: dynamic load balancing of flowlets; per-packet: spraying (the NICs must tolerate reordering)"
+    )
     hash_fields: list[HashField] = Field(
         ["src-ip", "dst-ip", "protocol", "src-port", "dst-port"],
         min_length=1,
@@ -275,8 +323,8 @@ class LoadBalancing(_Strict):
 class Optics(_Strict):
     """Transceiver PIDs; default: the catalog's default for each cage."""
 
-    host_links: Pid | None = Field(None, description="switch end of GPU NIC links")
-    fabric_links: Pid | None = Field(None, description="both ends of leaf-spine (and spine-core) links")
+    host_links: Pid | None = Field(None, description="transceiver PID at the switch end of host links (GPU NICs, servers)")
+    fabric_links: Pid | None = Field(None, description="transceiver PID at both ends of leaf-spine (and spine-core) links")
 
 
 _NODE_RANGE = re.compile(r"^\s*(\d{1,7})\s*(?:-\s*(\d{1,7}))?\s*$")
@@ -287,10 +335,10 @@ class Tenant(_Strict):
     nodes whose NICs sit in its segments, as 1-based node numbers like "1-32"; the tenant
     without `nodes` gets every node no other tenant names."""
 
-    name: str = Field(max_length=11, description="becomes the VRF Vrf-<name>: SONiC VRF names start with Vrf, Linux allows 15 characters")
-    nodes: str | None = Field(None, max_length=40)
-    l3_vni: int | None = Field(None, ge=1, le=16777214, description="default: evpn.l3_vni_base + tenant number")
-    route_target: str | None = Field(None, max_length=40, description="ASN:NN; default route_target_asn:l3_vni")
+    name: TenantName = Field(description="becomes the VRF Vrf-<name>: SONiC VRF names start with Vrf, Linux allows 15 characters")
+    nodes: NodeRange | None = Field(None, description='GPU nodes of this tenant, 1-based: "5" or "1-32"; absent: every node no other tenant names')
+    l3_vni: int | None = Field(None, ge=1, le=16777214, description="the tenant VRF's L3 VNI; default: evpn.l3_vni_base + tenant number")
+    route_target: RouteTarget | None = Field(None, description="the tenant's route-target, ASN:NN; default: route_target_asn:l3_vni")
 
     @field_validator("name")
     @classmethod
@@ -338,13 +386,17 @@ class Evpn(_Strict):
     segments: Literal["per-rail", "per-tenant"] = Field(
         "per-rail", description="per-rail: one segment per rail and tenant; per-tenant: one segment per tenant (backend only)"
     )
-    tenants: list[Tenant] = Field(default_factory=lambda: [Tenant(name="ai")], min_length=1, max_length=MAX_TENANTS)
+    tenants: list[Tenant] = Field(
+        default_factory=lambda: [Tenant(name="ai")], min_length=1, max_length=MAX_TENANTS, description="tenant VRFs; default: one tenant 'ai' with every node"
+    )
     l2_vni_base: int = Field(10000, ge=1, le=16000000, description="segment n gets VNI l2_vni_base + n")
     l3_vni_base: int = Field(50000, ge=1, le=16000000, description="tenant n gets VNI l3_vni_base + n")
     vlan_base: int = Field(1000, ge=2, le=4000, description="segment n uses VLAN vlan_base + n on its leaves")
     l3_vlan_base: int = Field(3000, ge=2, le=4000, description="tenant n's L3 VNI uses VLAN l3_vlan_base + n")
-    route_target_asn: int | None = Field(None, ge=1, le=65535, description="default: the spines' ASN (2-byte)")
-    anycast_gateway_mac: str = Field("02:00:00:00:00:aa", pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+    route_target_asn: int | None = Field(None, ge=1, le=65535, description="the ASN part of every route-target (2-byte); default: the spines' ASN")
+    anycast_gateway_mac: str = Field(
+        "02:00:00:00:00:aa", pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$", description="the gateway MAC every leaf answers with in every segment"
+    )
 
     @model_validator(mode="after")
     def _tenants(self) -> Evpn:
@@ -365,6 +417,9 @@ class Uplinks(_Strict):
 
 
 class Backend(_Strict):
+    """The backend (GPU-to-GPU) network: RoCEv2 only, lossless, routed leaf/spine (or
+    leaf/spine/core) built per scalable unit."""
+
     design: Literal["rail-optimized", "rail-only", "top-of-rack"] = Field(
         "rail-optimized",
         description="rail-optimized: NIC i of every node in a unit to the leaf of rail i, leaves to spines; rail-only: each rail its own "
@@ -377,33 +432,35 @@ class Backend(_Strict):
         "single", description="top-of-rack: every NIC of a node on one leaf (single), or odd NICs on one leaf and even on its pair"
     )
     scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
     uplinks: Uplinks | None = Field(
         None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio"
     )
-    leaf: SwitchRole = SwitchRole()
-    spine: SwitchRole = SwitchRole()
+    leaf: SwitchRole = Field(SwitchRole(), description="the leaf switches (one per rail per scalable unit)")
+    spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
-    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
     planes: int = Field(1, ge=1, le=MAX_PLANES, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
-    routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
+    routing: Literal["ebgp", "vxlan-evpn"] = Field(
+        "ebgp", description="ebgp: a routed fabric, eBGP on every link (RFC 7938); vxlan-evpn: the same underlay with VXLAN EVPN segments and tenant VRFs"
+    )
     nic_addressing: Literal["p2p", "subnet"] = Field(
         "p2p", description="p2p: a routed /31 per NIC; subnet: one subnet per leaf behind a VLAN interface (ebgp only)"
     )
     subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of the leaf's GPU subnet (nic_addressing: subnet)")
-    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    mtu: int = Field(9216, ge=1500, le=9216, description="MTU of the switch ports, in bytes")
     host_mtu: int = Field(9000, ge=1280, le=9216, description="the NICs' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
-    bfd: Bfd = Bfd()
-    asn: AsnPlan = AsnPlan()
-    pools: Pools = Pools()
-    optics: Optics = Optics()
-    qos: Qos = Qos()
-    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
-    load_balancing: LoadBalancing = LoadBalancing()
+    bfd: Bfd = Field(Bfd(), description="BFD on the BGP sessions")
+    asn: AsnPlan = Field(AsnPlan(), description="BGP AS numbers")
+    pools: Pools = Field(Pools(), description="IPv4 address pools")
+    optics: Optics = Field(Optics(), description="transceivers; default: the catalog's for each cage")
+    qos: Qos = Field(Qos(), description="the lossless RoCEv2 profile (PFC, ECN, queuing)")
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: the QoS settings where that switch differs from qos")
+    load_balancing: LoadBalancing = Field(LoadBalancing(), description="how leaves and spines spread traffic over their uplinks")
     evpn: Evpn = Field(Evpn(), description="segments and tenants (routing: vxlan-evpn)")
-    bgp_security: BgpSecurity = BgpSecurity()
+    bgp_security: BgpSecurity = Field(BgpSecurity(), description="authentication, GTSM and prefix limits of the BGP sessions")
     management: Management | None = Field(None, description="this network's management settings, where they differ from the cluster's")
 
     @property
@@ -454,10 +511,13 @@ class Backend(_Strict):
 
 
 class HostPools(_DisjointPools):
-    loopbacks: Network
+    """A frontend or storage fabric's IPv4 address pools; none may overlap another. Given, the
+    section replaces the default pools whole: write every pool."""
+
+    loopbacks: Network = Field(description="a loopback (router ID, BGP source) per switch")
     vteps: Network | None = Field(None, description="a VTEP loopback per leaf (routing: vxlan-evpn)")
     hosts: Network = Field(description="server ports on the leaves: a /31 per port, or a subnet per leaf")
-    fabric_links: Network
+    fabric_links: Network = Field(description="a /31 per leaf-spine (and spine-core) link")
 
 
 
@@ -465,34 +525,36 @@ class HostFabric(_Strict):
     """A frontend or storage leaf/spine fabric. Servers attach with the ports their catalog entry
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
-    leaf: SwitchRole = SwitchRole(model="N9K-C93600CD-GX")
-    spine: SwitchRole = SwitchRole()
+    leaf: SwitchRole = Field(SwitchRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
+    spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
     tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3")
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
-    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth")
+    spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_leaves: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="3 tiers: leaves per pod (whole leaf pairs with attach: leaf-pair); default: as many as a spine takes")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth")
+    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
     attach: Literal["leaf-pair", "single-leaf"] = Field(
         "leaf-pair", description="leaf-pair: a server's ports alternate between two leaves, so one leaf can fail"
     )
     host_addressing: Literal["p2p", "subnet"] = Field(
         "p2p", description="p2p: a routed /31 per server port; subnet: one subnet per leaf behind a VLAN interface"
     )
-    subnet_vlan: int = Field(100, ge=2, le=4094)
-    mtu: int = Field(9216, ge=1500, le=9216, description="switch ports")
+    subnet_vlan: int = Field(100, ge=2, le=4094, description="VLAN of each leaf's server subnet (host_addressing: subnet)")
+    mtu: int = Field(9216, ge=1500, le=9216, description="MTU of the switch ports, in bytes")
     host_mtu: int = Field(9000, ge=1280, le=9216, description="the servers' MTU; every hop must carry it (plus 50 bytes over VXLAN)")
-    bfd: Bfd = Bfd()
-    asn: AsnPlan
-    pools: HostPools
-    optics: Optics = Optics()
+    bfd: Bfd = Field(Bfd(), description="BFD on the BGP sessions")
+    asn: AsnPlan = Field(description="BGP AS numbers")
+    pools: HostPools = Field(description="IPv4 address pools")
+    optics: Optics = Field(Optics(), description="transceivers; default: the catalog's for each cage")
     qos: Qos = Field(
         Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
     )
-    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: where it differs from qos")
-    load_balancing: LoadBalancing = LoadBalancing()
-    routing: Literal["ebgp", "vxlan-evpn"] = "ebgp"
+    qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: the QoS settings where that switch differs from qos")
+    load_balancing: LoadBalancing = Field(LoadBalancing(), description="how leaves and spines spread traffic over their uplinks")
+    routing: Literal["ebgp", "vxlan-evpn"] = Field(
+        "ebgp", description="ebgp: a routed fabric, eBGP on every link (RFC 7938); vxlan-evpn: the same underlay with a VXLAN EVPN segment per tenant"
+    )
     evpn: Evpn = Field(Evpn(tenants=[Tenant(name="servers")]), description="tenants (routing: vxlan-evpn); one segment per tenant")
-    bgp_security: BgpSecurity = BgpSecurity()
+    bgp_security: BgpSecurity = Field(BgpSecurity(), description="authentication, GTSM and prefix limits of the BGP sessions")
     management: Management | None = Field(None, description="this network's management settings, where they differ from the cluster's")
 
     @property
@@ -519,60 +581,62 @@ class HostFabric(_Strict):
         return self
 
 
-def _frontend_defaults() -> dict:
-    return {
-        "asn": AsnPlan(spine=65000, leaf_first=65001),
-        "pools": HostPools(
+# The frontend and storage fabrics' defaults differ only in their ASNs and pools, each apart from
+# the backend's (10.0.0.0/12) and from each other's, so all three can share the management core.
+class Frontend(HostFabric):
+    """The frontend (and converged storage) network: users, applications and storage reach the
+    nodes' frontend ports through it."""
+
+    asn: AsnPlan = Field(AsnPlan(spine=65000, leaf_first=65001), description="BGP AS numbers")
+    pools: HostPools = Field(
+        HostPools(
             loopbacks=IPv4Network("10.16.0.0/16"),
             vteps=IPv4Network("10.17.0.0/16"),
             hosts=IPv4Network("10.20.0.0/14"),
             fabric_links=IPv4Network("10.24.0.0/14"),
         ),
-    }
+        description="IPv4 address pools; given, the section replaces the defaults whole",
+    )
+    storage: Literal["converged", "separate"] = Field(
+        "converged", description="converged: storage ports share the frontend fabric (as the whitepaper); separate: a storage fabric of its own"
+    )
 
 
-def _storage_defaults() -> dict:
-    return {
-        "asn": AsnPlan(spine=65200, leaf_first=65201),
-        "pools": HostPools(
+class StorageFabric(HostFabric):
+    """A storage network of its own (frontend.storage: separate) between the nodes' storage ports
+    and the storage servers."""
+
+    asn: AsnPlan = Field(AsnPlan(spine=65200, leaf_first=65201), description="BGP AS numbers")
+    pools: HostPools = Field(
+        HostPools(
             loopbacks=IPv4Network("10.32.0.0/16"),
             vteps=IPv4Network("10.33.0.0/16"),
             hosts=IPv4Network("10.36.0.0/14"),
             fabric_links=IPv4Network("10.40.0.0/14"),
         ),
-    }
-
-
-class Frontend(HostFabric):
-    storage: Literal["converged", "separate"] = Field(
-        "converged", description="converged: storage ports share the frontend fabric (as the whitepaper); separate: a storage fabric of its own"
+        description="IPv4 address pools; given, the section replaces the defaults whole",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _defaults(cls, data: object) -> object:
-        return {**_frontend_defaults(), **data} if isinstance(data, dict) else data
-
-
-class StorageFabric(HostFabric):
-    @model_validator(mode="before")
-    @classmethod
-    def _defaults(cls, data: object) -> object:
-        return {**_storage_defaults(), **data} if isinstance(data, dict) else data
 
 
 class Servers(_Strict):
-    model: Pid
-    count: int = Field(ge=0, le=MAX_SERVERS)
+    """Storage or management servers: a catalog model and how many. Their ports attach to the
+    frontend (or storage) fabric and the OOB network as the catalog entry lists them."""
+
+    model: Pid = Field(description="server model (PID) from the catalog, e.g. AFF-A90 or UCSC-C225-M8S")
+    count: int = Field(ge=0, le=MAX_SERVERS, description="how many")
 
 
 class ConsoleServers(_Strict):
-    model: Pid = "C8300-1N1S-4T2X"
+    """Console servers whose async serial lines reach every switch's console port."""
+
+    model: Pid = Field("C8300-1N1S-4T2X", description="console server model (PID) from the catalog")
     module: Pid = Field("NIM-24A", description="async serial module, one per slot")
     count: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="optional: at least what the console ports need")
 
 
 class OobPools(_DisjointPools):
+    """The OOB network's IPv4 address pools; none may overlap another."""
+
     management: Network = Field(IPv4Network("172.16.0.0/16"), description="a subnet per OOB switch for every management port")
     uplinks: Network = Field(IPv4Network("172.31.255.0/24"), description="/31s from OOB switches to the management core")
 
@@ -582,20 +646,24 @@ class Oob(_Strict):
     """Out-of-band management: copper access switches for every mgmt0, BMC, host management NIC,
     PDU and console server; console servers for every switch's console port."""
 
-    switch: SwitchRole = SwitchRole(model="N9K-C93108TC-FX3")
+    switch: SwitchRole = Field(SwitchRole(model="N9K-C93108TC-FX3"), description="the copper OOB access switches (NX-OS only)")
     uplinks: int = Field(2, ge=0, le=64, description="routed uplinks per OOB switch to the management core (the intent's edge)")
     vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
-    console: ConsoleServers = ConsoleServers()
-    pools: OobPools = OobPools()
+    console: ConsoleServers = Field(ConsoleServers(), description="the console servers")
+    pools: OobPools = Field(OobPools(), description="IPv4 address pools")
     management: Management | None = Field(None, description="the OOB switches' management settings, where they differ from the cluster's")
 
 
 class Appliances(_Strict):
-    model: Pid
-    count: int = Field(1, ge=1, le=1000)
+    """Appliances the network does not configure but the BOM lists."""
+
+    model: Pid = Field(description="appliance model (PID) from the catalog's 'appliances', e.g. ND-CLUSTER-L4")
+    count: int = Field(1, ge=1, le=1000, description="how many")
 
 
 class BomOptions(_Strict):
+    """How the bill of materials counts."""
+
     spares_percent: int = Field(0, ge=0, le=100, description="extra optics and cables, rounded up per row")
     counting: Literal["cabled", "populate-all"] = Field(
         "cabled",
@@ -615,10 +683,10 @@ class Layout(_Strict):
 
     rack_units: int = Field(42, ge=8, le=60, description="usable rack units per rack")
     racks: int | None = Field(None, ge=1, le=100_000, description="racks available; the build fails if the design needs more")
-    racks_per_row: int = Field(10, ge=1, le=1000)
+    racks_per_row: int = Field(10, ge=1, le=1000, description="racks in one row before the next row starts")
     gpu_nodes_per_rack: int = Field(4, ge=1, le=64, description="usually power and cooling, not rack units, set this")
     network_racks: Literal["start", "middle", "end"] = Field("end", description="where the network racks stand in each row sequence")
-    rack_width_m: float = Field(0.6, gt=0, le=2)
+    rack_width_m: float = Field(0.6, gt=0, le=2, description="width of a rack in metres, for runs along a row")
     row_pitch_m: float = Field(3.0, gt=0, le=20, description="distance from one row to the next (rack depth + aisle)")
     tray_height_m: float = Field(0.5, ge=0, le=5, description="from a rack's top to the overhead cable tray")
     slack_m: float = Field(2.0, ge=0, le=20, description="added to every estimated run for dressing and service loops")
@@ -634,20 +702,20 @@ class Naming(_Strict):
     """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
     {node} (1-based within its scalable unit), {pod} and {plane} (1-based; 3-tier and planes)."""
 
-    gpu_node: str = "gpu{index:04d}"
-    leaf: str = "be-su{su:02d}-leaf{rail}"
-    spine: str = "be-spine{index:02d}"
-    core: str = Field("be-core{index:02d}", description="3 tiers: the core (super-spine) switches")
-    frontend_leaf: str = "fe-leaf{index:02d}"
-    frontend_spine: str = "fe-spine{index:02d}"
-    frontend_core: str = Field("fe-core{index:02d}", description="3 tiers: the frontend core switches")
-    storage_leaf: str = "st-leaf{index:02d}"
-    storage_spine: str = "st-spine{index:02d}"
-    storage_core: str = Field("st-core{index:02d}", description="3 tiers: the storage core switches")
-    storage_node: str = "storage{index:02d}"
-    management_node: str = "mgmt{index:02d}"
-    oob_switch: str = "oob{index:02d}"
-    console_server: str = "console{index:02d}"
+    gpu_node: NamePattern = Field("gpu{index:04d}", description="names of the GPU nodes")
+    leaf: NamePattern = Field("be-su{su:02d}-leaf{rail}", description="names of the backend leaves ({rail} is the first rail the leaf serves)")
+    spine: NamePattern = Field("be-spine{index:02d}", description="names of the backend spines")
+    core: NamePattern = Field("be-core{index:02d}", description="3 tiers: names of the core (super-spine) switches")
+    frontend_leaf: NamePattern = Field("fe-leaf{index:02d}", description="names of the frontend leaves")
+    frontend_spine: NamePattern = Field("fe-spine{index:02d}", description="names of the frontend spines")
+    frontend_core: NamePattern = Field("fe-core{index:02d}", description="3 tiers: names of the frontend core switches")
+    storage_leaf: NamePattern = Field("st-leaf{index:02d}", description="names of the storage leaves (frontend.storage: separate)")
+    storage_spine: NamePattern = Field("st-spine{index:02d}", description="names of the storage spines")
+    storage_core: NamePattern = Field("st-core{index:02d}", description="3 tiers: names of the storage core switches")
+    storage_node: NamePattern = Field("storage{index:02d}", description="names of the storage servers")
+    management_node: NamePattern = Field("mgmt{index:02d}", description="names of the management servers")
+    oob_switch: NamePattern = Field("oob{index:02d}", description="names of the OOB switches")
+    console_server: NamePattern = Field("console{index:02d}", description="names of the console servers")
 
     @field_validator("*")
     @classmethod
@@ -656,26 +724,42 @@ class Naming(_Strict):
         return check_pattern(pattern, NAMING_FIELDS, check=check_hostname)
 
 
-NAMING_FIELDS = ("index", "su", "rail", "node", "pod", "plane")
+
+def _intent_as_written(schema: dict) -> None:
+    """The JSON Schema of the intent as a file holds it: `name` may be left out (load_intent takes
+    the file name), and exactly one of `gpus` and `nodes` is given (`_gpus_or_nodes`)."""
+    schema["required"] = [key for key in schema.get("required", ()) if key != "name"]
+    if not schema["required"]:
+        del schema["required"]
+    schema["oneOf"] = [
+        {"required": ["gpus"], "properties": {"gpus": {"type": "integer"}}},
+        {"required": ["nodes"], "properties": {"nodes": {"type": "integer"}}},
+    ]
 
 
 class Intent(_Strict):
-    name: str = Field(description="fabric name; the build goes to output/<name>/ (default: the file name)")
-    description: Text = ""
+    """An AI cluster as fabricgen builds it: the GPU count (or node count) and the GPU node model;
+    the backend fabric; optionally the frontend, storage and OOB networks, the servers they
+    carry, the racks and day-0 management. Every field but gpus/nodes has a default."""
+
+    model_config = ConfigDict(json_schema_extra=_intent_as_written)
+
+    name: FabricName = Field(description="fabric name; the build goes to output/<name>/ (default: the file name)")
+    description: Text = Field("", description="one line about this cluster, for the summary")
     catalog: list[Text] = Field([], max_length=MAX_CATALOG_FILES, description="extra catalog YAML files, relative to the intent (or under a --catalog-dir)")
-    gpus: int | None = Field(None, ge=1, le=MAX_GPUS)
-    nodes: int | None = Field(None, ge=1, le=MAX_GPUS)
-    gpu_node: Pid = Field("DGX-H100", description="GPU node model from the catalog")
-    naming: Naming = Naming()
-    backend: Backend = Backend()
+    gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="total GPU count, a whole number of GPU nodes; give this or nodes")
+    nodes: int | None = Field(None, ge=1, le=MAX_GPUS, description="GPU node count; give this or gpus")
+    gpu_node: Pid = Field("DGX-H100", description="GPU node model from the catalog, e.g. DGX-H100, DGX-H200, DGX-B200")
+    naming: Naming = Field(Naming(), description="device name patterns")
+    backend: Backend = Field(Backend(), description="the backend (GPU-to-GPU) network")
     frontend: Frontend | None = Field(None, description="frontend (and converged storage) network; absent: not built")
     storage: StorageFabric | None = Field(None, description="a separate storage fabric (frontend.storage: separate)")
-    storage_nodes: Servers | None = None
-    management_nodes: Servers | None = None
+    storage_nodes: Servers | None = Field(None, description="storage servers on the storage (or converged frontend) fabric; absent: none")
+    management_nodes: Servers | None = Field(None, description="management servers on the frontend and OOB networks; absent: none")
     oob: Oob | None = Field(None, description="OOB management and console network; absent: not built")
     management_platform: Appliances | None = Field(None, description="e.g. a Nexus Dashboard cluster: a BOM line item")
     layout: Layout | None = Field(None, description="racks and rows; absent: no cable lengths, media as the intent or catalog default")
-    bom: BomOptions = BomOptions()
+    bom: BomOptions = Field(BomOptions(), description="how the bill of materials counts")
     management: Management | None = Field(
         None, description="day-0 management and security of every switch (AAA, SSH, NTP, syslog, SNMPv3, ACLs, boot image); absent: configs a push refuses to replace"
     )

@@ -24,6 +24,7 @@ import netaddr
 from pydantic import BaseModel, ConfigDict, Field
 
 from fabricgen.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
+from fabricgen.design.graph import Network
 from fabricgen.errors import LabError, Problem
 from fabricgen.render.twin import HOST_TWIN_DIR, OVERLAY_FILE, TWIN_DIR
 from fabricgen.sorting import natural_key
@@ -361,8 +362,8 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     # per-device indexes, so each device below reads only its own rows (linear in the build)
     links_of = links_by_device(links)
     rows_of: dict[str, list[AddressRow]] = defaultdict(list)
-    for row in addresses:
-        rows_of[row.device].append(row)
+    for address_row in addresses:
+        rows_of[address_row.device].append(address_row)
 
     switches = {}
     keyed_peers: dict[str, set[str]] = {}
@@ -388,12 +389,12 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     sessions = []
     for link in links:
         if link.kind == "fabric" and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
-            for near, far in ((link.a, link.b), (link.b, link.a)):
-                far_address = far.address.split("/")[0]
-                sessions.append(Session(near.device, near.address.split("/")[0], far.device, far_address, link.cable, far_address in keyed_peers[near.device]))
+            a_address, b_address = link.a.address.split("/")[0], link.b.address.split("/")[0]
+            for near, near_address, far, far_address in ((link.a, a_address, link.b, b_address), (link.b, b_address, link.a, a_address)):
+                sessions.append(Session(near.device, near_address, far.device, far_address, link.cable, far_address in keyed_peers[near.device]))
 
     uplinks = {name: [l for l in links_of[name] if l.kind == "fabric"] for name, s in switches.items() if s.role == "leaf"}
-    host_blocks = {}
+    host_blocks: dict[str, tuple[str, ...]] = {}
     for name, switch in switches.items():
         if switch.role != "leaf":
             continue
@@ -405,7 +406,7 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
             host_blocks[name] = _announced(switch.frr_conf, [netaddr.IPNetwork(a).cidr for a in server], str(build_dir / switch.frr_source))
 
     owner = {r.address.split("/")[0]: r.device for r in addresses if r.address}
-    design = topology.graph.fabrics[network].get("design")
+    design = topology.graph.fabrics[Network(network)].get("design")  # a Network: `network in fabrics` above
     plan = LabPlan(
         build_dir, lab_id_of(build_dir), network, topology.graph.name, switches, nodes, links, sessions, host_blocks, uplinks, owner, [],
         design if isinstance(design, str) else None, _components(switches, links),
@@ -556,7 +557,7 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
         units[node.scalable_unit].append(node)
     unit_keys = sorted(units, key=lambda k: (k is None, k or 0))
     position = {node.name: i for members in units.values() for i, node in enumerate(members)}
-    segment_of = {}  # leaf, address -> the EVPN segment it sits in
+    segment_of: dict[tuple[str, str], Segment | None] = {}  # leaf, address -> the EVPN segment it sits in
     probes = []
     for node in nodes:
         next_node = nodes[(order[node.name] + 1) % len(nodes)]
@@ -603,7 +604,7 @@ def _routed_path(source: LabSwitch, target: LabSwitch) -> tuple[str, ...]:
     return ("leaf", "spine", "leaf", "node")
 
 
-def _segment(plan: LabPlan, nic: LabNic, cache: dict) -> Segment | None:
+def _segment(plan: LabPlan, nic: LabNic, cache: dict[tuple[str, str], Segment | None]) -> Segment | None:
     key = (nic.leaf, nic.address)
     if key not in cache:
         address = netaddr.IPAddress(_host(nic.address))

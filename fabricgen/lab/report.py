@@ -1,15 +1,18 @@
-"""Lab results as terminal tables (rich) and as one Markdown report."""
+"""Lab results as terminal tables (rich), as one Markdown report and as JSON (`VerificationJson`,
+`RunJson`: the documented shapes of `lab verify --json` and `lab run --json`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.table import Table
 
 from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.session import FailureReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
+from fabricgen.trust import printable
 
 MAX_ROWS = 24  # per table on a terminal; the Markdown report has every row
 
@@ -26,8 +29,8 @@ def up_lines(report: UpReport) -> list[str]:
     p = report.plan
     lines = [
         (
-            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches)} switches, {servers(p)}, "
-            f"{len(p.links)} links (veth pairs) in {report.seconds:.2f} s"
+            f"lab {p.lab_id} up: {p.network} of {p.fabric}: {len(p.switches):,} switches, {servers(p)}, "
+            f"{len(p.links):,} links (veth pairs) in {report.seconds:.2f} s"
         ),
         f"FRR: {report.frr_daemons} daemons, {report.frr_rss_mib:.0f} MiB resident; lldpd: {report.lldpd_processes} processes, {report.lldpd_rss_mib:.0f} MiB",
     ]
@@ -55,13 +58,13 @@ def servers(plan: LabPlan) -> str:
     """The servers, as "4 GPU nodes" or, with other servers, "44 servers (32 GPU nodes, 4 storage nodes, 8 management nodes)"."""
     counts = Counter(node.role for node in plan.nodes.values())
     if set(counts) <= {"gpu-node"}:
-        return f"{len(plan.nodes)} GPU nodes"
+        return f"{len(plan.nodes):,} GPU nodes"
     parts = [
         f"{counts[role]} {role.replace('-', ' ').replace('gpu', 'GPU')}{'s' if counts[role] != 1 else ''}"
         for role in ("gpu-node", "storage-node", "management-node")
         if counts[role]
     ]
-    return f"{len(plan.nodes)} servers ({', '.join(parts)})"
+    return f"{len(plan.nodes):,} servers ({', '.join(parts)})"
 
 
 def convergence_line(v: Verification) -> str:
@@ -125,3 +128,120 @@ def markdown(report: RunReport) -> str:
             lines.append("")
         lines += [f"- note: {n}" for n in v.notes]
     return "\n".join(lines) + "\n"
+
+
+# --- JSON (`lab verify --json`, `lab run --json`) -------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+Cell = str | int | float | None
+
+
+class CheckJson(_Strict):
+    name: str  # BGP, BFD, ECMP, LLDP, EVPN, traffic
+    passed: bool | None  # null: not checked
+    summary: str
+    seconds: float
+    columns: list[str]
+    rows: list[list[Cell]]  # every row (the terminal shows the failing ones first, at most MAX_ROWS)
+    row_ok: list[bool]  # per row: as planned
+
+
+class VerificationJson(_Strict):
+    """`fabricgen lab verify --json`."""
+
+    passed: bool
+    converged: bool
+    convergence_seconds: float | None  # since the last config load or failure; null: converged at the first look
+    checks: list[CheckJson]
+    notes: list[str]
+
+
+class UpJson(_Strict):
+    lab_id: str
+    network: str
+    fabric: str
+    switches: int
+    servers: int
+    links: int  # veth pairs, one per cable
+    seconds: float
+    converged: bool
+    convergence_seconds: float | None
+    frr_daemons: int
+    frr_rss_mib: float
+    lldpd_processes: int
+    lldpd_rss_mib: float
+    keys_given: list[str]  # secret names filled from the environment or the secrets file
+    keys_generated: list[str]  # secret names given a random value for this lab
+    notes: list[str]
+
+
+class FailureJson(_Strict):
+    action: str  # fail, restore
+    what: str
+    converged: bool
+    convergence_seconds: float | None
+    bfd_detect_ms: int | None
+
+
+class RoundJson(_Strict):
+    name: str  # after up, <failure>, <failure>, restored
+    failure: FailureJson | None
+    verification: VerificationJson
+
+
+class RunJson(_Strict):
+    """`fabricgen lab run --json`."""
+
+    passed: bool
+    up: UpJson
+    rounds: list[RoundJson]
+
+
+def _cell(value: object) -> Cell:
+    return value if value is None or isinstance(value, int | float) else printable(value)
+
+
+def verification_json(v: Verification) -> VerificationJson:
+    return VerificationJson(
+        passed=v.passed,
+        converged=v.converged,
+        convergence_seconds=v.convergence_seconds,
+        checks=[
+            CheckJson(
+                name=check.name, passed=check.passed, summary=printable(check.summary), seconds=round(check.seconds, 3),
+                columns=list(check.columns), rows=[[_cell(cell) for cell in row] for row in check.rows], row_ok=list(check.row_ok),
+            )
+            for check in v.checks
+        ],
+        notes=[printable(note) for note in v.notes],
+    )
+
+
+def up_json(report: UpReport) -> UpJson:
+    p = report.plan
+    return UpJson(
+        lab_id=p.lab_id, network=p.network, fabric=p.fabric, switches=len(p.switches), servers=len(p.nodes), links=len(p.links),
+        seconds=round(report.seconds, 3), converged=report.converged, convergence_seconds=report.convergence_seconds,
+        frr_daemons=report.frr_daemons, frr_rss_mib=round(report.frr_rss_mib, 1), lldpd_processes=report.lldpd_processes,
+        lldpd_rss_mib=round(report.lldpd_rss_mib, 1), keys_given=list(report.keys_given), keys_generated=list(report.keys_generated),
+        notes=[printable(note) for note in report.notes],
+    )
+
+
+def failure_json(f: FailureReport) -> FailureJson:
+    return FailureJson(action=f.action, what=printable(f.what), converged=f.converged, convergence_seconds=f.convergence_seconds, bfd_detect_ms=f.bfd_detect_ms)
+
+
+def run_json(report: RunReport) -> RunJson:
+    return RunJson(
+        passed=report.passed,
+        up=up_json(report.up),
+        rounds=[
+            RoundJson(name=printable(name), failure=failure_json(failure) if failure is not None else None, verification=verification_json(v))
+            for name, v, failure in report.rounds
+        ],
+    )

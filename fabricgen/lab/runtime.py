@@ -30,11 +30,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricgen import __version__
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import keys
 from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
 from fabricgen.secrets import Secrets
+from fabricgen.version import __version__
 
 STATE_ROOT = Path(os.environ.get("FABRICGEN_LAB_STATE", "/run/fabricgen/lab"))
 FRR_BIN = Path("/usr/lib/frr")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,8 +50,17 @@ class RunReport:
         return all(v.passed for _, v, _ in self.rounds) and all(f is None or f.converged for _, _, f in self.rounds)
 
 
-def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> UpReport:
+Progress = Callable[[str], None]  # hears the name of each step as it starts (the command's progress)
+
+
+def _silent(_step: str) -> None:
+    pass
+
+
+def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None, progress: Progress = _silent) -> UpReport:
+    progress("boot: namespaces, links, FRR")
     state, plan = runtime.lab_up(build_dir, network, secrets_file)
+    progress("convergence")
     converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
     memory = process_memory(state)
     frr, lldpd = memory.get("frr", (0, 0.0)), memory.get("lldpd", (0, 0.0))
@@ -78,10 +88,10 @@ def process_memory(state: runtime.LabState) -> dict[str, tuple[int, float]]:
     return {kind: (count, kib / 1024) for kind, (count, kib) in totals.items()}
 
 
-def check(build_dir: Path, timeout: float = 60.0) -> Verification:
+def check(build_dir: Path, timeout: float = 60.0, progress: Progress = _silent) -> Verification:
     state, plan = runtime.running_lab(build_dir)
     since = max(state.loaded_at, *(f["at"] for f in state.failures)) if state.failures else state.loaded_at
-    return verify(plan, state, timeout, since)
+    return verify(plan, state, timeout, since, progress)
 
 
 def parse_link(plan: LabPlan, text: str) -> dict:
@@ -165,7 +175,7 @@ def failure_rounds(plan: LabPlan) -> list[tuple[str, str | None, str | None, boo
     """(name, --link, --device, silent) of each failure `run` applies: a silent uplink failure on the
     first leaf that has an uplink, the first spine down, the first core down; a round the fabric has
     nothing for (a rail-only fabric with no spine: no uplink, no spine) is left out."""
-    rounds = []
+    rounds: list[tuple[str, str | None, str | None, bool]] = []
     leaf = next((n for n in sorted(plan.uplinks, key=natural_key) if plan.switches[n].role == "leaf" and plan.uplinks[n]), None)
     if leaf is not None:
         uplink = plan.uplinks[leaf][0].end(leaf).port
@@ -177,18 +187,21 @@ def failure_rounds(plan: LabPlan) -> list[tuple[str, str | None, str | None, boo
     return rounds
 
 
-def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None) -> RunReport:
+def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None, progress: Progress = _silent) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
-    when something fails on the way."""
-    report = RunReport(up(build_dir, network, timeout, secrets_file))  # refuses a lab that is already up, before the try
+    when something fails on the way. `progress` hears each step as it starts."""
+    report = RunReport(up(build_dir, network, timeout, secrets_file, lambda step: progress(f"up: {step}")))  # refuses a lab that is already up, before the try
     try:
-        report.rounds.append(("after up", check(build_dir, timeout), None))
+        report.rounds.append(("after up", check(build_dir, timeout, lambda step: progress(f"verify: {step}")), None))
         for name, link, device, silent in failure_rounds(report.up.plan):
+            progress(f"fail {name}")
             failure = fail(build_dir, link, device, silent, timeout)
-            report.rounds.append((name, check(build_dir, timeout), failure))
+            report.rounds.append((name, check(build_dir, timeout, lambda step, name=name: progress(f"{name}: verify: {step}")), failure))
+            progress(f"{name}: restore")
             restored = restore(build_dir, timeout=timeout)[0]
-            report.rounds.append((f"{name}, restored", check(build_dir, timeout), restored))
+            report.rounds.append((f"{name}, restored", check(build_dir, timeout, lambda step, name=name: progress(f"{name}, restored: verify: {step}")), restored))
     finally:
+        progress("down")
         down(build_dir)
     return report

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fabricgen.lab import lldp
@@ -178,18 +179,25 @@ def _bgp_states(namespace: str) -> dict[str, str]:
     return {address: p.get("state", "?") for address, p in summary.get("ipv4Unicast", {}).get("peers", {}).items()}
 
 
-def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float | None = None) -> Verification:
+def verify(plan: LabPlan, state: LabState, timeout: float = 60.0, since: float | None = None, progress: Callable[[str], None] | None = None) -> Verification:
+    """Every check of the lab against its plan; `progress` hears the name of each step as it starts."""
+    say = progress or (lambda _step: None)
     failed = Failed.of(plan, state)
     started = time.perf_counter()
+    say("convergence")
     converged, seconds, snap, looks = wait_converged(plan, state, since if since is not None else state.loaded_at, timeout)
     if looks == 1:
         seconds = None  # already converged when verify first looked: nothing to time
     waited = time.perf_counter() - started
+    say("BGP, BFD, ECMP")
     checks = [bgp_check(plan, failed, snap, authenticated(plan, failed)), bfd_check(plan, failed, snap), ecmp_check(plan, failed, snap)]
     checks[0].seconds = waited
+    say("LLDP")
     checks.append(_timed(lldp_check, plan, failed))
     if any(s.vtep for s in plan.switches.values()):
+        say("EVPN")
         checks.append(_timed(evpn_check, plan, failed))
+    say("traffic")
     checks.append(_timed(traffic_check, plan, failed))
     return Verification(checks, converged, seconds, list(state.notes))
 

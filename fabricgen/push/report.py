@@ -1,4 +1,5 @@
-"""How `fabricgen push` shows a rollout: each device's diff, then one result table.
+"""How `fabricgen push` shows a rollout: each device's diff, then one result table; or, for
+`push --json`, the rollout as one document (`PushJson`).
 
 Diffs and messages come from the devices: every piece of them is escaped (`trust.printable`: no
 control character reaches the terminal) and shown as plain text (no rich markup), so a device
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
@@ -56,10 +58,10 @@ def result_table(rollout: Rollout) -> Table:
 
 def summary(rollout: Rollout) -> str:
     counts = Counter(result.outcome for result in rollout.results)
-    text = ", ".join(f"{count} {outcome.value}" for outcome, count in sorted(counts.items(), key=lambda item: list(Outcome).index(item[0])))
+    text = ", ".join(f"{count:,} {outcome.value}" for outcome, count in sorted(counts.items(), key=lambda item: list(Outcome).index(item[0])))
     if not rollout.committed:
-        return f"dry run of {len(rollout.results)} device(s): {text}; nothing was changed (add --commit to apply)"
-    return f"commit of {len(rollout.results)} device(s): {text}" + (f"; stopped: {rollout.stopped}" if rollout.stopped else "")
+        return f"dry run of {len(rollout.results):,} device(s): {text}; nothing was changed (add --commit to apply)"
+    return f"commit of {len(rollout.results):,} device(s): {text}" + (f"; stopped: {rollout.stopped}" if rollout.stopped else "")
 
 
 def _plain(text: str) -> str:
@@ -72,4 +74,56 @@ def _changed_lines(diff: str) -> int:
     return sum(
         1 for line in diff.splitlines()
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    )
+
+
+# --- JSON (`push --json`) ---------------------------------------------------------------------------
+
+
+class DeviceJson(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    device: str
+    role: str
+    network: str
+    nos: str
+    host: str
+    stage: str  # preflight, canary, batch N; empty when not attempted
+    outcome: str  # unchanged, would change, committed, rolled back, failed, not attempted
+    ok: bool
+    seconds: float
+    diff_lines: int  # added and removed lines of its diff
+    diff: str  # the device's diff against the build, secrets masked
+    message: str
+
+
+class PushJson(BaseModel):
+    """`fabricgen push --json`: the rollout, device by device in build order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    committed: bool  # --commit was asked (otherwise a dry run: nothing changed)
+    ok: bool  # every device succeeded (the exit code is 0)
+    stopped: str  # why the rollout stopped early; empty when it did not
+    counts: dict[str, int]  # per outcome
+    devices: list[DeviceJson]
+
+
+def push_json(rollout: Rollout) -> PushJson:
+    """The rollout as data; every string from a device escaped as on the terminal (`printable`),
+    line by line for a diff so it keeps its lines."""
+    counts = Counter(result.outcome.value for result in rollout.results)
+    return PushJson(
+        committed=rollout.committed,
+        ok=rollout.ok,
+        stopped=printable(rollout.stopped),
+        counts={outcome.value: counts[outcome.value] for outcome in Outcome if counts[outcome.value]},
+        devices=[
+            DeviceJson(
+                device=printable(r.target.name), role=printable(r.target.role), network=printable(r.target.network), nos=printable(r.target.nos),
+                host=printable(r.target.host), stage=r.stage, outcome=r.outcome.value, ok=r.ok, seconds=round(r.seconds, 2),
+                diff_lines=_changed_lines(r.diff), diff="".join(printable(line) + "\n" for line in r.diff.splitlines()), message=printable(r.message),
+            )
+            for r in rollout.results
+        ],
     )

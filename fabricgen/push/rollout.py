@@ -151,8 +151,9 @@ class DeviceSession:
             timeout=self.options.connect_timeout, optional_args=self.options.verification.driver_args(target),
         )
 
-    def clean(self, text: str) -> str:
-        """A device's or driver's words with every secret value and the password masked."""
+    def clean(self, text: object) -> str:
+        """A device's or driver's words (a text or an exception) with every secret value and the
+        password masked."""
         return self.credentials.scrub(self.secrets.mask(str(text)))
 
 

@@ -144,7 +144,7 @@ def simple_table(text: str, header: list[str]) -> list[dict[str, str]]:
             spans = [match.span() for match in re.finditer(r"-+", lines[index + 1])]
             if len(spans) != len(header):
                 raise AnswerError(f"the table has {len(spans)} columns, not {len(header)}")
-            rows = []
+            rows: list[dict[str, str]] = []
             for row in lines[index + 2 :]:
                 if len(rows) >= MAX_ENTRIES:
                     raise AnswerError(f"more than {MAX_ENTRIES} rows")

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from netaddr import IPNetwork
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.host_config import HostConfig, HostNic
 from fabricgen.render.environment import environment
 from fabricgen.render.twin import HOST_TWIN_DIR
@@ -55,11 +55,11 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
         base = f"hosts/{host.hostname}"
         if host.appliance:
             files[f"{base}/nic-qos.txt"] = env.get_template("hosts/ontap.txt.j2").render(
-                host=host, netmask=_netmask, routes_of=_gateway_routes, version=__version__
+                host=host, netmask=_netmask, routes_of=_gateway_routes, version=version.RELEASE
             )
             # the same addresses and routes as netplan, for the lab to run the appliance as Linux
             files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
-                host=host, version=__version__, twin=True
+                host=host, version=version.RELEASE, twin=True
             )
             continue
         if host.rdma:
@@ -74,9 +74,9 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
                 host=host,
                 setup=setup,
                 nics=[NicLines(nic.port, nic.nic, nic.network, nic.switch, nic.switch_port, nic.cable, nic.cidr, body(nic, names[nic.port])) for nic in host.nics],
-                version=__version__,
+                version=version.RELEASE,
             )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=version.RELEASE, twin=False)
     return files
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import AaaServers, BgpSecurity, Management
 from fabricgen.intent.model import Bfd, LoadBalancing, PfcWatchdog
@@ -213,7 +213,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
             queuing.append(QueuingPolicy(queuing_policy_name(speed), speed, ecn.min_kbytes, ecn.max_kbytes, ecn.drop_probability))
     text = environment().get_template("nxos/switch.cfg.j2").render(
         c=config,
-        version=__version__,
+        version=version.RELEASE,
         qos_policy=QOS_POLICY,
         network_qos_policy=NETWORK_QOS_POLICY,
         queuing=queuing,

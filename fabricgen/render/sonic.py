@@ -13,7 +13,7 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
@@ -116,7 +116,7 @@ def render_sonic(config: DeviceConfig) -> dict[str, str]:
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
     if config.bgp is not None:
         files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(
-            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=__version__
+            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE
         )
     return files
 

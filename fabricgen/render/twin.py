@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.device_config import DeviceConfig
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
@@ -27,7 +27,7 @@ def render_routing_twins(configs: Iterable[DeviceConfig]) -> dict[str, str]:
     template = environment().get_template("frr/frr.conf.j2")
     return {
         f"{TWIN_DIR}/{config.hostname}.conf": template.render(
-            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=__version__, twin=config.nos
+            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE, twin=config.nos
         )
         for config in configs
         if config.bgp is not None and config.nos != "sonic"

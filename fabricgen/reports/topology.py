@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring_ascii
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import Link
 from fabricgen.device_config import DeviceConfig, QosConfig
@@ -62,7 +62,7 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
     plan = c.addresses
     graph = {
         "name": c.intent.name,
-        "fabricgen_version": __version__,
+        "fabricgen_version": version.RELEASE,  # the release: a new commit changes no report
         "backend": {
             "gpus": s.gpus,
             "nodes": s.nodes,

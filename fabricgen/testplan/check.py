@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
 
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import Problem
@@ -132,11 +134,11 @@ def _by_content(result: PerftestResult | NcclResult, plan: TestPlan) -> Pair | R
     nccl-tests output by its ranks' hosts, its collective (a reduction op: all-reduce) and its
     library (rccl-tests says so in its header)."""
     if isinstance(result, PerftestResult):
-        found = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
-        return found[0] if len(found) == 1 else None
+        pairs = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
+        return pairs[0] if len(pairs) == 1 else None
     test = "all_reduce" if result.reduction else "alltoall"
-    found = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
-    return found[0] if len(found) == 1 else None
+    runs = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
+    return runs[0] if len(runs) == 1 else None
 
 
 def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
@@ -175,9 +177,23 @@ def _suspects(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
     return found
 
 
+class CheckJson(BaseModel):
+    """`fabricgen testplan check --json` (and --json-report FILE): every pair and run judged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fabric: str
+    passed: bool  # every measured result met the plan (the exit code is 0)
+    pairs: list[PairOutcome]
+    runs: list[RunOutcome]
+    suspect_links: list[dict]  # fabric links that only short pairs cross
+    not_measured: list[str]  # planned pairs and runs with no result file
+
+
 def as_json(result: CheckResult) -> str:
-    return json.dumps({"fabric": result.fabric, "passed": result.passed, "pairs": [asdict(p) for p in result.pairs],
-                       "runs": [asdict(r) for r in result.runs], "suspect_links": result.suspects, "not_measured": result.not_measured}, indent=1) + "\n"
+    document = CheckJson(fabric=result.fabric, passed=result.passed, pairs=result.pairs, runs=result.runs,
+                         suspect_links=result.suspects, not_measured=result.not_measured)
+    return json.dumps(document.model_dump(mode="json"), indent=1) + "\n"
 
 
 def as_markdown(result: CheckResult) -> str:

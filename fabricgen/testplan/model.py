@@ -3,7 +3,7 @@ back (strictly, through these models) by `fabricgen testplan check`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,7 +12,7 @@ from fabricgen.trust import Hostname, PortName, Token
 Gbps = Annotated[float, Field(ge=0, le=100_000)]
 GBps = Annotated[float, Field(ge=0, le=100_000)]
 Efficiency = Annotated[float, Field(gt=0, le=1)]
-PLAN_FORMAT = 1
+PLAN_FORMAT: Final = 1  # Final: mypy reads it as Literal[1], the type of TestPlan.format
 
 
 RESULTS_DIR = "results"  # where the plan's scripts write their outputs, inside the plan directory by default

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from fabricgen.build_dir import BuildFiles, CableRow
+from fabricgen.build_dir import REBUILD, BuildFiles, CableRow
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.sorting import natural_key
 from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
@@ -96,7 +96,7 @@ def read_backend(build: BuildFiles) -> Backend:
     topology = build.topology()
     graph = topology.graph
     design = str(graph.backend.get("design", "rail-optimized"))
-    tiers = int(graph.backend.get("tiers", 2))  # type: ignore[arg-type]
+    tiers = _tiers(build, graph.backend.get("tiers", 2))
     gpus, nodes = graph.backend.get("gpus"), graph.backend.get("nodes")
     gpus_per_node = gpus // nodes if isinstance(gpus, int) and isinstance(nodes, int) and nodes else 8
     switches = {n.id: n for n in topology.nodes if n.network == "backend" and n.role in ("leaf", "spine", "core")}
@@ -142,6 +142,15 @@ def read_backend(build: BuildFiles) -> Backend:
             hint="plan a build whose intent has a backend (GPU) fabric", file=str(build.root / "cabling.csv"),
         ))
     return backend
+
+
+def _tiers(build: BuildFiles, value: object) -> int:
+    """topology.json's graph.backend.tiers: 1, 2 or 3 (a plan's tiers); TestplanError otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 3:
+        return value
+    raise TestplanError(Problem(
+        f"tiers is {repr(value)[:40]}; expected 1, 2 or 3", hint=REBUILD, field=("graph", "backend", "tiers"), file=str(build.root / "topology.json"),
+    ))
 
 
 def _speed(text: str) -> int:

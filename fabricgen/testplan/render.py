@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from fabricgen import __version__
+from fabricgen import version
 from fabricgen.build_dir import Manifest
 from fabricgen.render.environment import environment
 from fabricgen.render.hosts import shell_names
@@ -64,7 +64,7 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
     """nodes/<node>.sh: the node's perftest servers and clients, round by round; in a round the
     servers first, then a wait (SERVER_WAIT) before the clients."""
     ports = sorted({(p.server if role == "server" else p.client).port for p, role in roles}, key=natural_key)
-    names = shell_names([_Port(port) for port in ports])
+    names = shell_names([_Port(port) for port in ports])  # type: ignore[misc]  # reads only .port; render/hosts.py types it HostNic
     by_round: dict[int, list[tuple[Pair, str]]] = defaultdict(list)
     for pair, role in roles:
         by_round[pair.round].append((pair, role))
@@ -79,7 +79,7 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
             steps.append(PairSide(pair.id, role, end, peer, names[end.port], pair.tcp_port, pair.qps))
         rounds.append((number, steps))
     return environment().get_template("testplan/node.sh.j2").render(
-        node=node, fabric=plan.fabric, version=__version__, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
+        node=node, fabric=plan.fabric, version=version.RELEASE, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
         round_count=max(p.round for p in plan.pairs), results_dir=RESULTS_DIR, seconds=PERFTEST_SECONDS, message_bytes=PERFTEST_SIZE,
         ports=[(names[port], port) for port in ports], rounds=rounds,
     )
@@ -95,9 +95,9 @@ def rank_env(plan: TestPlan) -> str:
     test binary. NCCL reads these names, and RCCL reads the same ones (RCCL is NCCL's port to ROCm;
     its environment variable reference lists the NCCL_* names)."""
     ports = list(dict.fromkeys(port for run in plan.runs for port in run.ports))
-    names = shell_names([_Port(port) for port in ports])
+    names = shell_names([_Port(port) for port in ports])  # type: ignore[misc]  # reads only .port; render/hosts.py types it HostNic
     return environment().get_template("testplan/rank-env.sh.j2").render(
-        fabric=plan.fabric, version=__version__, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
+        fabric=plan.fabric, version=version.RELEASE, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
         ports=[(names[port], port) for port in ports],
     )
 
@@ -105,14 +105,14 @@ def rank_env(plan: TestPlan) -> str:
 def run_script(plan: TestPlan, run: Run) -> str:
     """runs/<run-id>.sh: the run's mpirun command line, its output tee'd to results/<run-id>.txt."""
     return environment().get_template("testplan/run.sh.j2").render(
-        run=run, binary=f"{run.test}_perf", version=__version__, results_dir=RESULTS_DIR, test_args=TEST_ARGS
+        run=run, binary=f"{run.test}_perf", version=version.RELEASE, results_dir=RESULTS_DIR, test_args=TEST_ARGS
     )
 
 
 def markdown(plan: TestPlan) -> str:
     """testplan.md: the settings the tests use, the pairs and the runs with their expectations."""
     return environment().get_template("testplan/testplan.md.j2").render(
-        plan=plan, version=__version__, service_level=plan.qos.lossless_priority or 0,
+        plan=plan, version=version.RELEASE, service_level=plan.qos.lossless_priority or 0,
         round_count=max((p.round for p in plan.pairs), default=0),
         covered=len({c for p in plan.pairs for c in p.links}),
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import netaddr
@@ -140,7 +141,7 @@ def observed_links(plan: Plan, by_name: dict[str, Observation]) -> tuple[dict[Po
     return links, one_sided
 
 
-def _remote(neighbour: dict, roles: dict[str, str], planned_ports: dict[str, set[str]]) -> Point | None:
+def _remote(neighbour: dict, roles: Mapping[str, str], planned_ports: dict[str, set[str]]) -> Point | None:
     system = str(neighbour.get("remote_system_name") or "").strip()
     if not system:
         return None
@@ -305,7 +306,8 @@ def check_ports(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     for name, o in by_name.items():
         interfaces = o.answers.get("get_interfaces")
         first, second = o.answers.get("get_interfaces_counters"), o.second.get("get_interfaces_counters")
-        optics = o.answers.get("get_optics") if isinstance(o.answers.get("get_optics"), dict) else None
+        optics_answer = o.answers.get("get_optics")
+        optics = optics_answer if isinstance(optics_answer, dict) else None
         if optics == {}:  # a driver that reports no transceiver at all has no DOM to give (a lab's veths)
             findings.append(Finding("ports", INFO, name, "", "get_optics reports no transceiver on any port: optics not checked"))
             optics = None

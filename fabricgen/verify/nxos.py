@@ -62,9 +62,9 @@ def ecmp_widths(device) -> dict[str, int]:
             continue
         for family in rows(vrf, "TABLE_addrf", "ROW_addrf"):
             for prefix in rows(family, "TABLE_prefix", "ROW_prefix"):
-                name, hops = prefix.get("ipprefix"), prefix.get("ucast-nhops")
-                if isinstance(name, str) and str(hops).isdigit():
-                    widths[name] = int(hops)
+                name, hops = prefix.get("ipprefix"), _count(prefix.get("ucast-nhops"))
+                if isinstance(name, str) and hops is not None:
+                    widths[name] = hops
     return widths
 
 
@@ -76,14 +76,21 @@ def lossless_counters(device) -> dict[str, dict]:
         if not isinstance(name, str):
             continue
         priority = _priority(str(row.get("oper_vl_bmap", row.get("oper", ""))))
-        rx, tx = row.get("rx_ppp"), row.get("tx_ppp")
+        rx, tx = _count(row.get("rx_ppp")), _count(row.get("tx_ppp"))
         found[_long_name(name)] = {
-            "pfc_rx": {priority: int(rx)} if priority is not None and str(rx).isdigit() else {},
-            "pfc_tx": {priority: int(tx)} if priority is not None and str(tx).isdigit() else {},
+            "pfc_rx": {priority: rx} if priority is not None and rx is not None else {},
+            "pfc_tx": {priority: tx} if priority is not None and tx is not None else {},
             "pfcwd_storms": None,
             "ecn_marked": None,
         }
     return found
+
+
+def _count(value: object) -> int | None:
+    """A count NX-OS writes as a number or a string of ASCII digits; None for anything else (a
+    superscript digit passes str.isdigit but not int())."""
+    text = str(value)
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def _priority(bitmap: str) -> int | None:

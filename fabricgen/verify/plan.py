@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import netaddr
 
 from fabricgen.build_dir import BuildFiles
+from fabricgen.design.graph import Role
 from fabricgen.errors import FabricgenError
 from fabricgen.push.inventory import Target
 
@@ -78,7 +79,7 @@ class Plan:
     """Every expectation `verify` checks, by device."""
 
     targets: list[Target]
-    roles: dict[str, str]  # every device of the build -> its role
+    roles: dict[str, Role]  # every device of the build -> its role
     cables: list[Cable]
     by_end: dict[tuple[str, str], Cable]  # (device, port) -> its planned cable
     sessions: dict[str, dict[str, PlannedSession]]  # device -> peer address -> session
@@ -122,9 +123,11 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
     by_end = {(end.device, end.port): cable for cable in cables for end in (cable.a, cable.b)}
 
     links: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # (device, peer address) -> (port, subnet, peer device, peer port)
-    for row in build.ip_plan():
-        if row.device in polled and row.peer_address:
-            links[(row.device, row.peer_address)] = (row.interface, str(netaddr.IPNetwork(row.address).cidr), row.peer_device, row.peer_interface)
+    for address_row in build.ip_plan():
+        if address_row.device in polled and address_row.peer_address:
+            links[(address_row.device, address_row.peer_address)] = (
+                address_row.interface, str(netaddr.IPNetwork(address_row.address).cidr), address_row.peer_device, address_row.peer_interface
+            )
     sessions: dict[str, dict[str, PlannedSession]] = {}
     for target in targets:
         sessions[target.name] = {

@@ -7,6 +7,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.progress import Progress, TextColumn
 from rich.table import Table
@@ -41,8 +42,8 @@ def summary(result: Verification) -> str:
     counts = result.counts()
     reached = sum(o.reached for o in result.observations)
     verdict = "everything matches the build" if result.ok and not result.findings else ("no errors" if result.ok else "the fabric differs from the build")
-    return (f"{reached}/{len(result.observations)} devices reached; {counts[ERROR]} error(s), {counts[WARNING]} warning(s), "
-            f"{counts[INFO]} note(s): {verdict}")
+    return (f"{reached:,}/{len(result.observations):,} devices reached; {counts[ERROR]:,} error(s), {counts[WARNING]:,} warning(s), "
+            f"{counts[INFO]:,} note(s): {verdict}")
 
 
 def table(result: Verification) -> Table:
@@ -82,7 +83,43 @@ def render_markdown(result: Verification) -> str:
     return "\n".join(lines + ["## devices", ""] + devices) + "\n"
 
 
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindingJson(_Strict):
+    check: str  # reach, cabling, ports, routing, lossless, drift
+    severity: str  # error, warning, info
+    device: str
+    port: str
+    message: str
+    planned: str
+    found: str
+    detail: dict  # check-specific data (a drift finding: the device's full config diff)
+
+
+class DeviceJson(_Strict):
+    reached: bool
+    error: str  # why it was not reached
+    seconds: float
+    not_reported: list[str]  # getters its driver does not implement
+    getter_errors: dict[str, str]  # getter -> what went wrong
+
+
+class VerifyJson(_Strict):
+    """`fabricgen verify --json` (and --json-report FILE): the findings, worst check first."""
+
+    build_dir: str
+    ok: bool  # no error (the exit code is 0)
+    interval_seconds: float  # between the two counter samples
+    counts: dict[str, int]  # error, warning, info
+    notes: list[str]
+    findings: list[FindingJson]
+    devices: dict[str, DeviceJson]
+
+
 def render_json(result: Verification) -> str:
+    """The findings as `VerifyJson`."""
     counts = result.counts()
     document = {
         "build_dir": result.build_dir,
@@ -96,14 +133,17 @@ def render_json(result: Verification) -> str:
             for o in result.observations
         },
     }
-    return json.dumps(document, indent=2, sort_keys=False) + "\n"
+    return json.dumps(VerifyJson.model_validate(document).model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
 
 
 @contextmanager
-def progress(console: Console, devices: int):
-    """A live bar on a terminal; one plain line per device read otherwise (CI logs)."""
+def progress(console: Console, devices: int, quiet: bool = False):
+    """A live bar on a terminal; one plain line per device read otherwise (CI logs); nothing when quiet."""
+    if quiet:
+        yield lambda _o: None
+        return
     if console.is_terminal:
-        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
+        with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=console, transient=True, redirect_stdout=False) as bar:
             task = bar.add_task("reading", total=devices, last="")
             yield lambda o: bar.update(task, advance=1, last=f"{o.target.name}: {'read' if o.reached else 'not reached'}")
         return
@@ -112,6 +152,6 @@ def progress(console: Console, devices: int):
     def line(o: Observation) -> None:
         nonlocal done
         done += 1
-        console.print(f"[{done}/{devices}] {o.target.name}: {'read' if o.reached else 'not reached'} ({o.seconds:.1f} s)", markup=False)
+        console.print(f"[{done:,}/{devices:,}] {o.target.name}: {'read' if o.reached else 'not reached'} ({o.seconds:.1f} s)", markup=False)
 
     yield line

@@ -1,0 +1,121 @@
+"""`fabricgen export FORMAT BUILD_DIR [-o DIR]`: a build as the files other tools read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_OPTION, out, run_or_exit
+
+app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Write a build as the files other tools read: containerlab, batfish, nornir, ansible, netbox, diagram. "
+    "Each writes a directory (default BUILD_DIR-FORMAT), all of it or nothing; exit 2 on a bad build.",
+)
+
+OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The export directory (default: BUILD_DIR-FORMAT beside the build). Replaced as a whole.")
+
+
+def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable):
+    """Verify the build, render the format, write the directory; print where and how much. Returns the build."""
+    from fabricgen.export.files import default_destination, write_export
+    from fabricgen.export.source import open_build
+    from fabricgen.trust import printable
+
+    def action():
+        build = open_build(build_dir)
+        files = render(build)
+        destination = output or default_destination(build_dir, format_name)
+        return build, destination, len(files) + 1, write_export(build, files, destination)
+
+    build, destination, count, size = run_or_exit(action)
+    out.print(f"{printable(destination)}: {count:,} files ({size / 1e6:.1f} MB), {format_name} export of {build.name}", markup=False)
+    return build
+
+
+@app.command("containerlab")
+def containerlab_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    output: Path | None = OUTPUT_OPTION,
+    network: str = NETWORK_OPTION,
+    frr_image: str | None = typer.Option(None, "--frr-image", help="Image of the FRR nodes (default quay.io/frrouting/frr:10.5.1)."),
+    sonic_image: str | None = typer.Option(None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."),
+    host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
+) -> None:
+    """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
+    routing twins (SONiC switches as sonic-vs), servers as Linux nodes with their netplan, every
+    cable of the fabric a link."""
+    from fabricgen.export.containerlab import Images, render_containerlab
+
+    defaults = Images()
+    images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host)
+    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network, images))
+
+
+@app.command("batfish")
+def batfish_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+    """A Batfish snapshot: configs/ (NX-OS), sonic_configs/<switch>/ (SONiC) and
+    batfish/layer1_topology.json from the cabling plan. Secrets stay placeholders."""
+    from fabricgen.export.batfish import render_batfish
+
+    _export(build_dir, output, "batfish", render_batfish)
+
+
+@app.command("nornir")
+def nornir_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+    """A Nornir SimpleInventory (hosts.yaml, groups.yaml, defaults.yaml) of the build's switches,
+    platform = the NAPALM driver fabricgen push uses. No credentials."""
+    from fabricgen.export.nornir import render_nornir
+
+    _export(build_dir, output, "nornir", render_nornir)
+
+
+@app.command("ansible")
+def ansible_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+    """An Ansible YAML inventory (inventory.yaml) of the build's switches, grouped by NOS, network
+    and role. No credentials."""
+    from fabricgen.export.ansible import render_ansible
+
+    _export(build_dir, output, "ansible", render_ansible)
+
+
+@app.command("netbox")
+def netbox_command(
+    build_dir: Path = BUILD_DIR_ARG,
+    output: Path | None = OUTPUT_OPTION,
+    push_url: str | None = typer.Option(
+        None, "--push", metavar="URL", help="Also create the objects in the NetBox at URL (token from NETBOX_TOKEN; needs pip install 'fabricgen[netbox]')."
+    ),
+) -> None:
+    """NetBox bulk-import CSV files (NetBox 4.6): manufacturers, roles, platforms, device types,
+    site, racks, devices, interfaces, console ports, cables, IP addresses. With --push, the same
+    objects are created through NetBox's API (existing ones are left as they are); exit 1 when
+    some could not be created."""
+    from fabricgen.export.netbox import netbox_data, render_netbox
+    from fabricgen.export.netbox_push import connect, push, push_plan
+    from fabricgen.trust import printable
+
+    api = run_or_exit(lambda: connect(push_url, os.environ)) if push_url else None
+    build = _export(build_dir, output, "netbox", render_netbox)
+    if api is None:
+        return
+    result = push(push_plan(netbox_data(build)), api)
+    created, existing = sum(result.created.values()), sum(result.existing.values())
+    out.print(f"{printable(push_url)}: {created:,} objects created, {existing:,} already there, {len(result.failed):,} failed", markup=False)
+    for failure in result.failed[:50]:
+        out.print("  " + printable(failure), markup=False)
+    if result.failed:
+        raise typer.Exit(1)
+
+
+@app.command("diagram")
+def diagram_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+    """Graphviz (.dot), D2 (.d2) and Mermaid (.mmd) drawings per network, rails coloured; large
+    fabrics per pod or scalable unit plus an overview; rack elevations (SVG) with a layout."""
+    from fabricgen.export.diagram import render_diagram
+
+    _export(build_dir, output, "diagram", render_diagram)

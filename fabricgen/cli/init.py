@@ -1,0 +1,225 @@
+"""`fabricgen init`: write a commented starter intent that builds."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from fabricgen.cli.common import out, run_or_exit
+
+if TYPE_CHECKING:
+    from fabricgen.catalog import Catalog
+    from fabricgen.errors import Problem
+    from fabricgen.intent.template import Starter
+
+
+class NosChoice(str, Enum):
+    nxos = "nxos"
+    sonic = "sonic"
+
+
+class RoutingChoice(str, Enum):
+    ebgp = "ebgp"
+    vxlan_evpn = "vxlan-evpn"
+
+
+class DesignChoice(str, Enum):
+    rail_optimized = "rail-optimized"
+    rail_only = "rail-only"
+    top_of_rack = "top-of-rack"
+
+
+def init_command(
+    gpus: int | None = typer.Option(None, "--gpus", min=1, help="Total GPU count, a whole number of GPU nodes."),
+    gpu_node: str | None = typer.Option(None, "--gpu-node", metavar="MODEL", help="GPU node model from the catalog (default DGX-H100)."),
+    leaf: str | None = typer.Option(None, "--leaf", metavar="MODEL", help="Backend leaf switch model (default: N9K-C9364D-GX2A, for SONiC a model with a SONiC platform map)."),
+    spine: str | None = typer.Option(None, "--spine", metavar="MODEL", help="Backend spine switch model (default: the leaf's)."),
+    nos: NosChoice | None = typer.Option(None, "--nos", help="Switch operating system (default nxos)."),
+    nos_release: str | None = typer.Option(None, "--nos-release", metavar="RELEASE", help="NOS release, e.g. 10.5(3)F or master (default: the catalog's)."),
+    routing: RoutingChoice | None = typer.Option(None, "--routing", help="ebgp (routed) or vxlan-evpn (default ebgp)."),
+    design: DesignChoice | None = typer.Option(None, "--design", help="rail-optimized, rail-only or top-of-rack (default rail-optimized)."),
+    name: str | None = typer.Option(None, "--name", help="Fabric name (default: the file's name, or cluster-<gpus>-gpu)."),
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="The intent file to write (default <name>.yaml)."),
+    force: bool = typer.Option(False, "--force", help="Replace FILE if it exists."),
+    interactive: bool | None = typer.Option(
+        None, "--interactive/--no-interactive", help="Ask for what the options leave out (default: when standard input is a terminal)."
+    ),
+) -> None:
+    """Write a commented intent that builds: GPU count, node and switch models, NOS, routing, design.
+
+    On a terminal, asks for what the options leave out (with the catalog's choices); otherwise
+    takes the defaults and needs --gpus. The intent is compiled before it is written: a
+    combination that does not build is refused and nothing is written. Then run
+    `fabricgen build FILE`.
+    """
+    from fabricgen.catalog import load_catalog
+    from fabricgen.errors import Problem
+    from fabricgen.intent.schema import schema_file
+    from fabricgen.intent.template import (
+        check_starter,
+        render_starter,
+        schema_reference,
+    )
+    from fabricgen.trust import printable
+
+    catalog = run_or_exit(load_catalog)
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    given = {
+        "gpus": gpus, "gpu_node": gpu_node, "leaf": leaf, "spine": spine, "nos": nos.value if nos else None,
+        "nos_release": nos_release, "routing": routing.value if routing else None, "design": design.value if design else None,
+    }
+    if ask:
+        starter, output = _ask(given, name, output, catalog)
+    else:
+        if gpus is None:
+            run_or_exit(lambda: _refuse(Problem("how many GPUs?", hint="give --gpus N, or run fabricgen init on a terminal to be asked")))
+        starter = _defaults(given, name, output, catalog)
+    if output is None:
+        output = Path(f"{starter.name}.yaml")
+    run_or_exit(lambda: _refuse(*check_starter(starter, catalog)))
+    if output.is_dir():
+        run_or_exit(lambda: _refuse(Problem(f"{output} is a directory", hint="name the intent file to write, e.g. -o cluster.yaml")))
+    if output.exists() and not force:
+        run_or_exit(lambda: _refuse(Problem(f"{output} already exists", hint="pass --force to replace it, or choose another file with -o")))
+    text = render_starter(starter, catalog, schema_reference(output, schema_file()), output.name)
+    run_or_exit(lambda: _check_builds(text, starter.name))
+    run_or_exit(lambda: _write(output, text.encode(), force))
+    shown = printable(output)  # the user's own path, but still no escape sequence reaches the terminal raw
+    out.print(f"wrote {shown}: {starter.gpus:,} GPUs, {starter.design} backend of {starter.leaf} leaves ({starter.nos}, {starter.routing})", markup=False)
+    out.print(f"next: fabricgen build {shown}", markup=False)
+
+
+def _refuse(*problems: Problem) -> None:
+    from fabricgen.errors import InitError, raise_if
+
+    raise_if(problems, InitError)
+
+
+def _defaults(given: dict, name: str | None, output: Path | None, catalog: Catalog) -> Starter:
+    from fabricgen.intent.template import DEFAULT_GPU_NODE, Starter, default_switch
+
+    nos = given["nos"] or "nxos"
+    leaf = given["leaf"] or default_switch(catalog, nos)
+    return Starter(
+        gpus=given["gpus"],
+        name=name or _name_from(output) or _default_name(given["gpus"]),
+        gpu_node=given["gpu_node"] or DEFAULT_GPU_NODE,
+        leaf=leaf,
+        spine=given["spine"] or leaf,
+        nos=nos,
+        routing=given["routing"] or "ebgp",
+        design=given["design"] or "rail-optimized",
+        nos_release=given["nos_release"],
+    )
+
+
+def _ask(given: dict, name: str | None, output: Path | None, catalog: Catalog) -> tuple[Starter, Path | None]:
+    """Ask, on the terminal, for each choice the options left out; defaults in brackets."""
+    from fabricgen.intent.template import (
+        DEFAULT_GPU_NODE,
+        DESIGNS,
+        NOSES,
+        ROUTINGS,
+        Starter,
+        default_switch,
+        gpu_node_choices,
+        switch_choices,
+    )
+
+    gpus = given["gpus"] if given["gpus"] is not None else _ask_number("GPUs", 256)
+    gpu_node = given["gpu_node"] or _ask_choice("GPU node model", gpu_node_choices(catalog), DEFAULT_GPU_NODE)
+    design = given["design"] or _ask_choice("Backend design", DESIGNS, "rail-optimized")
+    nos = given["nos"] or _ask_choice("Switch NOS", NOSES, "nxos")
+    models = switch_choices(catalog, nos)
+    leaf = given["leaf"] or _ask_choice("Leaf switch model", models, default_switch(catalog, nos))
+    spine = given["spine"] or _ask_choice("Spine switch model", models, leaf)
+    routing = given["routing"] or _ask_choice("Routing", ROUTINGS, "ebgp")
+    if name is None:
+        name = _ask_text("Fabric name", _name_from(output) or _default_name(gpus))
+    if output is None:
+        output = Path(_ask_text("Write to", f"{name}.yaml"))
+    starter = Starter(gpus, name, gpu_node, leaf, spine, nos, routing, design, given["nos_release"])
+    return starter, output
+
+
+def _default_name(gpus: int) -> str:
+    from fabricgen.intent.template import default_name
+
+    return default_name(gpus)
+
+
+def _name_from(output: Path | None) -> str | None:
+    """The intent file's name as the fabric name, where it is a valid one (as the loader takes it)."""
+    from fabricgen.intent.model import NAME_PATTERN
+
+    if output is not None and NAME_PATTERN.match(output.stem):
+        return output.stem
+    return None
+
+
+def _ask_number(text: str, default: int) -> int:
+    def whole(value: str) -> int:
+        if not value.strip().isdigit() or int(value) < 1:
+            raise typer.BadParameter(f"{value!r} is not a positive whole number")
+        return int(value)
+
+    return typer.prompt(text, default=str(default), value_proc=whole)
+
+
+def _ask_choice(text: str, choices: Sequence[str], default: str) -> str:
+    def one_of(value: str) -> str:
+        value = value.strip()
+        if value not in choices:
+            raise typer.BadParameter(f"choose one of {', '.join(choices)}")
+        return value
+
+    return typer.prompt(f"{text} ({', '.join(choices)})", default=default, value_proc=one_of)
+
+
+def _ask_text(text: str, default: str) -> str:
+    return typer.prompt(text, default=default, value_proc=_stripped)
+
+
+def _stripped(value: str) -> str:
+    return value.strip()
+
+
+def _check_builds(text: str, name: str) -> None:
+    """Compile the intent (every check, no rendering) from a private directory; a problem it
+    finds is reported against the option that set the field, or as it is, and nothing is written."""
+    import tempfile
+
+    from fabricgen.errors import FabricgenError, InitError
+    from fabricgen.intent.template import option_of
+    from fabricgen.pipeline import compile_intent
+
+    with tempfile.TemporaryDirectory(prefix="fabricgen-init-") as directory:
+        path = Path(directory) / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            compile_intent(path, render=False)
+        except FabricgenError as exc:
+            raise InitError([_for_init(problem, option_of(problem.field)) for problem in exc.problems]) from None
+
+
+def _for_init(problem: Problem, option: str | None) -> Problem:
+    from dataclasses import replace
+
+    from fabricgen.errors import dotted
+
+    field = dotted(problem.field)
+    where = f"{option} ({field})" if option and field else option or field or problem.device or ""
+    message = f"{where}: {problem.message}" if where else problem.message
+    return replace(problem, message=f"the intent would not build: {message}", field=(), file=None, line=None, device=None, port=None)
+
+
+def _write(path: Path, data: bytes, force: bool) -> None:
+    from fabricgen.output import write_file_atomic
+
+    write_file_atomic(path, data, replace=force)
+

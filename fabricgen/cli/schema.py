@@ -1,0 +1,34 @@
+"""`fabricgen schema`: the intent's JSON Schema, for editors and for checking intents elsewhere."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from fabricgen.cli.common import out, write_report
+
+
+def schema_command(
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the schema to FILE (atomically) instead of printing it."),
+    path: bool = typer.Option(False, "--path", help="Print where the installed copy of the schema is, for an editor's yaml.schemas setting."),
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of an intent file.
+
+    Editors with yaml-language-server (VS Code's YAML extension, Neovim, ...) use it for
+    completion, hover help and checks as you type; see docs/editor.md. The schema says what each
+    field may hold; rules across fields (overlapping pools, catalog models, design settings) are
+    checked by `fabricgen validate`.
+    """
+    from fabricgen.intent.schema import schema_file, schema_text
+    from fabricgen.trust import printable
+
+    if path:
+        out.print(printable(schema_file()), markup=False)
+        return
+    text = schema_text()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_report(output, text.encode())

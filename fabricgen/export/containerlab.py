@@ -1,0 +1,278 @@
+"""A containerlab topology of one routed fabric of a build: the lab `fabricgen lab` runs, as containers.
+
+`render_containerlab(build, network, images) -> {path: text}`
+    `<lab>.clab.yml` (lab = the fabric's name, `-<network>` added for frontend and storage) and,
+    per switch that runs FRR, `frr/<switch>/frr.conf` and `frr/<switch>/daemons`.
+
+What each device becomes (containerlab's docs: manual/topo-def-file.md, manual/nodes.md,
+manual/kinds/linux.md, manual/kinds/sonic-vs.md, lab-examples/frr01):
+- a switch of any NOS but SONiC: a `linux` node running FRR (`images.frr`) with the build's routing
+  twin (lab/frr/<switch>.conf, the same BGP/BFD model its NX-OS config comes from) bound to
+  /etc/frr/frr.conf and a daemons file (zebra, bgpd, bfdd, staticd) to /etc/frr/daemons; `exec`
+  puts the IP plan's addresses on its loopback and ports (and, under EVPN, builds the VLAN
+  bridges and VXLAN devices of lab/overlay.json) as `fabricgen lab` does;
+- a SONiC switch: a `sonic-vs` node (`images.sonic`). SONiC-VS names its data ports after its
+  own lane map, eth1 behind Ethernet0, eth2 behind Ethernet4 and so on, so the switch's cabled
+  ports are wired to eth1, eth2, ... in the natural order of their build names (each link's comment
+  names both). Its config is SONiC-VS's own: the build's config_db.json is written for the real
+  platform's port map and is not loaded;
+- a GPU, storage or management node: a `linux` node (`images.host`) whose `exec` applies its
+  netplan (addresses, MTU, the per-NIC routing tables and rules).
+
+Linux interface names inside `linux` nodes are the lab's (`fabricgen.lab.plan.kernel_names`: a build
+name the kernel takes is kept, Ethernet1/33 becomes eth1-33). Every cable of the network's
+cabling plan (host and fabric links) is one `endpoints` pair, in cabling-plan order.
+
+The YAML is written here rather than by a YAML library so every link carries its cable ID as a
+comment; every scalar goes out as a JSON string (valid YAML), every name has passed the build's
+trust checks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from fabricgen import __version__
+from fabricgen.build_dir import CableRow, Name, TopologyNode
+from fabricgen.design.graph import FABRIC_ROLES
+from fabricgen.errors import Problem
+from fabricgen.export.source import ExportBuild, ExportError
+from fabricgen.sorting import natural_key
+from fabricgen.trust import quoted
+
+# FRR's own image, as containerlab's FRR example lab (lab-examples/frr01) runs it; the host image is
+# the one that lab gives its hosts (iproute2, ping, traceroute). SONiC-VS has no registry image:
+# containerlab's sonic-vs page has it built from the sonic-buildimage pipeline (docker-sonic-vs.gz).
+FRR_IMAGE = "quay.io/frrouting/frr:10.5.1"
+HOST_IMAGE = "wbitt/network-multitool:3.22.2"
+SONIC_IMAGE = "docker-sonic-vs:latest"
+SWITCH_PORT_MTU = 9216  # as `fabricgen lab`: what data-center switch ports run
+# FRR's daemons file (docs.frrouting.org, "Daemons Configuration File"): the daemons a fabricgen
+# routing twin needs, each bound to the loopback for vtysh only.
+DAEMONS = ("zebra", "bgpd", "bfdd", "staticd")
+IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")  # registry/name:tag or @digest, nothing a YAML line could break on
+
+
+@dataclass(frozen=True)
+class Images:
+    frr: str = FRR_IMAGE
+    sonic: str = SONIC_IMAGE
+    host: str = HOST_IMAGE
+
+
+def lab_name(build: ExportBuild, network: str) -> str:
+    return build.name if network == "backend" else f"{build.name}-{network}"
+
+
+def render_containerlab(build: ExportBuild, network: str = "backend", images: Images = Images()) -> dict[str, str]:
+    """The topology file and the FRR files of `network` (ExportError when the build has no such fabric)."""
+    from fabricgen.lab.plan import Netplan, kernel_names
+    from fabricgen.render.twin import HOST_TWIN_DIR, TWIN_DIR
+
+    bad = [(option, value) for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host)) if not IMAGE.fullmatch(value)]
+    if bad:
+        raise ExportError([Problem(f"{quoted(value)} is not an image reference", field=(option,), hint="give registry/name:tag, e.g. quay.io/frrouting/frr:10.5.1") for option, value in bad])
+    build.require_network(network)
+    cables = cables_of(build, network)
+    if not cables:
+        raise ExportError(Problem(f"the {network} fabric has no host or fabric cables", file=str(build.root / "cabling.csv")))
+    ports: dict[str, list[str]] = defaultdict(list)
+    for row in cables:
+        ports[row.a_device].append(row.a_port)
+        ports[row.b_device].append(row.b_port)
+    devices = sorted(ports, key=natural_key)
+    sonic = {d for d in devices if build.nodes[d].nos == "sonic"}
+    names = {d: _sonic_names(ports[d]) if d in sonic else kernel_names(ports[d]) for d in devices}
+    address = {(row.device, row.interface): row.address for row in build.addresses if row.network == network}
+
+    files: dict[str, str] = {}
+    blocks: list[str] = []
+    problems: list[Problem] = []
+    overlay = _overlay(build)
+    for device in devices:
+        node = build.nodes[device]
+        if node.role in FABRIC_ROLES and device in sonic:
+            blocks.append(_sonic_node(device, node, ports[device], names[device], images))
+        elif node.role in FABRIC_ROLES:
+            twin = f"{TWIN_DIR}/{device}.conf"
+            if not build.files.has(twin):
+                problems.append(Problem(f"{device} ({node.nos}) has no routing twin {twin}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+                continue
+            files[f"frr/{device}/frr.conf"] = build.files.text(twin)
+            files[f"frr/{device}/daemons"] = _daemons()
+            blocks.append(_frr_node(device, node, build, ports[device], names[device], address, overlay.get(device), images))
+        else:
+            netplan_path = f"hosts/{device}/netplan.yaml"
+            if not build.files.has(netplan_path):
+                netplan_path = f"{HOST_TWIN_DIR}/{device}/netplan.yaml"  # an appliance: its lab twin
+            ethernets = build.files.parse(netplan_path, Netplan).network.ethernets if build.files.has(netplan_path) else {}
+            blocks.append(_host_node(device, node, ports[device], names[device], ethernets, address, images))
+    if problems:
+        raise ExportError(problems)
+
+    name = lab_name(build, network)
+    lines = [
+        f"# {name}: the {network} fabric of {build.name} as a containerlab topology, written by fabricgen {__version__}",
+        "# (fabricgen export containerlab). Deploy: sudo containerlab deploy -t " + f"{name}.clab.yml",
+        f"name: {_q(name)}",
+        "topology:",
+        "  nodes:",
+        *blocks,
+        "  links:",
+    ]
+    for row in cables:
+        a, b = names[row.a_device][row.a_port], names[row.b_device][row.b_port]
+        lines.append(f"    # {row.cable_id}: {row.a_device} {row.a_port} - {row.b_device} {row.b_port} ({row.speed})")
+        lines.append(f"    - endpoints: [{_q(f'{row.a_device}:{a}')}, {_q(f'{row.b_device}:{b}')}]")
+    files[f"{name}.clab.yml"] = "\n".join(lines) + "\n"
+    return files
+
+
+def _q(value: object) -> str:
+    """A YAML scalar: a JSON string (double-quoted YAML) or number."""
+    return json.dumps(value)
+
+
+def _daemons() -> str:
+    lines = [f"# FRR daemons for a fabricgen routing twin (fabricgen {__version__})"]
+    lines += [f"{daemon}=yes" for daemon in DAEMONS]
+    lines.append("vtysh_enable=yes")
+    lines += [f'{daemon}_options="-A 127.0.0.1"' for daemon in DAEMONS]
+    return "\n".join(lines) + "\n"
+
+
+def _sonic_names(ports: list[str]) -> dict[str, str]:
+    """SONiC-VS's wires: eth1, eth2, ... in the natural order of the build's port names."""
+    return {port: f"eth{index}" for index, port in enumerate(sorted(ports, key=natural_key), start=1)}
+
+
+def _labels(node: TopologyNode) -> list[str]:
+    labels = {"fabricgen.role": node.role.value, "fabricgen.model": node.model}
+    if node.nos:
+        labels["fabricgen.nos"] = node.nos
+    if node.scalable_unit is not None:
+        labels["fabricgen.scalable-unit"] = str(node.scalable_unit)
+    if node.rail is not None:
+        labels["fabricgen.rail"] = str(node.rail)
+    if node.pod is not None:
+        labels["fabricgen.pod"] = str(node.pod)
+    return ["      labels:", *(f"        {key}: {_q(value)}" for key, value in labels.items())]
+
+
+def _exec(commands: list[str]) -> list[str]:
+    return ["      exec:", *(f"        - {_q(command)}" for command in commands)] if commands else []
+
+
+def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[str, str], images: Images) -> str:
+    wires = ", ".join(f"{names[p]}={p}" for p in sorted(ports, key=natural_key))
+    return "\n".join(
+        [
+            f"    # {device}: SONiC ({node.model}); SONiC-VS ports behind {wires}",
+            f"    {device}:",
+            '      kind: "sonic-vs"',
+            f"      image: {_q(images.sonic)}",
+            *_labels(node),
+        ]
+    )
+
+
+def _frr_node(
+    device: str, node: TopologyNode, build: ExportBuild, ports: list[str], names: dict[str, str], address: dict, overlay, images: Images
+) -> str:
+    from fabricgen.lab.runtime import SWITCH_SYSCTLS
+
+    rows = build.addresses_of.get(device, [])
+    commands = [f"ip address add {row.address} dev lo" for row in rows if row.kind in ("loopback", "vtep")]
+    bridged: dict[str, str] = {}
+    if overlay is not None:
+        for segment in overlay.segments:
+            bridge = f"br{segment.vlan}"
+            commands += [f"ip link add name {bridge} type bridge", f"ip link set dev {bridge} mtu {SWITCH_PORT_MTU}"]
+            if segment.vni is not None:
+                vxlan = f"vx{segment.vni}"
+                commands += [
+                    f"ip link add name {vxlan} type vxlan id {segment.vni} local {overlay.vtep} dstport 4789 nolearning",
+                    f"ip link set dev {vxlan} master {bridge} mtu {SWITCH_PORT_MTU - 50}",
+                    f"ip link set dev {vxlan} up",
+                ]
+            commands += [f"ip address add {segment.gateway} dev {bridge}", f"ip link set dev {bridge} up"]
+            bridged.update({member: bridge for member in segment.members})
+    for port in sorted(ports, key=natural_key):
+        ifname = names[port]
+        commands.append(f"ip link set dev {ifname} mtu {SWITCH_PORT_MTU}")
+        if port in bridged:
+            commands.append(f"ip link set dev {ifname} master {bridged[port]}")
+        elif (device, port) in address:
+            commands.append(f"ip address add {address[device, port]} dev {ifname}")
+        commands.append(f"ip link set dev {ifname} up")
+    sysctls = [setting.split("=", 1) for setting in SWITCH_SYSCTLS]
+    return "\n".join(
+        [
+            f"    # {device}: {node.nos} ({node.model}) as FRR running its routing twin",
+            f"    {device}:",
+            '      kind: "linux"',
+            f"      image: {_q(images.frr)}",
+            "      binds:",
+            f"        - {_q(f'frr/{device}/frr.conf:/etc/frr/frr.conf')}",
+            f"        - {_q(f'frr/{device}/daemons:/etc/frr/daemons')}",
+            "      sysctls:",
+            *(f"        {key}: {_q(int(value) if value.isdigit() else value)}" for key, value in sysctls),
+            *_labels(node),
+            *_exec(commands),
+        ]
+    )
+
+
+def _host_node(device: str, node: TopologyNode, ports: list[str], names: dict[str, str], ethernets: dict, address: dict, images: Images) -> str:
+    commands: list[str] = []
+    routes: list[str] = []
+    rules: list[str] = []
+    for port in sorted(ports, key=natural_key):
+        ifname = names[port]
+        settings = ethernets.get(port)
+        if settings is not None and settings.mtu:
+            commands.append(f"ip link set dev {ifname} mtu {settings.mtu}")
+        addresses = list(settings.addresses) if settings is not None and settings.addresses else [address[device, port]] if (device, port) in address else []
+        commands += [f"ip address add {a} dev {ifname}" for a in addresses]
+        commands.append(f"ip link set dev {ifname} up")
+        if settings is not None:
+            routes += [_route(route, ifname) for route in settings.routes]
+            rules += [f"ip rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in settings.routing_policy]
+    return "\n".join(
+        [
+            f"    {device}:",
+            '      kind: "linux"',
+            f"      image: {_q(images.host)}",
+            *_labels(node),
+            *_exec(commands + routes + rules),
+        ]
+    )
+
+
+def _route(route, ifname: str) -> str:
+    words = [f"ip route add {route.to}"]
+    if route.via:
+        words.append(f"via {route.via}")
+    words.append(f"dev {ifname}")
+    if route.scope:
+        words.append(f"scope {route.scope}")
+    if route.table:
+        words.append(f"table {route.table}")
+    if route.metric is not None:
+        words.append(f"metric {route.metric}")
+    return " ".join(words)
+
+
+def _overlay(build: ExportBuild) -> dict:
+    from fabricgen.lab.plan import LeafOverlay
+    from fabricgen.render.twin import OVERLAY_FILE
+
+    return build.files.parse(OVERLAY_FILE, dict[Name, LeafOverlay]) if build.files.has(OVERLAY_FILE) else {}
+
+
+def cables_of(build: ExportBuild, network: str) -> list[CableRow]:
+    """The cables the topology wires: the network's host and fabric cables."""
+    return [row for row in build.cables if row.network == network and row.kind in ("host", "fabric")]

@@ -1,0 +1,41 @@
+"""Writing an export directory: all of it or nothing, like a build.
+
+The files go through `fabricgen.output.write_build` (a staging directory swapped in with one
+rename), with a manifest.json of their own that names the build they came from, so a later export
+into the same directory replaces it and nothing else, and `fabricgen` can tell an export from a
+directory of someone else's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from fabricgen.errors import Problem
+from fabricgen.export.source import ExportBuild, ExportError
+from fabricgen.output import write_build
+from fabricgen.reports.manifest import render_manifest
+
+
+def default_destination(build_dir: Path, format_name: str) -> Path:
+    """BUILD_DIR-<format> beside the build (output/cisco-256-gpu-batfish)."""
+    return build_dir.with_name(build_dir.resolve().name + f"-{format_name}")
+
+
+def write_export(build: ExportBuild, files: Mapping[str, str | bytes], destination: Path) -> int:
+    """Replace `destination` with `files` and their manifest.json; returns the bytes written. The
+    destination may be neither the build directory nor inside it (the build would no longer verify)."""
+    target = destination.resolve()
+    root = build.root.resolve()
+    if target == root or root in target.parents:
+        raise ExportError(
+            Problem(
+                f"{destination} is the build directory or inside it; the export would overwrite the build",
+                hint="choose another -o, e.g. a directory beside the build",
+            )
+        )
+    data = {path: text.encode() if isinstance(text, str) else text for path, text in files.items()}
+    manifest = build.files.manifest
+    data.update({path: text.encode() for path, text in render_manifest(manifest.intent.file, manifest.intent.sha256, {}, data, {}).items()})
+    write_build(data, destination)
+    return sum(len(content) for content in data.values())

@@ -1,0 +1,149 @@
+"""A starter intent: the commented YAML `fabricgen init` writes from a few choices.
+
+`Starter` holds the choices (GPU count, GPU node, switch models, NOS, routing, design, name);
+`check_starter` refuses the ones the catalog cannot satisfy, each naming its `fabricgen init`
+option; `render_starter` writes the intent through templates/intent/starter.yaml.j2, with the
+yaml-language-server modeline `schema_reference` makes. Whether the result builds is the
+pipeline's to say (fabricgen.cli.init compiles it before writing anything).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import get_args
+
+from fabricgen.catalog import Catalog
+from fabricgen.catalog.model import NOS_RELEASE, Nos
+from fabricgen.errors import FieldPath, Problem
+from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, SwitchRole
+from fabricgen.trust import has_invisible, quoted
+
+NOSES: tuple[str, ...] = get_args(Nos)
+DESIGNS: tuple[str, ...] = get_args(Backend.model_fields["design"].annotation)
+ROUTINGS: tuple[str, ...] = get_args(Backend.model_fields["routing"].annotation)
+DEFAULT_GPU_NODE = "DGX-H100"
+DEFAULT_SWITCH: str = SwitchRole.model_fields["model"].default
+
+# The option of `fabricgen init` that sets each intent field it writes, to name in problems.
+OPTION_OF_FIELD: dict[FieldPath, str] = {
+    ("name",): "--name",
+    ("gpus",): "--gpus",
+    ("gpu_node",): "--gpu-node",
+    ("backend", "design"): "--design",
+    ("backend", "routing"): "--routing",
+    ("backend", "leaf"): "--leaf",
+    ("backend", "spine"): "--spine",
+    ("backend", "core"): "--spine",  # the core is the spines' model unless the intent says otherwise
+    ("backend", "leaf", "nos"): "--nos",
+    ("backend", "spine", "nos"): "--nos",
+    ("backend", "leaf", "nos_release"): "--nos-release",
+    ("backend", "spine", "nos_release"): "--nos-release",
+}
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What `fabricgen init` asks for; every other field keeps its default."""
+
+    gpus: int
+    name: str
+    gpu_node: str = DEFAULT_GPU_NODE
+    leaf: str = DEFAULT_SWITCH
+    spine: str = DEFAULT_SWITCH
+    nos: str = "nxos"
+    routing: str = "ebgp"
+    design: str = "rail-optimized"
+    nos_release: str | None = None
+
+
+def default_name(gpus: int) -> str:
+    return f"cluster-{gpus}-gpu"
+
+
+def gpu_node_choices(catalog: Catalog) -> list[str]:
+    return sorted(pid for pid, node in catalog.nodes.items() if node.kind == "gpu")
+
+
+def switch_choices(catalog: Catalog, nos: str) -> list[str]:
+    """The catalog's switch models that run `nos`."""
+    return sorted(pid for pid, model in catalog.switches.items() if nos in model.interface_names)
+
+
+def default_switch(catalog: Catalog, nos: str) -> str:
+    """The built-in default model where it runs `nos` (for SONiC: with its platform's port map,
+    so config_db.json loads on the switch as written), else the first model that does."""
+    choices = switch_choices(catalog, nos)
+    if nos == "sonic":
+        mapped = [pid for pid in choices if catalog.switches[pid].platform_mapped]
+        choices = mapped or choices
+    if DEFAULT_SWITCH in choices:
+        return DEFAULT_SWITCH
+    return choices[0] if choices else DEFAULT_SWITCH
+
+
+def option_of(field: FieldPath) -> str | None:
+    """The `fabricgen init` option behind an intent field (or its nearest parent), if any."""
+    path = tuple(field)
+    while path:
+        if path in OPTION_OF_FIELD:
+            return OPTION_OF_FIELD[path]
+        path = path[:-1]
+    return None
+
+
+def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
+    """The choices the catalog cannot satisfy, each naming its option and the values it takes."""
+    problems = []
+    if not NAME_PATTERN.match(starter.name):
+        problems.append(Problem(f"--name {quoted(starter.name)} is not a valid fabric name", hint="use 1-63 letters, digits and '-', not first or last"))
+    if not 1 <= starter.gpus <= MAX_GPUS:
+        problems.append(Problem(f"--gpus {starter.gpus} is out of range", hint=f"give 1 to {MAX_GPUS:,} GPUs"))
+    node = catalog.nodes.get(starter.gpu_node)
+    if node is None or node.kind != "gpu":
+        problems.append(Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=f"use one of {', '.join(gpu_node_choices(catalog))}"))
+    elif starter.gpus % node.gpus:
+        lower = starter.gpus - starter.gpus % node.gpus
+        choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
+        problems.append(Problem(f"--gpus {starter.gpus} is not a whole number of {starter.gpu_node} nodes ({node.gpus} GPUs each)", hint=f"use --gpus {choices}"))
+    for option, pid in (("--leaf", starter.leaf), ("--spine", starter.spine)):
+        model = catalog.switches.get(pid)
+        if model is None:
+            problems.append(Problem(f"{option} {quoted(pid)} is not a switch model of the catalog", hint=f"use one of {', '.join(sorted(catalog.switches))}"))
+        elif starter.nos not in model.interface_names:
+            problems.append(
+                Problem(f"{option} {pid} does not run {starter.nos}", hint=f"use --nos {' or --nos '.join(model.nos)}, or one of {', '.join(switch_choices(catalog, starter.nos))}")
+            )
+    if starter.nos_release is not None and not NOS_RELEASE.match(starter.nos_release):
+        problems.append(Problem(f"--nos-release {quoted(starter.nos_release)} is not a release name", hint="write it like 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC)"))
+    return problems
+
+
+def schema_reference(intent_file: Path, schema: Path) -> str:
+    """Where the modeline of `intent_file` points: the schema's path relative to the intent's
+    directory (yaml-language-server resolves it from there), or a file: URI where no relative path
+    exists or it would hold white space or an invisible character (the modeline ends at white space;
+    a URI escapes them)."""
+    try:
+        relative = Path(os.path.relpath(schema.resolve(), intent_file.parent.resolve())).as_posix()
+    except ValueError:  # another drive
+        return schema.resolve().as_uri()
+    if has_invisible(relative) or any(ch.isspace() for ch in relative):
+        return schema.resolve().as_uri()
+    return relative
+
+
+def render_starter(starter: Starter, catalog: Catalog, schema_ref: str, file_name: str) -> str:
+    """The commented intent for `starter` (choices already checked by `check_starter`)."""
+    from fabricgen.render.environment import environment
+
+    node = catalog.nodes[starter.gpu_node]
+    shown_file = file_name if not has_invisible(file_name) and not any(ch.isspace() for ch in file_name) else "<file>"
+    return environment().get_template("intent/starter.yaml.j2").render(
+        s=starter,
+        schema_ref=schema_ref,
+        file_name=shown_file,
+        node_count=starter.gpus // node.gpus,
+        gpus_per_node=node.gpus,
+    )

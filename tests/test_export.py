@@ -1,0 +1,495 @@
+"""`fabricgen export`: every format from the whitepaper's 256-GPU build (and its SONiC twin, and a
+copy with a rack layout), checked against the build's own files read independently here (csv and
+json, not the export's reader) and, where the tool is installable, by the tool itself: Nornir's
+SimpleInventory, ansible-inventory, Graphviz's dot."""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from fabricgen.cli import app
+from fabricgen.pipeline import build as build_intent
+from tests.conftest import INTENTS
+from tests.push_build import rehash
+
+runner = CliRunner()
+FORMATS = ("containerlab", "batfish", "nornir", "ansible", "netbox", "diagram")
+
+
+def _variant(directory: Path, name: str, edit) -> Path:
+    text = edit((INTENTS / "cisco-256-gpu.yaml").read_text()).replace("name: cisco-256-gpu", f"name: {name}")
+    intent = directory / f"{name}.yaml"
+    intent.write_text(text)
+    destination = directory / name
+    build_intent(intent, destination)
+    return destination
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The 256-GPU build as shipped (NX-OS), with every fabric switch on SONiC, and with a layout."""
+    directory = tmp_path_factory.mktemp("export-builds")
+    nxos = directory / "cisco-256-gpu"
+    build_intent(INTENTS / "cisco-256-gpu.yaml", nxos)
+    sonic = _variant(
+        directory,
+        "c256-sonic",
+        lambda t: t.replace("nos: nxos", "nos: sonic").replace("N9K-C93108TC-FX3, nos: sonic", "N9K-C93108TC-FX3, nos: nxos"),
+    )
+    layout = _variant(directory, "c256-layout", lambda t: t + "\nlayout: {}\n")
+    return {"nxos": nxos, "sonic": sonic, "layout": layout}
+
+
+def export(fmt: str, build_dir: Path, destination: Path, *options: str) -> Path:
+    result = runner.invoke(app, ["export", fmt, str(build_dir), "-o", str(destination), *options])
+    assert result.exit_code == 0, result.output
+    return destination
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def tree(directory: Path) -> set[str]:
+    return {str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file()}
+
+
+# --- every format ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_each_format_writes_its_files_with_a_manifest_and_byte_identical_twice(builds, tmp_path, fmt):
+    first = export(fmt, builds["nxos"], tmp_path / "a")
+    second = export(fmt, builds["nxos"], tmp_path / "b")
+    files = tree(first)
+    assert files == tree(second) and len(files) > 1
+    mismatch = filecmp.cmpfiles(first, second, sorted(files), shallow=False)[1:]
+    assert mismatch == ([], []), f"{fmt}: not byte-identical: {mismatch}"
+    manifest = json.loads((first / "manifest.json").read_text())
+    assert set(manifest["files"]) == files - {"manifest.json"}
+    assert manifest["intent"]["file"].endswith("cisco-256-gpu.yaml")
+    # a second export into the same directory replaces it (it is an export of ours)
+    export(fmt, builds["nxos"], first)
+
+
+def test_an_edited_build_is_refused_naming_the_file_and_nothing_is_written(builds, tmp_path):
+    edited = tmp_path / "edited"
+    shutil.copytree(builds["nxos"], edited)
+    with open(edited / "cabling.csv", "a") as handle:
+        handle.write("BE-99999,backend,host,gpu0001,nic9,,,,be-su01-leaf1,Ethernet1/64,,,,,,400G\n")
+    for fmt in FORMATS:
+        result = runner.invoke(app, ["export", fmt, str(edited), "-o", str(tmp_path / fmt)])
+        assert result.exit_code == 2, result.output
+        assert "cabling.csv" in result.output and "Traceback" not in result.output
+        assert not (tmp_path / fmt).exists()
+
+
+def test_the_export_never_lands_in_the_build_or_over_someone_elses_directory(builds, tmp_path):
+    build_copy = tmp_path / "build"
+    shutil.copytree(builds["nxos"], build_copy)
+    for destination in (build_copy, build_copy / "batfish"):
+        result = runner.invoke(app, ["export", "batfish", str(build_copy), "-o", str(destination)])
+        assert result.exit_code == 2 and "overwrite the build" in result.output, result.output
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep me")
+    result = runner.invoke(app, ["export", "nornir", str(build_copy), "-o", str(foreign)])
+    assert result.exit_code == 2 and "mine.txt" in result.output
+    assert tree(foreign) == {"mine.txt"}
+
+
+def test_the_default_destination_is_beside_the_build(builds, tmp_path):
+    build_copy = tmp_path / "fabric"
+    shutil.copytree(builds["nxos"], build_copy)
+    result = runner.invoke(app, ["export", "ansible", str(build_copy)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "fabric-ansible" / "inventory.yaml").is_file()
+
+
+# --- containerlab ------------------------------------------------------------------------------
+
+
+def _links(topology: dict) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    links = []
+    for link in topology["topology"]["links"]:
+        a, b = (tuple(end.split(":", 1)) for end in link["endpoints"])
+        links.append((a, b))
+    return links
+
+
+def test_containerlab_wires_every_backend_cable_once(builds, tmp_path):
+    out = export("containerlab", builds["nxos"], tmp_path / "clab")
+    topology = yaml.safe_load((out / "cisco-256-gpu.clab.yml").read_text())
+    cables = [r for r in rows(builds["nxos"] / "cabling.csv") if r["network"] == "backend"]
+    links = _links(topology)
+    # one link per cable, the same device pairs, no interface used twice
+    assert len(links) == len(cables) == 512
+    assert sorted(tuple(sorted((a[0], b[0]))) for a, b in links) == sorted(tuple(sorted((c["a_device"], c["b_device"]))) for c in cables)
+    ends = [end for link in links for end in link]
+    assert len(ends) == len(set(ends)), "an interface is wired twice"
+    for device, ifname in ends:  # Linux interface names: at most 15 characters, no '/'
+        assert len(ifname) <= 15 and "/" not in ifname and " " not in ifname, (device, ifname)
+    # the cable comment names the build's ports: gpu0001 nic1 -> be-su01-leaf1 Ethernet1/1 is eth1-1
+    text = (out / "cisco-256-gpu.clab.yml").read_text()
+    assert '# BE-00001: gpu0001 nic1 - be-su01-leaf1 Ethernet1/1 (400G)\n    - endpoints: ["gpu0001:nic1", "be-su01-leaf1:eth1-1"]' in text
+
+
+def test_containerlab_nodes_run_the_routing_twins_with_the_ip_plan(builds, tmp_path):
+    out = export("containerlab", builds["nxos"], tmp_path / "clab")
+    nodes = yaml.safe_load((out / "cisco-256-gpu.clab.yml").read_text())["topology"]["nodes"]
+    leaf = nodes["be-su01-leaf1"]
+    assert leaf["kind"] == "linux" and leaf["image"].startswith("quay.io/frrouting/frr:")
+    assert leaf["binds"] == ["frr/be-su01-leaf1/frr.conf:/etc/frr/frr.conf", "frr/be-su01-leaf1/daemons:/etc/frr/daemons"]
+    assert (out / "frr/be-su01-leaf1/frr.conf").read_bytes() == (builds["nxos"] / "lab/frr/be-su01-leaf1.conf").read_bytes()
+    daemons = (out / "frr/be-su01-leaf1/daemons").read_text()
+    assert "bgpd=yes" in daemons and "bfdd=yes" in daemons and "zebra=yes" in daemons
+    assert leaf["sysctls"]["net.ipv4.ip_forward"] == 1
+    plan = {(r["device"], r["interface"]): r for r in rows(builds["nxos"] / "ip-plan.csv") if r["network"] == "backend"}
+    loopback = next(r["address"] for (d, _), r in plan.items() if d == "be-su01-leaf1" and r["kind"] == "loopback")
+    assert f"ip address add {loopback} dev lo" in leaf["exec"]
+    assert f"ip address add {plan['be-su01-leaf1', 'Ethernet1/33']['address']} dev eth1-33" in leaf["exec"]
+    gpu = nodes["gpu0001"]
+    assert gpu["kind"] == "linux" and f"ip address add {plan['gpu0001', 'nic1']['address']} dev nic1" in gpu["exec"]
+    assert any(command.startswith("ip rule add from ") for command in gpu["exec"])  # the per-NIC routing tables
+    assert gpu["labels"]["fabricgen.scalable-unit"] == "1"
+
+
+def test_containerlab_runs_sonic_switches_as_sonic_vs_on_eth_ports(builds, tmp_path):
+    out = export("containerlab", builds["sonic"], tmp_path / "clab")
+    topology = yaml.safe_load((out / "c256-sonic.clab.yml").read_text())
+    nodes = topology["topology"]["nodes"]
+    assert nodes["be-spine01"]["kind"] == "sonic-vs" and "exec" not in nodes["be-spine01"]
+    assert not (out / "frr").exists()
+    sonic_ends = [end for link in _links(topology) for end in link if nodes[end[0]]["kind"] == "sonic-vs"]
+    assert sonic_ends and all(ifname.startswith("eth") and ifname[3:].isdigit() for _, ifname in sonic_ends)
+    # a leaf's ports are eth1.. in the natural order of its build ports: 32 servers then 32 uplinks
+    leaf = sorted(int(ifname[3:]) for device, ifname in sonic_ends if device == "be-su01-leaf1")
+    assert leaf == list(range(1, 65))
+
+
+def test_containerlab_exports_the_frontend_and_refuses_an_unknown_network(builds, tmp_path):
+    out = export("containerlab", builds["nxos"], tmp_path / "fe", "--network", "frontend")
+    topology = yaml.safe_load((out / "cisco-256-gpu-frontend.clab.yml").read_text())
+    frontend = [r for r in rows(builds["nxos"] / "cabling.csv") if r["network"] == "frontend" and r["kind"] in ("host", "fabric")]
+    assert len(_links(topology)) == len(frontend)
+    result = runner.invoke(app, ["export", "containerlab", str(builds["nxos"]), "-o", str(tmp_path / "x"), "--network", "storage"])
+    assert result.exit_code == 2 and "no storage fabric" in result.output and not (tmp_path / "x").exists()
+    result = runner.invoke(app, ["export", "containerlab", str(builds["nxos"]), "-o", str(tmp_path / "y"), "--frr-image", "frr\nexec: rm"])
+    assert result.exit_code == 2 and "--frr-image" in result.output and not (tmp_path / "y").exists()
+
+
+def test_containerlab_builds_the_evpn_leaves_bridges_and_vxlan_devices(tmp_path):
+    build_dir = tmp_path / "cisco-512-gpu"
+    build_intent(INTENTS / "cisco-512-gpu.yaml", build_dir)  # VXLAN EVPN backend, a segment per rail
+    overlay = json.loads((build_dir / "lab/overlay.json").read_text())
+    out = export("containerlab", build_dir, tmp_path / "clab")
+    nodes = yaml.safe_load((out / "cisco-512-gpu.clab.yml").read_text())["topology"]["nodes"]
+    leaf = overlay["be-su01-leaf1"]
+    segment = leaf["segments"][0]
+    commands = nodes["be-su01-leaf1"]["exec"]
+    bridge = f"br{segment['vlan']}"
+    assert f"ip link add name vx{segment['vni']} type vxlan id {segment['vni']} local {leaf['vtep']} dstport 4789 nolearning" in commands
+    assert f"ip address add {segment['gateway']} dev {bridge}" in commands
+    assert "ip link set dev eth1-1 master " + bridge in commands  # Ethernet1/1, a server port, is bridged, not addressed
+    assert not any(c.endswith(" dev eth1-1") and c.startswith("ip address add") for c in commands)
+
+
+# --- Batfish -----------------------------------------------------------------------------------
+
+
+def test_batfish_snapshot_has_the_layout_batfish_reads(builds, tmp_path):
+    topology = json.loads((builds["sonic"] / "topology.json").read_text())
+    switches = {n["id"]: n["nos"] for n in topology["nodes"] if n.get("nos")}
+    out = export("batfish", builds["sonic"], tmp_path / "bf")
+    expected = {f"configs/{name}.cfg" for name, nos in switches.items() if nos == "nxos"}
+    expected |= {f"sonic_configs/{name}/{file}" for name, nos in switches.items() if nos == "sonic" for file in ("config_db.json", "frr.conf")}
+    assert tree(out) == expected | {"batfish/layer1_topology.json", "manifest.json"}
+    assert any(nos == "sonic" for nos in switches.values()) and any(nos == "nxos" for nos in switches.values())
+    for name, nos in switches.items():
+        if nos == "nxos":
+            config = (out / f"configs/{name}.cfg").read_text()
+            assert config.splitlines()[0] == "!RANCID-CONTENT-TYPE: cisco-nx"
+            assert config.split("\n", 1)[1] == (builds["sonic"] / f"configs/{name}.cfg").read_text()
+        else:
+            assert (out / f"sonic_configs/{name}/config_db.json").read_bytes() == (builds["sonic"] / f"configs/{name}/config_db.json").read_bytes()
+    assert "<<secret:" in (out / "sonic_configs/be-spine01/frr.conf").read_text()  # placeholders, never values
+
+
+def test_batfish_layer1_lists_every_cable_between_switches_both_ways(builds, tmp_path):
+    out = export("batfish", builds["nxos"], tmp_path / "bf")
+    edges = json.loads((out / "batfish/layer1_topology.json").read_text())["edges"]
+    switches = {n["id"] for n in json.loads((builds["nxos"] / "topology.json").read_text())["nodes"] if n.get("nos")}
+    cables = [r for r in rows(builds["nxos"] / "cabling.csv") if r["a_device"] in switches and r["b_device"] in switches]
+    expected = set()
+    for r in cables:
+        a, b = (r["a_device"], r["a_port"]), (r["b_device"], r["b_port"])
+        expected |= {(a, b), (b, a)}
+    got = [((e["node1"]["hostname"], e["node1"]["interfaceName"]), (e["node2"]["hostname"], e["node2"]["interfaceName"])) for e in edges]
+    assert len(got) == len(set(got)) == 2 * len(cables) and set(got) == expected
+    assert any(r["kind"] == "management" for r in cables) and any(r["kind"] == "fabric" for r in cables)
+
+
+# --- Nornir and Ansible ------------------------------------------------------------------------
+
+
+def _management(build_dir: Path) -> dict[str, str]:
+    return {r["device"]: r["address"].split("/")[0] for r in rows(build_dir / "ip-plan.csv") if r["kind"] == "management"}
+
+
+def test_nornir_inventory_loads_with_simple_inventory(builds, tmp_path):
+    from nornir.plugins.inventory.simple import SimpleInventory
+
+    out = export("nornir", builds["sonic"], tmp_path / "nornir")
+    inventory = SimpleInventory(str(out / "hosts.yaml"), str(out / "groups.yaml"), str(out / "defaults.yaml")).load()
+    switches = {n["id"]: n for n in json.loads((builds["sonic"] / "topology.json").read_text())["nodes"] if n.get("nos")}
+    management = _management(builds["sonic"])
+    assert set(inventory.hosts) == set(switches)
+    for name, host in inventory.hosts.items():
+        assert host.hostname == management[name]
+        assert host.platform == {"nxos": "nxos", "sonic": "sonic"}[switches[name]["nos"]]
+        assert host.username is None and host.password is None
+    spine = inventory.hosts["be-spine01"]
+    assert spine["role"] == "spine" and spine["asn"] == switches["be-spine01"]["asn"]
+    assert "backend_spine" in [g.name for g in spine.groups]
+    assert inventory.hosts["oob01"].platform == "nxos"
+    assert "password" not in "".join(p.read_text() for p in out.glob("*.yaml")).lower()
+
+
+def test_ansible_inventory_loads_with_ansible_inventory(builds, tmp_path):
+    out = export("ansible", builds["sonic"], tmp_path / "ansible")
+    tool = Path(sys.executable).with_name("ansible-inventory")
+    if not tool.exists():
+        pytest.skip("ansible-core is not installed (pip install -e '.[test]')")
+    env = {**os.environ, "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"), "ANSIBLE_HOME": str(tmp_path / "home")}
+    result = subprocess.run([str(tool), "-i", str(out / "inventory.yaml"), "--list"], check=False, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    hostvars = listed["_meta"]["hostvars"]
+    management = _management(builds["sonic"])
+    switches = {n["id"]: n for n in json.loads((builds["sonic"] / "topology.json").read_text())["nodes"] if n.get("nos")}
+    assert set(hostvars) == set(switches)
+    for name, variables in hostvars.items():
+        assert variables["ansible_host"] == management[name]
+        expected = {"nxos": "cisco.nxos.nxos", "sonic": "dellemc.enterprise_sonic.sonic"}[switches[name]["nos"]]
+        assert variables["ansible_network_os"] == expected
+    assert sorted(listed["backend_leaf"]["hosts"]) == sorted(n for n, s in switches.items() if s["role"] == "leaf" and s["network"] == "backend")
+    assert "backend_leaf" in listed["backend"]["children"]
+
+
+# --- NetBox ------------------------------------------------------------------------------------
+
+# The columns of NetBox 4.6's import forms (netbox/dcim/forms/bulk_import.py, ipam/forms/bulk_import.py)
+NETBOX_COLUMNS = {
+    "manufacturers.csv": ["name", "slug"],
+    "device-roles.csv": ["name", "slug", "color"],
+    "platforms.csv": ["name", "slug", "manufacturer"],
+    "device-types.csv": ["manufacturer", "model", "slug", "part_number", "u_height"],
+    "sites.csv": ["name", "slug", "status"],
+    "racks.csv": ["site", "name", "status", "width", "u_height"],
+    "devices.csv": ["name", "role", "manufacturer", "device_type", "platform", "status", "site", "rack", "position", "face"],
+    "interfaces.csv": ["device", "name", "type", "speed", "mgmt_only", "description"],
+    "console-ports.csv": ["device", "name", "type"],
+    "console-server-ports.csv": ["device", "name", "type"],
+    "cables.csv": ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name", "type", "status", "label", "length", "length_unit"],
+    "ip-addresses.csv": ["address", "status", "role", "device", "interface", "is_oob", "description"],
+}
+
+
+def test_netbox_csv_files_use_the_import_forms_columns(builds, tmp_path):
+    out = export("netbox", builds["layout"], tmp_path / "nb")
+    assert tree(out) == set(NETBOX_COLUMNS) | {"manifest.json"}
+    for name, columns in NETBOX_COLUMNS.items():
+        with open(out / name, newline="") as handle:
+            assert next(csv.reader(handle)) == columns, name
+    cables = rows(builds["layout"] / "cabling.csv")
+    outside = {n["id"] for n in json.loads((builds["layout"] / "topology.json").read_text())["nodes"] if n["model"] == "-"}
+    inside = [c for c in cables if c["a_device"] not in outside and c["b_device"] not in outside]
+    exported = rows(out / "cables.csv")
+    assert sorted(c["label"] for c in exported) == sorted(c["cable_id"] for c in inside)
+    # every cable end exists as an interface or console port of the right kind
+    interfaces = {(r["device"], r["name"]) for r in rows(out / "interfaces.csv")}
+    consoles = {(r["device"], r["name"]) for r in rows(out / "console-ports.csv")} | {(r["device"], r["name"]) for r in rows(out / "console-server-ports.csv")}
+    for c in exported:
+        for side in ("a", "b"):
+            end = (c[f"side_{side}_device"], c[f"side_{side}_name"])
+            assert end in (interfaces if c[f"side_{side}_type"] == "dcim.interface" else consoles), (c["label"], side)
+    by_port = {(r["device"], r["name"]): r for r in rows(out / "interfaces.csv")}
+    assert by_port["be-spine01", "Ethernet1/1"]["type"] == "400gbase-x-qsfpdd"  # QDD-400G-DR4-S in a QSFP-DD cage
+    assert by_port["be-spine01", "Ethernet1/1"]["speed"] == "400000000"  # Kbps
+    devices = {r["name"]: r for r in rows(out / "devices.csv")}
+    topology = {n["id"]: n for n in json.loads((builds["layout"] / "topology.json").read_text())["nodes"]}
+    assert devices["gpu0001"]["rack"] == topology["gpu0001"]["rack"] and devices["gpu0001"]["position"] == str(topology["gpu0001"]["ru"])
+    assert {r["name"] for r in rows(out / "racks.csv")} == {n["rack"] for n in topology.values() if n.get("rack")}
+    addresses = {(r["device"], r["interface"]): r for r in rows(out / "ip-addresses.csv")}
+    assert addresses["be-spine01", "mgmt0"]["is_oob"] == "true"
+
+
+class FakeEndpoint:
+    """Stands in for a pynetbox endpoint: get() by exact key, create() records the body."""
+
+    def __init__(self, netbox: FakeNetbox, name: str):
+        self.netbox, self.name = netbox, name
+
+    def get(self, **key):
+        found = self.netbox.objects.get((self.name, tuple(sorted(key.items()))))
+        return found
+
+    def create(self, body):
+        self.netbox.created.append((self.name, body))
+        obj = type("Record", (), {"id": len(self.netbox.created)})()
+        for key in self.netbox.keys_of(self.name, body):
+            self.netbox.objects[self.name, key] = obj
+        return obj
+
+
+class FakeNetbox:
+    """A mock standing in for a NetBox server behind pynetbox.api(): no server is contacted. It
+    records what the push creates and finds what was created by the filters the push uses."""
+
+    def __init__(self):
+        self.objects: dict = {}
+        self.created: list[tuple[str, dict]] = []
+
+    def __getattr__(self, app_name):
+        netbox = self
+
+        class App:
+            def __getattr__(self, model):
+                return FakeEndpoint(netbox, f"{app_name}.{model}")
+
+        return App()
+
+    @staticmethod
+    def keys_of(endpoint: str, body: dict):
+        if endpoint in ("dcim.interfaces", "dcim.console_ports", "dcim.console_server_ports"):
+            yield (("device", body["device"]["name"]), ("name", body["name"]))
+        elif endpoint == "dcim.devices":
+            yield (("name", body["name"]),)
+        elif endpoint == "dcim.cables":
+            yield (("label", body["label"]),)
+        elif endpoint == "ipam.ip_addresses":
+            yield (("address", body["address"]), ("device", "?"))
+        elif "slug" in body:
+            yield (("slug", body["slug"]),)
+
+
+def test_netbox_push_plan_against_a_mock_netbox(builds):
+    """The requests the push would send, run against FakeNetbox (a mock, not a NetBox server)."""
+    from fabricgen.export.netbox import netbox_data
+    from fabricgen.export.netbox_push import Lookup, push, push_plan
+    from fabricgen.export.source import open_build
+
+    data = netbox_data(open_build(builds["nxos"]))
+    plan = push_plan(data)
+    order = [request.endpoint for request in plan]
+    first = {endpoint: order.index(endpoint) for endpoint in dict.fromkeys(order)}
+    assert first["dcim.manufacturers"] < first["dcim.device_types"] < first["dcim.devices"] < first["dcim.interfaces"] < first["dcim.cables"] < first["ipam.ip_addresses"]
+    assert first["dcim.sites"] < first["dcim.devices"] and first["dcim.device_roles"] < first["dcim.devices"]
+    cable = next(r for r in plan if r.endpoint == "dcim.cables" and r.body["label"] == "BE-00001")
+    assert cable.body["a_terminations"] == [{"object_type": "dcim.interface", "object_id": Lookup("dcim.interfaces", (("device", "gpu0001"), ("name", "nic1")))}]
+    netbox = FakeNetbox()
+    result = push(plan, netbox)
+    assert result.failed == [], result.failed[:3]
+    assert sum(result.created.values()) == len(plan) == len(netbox.created)
+    # generic relations went out as IDs of objects created earlier in the same push
+    body = next(b for e, b in netbox.created if e == "dcim.cables" and b["label"] == "BE-00001")
+    gpu_nic = netbox.objects["dcim.interfaces", (("device", "gpu0001"), ("name", "nic1"))]
+    assert body["a_terminations"] == [{"object_type": "dcim.interface", "object_id": gpu_nic.id}]
+    gpu = next(b for e, b in netbox.created if e == "dcim.devices" and b["name"] == "gpu0001")
+    assert gpu["device_type"] == {"model": "DGX-H100"} and gpu["role"] == {"name": "gpu-node"} and gpu["status"] == "planned"
+    again = push(plan, netbox)  # everything with a findable identity is there now: nothing new
+    assert sum(again.created.values()) <= sum(1 for r in plan if r.endpoint == "ipam.ip_addresses")
+    assert again.created.get("dcim.devices") is None and again.created.get("dcim.cables") is None
+
+
+def test_netbox_push_without_pynetbox_names_the_extra(builds, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pynetbox", None)  # import pynetbox raises ImportError
+    monkeypatch.setenv("NETBOX_TOKEN", "0123456789abcdef")
+    result = runner.invoke(app, ["export", "netbox", str(builds["nxos"]), "-o", str(tmp_path / "nb"), "--push", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and "pip install 'fabricgen[netbox]'" in result.output
+    assert not (tmp_path / "nb").exists() and "0123456789abcdef" not in result.output
+
+
+def test_netbox_push_takes_its_token_from_the_environment_only(builds, tmp_path, monkeypatch):
+    import types
+
+    calls = []
+    stub = types.ModuleType("pynetbox")  # stands in for pynetbox: records how the API would be opened
+    stub.api = lambda url, token: calls.append((url, token)) or FakeNetbox()
+    monkeypatch.setitem(sys.modules, "pynetbox", stub)
+    monkeypatch.delenv("NETBOX_TOKEN", raising=False)
+    result = runner.invoke(app, ["export", "netbox", str(builds["nxos"]), "-o", str(tmp_path / "nb"), "--push", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and "NETBOX_TOKEN" in result.output and not (tmp_path / "nb").exists() and calls == []
+    monkeypatch.setenv("NETBOX_TOKEN", "0123456789abcdef")
+    result = runner.invoke(app, ["export", "netbox", str(builds["nxos"]), "-o", str(tmp_path / "nb"), "--push", "http://127.0.0.1:9"])
+    assert result.exit_code == 0, result.output
+    assert calls == [("http://127.0.0.1:9", "0123456789abcdef")] and "0 failed" in result.output
+    assert "0123456789abcdef" not in result.output and "0123456789abcdef" not in "".join(p.read_text() for p in (tmp_path / "nb").iterdir())
+
+
+# --- diagrams ----------------------------------------------------------------------------------
+
+
+def test_diagrams_per_network_render_with_graphviz(builds, tmp_path):
+    out = export("diagram", builds["nxos"], tmp_path / "d")
+    for network in ("backend", "frontend", "oob"):
+        assert {f"{network}.dot", f"{network}.d2", f"{network}.mmd"} <= tree(out)
+    dot = (out / "backend.dot").read_text()
+    assert dot.index('"tier_spine"') < dot.index('"tier_leaf"') < dot.index('"tier_server"')
+    assert '"legend_rail8"' in dot and '"be-su01-leaf1" -- "gpu0001" [color="#E69F00", penwidth=2]' in dot
+    assert '"be-spine01" -- "be-su01-leaf1" [label="8"]' in dot  # 8 parallel links, one line
+    mermaid = (out / "backend.mmd").read_text()
+    assert mermaid.startswith("%%") and "flowchart TB" in mermaid and "subgraph legend" in mermaid
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed (scripts/test.sh installs the Debian package graphviz)")
+    for path in sorted(out.glob("*.dot")):
+        result = subprocess.run(["dot", "-Tsvg", str(path)], check=False, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and "<svg" in result.stdout, f"{path.name}: {result.stderr}"
+
+
+def test_a_large_fabric_is_drawn_per_unit_with_an_overview(builds, tmp_path, monkeypatch):
+    from fabricgen.export import diagram
+    from fabricgen.export.source import open_build
+
+    monkeypatch.setattr(diagram, "MAX_DEVICES", 20)  # the 256-GPU backend (44 devices) counts as large
+    files = diagram.render_diagram(open_build(builds["nxos"]))
+    assert {"backend-overview.dot", "backend-su01.dot", "frontend-overview.dot"} <= set(files)
+    unit = files["backend-su01.dot"]
+    assert all(f'"gpu{n:04d}"' in unit for n in range(1, 33)) and '"be-spine04"' in unit
+    overview = files["backend-overview.dot"]
+    assert "gpu0001" not in overview and '"unit-su01" [label="su01: 8 leaves, 32 servers"' in overview
+    assert '"be-spine01" -- "unit-su01" [label="64"]' in overview  # 8 leaves x 8 links to each spine
+
+
+def test_rack_elevations_from_the_layout_escape_rack_names(builds, tmp_path):
+    edited = tmp_path / "layout"
+    shutil.copytree(builds["layout"], edited)
+    topology = json.loads((edited / "topology.json").read_text())
+    for node in topology["nodes"]:
+        if node.get("rack") == "R01-01":
+            node["rack"] = 'R01-01 <b>&"x"'  # free text in a build: must not break the SVG or the DOT
+    (edited / "topology.json").write_text(json.dumps(topology))
+    rehash(edited, "topology.json")
+    out = export("diagram", edited, tmp_path / "d")
+    svgs = sorted(p for p in tree(out) if p.startswith("elevations/"))
+    assert svgs, "no elevations for a build with a layout"
+    placed = {n["id"] for n in topology["nodes"] if n.get("rack")}
+    seen = set()
+    for path in svgs:
+        root = ET.parse(out / path).getroot()  # well-formed XML
+        seen |= {t.text.split(":")[0] for t in root.iter("{http://www.w3.org/2000/svg}title")}
+    assert seen == placed
+    assert "R01-01 &lt;b&gt;&amp;" in "".join((out / p).read_text() for p in svgs)
