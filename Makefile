@@ -1,11 +1,19 @@
 # Shortcuts; the scripts do the work (a fresh Debian may not have make).
-.PHONY: demo test bench fuzz clean
+.PHONY: demo test test-fast test-lab bench fuzz clean
 
 demo:
 	bash scripts/demo.sh
 
 test:
 	bash scripts/test.sh
+
+# the inner loop: everything but the lab and the slow tests (docs/testing.md)
+test-fast:
+	bash scripts/test.sh -m "not lab and not slow"
+
+# only the tests that boot labs (root: network namespaces, FRR, lldpd, sshd)
+test-lab:
+	bash scripts/test.sh -m lab
 
 bench:
 	bash scripts/bench.sh

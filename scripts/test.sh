@@ -1,46 +1,70 @@
 #!/usr/bin/env bash
-# Sets everything up and runs the whole test suite.
-# Installs, when missing and run as root, the Debian packages the tests drive: frr (`vtysh --dryrun`
-# on every generated frr.conf, and the lab's routing daemons), iproute2, iputils-ping, traceroute and
-# nftables (the lab's probes and silent link failures), lldpd (LLDP in every lab namespace), and openssh-server (the SONiC driver tests
-# start their own sshd on 127.0.0.1; the package's own ssh service is kept off).
+# Sets everything up and runs the test suite: `scripts/test.sh [PYTEST ARGS]`, e.g.
+#   scripts/test.sh                          everything (CI: .ci/run)
+#   scripts/test.sh -m "not lab and not slow"  the fast inner loop (make test-fast)
+#   scripts/test.sh tests/test_diff.py       one file
+# docs/testing.md says what each marker and each test file covers.
+#
+# Run as root, it installs the Debian packages the tests drive when they are missing (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+# What the tests run -> the Debian package that provides it, one a line (a path: must be executable).
+REQUIRED=(
+    "vtysh frr"                        # vtysh --dryrun on every generated frr.conf; the lab's routing daemons
+    "ip iproute2"                      # the lab's namespaces and veth pairs
+    "ping iputils-ping"                # the lab's probes
+    "traceroute traceroute"            # the lab's path checks
+    "nft nftables"                     # the lab's silent link failures
+    "lldpd lldpd"                      # LLDP in every lab namespace
+    "/usr/sbin/sshd openssh-server"    # the SONiC driver tests start their own sshd on 127.0.0.1
+    "dot graphviz"                     # export's diagrams: dot -Tsvg on each generated .dot file
+)
+# Packages whose service must not start on this machine: the tests start their own daemons.
+NO_SERVICE=(
+    "openssh-server ssh.service ssh.socket ssh"  # package, systemd units, sysvinit script
+    "lldpd lldpd.service lldpd"                  # the host's lldpd would speak LLDP on its ports
+)
+
 missing=()
-for pair in vtysh:frr ip:iproute2 ping:iputils-ping traceroute:traceroute nft:nftables lldpd:lldpd dot:graphviz; do
-    command -v "${pair%%:*}" >/dev/null || missing+=("${pair##*:}")
+for entry in "${REQUIRED[@]}"; do
+    read -r tool package <<<"$entry"
+    if [[ "$tool" == /* ]]; then [ -x "$tool" ] && continue; else command -v "$tool" >/dev/null && continue; fi
+    missing+=("$package")
 done
-[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing Debian packages for the FRR checks, the lab and the SONiC driver tests: ${missing[*]}"
+    echo "installing the Debian packages the tests drive: ${missing[*]}"
     apt-get update -qq
-    if [[ " ${missing[*]} " == *" openssh-server "* || " ${missing[*]} " == *" lldpd "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
-        # keep the packages from starting the machine's sshd or lldpd during the install
+    quiet=()
+    for entry in "${NO_SERVICE[@]}"; do
+        read -r package _ <<<"$entry"
+        [[ " ${missing[*]} " == *" $package "* ]] && quiet+=("$entry")
+    done
+    if [ "${#quiet[@]}" -gt 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+        # keep the packages from starting their services during the install
         printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
         trap 'rm -f /usr/sbin/policy-rc.d' EXIT
     fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
-        # and from starting it at boot: the tests need the binary only
+    for entry in "${quiet[@]}"; do
+        # nor at boot: the tests need the binaries only
+        read -r -a words <<<"$entry"
+        script=${words[-1]}
+        units=("${words[@]:1:${#words[@]}-2}")
         if [ -d /run/systemd/system ]; then
-            systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+            systemctl disable --now "${units[@]}" >/dev/null 2>&1 || true
         else
-            update-rc.d ssh disable >/dev/null 2>&1 || true
+            update-rc.d "$script" disable >/dev/null 2>&1 || true
         fi
-    fi
-    if [[ " ${missing[*]} " == *" lldpd "* ]]; then
-        # the lab starts its own lldpd in each namespace; the host's would speak LLDP on its ports
-        if [ -d /run/systemd/system ]; then
-            systemctl disable --now lldpd.service >/dev/null 2>&1 || true
-        else
-            update-rc.d lldpd disable >/dev/null 2>&1 || true
-        fi
-    fi
+    done
 fi
 
 set +e
+# pytest caches the test modules it rewrites (assertion messages) as bytecode; with
+# PYTHONDONTWRITEBYTECODE set, every run and each worker rewrites all of them again (about 5 s of
+# CPU per worker). The caches are git-ignored.
+unset PYTHONDONTWRITEBYTECODE
 # Two workers (the CI machine's two cores); the lab modules run on one of them, one after another
 # (tests/conftest.py). FABRICGEN_TEST_WORKERS=0 runs everything in this process.
 .venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-2}" --dist loadscope "$@"

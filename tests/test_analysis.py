@@ -24,6 +24,7 @@ from fabricgen.analysis.capacity import (
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.errors import AnalysisError
 from fabricgen.pipeline import build
+from tests import cli_runner
 
 INTENTS = Path(__file__).resolve().parents[1] / "intents"
 
@@ -88,7 +89,7 @@ def test_losing_one_spine_of_four_cuts_a_quarter_and_one_spine_of_ecmp(whitepape
     worst = single_failures(fabric)[0]
     assert worst.kind == "spine"  # a spine costs more than a single link or leaf
 
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "analyze", str(whitepaper_256), "--report", str(tmp_path / "a.md")], capture_output=True, text=True, check=False, timeout=120)
+    result = analyze(str(whitepaper_256), "--report", str(tmp_path / "a.md"))
     assert result.returncode == 0, result.stderr
     report = (tmp_path / "a.md").read_text()
     assert "Worst single failure: spine be-spine01" in report
@@ -126,22 +127,28 @@ def test_bad_input_is_a_clear_error(whitepaper_256, tmp_path):
     manifest = json.loads((other / "manifest.json").read_text())
     manifest["fabricgen_version"] = "0.0.1"
     (other / "manifest.json").write_text(json.dumps(manifest))
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "analyze", str(other)], capture_output=True, text=True, check=False, timeout=120)
+    result = analyze(str(other))
     assert result.returncode == 2 and "built by fabricgen 0.0.1" in result.stderr and "Traceback" not in result.stderr
 
 
-def analyze(*args: str) -> subprocess.CompletedProcess:
+def analyze(*args: str) -> cli_runner.Completed:
+    return cli_runner.fabricgen("analyze", *args)
+
+
+def analyze_process(*args: str) -> subprocess.CompletedProcess:
+    """`fabricgen analyze` as a process of its own: its own hash seed, its own matplotlib."""
     return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, check=False, timeout=300)
 
 
+@pytest.mark.slow
 def test_load_balancing_report_with_figures_is_deterministic(whitepaper_256, tmp_path):
     args = [str(whitepaper_256), "--scope", "cross-rail", "--seeds", "3", "--no-traffic"]
     assert "Load balancing" not in analyze(*args).stdout  # --no-traffic: capacity and failures only
     args = args[:-1]
     first, second = tmp_path / "one" / "a.md", tmp_path / "two" / "a.md"
-    for report in (first, second):
+    for report in (first, second):  # two processes: nothing may depend on hash randomisation
         report.parent.mkdir()
-        result = analyze(*args, "--report", str(report))
+        result = analyze_process(*args, "--report", str(report))
         assert result.returncode == 0, result.stderr
     text = first.read_text()
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith(("| ecmp", "| flowlet", "| spray"))}

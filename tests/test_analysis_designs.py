@@ -5,8 +5,6 @@ top-of-rack (tor-64-gpu). Each intent is compiled and written in-process once pe
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from fabricgen.analysis.balancing import TrafficOptions, clos_of, path_shares, t
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.schema import AnalysisOutput
 from fabricgen.pipeline import build
+from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,8 +34,8 @@ def builds(tmp_path_factory):
     return get
 
 
-def analyze(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+def analyze(*args: str) -> cli_runner.Completed:
+    return cli_runner.fabricgen("analyze", *args, cwd=ROOT)
 
 
 def test_rail_only_cross_rail_goes_pxn_and_loads_no_fabric_link(builds):
@@ -90,6 +89,7 @@ def test_dual_plane_counts_each_gpu_once_and_loads_both_planes_evenly(builds):
     assert per_plane.sum() == pytest.approx(flows.nbytes.sum() * (1 - 31 / 255))  # bytes to other units leave the leaf
 
 
+@pytest.mark.slow
 def test_dual_plane_cross_rail_is_refused_before_it_runs_naming_what_fits(builds):
     build_dir = builds("dual-plane-2048")
     started = time.monotonic()

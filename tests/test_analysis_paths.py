@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.loadbalance import make_traffic
 from fabricgen.analysis.schema import AnalysisOutput
 from fabricgen.pipeline import build
+from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -173,8 +172,8 @@ def test_failing_one_spine_of_four_cuts_the_expected_share(whitepaper_256):
     assert one.failure.capacity_cut == 0.0 and one.failure.down == (key,)
 
 
-def analyze(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "analyze", *args], check=False, capture_output=True, text=True, timeout=300, cwd=ROOT)
+def analyze(*args: str) -> cli_runner.Completed:
+    return cli_runner.fabricgen("analyze", *args, cwd=ROOT)
 
 
 def test_json_validates_and_a_threshold_exits_1(whitepaper_256):

@@ -32,6 +32,7 @@ from fabricgen.pipeline import build
 from fabricgen.push.inventory import read_targets
 from fabricgen.reports import bom, cabling, ip_plan
 from fabricgen.version import __version__
+from tests import cli_runner
 from tests.conftest import INTENTS, REPO
 
 LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
@@ -75,8 +76,8 @@ def edit_csv(path: Path, row: int, column: str, value: str) -> None:
     path.write_text(out.getvalue())
 
 
-def fabricgen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=300, check=False)
+def fabricgen(*args: str) -> cli_runner.Completed:
+    return cli_runner.fabricgen(*args)
 
 
 def namespaces() -> set[str]:

@@ -1,4 +1,7 @@
-"""The command line as a user runs it: exit codes, messages, nothing written on bad input."""
+"""The command line as a user runs it: exit codes, messages, nothing written on bad input.
+
+`python -m fabricgen` runs as a process of its own here for the version and for parallel builds
+(`--jobs` forks workers); every other command runs in this process (tests/cli_runner.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +12,22 @@ from pathlib import Path
 import pytest
 
 from fabricgen import __version__
+from tests import cli_runner
 from tests.conftest import INTENTS, REPO
 
 
-def fabricgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def fabricgen(*args: str, cwd: Path | None = None) -> cli_runner.Completed:
+    return cli_runner.fabricgen(*args, cwd=cwd or REPO)
+
+
+def fabricgen_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, cwd=cwd or REPO, timeout=120
+        [sys.executable, "-m", "fabricgen", *args], check=False, capture_output=True, text=True, cwd=cwd or REPO, timeout=120
     )
 
 
 def test_version():
-    result = fabricgen("--version")
+    result = fabricgen_process("--version")
     assert result.returncode == 0 and result.stdout.strip() == f"fabricgen {__version__}"
 
 
@@ -142,10 +150,11 @@ def tree(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # three builds, each a process of its own
 def test_build_on_two_processes_writes_the_same_files(write_intent, tmp_path):
     intent = write_intent(JOBS_INTENT)
     for jobs in ("1", "2", "3"):
-        result = fabricgen("build", str(intent), "-o", str(tmp_path / f"jobs{jobs}"), "--jobs", jobs, "--quiet")
+        result = fabricgen_process("build", str(intent), "-o", str(tmp_path / f"jobs{jobs}"), "--jobs", jobs, "--quiet")
         assert result.returncode == 0, result.stderr
     one = tree(tmp_path / "jobs1")
     assert any(p.endswith("config_db.json") for p in one) and any(p.endswith(".cfg") for p in one)

@@ -97,6 +97,7 @@ def test_analyze_names_its_phases(small_build):
     assert quiet.exit_code == 0 and quiet.stderr == ""
 
 
+@pytest.mark.slow
 def test_analyze_prints_no_library_warning(small_build, tmp_path):
     # a fresh process (matplotlib warns when it is first imported) whose matplotlib config
     # directory cannot be made: matplotlib logs two warnings and builds its font cache, numpy

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import DesignError, IntentError
 from fabricgen.pipeline import build, compile_intent
 from fabricgen.reports.bom_compare import compare_bom
+from tests import cli_runner
 
 REFERENCES = Path(__file__).parent / "data"
 
@@ -99,12 +98,12 @@ def test_bom_compare_explains_every_whitepaper_difference(whitepaper, gpus, tmp_
 
 def test_bom_compare_command_exit_codes(whitepaper, tmp_path):
     build(cabled(256, tmp_path), tmp_path / "b")
-    run = [sys.executable, "-m", "fabricgen", "bom", "compare", str(tmp_path / "b")]
-    differs = subprocess.run([*run, str(REFERENCES / "whitepaper-256-gpu.csv")], capture_output=True, text=True)
+    run = ["bom", "compare", str(tmp_path / "b")]
+    differs = cli_runner.fabricgen(*run, str(REFERENCES / "whitepaper-256-gpu.csv"))
     assert differs.returncode == 1 and "QDD-400G-DR4-S" in differs.stdout
     own = tmp_path / "own.csv"
     own.write_bytes((tmp_path / "b" / "bom.csv").read_bytes())
-    same = subprocess.run([*run, str(own)], capture_output=True, text=True)
+    same = cli_runner.fabricgen(*run, str(own))
     assert same.returncode == 0, same.stdout
 
 

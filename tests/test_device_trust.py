@@ -15,7 +15,6 @@ import shutil
 import socket
 import ssl
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from fabricgen.push.rollout import DeviceResult, Outcome, Rollout, RolloutOption
 from fabricgen.push.security import DeviceVerification
 from fabricgen.push.sonic import SonicDriver
 from fabricgen.trust import check_host
+from tests import cli_runner
 
 PASSWORD = "pw-4c1e-only-for-real-switches"
 CREDENTIALS = Credentials("netops", PASSWORD)
@@ -207,14 +207,12 @@ def built(tmp_path_factory) -> Path:
     return root / "build"
 
 
-def fabricgen_push(built: Path, inventory: Path, *args: str, home: Path) -> subprocess.CompletedProcess:
-    """`fabricgen push` with HOME at `home` (so ~/.ssh/known_hosts is the test's), credentials set."""
+def fabricgen_push(built: Path, inventory: Path, *args: str, home: Path) -> cli_runner.Completed:
+    """`fabricgen push` (in this process: tests/cli_runner.py) with HOME at `home` (so
+    ~/.ssh/known_hosts is the test's), credentials set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")}
     env |= {"HOME": str(home), "FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD}
-    return subprocess.run(
-        [sys.executable, "-m", "fabricgen", "push", str(built), "--inventory", str(inventory), "--devices", LEAF, "--connect-timeout", "10", *args],
-        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL, check=False,
-    )
+    return cli_runner.fabricgen("push", built, "--inventory", inventory, "--devices", LEAF, "--connect-timeout", "10", *args, env=env)
 
 
 @pytest.fixture
@@ -365,8 +363,7 @@ def test_push_command_refuses_ssl_verify_false_with_exit_2(built, tmp_path):
     inventory = tmp_path / "inventory.yaml"
     inventory.write_text(f"devices:\n  {SPINE}: {{host: 192.0.2.1, optional_args: {{ssl_verify: false}}}}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")} | {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD}
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "push", str(built), "--inventory", str(inventory), "--devices", SPINE],
-                            capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL, check=False)
+    result = cli_runner.fabricgen("push", built, "--inventory", inventory, "--devices", SPINE, env=env)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{SPINE}: optional_args ssl_verify: false would accept any TLS certificate" in result.stderr
 

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from fabricgen.diff import diff_builds
 from fabricgen.diff.compare import frr_bgp
 from fabricgen.diff.render import render_markdown
 from fabricgen.pipeline import build
+from tests import cli_runner
 from tests.conftest import REPO
 
 TINY_NXOS = (REPO / "tests" / "golden" / "tiny-nxos.yaml").read_text()
@@ -34,8 +36,8 @@ def _build(directory: Path, name: str, text: str) -> Path:
     return destination
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", "diff", *args], check=False, capture_output=True, text=True, timeout=300, cwd=cwd)
+def _cli(*args: str, cwd: Path | None = None) -> cli_runner.Completed:
+    return cli_runner.fabricgen("diff", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -112,18 +114,21 @@ def test_a_fabric_link_pool_change_renumbers_every_link_end_and_session(builds):
     assert not result.devices and not result.cabling.added and not result.bom and not result.qos
 
 
-def test_identical_builds_are_no_change_and_exit_0(builds, tmp_path):
+def test_identical_builds_are_no_change_and_exit_0(builds, tmp_path, monkeypatch):
     again = _build(tmp_path, "again", TINY_NXOS)
     result = _cli(str(builds["base"]), str(again))
     assert result.returncode == 0, result.stderr
     assert "no changes" in result.stdout
-    # an intent file against its own build: built on the fly, still no change; the temp build is gone
+    # an intent file against its own build: built on the fly, still no change; the temp build is
+    # gone (a temporary directory of its own: other diffs on the machine make and remove theirs in /tmp)
     intent = tmp_path / "again.yaml"
-    before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("fabricgen-diff-*"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     result = _cli(str(intent), str(again), "--format", "json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["changed"] is False
-    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("fabricgen-diff-*")) <= before
+    assert list(scratch.iterdir()) == []
 
 
 def test_changes_exit_1_and_json_holds_the_same_counts(builds):
@@ -234,6 +239,7 @@ def _script(repo: Path, comment: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # scripts/intent-diff.sh runs fabricgen as processes, 4 times
 def test_the_ci_script_writes_one_comment_and_fails_only_on_errors(repo, tmp_path):
     comment = tmp_path / "comment.md"
     changed = _script(repo, comment)

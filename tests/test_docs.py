@@ -77,6 +77,7 @@ def _cli_commands() -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow
 def test_every_command_has_its_page_with_every_option(site):
     commands = _cli_commands()
     assert {"build", "validate", "diff", "analyze", "lab up", "push", "verify", "testplan check", "secrets render", "bom compare", "releases"} <= set(commands)

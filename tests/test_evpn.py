@@ -130,7 +130,7 @@ def test_sonic_evpn_tables_meet_the_yang_constraints(evpn_builds, gpus):
 
 
 @needs_frr
-@pytest.mark.parametrize("gpus", [256, 512])
+@pytest.mark.parametrize("gpus", [256, pytest.param(512, marks=pytest.mark.slow)])
 def test_frr_accepts_every_evpn_frr_conf(evpn_builds, gpus, tmp_path):
     build = evpn_builds[(gpus, "sonic")]
     confs = {d.name: build.files[f"configs/{d.name}/frr.conf"].decode() for d in _leaves_and_spines(build)}

@@ -209,6 +209,7 @@ def campaign(generator: str, strategy, workdir: Path) -> None:
     runner.finish()
 
 
+@pytest.mark.slow
 def test_fuzz_intents(tmp_path):
     """Real intents with numbers, keys, anchors, merge keys, tags, bombs, naming patterns, raw
     control characters and invalid UTF-8 mutated in."""
@@ -220,12 +221,14 @@ def test_fuzz_yaml_bytes(tmp_path):
     campaign("yaml-bytes", fuzzing.yaml_bytes_cases(), tmp_path)
 
 
+@pytest.mark.slow
 def test_fuzz_catalogs(tmp_path):
     """A user catalog whose switch has hostile descriptions, patterns, management ports, platform,
     hwsku and numbers, or a catalog path outside the intent's directory (which must be refused)."""
     campaign("catalog", fuzzing.catalog_cases(), tmp_path)
 
 
+@pytest.mark.slow
 def test_fuzz_build_directories(bases, tmp_path):
     """A real build edited, truncated, pruned, added to, its devices renamed to hostile names (the
     manifest re-signed or not), given to diff, analyze --no-traffic, push (to 127.0.0.1:9) and bom

@@ -93,6 +93,7 @@ def superpod(tmp_path_factory) -> tuple[Outputs, Outputs]:
     return Outputs(source), Outputs(grown(tmp_path_factory.mktemp("grown"), source.read_text(), 6144))
 
 
+@pytest.mark.slow
 def test_superpod_4096_to_6144_gpus_moves_nothing(superpod):
     small, large = superpod
     assert (small.compiled.sizing.pods, large.compiled.sizing.pods) == (4, 6)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
-import sys
 import tracemalloc
 
 import pytest
@@ -20,6 +18,7 @@ from fabricgen.render.environment import frr_text, nxos_text
 from fabricgen.render.nxos import render_nxos
 from fabricgen.render.sonic import render_sonic
 from fabricgen.yaml_source import MAX_DEPTH, load_yaml
+from tests import cli_runner
 from tests.conftest import build_refused
 from tests.test_user_hardware import HARDWARE, INTENT
 
@@ -460,10 +459,10 @@ def test_catalog_dir_on_the_command_line(tmp_path):
     (tmp_path / "hardware" / "lab-hardware.yaml").write_text(HARDWARE)
     intent = tmp_path / "intents" / "lab.yaml"
     intent.write_text(INTENT.format(nos="nxos").replace("[lab-hardware.yaml]", "[../hardware/lab-hardware.yaml]"))
-    command = [sys.executable, "-m", "fabricgen", "validate", str(intent)]
-    refused_run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    command = ["validate", str(intent)]
+    refused_run = cli_runner.fabricgen(*command)
     assert refused_run.returncode == 2 and "outside the intent's directory" in refused_run.stderr
-    allowed = subprocess.run([*command, "--catalog-dir", str(tmp_path / "hardware")], capture_output=True, text=True, timeout=120)
+    allowed = cli_runner.fabricgen(*command, "--catalog-dir", str(tmp_path / "hardware"))
     assert allowed.returncode == 0, allowed.stderr
 
 

@@ -21,11 +21,18 @@ from pathlib import Path
 import pytest
 
 from fabricgen.errors import LabError, Problem
-from fabricgen.lab import runtime
-from fabricgen.lab import keys, session
-from fabricgen.lab.plan import LabPlan, LabSwitch, _components, _probes, lab_id_of, read_plan
+from fabricgen.lab import keys, runtime, session
+from fabricgen.lab.plan import (
+    LabPlan,
+    LabSwitch,
+    _components,
+    _probes,
+    lab_id_of,
+    read_plan,
+)
 from fabricgen.pipeline import build
 from fabricgen.secrets import ENV_PREFIX, FILE_ENV, env_name
+from tests import cli_runner
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_INTENT = REPO / "tests" / "lab" / "two-units.yaml"
@@ -38,12 +45,19 @@ needs_lab = pytest.mark.skipif(
 )
 
 
-def fabricgen(*args: str, timeout: float = 600, secrets: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """The CLI as a user runs it; with `secrets`, exactly these FABRICGEN_SECRET_* values (none
-    the test process happens to hold)."""
+def fabricgen(*args: str, secrets: dict[str, str] | None = None) -> cli_runner.Completed:
+    """The CLI as a user runs it, in this process (tests/cli_runner.py; the daemons it starts are
+    processes of their own either way); with `secrets`, exactly these FABRICGEN_SECRET_* values
+    (none the test process happens to hold)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX) and k != FILE_ENV}
     env.update({env_name(name): value for name, value in (secrets or {}).items()})
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=timeout, check=False, env=env)
+    return cli_runner.fabricgen(*args, env=env)
+
+
+def fabricgen_process(*args: str) -> subprocess.CompletedProcess:
+    """The CLI as a process of its own (no FABRICGEN_SECRET_* values)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX) and k != FILE_ENV}
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=600, check=False, env=env)
 
 
 def leftovers(build_dir: Path) -> list[str]:
@@ -183,9 +197,12 @@ def test_a_killed_up_is_removed_by_down(clean_lab: Path):
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert leftovers(clean_lab), "the lab should have been half built when it was killed"
-    again = fabricgen("lab", "up", str(clean_lab))
+    # `up` and `down` as processes of their own, as a user runs them after a kill. (Run in this
+    # process, `down` follows the kill within milliseconds and misses an FRR daemon that the killed
+    # `up`'s orphaned `ip netns exec` is still starting: it keeps running, in a deleted namespace.)
+    again = fabricgen_process("lab", "up", str(clean_lab))
     assert again.returncode == 2 and "already" in again.stderr and "lab down" in again.stderr
-    down = fabricgen("lab", "down", str(clean_lab))
+    down = fabricgen_process("lab", "down", str(clean_lab))
     assert down.returncode == 0, down.stderr
     assert leftovers(clean_lab) == []
     assert not [p for p in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines() if f"fg{lab_id_of(clean_lab)}-" in p]
@@ -294,7 +311,9 @@ def _a_key_changed_on_one_end_takes_exactly_that_session_down(build_dir: Path) -
     spine_ns = plan.namespace("be-spine01")
     bgp = f"router bgp {plan.switches['be-spine01'].asn}"
     runtime.run(["vtysh", "-N", spine_ns, "-c", "configure terminal", "-c", bgp, "-c", f"neighbor {cut.peer_address} password not-the-lab-key"])
-    result = session.check(build_dir, timeout=8)
+    # the session cannot come back (its two ends disagree on the key): verify's wait for
+    # convergence runs out; 3 s is ample for FRR's reset and the leaf to see it
+    result = session.check(build_dir, timeout=3)
     assert not result.passed
     bgp_check = result.checks[0]
     assert bgp_check.summary.startswith("62/64 expected sessions Established")

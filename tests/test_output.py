@@ -126,6 +126,7 @@ def test_build_directory_permissions_follow_the_umask(tmp_path):
     assert (tmp_path / "out" / "bom.csv").stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.slow
 def test_builds_do_not_depend_on_hash_randomisation(tmp_path):
     import subprocess
     import sys

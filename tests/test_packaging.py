@@ -104,6 +104,7 @@ def _files(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_data_license_and_version_and_a_commit_changes_only_the_manifest(tree: Path, tmp_path: Path):
     wheel = _wheel(tree, tmp_path / "tagged")
     assert wheel.name == f"fabricgen-{TAG}-py3-none-any.whl"
@@ -171,6 +172,7 @@ def _hatchling_version(project: Path) -> str:
     return result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_without_a_git_checkout_the_version_comes_from_the_sdist_or_the_archive_else_a_fallback(tree: Path, tmp_path: Path):
     subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")], cwd=tree, check=True, capture_output=True, timeout=300)
     [sdist] = (tmp_path / "dist").glob("fabricgen-*.tar.gz")
@@ -244,6 +246,7 @@ def _without_extras(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS, *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False)
 
 
+@pytest.mark.slow
 def test_without_the_extras_build_validate_diff_and_testplan_run_and_push_verify_analyze_name_their_extra(tmp_path: Path):
     build = tmp_path / "build"
     for args in (("build", str(TINY), "-o", str(build)), ("validate", str(TINY)), ("diff", str(build), str(TINY)),

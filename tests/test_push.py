@@ -14,7 +14,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import replace
@@ -30,6 +29,7 @@ from fabricgen.push import rollout
 from fabricgen.push.credentials import Credentials, read_credentials
 from fabricgen.push.inventory import read_targets
 from fabricgen.push.rollout import Outcome, RolloutOptions, push
+from tests import cli_runner
 from tests.push_build import complete_nxos, completed_copy
 
 PASSWORD = "pw-7f3a9c-never-on-disk"  # distinctive, so a leak is found by a plain search
@@ -363,9 +363,10 @@ def test_an_unknown_canary_is_refused(built, tmp_path, monkeypatch):
 # -- the command, as a user runs it ------------------------------------------------------------------
 
 
-def fabricgen(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def fabricgen(*args: str, env: dict | None = None) -> cli_runner.Completed:
+    """In this process (tests/cli_runner.py), with exactly these FABRICGEN_* variables."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")} | (env or {})
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=120, env=environment, stdin=subprocess.DEVNULL, check=False)
+    return cli_runner.fabricgen(*args, env=environment)
 
 
 CREDENTIAL_ENV = {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD}

@@ -14,8 +14,6 @@ import hashlib
 import json
 import os
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 from dataclasses import replace
@@ -29,6 +27,7 @@ from fabricgen.push import nxos as nxos_module
 from fabricgen.push.nxos import NxosDriver
 from fabricgen.push.rollout import Outcome, RolloutOptions, push
 from fabricgen.secrets import Secrets
+from tests import cli_runner
 from tests.push_build import completed_copy, rehash
 from tests.test_push import CREDENTIALS, FAST, TINY_OOB, all_peers, mocked
 
@@ -83,10 +82,11 @@ def listener():
     started.close()
 
 
-def fabricgen(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def fabricgen(*args: str, env: dict | None = None) -> cli_runner.Completed:
+    """In this process (tests/cli_runner.py), with exactly these FABRICGEN_* variables."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FABRICGEN_")}
     environment |= {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": CREDENTIALS.password} | (env or {})
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], capture_output=True, text=True, timeout=120, env=environment, stdin=subprocess.DEVNULL, check=False)
+    return cli_runner.fabricgen(*args, env=environment)
 
 
 def inventory_at(tmp_path: Path, port: int, devices: list[str]) -> Path:

@@ -1,5 +1,7 @@
 """`fabricgen push` end to end, as a user runs it, against a real SSH server and real FRR.
 
+The push runs as a process of its own where the process matters (the secrets never on a command
+line or in a file; a push killed midway), in the test process otherwise (tests/cli_runner.py).
 The switch is a lab leaf (tests/lab/two-units.yaml: SONiC leaves) behind the SONiC test target of
 tests/sonic_target.py: OpenSSH on 127.0.0.1 in a private mount namespace, whose vtysh and
 frr-reload.py drive that leaf's FRR. sonic-utilities cannot run outside SONiC, so `config` and
@@ -28,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from fabricgen.secrets import env_name
+from tests import cli_runner
 from tests.push_build import completed_copy, rehash
 from tests.sonic_target import free_port, start_sonic_target
 from tests.test_lab import needs_lab
@@ -119,11 +122,18 @@ def push_command(build_dir: Path, inventory: Path, password: str, *args: str) ->
     return [sys.executable, "-m", "fabricgen", "push", str(build_dir), "--inventory", str(inventory), "--connect-timeout", "10", *host_keys, *args], env
 
 
-def push(build_dir: Path, inventory: Path, password: str, *args: str) -> subprocess.CompletedProcess:
+def push_process(build_dir: Path, inventory: Path, password: str, *args: str) -> subprocess.CompletedProcess:
     """`fabricgen push` as a user runs it, every secret the build names in its environment, host
     keys checked against the known_hosts file beside the inventory unless `args` name another."""
     command, env = push_command(build_dir, inventory, password, *args)
     return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL, check=False)
+
+
+def push(build_dir: Path, inventory: Path, password: str, *args: str) -> cli_runner.Completed:
+    """The same push in this process (tests/cli_runner.py): for the tests about what it decides,
+    not about what its process shows."""
+    command, env = push_command(build_dir, inventory, password, *args)
+    return cli_runner.fabricgen(*command[3:], env=env)
 
 
 class CmdlineWatch:
@@ -165,7 +175,7 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
     expected = neighbors_of((complete / "configs" / LEAF / "frr.conf").read_text())
     vtysh(target, "configure terminal", "no router bgp")
 
-    dry = push(complete, inventory, target.password, "--devices", LEAF)
+    dry = push_process(complete, inventory, target.password, "--devices", LEAF)
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "would change" in dry.stdout and "router bgp 64513" in dry.stdout
     assert f"password <<secret:{BGP_KEY}>>" in dry.stdout  # the diff names the secret, masked
@@ -173,7 +183,7 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
     assert target.commands("config") == []  # ...and changed nothing
 
     with CmdlineWatch() as watch:
-        committed = push(complete, inventory, target.password, "--devices", LEAF, "--commit", "--verify-timeout", "60")
+        committed = push_process(complete, inventory, target.password, "--devices", LEAF, "--commit", "--verify-timeout", "60")
     assert committed.returncode == 0, committed.stdout + committed.stderr
     assert f"{len(expected)}/{len(expected)} BGP neighbors Established; a new management session works; confirmed" in committed.stdout
     assert [c[0] for c in target.commands()] == ["checkpoint", "replace", "save"]
@@ -190,7 +200,7 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
     found = subprocess.run(["grep", "-rlF", "--", MARKER, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"a secret value is in: {found.stdout}{found.stderr}"
 
-    again = push(complete, inventory, target.password, "--devices", LEAF)
+    again = push_process(complete, inventory, target.password, "--devices", LEAF)
     assert again.returncode == 0 and "1 unchanged" in again.stdout, again.stdout  # idempotent: nothing left to push
 
 
@@ -252,7 +262,8 @@ def test_a_broken_change_is_rolled_back_to_the_running_config(two_unit_lab, comp
     before = running_frr(target)
     target.forget_commands()
 
-    result = push(broken, inventory, target.password, "--devices", LEAF, "--commit", "--verify-timeout", "8")
+    # the sessions cannot come up (the spines' ASN is wrong): any wait ends in the rollback
+    result = push(broken, inventory, target.password, "--devices", LEAF, "--commit", "--verify-timeout", "3")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "rolled back" in result.stdout and "0/2 BGP neighbors Established" in result.stdout
     verbs = [c[0] for c in target.commands("config")]

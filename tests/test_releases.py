@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from fabricgen.catalog import load_catalog
 from fabricgen.catalog.model import release_key
 from fabricgen.errors import CatalogError, CheckError, IntentError
 from fabricgen.pipeline import build, compile_intent
+from tests import cli_runner
 from tests.conftest import build_refused
 
 REPO = Path(__file__).parent.parent
@@ -122,7 +121,7 @@ def test_a_vendor_flavour_is_a_target_of_its_own(tmp_path, write_intent):
 def test_diff_names_a_release_change(tmp_path, write_intent):
     old = write_intent("gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n", name="old")
     new = write_intent('gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  spine: {nos: nxos, nos_release: "10.6"}\n', name="new")
-    result = subprocess.run([sys.executable, "-m", "fabricgen", "diff", str(old), str(new), "--format", "json"], capture_output=True, text=True, timeout=120)
+    result = cli_runner.fabricgen("diff", old, new, "--format", "json")
     assert result.returncode == 1, result.stderr
     changes = {d["device"]: d for d in json.loads(result.stdout)["devices"]}
     spines = [d for name, d in changes.items() if name.startswith("be-spine")]

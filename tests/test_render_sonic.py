@@ -66,7 +66,7 @@ def test_config_db_meets_the_yang_constraints(whitepaper_sonic, gpus):
 
 @needs_frr
 @pytest.mark.frr
-@pytest.mark.parametrize("gpus", [256, 512])
+@pytest.mark.parametrize("gpus", [256, pytest.param(512, marks=pytest.mark.slow)])
 def test_frr_accepts_every_frr_conf(whitepaper_sonic, gpus, tmp_path):
     confs = frr_confs(whitepaper_sonic[gpus])
     assert {whitepaper_sonic[gpus].fabric.devices[name].network for name in confs} == {Network.BACKEND, Network.FRONTEND}
@@ -89,6 +89,7 @@ BIG = {"model": "N9364E-SG2-O", "nos": "sonic"}
     ],
     ids=["subnet", "3to1-no-bfd", "4byte-no-qos", "51t-breakout"],
 )
+@pytest.mark.slow
 def test_frr_and_yang_accept_other_designs(write_intent, tmp_path, backend):
     build = compile_intent(write_intent(yaml.safe_dump({"gpus": 1024, "backend": backend})))
     assert all(config.nos == "sonic" for config in build.configs.values())

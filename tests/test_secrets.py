@@ -3,8 +3,9 @@ validate, diff and `secrets list`, and the unit tests of fabricgen.secrets.
 
 Marker values are planted for every secret of intents/cisco-256-gpu.yaml, one set in the
 environment (FABRICGEN_SECRET_*) and another in a 0600 secrets file ($FABRICGEN_SECRETS_FILE);
-the commands run as subprocesses, as a user runs them, and no marker may appear in any file they
-write, their stdout or their stderr. `secrets render` is the one command that writes values: there
+no marker may appear in any file the commands write, their stdout or their stderr. The acceptance
+proof runs them as processes of their own, as a user runs them (whatever reaches file descriptors
+1 and 2 counts); the other command tests run them in this process (tests/cli_runner.py). `secrets render` is the one command that writes values: there
 the environment's markers must appear, in 0600 files of a 0700 directory, with a warning."""
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from fabricgen.secrets import (
     names_in,
     uses_in,
 )
+from tests import cli_runner
 from tests.conftest import INTENTS
 
 INTENT = INTENTS / "cisco-256-gpu.yaml"
@@ -51,8 +53,12 @@ ENV_MARKERS = {name: f"MARKER-ENV-{name}-{TAG}" for name in NAMES + ["bgp-backen
 FILE_MARKERS = {name: f"MARKER-FILE-{name}-{TAG}" for name in NAMES + ["bgp-backend-b"]}
 
 
-def _run(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fabricgen", *args], check=False, capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
+def _run(*args: str, env: dict[str, str], cwd: Path | None = None) -> cli_runner.Completed:
+    return cli_runner.fabricgen(*args, env=env, cwd=cwd)
+
+
+def _run_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], check=False, capture_output=True, text=True, timeout=300, env=env)
 
 
 def _secrets_file(path: Path, values: dict[str, str], mode: int = 0o600) -> Path:
@@ -104,6 +110,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # --- the acceptance proof: build, validate, diff, secrets list -------------------------------------
 
 
+@pytest.mark.slow  # six processes of their own
 def test_no_value_reaches_a_build_validate_diff_or_list(tmp_path: Path):
     secrets_file = _secrets_file(tmp_path / "secrets.yaml", FILE_MARKERS)
     env = _environment(secrets_file)
@@ -112,19 +119,19 @@ def test_no_value_reaches_a_build_validate_diff_or_list(tmp_path: Path):
     assert "bgp-backend-b" in edited.read_text()
 
     outputs = {}
-    build = _run("build", str(INTENT), "-o", str(tmp_path / "build"), env=env)
+    build = _run_process("build", str(INTENT), "-o", str(tmp_path / "build"), env=env)
     assert build.returncode == 0, build.stderr
     outputs["build"] = build
-    outputs["validate"] = _run("validate", str(INTENT), env=env)
+    outputs["validate"] = _run_process("validate", str(INTENT), env=env)
     assert outputs["validate"].returncode == 0
     for output_format in ("text", "markdown", "json"):
-        result = _run("diff", str(INTENT), str(edited), "--format", output_format, env=env)
+        result = _run_process("diff", str(INTENT), str(edited), "--format", output_format, env=env)
         assert result.returncode == 1, result.stderr  # the BGP key's name changed
         outputs[f"diff {output_format}"] = result
-    listing = _run("secrets", "list", str(tmp_path / "build"), env=env)
+    listing = _run_process("secrets", "list", str(tmp_path / "build"), env=env)
     assert listing.returncode == 0, listing.stdout + listing.stderr
     outputs["secrets list"] = listing
-    outputs["secrets list --json"] = _run("secrets", "list", str(tmp_path / "build"), "--json", env=env)
+    outputs["secrets list --json"] = _run_process("secrets", "list", str(tmp_path / "build"), "--json", env=env)
 
     for command, result in outputs.items():
         _assert_no_marker(f"stdout of {command}", result.stdout)

@@ -132,7 +132,7 @@ def test_no_secret_value_in_any_build_file(secured, gpus):
 
 @needs_frr
 @pytest.mark.frr
-@pytest.mark.parametrize("gpus", [256, 512])
+@pytest.mark.parametrize("gpus", [256, pytest.param(512, marks=pytest.mark.slow)])
 def test_frr_accepts_every_secured_frr_conf(secured, gpus, tmp_path):
     build = secured[gpus]
     confs = frr_confs(build)

@@ -95,6 +95,7 @@ def test_a_4096_gpu_build_bom_counts_every_switch_optic_and_cable(write_intent):
     assert "links: 4096 GPU NIC to leaf, 4096 leaf to spine, 4096 spine to core" in summary
 
 
+@pytest.mark.slow
 def test_32768_gpus_build_with_every_cable_and_port_once_in_bom_cabling_and_configs(write_intent):
     build = compile_intent(write_intent("gpus: 32768\nbackend:\n  asn: {scheme: private-4byte}\n"))
     fabric, files = build.fabric, build.files
@@ -196,6 +197,7 @@ def test_nxos_leaves_accept_their_own_asn_back_once_when_asns_are_reused(write_i
     assert "allowas-in" not in "\n".join(core.router_bgp)
 
 
+@pytest.mark.slow
 def test_growing_by_two_pods_keeps_every_existing_address_asn_and_cable(write_intent):
     """With the core count pinned to the final size, 4,096 -> 6,144 GPUs only adds."""
     def built(gpus):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from collections import Counter
 from fractions import Fraction
 
@@ -15,6 +13,7 @@ import pytest
 from fabricgen.design.graph import LinkKind, Role
 from fabricgen.errors import DesignError, IntentError
 from fabricgen.pipeline import compile_intent
+from tests import cli_runner
 
 # 4 DGX nodes (32 GPUs, 8 rails): 8 leaves of 4 downlinks each, on 800G OSFP switches whose cages
 # break out to 2 x 400G for the NICs.
@@ -159,7 +158,7 @@ def test_800g_fabric_links_take_the_medium_their_length_needs(write_intent, slac
 def test_800g_links_in_cabling_and_bom(write_intent, tmp_path):
     path = write_intent(OSFP_32.format(count=1, model="N9364E-SG2-O", nos="nxos") + "layout: {slack_m: 0.0}\n")
     out = tmp_path / "out"
-    run = subprocess.run([sys.executable, "-m", "fabricgen", "build", str(path), "-o", str(out)], check=False, capture_output=True, text=True)
+    run = cli_runner.fabricgen("build", path, "-o", out)
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader((out / "cabling.csv").open()))
     fabric = [r for r in rows if r["kind"] == "fabric"]
@@ -188,7 +187,7 @@ def test_configs_carry_each_link_its_own_speed(write_intent):
 def test_sonic_800g_port_is_whole_with_8_lanes(write_intent, tmp_path):
     path = write_intent(OSFP_32.format(count=1, model="DCS-7060X6-64PE", nos="sonic"))
     out = tmp_path / "out"
-    run = subprocess.run([sys.executable, "-m", "fabricgen", "build", str(path), "-o", str(out)], check=False, capture_output=True, text=True)
+    run = cli_runner.fabricgen("build", path, "-o", out)
     assert run.returncode == 0, run.stderr
     db = json.loads((out / "configs" / "be-su01-leaf1" / "config_db.json").read_text())
     # cage 3 of the O128S2 hwsku is Ethernet16, lanes 9-16 (port_config.ini); whole at 800G
@@ -208,7 +207,7 @@ def test_sonic_800g_port_is_whole_with_8_lanes(write_intent, tmp_path):
 
 def test_bad_uplinks_exit_2_with_file_line_field_and_fix(write_intent):
     path = write_intent("gpus: 256\nbackend:\n  uplinks: {count: 3}\n  spine: {count: 2}\n")
-    run = subprocess.run([sys.executable, "-m", "fabricgen", "validate", str(path)], check=False, capture_output=True, text=True)
+    run = cli_runner.fabricgen("validate", path)
     assert run.returncode == 2
     text = run.stdout + run.stderr
     assert f"{path.name}" in text and "backend.spine.count" in text and "pin 1 or 3 spines" in text

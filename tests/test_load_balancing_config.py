@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import subprocess
-import sys
 from typing import get_args
 
 import pytest
@@ -18,6 +16,7 @@ from fabricgen.design.graph import Role
 from fabricgen.errors import CatalogError, CheckError
 from fabricgen.intent.model import HashField, LoadBalancing
 from fabricgen.pipeline import compile_intent
+from tests import cli_runner
 from tests.conftest import REPO
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
@@ -166,13 +165,10 @@ def test_dlb_on_a_frontend_fabric_leaves_the_backend_on_ecmp(whitepaper, write_i
 # --- rejected where the switch or NOS cannot do it ----------------------------------------------
 
 
-def fabricgen_cli(tmp_path, intent: dict) -> subprocess.CompletedProcess:
+def fabricgen_cli(tmp_path, intent: dict) -> cli_runner.Completed:
     path = tmp_path / "intent.yaml"
     path.write_text(yaml.safe_dump(intent, sort_keys=False))
-    return subprocess.run(
-        [sys.executable, "-m", "fabricgen", "build", str(path), "-o", str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
-    )
+    return cli_runner.fabricgen("build", path, "-o", tmp_path / "out", cwd=tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ def count(build, network: Network, role: Role) -> int:
     return sum(1 for _ in build.fabric.by_role(role, network))
 
 
+@pytest.mark.slow
 def test_a_32768_gpu_frontend_does_not_fit_2_tiers_and_is_built_in_3(write_intent):
     build = compile_intent(write_intent(f"gpus: 32768\nbackend:\n  asn: {{scheme: private-4byte}}\nfrontend:\n  {FRONTEND_ASNS}\n"), render=False)
     plan = build.compiled.plans[Network.FRONTEND]
