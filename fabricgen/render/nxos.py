@@ -211,7 +211,18 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
     if qos is not None:
         for speed, ecn in sorted(qos.ecn.items()):
             queuing.append(QueuingPolicy(queuing_policy_name(speed), speed, ecn.min_kbytes, ecn.max_kbytes, ecn.drop_probability))
-    text = environment().get_template("nxos/switch.cfg.j2").render(
+    env = environment()
+    # The interfaces and the BGP sessions, most of a config's lines, are rendered on their own and
+    # passed in as text rather than included: Jinja hands every piece an included template writes
+    # through the including template's loop, a fifth of the NX-OS render time at 131,072 GPUs.
+    interfaces = env.get_template("nxos/interfaces.j2").render(
+        c=config,
+        ports=_ports(config, {policy.speed_gbps: policy.name for policy in queuing}),
+        breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
+        anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,
+    )
+    bgp = env.get_template("nxos/bgp.j2").render(c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors))) if config.bgp else ""
+    text = env.get_template("nxos/switch.cfg.j2").render(
         c=config,
         version=__version__,
         qos_policy=QOS_POLICY,
@@ -221,13 +232,11 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m))
         if qos
         else [],
-        ports=_ports(config, {policy.speed_gbps: policy.name for policy in queuing}),
-        neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)) if config.bgp else [],
+        interfaces_text=interfaces,
+        bgp_text=bgp,
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
         watchdog=_watchdog(config),
         other_queues=_other_queues(config),
-        breakout_maps={b.cage: f"{b.speed_gbps}g-{b.fanout}x" for b in config.breakouts},
-        anycast_mac=_dotted_mac(config.evpn.anycast_gateway_mac) if config.evpn else None,
         load_sharing=_load_sharing(config),
         system_text=_system_text(config),
         # mgmt0 takes the management ACL whenever the section has one (management.j2)
