@@ -59,7 +59,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             )
             # the same addresses and routes as netplan, for the lab to run the appliance as Linux
             files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
-                host=host, version=__version__, twin=True
+                host=host, nics=netplan_nics(host), version=__version__, twin=True
             )
             continue
         if host.rdma:
@@ -76,7 +76,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
                 nics=[NicLines(nic.port, nic.nic, nic.network, nic.switch, nic.switch_port, nic.cable, nic.cidr, body(nic, names[nic.port])) for nic in host.nics],
                 version=__version__,
             )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=__version__, twin=False)
+        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, nics=netplan_nics(host), version=__version__, twin=False)
     return files
 
 
@@ -102,6 +102,31 @@ class NicLines(NamedTuple):
     cable: str
     cidr: str
     body: str  # its settings header and its family's commands (nic-header.sh.j2, <family>.sh.j2)
+
+
+class NetplanNic(NamedTuple):
+    """What netplan.yaml.j2 writes of one NIC, in the order its loops unpack them (a tuple is
+    unpacked in one step, where each `nic.port` in a template is a call: 131,072 NICs)."""
+
+    port: str
+    network: str
+    switch: str
+    switch_port: str
+    cable: str
+    cidr: str
+    gateway: str
+    table: int
+    mtu: int
+    address: str
+    routes: list[tuple[str, str | None, int | None, int | None]]  # HostRoute's (to, via, table, metric)
+
+
+_netplan_fields = attrgetter(*NetplanNic._fields[:-1])  # a HostNic's NetplanNic fields but its routes, in one call
+_route_fields = attrgetter("to", "via", "table", "metric")
+
+
+def netplan_nics(host: HostConfig) -> list[NetplanNic]:
+    return [NetplanNic(*_netplan_fields(nic), list(map(_route_fields, nic.routes))) for nic in host.nics]
 
 
 class NicSettings(NamedTuple):
