@@ -13,6 +13,7 @@ import pytest
 from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports._csv import csv_text
+from fabricgen.reports.topology import _one_per_line
 
 
 def read_csv(build, name):
@@ -118,6 +119,19 @@ def test_topology_json_is_the_graph(whitepaper):
     assert topology["graph"]["backend"]["spines"] == 4 and topology["graph"]["backend"]["built_ratio"] == "1:1"
     leaf = next(n for n in topology["nodes"] if n["id"] == "be-su01-leaf1")
     assert (leaf["rail"], leaf["asn"], leaf["role"]) == (1, 64513, "leaf")
+
+
+@pytest.mark.parametrize("links", [0, 1, 3])
+def test_topology_layout_is_json_one_line_per_node_and_link(links):
+    # _one_per_line writes the document by hand (indents joined in): it must read back as json.dumps wrote it
+    graph = {"name": "f", "backend": {"gpus": 8}}
+    nodes = [{"id": f"n{i}", "role": "leaf", "qos": {"ecn": {"400G": {"min_kbytes": 1}}}} for i in range(2)]
+    lines = [json.dumps({"source": "n0", "target": "n1", "key": f"BE-{i}", "length_m": None}) for i in range(links)]
+    text = _one_per_line(graph, nodes, lines)
+    assert json.loads(text) == {"directed": False, "multigraph": True, "graph": graph, "nodes": nodes, "links": [json.loads(line) for line in lines]}
+    body = text.splitlines()
+    assert [line.strip().rstrip(",") for line in body if line.startswith('  {"source"')] == lines
+    assert body[-3:] == ["  " + lines[-1] if lines else "", " ]", "}"]
 
 
 def test_manifest_hashes_every_file(whitepaper):
