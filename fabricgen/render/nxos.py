@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from fabricgen import __version__
@@ -328,12 +329,17 @@ class PortLines(NamedTuple):
     address: str | None
     settings: str  # its nxos/port_settings.j2 text
 
+
+# An InterfaceConfig's PortLines fields but its settings, in one call (C): the row is this tuple plus
+# the settings text, a plain tuple, as PortLines(...) costs a Python call per interface.
+_port_lines = attrgetter(*PortLines._fields[:-1])
+
 # Rendered port settings, by settings: a fabric's hundreds of thousands of ports have a handful.
 _PORT_TEXTS: dict[PortSettings, str] = {}
 
 
-def _ports(config: DeviceConfig, queuing_by_speed: dict[int, str]) -> list[PortLines]:
-    """Each interface's lines, with its nxos/port_settings.j2 text."""
+def _ports(config: DeviceConfig, queuing_by_speed: dict[int, str]) -> list[tuple]:
+    """Each interface's lines (PortLines' fields), with its nxos/port_settings.j2 text."""
     qos = config.qos
     main_speed = qos.main_speed_gbps if qos else None
     pause = qos.pause_policies if qos else {}
@@ -358,5 +364,5 @@ def _ports(config: DeviceConfig, queuing_by_speed: dict[int, str]) -> list[PortL
             if text is None:
                 text = _PORT_TEXTS[settings] = template.render(p=settings)
             texts[key] = text
-        ports.append(PortLines(i.name, i.description, i.access_vlan, i.mtu, i.address, text))
+        ports.append(_port_lines(i) + (text,))
     return ports
