@@ -91,9 +91,10 @@ def _no_cycle_collection() -> Iterator[None]:
 
     Afterwards the build's objects join the collector's oldest generation at once (gc.freeze, then
     gc.unfreeze: two list splices). Left young, the collector would walk them three times on
-    their way there, once per generation, during the write: 3 s CPU at 131,072 GPUs that free
-    nothing. They are still collected once they are garbage, by the next full collection. Skipped
-    when something else has frozen objects (gc.unfreeze would thaw those too)."""
+    their way there, once per generation, right after the build and during the write: 3 s CPU at
+    131,072 GPUs that free nothing. They are still collected once they are garbage, by the next
+    full collection. Skipped when something else has frozen objects (gc.unfreeze would thaw those
+    too)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
