@@ -7,12 +7,16 @@ import hashlib
 import io
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports._csv import csv_text
+from fabricgen.reports.bom import _network_section, bom_rows
+from fabricgen.reports.topology import _one_per_line
+from tests.conftest import INTENTS, REPO
 
 
 def read_csv(build, name):
@@ -120,6 +124,19 @@ def test_topology_json_is_the_graph(whitepaper):
     assert (leaf["rail"], leaf["asn"], leaf["role"]) == (1, 64513, "leaf")
 
 
+@pytest.mark.parametrize("links", [0, 1, 3])
+def test_topology_layout_is_json_one_line_per_node_and_link(links):
+    # _one_per_line writes the document by hand (indents joined in): it must read back as json.dumps wrote it
+    graph = {"name": "f", "backend": {"gpus": 8}}
+    nodes = [{"id": f"n{i}", "role": "leaf", "qos": {"ecn": {"400G": {"min_kbytes": 1}}}} for i in range(2)]
+    lines = [json.dumps({"source": "n0", "target": "n1", "key": f"BE-{i}", "length_m": None}) for i in range(links)]
+    text = _one_per_line(graph, nodes, lines)
+    assert json.loads(text) == {"directed": False, "multigraph": True, "graph": graph, "nodes": nodes, "links": [json.loads(line) for line in lines]}
+    body = text.splitlines()
+    assert [line.strip().rstrip(",") for line in body if line.startswith('  {"source"')] == lines
+    assert body[-3:] == ["  " + lines[-1] if lines else "", " ]", "}"]
+
+
 def test_manifest_hashes_every_file(whitepaper):
     build = whitepaper[256]
     manifest = json.loads(build.files["manifest.json"])
@@ -206,6 +223,57 @@ oob:
   switch: {model: N9K-C93108TC-FX3, nos: nxos}
   console: {model: C8300-1N1S-4T2X, module: NIM-24A}
 """
+
+
+def _counted_one_by_one(c):
+    """The cabled rule's optic, built-in part and cable quantities, by (section, PID, length),
+    counted a cage and a link at a time: what bom_rows counts per switch and per kind of link."""
+    catalog = c.catalog
+    counts = Counter()
+    for device in c.fabric.switches():
+        cages = {port.cage: port.optic for port in device.ports.values() if port.optic and port.front_panel}
+        for optic in cages.values():
+            if catalog.transceivers[optic].cable is not None:
+                counts[(_network_section(c, device.network), optic, None)] += 1
+    heads = set()  # (switch, cage) of a breakout part already counted
+    for link in c.fabric.links:
+        section = _network_section(c, link.network)
+        for pid in {link.a.optic, link.b.optic} - {None}:
+            optic = catalog.transceivers[pid]
+            if optic.cable is None:
+                head = next((end for end in (link.b, link.a) if end.optic == pid and end.sub), None) if optic.links > 1 else None
+                if head is not None:
+                    if (head.device.name, head.cage) in heads:
+                        continue
+                    heads.add((head.device.name, head.cage))
+                counts[(section, pid, None)] += 1
+        if link.cable:
+            optic = link.b.optic or link.a.optic
+            counts[(section, link.cable, link.length_m)] += catalog.transceivers[optic].cables_per_link(link.speed_gbps) if optic else 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        INTENTS / "small-32-gpu.yaml",
+        INTENTS / "superpod-4096.yaml",
+        REPO / "bench" / "intents" / "bench-2048.yaml",  # frontend, storage, OOB and consoles
+        BREAKOUT_DAC,
+        "gpus: 1024\nbackend: {scalable_unit_gpus: 512, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n",  # 2 x 400G DR8
+        "gpus: 32\nbackend: {uplinks: {count: 1, speed: 800G}, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n",  # DR8 at 1 x 800G
+    ],
+    ids=["small-32", "superpod-4096", "bench-2048", "breakout-dac", "breakout-dr8", "dr8-800g"],
+)
+def test_cabled_bom_counts_what_one_by_one_counting_finds(write_intent, intent):
+    # bom_rows counts a switch's cages per optic at once and links per kind of link: the same totals
+    c = compile_intent(intent if isinstance(intent, Path) else write_intent(intent), render=False).compiled
+    assert c.intent.bom.counting == "cabled" and not c.intent.bom.spares_percent
+    parts = ("one per cabled switch cage", "one per link", "one per switch cage (")
+    counted = {(r.section, r.pid, r.length_m): r.quantity for r in bom_rows(c) if r.basis.startswith(parts)}
+    expected = _counted_one_by_one(c)
+    assert counted == expected
+    assert any(pid in c.catalog.transceivers and c.catalog.transceivers[pid].cable for _, pid, _ in expected)  # optics were counted
 
 
 def test_populate_all_against_cabled_by_hand(write_intent):

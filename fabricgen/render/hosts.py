@@ -38,8 +38,8 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
     # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
     bodies: dict[tuple[object, str, tuple], str] = {}
-    # a host's shell names and the setup part of its script (nic-qos-setup.sh.j2), by its NicPorts
-    setups: dict[tuple[NicPort, ...], tuple[dict[str, str], str]] = {}
+    # a host's shell names and the setup part of its script (nic-qos-setup.sh.j2), by its NicPorts' fields
+    setups: dict[tuple[tuple, ...], tuple[dict[str, str], str]] = {}
 
     def body(nic: HostNic, name: str) -> str:
         template = family_templates.get(nic.family, family_templates["unknown"])  # type: ignore[arg-type]
@@ -50,6 +50,7 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
             body = bodies[key] = settings_header.render(nic=settings) + template.render(nic=settings, names={nic.port: name})
         return body
 
+    script, netplan = env.get_template("hosts/nic-qos.sh.j2"), env.get_template("hosts/netplan.yaml.j2")
     files: dict[str, str] = {}
     for host in hosts:
         base = f"hosts/{host.hostname}"
@@ -58,25 +59,21 @@ def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
                 host=host, netmask=_netmask, routes_of=_gateway_routes, version=version.RELEASE
             )
             # the same addresses and routes as netplan, for the lab to run the appliance as Linux
-            files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(
-                host=host, version=version.RELEASE, twin=True
-            )
+            files[f"{HOST_TWIN_DIR}/{host.hostname}/netplan.yaml"] = netplan.render(host=host, nics=netplan_nics(host), version=version.RELEASE, twin=True)
             continue
         if host.rdma:
-            ports = tuple(NicPort(nic.port, nic.qos, nic.family) for nic in host.nics)
+            ports = tuple(map(_nic_port, host.nics))  # its NicPorts' fields
             if ports not in setups:  # the nodes of a model have the same ports: one setup text for all
                 families = {nic.family for nic in host.nics}
                 names = shell_names(host.nics)
                 tools = [TOOLS[family] for family in SCRIPT_FAMILIES if family in families]
-                setups[ports] = (names, env.get_template("hosts/nic-qos-setup.sh.j2").render(nics=ports, names=names, tools=tools))
+                setup = env.get_template("hosts/nic-qos-setup.sh.j2").render(nics=[NicPort(*port) for port in ports], names=names, tools=tools)
+                setups[ports] = (names, setup)
             names, setup = setups[ports]
-            files[f"{base}/nic-qos.sh"] = env.get_template("hosts/nic-qos.sh.j2").render(
-                host=host,
-                setup=setup,
-                nics=[NicLines(nic.port, nic.nic, nic.network, nic.switch, nic.switch_port, nic.cable, nic.cidr, body(nic, names[nic.port])) for nic in host.nics],
-                version=version.RELEASE,
-            )
-        files[f"{base}/netplan.yaml"] = env.get_template("hosts/netplan.yaml.j2").render(host=host, version=version.RELEASE, twin=False)
+            # each NIC's NicLines fields, read in one call, and its body: a plain tuple (NicLines(...) is a Python call per NIC)
+            lines = [_nic_lines(nic) + (body(nic, names[nic.port]),) for nic in host.nics]
+            files[f"{base}/nic-qos.sh"] = script.render(host=host, setup=setup, nics=lines, version=version.RELEASE)
+        files[f"{base}/netplan.yaml"] = netplan.render(host=host, nics=netplan_nics(host), version=version.RELEASE, twin=False)
     return files
 
 
@@ -88,6 +85,9 @@ class NicPort(NamedTuple):
     port: str
     qos: bool
     family: str | None
+
+
+_nic_port = attrgetter(*NicPort._fields)
 
 
 class NicLines(NamedTuple):
@@ -102,6 +102,35 @@ class NicLines(NamedTuple):
     cable: str
     cidr: str
     body: str  # its settings header and its family's commands (nic-header.sh.j2, <family>.sh.j2)
+
+
+_nic_lines = attrgetter(*NicLines._fields[:-1])  # a HostNic's NicLines fields but its body
+
+
+class NetplanNic(NamedTuple):
+    """What netplan.yaml.j2 writes of one NIC, in the order its loops unpack them (a tuple is
+    unpacked in one step, where each `nic.port` in a template is a call: 131,072 NICs)."""
+
+    port: str
+    network: str
+    switch: str
+    switch_port: str
+    cable: str
+    cidr: str
+    gateway: str
+    table: int
+    mtu: int
+    address: str
+    routes: list[tuple[str, str | None, int | None, int | None]]  # HostRoute's (to, via, table, metric)
+
+
+_netplan_fields = attrgetter(*NetplanNic._fields[:-1])  # a HostNic's NetplanNic fields but its routes, in one call
+_route_fields = attrgetter("to", "via", "table", "metric")
+
+
+def netplan_nics(host: HostConfig) -> list[tuple]:
+    """Each NIC's NetplanNic fields, a plain tuple (NetplanNic(...) is a Python call per NIC)."""
+    return [_netplan_fields(nic) + (list(map(_route_fields, nic.routes)),) for nic in host.nics]
 
 
 class NicSettings(NamedTuple):

@@ -28,7 +28,9 @@ def _plain_csv(header: Sequence[str], rows: list[Sequence[object]]) -> str | Non
     if min(map(len, table)) < 2:  # csv writes a lone empty field as ""
         return None
     try:
-        text = "\n".join([",".join(row) for row in table]) + "\n"  # type: ignore[arg-type]
+        lines = [",".join(row) for row in table]  # type: ignore[arg-type]
+        lines.append("")  # the last line break, joined in: `+ "\n"` would copy the whole text (76 MB at 131,072 GPUs)
+        text = "\n".join(lines)
     except TypeError:  # a number or None: the writer formats it
         return None
     commas = sum(map(len, table)) - len(table)

@@ -172,11 +172,13 @@ def _built_in_parts(c: Compiled, links: list) -> tuple[Counter[str], dict[str, i
     parts: Counter[str] = Counter()
     fanout: dict[str, int] = {}
     cages_seen: set[tuple[str, int]] = set()
+    built_in = {pid for pid, optic in catalog.transceivers.items() if optic.cable is None}
     for link in links:
-        for pid in {link.a.optic, link.b.optic} - {None}:
-            optic = catalog.transceivers[pid]  # type: ignore[index]
-            if optic.cable is not None:
-                continue
+        a, b = link.a.optic, link.b.optic
+        if a not in built_in and b not in built_in:
+            continue  # pluggable optics (or none): their cables are counted as cables
+        for pid in {a, b} & built_in:
+            optic = catalog.transceivers[pid]
             if optic.links > 1:
                 fanout[pid] = optic.links  # type: ignore[index]
                 head = next((end for end in (link.b, link.a) if end.optic == pid and end.sub), None)
@@ -205,20 +207,24 @@ def _optic_and_cable_rows(
     empty_cables: Counter[str] = Counter()
     for device in switches:
         cages = {port.cage: port.optic for port in device.ports.values() if port.optic and port.front_panel}
-        model = catalog.switches[device.model] if populated is not None else None
         role = _role_word(device)
+        if populated is None:
+            # cabled cages only: the switch's cages counted per optic at once (in C), not one by one
+            for optic, n in Counter(cages.values()).items():
+                if catalog.transceivers[optic].cable is not None:  # DAC/AOC: counted per link (or per breakout cage) below
+                    cabled_optics[optic] += n
+                    optics[optic][role] += n
+            continue
+        model = catalog.switches[device.model]
         for cage, optic in cages.items():
             if catalog.transceivers[optic].cable is None:
-                continue  # DAC/AOC: counted per link (or per breakout cage) below
+                continue  # DAC/AOC, as above
             cabled_optics[optic] += 1
-            if model is not None:
-                group = model.group_of(cage)
-                if group is None or (device.role, device.model, group.first) not in populated:  # type: ignore[operator]
-                    far_end[optic][role] += 1
-                    continue  # populate-all: counted at the far end, as the whitepaper does
+            group = model.group_of(cage)
+            if group is None or (device.role, device.model, group.first) not in populated:
+                far_end[optic][role] += 1
+                continue  # populate-all: counted at the far end, as the whitepaper does
             optics[optic][role] += 1
-        if model is None:
-            continue
         cabled = {port.cage for port in device.ports.values() if port.front_panel and port.link is not None}
         for group in model.port_groups:
             choice = populated.get((device.role, device.model, group.first))  # type: ignore[union-attr]
@@ -264,12 +270,12 @@ def _optic_and_cable_rows(
     # by PID and length: (link kind, cables each link takes) -> links; "empty cage" -> cables
     cables: dict[tuple[str, float | None], Counter[tuple[str, int]]] = defaultdict(Counter)
     per_link: Counter[str] = Counter()
-    for link in links:
-        if link.cable:
-            optic = link.b.optic or link.a.optic
-            n = catalog.transceivers[optic].cables_per_link(link.speed_gbps) if optic else 1
-            cables[(link.cable, link.length_m)][(link.kind, n)] += 1  # the StrEnum member: formats as its value
-            per_link[link.cable] += n
+    # the links counted by what decides their cables first (in C), then the cables per distinct kind of link
+    alike = Counter((link.cable, link.length_m, link.kind, link.b.optic or link.a.optic, link.a.speed_gbps) for link in links if link.cable)
+    for (pid, length, kind, optic, speed), count in alike.items():
+        n = catalog.transceivers[optic].cables_per_link(speed) if optic else 1
+        cables[(pid, length)][(kind, n)] += count  # kind: the StrEnum member, formats as its value
+        per_link[pid] += n * count
     for pid, n in empty_cables.items():
         cables[(pid, None)][("empty cage", 1)] += n
     optic_for_cable = {}

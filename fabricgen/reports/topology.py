@@ -172,7 +172,7 @@ def _one_per_line(graph: dict, nodes: list[dict], links: list[str]) -> str:
     `_link_lines`): a review diff shows one line per changed device or cable, and json's C
     encoder (not used with `indent`) writes the nodes in a fraction of a second."""
     head = json.dumps(graph, indent=1).replace("\n", "\n ")
-    link_rows = ",\n".join("  " + line for line in links)
+    link_rows = ",\n  ".join(links)  # each line's indent joined in (the first one's below), not a copy of each line
 
     def rows(items: list[dict]) -> str:
         # One json.dumps of the whole list (a C call) instead of one per item, then a line break
@@ -190,5 +190,5 @@ def _one_per_line(graph: dict, nodes: list[dict], links: list[str]) -> str:
 
     return (
         f'{{\n "directed": false,\n "multigraph": true,\n "graph": {head},\n'
-        f' "nodes": [\n{rows(nodes)}\n ],\n "links": [\n{link_rows}\n ]\n}}\n'
+        f' "nodes": [\n{rows(nodes)}\n ],\n "links": [\n{"  " if links else ""}{link_rows}\n ]\n}}\n'
     )
