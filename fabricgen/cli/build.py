@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,9 @@ def build_command(
         out.print(
             f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {destination} in {time.perf_counter() - started:.2f} s", markup=False
         )
+    # The process ends next: without this, its last collection walks the whole build (2 s of CPU
+    # at 131,072 GPUs) to free what the exit frees anyway.
+    gc.freeze()
 
 
 def validate_command(
