@@ -159,7 +159,9 @@ def run_case(intent: Path, scratch: Path, jobs: int = 1) -> dict | None:
     name = intent.stem if jobs == 1 else f"{intent.stem}-jobs{jobs}"
     out = subprocess.run(
         [sys.executable, __file__, "--one", str(intent), str(scratch / name), "--jobs", str(jobs)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if out.returncode != 0:
         print(f"{name}: FAILED (exit {out.returncode})")
@@ -169,10 +171,7 @@ def run_case(intent: Path, scratch: Path, jobs: int = 1) -> dict | None:
     return json.loads(out.stdout)
 
 
-HEADER = (
-    f"{'intent':<28}{'GPUs':>7}{'devices':>9}{'switches':>9}{'links':>8}{'cfg lines':>11}{'MB':>7}"
-    f"{'wall s':>8}{'floor s':>9}{'dev/s':>8}{'peak MiB':>10}"
-)
+HEADER = f"{'intent':<28}{'GPUs':>7}{'devices':>9}{'switches':>9}{'links':>8}{'cfg lines':>11}{'MB':>7}{'wall s':>8}{'floor s':>9}{'dev/s':>8}{'peak MiB':>10}"
 
 
 def print_row(m: dict) -> None:
@@ -286,16 +285,20 @@ def main() -> int:
                 met = met and m["seconds"] <= target.floor_times * m["write_floor"]
                 floor = f", within {target.floor_times:g}x the write floor"
             verdicts.append(met)
-            print(f"target {stem} ({m['gpus']:,} GPUs): under {target.seconds:g} s on one core and {target.peak_mib:,.0f} MiB peak{floor}: "
-                  f"{m['seconds']:.2f} s, {m['peak_mib']:.0f} MiB, floor {m['write_floor']:.2f} s: {'met' if met else 'MISSED'}")
+            print(
+                f"target {stem} ({m['gpus']:,} GPUs): under {target.seconds:g} s on one core and {target.peak_mib:,.0f} MiB peak{floor}: "
+                f"{m['seconds']:.2f} s, {m['peak_mib']:.0f} MiB, floor {m['write_floor']:.2f} s: {'met' if met else 'MISSED'}"
+            )
         analysed = scratch / ANALYSIS_TARGET["build"]
         if analysed.is_dir():
             out = subprocess.run([sys.executable, __file__, "--analysis", str(analysed)], capture_output=True, text=True, check=True)
             a = json.loads(out.stdout)
             met = a["seconds"] <= ANALYSIS_TARGET["seconds"]
             verdicts.append(met)
-            print(f"\nanalyze {ANALYSIS_TARGET['build']} ({a['gpus']:,} GPUs, {a['failures']:,} single failures, 3 modes x 10 seeds, jobs sweep, figures): "
-                  f"{a['seconds']:.1f} s, {a['peak_mib']:.0f} MiB peak; target under {ANALYSIS_TARGET['seconds']:g} s on one core: {'met' if met else 'MISSED'}")
+            print(
+                f"\nanalyze {ANALYSIS_TARGET['build']} ({a['gpus']:,} GPUs, {a['failures']:,} single failures, 3 modes x 10 seeds, jobs sweep, figures): "
+                f"{a['seconds']:.1f} s, {a['peak_mib']:.0f} MiB peak; target under {ANALYSIS_TARGET['seconds']:g} s on one core: {'met' if met else 'MISSED'}"
+            )
     curves = print_scaling(results)
     if curves:
         plot_scaling(curves, args.plot)

@@ -103,8 +103,22 @@ def address_plan_problems(sizing: LeafSpinePlan) -> list[Problem]:
     if sizing.tiers == 3:  # leaves in the first half, spines in the second: growth moves neither
         halves = list(links.subnet(links.prefixlen + 1)) if links.prefixlen < 32 else [links, links]
         link_fits = [
-            *_fits(section, "fabric_links", links, halves[0], leaves * layout.link_block_size, f"{leaves:,} leaves x {sizing.leaf_uplinks} /31 uplinks (the first half of the pool)"),
-            *_fits(section, "fabric_links", links, halves[1], sizing.spines * layout.spine_link_block_size, f"{sizing.spines:,} spines x {sizing.spine_uplinks} /31 uplinks (the second half of the pool)"),
+            *_fits(
+                section,
+                "fabric_links",
+                links,
+                halves[0],
+                leaves * layout.link_block_size,
+                f"{leaves:,} leaves x {sizing.leaf_uplinks} /31 uplinks (the first half of the pool)",
+            ),
+            *_fits(
+                section,
+                "fabric_links",
+                links,
+                halves[1],
+                sizing.spines * layout.spine_link_block_size,
+                f"{sizing.spines:,} spines x {sizing.spine_uplinks} /31 uplinks (the second half of the pool)",
+            ),
         ]
     else:
         link_fits = _fits(section, "fabric_links", links, links, leaves * layout.link_block_size, f"{leaves:,} leaves x {sizing.leaf_uplinks} /31 uplinks")
@@ -166,7 +180,7 @@ def _allocate_uplinks(plan: AddressPlan, device: Device, block: int) -> None:
     uplinks = sorted((p for p in device.ports.values() if p.link and p.link.kind is LinkKind.FABRIC and p.link.a is p), key=_port_order)
     texts = ipv4_texts(block, 2 * len(uplinks))  # each address's text made once
     interfaces = plan.interfaces
-    for port, even, odd in zip(uplinks, texts[0::2], texts[1::2]):
+    for port, even, odd in zip(uplinks, texts[0::2], texts[1::2], strict=True):
         interfaces[port.link.b] = InterfaceAddress(even, 31, odd)  # type: ignore[union-attr]  # b: the upper end
         interfaces[port] = InterfaceAddress(odd, 31, even)
 
@@ -180,7 +194,7 @@ def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: in
     interfaces, gateways = plan.interfaces, plan.gateways
     if mode == "p2p":
         texts = ipv4_texts(block, 2 * len(host_ports))
-        for port, even, odd in zip(host_ports, texts[0::2], texts[1::2]):
+        for port, even, odd in zip(host_ports, texts[0::2], texts[1::2], strict=True):
             nic = port.link.other(port)  # type: ignore[union-attr]
             interfaces[port] = InterfaceAddress(even, 31, odd)
             interfaces[nic] = InterfaceAddress(odd, 31, even)
@@ -188,7 +202,7 @@ def _allocate_host_block(plan: AddressPlan, leaf: Device, block: int, prefix: in
     else:
         gateway = _ip(block + 1)
         plan.nic_subnet_gateways[leaf.name] = InterfaceAddress(gateway, prefix)
-        for port, address in zip(host_ports, ipv4_texts(block + 2, len(host_ports))):
+        for port, address in zip(host_ports, ipv4_texts(block + 2, len(host_ports)), strict=True):
             nic = port.link.other(port)  # type: ignore[union-attr]
             interfaces[nic] = InterfaceAddress(address, prefix)
             gateways[nic] = gateway
@@ -198,7 +212,7 @@ def _allocate_segments(plan: AddressPlan, evpn: EvpnPlan) -> None:
     """Each segment's members from its third address on (network, then the anycast gateway)."""
     for segment in evpn.segments:
         members = evpn.members[segment.number]
-        for port, address in zip(members, ipv4_texts(IPNetwork(segment.subnet).first + 2, len(members))):
+        for port, address in zip(members, ipv4_texts(IPNetwork(segment.subnet).first + 2, len(members)), strict=True):
             plan.interfaces[port] = InterfaceAddress(address, segment.prefixlen)
             plan.gateways[port] = segment.gateway
 
@@ -278,7 +292,9 @@ def cluster_pool_problems(intent: Intent, oob: OobPlan | None) -> list[Problem]:
         size = management_block_size(oob)
         problems += _fits("oob", "management", management, management, oob.switches * size, f"{oob.switches:,} OOB switches x {size} addresses")
         uplinks = IPNetwork(str(intent.oob.pools.uplinks))
-        problems += _fits("oob", "uplinks", uplinks, uplinks, 2 * oob.switches * intent.oob.uplinks, f"{oob.switches:,} OOB switches x {intent.oob.uplinks} /31 uplinks")
+        problems += _fits(
+            "oob", "uplinks", uplinks, uplinks, 2 * oob.switches * intent.oob.uplinks, f"{oob.switches:,} OOB switches x {intent.oob.uplinks} /31 uplinks"
+        )
     return problems
 
 
@@ -382,10 +398,17 @@ def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
         tiers.append(("the cores' ASN", core_asn, core_asn))
     for what, first, last in tiers:
         if first <= leaf_last and leaf_first <= last:
-            problems.append(Problem(f"{what} {first}{f'-{last}' if last != first else ''} overlap the leaf ASNs {leaf_first}-{leaf_last}",
-                                    hint="move one of them", field=(section, "asn")))
+            problems.append(
+                Problem(
+                    f"{what} {first}{f'-{last}' if last != first else ''} overlap the leaf ASNs {leaf_first}-{leaf_last}",
+                    hint="move one of them",
+                    field=(section, "asn"),
+                )
+            )
     if core_asn is not None and spine_first <= core_asn <= spine_last:
-        problems.append(Problem(f"the cores' ASN {core_asn} is one of the pod spine ASNs {spine_first}-{spine_last}", hint="move one of them", field=(section, "asn")))
+        problems.append(
+            Problem(f"the cores' ASN {core_asn} is one of the pod spine ASNs {spine_first}-{spine_last}", hint="move one of them", field=(section, "asn"))
+        )
     return problems
 
 

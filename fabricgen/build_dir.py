@@ -256,9 +256,7 @@ class CableRow(_Strict):
     speed: Token
 
 
-AddressKind = Literal[
-    "loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"
-]
+AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"]
 
 
 class AddressRow(_Strict):
@@ -344,7 +342,13 @@ def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = F
         with open(path, "rb", opener=_no_follow) as handle:
             data = handle.read(MAX_MANIFEST_BYTES + 1)
     except FileNotFoundError:
-        raise error(Problem("no manifest.json: not a fabricgen build directory, or an incomplete one", hint="run `fabricgen build INTENT -o DIR` and give DIR", file=str(root))) from None
+        raise error(
+            Problem(
+                "no manifest.json: not a fabricgen build directory, or an incomplete one",
+                hint="run `fabricgen build INTENT -o DIR` and give DIR",
+                file=str(root),
+            )
+        ) from None
     except OSError as exc:
         raise error(Problem(f"cannot read manifest.json: {exc.strerror}", hint=REBUILD, file=str(path))) from None
     if len(data) > MAX_MANIFEST_BYTES:
@@ -393,7 +397,9 @@ class BuildFiles:
         found.pop(MANIFEST, None)
         foreign = [entry for entry in foreign if entry.removesuffix("/") not in workspaces or not entry.endswith("/")]
         problems = [Problem("missing: manifest.json lists it", hint=REBUILD, file=str(root / p)) for p in sorted(self.hashes.keys() - found.keys())]
-        problems += [Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=f"{root}/{p}") for p in foreign]
+        problems += [
+            Problem("not part of the build: manifest.json does not list it", hint="remove it, or rebuild the directory", file=f"{root}/{p}") for p in foreign
+        ]
         too_large = sorted(p for p, size in found.items() if size > MAX_READ_BYTES)
         problems += [Problem(f"larger than {MAX_READ_BYTES >> 20} MiB", hint=REBUILD, file=str(root / p)) for p in too_large]
         for p in too_large:
@@ -438,7 +444,13 @@ class BuildFiles:
         """The file's contents, as verified: from the cache the first time, else read and checked
         against the manifest again."""
         if path not in self.hashes:
-            raise self.error(Problem(f"{path} is not in the build", hint="rebuild the directory: it is incomplete or from another fabricgen version", file=str(self.root / MANIFEST)))
+            raise self.error(
+                Problem(
+                    f"{path} is not in the build",
+                    hint="rebuild the directory: it is incomplete or from another fabricgen version",
+                    file=str(self.root / MANIFEST),
+                )
+            )
         with self._lock:
             cached = self._cache.pop(path, None)
         if cached is not None:

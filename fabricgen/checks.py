@@ -158,8 +158,7 @@ def rails_aligned(c: Compiled) -> Iterable[Problem]:
         if nic.cage not in served or leaf.su != node.su:
             on = f"rails {', '.join(map(str, served))}" if len(served) > 1 else f"rail {leaf.rail}"
             yield Problem(
-                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, {on}); "
-                f"it belongs on rail {nic.cage} of unit {node.su}",
+                f"NIC {nic.cage} of {node.name} (unit {node.su}) lands on {leaf.name} (unit {leaf.su}, {on}); it belongs on rail {nic.cage} of unit {node.su}",
                 device=leaf.name,
                 port=leaf_port.name,
             )
@@ -251,7 +250,7 @@ def _addresses_clash(c: Compiled) -> bool:
     # a leaf's p2p host ports inside its NIC block, as _address_problems checks every such port of the plan
     host_ports = [port for port in host_ends if port.device.role is Role.LEAF and port in interfaces]
     blocks: dict[str, tuple[int, int]] = {}
-    for port, (first, _) in zip(host_ports, _spans([interfaces[port] for port in host_ports])):
+    for port, (first, _) in zip(host_ports, _spans([interfaces[port] for port in host_ports]), strict=True):
         block = blocks.get(port.device.name)
         if block is None:
             block = blocks[port.device.name] = cidr_span(plan.nic_blocks[port.device.name])
@@ -263,7 +262,7 @@ def _addresses_clash(c: Compiled) -> bool:
 def _spans(addresses: list[InterfaceAddress]) -> list[tuple[int, int]]:
     """cidr_span(address.cidr) of each, without making the texts; the addresses parsed in C."""
     spans = []
-    for value, address in zip(ipv4_ints([address.address for address in addresses]), addresses):
+    for value, address in zip(ipv4_ints([address.address for address in addresses]), addresses, strict=True):
         size = 1 << (32 - address.prefixlen)
         first = value & -size  # -size: every bit above the host part
         spans.append((first, first + size - 1))
@@ -395,7 +394,15 @@ def evpn_numbers_unique(c: Compiled) -> Iterable[Problem]:
         vlans: dict[int, str] = {}
         targets: dict[str, str] = {}
         entries = [
-            (f"segment {s.name}", s.vni, s.vlan, s.route_target, (section, "evpn", "l2_vni_base"), (section, "evpn", "vlan_base"), (section, "evpn", "l2_vni_base"))
+            (
+                f"segment {s.name}",
+                s.vni,
+                s.vlan,
+                s.route_target,
+                (section, "evpn", "l2_vni_base"),
+                (section, "evpn", "vlan_base"),
+                (section, "evpn", "l2_vni_base"),
+            )
             for s in overlay.segments
         ]
         for t, spec in zip(overlay.tenants, overlay.settings.tenants, strict=True):
@@ -415,7 +422,9 @@ def evpn_numbers_unique(c: Compiled) -> Iterable[Problem]:
             if vni > 16777214:
                 yield Problem(f"{label}: VNI {vni} is above 16777214", hint="lower the VNI base", field=vni_field)
             if vni in vnis:
-                yield Problem(f"{label} and {vnis[vni]} both use VNI {vni}", hint="give each segment and tenant its own VNI (keep the bases apart)", field=vni_field)
+                yield Problem(
+                    f"{label} and {vnis[vni]} both use VNI {vni}", hint="give each segment and tenant its own VNI (keep the bases apart)", field=vni_field
+                )
             vnis.setdefault(vni, label)
             if not 2 <= vlan <= 4094:
                 yield Problem(f"{label}: VLAN {vlan} is outside 2-4094", hint="lower the VLAN base", field=vlan_field)
@@ -455,7 +464,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
             else:
                 why = None
             if why:
-                others = _doing(c, lambda m, n: lb.mode in m.load_balancing_modes(n) and "mode" not in _gap_fields(n, lb))
+                others = _doing(c, lambda m, n, lb=lb: lb.mode in m.load_balancing_modes(n) and "mode" not in _gap_fields(n, lb))
                 yield Problem(
                     f"{why} ({affected})",
                     hint=hint + (f", or a switch that does {lb.mode}: {others}" if others else ""),
@@ -470,7 +479,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
             else:
                 why = None
             if why:
-                others = _doing(c, lambda m, n: set(lb.hash_fields) <= set(m.hash_fields_on(n)) and "hash_fields" not in _gap_fields(n, lb))
+                others = _doing(c, lambda m, n, lb=lb: set(lb.hash_fields) <= set(m.hash_fields_on(n)) and "hash_fields" not in _gap_fields(n, lb))
                 yield Problem(
                     f"{why} ({affected})",
                     hint=hint + (f", or a switch that can hash on them all: {others}" if others else ""),
@@ -600,9 +609,15 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
             head = f"{_names(names)} ({model}, {NOS_NAMES[target.nos]} {target.release}): {what}"
             source = flavour.features[feature].source
             if since is None:
-                yield Problem(f"{head} exists in no {flavour.description} release fabricgen knows ({source})", hint="change this setting for these switches", field=field)
+                yield Problem(
+                    f"{head} exists in no {flavour.description} release fabricgen knows ({source})", hint="change this setting for these switches", field=field
+                )
             else:
-                yield Problem(f"{head} needs {NOS_NAMES[target.nos]} {since} or later ({source})", hint=f"set nos_release: {since}{'' if since == 'master' else ' (or later)'} for this role", field=target.field)
+                yield Problem(
+                    f"{head} needs {NOS_NAMES[target.nos]} {since} or later ({source})",
+                    hint=f"set nos_release: {since}{'' if since == 'master' else ' (or later)'} for this role",
+                    field=target.field,
+                )
 
 
 def watchdog_in_range(c: Compiled) -> Iterable[Problem]:
@@ -715,8 +730,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             hint = f"keep min < max < trigger at {speed}G: lower ecn max_kbytes below {trigger}, or raise pfc_trigger_kbytes above {high}"
         else:
             message = (
-                f"at {speed}G the PFC trigger ({trigger} KB) is not above the {pg_reserved_bytes(mtu)} bytes a lossless "
-                f"buffer reserves (two {mtu}-byte frames)"
+                f"at {speed}G the PFC trigger ({trigger} KB) is not above the {pg_reserved_bytes(mtu)} bytes a lossless buffer reserves (two {mtu}-byte frames)"
             )
             hint = f"raise pfc_trigger_kbytes at {speed}G (the defaults scale 4000 KB per 100G)"
         if len(devices) > 1:

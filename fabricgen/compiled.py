@@ -55,12 +55,18 @@ class Compiled:
         first, each with its intent field: the cluster's, the network's, the role's."""
         if role is Role.OOB_SWITCH:
             oob = self.intent.oob
-            return [(("management",), self.intent.management), (("oob", "management"), oob.management if oob is not None else None),
-                    (("oob", "switch", "management"), oob.switch.management if oob is not None else None)]
+            return [
+                (("management",), self.intent.management),
+                (("oob", "management"), oob.management if oob is not None else None),
+                (("oob", "switch", "management"), oob.switch.management if oob is not None else None),
+            ]
         plan = self.plans[network]
         role_spec = getattr(plan.spec, role.value, None)  # leaf, spine; core only when the intent names it
-        return [(("management",), self.intent.management), ((plan.section, "management"), plan.spec.management),
-                ((plan.section, role.value, "management"), role_spec.management if role_spec is not None else None)]
+        return [
+            (("management",), self.intent.management),
+            ((plan.section, "management"), plan.spec.management),
+            ((plan.section, role.value, "management"), role_spec.management if role_spec is not None else None),
+        ]
 
     def role_spec(self, network: Network, role: Role) -> tuple[tuple[str, ...], SwitchRole]:
         """The intent's entry for a switch role of a network, with its field path."""

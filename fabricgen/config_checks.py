@@ -24,7 +24,7 @@ def segments_agree(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Pr
     """Every leaf of an EVPN segment gives its VNI the same route-target, VLAN and anycast
     gateway, and every leaf of a tenant gives its L3 VNI the same route-target; otherwise
     routes are not imported or the gateway moves with the host."""
-    for network in (c.evpn or {}):
+    for network in c.evpn or {}:
         views: dict[tuple[str, int], dict[tuple, list[str]]] = defaultdict(lambda: defaultdict(list))
         for config in _leaves(configs, network):
             assert config.evpn is not None
@@ -57,7 +57,7 @@ def vteps_reachable(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[P
     """Each VTEP address is unique, announced by its leaf into the underlay, and not hidden by an
     aggregate anywhere; every leaf has an eBGP session (with EVPN) to a spine that passes EVPN
     routes on, so every other VTEP learns it."""
-    for network in (c.evpn or {}):
+    for network in c.evpn or {}:
         owners: dict[str, str] = {}
         spines = [cfg for cfg in configs.values() if cfg.evpn is not None and not cfg.evpn.vtep and cfg.network == network.value]
         spine_addresses = {i.address.split("/")[0] for s in spines for i in s.interfaces if i.address}
@@ -132,8 +132,7 @@ def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iter
             overridden = [name for name in (a.hostname, b.hostname) if name in plan.spec.qos_overrides]
             yield Problem(
                 f"hop {link.id} to {b.hostname} {link.b.name}: {'; '.join(differences)} ({a.hostname} first, {b.hostname} second)",
-                hint="every switch and host on a path needs the same lossless priorities and DSCP mapping; "
-                "check the qos_overrides of these two switches",
+                hint="every switch and host on a path needs the same lossless priorities and DSCP mapping; check the qos_overrides of these two switches",
                 device=a.hostname,
                 port=link.a.name,
                 field=(plan.section, "qos_overrides", overridden[0]) if overridden else (),
@@ -325,4 +324,3 @@ CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Prob
 def run_config_checks(c: Compiled, configs: dict[str, DeviceConfig]) -> list[Problem]:
     """Every config check, every problem."""
     return [problem for check in CONFIG_CHECKS for problem in check(c, configs)]
-

@@ -22,11 +22,11 @@ from fabricgen.qos import (
     NXOS_PAUSE_POLICY_ABOVE_M,
     LosslessBuffer,
     PausePolicy,
-    lossless_thresholds,
-    nxos_pause_policy,
     cable_length_bucket,
     effective_qos,
     lossless_headroom,
+    lossless_thresholds,
+    nxos_pause_policy,
 )
 
 
@@ -164,10 +164,10 @@ class QosConfig:
     def dscp_to_priority(self) -> dict[int, int]:
         """Every DSCP this switch classifies, to its priority (traffic class, queue, PFC priority);
         a DSCP not listed goes to priority 0."""
-        mapping = {dscp: self.lossless_priority for dscp in self.roce_dscp}
+        mapping = dict.fromkeys(self.roce_dscp, self.lossless_priority)
         if self.storage_priority is not None:
-            mapping.update({dscp: self.storage_priority for dscp in self.storage_dscp})
-        mapping.update({dscp: self.cnp_priority for dscp in self.cnp_dscp})
+            mapping.update(dict.fromkeys(self.storage_dscp, self.storage_priority))
+        mapping.update(dict.fromkeys(self.cnp_dscp, self.cnp_priority))
         return dict(sorted(mapping.items()))
 
     @property
@@ -553,10 +553,7 @@ def _evpn_config(c: Compiled, device: Device, overlay: EvpnPlan, interfaces: lis
             )
             for s in segments
         ),
-        vrfs=tuple(
-            EvpnVrfConfig(name=t.vrf, l3_vni=t.l3_vni, l3_vlan=t.l3_vlan, route_target=t.route_target)
-            for _, t in sorted(tenants.items())
-        ),
+        vrfs=tuple(EvpnVrfConfig(name=t.vrf, l3_vni=t.l3_vni, l3_vlan=t.l3_vlan, route_target=t.route_target) for _, t in sorted(tenants.items())),
         host_mtu=host_mtu,
     )
 

@@ -116,12 +116,7 @@ def build_host_configs(c: Compiled, configs: dict[str, DeviceConfig]) -> dict[st
 
 
 def _port_sets(model: NodeModel) -> dict[str, str]:
-    return {
-        ports.port_name(n): kind
-        for kind in PORT_SETS
-        if (ports := getattr(model, kind)) is not None
-        for n in range(1, ports.ports + 1)
-    }
+    return {ports.port_name(n): kind for kind in PORT_SETS if (ports := getattr(model, kind)) is not None for n in range(1, ports.ports + 1)}
 
 
 @dataclass
@@ -232,4 +227,3 @@ def _rdma_marking(qos: QosConfig, kind: str) -> tuple[int, int]:
     if kind == "storage" and qos.storage_dscp and qos.storage_priority is not None:
         return qos.storage_dscp[0], qos.storage_priority
     return qos.roce_dscp[0], qos.lossless_priority
-

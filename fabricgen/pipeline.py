@@ -88,9 +88,7 @@ class Build:
         return self.compiled.notes
 
 
-def compile_intent(
-    intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None
-) -> Build:
+def compile_intent(intent_path: Path, render: bool = True, jobs: int = 1, catalog_dirs: Sequence[Path] = (), on_phase: PhaseCallback | None = None) -> Build:
     """Run every phase but writing. Raises a FabricgenError subclass with all problems of the
     first phase that has any. With render=False stops after the config checks (for `validate`).
     `jobs` processes render the devices (0: one per CPU); the files are the same for any jobs.

@@ -88,7 +88,7 @@ CABLE_LENGTH_BUCKETS_M = (5, 10, 20, 40, 100, 300, 500, 2000, 10000)
 def cable_length_bucket(length_m: float) -> int:
     """The shortest bucket that covers the cable (a cable above the last one keeps its length)."""
     index = bisect_left(CABLE_LENGTH_BUCKETS_M, length_m)
-    return CABLE_LENGTH_BUCKETS_M[index] if index < len(CABLE_LENGTH_BUCKETS_M) else int(math.ceil(length_m))
+    return CABLE_LENGTH_BUCKETS_M[index] if index < len(CABLE_LENGTH_BUCKETS_M) else math.ceil(length_m)
 
 
 def effective_qos(spec: Backend | HostFabric, switch: str) -> Qos:

@@ -152,10 +152,12 @@ def _read_file(path: Path) -> dict[str, str]:
         if not stat.S_ISREG(info.st_mode):
             problems.append(Problem(f"the secrets file {shown} is not a regular file"))
         elif info.st_mode & 0o077:
-            problems.append(Problem(
-                f"the secrets file {shown} is readable or writable by others (mode {stat.S_IMODE(info.st_mode):04o})",
-                hint=f"chmod 600 {shown}",
-            ))
+            problems.append(
+                Problem(
+                    f"the secrets file {shown} is readable or writable by others (mode {stat.S_IMODE(info.st_mode):04o})",
+                    hint=f"chmod 600 {shown}",
+                )
+            )
         elif info.st_uid != os.geteuid():
             problems.append(Problem(f"the secrets file {shown} belongs to another user (uid {info.st_uid})", hint="use a file of your own"))
         elif info.st_size > MAX_FILE_BYTES:
@@ -171,12 +173,16 @@ def _read_file(path: Path) -> dict[str, str]:
     raise_if([_unquoted(problem) for problem in problems], SecretsError)
     data = doc.data
     if not isinstance(data, dict):
-        raise_if([Problem(f"the secrets file {shown} must be a mapping of secret names to values", hint="write lines like `bgp-backend: <value>`")], SecretsError)
+        raise_if(
+            [Problem(f"the secrets file {shown} must be a mapping of secret names to values", hint="write lines like `bgp-backend: <value>`")], SecretsError
+        )
     problems = []
     values = {}
     for name, value in data.items():
         if not isinstance(name, str) or not SECRET_NAME.fullmatch(name):
-            problems.append(Problem(f"the secrets file {shown} has a key that is not a secret name", hint="lower-case letters, digits and '-', starting with a letter"))
+            problems.append(
+                Problem(f"the secrets file {shown} has a key that is not a secret name", hint="lower-case letters, digits and '-', starting with a letter")
+            )
         elif not isinstance(value, str):
             problems.append(Problem(f"secret {name!r} in {shown} is not a string", hint="quote the value"))
         else:

@@ -81,9 +81,7 @@ def check_hostname(value: str) -> str:
 
 def check_interface_name(value: str) -> str:
     if not INTERFACE.fullmatch(value):
-        raise ValueError(
-            f"{quoted(value)} is not a valid interface name: a letter first, then letters, digits and / . : _ -, at most 64 characters"
-        )
+        raise ValueError(f"{quoted(value)} is not a valid interface name: a letter first, then letters, digits and / . : _ -, at most 64 characters")
     return value
 
 
@@ -129,7 +127,9 @@ def check_pattern(pattern: str, fields: Iterable[str], check=check_interface_nam
         if name not in allowed:
             raise ValueError(f"{quoted(pattern)} uses {{{printable(name)}}}; the fields here are " + ", ".join(f"{{{f}}}" for f in sorted(allowed)))
         if conversion is not None or (spec and not re.fullmatch(r"0?[1-9]?d", spec)):
-            raise ValueError(f"{quoted(pattern)}: {{{name}:{printable(spec or '')}}} is not allowed; use {{{name}}} or a zero-padded width such as {{{name}:02d}}")
+            raise ValueError(
+                f"{quoted(pattern)}: {{{name}:{printable(spec or '')}}} is not allowed; use {{{name}}} or a zero-padded width such as {{{name}:02d}}"
+            )
         sample[name] = 999_999
     check(pattern.format(**sample))
     return pattern

@@ -72,11 +72,11 @@ def parse_ratio(value: object) -> Fraction:
         # a bare number is ambiguous (is 2 meant as 2:1 or 1:2?); the loader keeps 2:1 as text
         raise ValueError("write the ratio as downlink:uplink, such as 1:1, 2:1 or 1:2")
     if not isinstance(value, str) or value.count(":") != 1:
-        raise ValueError(f"{value!r} is not a ratio; write downlink:uplink such as \"1:1\", \"3:1\" or \"1:2\"")
+        raise ValueError(f'{value!r} is not a ratio; write downlink:uplink such as "1:1", "3:1" or "1:2"')
     sides = [_RATIO_SIDE.fullmatch(side) for side in value.split(":")]
     if not all(sides):
         shown = value if len(value) <= 40 else value[:40] + "..."
-        raise ValueError(f"{shown!r} is not a ratio of two positive numbers such as \"3:1\" or \"1:1.5\"")
+        raise ValueError(f'{shown!r} is not a ratio of two positive numbers such as "3:1" or "1:1.5"')
     down, up = (Fraction(side.group(1)) for side in sides)  # type: ignore[union-attr]
     if down <= 0 or up <= 0:
         raise ValueError(f"{value!r}: both sides of the ratio must be positive")

@@ -57,9 +57,7 @@ def _without_none(annotation: object) -> object:
     return annotation
 
 
-def problems_from_validation_error(
-    exc: ValidationError, doc: YamlDocument, model: type[BaseModel], prefix: FieldPath = ()
-) -> list[Problem]:
+def problems_from_validation_error(exc: ValidationError, doc: YamlDocument, model: type[BaseModel], prefix: FieldPath = ()) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
         path = _field_path(error["loc"], doc, prefix)
@@ -115,4 +113,3 @@ def _quoted(value: object, limit: int = 60) -> str:
     (a hostile 10,000-character key or a whole mapping is not worth printing)."""
     text = repr(value) if not isinstance(value, str) else f"'{value}'"
     return text if len(text) <= limit else text[:limit] + "..."
-

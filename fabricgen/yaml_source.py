@@ -117,7 +117,9 @@ class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor,
         if self.depth > MAX_DEPTH:
             raise _Refused(f"is nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark, "no intent or catalog field is that deep")
         if self.composed > self.max_nodes:
-            raise _Refused(f"has more than {self.max_nodes:,} YAML nodes", self.peek_event().start_mark, "an intent is a page of YAML; split a catalog over several files")
+            raise _Refused(
+                f"has more than {self.max_nodes:,} YAML nodes", self.peek_event().start_mark, "an intent is a page of YAML; split a catalog over several files"
+            )
         try:
             return super().compose_node(parent, index)
         finally:
@@ -157,7 +159,9 @@ class _Walker:
     def count(self, nodes: int, node: yaml.Node) -> None:
         self.nodes += nodes
         if self.nodes > self.loader.max_nodes:
-            raise _Refused(f"expands to more than {self.loader.max_nodes:,} YAML nodes through aliases or '<<' merge keys", node, "write the values out, or alias less")
+            raise _Refused(
+                f"expands to more than {self.loader.max_nodes:,} YAML nodes through aliases or '<<' merge keys", node, "write the values out, or alias less"
+            )
 
     def walk(self, node: yaml.Node, path: FieldPath) -> Any:
         self.count(1, node)
@@ -227,7 +231,13 @@ class _Walker:
             taken = {key for key, _, _ in own}
             for source in sources:
                 if not isinstance(source, yaml.MappingNode) or source.tag not in _PLAIN_TAGS:
-                    self.problems.append(Problem("a '<<' merge key takes a mapping or a list of mappings", hint="merge an alias of a mapping, such as <<: *defaults", line=source.start_mark.line + 1))
+                    self.problems.append(
+                        Problem(
+                            "a '<<' merge key takes a mapping or a list of mappings",
+                            hint="merge an alias of a mapping, such as <<: *defaults",
+                            line=source.start_mark.line + 1,
+                        )
+                    )
                     continue
                 merged = self.mapping_pairs(source)
                 self.count(len(merged), source)
@@ -316,9 +326,7 @@ def load_yaml(
     return parse_yaml(raw, shown, what, quote_content, max_nodes)
 
 
-def parse_yaml(
-    raw: bytes, shown: str, what: str, quote_content: bool = True, max_nodes: int = MAX_NODES
-) -> tuple[YamlDocument, list[Problem]]:
+def parse_yaml(raw: bytes, shown: str, what: str, quote_content: bool = True, max_nodes: int = MAX_NODES) -> tuple[YamlDocument, list[Problem]]:
     """`load_yaml` for bytes already read (a build directory's verified file); `shown` names them
     in problems."""
     doc = YamlDocument(shown, None)
@@ -397,7 +405,9 @@ def _plain(value: object, path: FieldPath, doc: YamlDocument, budget: _DataBudge
     if budget.nodes > budget.max_nodes:
         raise _Refused(f"has more than {budget.max_nodes:,} values", hint="an intent is a page of YAML")
     if len(path) > MAX_DEPTH:
-        raise _Refused(f"is nested more than {MAX_DEPTH} levels deep", hint="no intent or catalog field is that deep; a mapping or list inside itself repeats forever")
+        raise _Refused(
+            f"is nested more than {MAX_DEPTH} levels deep", hint="no intent or catalog field is that deep; a mapping or list inside itself repeats forever"
+        )
     doc.lines[path] = None
     # subclasses (an IntEnum, a StrEnum) as their plain values, as YAML would have given them
     if value is None or isinstance(value, bool):
@@ -421,7 +431,9 @@ def _plain(value: object, path: FieldPath, doc: YamlDocument, budget: _DataBudge
             key = _plain_text(str.__str__(key), path, budget, problems) if isinstance(key, str) else int(key)
             result[key] = _plain(item, path + (key,), doc, budget, problems)
         return result
-    problems.append(Problem(f"a {type(value).__name__} is not YAML data", hint="give str, int, float, bool, None, lists and mappings, as YAML would", field=path))
+    problems.append(
+        Problem(f"a {type(value).__name__} is not YAML data", hint="give str, int, float, bool, None, lists and mappings, as YAML would", field=path)
+    )
     return None
 
 
@@ -431,7 +443,13 @@ def _plain_text(text: str, path: FieldPath, budget: _DataBudget, problems: list[
         raise _Refused(f"holds more than {MAX_FILE_BYTES:,} characters of text", hint="an intent is a short description; split or trim it")
     control = _NOT_TEXT.search(text)
     if control is not None:
-        problems.append(Problem(f"a control character ({printable(control.group())})", hint="remove it; tabs and line breaks are the only control characters text may hold", field=path))
+        problems.append(
+            Problem(
+                f"a control character ({printable(control.group())})",
+                hint="remove it; tabs and line breaks are the only control characters text may hold",
+                field=path,
+            )
+        )
     return text
 
 
@@ -462,7 +480,9 @@ def _read_regular_file(path: Path, what: str, max_bytes: int) -> tuple[bytes | N
         if not stat.S_ISREG(info.st_mode):
             return None, Problem(f"the {what} path is not a regular file", hint="name a YAML file, not a directory, device or pipe")
         if info.st_size > max_bytes:
-            return None, Problem(f"the {what} file is {info.st_size:,} bytes; the limit is {max_bytes:,}", hint=f"an {what} is a short description; split or trim it")
+            return None, Problem(
+                f"the {what} file is {info.st_size:,} bytes; the limit is {max_bytes:,}", hint=f"an {what} is a short description; split or trim it"
+            )
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(fd, max_bytes + 1 - size)
@@ -492,7 +512,12 @@ def _yaml_syntax_problem(exc: yaml.MarkedYAMLError, shown: str, what: str, quote
     if not quote_content:
         reason = _QUOTED.sub("'...'", reason)  # PyYAML quotes what it found: an alias name, a character
     if isinstance(exc, yaml.constructor.ConstructorError):
-        return Problem(f"not valid YAML here: {reason}", hint="only plain YAML is read: no tags other than !!str !!int !!float !!bool !!null", file=shown, line=problem_line)
+        return Problem(
+            f"not valid YAML here: {reason}",
+            hint="only plain YAML is read: no tags other than !!str !!int !!float !!bool !!null",
+            file=shown,
+            line=problem_line,
+        )
     if exc.context and context_line and context_line != problem_line:
         return Problem(
             f"not valid YAML: {exc.context} that starts here, {reason} on line {problem_line}",

@@ -132,9 +132,7 @@ def build_refused(intent: Path) -> str:
 
 
 VTYSH = shutil.which("vtysh")
-needs_frr = pytest.mark.skipif(
-    VTYSH is None, reason="Debian's frr is not installed (scripts/test.sh installs it when run as root)"
-)
+needs_frr = pytest.mark.skipif(VTYSH is None, reason="Debian's frr is not installed (scripts/test.sh installs it when run as root)")
 
 
 @pytest.fixture(scope="session")

@@ -248,33 +248,237 @@ INJECTION = [
     "-rf",
     "--help",
 ]
-WORDS = ["leaf", "spine", "x", "", " ", "é", "İ", "ß", "ﬁ", "𝔘", "٣", "中", "Ω", "{", "}", "{index}", "%s", "%n", "'", '"', "\\", "!", "&a", "*a", "#", ": ", "- "]
-NUMBERS = [
-    0, -1, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 63, 64, 65, 100, 127, 128, 255, 256, 257, 511, 512, 1000, 1023, 1024, 2047, 2048,
-    4094, 4095, 4096, 65535, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, 10**18, 10**100, -(2**31), -(2**63), -(10**30),
-    0.5, 1.5, -0.0, 1e-300, 1e308, float("inf"), float("-inf"), float("nan"),
+WORDS = [
+    "leaf",
+    "spine",
+    "x",
+    "",
+    " ",
+    "é",
+    "İ",
+    "ß",
+    "ﬁ",
+    "𝔘",
+    "٣",
+    "中",
+    "Ω",
+    "{",
+    "}",
+    "{index}",
+    "%s",
+    "%n",
+    "'",
+    '"',
+    "\\",
+    "!",
+    "&a",
+    "*a",
+    "#",
+    ": ",
+    "- ",
 ]
-NUMBER_TEXTS = ["256", "1:1", "2:1", "0:1", "1:0", "-1:2", "1e3", "0x10", "0o17", "0b11", "1_000", "+5", "256.0", "1,024", "400G", "0G", "-400G", "1e9G", "9999999999999999999G"]
+NUMBERS = [
+    0,
+    -1,
+    1,
+    2,
+    3,
+    4,
+    7,
+    8,
+    9,
+    15,
+    16,
+    17,
+    31,
+    32,
+    63,
+    64,
+    65,
+    100,
+    127,
+    128,
+    255,
+    256,
+    257,
+    511,
+    512,
+    1000,
+    1023,
+    1024,
+    2047,
+    2048,
+    4094,
+    4095,
+    4096,
+    65535,
+    2**31 - 1,
+    2**31,
+    2**32,
+    2**63 - 1,
+    2**63,
+    2**64,
+    10**18,
+    10**100,
+    -(2**31),
+    -(2**63),
+    -(10**30),
+    0.5,
+    1.5,
+    -0.0,
+    1e-300,
+    1e308,
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+]
+NUMBER_TEXTS = [
+    "256",
+    "1:1",
+    "2:1",
+    "0:1",
+    "1:0",
+    "-1:2",
+    "1e3",
+    "0x10",
+    "0o17",
+    "0b11",
+    "1_000",
+    "+5",
+    "256.0",
+    "1,024",
+    "400G",
+    "0G",
+    "-400G",
+    "1e9G",
+    "9999999999999999999G",
+]
 TAGS = [
-    ("!!int", "0x10"), ("!!int", "1_000"), ("!!int", "x"), ("!!float", "x"), ("!!float", "1e9999"), ("!!bool", "yes"), ("!!str", "256"),
-    ("!!binary", "aGVsbG8="), ("!!timestamp", "2001-12-14"), ("!!null", "''"), ("!!set", "{a, b}"), ("!!omap", "[a: 1]"),
-    ("!!python/object/apply:os.system", '["id"]'), ("!!python/name:os.system", "''"), ("!!python/object:builtins.dict", "{}"), ("!custom", "x"),
+    ("!!int", "0x10"),
+    ("!!int", "1_000"),
+    ("!!int", "x"),
+    ("!!float", "x"),
+    ("!!float", "1e9999"),
+    ("!!bool", "yes"),
+    ("!!str", "256"),
+    ("!!binary", "aGVsbG8="),
+    ("!!timestamp", "2001-12-14"),
+    ("!!null", "''"),
+    ("!!set", "{a, b}"),
+    ("!!omap", "[a: 1]"),
+    ("!!python/object/apply:os.system", '["id"]'),
+    ("!!python/name:os.system", "''"),
+    ("!!python/object:builtins.dict", "{}"),
+    ("!custom", "x"),
 ]
 PATTERNS = [
-    "{index.foo}", "{index:0500000000d}", "{index:0999999999}", "{index!r}", "{index!s}", "{0}", "{}", "{index[0]}", "{su:>99999999}",
-    "{index:,}", "{index:x}", "{{}}", "{index", "index}", "{index:04d}\n", "leaf{index}\x1b[2J", "{index.__class__.__mro__}", "{rail}{rail}",
-    "{nope}", "{index:%}", "{index:99999999999999999999d}", "{index:-^50d}", "leaf-{index:02d}", "{su:02d}/{rail}", "é{index}", "{port}", "{lane}",
-    "{sub}", "{n}", "",
+    "{index.foo}",
+    "{index:0500000000d}",
+    "{index:0999999999}",
+    "{index!r}",
+    "{index!s}",
+    "{0}",
+    "{}",
+    "{index[0]}",
+    "{su:>99999999}",
+    "{index:,}",
+    "{index:x}",
+    "{{}}",
+    "{index",
+    "index}",
+    "{index:04d}\n",
+    "leaf{index}\x1b[2J",
+    "{index.__class__.__mro__}",
+    "{rail}{rail}",
+    "{nope}",
+    "{index:%}",
+    "{index:99999999999999999999d}",
+    "{index:-^50d}",
+    "leaf-{index:02d}",
+    "{su:02d}/{rail}",
+    "é{index}",
+    "{port}",
+    "{lane}",
+    "{sub}",
+    "{n}",
+    "",
 ]
 INTERFACE_PATTERNS = [
-    "Ethernet1/{port}\n shutdown", "Ethernet1/{port}; reboot", "Eth {port}", "{port.__class__}", "{port:099999999d}", "{lane!r}", "{port}",
-    "Ethernet1/{port}/{sub}", "Ethernet{lane}", "../{port}", "Ethernet1/{port}\x00", "Ethernet1/{nope}", "Ethernet1/1", "{sub}", "",
-    "e" * 300 + "{port}", "Ethernet1/{port:>{lane}}", "Ethernet\u202e{port}",
+    "Ethernet1/{port}\n shutdown",
+    "Ethernet1/{port}; reboot",
+    "Eth {port}",
+    "{port.__class__}",
+    "{port:099999999d}",
+    "{lane!r}",
+    "{port}",
+    "Ethernet1/{port}/{sub}",
+    "Ethernet{lane}",
+    "../{port}",
+    "Ethernet1/{port}\x00",
+    "Ethernet1/{nope}",
+    "Ethernet1/1",
+    "{sub}",
+    "",
+    "e" * 300 + "{port}",
+    "Ethernet1/{port:>{lane}}",
+    "Ethernet\u202e{port}",
 ]
-ODD_KEYS = [Raw("[x]"), Raw("{a: 1}"), Raw("? [x]\n"), 0, 1, -1, 10**30, "int", "list", "dict", "null", "true", "__class__", "__proto__", "<<",
-            "é", "ключ", "\x00", "\x1b[31mred", "a\nb", "\u202egpus", " gpus", "gpus ", "GPUS", "", Raw("!!python/object:os.system x")]
-SECTION_KEYS = ["name", "gpus", "nodes", "gpu_node", "naming", "backend", "frontend", "storage", "oob", "layout", "catalog", "evpn", "qos",
-                "leaf", "spine", "core", "model", "nos", "count", "ratio", "routing", "pools", "asn", "tiers", "planes", "mtu"]
+ODD_KEYS = [
+    Raw("[x]"),
+    Raw("{a: 1}"),
+    Raw("? [x]\n"),
+    0,
+    1,
+    -1,
+    10**30,
+    "int",
+    "list",
+    "dict",
+    "null",
+    "true",
+    "__class__",
+    "__proto__",
+    "<<",
+    "é",
+    "ключ",
+    "\x00",
+    "\x1b[31mred",
+    "a\nb",
+    "\u202egpus",
+    " gpus",
+    "gpus ",
+    "GPUS",
+    "",
+    Raw("!!python/object:os.system x"),
+]
+SECTION_KEYS = [
+    "name",
+    "gpus",
+    "nodes",
+    "gpu_node",
+    "naming",
+    "backend",
+    "frontend",
+    "storage",
+    "oob",
+    "layout",
+    "catalog",
+    "evpn",
+    "qos",
+    "leaf",
+    "spine",
+    "core",
+    "model",
+    "nos",
+    "count",
+    "ratio",
+    "routing",
+    "pools",
+    "asn",
+    "tiers",
+    "planes",
+    "mtu",
+]
 
 
 @st.composite
@@ -482,8 +686,9 @@ class Tweak(Op):
             return tree, "tweak: no number"
         path = found[self.at % len(found)]
         old = _get(tree, path)
-        new = {"double": old * 2, "half": old // 2, "+1": old + 1, "-1": old - 1, "zero": 0, "one": 1, "negate": -old,
-               "float": old + 0.5, "string": str(old)}[self.how]
+        new = {"double": old * 2, "half": old // 2, "+1": old + 1, "-1": old - 1, "zero": 0, "one": 1, "negate": -old, "float": old + 0.5, "string": str(old)}[
+            self.how
+        ]
         _set(tree, path, new)
         return tree, f"{_dotted(path)}: {old} -> {new!r}"
 
@@ -561,9 +766,31 @@ class Encode(Op):
 
 
 RAW_TEXT = [
-    "\t", "\x00", "\x1b[31m", "\x85", "\ufeff", "\u2028", "%YAML 1.1\n---\n", "%TAG ! tag:evil,2000:\n---\n", "---\n", "...\n", "--- !!python/object:os.system\n",
-    "? [x]\n: 1\n", "&a ", "*a\n", "!!python/object/apply:os.system [\"id\"]\n", "- \n", "key: 'unterminated\n", "{", "]", "#", "  ", "<<: *nope\n",
-    "x: !!binary AAAA\n", "y: !!set {a}\n", "z: &z [*z]\n",
+    "\t",
+    "\x00",
+    "\x1b[31m",
+    "\x85",
+    "\ufeff",
+    "\u2028",
+    "%YAML 1.1\n---\n",
+    "%TAG ! tag:evil,2000:\n---\n",
+    "---\n",
+    "...\n",
+    "--- !!python/object:os.system\n",
+    "? [x]\n: 1\n",
+    "&a ",
+    "*a\n",
+    '!!python/object/apply:os.system ["id"]\n',
+    "- \n",
+    "key: 'unterminated\n",
+    "{",
+    "]",
+    "#",
+    "  ",
+    "<<: *nope\n",
+    "x: !!binary AAAA\n",
+    "y: !!set {a}\n",
+    "z: &z [*z]\n",
 ]
 BAD_BYTES = [b"\xff", b"\xfe\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\x80", b"\xef\xbb\xbf", b"\x00\x00", b"\xe2\x80\xae"]
 
@@ -690,9 +917,19 @@ STDOUT_TAIL = 4000
 STDERR_MAX = 64_000
 ENV = {"FABRICGEN_USERNAME": "fuzz", "FABRICGEN_PASSWORD": "fuzz-password", "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 # values for every secret the golden intents name, so an unmutated build pushes as far as a device
-ENV.update({f"FABRICGEN_SECRET_{name.upper().replace('-', '_')}": f"fuzz-{name}" for name in (
-    "bgp-backend", "tacacs-key", "ntp-key", "admin-password-hash", "snmp-auth-key", "snmp-priv-key",
-)})
+ENV.update(
+    {
+        f"FABRICGEN_SECRET_{name.upper().replace('-', '_')}": f"fuzz-{name}"
+        for name in (
+            "bgp-backend",
+            "tacacs-key",
+            "ntp-key",
+            "admin-password-hash",
+            "snmp-auth-key",
+            "snmp-priv-key",
+        )
+    }
+)
 # Raw characters that must never reach a terminal: C0 (but tab and newline), DEL, C1, and the
 # format characters that reorder or hide text.
 INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]")
@@ -731,7 +968,7 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
                 payload = b'{"exit_code": 1, "exception": "unreportable result"}'
             view = memoryview(payload)
             while view:
-                view = view[os.write(write_end, view):]
+                view = view[os.write(write_end, view) :]
         finally:
             os._exit(0)
     os.close(write_end)
@@ -802,14 +1039,25 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         signal.setitimer(signal.ITIMER_PROF, 0)
     except CaseTimeout as exc:
         resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-        return {"exit_code": 1, "exception": "CaseTimeout", "traceback": traceback.format_exc(), "where": _where(exc.__traceback__), "network": attempts,
-                "peak_rss": _vm_bytes("VmHWM") - start_rss}
+        return {
+            "exit_code": 1,
+            "exception": "CaseTimeout",
+            "traceback": traceback.format_exc(),
+            "where": _where(exc.__traceback__),
+            "network": attempts,
+            "peak_rss": _vm_bytes("VmHWM") - start_rss,
+        }
     # the case is over: lift the memory limit so that describing it cannot fail for want of memory
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
     FabricgenError.report = original_report
     stdout, stderr = result.stdout, result.stderr
-    outcome = {"exit_code": result.exit_code, "stdout": stdout[-STDOUT_TAIL:], "stderr": stderr[:STDERR_MAX], "network": attempts,
-               "peak_rss": _vm_bytes("VmHWM") - start_rss}
+    outcome = {
+        "exit_code": result.exit_code,
+        "stdout": stdout[-STDOUT_TAIL:],
+        "stderr": stderr[:STDERR_MAX],
+        "network": attempts,
+        "peak_rss": _vm_bytes("VmHWM") - start_rss,
+    }
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         outcome["exception"] = type(result.exception).__name__
         outcome["traceback"] = "".join(traceback.format_exception(*result.exc_info))[-20_000:]
@@ -825,9 +1073,7 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
     # a gigabyte), the first unlocated one always among them
     judged = [(error.phase, problem, _located(problem)) for error in reported for problem in error.problems]
     unlocated = [entry for entry in judged if not entry[2]][:1]
-    outcome["problems"] = [
-        {"text": problem.format()[:2000], "phase": phase, "located": located} for phase, problem, located in unlocated + judged[:20]
-    ]
+    outcome["problems"] = [{"text": problem.format()[:2000], "phase": phase, "located": located} for phase, problem, located in unlocated + judged[:20]]
     return outcome
 
 
@@ -1017,7 +1263,7 @@ class Campaign:
             for index in range(len(case.ops)):
                 if spent >= budget or len(case.ops) <= 1 or time.perf_counter() > deadline:
                     break
-                smaller = case.rebuild(case.ops[:index] + case.ops[index + 1:])
+                smaller = case.rebuild(case.ops[:index] + case.ops[index + 1 :])
                 outcome, finding = self.execute(smaller)
                 spent += 1
                 if finding is not None and finding.kind == failure.kind:
@@ -1049,7 +1295,8 @@ class Campaign:
         text = [
             f"failure class: {failure.kind}",
             f"cases: {failure.count} of {self.cases} {self.generator} cases",
-            f"base: {case.base}" + (f" (a copy of {case.copy_tree[0]}, which `fabricgen build tests/golden/{case.copy_tree[0].name}.yaml` writes)" if case.copy_tree else ""),
+            f"base: {case.base}"
+            + (f" (a copy of {case.copy_tree[0]}, which `fabricgen build tests/golden/{case.copy_tree[0].name}.yaml` writes)" if case.copy_tree else ""),
             "mutations:",
             *[f"  - {m}" for m in case.mutations],
             f"command: fabricgen {argv}",
@@ -1072,16 +1319,31 @@ class Campaign:
         failures = []
         for index, failure in enumerate(sorted(self.failures.values(), key=lambda f: -f.count), 1):
             failure.saved = self.save(index, failure)
-            failures.append({
-                "kind": failure.kind, "cases": failure.count, "input": failure.saved, "base": failure.case.base,
-                "mutations": failure.case.mutations, "exit_code": failure.outcome.exit_code,
-                "stderr_tail": failure.outcome.stderr[-600:], "detail": failure.detail[-600:],
-            })
+            failures.append(
+                {
+                    "kind": failure.kind,
+                    "cases": failure.count,
+                    "input": failure.saved,
+                    "base": failure.case.base,
+                    "mutations": failure.case.mutations,
+                    "exit_code": failure.outcome.exit_code,
+                    "stderr_tail": failure.outcome.stderr[-600:],
+                    "detail": failure.detail[-600:],
+                }
+            )
         report = {
-            "generator": self.generator, "profile": PROFILE, "seed": seed(), "cases": self.cases, "bases": dict(self.by_base),
-            "exit_codes": dict(sorted(self.exit_codes.items())), "failures": failures,
-            "seconds": round(time.perf_counter() - self.started, 1), "peak_case_rss_mib": round(self.peak_rss / 2**20, 1),
-            "slowest_case_s": round(self.slowest, 2), "cpu_s": round(self.cpu_seconds, 1), "fuzzer_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "generator": self.generator,
+            "profile": PROFILE,
+            "seed": seed(),
+            "cases": self.cases,
+            "bases": dict(self.by_base),
+            "exit_codes": dict(sorted(self.exit_codes.items())),
+            "failures": failures,
+            "seconds": round(time.perf_counter() - self.started, 1),
+            "peak_case_rss_mib": round(self.peak_rss / 2**20, 1),
+            "slowest_case_s": round(self.slowest, 2),
+            "cpu_s": round(self.cpu_seconds, 1),
+            "fuzzer_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         }
         (self.report_dir / f"{self.generator}.json").write_text(json.dumps(report, indent=2, ensure_ascii=True))
 
@@ -1092,7 +1354,9 @@ class Campaign:
             lines += [
                 f"[{index}] {failure.kind}  ({failure.count} cases)",
                 f"    base {failure.case.base}; " + "; ".join(failure.case.mutations)[:400],
-                "    command: fabricgen " + " ".join(_shell_word(a.replace("{dir}", failure.saved + "/input")) for a in failure.case.argv) + f"  -> exit {outcome.exit_code}",
+                "    command: fabricgen "
+                + " ".join(_shell_word(a.replace("{dir}", failure.saved + "/input")) for a in failure.case.argv)
+                + f"  -> exit {outcome.exit_code}",
                 "    " + (failure.detail.strip().splitlines() or [""])[-1][:300],
                 f"    saved: {failure.saved}",
             ]
@@ -1105,10 +1369,7 @@ def _shell_word(text: str) -> str:
 
 # --- generators -----------------------------------------------------------------------------------
 
-INTENT_BASES = {
-    path.name: path
-    for path in [*sorted((REPO / "tests" / "golden").glob("*.yaml")), *sorted((REPO / "intents").glob("*.yaml"))]
-}
+INTENT_BASES = {path.name: path for path in [*sorted((REPO / "tests" / "golden").glob("*.yaml")), *sorted((REPO / "intents").glob("*.yaml"))]}
 # small fabrics are drawn more often: a case should cost a fraction of a second
 INTENT_WEIGHTS = {"tiny-nxos.yaml": 4, "tiny-sonic.yaml": 4, "tiny-evpn.yaml": 3, "cisco-256-gpu.yaml": 2, "cisco-512-gpu.yaml": 1, "superpod-4096.yaml": 1}
 INTENT_FILE_NAMES = ["intent.yaml", "my cluster.yaml", "x\x1b[31m.yaml", "über.yaml", "a\nb.yaml", "-o.yaml", "intent.yml", "intent.txt", ".yaml"]
@@ -1131,9 +1392,15 @@ def intent_case(base: str, ops: tuple, file_name: str = "intent.yaml") -> Case:
         tree = {key: value for key, value in tree.items() if key != "name"}
     blob, said = apply_ops(tree, ops)
     return Case(
-        generator="intent", command="build", argv=("build", "{dir}/" + file_name, "-o", "{dir}/out"), files={file_name: blob},
-        mutations=said + ([f"file name {file_name!r}"] if file_name != "intent.yaml" else []), ops=ops,
-        rebuild=lambda ops: intent_case(base, ops, file_name), output="out", base=base,
+        generator="intent",
+        command="build",
+        argv=("build", "{dir}/" + file_name, "-o", "{dir}/out"),
+        files={file_name: blob},
+        mutations=said + ([f"file name {file_name!r}"] if file_name != "intent.yaml" else []),
+        ops=ops,
+        rebuild=lambda ops: intent_case(base, ops, file_name),
+        output="out",
+        base=base,
     )
 
 
@@ -1159,11 +1426,20 @@ def yaml_bytes_cases(draw) -> Case:
     elif kind == "yamlish":
         blob = draw(st.text(alphabet=YAMLISH, max_size=600)).encode()
     else:
-        pieces = draw(st.lists(st.sampled_from(SECTION_KEYS + [": ", "\n", "  ", "- ", "[", "]", "{", "}", "&a ", "*a", "<<: ", "!!int ", "256", "2:1", "\x1b"]), max_size=80))
+        pieces = draw(
+            st.lists(
+                st.sampled_from(SECTION_KEYS + [": ", "\n", "  ", "- ", "[", "]", "{", "}", "&a ", "*a", "<<: ", "!!int ", "256", "2:1", "\x1b"]), max_size=80
+            )
+        )
         blob = "".join(pieces).encode()
     return Case(
-        generator="yaml-bytes", command="build", argv=("build", "{dir}/intent.yaml", "-o", "{dir}/out"), files={"intent.yaml": blob},
-        mutations=[f"the whole intent is {short(blob, 200)}"], output="out", base=kind,
+        generator="yaml-bytes",
+        command="build",
+        argv=("build", "{dir}/intent.yaml", "-o", "{dir}/out"),
+        files={"intent.yaml": blob},
+        mutations=[f"the whole intent is {short(blob, 200)}"],
+        output="out",
+        base=kind,
     )
 
 
@@ -1182,12 +1458,30 @@ def _switch_entry() -> dict:
 _SWITCH = None
 
 CATALOG_FIELDS = {
-    "text": [("description",), ("vendor",), ("console_port",), ("management_port", "nxos"), ("management_port", "sonic"),
-             ("sonic", "platform"), ("sonic", "hwsku"), ("port_groups", 0, "form_factor")],
-    "pattern": [("interface_names", "nxos", "port"), ("interface_names", "nxos", "breakout"), ("interface_names", "sonic", "port"),
-                ("interface_names", "sonic", "breakout")],
-    "number": [("port_groups", 0, "count"), ("port_groups", 0, "first"), ("port_groups", 0, "lanes"), ("port_groups", 0, "speed"),
-               ("max_ecmp_paths",), ("rack_units",)],
+    "text": [
+        ("description",),
+        ("vendor",),
+        ("console_port",),
+        ("management_port", "nxos"),
+        ("management_port", "sonic"),
+        ("sonic", "platform"),
+        ("sonic", "hwsku"),
+        ("port_groups", 0, "form_factor"),
+    ],
+    "pattern": [
+        ("interface_names", "nxos", "port"),
+        ("interface_names", "nxos", "breakout"),
+        ("interface_names", "sonic", "port"),
+        ("interface_names", "sonic", "breakout"),
+    ],
+    "number": [
+        ("port_groups", 0, "count"),
+        ("port_groups", 0, "first"),
+        ("port_groups", 0, "lanes"),
+        ("port_groups", 0, "speed"),
+        ("max_ecmp_paths",),
+        ("rack_units",),
+    ],
 }
 
 
@@ -1258,8 +1552,7 @@ def catalog_case(nos: str, with_oob: bool, ops: tuple) -> Case:
             pid = op.pid
         elif isinstance(op, CatalogPath):
             path = op.path
-    intent = {"name": "fuzz-catalog", "catalog": [path], "gpus": 16,
-              "backend": {"leaf": {"model": pid, "nos": nos}, "spine": {"model": pid, "nos": nos}}}
+    intent = {"name": "fuzz-catalog", "catalog": [path], "gpus": 16, "backend": {"leaf": {"model": pid, "nos": nos}, "spine": {"model": pid, "nos": nos}}}
     if with_oob:
         intent["oob"] = {}
     catalog = {"switches": {pid: _switch_entry()}}
@@ -1278,13 +1571,22 @@ def catalog_case(nos: str, with_oob: bool, ops: tuple) -> Case:
             said.append(f"catalog path {path!r}")
     catalog_blob, _ = apply_ops(catalog, ())
     files: dict[str, bytes | Symlink | None] = {
-        "fabric/user.yaml": catalog_blob, "outside.yaml": catalog_blob, "fabric/link.yaml": Symlink("../outside.yaml"),
+        "fabric/user.yaml": catalog_blob,
+        "outside.yaml": catalog_blob,
+        "fabric/link.yaml": Symlink("../outside.yaml"),
     }
     files["fabric/intent.yaml"] = dump(intent).encode("utf-8", "surrogatepass")
     return Case(
-        generator="catalog", command="build", argv=("build", "{dir}/fabric/intent.yaml", "-o", "{dir}/out"), files=files,
-        mutations=said, ops=ops, rebuild=lambda ops: catalog_case(nos, with_oob, ops), output="out",
-        must_refuse=CATALOG_PATHS.get(path, ""), base=f"user switch on {nos}",
+        generator="catalog",
+        command="build",
+        argv=("build", "{dir}/fabric/intent.yaml", "-o", "{dir}/out"),
+        files=files,
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: catalog_case(nos, with_oob, ops),
+        output="out",
+        must_refuse=CATALOG_PATHS.get(path, ""),
+        base=f"user switch on {nos}",
         templated=frozenset({"fabric/intent.yaml"}),  # an absolute catalog path names the case's directory
     )
 
@@ -1295,7 +1597,9 @@ def catalog_ops() -> st.SearchStrategy:
         return st.builds(CatalogField, st.sampled_from(CATALOG_FIELDS[kind]), strategy)
 
     return st.one_of(
-        field_op("text"), field_op("pattern"), field_op("number"),
+        field_op("text"),
+        field_op("pattern"),
+        field_op("number"),
         st.builds(OnFile, st.just("catalog"), tree_ops()),
         st.builds(OnFile, st.just("intent"), tree_ops()),
         st.builds(SwitchPid, st.one_of(hostile_text(), st.sampled_from(["", "N9K-C9364D-GX2A", "a/b", "../x", "X" * 200, "PID with space"]))),
@@ -1319,7 +1623,18 @@ COMMANDS = {
     "diff": lambda: ("diff", "{base}", "{dir}/build"),
     "diff-reversed": lambda: ("diff", "{dir}/build", "{base}"),
     "analyze": lambda: ("analyze", "--no-traffic", "{dir}/build"),
-    "push": lambda: ("push", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--known-hosts", "{dir}/known_hosts", "--connect-timeout", "2", "--concurrency", "4"),
+    "push": lambda: (
+        "push",
+        "{dir}/build",
+        "--inventory",
+        "{dir}/inventory.yaml",
+        "--known-hosts",
+        "{dir}/known_hosts",
+        "--connect-timeout",
+        "2",
+        "--concurrency",
+        "4",
+    ),
     "bom": lambda: ("bom", "compare", "{dir}/build", str(REPO / "tests" / "data" / "whitepaper-256-gpu.csv")),
 }
 
@@ -1337,8 +1652,27 @@ def build_bases(directory: Path) -> dict[str, Path]:
     return built
 
 
-HOSTILE_NAMES = ["leaf\x1b[2J", "../../etc", "a;reboot", "-rf", 'x"y', "spine01\nrouter bgp 1", "Ω", "n" * 300, "", " ", "be-su01-leaf1 ", "configs",
-                 "..", "a/b", "$(id)", "\u202eleaf", "be-spine01", "0", "leaf,1"]
+HOSTILE_NAMES = [
+    "leaf\x1b[2J",
+    "../../etc",
+    "a;reboot",
+    "-rf",
+    'x"y',
+    "spine01\nrouter bgp 1",
+    "Ω",
+    "n" * 300,
+    "",
+    " ",
+    "be-su01-leaf1 ",
+    "configs",
+    "..",
+    "a/b",
+    "$(id)",
+    "\u202eleaf",
+    "be-spine01",
+    "0",
+    "leaf,1",
+]
 
 
 @dataclass(frozen=True)
@@ -1533,26 +1867,48 @@ def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> C
     files["known_hosts"] = b""  # host keys are verified: port 9 refuses before any key is seen
     argv = tuple(arg.replace("{base}", str(root)) for arg in COMMANDS[command]())
     return Case(
-        generator="build", command=command.split("-")[0], argv=argv, files=files, mutations=said, ops=ops,
-        rebuild=lambda ops: build_case(bases, base, command, ops), copy_tree=(root, "build"), base=f"{base} build",
+        generator="build",
+        command=command.split("-")[0],
+        argv=argv,
+        files=files,
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: build_case(bases, base, command, ops),
+        copy_tree=(root, "build"),
+        base=f"{base} build",
     )
 
 
 def build_ops() -> st.SearchStrategy:
     index = st.integers(0, 10_000)
-    data = st.one_of(st.sampled_from(BAD_BYTES), st.sampled_from(CONTROL + FORMAT + INJECTION).map(lambda s: s.encode("utf-8", "surrogatepass")), st.binary(max_size=20))
-    json_value_ops = st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(RenameKey, index, st.sampled_from(ODD_KEYS[4:]) | hostile_text()),
-                               st.builds(InsertKey, index, st.sampled_from(SECTION_KEYS), values()))
+    data = st.one_of(
+        st.sampled_from(BAD_BYTES), st.sampled_from(CONTROL + FORMAT + INJECTION).map(lambda s: s.encode("utf-8", "surrogatepass")), st.binary(max_size=20)
+    )
+    json_value_ops = st.one_of(
+        st.builds(SetValue, index, values()),
+        st.builds(DropKey, index),
+        st.builds(RenameKey, index, st.sampled_from(ODD_KEYS[4:]) | hostile_text()),
+        st.builds(InsertKey, index, st.sampled_from(SECTION_KEYS), values()),
+    )
     return st.one_of(
         st.builds(EditFile, index, st.integers(0, 1000), data, st.booleans()),
         st.builds(Truncate, index, st.integers(0, 999), st.booleans()),
         st.builds(Delete, index),
-        st.builds(AddFile, st.sampled_from(["extra.txt", "configs/evil.cfg", "configs/evil/config_db.json", "../escape.txt", "hosts/x/netplan.yaml"]),
-                  st.sampled_from([b"", b"hello\n", b"{}", b"\x1b[2J"]), st.booleans()),
+        st.builds(
+            AddFile,
+            st.sampled_from(["extra.txt", "configs/evil.cfg", "configs/evil/config_db.json", "../escape.txt", "hosts/x/netplan.yaml"]),
+            st.sampled_from([b"", b"hello\n", b"{}", b"\x1b[2J"]),
+            st.booleans(),
+        ),
         st.builds(RenameDevice, index, st.one_of(st.sampled_from(HOSTILE_NAMES), hostile_text())),
         st.builds(MutateJson, st.sampled_from(["topology.json", "topology.json", "manifest.json"]), json_value_ops),
-        st.builds(MutateCsv, st.sampled_from(["cabling.csv", "ip-plan.csv", "bom.csv"]), index, index,
-                  st.one_of(st.sampled_from(HOSTILE_NAMES + ["999.1.1.1/99", "8.8.8.8", "10.0.0.1/40", "-1", "1e400", "", "nan"]), hostile_text())),
+        st.builds(
+            MutateCsv,
+            st.sampled_from(["cabling.csv", "ip-plan.csv", "bom.csv"]),
+            index,
+            index,
+            st.one_of(st.sampled_from(HOSTILE_NAMES + ["999.1.1.1/99", "8.8.8.8", "10.0.0.1/40", "-1", "1e400", "", "nan"]), hostile_text()),
+        ),
     )
 
 
@@ -1612,8 +1968,10 @@ def print_report(directory: Path, seconds: float | None = None) -> int:
     for r in reports:
         codes = ", ".join(f"{k}: {v}" for k, v in r["exit_codes"].items())
         out.write(f"{r['generator']:<12}{r['cases']:>8}{r['seconds']:>9}{r['cpu_s']:>8}{r['slowest_case_s']:>11}{r['peak_case_rss_mib']:>10}  {codes}\n")
-    out.write(f"\npeak memory of a case: {max(r['peak_case_rss_mib'] for r in reports)} MiB (limit {profile().memory_limit >> 20} MiB); "
-              f"of the fuzzer itself: {max(r['fuzzer_rss_mib'] for r in reports)} MiB")
+    out.write(
+        f"\npeak memory of a case: {max(r['peak_case_rss_mib'] for r in reports)} MiB (limit {profile().memory_limit >> 20} MiB); "
+        f"of the fuzzer itself: {max(r['fuzzer_rss_mib'] for r in reports)} MiB"
+    )
     if seconds is not None:
         out.write(f"; wall time {seconds:.0f} s")
     out.write("\n")

@@ -382,10 +382,8 @@ class SonicTarget:
 
 
 def _kill_group(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def free_port() -> int:
@@ -439,7 +437,10 @@ def start_sonic_target(
     with open(directory / "unshare.log", "w") as log:
         process = subprocess.Popen(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,  # own process group: stop() ends it all
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # own process group: stop() ends it all
         )
     target = SonicTarget("127.0.0.1", port, "root", password, namespace, directory, process)
     try:

@@ -20,27 +20,63 @@ from typing import Any
 
 MAP_NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
 DEVICE_TYPES = {
-    "ToRRouter", "LeafRouter", "SpineChassisFrontendRouter", "ChassisBackendRouter", "ASIC", "MgmtToRRouter",
-    "SpineRouter", "BackEndToRRouter", "BackEndLeafRouter", "EPMS", "MgmtTsToR", "BmcMgmtToRRouter", "not-provisioned",
+    "ToRRouter",
+    "LeafRouter",
+    "SpineChassisFrontendRouter",
+    "ChassisBackendRouter",
+    "ASIC",
+    "MgmtToRRouter",
+    "SpineRouter",
+    "BackEndToRRouter",
+    "BackEndLeafRouter",
+    "EPMS",
+    "MgmtTsToR",
+    "BmcMgmtToRRouter",
+    "not-provisioned",
 }
 ROUTING_MODES = {"separated", "unified", "split", "split-unified"}
 # tables bgpcfgd renders into FRR: with routing in frr.conf they must not exist
 ROUTING_TABLES = {
-    "BGP_NEIGHBOR", "BGP_INTERNAL_NEIGHBOR", "BGP_MONITORS", "BGP_PEER_RANGE", "BGP_ALLOWED_PREFIXES",
-    "BGP_BBR", "BGP_DEVICE_GLOBAL", "BGP_AGGREGATE_ADDRESS", "STATIC_ROUTE", "PREFIX_LIST", "DEVICE_NEIGHBOR_METADATA",
+    "BGP_NEIGHBOR",
+    "BGP_INTERNAL_NEIGHBOR",
+    "BGP_MONITORS",
+    "BGP_PEER_RANGE",
+    "BGP_ALLOWED_PREFIXES",
+    "BGP_BBR",
+    "BGP_DEVICE_GLOBAL",
+    "BGP_AGGREGATE_ADDRESS",
+    "STATIC_ROUTE",
+    "PREFIX_LIST",
+    "DEVICE_NEIGHBOR_METADATA",
 }
 
 
 # sonic-hash.yang: SWITCH_HASH|GLOBAL leaf-lists of hash-field. The first revision (2022-09-05)
 # had the outer and INNER_ fields; IPV6_FLOW_LABEL came in 2025, RDMA_BTH_* later still.
 HASH_FIELDS = {
-    "IN_PORT", "DST_MAC", "SRC_MAC", "ETHERTYPE", "VLAN_ID", "IP_PROTOCOL", "DST_IP", "SRC_IP", "L4_DST_PORT",
-    "L4_SRC_PORT", "INNER_DST_MAC", "INNER_SRC_MAC", "INNER_ETHERTYPE", "INNER_IP_PROTOCOL", "INNER_DST_IP",
-    "INNER_SRC_IP", "INNER_L4_DST_PORT", "INNER_L4_SRC_PORT", "IPV6_FLOW_LABEL", "RDMA_BTH_OPCODE", "RDMA_BTH_DEST_QP",
+    "IN_PORT",
+    "DST_MAC",
+    "SRC_MAC",
+    "ETHERTYPE",
+    "VLAN_ID",
+    "IP_PROTOCOL",
+    "DST_IP",
+    "SRC_IP",
+    "L4_DST_PORT",
+    "L4_SRC_PORT",
+    "INNER_DST_MAC",
+    "INNER_SRC_MAC",
+    "INNER_ETHERTYPE",
+    "INNER_IP_PROTOCOL",
+    "INNER_DST_IP",
+    "INNER_SRC_IP",
+    "INNER_L4_DST_PORT",
+    "INNER_L4_SRC_PORT",
+    "IPV6_FLOW_LABEL",
+    "RDMA_BTH_OPCODE",
+    "RDMA_BTH_DEST_QP",
 }
-HASH_LISTS = {"ecmp_hash", "lag_hash"} | {
-    f"{kind}_hash_{packet}" for kind in ("ecmp", "lag") for packet in ("ipv4", "ipv6", "ipnip", "ipv4_rdma", "ipv6_rdma")
-}
+HASH_LISTS = {"ecmp_hash", "lag_hash"} | {f"{kind}_hash_{packet}" for kind in ("ecmp", "lag") for packet in ("ipv4", "ipv6", "ipnip", "ipv4_rdma", "ipv6_rdma")}
 HASH_ALGORITHMS = {"CRC", "XOR", "RANDOM", "CRC_32LO", "CRC_32HI", "CRC_CCITT", "CRC_XOR"}  # sonic-types hash-algorithm
 
 
@@ -219,7 +255,14 @@ def violations(db: dict[str, Any], release: str = "master") -> list[str]:
         if not MAP_NAME.match(name):
             bad(f"WRED_PROFILE|{name}", "name pattern")
         if profile.get("ecn", "ecn_none") not in {
-            "ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red", "ecn_all"
+            "ecn_none",
+            "ecn_green",
+            "ecn_yellow",
+            "ecn_red",
+            "ecn_green_yellow",
+            "ecn_green_red",
+            "ecn_yellow_red",
+            "ecn_all",
         }:
             bad(f"WRED_PROFILE|{name}", "ecn")
         for colour in ("green", "yellow", "red"):
@@ -387,7 +430,7 @@ def _evpn_violations(db: dict[str, Any], bad) -> None:
             bad(f"VRF|{name}", "vni 0-16777215")
     vlans = db.get("VLAN", {})
     sag = db.get("SAG", {})
-    for key, row in db.get("LOOPBACK_INTERFACE", {}).items():
+    for key in db.get("LOOPBACK_INTERFACE", {}):
         if not re.fullmatch(r"Loopback\d+", key.split("|")[0]):
             bad(f"LOOPBACK_INTERFACE|{key}", "name must be Loopback<n>")
     for key, row in db.get("VLAN_INTERFACE", {}).items():
@@ -595,10 +638,19 @@ def _management_violations(db: dict[str, Any], bad) -> None:
             bad(f"SNMP_COMMUNITY|{key}.TYPE", "RO|RW")
     for key, row in db.get("SNMP_USER", {}).items():
         where = f"SNMP_USER|{key}"
-        known("SNMP_USER", key, row, {
-            "SNMP_USER_TYPE", "SNMP_USER_PERMISSION", "SNMP_USER_AUTH_TYPE", "SNMP_USER_AUTH_PASSWORD",
-            "SNMP_USER_ENCRYPTION_TYPE", "SNMP_USER_ENCRYPTION_PASSWORD",
-        })
+        known(
+            "SNMP_USER",
+            key,
+            row,
+            {
+                "SNMP_USER_TYPE",
+                "SNMP_USER_PERMISSION",
+                "SNMP_USER_AUTH_TYPE",
+                "SNMP_USER_AUTH_PASSWORD",
+                "SNMP_USER_ENCRYPTION_TYPE",
+                "SNMP_USER_ENCRYPTION_PASSWORD",
+            },
+        )
         if not 4 <= len(key) <= 32 or any(ch in " :@,\\'" for ch in key):
             bad(where, "name 4-32 characters without space, ':', '@', ',', '\\' or a quote")
         kind = row.get("SNMP_USER_TYPE")
@@ -685,10 +737,23 @@ def _management_violations(db: dict[str, Any], bad) -> None:
     for key, row in db.get("PASSW_HARDENING", {}).items():
         if key != "POLICIES":
             bad(f"PASSW_HARDENING|{key}", "only POLICIES")
-        known("PASSW_HARDENING", key, row, {
-            "state", "expiration", "expiration_warning", "history_cnt", "len_min", "reject_user_passw_match",
-            "lower_class", "upper_class", "digits_class", "special_class",
-        })
+        known(
+            "PASSW_HARDENING",
+            key,
+            row,
+            {
+                "state",
+                "expiration",
+                "expiration_warning",
+                "history_cnt",
+                "len_min",
+                "reject_user_passw_match",
+                "lower_class",
+                "upper_class",
+                "digits_class",
+                "special_class",
+            },
+        )
         if row.get("state", "disabled") not in ADMIN_MODE:
             bad(f"PASSW_HARDENING|{key}.state", "enabled|disabled")
         for field, low, high in (("expiration", -1, 365), ("expiration_warning", -1, 30), ("history_cnt", 1, 100), ("len_min", 1, 32)):
@@ -697,4 +762,3 @@ def _management_violations(db: dict[str, Any], bad) -> None:
         for field in ("reject_user_passw_match", "lower_class", "upper_class", "digits_class", "special_class"):
             if field in row and row[field] not in {"true", "false"}:
                 bad(f"PASSW_HARDENING|{key}.{field}", "true|false")
-

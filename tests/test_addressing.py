@@ -93,10 +93,9 @@ def test_adding_a_unit_keeps_every_existing_address(write_intent):
     grown = compile_intent(write_intent("gpus: 512\n", name="two"), render=False)
 
     def by_name(build):
-        return {
-            (port.device.name, port.name): address.cidr
-            for port, address in build.addresses.interfaces.items()
-        } | {(d, "lo"): a for d, a in build.addresses.loopbacks.items()}
+        return {(port.device.name, port.name): address.cidr for port, address in build.addresses.interfaces.items()} | {
+            (d, "lo"): a for d, a in build.addresses.loopbacks.items()
+        }
 
     before, after = by_name(small), by_name(grown)
     assert before.items() <= after.items()

@@ -107,7 +107,7 @@ def test_a_link_failure_only_touches_its_leaf(whitepaper_256):
 
 def test_oversubscription_is_what_was_built(tmp_path):
     intent = tmp_path / "two-to-one.yaml"
-    intent.write_text("name: two-to-one\ngpus: 128\nbackend:\n  scalable_unit_gpus: 64\n  ratio: \"2:1\"\n")
+    intent.write_text('name: two-to-one\ngpus: 128\nbackend:\n  scalable_unit_gpus: 64\n  ratio: "2:1"\n')
     build(intent, tmp_path / "build")
     fabric = read_fabric(tmp_path / "build")
     found = capacity(fabric)
@@ -169,12 +169,15 @@ def test_traffic_that_never_leaves_a_leaf_is_said_so(whitepaper_256):
     assert "Try `--scope cross-rail`" in result.stdout  # the fabric has spines: cross-rail traffic would use them
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--pattern", "butterfly"], "Invalid value for '--pattern'"),
-    (["--modes", "ecmp,magic"], "Invalid value for '--modes': 'magic': choose one or more of ecmp, flowlet, spray"),
-    (["--concurrent-jobs", "100"], "every job needs at least 2 nodes"),
-    (["--flows-per-pair", "0"], "--flows-per-pair must be at least 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pattern", "butterfly"], "Invalid value for '--pattern'"),
+        (["--modes", "ecmp,magic"], "Invalid value for '--modes': 'magic': choose one or more of ecmp, flowlet, spray"),
+        (["--concurrent-jobs", "100"], "every job needs at least 2 nodes"),
+        (["--flows-per-pair", "0"], "--flows-per-pair must be at least 1"),
+    ],
+)
 def test_bad_traffic_options_are_clear_errors(whitepaper_256, args, message):
     result = analyze(str(whitepaper_256), *args)
     assert result.returncode == 2, result.stdout

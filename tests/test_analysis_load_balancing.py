@@ -31,8 +31,21 @@ def node_per_leaf(nodes: int = 4, rails: int = 8, spines: int = 4, links: int = 
     model = synthetic(leaves + tops, [0] * nodes + [1] * spines, cables, np.repeat(np.arange(nodes), rails * planes), rails)
     if planes == 1:
         return model
-    return Clos(model.names, model.tiers, model.leaves, model.tail, model.head, model.gbps, model.cables, model.leaf_of_nic,
-                rails, model.host_gbps, model.alive, model.nic_alive, planes)
+    return Clos(
+        model.names,
+        model.tiers,
+        model.leaves,
+        model.tail,
+        model.head,
+        model.gbps,
+        model.cables,
+        model.leaf_of_nic,
+        rails,
+        model.host_gbps,
+        model.alive,
+        model.nic_alive,
+        planes,
+    )
 
 
 def two_leaves(width: int = 32) -> Clos:
@@ -45,8 +58,7 @@ def two_leaves(width: int = 32) -> Clos:
 def one_way(width: int = 32) -> Traffic:
     """GPU i on leaf 0 sends one flow to GPU width + i on leaf 1."""
     src = np.arange(width)
-    return Traffic(src=src, dst=src + width, nbytes=np.full(width, 1e6), sport=49152 + src,
-                   job=np.zeros(width, dtype=np.int64), jobs=1)
+    return Traffic(src=src, dst=src + width, nbytes=np.full(width, 1e6), sport=49152 + src, job=np.zeros(width, dtype=np.int64), jobs=1)
 
 
 def expected_max_bin(balls: int, bins: int, trials: int = 20000) -> float:

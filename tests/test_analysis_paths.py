@@ -46,9 +46,20 @@ def synthetic(names, tiers, cables, leaf_of_nic, rails, gbps=400.0) -> Clos:
     tail = np.column_stack((ends[:, 0], ends[:, 1])).ravel()
     head = np.column_stack((ends[:, 1], ends[:, 0])).ravel()
     nics = np.asarray(leaf_of_nic, dtype=np.int64)
-    return Clos(tuple(names), np.array(tiers), tiers.count(0), tail, head, np.full(len(tail), gbps),
-                tuple(f"C{i}" for i in range(len(cables))), nics, rails, gbps,
-                np.ones(len(tail), dtype=bool), np.ones(len(nics), dtype=bool))
+    return Clos(
+        tuple(names),
+        np.array(tiers),
+        tiers.count(0),
+        tail,
+        head,
+        np.full(len(tail), gbps),
+        tuple(f"C{i}" for i in range(len(cables))),
+        nics,
+        rails,
+        gbps,
+        np.ones(len(tail), dtype=bool),
+        np.ones(len(nics), dtype=bool),
+    )
 
 
 def two_pods() -> Clos:
@@ -177,7 +188,9 @@ def analyze(*args: str) -> cli_runner.Completed:
 
 
 def test_json_validates_and_a_threshold_exits_1(whitepaper_256):
-    run = analyze(str(whitepaper_256), "--scope", "cross-rail", "--seeds", "2", "--no-sweep", "--json", "--fail", "be-spine01", "--max-jct-stretch", "ecmp=1.0001")
+    run = analyze(
+        str(whitepaper_256), "--scope", "cross-rail", "--seeds", "2", "--no-sweep", "--json", "--fail", "be-spine01", "--max-jct-stretch", "ecmp=1.0001"
+    )
     assert run.returncode == 1, run.stderr
     document = AnalysisOutput.model_validate(json.loads(run.stdout))
     assert [m.mode for m in document.modes] == ["ecmp", "flowlet", "spray"]
@@ -200,13 +213,16 @@ def test_three_tier_build_is_analysed(three_tiers):
     assert jct["spray"] <= jct["flowlet"] <= jct["ecmp"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--pattern", "bogus"], "Invalid value for '--pattern': Value error, 'bogus' is not one of"),
-    (["--senders", "rack:1"], "--senders 'rack:1' is not known"),
-    (["--load", "1.5"], "--load must be"),
-    (["--max-jct-stretch", "fast"], "--max-jct-stretch: 'fast'"),
-    (["--max-failure-cut", "120"], "--max-failure-cut must be"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pattern", "bogus"], "Invalid value for '--pattern': Value error, 'bogus' is not one of"),
+        (["--senders", "rack:1"], "--senders 'rack:1' is not known"),
+        (["--load", "1.5"], "--load must be"),
+        (["--max-jct-stretch", "fast"], "--max-jct-stretch: 'fast'"),
+        (["--max-failure-cut", "120"], "--max-failure-cut must be"),
+    ],
+)
 def test_bad_choices_exit_2_before_the_build_is_read(tmp_path, args, message):
     run = analyze(str(tmp_path / "no-such-build"), *args)
     assert run.returncode == 2 and message in run.stderr, run.stderr
@@ -226,8 +242,9 @@ def test_a_failed_leaf_leaves_the_other_flows_on_their_ecmp_paths():
     failed = fabric.failed({"l4"}, set())
     live = failed.nic_alive[flows.src] & failed.nic_alive[flows.dst]
     assert 0 < live.sum() < len(live)
-    survivors = paths.Traffic(src=flows.src[live], dst=flows.dst[live], nbytes=flows.nbytes[live],
-                              sport=flows.sport[live], job=flows.job[live], jobs=flows.jobs)
+    survivors = paths.Traffic(
+        src=flows.src[live], dst=flows.dst[live], nbytes=flows.nbytes[live], sport=flows.sport[live], job=flows.job[live], jobs=flows.jobs
+    )
     after = paths.simulate(failed, flows, "ecmp", seed=5)
     before = paths.simulate(fabric, survivors, "ecmp", seed=5)
     assert after.edge_bytes.sum() > 0
@@ -250,6 +267,7 @@ def test_the_share_above_the_stretch_threshold_follows_the_threshold(whitepaper_
     """The share of flows above --stretch-threshold: spraying on the non-blocking whitepaper fabric
     stretches no flow past 1.5; ECMP's share falls as the threshold rises, and is 0 at its own
     worst stretch."""
+
     def shares(threshold: str) -> dict[str, float]:
         run = analyze(str(whitepaper_256), "--scope", "cross-rail", "--seeds", "1", "--no-sweep", "--json", "--stretch-threshold", threshold)
         assert run.returncode == 0, run.stderr

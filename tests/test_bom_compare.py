@@ -84,8 +84,7 @@ def test_a_reference_counting_another_way_is_named(tmp_path):
     assert result.exit_code == 1
     assert row_of(result.stdout, "QDD-400G-DR4-S")[4:] == [
         "-512",
-        "reference counts every 400G cage of all 10 switches (640); "
-        "this build counts one per cabled switch cage: 64 leaf uplinks + 64 spine ports",
+        "reference counts every 400G cage of all 10 switches (640); this build counts one per cabled switch cage: 64 leaf uplinks + 64 spine ports",
     ]
 
 
@@ -253,10 +252,7 @@ def test_whitepaper_references_hold_the_papers_table(tmp_path, gpus):
     (tmp_path / "bom.csv").write_text(BOM_HEADER + "X,NOT-A-PART,,1,,,\n")
     rows = compare_bom(tmp_path, DATA / f"whitepaper-{gpus}-gpu.csv").rows[:-1]
     gpu_pid = "DGX-H100" if gpus == 256 else "DGX-H200"
-    expected = [
-        (section, gpu_pid if pid.startswith("DGX") else pid, quantities[0 if gpus == 256 else 1])
-        for (section, pid), quantities in WHITEPAPER.items()
-    ]
+    expected = [(section, gpu_pid if pid.startswith("DGX") else pid, quantities[0 if gpus == 256 else 1]) for (section, pid), quantities in WHITEPAPER.items()]
     assert [(row.section, row.pid, row.reference) for row in rows] == expected
 
 

@@ -96,13 +96,16 @@ def test_every_numeric_option_has_a_bound(tmp_path, name):
     assert result.exit_code == 2 and name not in result.stderr
 
 
-@pytest.mark.parametrize(("option", "value", "choices"), [
-    ("--network", "nope", "'backend', 'frontend', 'storage'"),
-    ("--pattern", "butterfly\x1b[2J", "'all-to-all', 'ring', 'permutation', 'shift'"),
-    ("--scope", "galaxy", "'rail', 'cross-rail'"),
-    ("--placement", "random", "'contiguous', 'scattered'"),
-    ("--hash", "md5", "'crc32', 'random'"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "choices"),
+    [
+        ("--network", "nope", "'backend', 'frontend', 'storage'"),
+        ("--pattern", "butterfly\x1b[2J", "'all-to-all', 'ring', 'permutation', 'shift'"),
+        ("--scope", "galaxy", "'rail', 'cross-rail'"),
+        ("--placement", "random", "'contiguous', 'scattered'"),
+        ("--hash", "md5", "'crc32', 'random'"),
+    ],
+)
 def test_every_choice_is_checked_as_the_command_line_is_read_also_without_traffic(tmp_path, option, value, choices):
     # the choices are enumerations: --help lists them, and any other value is refused before the
     # build is read, with or without --no-traffic
@@ -197,9 +200,16 @@ def test_the_time_estimate_follows_the_work():
     assert limits.simulation_cost(clos(2), replace(options, seeds=4), sweep=False).seconds == pytest.approx(4 * two.seconds)
     one_leaf = limits.simulation_cost(clos(2), replace(options, senders="leaf:l0"), sweep=False)
     assert one_leaf.flows == math.ceil(two.flows / 8)  # 8 leaves, one rail each: an eighth of the GPUs send
+
+
 def test_traffic_size_counts_the_flows_make_traffic_builds(whitepaper_256):
     model = leaf_spine(read_fabric(whitepaper_256))
-    for pattern, scope, jobs, flows_per_pair in (("all-to-all", "rail", 1, 1), ("all-to-all", "cross-rail", 3, 2), ("ring", "cross-rail", 4, 3), ("ring", "rail", 16, 1)):
+    for pattern, scope, jobs, flows_per_pair in (
+        ("all-to-all", "rail", 1, 1),
+        ("all-to-all", "cross-rail", 3, 2),
+        ("ring", "cross-rail", 4, 3),
+        ("ring", "rail", 16, 1),
+    ):
         traffic = loadbalance.make_traffic(model, pattern, scope=scope, jobs=jobs, flows_per_pair=flows_per_pair)
         flows, _ = loadbalance.traffic_size(model.nodes, model.rails, pattern, scope, jobs, flows_per_pair)
         assert flows == len(traffic.src), (pattern, scope, jobs, flows_per_pair)
@@ -257,7 +267,7 @@ def test_an_empty_report_path_is_a_clear_exit_2(tmp_path):
     result = analyze(str(tmp_path / "no-build"), "--report", "")
     assert result.exit_code == 2, result.output
     assert "--report needs a file name, not '.' (fix: give one, e.g. --report analysis.md)" in result.stderr
-    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    assert ("Traceback" not in result.output and result.exception is None) or isinstance(result.exception, SystemExit)
 
 
 def test_a_report_under_a_file_is_refused_before_the_work(whitepaper_256, tmp_path, monkeypatch):

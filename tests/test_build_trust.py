@@ -87,8 +87,10 @@ def namespaces() -> set[str]:
 # --- 1. the lab: nothing from a build reaches a root command unchecked -------------------------------
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("vtysh") is None or not Path("/usr/lib/frr/bgpd").exists(),
-                    reason="lab up needs root, iproute2 and Debian's frr")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("vtysh") is None or not Path("/usr/lib/frr/bgpd").exists(),
+    reason="lab up needs root, iproute2 and Debian's frr",
+)
 def test_lab_up_with_a_newline_in_a_cabled_device_name_exits_2_and_creates_no_namespace(copy: Path):
     """The root command execution: a device name with a newline went into `ip -batch -`."""
     edit_csv(copy / "cabling.csv", 0, "a_device", HOSTILE_NAME)
@@ -163,7 +165,16 @@ def _set_frr_shell(directory: Path) -> None:
         (_set_netplan_alias_bomb, "the build file expands to more than 20,000 YAML nodes"),
         (_set_frr_shell, "frr.conf"),
     ],
-    ids=["device-name-newline", "port-name-spaces", "topology-id-newline", "address-with-command", "netplan-route", "netplan-mtu", "netplan-alias-bomb", "frr-start-shell"],
+    ids=[
+        "device-name-newline",
+        "port-name-spaces",
+        "topology-id-newline",
+        "address-with-command",
+        "netplan-route",
+        "netplan-mtu",
+        "netplan-alias-bomb",
+        "frr-start-shell",
+    ],
 )
 def test_the_lab_plan_refuses_every_hostile_value_naming_file_and_field(copy: Path, edit, where: str):
     edit(copy)
@@ -220,18 +231,37 @@ def test_missing_extra_and_edited_files_are_all_named_in_one_error(copy: Path):
 
 def test_diff_analyze_push_and_lab_all_refuse_a_deleted_topology(copy: Path):
     (copy / "topology.json").unlink()
-    for call, error in ((lambda: diff_builds(str(copy), str(copy)), DiffError), (lambda: read_fabric(copy), AnalysisError),
-                        (lambda: read_targets(copy), PushError), (lambda: read_plan(copy), LabError)):
-        with pytest.raises(error, match="topology.json: missing"):
+    for call, error in (
+        (lambda: diff_builds(str(copy), str(copy)), DiffError),
+        (lambda: read_fabric(copy), AnalysisError),
+        (lambda: read_targets(copy), PushError),
+        (lambda: read_plan(copy), LabError),
+    ):
+        with pytest.raises(error, match=r"topology\.json: missing"):
             call()
 
 
 @pytest.mark.parametrize(
     ("manifest", "expected"),
     [
-        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"../../etc/passwd": "' + "0" * 64 + '"}}', "is not a plain relative file name"),
-        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"bom.csv": "; rm -rf /"}}', "String should match pattern"),
-        ('{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x\\u001b[2J.yaml", "sha256": "' + "0" * 64 + '"}, "files": {}}', "control character"),
+        (
+            '{"fabricgen_version": "'
+            + __version__
+            + '", "intent": {"file": "x.yaml", "sha256": "'
+            + "0" * 64
+            + '"}, "files": {"../../etc/passwd": "'
+            + "0" * 64
+            + '"}}',
+            "is not a plain relative file name",
+        ),
+        (
+            '{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x.yaml", "sha256": "' + "0" * 64 + '"}, "files": {"bom.csv": "; rm -rf /"}}',
+            "String should match pattern",
+        ),
+        (
+            '{"fabricgen_version": "' + __version__ + '", "intent": {"file": "x\\u001b[2J.yaml", "sha256": "' + "0" * 64 + '"}, "files": {}}',
+            "control character",
+        ),
         ("[" * 100_000 + "]" * 100_000, "not JSON"),
         ('{"fabricgen_version": "' + __version__ + '", "files": []}', "intent: Field required"),
     ],
@@ -324,8 +354,15 @@ def test_staging_left_by_dead_builds_is_removed_and_nothing_else(tmp_path: Path)
     # a build still running in another PID namespace: its pid looks dead here, but it holds the lock
     locked = tmp_path / f".out.{dead}-lockedzz.partial"
     locked.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", f"import fcntl, os, sys, time; fd = os.open({str(locked)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import fcntl, os, sys, time; fd = os.open({str(locked)!r}, os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         build(LAB_INTENT, tmp_path / "out")
@@ -342,8 +379,11 @@ def test_a_build_killed_while_writing_leaves_staging_that_the_next_build_removes
     build(INTENTS / "cisco-256-gpu.yaml", destination)
     previous = (destination / "manifest.json").read_bytes()
     for _attempt in range(5):
-        process = subprocess.Popen([sys.executable, "-m", "fabricgen", "build", str(REPO / "bench" / "intents" / "bench-2048.yaml"), "-o", str(destination)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "fabricgen", "build", str(REPO / "bench" / "intents" / "bench-2048.yaml"), "-o", str(destination)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 120
         while process.poll() is None and time.monotonic() < deadline:
             if any(p.name.endswith(".partial") for p in tmp_path.iterdir()):

@@ -44,10 +44,7 @@ SFP_PORTS = {"Ethernet512": ("513", "etp65", "65"), "Ethernet513": ("515", "etp6
 def arista_build(tmp_path_factory):
     """1,024 GPUs on two 512-GPU units, every leaf and spine the built-in 7060X6 under SONiC."""
     path = tmp_path_factory.mktemp("arista") / "arista.yaml"
-    path.write_text(
-        "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
-        f"  leaf: {{model: {PID}, nos: sonic}}\n  spine: {{model: {PID}, nos: sonic}}\n"
-    )
+    path.write_text(f"gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n  leaf: {{model: {PID}, nos: sonic}}\n  spine: {{model: {PID}, nos: sonic}}\n")
     return compile_intent(path)
 
 
@@ -99,7 +96,11 @@ def test_lossless_queues_mark_at_the_platforms_wred_thresholds(arista_build):
         assert profiles, name
         for profile in profiles.values():
             for colour in ("green", "yellow", "red"):
-                assert (profile[f"{colour}_min_threshold"], profile[f"{colour}_max_threshold"], profile[f"{colour}_drop_probability"]) == ("131072", "262144", "5"), name
+                assert (profile[f"{colour}_min_threshold"], profile[f"{colour}_max_threshold"], profile[f"{colour}_drop_probability"]) == (
+                    "131072",
+                    "262144",
+                    "5",
+                ), name
 
 
 def test_leaves_use_every_spine_path(arista_build):
@@ -121,6 +122,8 @@ def test_frr_accepts_every_frr_conf(arista_build, tmp_path):
 def test_builds_target_the_first_release_with_this_platform_data(arista_build, write_intent):
     # port_config.ini with etp aliases, the ECN profile and SAI_NUM_ECMP_MEMBERS: 202505 onwards
     assert {c.nos_release for c in arista_build.configs.values()} == {"202505"}
-    intent = f'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {{model: {PID}, nos: sonic, nos_release: "202411"}}\n  spine: {{model: {PID}, nos: sonic}}\n'
+    intent = (
+        f'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {{model: {PID}, nos: sonic, nos_release: "202411"}}\n  spine: {{model: {PID}, nos: sonic}}\n'
+    )
     older = compile_intent(write_intent(intent), render=False).configs
     assert {c.role.value: c.nos_release for c in older.values()} == {"leaf": "202411", "spine": "202505"}

@@ -186,7 +186,9 @@ def test_node_port_names_must_differ(tmp_path):
 
 
 def test_unknown_key_inside_a_catalog_entry_gets_a_suggestion(tmp_path):
-    missing, unknown = catalog_problems(tmp_path, "cables:\n  MY-CABLE:\n    descripton: x\n    media: smf\n    connector: LC\n")  # the required key, and the misspelt one meant to be it
+    missing, unknown = catalog_problems(
+        tmp_path, "cables:\n  MY-CABLE:\n    descripton: x\n    media: smf\n    connector: LC\n"
+    )  # the required key, and the misspelt one meant to be it
     assert unknown.line == 3 and "did you mean 'description'" in unknown.hint
     assert missing.field == ("cables", "MY-CABLE", "description")
 
@@ -195,8 +197,8 @@ def test_an_appliance_os_is_not_mixed_with_linux_nics(tmp_path):
     [problem] = catalog_problems(
         tmp_path,
         "nodes:\n  LAB-STORE:\n    kind: storage\n    description: x\n"
-        "    storage: {count: 2, speed: 100G, names: \"e{n}a\", nic_family: ontap}\n"
-        "    frontend: {count: 2, speed: 100G, names: \"fe{n}\", nic_family: connectx}\n",
+        '    storage: {count: 2, speed: 100G, names: "e{n}a", nic_family: ontap}\n'
+        '    frontend: {count: 2, speed: 100G, names: "fe{n}", nic_family: connectx}\n',
     )
     assert "must be on every data port set" in problem.message and problem.field[:2] == ("nodes", "LAB-STORE")
 
@@ -228,7 +230,9 @@ def mapped_switch(tmp_path, ports, pattern="Ethernet{number}"):
 
 def test_an_irregular_map_gives_each_sub_port_its_slice_of_the_listed_lanes(tmp_path):
     # lanes out of order inside a cage, as some real platforms list them (e.g. "38,37,39,36")
-    model = mapped_switch(tmp_path, "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[38, 37, 39, 36], [1, 2, 3, 4], [9, 10, 11, 12], [5, 6, 7, 8]]}")
+    model = mapped_switch(
+        tmp_path, "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[38, 37, 39, 36], [1, 2, 3, 4], [9, 10, 11, 12], [5, 6, 7, 8]]}"
+    )
     assert model.port_lanes(1, 0, 400) == (38, 37, 39, 36)
     assert model.subports(1, 200) == [(1, 0, (38, 37)), (2, 2, (39, 36))]  # Ethernet0 and Ethernet2
     assert model.name_of("sonic", 4, 2, 200) == "Ethernet14" and model.port_lanes(4, 2, 200) == (7, 8)
@@ -246,11 +250,23 @@ def test_a_regular_map_is_two_numbers(tmp_path):
     [
         ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, first_lanes: [0, 4, 4, 12]}", "Ethernet{number}", "gives lane 4 to cages 2 and 3"),
         ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, first_lanes: [0, 4, 8]}", "Ethernet{number}", "3 lane entries for 4 cages"),
-        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[0, 1, 2, 3], [4, 5, 6], [8, 9, 10, 11], [12, 13, 14, 15]]}", "Ethernet{number}", "gives cage 2 3 lanes"),
+        (
+            "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lanes: [[0, 1, 2, 3], [4, 5, 6], [8, 9, 10, 11], [12, 13, 14, 15]]}",
+            "Ethernet{number}",
+            "gives cage 2 3 lanes",
+        ),
         ("        - {first: 1, count: 3, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4}", "Ethernet{number}", "does not map cage 4"),
         ("        - {first: 1, count: 4, number_base: 0, number_stride: 2, lane_base: 0, lane_stride: 4}", "Ethernet{number}", "overlaps cage 1"),
-        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 1, lane_stride: 4}", "Ethernet{lane}", "platform x86_64-example_lab4-r0 names it 'Ethernet0'"),
-        ("        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4, first_lanes: [0, 4, 8, 12]}", "Ethernet{number}", "give their lanes one way"),
+        (
+            "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 1, lane_stride: 4}",
+            "Ethernet{lane}",
+            "platform x86_64-example_lab4-r0 names it 'Ethernet0'",
+        ),
+        (
+            "        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4, first_lanes: [0, 4, 8, 12]}",
+            "Ethernet{number}",
+            "give their lanes one way",
+        ),
     ],
     ids=["duplicate-lane", "wrong-cage-count", "wrong-lane-count", "unmapped-cage", "overlapping-names", "names-disagree", "two-ways"],
 )

@@ -161,9 +161,7 @@ def test_every_problem_is_reported_not_just_the_first(compiled):
 def test_a_cage_holds_one_transceiver():
     from fabricgen.checks import one_optic_per_cage
 
-    c = compile_intent(
-        INTENTS.parent / "bench" / "intents" / "bench-8192.yaml", render=False
-    ).compiled
+    c = compile_intent(INTENTS.parent / "bench" / "intents" / "bench-8192.yaml", render=False).compiled
     spine = c.fabric.devices["be-spine01"]
     port = spine.ports["Ethernet1/1/2"]
     port.optic = "QDD-400G-DR4-S"

@@ -21,9 +21,7 @@ def fabricgen(*args: str, cwd: Path | None = None) -> cli_runner.Completed:
 
 
 def fabricgen_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fabricgen", *args], check=False, capture_output=True, text=True, cwd=cwd or REPO, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "fabricgen", *args], check=False, capture_output=True, text=True, cwd=cwd or REPO, timeout=120)
 
 
 def test_version():
@@ -69,7 +67,11 @@ BAD_INPUTS = {
     "unknown-key": ("gpus: 256\nbackend:\n  spines: {count: 4}\n", ":3: backend.spines", "did you mean 'spine'"),
     "wrong-type": ("gpus: 256\nbackend:\n  mtu: jumbo\n", ":3: backend.mtu", "integer"),
     "string-for-number": ("gpus: '256'\n", ":1: gpus", "integer"),
-    "too-many-gpus-for-2-tiers": ("gpus: 4096\nbackend:\n  tiers: 2\n", ":1: gpus", "set backend.tiers: 3 (or leave it out) for a 3-tier design (128 leaves, 128 spines in 4 pods, 64 core switches)"),
+    "too-many-gpus-for-2-tiers": (
+        "gpus: 4096\nbackend:\n  tiers: 2\n",
+        ":1: gpus",
+        "set backend.tiers: 3 (or leave it out) for a 3-tier design (128 leaves, 128 spines in 4 pods, 64 core switches)",
+    ),
     "too-many-gpus-for-3-tiers": ("gpus: 131072\n", ":1: gpus", "3 tiers of these switches reach 8,192 nodes (65,536 GPU NICs)"),
     "ratio-cannot-hold": ("gpus: 256\nbackend:\n  ratio: '1:3'\n", ":3: backend.ratio", "scalable_unit_gpus: 128 or less"),
     "pool-too-small": ("gpus: 256\nbackend:\n  pools: {fabric_links: 10.8.0.0/26}\n", ":3: backend.pools.fabric_links", "/23 or larger"),
@@ -100,12 +102,7 @@ def test_bad_input(tmp_path, case):
 def test_every_design_problem_comes_at_once(tmp_path):
     intent = tmp_path / "intent.yaml"
     intent.write_text(
-        "gpus: 512\n"
-        "backend:\n"
-        "  leaf: {count: 9}\n"
-        "  optics: {fabric_links: QSFP-100G-DR-S}\n"
-        "  pools: {fabric_links: 10.8.0.0/28}\n"
-        "  asn: {leaf_first: 65534}\n"
+        "gpus: 512\nbackend:\n  leaf: {count: 9}\n  optics: {fabric_links: QSFP-100G-DR-S}\n  pools: {fabric_links: 10.8.0.0/28}\n  asn: {leaf_first: 65534}\n"
     )
     result = fabricgen("build", str(intent), cwd=tmp_path)
     assert result.returncode == 2

@@ -37,7 +37,11 @@ def test_one_annotation_per_problem_at_its_file_and_line(write_intent, tmp_path,
     lines = result.stdout.splitlines()
     assert len(lines) == 3 and all(line.startswith("::error ") for line in lines)
     parsed = [parse(line) for line in lines]
-    assert [(p["file"], p["line"], p["title"]) for p, _ in parsed] == [(str(intent), "1", "fabricgen intent"), (str(intent), "3", "fabricgen intent"), (str(intent), "4", "fabricgen intent")]
+    assert [(p["file"], p["line"], p["title"]) for p, _ in parsed] == [
+        (str(intent), "1", "fabricgen intent"),
+        (str(intent), "3", "fabricgen intent"),
+        (str(intent), "4", "fabricgen intent"),
+    ]
     assert [message for _, message in parsed] == [
         "gpus: Input should be a valid integer (got 'lots')",
         "backend.mtu: Input should be less than or equal to 9216 (got 99999)",

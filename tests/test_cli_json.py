@@ -78,7 +78,7 @@ def test_a_refusal_with_json_is_the_error_document(write_intent, tmp_path, comma
 
 
 def test_the_error_document_escapes_what_the_input_holds(write_intent):
-    intent = write_intent("gpus: 256\nbackend:\n  \"col\\x1b[31mour\": blue\n")
+    intent = write_intent('gpus: 256\nbackend:\n  "col\\x1b[31mour": blue\n')
     result = runner.invoke(app, ["validate", str(intent), "--json"])
     document = error_document(result.stdout)
     assert "\x1b" not in result.stdout and "\\\\x1b" in result.stdout  # printable's escape, JSON-encoded
@@ -155,7 +155,11 @@ def test_lab_verify_and_run_json(monkeypatch, tmp_path):
     from fabricgen.lab.session import FailureReport, RunReport, UpReport
     from fabricgen.lab.verify import Check, Verification
 
-    verification = Verification([Check("LLDP", ("device", "cable ends", "as planned", "wrong or missing"), [("leaf1", 2, 1, "Eth1 sees \x1b[2Jnobody")], False, "1/2", 0.5, [False])], True, 1.25)
+    verification = Verification(
+        [Check("LLDP", ("device", "cable ends", "as planned", "wrong or missing"), [("leaf1", 2, 1, "Eth1 sees \x1b[2Jnobody")], False, "1/2", 0.5, [False])],
+        True,
+        1.25,
+    )
     monkeypatch.setattr(session, "check", lambda build_dir, timeout, progress: verification)
     result = runner.invoke(app, ["lab", "verify", str(tmp_path), "--json"])
     assert result.exit_code == 1
@@ -183,8 +187,10 @@ def test_push_json_escapes_and_counts():
         return Target(name, "leaf", "backend", "nxos", "10.0.0.1", "nxos", Path("configs") / f"{name}.cfg", ())
 
     rollout = Rollout(
-        [DeviceResult(target("leaf1"), Outcome.would_change, "preflight", "-  mtu 1500\n+  mtu 9216\n", "", 1.2),
-         DeviceResult(target("leaf2"), Outcome.failed, "preflight", "", "refused: \x1b[31mno", 0.3)],
+        [
+            DeviceResult(target("leaf1"), Outcome.would_change, "preflight", "-  mtu 1500\n+  mtu 9216\n", "", 1.2),
+            DeviceResult(target("leaf2"), Outcome.failed, "preflight", "", "refused: \x1b[31mno", 0.3),
+        ],
         committed=False,
     )
     document = PushJson.model_validate(json.loads(json.dumps(push_json(rollout).model_dump(mode="json"))))

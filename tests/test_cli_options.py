@@ -64,7 +64,10 @@ def test_concurrent_jobs_are_checked_against_the_fabric_also_without_traffic(bui
     monkeypatch.setattr(capacity, "capacity", never)
     result = runner.invoke(app, ["analyze", str(built_256), "--no-traffic", "--concurrent-jobs", "17"])
     assert result.exit_code == 2
-    assert "--concurrent-jobs 17: the fabric has 32 GPU nodes (256 GPUs), and every job needs at least 2 nodes (fix: use --concurrent-jobs 16 or fewer)" in result.stderr
+    assert (
+        "--concurrent-jobs 17: the fabric has 32 GPU nodes (256 GPUs), and every job needs at least 2 nodes (fix: use --concurrent-jobs 16 or fewer)"
+        in result.stderr
+    )
 
 
 def complete(words: str) -> list[str]:

@@ -289,8 +289,11 @@ def test_a_long_room_gets_oob_switches_in_every_row_within_copper_reach(write_in
     switches = list(fabric.by_role(Role.OOB_SWITCH))
     assert {s.rack for s in switches} == racks  # one rack per row: an OOB switch in each
     for switch in switches:
-        served = {p.link.other(p).device.rack for p in switch.ports.values() if p.link.kind is LinkKind.MANAGEMENT
-                  and p.link.other(p).device.role is not Role.OOB_SWITCH}
+        served = {
+            p.link.other(p).device.rack
+            for p in switch.ports.values()
+            if p.link.kind is LinkKind.MANAGEMENT and p.link.other(p).device.role is not Role.OOB_SWITCH
+        }
         assert served == {switch.rack}, switch.name  # it serves its own row only
     copper = [link for link in fabric.links if link.kind is LinkKind.MANAGEMENT]
     assert copper and max(link.length_m for link in copper) <= 100
@@ -298,9 +301,7 @@ def test_a_long_room_gets_oob_switches_in_every_row_within_copper_reach(write_in
 
 def test_copper_beyond_100_m_is_an_error_naming_the_runs(write_intent):
     # one row of 130 racks 2 m wide: an OOB switch in the middle of the row is still ~130 m from its ends
-    path = write_intent(
-        "gpus: 1024\noob: {}\nlayout:\n  racks_per_row: 200\n  rack_width_m: 2\n  gpu_nodes_per_rack: 1\n"
-    )
+    path = write_intent("gpus: 1024\noob: {}\nlayout:\n  racks_per_row: 200\n  rack_width_m: 2\n  gpu_nodes_per_rack: 1\n")
     with pytest.raises(DesignError) as caught:
         compile_intent(path)
     report = caught.value.report()

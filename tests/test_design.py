@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.design.graph import Network, LinkKind, Role
+from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import DesignError
 from fabricgen.pipeline import compile_intent
 from fabricgen.units import format_ratio
@@ -250,9 +250,7 @@ def test_default_unit_size_adapts_to_a_small_cluster(write_intent):
 
 
 def test_two_tier_limit_names_the_unit_size_that_reaches_it(write_intent):
-    [problem] = design_problems(
-        write_intent, "gpus: 16384\nbackend: {tiers: 2, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"
-    )
+    [problem] = design_problems(write_intent, "gpus: 16384\nbackend: {tiers: 2, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n")
     # 128-port leaves hold 64 nodes at 1:1: 16 units of 512 GPUs on 128-port spines
     assert "2 tiers reach 8,192 GPUs with scalable_unit_gpus: 512" in problem.hint
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -144,8 +145,7 @@ def test_a_listed_host_key_gets_the_password(switch, tmp_path):
         "# a comment\n"
         f"{paramiko.HostKeys.hash_host('[10.9.9.9]:22')} {other.get_name()} {other.get_base64()}\n"
         f"@revoked * {other.get_name()} {other.get_base64()}\n"
-        "garbage line\n"
-        + switch.known_hosts_line()
+        "garbage line\n" + switch.known_hosts_line()
     )
     with pytest.raises(ConnectAuthError, match="authentication failed"):
         open_driver(switch, known_hosts=str(file))
@@ -280,9 +280,28 @@ class FakeNxApi:
         self.certificate = directory / "nxapi.pem"
         key = directory / "nxapi.key"
         subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(self.certificate)],
-            check=True, capture_output=True,
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1",
+                "-keyout",
+                str(key),
+                "-out",
+                str(self.certificate),
+            ],
+            check=True,
+            capture_output=True,
         )
         self.requests: list[str] = []
         api = self
@@ -322,16 +341,21 @@ def spine_target(built: Path, tmp_path: Path, port: int, extra: str = ""):
     return read_targets(built, SPINE, inventory)
 
 
-@pytest.mark.parametrize(("verification", "reaches_api"), [
-    (None, False),  # the default: the system's CAs, which did not sign this certificate
-    ("ca_bundle", True),
-    ("insecure", True),
-])
+@pytest.mark.parametrize(
+    ("verification", "reaches_api"),
+    [
+        (None, False),  # the default: the system's CAs, which did not sign this certificate
+        ("ca_bundle", True),
+        ("insecure", True),
+    ],
+)
 def test_nxapi_tls_is_verified_before_the_password_is_sent(built, nxapi, tmp_path, verification, reaches_api):
     """NAPALM's real nxos driver over HTTPS; the server's 401 makes every open() fail, so what
     tells the cases apart is whether a request (carrying the password) got through TLS."""
     options = {"ca_bundle": DeviceVerification(ca_bundle=nxapi.certificate), "insecure": DeviceVerification(insecure=True)}
-    result = push(spine_target(built, tmp_path, nxapi.port), CREDENTIALS, RolloutOptions(connect_timeout=10, verification=options.get(verification, DeviceVerification())))
+    result = push(
+        spine_target(built, tmp_path, nxapi.port), CREDENTIALS, RolloutOptions(connect_timeout=10, verification=options.get(verification, DeviceVerification()))
+    )
     assert result.results[0].outcome is Outcome.failed and "cannot connect" in result.results[0].message
     assert bool(nxapi.requests) is reaches_api
     assert all(header.startswith("Basic ") for header in nxapi.requests)
@@ -427,7 +451,7 @@ def test_inventory_yaml_tricks_are_refused(built, tmp_path):
     with pytest.raises(PushError, match="duplicate key"):
         read_targets(built, SPINE, inventory)
     inventory.write_text(f"devices:\n  {SPINE}: !!python/object:os.system {{host: x}}\n")
-    with pytest.raises(PushError, match="tag !!python/object:os.system is not allowed"):
+    with pytest.raises(PushError, match=re.escape("tag !!python/object:os.system is not allowed")):
         read_targets(built, SPINE, inventory)
 
 

@@ -36,7 +36,11 @@ def intent_problems(write_intent, text):
     ("text", "field", "hint"),
     [
         ("gpus: 256\nbackend:\n  spine: {model: n9k-c9364d-gx2a}\n", "backend.spine.model", "did you mean 'N9K-C9364D-GX2A'? PIDs are case-sensitive"),
-        ("gpus: 256\nbackend:\n  optics: {fabric_links: qdd-400g-dr4-s}\n", "backend.optics.fabric_links", "did you mean 'QDD-400G-DR4-S'? PIDs are case-sensitive"),
+        (
+            "gpus: 256\nbackend:\n  optics: {fabric_links: qdd-400g-dr4-s}\n",
+            "backend.optics.fabric_links",
+            "did you mean 'QDD-400G-DR4-S'? PIDs are case-sensitive",
+        ),
         ("gpus: 256\ngpu_node: dgx-h100\n", "gpu_node", "did you mean 'DGX-H100'? PIDs are case-sensitive"),
         ("gpus: 256\nbackend:\n  MTU: 9000\n", "backend.MTU", "did you mean 'mtu'?"),
         ("gpus: 256\nbackend:\n  leaf: {nos: SONiC}\n", "backend.leaf.nos", "did you mean 'sonic'? the choices are 'nxos' or 'sonic'"),

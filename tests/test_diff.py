@@ -48,7 +48,11 @@ def builds(tmp_path_factory) -> dict[str, Path]:
     return {
         "base": _build(directory, "base", TINY_NXOS),
         "spine": _build(directory, "spine", TINY_NXOS.replace("backend:\n", "backend:\n  spine: {count: 3}\n")),
-        "ecn": _build(directory, "ecn", TINY_NXOS.replace("backend:\n", "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 3000, drop_probability: 7}\n", 1)),
+        "ecn": _build(
+            directory,
+            "ecn",
+            TINY_NXOS.replace("backend:\n", "backend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 800, max_kbytes: 3000, drop_probability: 7}\n", 1),
+        ),
         "sonic": _build(directory, "sonic", TINY_SONIC),
         "sonic-pool": _build(directory, "sonic-pool", TINY_SONIC.replace("backend:\n", "backend:\n  pools: {fabric_links: 10.16.0.0/13}\n")),
     }

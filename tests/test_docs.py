@@ -140,7 +140,7 @@ def test_intent_reference_reads_any_json_schema():
     assert "| [Fabric](#fabric) or null | `null` |" in markdown
     assert "list of [Tenant](#tenant)" in markdown and "map of name to [Tenant](#tenant)" in markdown
     assert "At `tenants[]`, `overrides.<name>`." in markdown
-    assert "one of `\"ebgp\"`, `\"vxlan-evpn\"`" in markdown and "matches `^[a-z]+$`" in markdown
+    assert 'one of `"ebgp"`, `"vxlan-evpn"`' in markdown and "matches `^[a-z]+$`" in markdown
     assert "Not reached from the top level" in markdown.split("## Unused")[1]
     assert markdown.index("## Fabric") < markdown.index("## Tenant") < markdown.index("## Unused")
 
@@ -181,7 +181,7 @@ def test_the_release_matrix_is_the_catalogs(site):
 def test_the_readme_names_only_files_that_exist():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     named = set(re.findall(r"(?<![\w/.-])((?:intents|tests|scripts|docs|bench|\.ci|\.github)/[\w./-]*[\w])", readme))
-    named |= {target for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme)}
+    named |= set(re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme))
     assert any(path.startswith("docs/") for path in named)
     missing = sorted(path for path in named if not (REPO / path).exists())
     assert not missing, f"README names files that do not exist: {missing}"

@@ -264,4 +264,3 @@ def test_config_checks_catch_leaves_that_disagree_on_a_segment(whitepaper):
     [problem] = list(vteps_reachable(build.compiled, configs))
     assert problem.device == "be-su02-leaf1" and "not announced into the underlay" in problem.message
     assert list(segments_agree(build.compiled, build.configs)) == [] and list(vteps_reachable(build.compiled, build.configs)) == []
-

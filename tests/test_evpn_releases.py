@@ -34,8 +34,11 @@ def test_every_evpn_leaf_enables_fabric_forwarding_before_using_it(cisco_512):
             enabled = lines.index("feature fabric forwarding")  # ValueError: missing
             assert uses and enabled < uses[0], device.name
             # and the rest a VTEP's lines need, each before its first use
-            for feature, first_use in (("feature interface-vlan", "interface Vlan"), ("feature vn-segment-vlan-based", "  vn-segment"),
-                                       ("feature nv overlay", "interface nve1")):
+            for feature, first_use in (
+                ("feature interface-vlan", "interface Vlan"),
+                ("feature vn-segment-vlan-based", "  vn-segment"),
+                ("feature nv overlay", "interface nve1"),
+            ):
                 assert lines.index(feature) < next(n for n, line in enumerate(lines) if line.startswith(first_use)), (device.name, feature)
             assert lines.index("nv overlay evpn") < lines.index("feature fabric forwarding"), device.name
         else:

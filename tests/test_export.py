@@ -303,7 +303,19 @@ NETBOX_COLUMNS = {
     "interfaces.csv": ["device", "name", "type", "speed", "mgmt_only", "description"],
     "console-ports.csv": ["device", "name", "type"],
     "console-server-ports.csv": ["device", "name", "type"],
-    "cables.csv": ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name", "type", "status", "label", "length", "length_unit"],
+    "cables.csv": [
+        "side_a_device",
+        "side_a_type",
+        "side_a_name",
+        "side_b_device",
+        "side_b_type",
+        "side_b_name",
+        "type",
+        "status",
+        "label",
+        "length",
+        "length_unit",
+    ],
     "ip-addresses.csv": ["address", "status", "role", "device", "interface", "is_oob", "description"],
 }
 
@@ -396,10 +408,19 @@ def test_netbox_push_plan_against_a_mock_netbox(builds):
     plan = push_plan(data)
     order = [request.endpoint for request in plan]
     first = {endpoint: order.index(endpoint) for endpoint in dict.fromkeys(order)}
-    assert first["dcim.manufacturers"] < first["dcim.device_types"] < first["dcim.devices"] < first["dcim.interfaces"] < first["dcim.cables"] < first["ipam.ip_addresses"]
+    assert (
+        first["dcim.manufacturers"]
+        < first["dcim.device_types"]
+        < first["dcim.devices"]
+        < first["dcim.interfaces"]
+        < first["dcim.cables"]
+        < first["ipam.ip_addresses"]
+    )
     assert first["dcim.sites"] < first["dcim.devices"] and first["dcim.device_roles"] < first["dcim.devices"]
     cable = next(r for r in plan if r.endpoint == "dcim.cables" and r.body["label"] == "BE-00001")
-    assert cable.body["a_terminations"] == [{"object_type": "dcim.interface", "object_id": Lookup("dcim.interfaces", (("device", "gpu0001"), ("name", "nic1")))}]
+    assert cable.body["a_terminations"] == [
+        {"object_type": "dcim.interface", "object_id": Lookup("dcim.interfaces", (("device", "gpu0001"), ("name", "nic1")))}
+    ]
     netbox = FakeNetbox()
     result = push(plan, netbox)
     assert result.failed == [], result.failed[:3]

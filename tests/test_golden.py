@@ -21,15 +21,27 @@ GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_RELEASE = "1.2.3"
 CASES = {
     "tiny-nxos": [
-        "configs/be-su01-leaf1.cfg", "configs/be-spine01.cfg", "cabling.csv", "bom.csv", "ip-plan.csv", "summary.md",
-        "hosts/gpu0001/nic-qos.sh", "hosts/gpu0001/netplan.yaml", "topology.json",
+        "configs/be-su01-leaf1.cfg",
+        "configs/be-spine01.cfg",
+        "cabling.csv",
+        "bom.csv",
+        "ip-plan.csv",
+        "summary.md",
+        "hosts/gpu0001/nic-qos.sh",
+        "hosts/gpu0001/netplan.yaml",
+        "topology.json",
     ],
     "tiny-sonic": [
-        "configs/be-su01-leaf1/config_db.json", "configs/be-su01-leaf1/frr.conf", "configs/be-spine02/frr.conf",
+        "configs/be-su01-leaf1/config_db.json",
+        "configs/be-su01-leaf1/frr.conf",
+        "configs/be-spine02/frr.conf",
         "hosts/gpu0002/netplan.yaml",
     ],
     "tiny-evpn": [
-        "configs/be-su02-leaf1/config_db.json", "configs/be-su02-leaf1/frr.conf", "configs/be-spine01.cfg", "ip-plan.csv",
+        "configs/be-su02-leaf1/config_db.json",
+        "configs/be-su02-leaf1/frr.conf",
+        "configs/be-spine01.cfg",
+        "ip-plan.csv",
         "hosts/gpu0004/netplan.yaml",
     ],
 }

@@ -142,7 +142,12 @@ def test_netplan_addresses_and_gateways_are_the_ip_plans(whitepaper, gpus):
             if leaf_port is not None:  # a /31: the gateway is the leaf port itself
                 assert gateway == leaf_port["address"].split("/")[0], f"{node} {port}"
             else:  # an EVPN segment: the anycast gateway on the NIC's own subnet
-                assert plan[(row["peer_device"], f"Vlan{build.compiled.evpn_of(Network.BACKEND).segment_of[build.fabric.devices[node].ports[port]].vlan}")]["address"].split("/")[0] == gateway
+                assert (
+                    plan[(row["peer_device"], f"Vlan{build.compiled.evpn_of(Network.BACKEND).segment_of[build.fabric.devices[node].ports[port]].vlan}")][
+                        "address"
+                    ].split("/")[0]
+                    == gateway
+                )
             assert settings["addresses"] == [row["address"]], f"{node} {port}"
             assert {r["via"] for r in settings["routes"] if "via" in r} == {gateway}, f"{node} {port}"
             [rule] = settings["routing-policy"]
@@ -193,7 +198,9 @@ def test_every_generated_script_passes_bash_n_and_shellcheck(whitepaper, tmp_pat
 def test_dry_run_prints_commands_and_changes_nothing(whitepaper, tmp_path):
     path = tmp_path / "nic-qos.sh"
     path.write_bytes(whitepaper[256].files["hosts/gpu0001/nic-qos.sh"])
-    result = subprocess.run(["bash", str(path)], env={"PATH": "/usr/bin:/bin", "DRY_RUN": "1", "NIC3_NETDEV": "ens3f0np0", "NIC3_RDMA": "mlx5_7"}, capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", str(path)], env={"PATH": "/usr/bin:/bin", "DRY_RUN": "1", "NIC3_NETDEV": "ens3f0np0", "NIC3_RDMA": "mlx5_7"}, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout.splitlines()
     assert "+ mlnx_qos -i ens3f0np0 --pfc 0,0,0,1,0,0,0,0" in out  # the mapping renames the port

@@ -53,10 +53,15 @@ def test_gpus_alone_writes_an_intent_that_builds(tmp_path, monkeypatch):
     assert "configs/be-su02-leaf8.cfg" in manifest["files"]  # 64 DGX-H100 nodes: 2 units of 8 rails
     data = data_of(tmp_path / "x.yaml")
     assert data == {
-        "name": "x", "gpus": 512, "gpu_node": "DGX-H100",
+        "name": "x",
+        "gpus": 512,
+        "gpu_node": "DGX-H100",
         "backend": {
-            "design": "rail-optimized", "ratio": "1:1", "routing": "ebgp",
-            "leaf": {"model": "N9K-C9364D-GX2A", "nos": "nxos"}, "spine": {"model": "N9K-C9364D-GX2A", "nos": "nxos"},
+            "design": "rail-optimized",
+            "ratio": "1:1",
+            "routing": "ebgp",
+            "leaf": {"model": "N9K-C9364D-GX2A", "nos": "nxos"},
+            "spine": {"model": "N9K-C9364D-GX2A", "nos": "nxos"},
         },
     }
 
@@ -162,10 +167,20 @@ def test_existing_file_is_kept_unless_forced(tmp_path):
 
 REFUSED = {
     "GPUs that fill no whole node": (["--gpus", "100"], "--gpus 100 is not a whole number of DGX-H100 nodes", "use --gpus 96 or 104"),
-    "a leaf that does not run SONiC": (["--gpus", "64", "--nos", "sonic", "--leaf", "N9K-C93108TC-FX3"], "--leaf N9K-C93108TC-FX3 does not run sonic", "--nos nxos"),
-    "a leaf without ports for the NICs": (["--gpus", "16", "--leaf", "N9K-C93108TC-FX3"], "--leaf (backend.leaf.model): N9K-C93108TC-FX3 has no 400G ports", "pick a leaf model"),
+    "a leaf that does not run SONiC": (
+        ["--gpus", "64", "--nos", "sonic", "--leaf", "N9K-C93108TC-FX3"],
+        "--leaf N9K-C93108TC-FX3 does not run sonic",
+        "--nos nxos",
+    ),
+    "a leaf without ports for the NICs": (
+        ["--gpus", "16", "--leaf", "N9K-C93108TC-FX3"],
+        "--leaf (backend.leaf.model): N9K-C93108TC-FX3 has no 400G ports",
+        "pick a leaf model",
+    ),
     "SONiC EVPN on a release without it": (
-        ["--gpus", "64", "--nos", "sonic", "--routing", "vxlan-evpn"], "--nos-release (backend.leaf.nos_release)", "nos_release: master",
+        ["--gpus", "64", "--nos", "sonic", "--routing", "vxlan-evpn"],
+        "--nos-release (backend.leaf.nos_release)",
+        "nos_release: master",
     ),
     "an unknown GPU node": (["--gpus", "64", "--gpu-node", "DGX-Z9"], "--gpu-node 'DGX-Z9' is not a GPU node model", "DGX-H100"),
     "a switch as GPU node": (["--gpus", "64", "--gpu-node", "AFF-A90"], "--gpu-node 'AFF-A90' is not a GPU node model", "DGX-B200"),
@@ -212,10 +227,12 @@ def test_interactive_answers_with_a_wrong_one_asked_again(tmp_path):
     path = tmp_path / "lab.yaml"
     sonic_models = ", ".join(switch_choices(load_catalog(), "sonic"))
     answers = [
-        "sixty-four", "64",  # GPUs: not a number, asked again
+        "sixty-four",
+        "64",  # GPUs: not a number, asked again
         "DGX-H200",  # GPU node
         "top-of-rack",  # design
-        "eos", "sonic",  # NOS: not a choice, asked again
+        "eos",
+        "sonic",  # NOS: not a choice, asked again
         "",  # leaf: the default for SONiC
         "N9364E-SG2-O",  # spine
         "ebgp",  # routing
@@ -245,7 +262,12 @@ def test_on_a_terminal_init_asks(tmp_path):
     """The real thing: no options, standard input a pseudo-terminal."""
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "fabricgen", "init"], stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path, close_fds=True,
+        [sys.executable, "-m", "fabricgen", "init"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        cwd=tmp_path,
+        close_fds=True,
         env={**os.environ, "TERM": "dumb"},
     )
     os.close(terminal)

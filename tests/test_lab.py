@@ -205,7 +205,9 @@ def test_a_killed_up_is_removed_by_down(clean_lab: Path):
     down = fabricgen_process("lab", "down", str(clean_lab))
     assert down.returncode == 0, down.stderr
     assert leftovers(clean_lab) == []
-    assert not [p for p in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines() if f"fg{lab_id_of(clean_lab)}-" in p]
+    assert not [
+        p for p in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines() if f"fg{lab_id_of(clean_lab)}-" in p
+    ]
 
 
 # --- the lab, end to end -------------------------------------------------------------------------
@@ -269,7 +271,9 @@ def test_up_verify_fail_restore_down(clean_lab: Path):
     assert "62/62 expected sessions Established; 2 lost to the applied failures" in verify.stdout
     assert "LLDP: PASS, 126/126 cable ends see the planned neighbour; 2 ends of silently failed cables not checked" in verify.stdout
     # the leaf's kernel now reaches every other leaf through the one spine left: width 1, not 2
-    routes = json.loads(subprocess.run(["ip", "-n", f"fg{plan.lab_id}-{leaf}", "-j", "route", "show", "proto", "bgp"], capture_output=True, text=True, check=False).stdout)
+    routes = json.loads(
+        subprocess.run(["ip", "-n", f"fg{plan.lab_id}-{leaf}", "-j", "route", "show", "proto", "bgp"], capture_output=True, text=True, check=False).stdout
+    )
     remote = [r for r in routes if r["dst"].startswith("10.4.") and r.get("type") != "blackhole"]  # not its own aggregate
     assert len(remote) == 15 and all("nexthops" not in r for r in remote)
 
@@ -390,8 +394,20 @@ def _without_spines(plan):
     switches = {n: s for n, s in plan.switches.items() if s.role == "leaf"}
     links = [link for link in plan.links if link.kind == "host"]
     bare = LabPlan(
-        plan.build_dir, plan.lab_id, plan.network, plan.fabric, switches, plan.nodes, links, [], plan.host_blocks,
-        {name: [] for name in switches}, plan.address_owner, [], "rail-only", _components(switches, links),
+        plan.build_dir,
+        plan.lab_id,
+        plan.network,
+        plan.fabric,
+        switches,
+        plan.nodes,
+        links,
+        [],
+        plan.host_blocks,
+        {name: [] for name in switches},
+        plan.address_owner,
+        [],
+        "rail-only",
+        _components(switches, links),
     )
     bare.probes = _probes(bare, {})
     return bare
@@ -543,8 +559,10 @@ def test_lldp_shows_swapped_cables_and_the_plan_again_after_undo(two_unit_lab):
     fault = lab_faults.swap_cables(plan, state, a.cable, b.cable)
     try:
         swapped = {
-            (a.a.device, a.a.port): [(b.b.device, b.b.port)], (b.b.device, b.b.port): [(a.a.device, a.a.port)],
-            (b.a.device, b.a.port): [(a.b.device, a.b.port)], (a.b.device, a.b.port): [(b.a.device, b.a.port)],
+            (a.a.device, a.a.port): [(b.b.device, b.b.port)],
+            (b.b.device, b.b.port): [(a.a.device, a.a.port)],
+            (b.a.device, b.a.port): [(a.b.device, a.b.port)],
+            (a.b.device, a.b.port): [(b.a.device, b.a.port)],
         }
         seen = _wait_lldp(plan, ends, swapped)
         assert {key: [(n.system, n.port) for n in found] for key, found in seen.items()} == swapped
@@ -585,7 +603,9 @@ def test_a_downed_link_loses_its_lldp_neighbours_until_undo(two_unit_lab):
         assert seen == {(link.a.device, link.a.port): [], (link.b.device, link.b.port): []}
     finally:
         fault.undo()
-    seen = _wait_lldp(plan, [link.a, link.b], {(link.a.device, link.a.port): [(link.b.device, link.b.port)], (link.b.device, link.b.port): [(link.a.device, link.a.port)]})
+    seen = _wait_lldp(
+        plan, [link.a, link.b], {(link.a.device, link.a.port): [(link.b.device, link.b.port)], (link.b.device, link.b.port): [(link.a.device, link.a.port)]}
+    )
     assert [(n.system, n.port) for n in seen[(link.a.device, link.a.port)]] == [(link.b.device, link.b.port)]
     assert sorted(line for line in runtime.run(routes).stdout.splitlines() if "table local" not in line) == routes_before
     _back_to_plan(build_dir, plan, started)

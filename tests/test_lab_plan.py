@@ -239,7 +239,9 @@ def test_a_separate_storage_fabric_plans_its_appliances_and_the_gpu_nodes_storag
 def test_planes_are_islands_probes_between_them_must_not_arrive_and_widths_stay_in_the_plane(planes_build: Path):
     plan = read_plan(planes_build)
     assert Counter((s.role, s.plane) for s in plan.switches.values()) == {("leaf", 1): 8, ("leaf", 2): 8, ("spine", 1): 2, ("spine", 2): 2}
-    assert {plan.component[name] for name, s in plan.switches.items() if s.plane == 1} != {plan.component[name] for name, s in plan.switches.items() if s.plane == 2}
+    assert {plan.component[name] for name, s in plan.switches.items() if s.plane == 1} != {
+        plan.component[name] for name, s in plan.switches.items() if s.plane == 2
+    }
     assert len({plan.component[name] for name, s in plan.switches.items() if s.plane == 1}) == 1
     widths = ecmp_widths(plan, set(), set())
     for name, switch in plan.switches.items():
@@ -251,7 +253,10 @@ def test_planes_are_islands_probes_between_them_must_not_arrive_and_widths_stay_
     kinds = Counter((p.kind, p.reach) for p in plan.probes)
     assert kinds == {("same rail, other unit", True): 32, ("other rail", True): 32, ("other plane", False): 4}
     for probe in plan.probes:
-        source, target = (plan.switches[next(n.leaf for n in plan.nodes[p].nics if n.port == nic)] for p, nic in ((probe.source, probe.source_nic), (probe.target, probe.target_nic)))
+        source, target = (
+            plan.switches[next(n.leaf for n in plan.nodes[p].nics if n.port == nic)]
+            for p, nic in ((probe.source, probe.source_nic), (probe.target, probe.target_nic))
+        )
         assert (source.plane == target.plane) == probe.reach and (probe.path == ()) == (not probe.reach), probe
     # a spine of plane 1 down: plane 1's leaves keep one way to each other, plane 2 keeps two
     spine = "be-spine01"
@@ -274,7 +279,10 @@ def test_a_leaf_with_no_uplinks_expects_no_session_no_route_and_no_answer_from_o
     assert Counter(p.reach for p in bare.probes) == {False: 64}
     assert session.failure_rounds(bare) == []
     full = read_plan(lab_build)
-    assert [name for name, *_ in session.failure_rounds(full)] == [f"be-su01-leaf1:{full.uplinks['be-su01-leaf1'][0].end('be-su01-leaf1').port} failed silently", "be-spine01 down"]
+    assert [name for name, *_ in session.failure_rounds(full)] == [
+        f"be-su01-leaf1:{full.uplinks['be-su01-leaf1'][0].end('be-su01-leaf1').port} failed silently",
+        "be-spine01 down",
+    ]
 
 
 def test_a_rail_only_build_plans_no_session_and_no_path_between_rails(tmp_path: Path):
@@ -298,10 +306,14 @@ def test_a_leaf_serving_several_rails_reads_them_from_topology_json_else_its_one
     build(REPO / "intents" / "small-32-gpu.yaml", tmp_path / "small")
     plan = read_plan(tmp_path / "small")
     assert {n: s.rails for n, s in plan.switches.items()} == {
-        "be-spine01": (), "be-spine02": (), "be-su01-leaf1": (1, 2, 3, 4), "be-su01-leaf5": (5, 6, 7, 8),
+        "be-spine01": (),
+        "be-spine02": (),
+        "be-su01-leaf1": (1, 2, 3, 4),
+        "be-su01-leaf5": (5, 6, 7, 8),
     }
     assert Counter((p.kind, p.path) for p in plan.probes) == {
-        ("same rail, other node", ("leaf", "node")): 32, ("other rail", ("leaf", "node")): 24,
+        ("same rail, other node", ("leaf", "node")): 32,
+        ("other rail", ("leaf", "node")): 24,
         ("other rail", ("leaf", "spine", "leaf", "node")): 8,
     }
     # one rail per leaf: topology.json writes no `rails`, the leaf's `rail` stands for it
@@ -365,4 +377,7 @@ def test_the_plane_summary_reads_the_widths_and_cross_plane_routes_from_the_tabl
     tables["be-su01-leaf5"][halved] = 2  # plane 2's leaf holds a route to plane 1
     check = ecmp_check(plan, none, Snapshot({}, {}, tables))
     assert not check.passed
-    assert "plane 1: width 1/2 between its leaves" in check.summary and "plane 2: width 2 between its leaves, 1 routes to other planes (0 planned)" in check.summary
+    assert (
+        "plane 1: width 1/2 between its leaves" in check.summary
+        and "plane 2: width 2 between its leaves, 1 routes to other planes (0 planned)" in check.summary
+    )

@@ -103,9 +103,7 @@ def test_too_few_racks_says_how_many_the_design_needs():
     assert len(placement.racks) == 11
     [problem] = placement.problems
     assert problem.field == ("layout", "racks")
-    assert problem.message == (
-        "the layout has 8 racks; the design needs 11: 8 GPU racks (32 nodes at 4 per rack), 1 server rack, 2 network racks"
-    )
+    assert problem.message == ("the layout has 8 racks; the design needs 11: 8 GPU racks (32 nodes at 4 per rack), 1 server rack, 2 network racks")
     assert "11" in problem.hint
 
 

@@ -107,7 +107,10 @@ def test_ipv6_flow_label_on_the_switch_that_documents_it(write_intent):
     [
         (["src-ip", "dst-ip"], ["SRC_IP", "DST_IP"]),
         (["dst-port", "src-ip"], ["L4_DST_PORT", "SRC_IP"]),
-        (["src-ip", "dst-ip", "src-port", "dst-port", "inner"], ["SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "INNER_SRC_IP", "INNER_DST_IP", "INNER_L4_SRC_PORT", "INNER_L4_DST_PORT"]),
+        (
+            ["src-ip", "dst-ip", "src-port", "dst-port", "inner"],
+            ["SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "INNER_SRC_IP", "INNER_DST_IP", "INNER_L4_SRC_PORT", "INNER_L4_DST_PORT"],
+        ),
     ],
 )
 def test_sonic_hash_fields_change_exactly_switch_hash(write_intent, fields, ecmp_hash):
@@ -176,10 +179,26 @@ def fabricgen_cli(tmp_path, intent: dict) -> cli_runner.Completed:
     [
         (tiny("sonic", mode="flowlet"), ":13: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "flowlet", "10 switches: be-su01-leaf1 and 9 more"]),
         (tiny("sonic", mode="per-packet"), ":13: backend.load_balancing.mode", ["N9K-C9364D-GX2A on sonic", "per-packet"]),
-        (tiny(model="N9364E-SG2-O", mode="flowlet"), ":13: backend.load_balancing.mode", ["N9364E-SG2-O on nxos cannot do flowlet", "fix: use mode: ecmp, or a switch that does flowlet: N9K-C9364D-GX2A (nxos)"]),
-        (tiny(hash_fields=["src-ip", "dst-ip", "inner"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on inner", "N9K-C9364D-GX2A (sonic)"]),
-        (tiny(hash_fields=["src-ip", "dst-port"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos: NX-OS cannot hash on exactly src-ip, dst-port", "[src-ip, dst-ip]"]),
-        (tiny(hash_fields=["src-ip", "dst-ip", "ipv6-flow-label"]), ":13: backend.load_balancing.hash_fields", ["N9K-C9364D-GX2A on nxos cannot hash on ipv6-flow-label", "N9K-C93600CD-GX (nxos)"]),
+        (
+            tiny(model="N9364E-SG2-O", mode="flowlet"),
+            ":13: backend.load_balancing.mode",
+            ["N9364E-SG2-O on nxos cannot do flowlet", "fix: use mode: ecmp, or a switch that does flowlet: N9K-C9364D-GX2A (nxos)"],
+        ),
+        (
+            tiny(hash_fields=["src-ip", "dst-ip", "inner"]),
+            ":13: backend.load_balancing.hash_fields",
+            ["N9K-C9364D-GX2A on nxos cannot hash on inner", "N9K-C9364D-GX2A (sonic)"],
+        ),
+        (
+            tiny(hash_fields=["src-ip", "dst-port"]),
+            ":13: backend.load_balancing.hash_fields",
+            ["N9K-C9364D-GX2A on nxos: NX-OS cannot hash on exactly src-ip, dst-port", "[src-ip, dst-ip]"],
+        ),
+        (
+            tiny(hash_fields=["src-ip", "dst-ip", "ipv6-flow-label"]),
+            ":13: backend.load_balancing.hash_fields",
+            ["N9K-C9364D-GX2A on nxos cannot hash on ipv6-flow-label", "N9K-C93600CD-GX (nxos)"],
+        ),
     ],
     ids=["sonic-flowlet", "sonic-per-packet", "silicon-one-flowlet", "nxos-inner", "nxos-field-set", "gx2a-flow-label"],
 )
@@ -270,5 +289,11 @@ def test_catalog_refuses_capabilities_that_cannot_be(tmp_path, entry, message):
 def test_yang_validator_catches_bad_switch_hash():
     db = {"SWITCH_HASH": {"GLOBAL": {"ecmp_hash": ["SRC_IP", "SRC_PORT", "SRC_IP"], "lag_hash": "SRC_IP", "colour": "x"}, "LOCAL": {}}}
     found = "\n".join(violations(db))
-    for fragment in ("'SRC_PORT' is not a hash-field", "a leaf-list value repeats", "lag_hash: value 'SRC_IP' is not a list", "unknown field", "the only key is GLOBAL"):
+    for fragment in (
+        "'SRC_PORT' is not a hash-field",
+        "a leaf-list value repeats",
+        "lag_hash: value 'SRC_IP' is not a list",
+        "unknown field",
+        "the only key is GLOBAL",
+    ):
         assert fragment in found, found

@@ -43,7 +43,9 @@ def _covered(prefix: str, rules) -> bool:
 
 
 def test_overrides_replace_a_sub_section_for_their_network_or_role_only(write_intent):
-    text = MANAGEMENT + """
+    text = (
+        MANAGEMENT
+        + """
 gpus: 64
 backend:
   scalable_unit_gpus: 32
@@ -58,6 +60,7 @@ oob:
     management:
       banner: [OOB switch]
 """
+    )
     build = compile_intent(write_intent(text), render=False)
     by_role = {}
     for config in build.configs.values():
@@ -95,7 +98,11 @@ def test_every_secret_of_the_whitepaper_intent_is_a_name(whitepaper):
         ("backend:\n  bgp_security: {tier_passwords: {leaf-core: k}}\n", "backend.bgp_security.tier_passwords", ""),
         # push fills every placeholder: one in free text would print the key in the login banner
         ("management:\n  banner: ['<<secret:tacacs-key>>']\n", "management.banner[0]", "only stand where fabricgen writes a key"),
-        ("management:\n  snmp: {users: [{name: nms-poller, auth_key: a, privacy_key: b}], location: 'x <<secret:a>>'}\n", "management.snmp.location", "free text"),
+        (
+            "management:\n  snmp: {users: [{name: nms-poller, auth_key: a, privacy_key: b}], location: 'x <<secret:a>>'}\n",
+            "management.snmp.location",
+            "free text",
+        ),
         ("description: '<<secret:bgp-backend>>'\n", "description", "free text"),
     ],
 )

@@ -197,7 +197,9 @@ def test_a_role_override_reaches_only_that_roles_switches(write_intent):
     build = management_intent(
         write_intent,
         BASE,
-        oob={"switch": {**yaml.safe_load((REPO / "intents/cisco-256-gpu.yaml").read_text())["oob"]["switch"], "management": {"ntp": {"servers": ["10.99.0.1"]}}}},
+        oob={
+            "switch": {**yaml.safe_load((REPO / "intents/cisco-256-gpu.yaml").read_text())["oob"]["switch"], "management": {"ntp": {"servers": ["10.99.0.1"]}}}
+        },
         backend={"management": {"syslog": {"servers": ["10.98.0.1"], "severity": "warnings"}}},
     )
     seen = set()

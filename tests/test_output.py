@@ -134,7 +134,10 @@ def test_builds_do_not_depend_on_hash_randomisation(tmp_path):
     for seed in ("0", "12345"):
         subprocess.run(
             [sys.executable, "-m", "fabricgen", "build", str(INTENTS / "cisco-512-gpu.yaml"), "-o", str(tmp_path / seed), "-q"],
-            check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            timeout=120,
         )
     assert tree(tmp_path / "0") == tree(tmp_path / "12345")
 

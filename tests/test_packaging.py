@@ -29,8 +29,14 @@ from fabricgen.errors import LabError
 from tests.conftest import INTENTS, REPO
 
 TAG = "9.8.7"
-GIT_ENV = {"GIT_AUTHOR_NAME": "fabricgen tests", "GIT_AUTHOR_EMAIL": "tests@example.com", "GIT_COMMITTER_NAME": "fabricgen tests",
-           "GIT_COMMITTER_EMAIL": "tests@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "fabricgen tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.com",
+    "GIT_COMMITTER_NAME": "fabricgen tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 BASE = {"pydantic", "jinja2", "netaddr", "typer", "pyyaml", "rich"}
 TINY = REPO / "tests" / "golden" / "tiny-nxos.yaml"
 # What a subprocess runs the CLI with when the extras' modules cannot be imported (None in
@@ -71,7 +77,9 @@ def tree(tmp_path_factory) -> Path:
 def _wheel(tree: Path, into: Path) -> Path:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(tree), "--no-deps", "--no-build-isolation", "-q", "-w", str(into)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     [wheel] = into.glob("fabricgen-*.whl")
     return wheel
@@ -92,7 +100,12 @@ def _build_from(wheel: Path, intent: Path, into: Path, tmp_path: Path) -> None:
     # PYTHONPATH comes before the editable install's path: the wheel's fabricgen, this venv's pydantic & co
     result = subprocess.run(
         [sys.executable, "-c", script, str(intent), str(into)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(unpacked)}, cwd=tmp_path, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(unpacked)},
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     templates, schema = result.stdout.split()
@@ -166,15 +179,24 @@ def test_the_wheel_ships_data_license_and_version_and_a_commit_changes_only_the_
 
 
 def _hatchling_version(project: Path) -> str:
-    result = subprocess.run([sys.executable, "-m", "hatchling", "version"], cwd=project, capture_output=True, text=True, timeout=120, check=False,
-                            env={**os.environ, **GIT_ENV, "GIT_CEILING_DIRECTORIES": str(project.parent)})
+    result = subprocess.run(
+        [sys.executable, "-m", "hatchling", "version"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **GIT_ENV, "GIT_CEILING_DIRECTORIES": str(project.parent)},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 @pytest.mark.slow
 def test_without_a_git_checkout_the_version_comes_from_the_sdist_or_the_archive_else_a_fallback(tree: Path, tmp_path: Path):
-    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")], cwd=tree, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")], cwd=tree, check=True, capture_output=True, timeout=300
+    )
     [sdist] = (tmp_path / "dist").glob("fabricgen-*.tar.gz")
     shutil.unpack_archive(sdist, tmp_path / "sdist")
     [unpacked] = (tmp_path / "sdist").iterdir()
@@ -249,8 +271,13 @@ def _without_extras(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_without_the_extras_build_validate_diff_and_testplan_run_and_push_verify_analyze_name_their_extra(tmp_path: Path):
     build = tmp_path / "build"
-    for args in (("build", str(TINY), "-o", str(build)), ("validate", str(TINY)), ("diff", str(build), str(TINY)),
-                 ("testplan", str(build), "-o", str(tmp_path / "plan")), ("lab", "--help")):
+    for args in (
+        ("build", str(TINY), "-o", str(build)),
+        ("validate", str(TINY)),
+        ("diff", str(build), str(TINY)),
+        ("testplan", str(build), "-o", str(tmp_path / "plan")),
+        ("lab", "--help"),
+    ):
         result = _without_extras(*args, cwd=tmp_path)
         assert result.returncode == 0, (args, result.stderr)
     for command, extra in (("push", "push"), ("verify", "push"), ("analyze", "analyze")):
@@ -258,8 +285,19 @@ def test_without_the_extras_build_validate_diff_and_testplan_run_and_push_verify
         assert result.returncode == 2, (command, result.stderr)
         modules = ", ".join(EXTRAS[extra])
         assert result.stderr == f"fabricgen {command} needs the '{extra}' extra: pip install 'fabricgen[{extra}]' (not installed: {modules})\n"
-    lab = subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS.replace("from fabricgen.cli import main\n", "import fabricgen.lab.session, fabricgen.lab.verify, fabricgen.lab.runtime\nmain = lambda: None\n")],
-                         capture_output=True, text=True, timeout=120, check=False)
+    lab = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WITHOUT_EXTRAS.replace(
+                "from fabricgen.cli import main\n", "import fabricgen.lab.session, fabricgen.lab.verify, fabricgen.lab.runtime\nmain = lambda: None\n"
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert lab.returncode == 0, lab.stderr  # the lab's code imports nothing from an extra
 
 
@@ -271,14 +309,23 @@ def test_a_fresh_base_install_builds_and_validates_and_push_names_its_extra(tree
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(tree)], capture_output=True, text=True, timeout=600, check=False)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(tree)], capture_output=True, text=True, timeout=600, check=False
+    )
     assert install.returncode == 0, install.stderr
-    probe = subprocess.run([str(python), "-c", f"import importlib.util as u; print([m for m in {sorted(m for ms in EXTRAS.values() for m in ms)!r} if u.find_spec(m)])"],
-                           capture_output=True, text=True, timeout=60, check=True)
+    probe = subprocess.run(
+        [str(python), "-c", f"import importlib.util as u; print([m for m in {sorted(m for ms in EXTRAS.values() for m in ms)!r} if u.find_spec(m)])"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert probe.stdout.strip() == "[]"  # none of the extras came along
     fabricgen = environment / "bin" / "fabricgen"
     intent = INTENTS / "cisco-256-gpu.yaml"
-    built = subprocess.run([str(fabricgen), "build", str(intent), "-o", str(tmp_path / "build")], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path)
+    built = subprocess.run(
+        [str(fabricgen), "build", str(intent), "-o", str(tmp_path / "build")], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path
+    )
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "build" / "configs" / "be-spine01.cfg").read_bytes().startswith(f"!Command: generated by fabricgen {TAG};".encode())
     validated = subprocess.run([str(fabricgen), "validate", str(intent)], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path)

@@ -235,7 +235,7 @@ def test_a_10km_pause_buffer_beyond_the_release_range_is_refused_naming_the_cabl
     first = problems[0].message
     assert first.startswith("cable ") and " -- " in first and "10000 m" in first and "NX-OS 10.4" in first, first
     assert "13319168 bytes" in first and "above the 12582913 bytes" in first and "ipqos_BuffSize" in first, first
-    assert 'nos_release: 10.5(3)F' in problems[0].hint
+    assert "nos_release: 10.5(3)F" in problems[0].hint
     cables = [p.message.split()[1] for p in problems]
     assert len(cables) == len(set(cables))  # a cable once, though both its ends are NX-OS
     # 10.5(3)F takes buffers up to 268435456 bytes: the same fabric builds

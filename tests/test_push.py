@@ -79,11 +79,15 @@ def write_device(root: Path, name: str, *, diff: str = "", bgp: list[dict] | Non
     for method in ("load_replace_candidate", "load_merge_candidate", "discard_config", "commit_config", "confirm_commit"):
         (directory / f"{method}.1").write_text("{}")
     # the new management session after a commit: a fresh MockDriver instance counts from 1 again
-    (directory / "get_facts.1").write_text(json.dumps({"hostname": name, "fqdn": name, "vendor": "mock", "model": "", "os_version": "", "serial_number": "", "uptime": 1.0, "interface_list": []}))
+    (directory / "get_facts.1").write_text(
+        json.dumps({"hostname": name, "fqdn": name, "vendor": "mock", "model": "", "os_version": "", "serial_number": "", "uptime": 1.0, "interface_list": []})
+    )
     if commit_error:
         (directory / "commit_config.1").write_text(json.dumps({"exception": "napalm.base.exceptions.CommitError", "args": [commit_error]}))
     if echo_password:  # a device that echoes what it was sent, the password included
-        (directory / "load_replace_candidate.1").write_text(json.dumps({"exception": "napalm.base.exceptions.ReplaceConfigException", "args": [f"rejected: login {PASSWORD} invalid"]}))
+        (directory / "load_replace_candidate.1").write_text(
+            json.dumps({"exception": "napalm.base.exceptions.ReplaceConfigException", "args": [f"rejected: login {PASSWORD} invalid"]})
+        )
     (directory / "compare_config.1").write_text(json.dumps({"diff": diff}))
     answers = bgp or []
     answers = answers + [answers[-1]] * 20 if answers else []
@@ -93,7 +97,24 @@ def write_device(root: Path, name: str, *, diff: str = "", bgp: list[dict] | Non
 
 
 def neighbors(up: dict[str, bool]) -> dict:
-    return {"global": {"router_id": "10.0.0.1", "peers": {address: {"is_up": state, "is_enabled": True, "remote_as": 64512, "local_as": 64513, "remote_id": address, "description": "", "uptime": 1, "address_family": {}} for address, state in up.items()}}}
+    return {
+        "global": {
+            "router_id": "10.0.0.1",
+            "peers": {
+                address: {
+                    "is_up": state,
+                    "is_enabled": True,
+                    "remote_as": 64512,
+                    "local_as": 64513,
+                    "remote_id": address,
+                    "description": "",
+                    "uptime": 1,
+                    "address_family": {},
+                }
+                for address, state in up.items()
+            },
+        }
+    }
 
 
 class Journal:
@@ -200,12 +221,15 @@ def test_targets_come_from_the_management_plan_and_declared_neighbors(built, pla
     assert len(leaf.expected_peers) == 2  # one uplink to each of the two spines
 
 
-@pytest.mark.parametrize(("selection", "expected"), [
-    ("leaf", [f"be-su01-leaf{i}" for i in range(1, 9)]),
-    ("be-spine0*", ["be-spine01", "be-spine02"]),
-    ("oob", ["oob01"]),
-    ("be-su01-leaf3, spine", ["be-spine01", "be-spine02", "be-su01-leaf3"]),
-])
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ("leaf", [f"be-su01-leaf{i}" for i in range(1, 9)]),
+        ("be-spine0*", ["be-spine01", "be-spine02"]),
+        ("oob", ["oob01"]),
+        ("be-su01-leaf3, spine", ["be-spine01", "be-spine02", "be-su01-leaf3"]),
+    ],
+)
 def test_devices_select_by_name_pattern_role_or_network(built, selection, expected):
     assert [t.name for t in read_targets(built, selection)] == expected
 
@@ -218,7 +242,9 @@ def test_a_device_not_in_the_build_is_refused(built):
 
 def test_inventory_overrides_and_refuses_secrets_and_strangers(built, tmp_path):
     inventory = tmp_path / "inventory.yaml"
-    inventory.write_text("defaults: {optional_args: {port: 8443, transport: https}}\ndevices:\n  be-spine01: {host: 192.0.2.11, driver: nxos, optional_args: {port: 443}}\n")
+    inventory.write_text(
+        "defaults: {optional_args: {port: 8443, transport: https}}\ndevices:\n  be-spine01: {host: 192.0.2.11, driver: nxos, optional_args: {port: 443}}\n"
+    )
     spine, other = read_targets(built, "spine", inventory)
     assert (spine.host, spine.driver, spine.optional_args) == ("192.0.2.11", "nxos", {"port": 443, "transport": "https"})
     assert (other.driver, other.optional_args["port"]) == ("nxos", 8443) and other.host.startswith("172.16.")
@@ -264,8 +290,9 @@ def test_credentials_come_from_the_environment_or_fail_clearly():
 
 # -- rollout ---------------------------------------------------------------------------------------
 
+
 def all_peers(built_rows, device: str, state: bool) -> dict:
-    return neighbors({address: state for address in peers_of(built_rows, device)})
+    return neighbors(dict.fromkeys(peers_of(built_rows, device), state))
 
 
 def test_dry_run_shows_every_diff_and_commits_nothing(built, plan_rows, tmp_path, monkeypatch):
@@ -376,12 +403,12 @@ def test_push_command_dry_run_commit_and_exit_codes(complete_built, plan_rows, t
     built = complete_built
     mock = tmp_path / "mock"
     leaf1 = write_device(mock, "be-su01-leaf1", diff="-  mtu 1500\n+  mtu 9216\n", bgp=[all_peers(plan_rows, "be-su01-leaf1", True)])
-    leaf2 = write_device(mock, "be-su01-leaf2", diff="+ changed\n", bgp=[all_peers(plan_rows, "be-su01-leaf2", True), all_peers(plan_rows, "be-su01-leaf2", False)])
+    leaf2 = write_device(
+        mock, "be-su01-leaf2", diff="+ changed\n", bgp=[all_peers(plan_rows, "be-su01-leaf2", True), all_peers(plan_rows, "be-su01-leaf2", False)]
+    )
     inventory = tmp_path / "inventory.yaml"
     inventory.write_text(
-        "defaults: {driver: mock}\ndevices:\n"
-        f"  be-su01-leaf1: {{optional_args: {{path: {leaf1}}}}}\n"
-        f"  be-su01-leaf2: {{optional_args: {{path: {leaf2}}}}}\n"
+        f"defaults: {{driver: mock}}\ndevices:\n  be-su01-leaf1: {{optional_args: {{path: {leaf1}}}}}\n  be-su01-leaf2: {{optional_args: {{path: {leaf2}}}}}\n"
     )
     selection = ["--devices", "be-su01-leaf1,be-su01-leaf2", "--inventory", str(inventory)]
 
@@ -419,11 +446,14 @@ def test_push_command_json_is_the_rollout_and_nothing_else(complete_built, plan_
     assert refused.returncode == 2 and json.loads(refused.stdout)["phase"] == "push"
 
 
-@pytest.mark.parametrize(("args", "env", "message"), [
-    (["--devices", "be-su07-leaf1"], CREDENTIAL_ENV, "'be-su07-leaf1' matches no switch in the build"),
-    (["--devices", "leaf"], {"FABRICGEN_USERNAME": "netops"}, "FABRICGEN_PASSWORD not set and no terminal to prompt on"),
-    (["--devices", "leaf", "--batch", "0"], CREDENTIAL_ENV, "--batch"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--devices", "be-su07-leaf1"], CREDENTIAL_ENV, "'be-su07-leaf1' matches no switch in the build"),
+        (["--devices", "leaf"], {"FABRICGEN_USERNAME": "netops"}, "FABRICGEN_PASSWORD not set and no terminal to prompt on"),
+        (["--devices", "leaf", "--batch", "0"], CREDENTIAL_ENV, "--batch"),
+    ],
+)
 def test_push_command_bad_input_exits_2_before_contacting_anything(built, args, env, message):
     result = fabricgen("push", str(built), *args, env=env)
     assert result.returncode == 2, result.stdout
@@ -453,7 +483,9 @@ def test_each_nos_gets_its_napalm_driver(built, tmp_path):
     from fabricgen.push.sonic import SonicDriver
 
     sonic = tmp_path / "sonic.yaml"
-    sonic.write_text("name: sonic-oob\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\noob:\n  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}\n  console: {model: C8300-1N1S-4T2X, module: NIM-24A}\n")
+    sonic.write_text(
+        "name: sonic-oob\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\noob:\n  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}\n  console: {model: C8300-1N1S-4T2X, module: NIM-24A}\n"
+    )
     build(sonic, tmp_path / "build")
     targets = read_targets(tmp_path / "build")
     assert {t.nos: t.driver for t in targets} == {"nxos": "nxos", "sonic": "sonic"}

@@ -92,7 +92,7 @@ def fabricgen(*args: str, env: dict | None = None) -> cli_runner.Completed:
 def inventory_at(tmp_path: Path, port: int, devices: list[str]) -> Path:
     """Every device at 127.0.0.1:port over NX-API (https, certificate unchecked: nothing should get that far)."""
     path = tmp_path / "inventory.yaml"
-    path.write_text("defaults: {optional_args: {port: %d}}\ndevices:\n" % port + "".join(f"  {name}: {{host: 127.0.0.1}}\n" for name in devices))
+    path.write_text(f"defaults: {{optional_args: {{port: {port}}}}}\ndevices:\n" + "".join(f"  {name}: {{host: 127.0.0.1}}\n" for name in devices))
     return path
 
 
@@ -129,7 +129,9 @@ def test_a_complete_copy_passes_the_check_and_a_dry_run_needs_no_completeness(in
 
 def test_merge_is_refused_on_sonic_before_any_device_is_contacted(tmp_path, listener):
     intent = tmp_path / "sonic.yaml"
-    intent.write_text("name: sonic-oob\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\noob:\n  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}\n  console: {model: C8300-1N1S-4T2X, module: NIM-24A}\n")
+    intent.write_text(
+        "name: sonic-oob\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\noob:\n  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}\n  console: {model: C8300-1N1S-4T2X, module: NIM-24A}\n"
+    )
     build(intent, tmp_path / "build")
     (tmp_path / "known_hosts").write_text("")
     result = fabricgen("push", str(tmp_path / "build"), "--devices", "leaf", "--merge", "--commit", "--known-hosts", str(tmp_path / "known_hosts"))
@@ -209,7 +211,7 @@ def test_every_commit_is_confirmed_only_after_verification(incomplete, tmp_path,
     for name in devices:
         calls = journal.of(name)
         # commit with a timer, BGP checked, a second session opened and closed, then the confirm
-        assert calls[calls.index("commit_config"):] == ["commit_config", "open", "close", "confirm_commit", "close"], calls
+        assert calls[calls.index("commit_config") :] == ["commit_config", "open", "close", "confirm_commit", "close"], calls
         assert "confirmed" in next(r.message for r in result.results if r.target.name == name)
 
 
@@ -290,8 +292,12 @@ def test_nxos_candidate_goes_from_memory_and_commit_confirm_uses_configure_repla
     recorder.commands.clear()
     device.commit_config(revert_in=300)
     assert recorder.commands == [
-        "terminal dont-ask", "checkpoint file rollback_config.txt", "no terminal dont-ask",  # NAPALM's checkpoint, for rollback()
-        "terminal dont-ask", "configure replace bootflash:candidate_config.txt commit-timeout 300", "no terminal dont-ask",
+        "terminal dont-ask",
+        "checkpoint file rollback_config.txt",
+        "no terminal dont-ask",  # NAPALM's checkpoint, for rollback()
+        "terminal dont-ask",
+        "configure replace bootflash:candidate_config.txt commit-timeout 300",
+        "no terminal dont-ask",
     ]
     assert device.has_pending_commit()
     with pytest.raises(CommitError, match="already waiting"):
@@ -300,8 +306,11 @@ def test_nxos_candidate_goes_from_memory_and_commit_confirm_uses_configure_repla
     recorder.commands.clear()
     device.confirm_commit()
     assert recorder.commands == [
-        "configure replace commit", "copy run startup-config",
-        "terminal dont-ask", "delete candidate_config.txt", "no terminal dont-ask",  # its keys off bootflash
+        "configure replace commit",
+        "copy run startup-config",
+        "terminal dont-ask",
+        "delete candidate_config.txt",
+        "no terminal dont-ask",  # its keys off bootflash
     ]
     assert not device.has_pending_commit()
     assert all(MARKER not in command for command in recorder.commands)  # the value went by SCP only

@@ -49,7 +49,9 @@ def with_keys(frr: str) -> str:
     unless the renderer already writes a key."""
     if "password" in frr:
         return frr
-    return re.sub(r"^( neighbor (\S+) remote-as \S+\n)", lambda m: f"{m.group(1)} neighbor {m.group(2)} password <<secret:{BGP_KEY}>>\n", frr, flags=re.MULTILINE)
+    return re.sub(
+        r"^( neighbor (\S+) remote-as \S+\n)", lambda m: f"{m.group(1)} neighbor {m.group(2)} password <<secret:{BGP_KEY}>>\n", frr, flags=re.MULTILINE
+    )
 
 
 def secret_env(build_dir: Path) -> dict[str, str]:
@@ -74,7 +76,9 @@ def complete(two_unit_lab, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def keyed_spines(two_unit_lab, complete):
     """The spines' sessions to LEAF take the same key; removed again afterwards (no value needed)."""
     build_dir, plan = two_unit_lab
-    leaf_addresses = {key.split("|")[1].split("/")[0] for key in json.loads((build_dir / "configs" / LEAF / "config_db.json").read_text())["INTERFACE"] if "|" in key}
+    leaf_addresses = {
+        key.split("|")[1].split("/")[0] for key in json.loads((build_dir / "configs" / LEAF / "config_db.json").read_text())["INTERFACE"] if "|" in key
+    }
     value = secret_env(complete)[env_name(BGP_KEY)]
     configured = []
     for spine in ("be-spine01", "be-spine02"):
@@ -93,7 +97,9 @@ def keyed_spines(two_unit_lab, complete):
 def target(two_unit_lab, tmp_path_factory: pytest.TempPathFactory):
     build_dir, plan = two_unit_lab
     device = build_dir / "configs" / LEAF
-    started = start_sonic_target(plan.namespace(LEAF), tmp_path_factory.mktemp("push-target"), json.loads((device / "config_db.json").read_text()), (device / "frr.conf").read_text())
+    started = start_sonic_target(
+        plan.namespace(LEAF), tmp_path_factory.mktemp("push-target"), json.loads((device / "config_db.json").read_text()), (device / "frr.conf").read_text()
+    )
     try:
         yield started
     finally:
@@ -196,7 +202,14 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
 
     outputs = dry.stdout + dry.stderr + committed.stdout + committed.stderr
     assert MARKER not in outputs
-    places = [complete, target.log, target.record, target.directory / "unshare.log", target.sonic_dir / "fabricgen" / "confirm-timer.sh", *Path("/tmp").glob("fabricgen-push-*")]
+    places = [
+        complete,
+        target.log,
+        target.record,
+        target.directory / "unshare.log",
+        target.sonic_dir / "fabricgen" / "confirm-timer.sh",
+        *Path("/tmp").glob("fabricgen-push-*"),
+    ]
     found = subprocess.run(["grep", "-rlF", "--", MARKER, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"a secret value is in: {found.stdout}{found.stderr}"
 
@@ -237,7 +250,7 @@ def test_a_killed_push_is_reverted_by_the_device_itself(two_unit_lab, complete, 
     assert verbs == ["checkpoint", "replace", "save", "rollback", "save"], verbs
     assert "not confirmed within 8 s" in (target.sonic_dir / "fabricgen" / "confirm-timer.log").read_text()
     for staging in Path("/tmp").glob("fabricgen-push-*"):  # the killed push could not remove its staging copy
-        assert not subprocess.run(["grep", "-rqF", MARKER, str(staging)], check=False).returncode == 0
+        assert subprocess.run(["grep", "-rqF", MARKER, str(staging)], check=False).returncode != 0
         shutil.rmtree(staging, ignore_errors=True)
 
 

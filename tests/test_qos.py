@@ -109,9 +109,7 @@ def test_the_consistency_view_of_a_switch(write_intent):
 
 
 def test_lossless_profile_pauses_at_the_trigger(write_intent):
-    build = compile_intent(
-        intent(write_intent, {"qos": {"pfc_trigger_kbytes": {"400G": 14000}}, "leaf": SONIC, "spine": SONIC})
-    )
+    build = compile_intent(intent(write_intent, {"qos": {"pfc_trigger_kbytes": {"400G": 14000}}, "leaf": SONIC, "spine": SONIC}))
     db = config_db(build, "be-su01-leaf1")
     profile = db["BUFFER_PROFILE"][db["BUFFER_PG"]["Ethernet0|3"]["profile"]]
     assert "dynamic_th" not in profile
@@ -121,9 +119,7 @@ def test_lossless_profile_pauses_at_the_trigger(write_intent):
 
 
 def test_cable_length_buckets():
-    assert [cable_length_bucket(m) for m in (0.5, 3, 5, 5.1, 15, 30, 50, 100, 150, 500, 1000, 10000)] == [
-        5, 5, 5, 10, 20, 40, 100, 100, 300, 500, 2000, 10000
-    ]
+    assert [cable_length_bucket(m) for m in (0.5, 3, 5, 5.1, 15, 30, 50, 100, 150, 500, 1000, 10000)] == [5, 5, 5, 10, 20, 40, 100, 100, 300, 500, 2000, 10000]
     assert list(CABLE_LENGTH_BUCKETS_M) == sorted(CABLE_LENGTH_BUCKETS_M)
 
 
@@ -282,9 +278,7 @@ def problems_of(path):
 
 
 def test_ecn_max_above_the_trigger_is_rejected(write_intent):
-    path = write_intent(
-        "gpus: 64\nbackend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 600, max_kbytes: 20000, drop_probability: 7}\n"
-    )
+    path = write_intent("gpus: 64\nbackend:\n  qos:\n    ecn:\n      400G: {min_kbytes: 600, max_kbytes: 20000, drop_probability: 7}\n")
     [problem] = problems_of(path)
     assert problem.field == ("backend", "qos", "ecn", "400G") and problem.line == 5
     assert problem.device in {d.name for d in compile_intent(write_intent("gpus: 64\n", name="ok")).fabric.switches()}
@@ -293,9 +287,7 @@ def test_ecn_max_above_the_trigger_is_rejected(write_intent):
 
 
 def test_a_trigger_override_below_ecn_names_that_switch(write_intent):
-    path = write_intent(
-        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 2000}\n"
-    )
+    path = write_intent("gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 2000}\n")
     [problem] = problems_of(path)
     assert problem.device == "be-su01-leaf3" and problem.line == 5
     assert problem.field == ("backend", "qos_overrides", "be-su01-leaf3", "pfc_trigger_kbytes", "400G")
@@ -326,8 +318,7 @@ def test_an_override_on_a_fabric_without_qos_is_rejected(write_intent):
 def test_the_cli_refuses_ecn_above_the_trigger_and_writes_nothing(tmp_path):
     intent_file = tmp_path / "intent.yaml"
     intent_file.write_text(
-        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf1:\n      ecn:\n"
-        "        400G: {min_kbytes: 600, max_kbytes: 17000, drop_probability: 7}\n"
+        "gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf1:\n      ecn:\n        400G: {min_kbytes: 600, max_kbytes: 17000, drop_probability: 7}\n"
     )
     errors = build_refused(intent_file)
     assert f"{intent_file}:6: backend.qos_overrides.be-su01-leaf1.ecn.400G: be-su01-leaf1: at 400G" in errors, errors
@@ -350,8 +341,7 @@ def test_the_constraint_checker_catches_bad_buffer_profiles(write_intent):
 def test_a_trigger_inside_the_reserved_frames_is_rejected(write_intent):
     """A trigger below two frames would leave SONiC a static_th of nothing (SAI: no limit)."""
     path = write_intent(
-        "gpus: 64\nbackend:\n  qos:\n    ecn: {400G: {min_kbytes: 1, max_kbytes: 5, drop_probability: 7}}\n"
-        "    pfc_trigger_kbytes: {400G: 10}\n"
+        "gpus: 64\nbackend:\n  qos:\n    ecn: {400G: {min_kbytes: 1, max_kbytes: 5, drop_probability: 7}}\n    pfc_trigger_kbytes: {400G: 10}\n"
     )
     [problem] = problems_of(path)
     assert "18432 bytes a lossless buffer reserves" in problem.message and "400G" in problem.message

@@ -19,10 +19,7 @@ from tests.conftest import INTENTS, build_refused
 def shipped(tmp_path_factory):
     """The four shipped rail-design intents, built into files once: {name: (Build, out dir)}."""
     out = tmp_path_factory.mktemp("rail-designs")
-    return {
-        name: build(INTENTS / f"{name}.yaml", out / name)
-        for name in ("small-32-gpu", "rail-only-1024", "dual-plane-2048", "tor-64-gpu")
-    }
+    return {name: build(INTENTS / f"{name}.yaml", out / name) for name in ("small-32-gpu", "rail-only-1024", "dual-plane-2048", "tor-64-gpu")}
 
 
 def cabling(out) -> list[dict[str, str]]:
@@ -74,7 +71,7 @@ def test_small_pod_two_leaves_of_four_rails(shipped):
 
 
 def test_small_pod_reports_say_which_rails_share_a_leaf(shipped):
-    b, out = shipped["small-32-gpu"]
+    _b, out = shipped["small-32-gpu"]
     summary = (out / "summary.md").read_text()
     assert "rails 1-4 on leaf 1 of each scalable unit; rails 5-8 on leaf 2" in summary
     topology = json.loads((out / "topology.json").read_text())
@@ -125,7 +122,9 @@ def test_evpn_per_rail_segments_on_a_multi_rail_leaf(write_intent):
     b = compile_intent(write_intent(text), render=False)
     segments = b.compiled.evpn[next(iter(b.compiled.evpn))].segments
     assert len(segments) == 8  # one per rail, whichever leaf carries it
-    leaf1 = {s.rail for s in segments if any(p.link.other(p).device.name == "be-su01-leaf1" for p in b.compiled.evpn[next(iter(b.compiled.evpn))].members[s.number])}
+    leaf1 = {
+        s.rail for s in segments if any(p.link.other(p).device.name == "be-su01-leaf1" for p in b.compiled.evpn[next(iter(b.compiled.evpn))].members[s.number])
+    }
     assert leaf1 == {1, 2, 3, 4}
 
 

@@ -36,7 +36,7 @@ def test_releases_sort_as_released():
 
 
 def test_every_shipped_switch_has_a_known_release_and_reports_carry_it(tmp_path):
-    result, out = build(REPO / "intents" / "cisco-256-gpu.yaml", tmp_path / "out")
+    _result, out = build(REPO / "intents" / "cisco-256-gpu.yaml", tmp_path / "out")
     nodes = json.loads((out / "topology.json").read_text())["nodes"]
     switches = [n for n in nodes if "nos" in n]
     assert switches and all(n["nos_release"] == "10.4" for n in switches)
@@ -71,7 +71,9 @@ def test_a_feature_the_release_lacks_is_refused_naming_the_minimum_release(write
 
 
 def test_a_feature_no_release_has_names_the_setting_to_change(write_intent):
-    intent = write_intent("gpus: 64\nbackend:\n  leaf: {nos: sonic}\n  spine: {nos: sonic}\n  load_balancing: {hash_fields: [src-ip, dst-ip, ipv6-flow-label]}\n")
+    intent = write_intent(
+        "gpus: 64\nbackend:\n  leaf: {nos: sonic}\n  spine: {nos: sonic}\n  load_balancing: {hash_fields: [src-ip, dst-ip, ipv6-flow-label]}\n"
+    )
     with pytest.raises(CheckError) as refused:
         compile_intent(intent, render=False)
     messages = [p.message for p in refused.value.problems if p.field and p.field[-1] == "nos_release"]
@@ -112,7 +114,7 @@ def test_a_vendor_flavour_is_a_target_of_its_own(tmp_path, write_intent):
         f"    features:\n{features}"
     )
     early = write_intent("catalog: [vendor.yaml]\n" + EVPN_SONIC.format(release=', nos_release: "4.2"'), name="early")
-    with pytest.raises(CheckError, match="needs SONiC 4.4 or later"):
+    with pytest.raises(CheckError, match=r"needs SONiC 4\.4 or later"):
         compile_intent(early, render=False)
     ok = compile_intent(write_intent("catalog: [vendor.yaml]\n" + EVPN_SONIC.format(release=', nos_release: "4.4"'), name="ok"), render=False)
     assert {c.nos_release for c in ok.configs.values() if c.role.value == "leaf"} == {"4.4"}

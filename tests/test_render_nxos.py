@@ -375,9 +375,8 @@ def nxos_rule_violations(text: str) -> list[str]:
             policy_priorities[policy] = 0
         elif not line.startswith(" "):
             policy = None
-        if m := re.match(r"\s+class type network-qos (\S+)", line):
-            if m.group(1) not in NETWORK_QOS_CLASSES:
-                found.append(f"unknown network-qos class {m.group(1)}")
+        if (m := re.match(r"\s+class type network-qos (\S+)", line)) and m.group(1) not in NETWORK_QOS_CLASSES:
+            found.append(f"unknown network-qos class {m.group(1)}")
         if m := re.match(r"\s+class type queuing (\S+)", line):
             if m.group(1) in INGRESS_QUEUING_CLASSES:
                 ingress.add(policy)
@@ -391,22 +390,18 @@ def nxos_rule_violations(text: str) -> list[str]:
             size, pause, resume = map(int, m.groups())
             if not 0 < resume <= pause < size:
                 found.append(line)
-        if m := re.match(r"\s+bandwidth remaining percent (\d+)", line):
-            if not 0 <= int(m.group(1)) <= 100:
-                found.append(line)
+        if (m := re.match(r"\s+bandwidth remaining percent (\d+)", line)) and not 0 <= int(m.group(1)) <= 100:
+            found.append(line)
         if m := re.search(r"bfd interval (\d+) min_rx (\d+) multiplier (\d+)", line):
             tx, rx, mult = map(int, m.groups())
             if not (50 <= tx <= 999 and 50 <= rx <= 999 and 1 <= mult <= 50):
                 found.append(line)
-        if m := re.match(r"\s+maximum-paths (\d+)", line):
-            if not 1 <= int(m.group(1)) <= 128:
-                found.append(line)
-        if m := re.match(r"\s+mtu (\d+)", line):
-            if not 576 <= int(m.group(1)) <= 9216:
-                found.append(line)
-        if m := re.match(r"hostname (\S+)", line):
-            if len(m.group(1)) > 63:
-                found.append(line)
+        if (m := re.match(r"\s+maximum-paths (\d+)", line)) and not 1 <= int(m.group(1)) <= 128:
+            found.append(line)
+        if (m := re.match(r"\s+mtu (\d+)", line)) and not 576 <= int(m.group(1)) <= 9216:
+            found.append(line)
+        if (m := re.match(r"hostname (\S+)", line)) and len(m.group(1)) > 63:
+            found.append(line)
     found += [f"{p} has {n} priority queues" for p, n in policy_priorities.items() if n != 1 and p not in ingress]
     return found
 

@@ -147,10 +147,7 @@ def test_sonic_names_ports_by_first_lane(whitepaper_sonic):
 
 def test_breakout_ports_on_sonic(write_intent):
     build = compile_intent(
-        write_intent(
-            "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
-            "  leaf: {model: N9364E-SG2-O, nos: sonic}\n  spine: {model: N9364E-SG2-O, nos: sonic}\n"
-        )
+        write_intent("gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n  leaf: {model: N9364E-SG2-O, nos: sonic}\n  spine: {model: N9364E-SG2-O, nos: sonic}\n")
     )
     db = config_dbs(build)["be-spine01"]
     ports = db["PORT"]
@@ -240,8 +237,16 @@ def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic
     db["MGMT_INTERFACE"][key]["gwaddr"] = "gateway"
     found = "\n".join(violations(db))
     for expected in (
-        "speed", "mtu 9300", "plain names", "max >= min", "detection", "routing table", "no bare 'Ethernet8'",
-        "eth<n>", "not another host of 10.0.0.0/24", "'gateway' is not an address",
+        "speed",
+        "mtu 9300",
+        "plain names",
+        "max >= min",
+        "detection",
+        "routing table",
+        "no bare 'Ethernet8'",
+        "eth<n>",
+        "not another host of 10.0.0.0/24",
+        "'gateway' is not an address",
     ):
         assert expected in found, expected
 
@@ -251,7 +256,7 @@ def test_the_constraint_checker_catches_what_sonic_would_refuse(whitepaper_sonic
     [
         {},
         {"PORT": {}, "VLAN": {"Vlan100": {"members": []}}},
-        {"DEVICE_METADATA": {"localhost": {"hostname": "leaf\u00e9 \"1\"\n"}}, "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP"]}}},
+        {"DEVICE_METADATA": {"localhost": {"hostname": 'leaf\u00e9 "1"\n'}}, "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP"]}}},
         {"nested": [[], {}, [1, True, False, None, {"k": [{"x": "y"}]}]]},
         {"a float": {"x": 1.5}},  # not config_db's: json.dumps writes it
         {"a key that is not a string": {3: "x"}},
@@ -274,8 +279,7 @@ def build_on_7060x6(write_intent):
     platform definition (its lanes and names: tests/test_builtin_sonic_platform.py)."""
     return compile_intent(
         write_intent(
-            "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n"
-            "  leaf: {model: DCS-7060X6-64PE, nos: sonic}\n  spine: {model: DCS-7060X6-64PE, nos: sonic}\n"
+            "gpus: 1024\nbackend:\n  scalable_unit_gpus: 512\n  leaf: {model: DCS-7060X6-64PE, nos: sonic}\n  spine: {model: DCS-7060X6-64PE, nos: sonic}\n"
         )
     )
 

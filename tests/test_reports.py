@@ -48,9 +48,7 @@ def test_bom_markdown_is_laid_out_like_the_whitepaper(whitepaper):
 
 
 def test_breakout_optics_count_once_per_cage(write_intent):
-    build = compile_intent(
-        write_intent("gpus: 1024\nbackend: {scalable_unit_gpus: 512, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n")
-    )
+    build = compile_intent(write_intent("gpus: 1024\nbackend: {scalable_unit_gpus: 512, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"))
     rows = {r["pid"]: int(r["quantity"]) for r in read_csv(build, "bom.csv") if r["section"] == "Backend network"}
     links = len(build.fabric.links)  # 1024 host + 1024 fabric
     # switch ports used: 1024 leaf downlinks + 1024 leaf uplinks + 1024 spine ports, two per 800G cage
@@ -97,11 +95,11 @@ def test_ip_plan_lists_every_address(whitepaper):
     rows = read_csv(build, "ip-plan.csv")
     listed = {(r["device"], r["interface"]): r for r in rows}
     plan = build.addresses
-    anycast_gateways = sum(len(overlay.leaf_segments(leaf)) for overlay in build.compiled.evpn.values() for leaf in build.fabric.by_role(Role.LEAF, overlay.network))
-    assert anycast_gateways == 16  # 512's backend: each of 16 leaves serves one rail segment
-    assert len(rows) == (
-        len(plan.interfaces) + len(plan.loopbacks) + len(plan.management) + len(plan.management_subnets) + len(plan.vteps) + anycast_gateways
+    anycast_gateways = sum(
+        len(overlay.leaf_segments(leaf)) for overlay in build.compiled.evpn.values() for leaf in build.fabric.by_role(Role.LEAF, overlay.network)
     )
+    assert anycast_gateways == 16  # 512's backend: each of 16 leaves serves one rail segment
+    assert len(rows) == (len(plan.interfaces) + len(plan.loopbacks) + len(plan.management) + len(plan.management_subnets) + len(plan.vteps) + anycast_gateways)
     for port, address in plan.interfaces.items():
         row = listed[(port.device.name, port.name)]
         assert row["address"] == address.cidr and row["peer_address"] == (address.peer or "")

@@ -53,9 +53,7 @@ def schema_errors(validator, path: Path) -> list[str]:
 
 def test_committed_schema_is_the_one_the_models_give():
     committed = COMMITTED.read_text(encoding="utf-8")
-    assert committed == schema_text(), (
-        f"{COMMITTED.relative_to(REPO)} differs from the intent models' schema; regenerate it with `{REGENERATE}` and commit it"
-    )
+    assert committed == schema_text(), f"{COMMITTED.relative_to(REPO)} differs from the intent models' schema; regenerate it with `{REGENERATE}` and commit it"
 
 
 def test_schema_is_valid_draft_2020_12():
@@ -87,7 +85,12 @@ def test_schema_has_no_leftovers_of_the_model_only_view():
 
 def test_every_field_and_section_has_a_description():
     schema = intent_schema()
-    missing = [f"{name}.{key}" for name, model in [("Intent", schema), *schema["$defs"].items()] for key, field in model.get("properties", {}).items() if not field.get("description")]
+    missing = [
+        f"{name}.{key}"
+        for name, model in [("Intent", schema), *schema["$defs"].items()]
+        for key, field in model.get("properties", {}).items()
+        if not field.get("description")
+    ]
     missing += [f"{name} (the section)" for name, model in schema["$defs"].items() if not model.get("description")]
     assert missing == []
 
@@ -149,8 +152,7 @@ ACCEPTED = {
     "an unquoted ratio": "gpus: 256\nbackend: {ratio: 1:1}",
     "a fractional ratio": 'gpus: 256\nbackend: {ratio: "1.5:1"}',
     "ECN keyed by speed with and without unit": (
-        "gpus: 256\nbackend:\n  qos:\n    ecn: {400G: {min_kbytes: 150, max_kbytes: 3000, drop_probability: 7}}\n"
-        "    pfc_trigger_kbytes: {400: 5000}"
+        "gpus: 256\nbackend:\n  qos:\n    ecn: {400G: {min_kbytes: 150, max_kbytes: 3000, drop_probability: 7}}\n    pfc_trigger_kbytes: {400: 5000}"
     ),
     "a netmask pool": "gpus: 256\nbackend: {pools: {loopbacks: 10.0.0.0/255.255.0.0}}",
     "DNS names and addresses for NTP": "gpus: 256\nmanagement: {ntp: {servers: [ntp.example.net, 192.0.2.1, '2001:db8::1']}}",
@@ -226,4 +228,3 @@ def test_description_paragraphs_are_unwrapped():
     """Docstrings wrapped in the source read as paragraphs in an editor's hover."""
     text = intent_schema()["$defs"]["LoadBalancing"]["description"]
     assert "\n\n" in text and "\n" not in text.replace("\n\n", "")
-

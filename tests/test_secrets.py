@@ -424,16 +424,23 @@ def test_symlinks_other_owners_and_size_are_refused(tmp_path: Path):
 
 
 def test_uses_are_read_from_config_lines_and_config_db_fields():
-    nxos = "\n".join([
-        "snmp-server user nms network-operator auth sha <<secret:sa>> priv aes-128 <<secret:sp>>",
-        "tacacs-server host 10.0.0.1 key 0 <<secret:t>>",
-        "ntp authentication-key 1 md5 <<secret:n>> 7",
-        "username admin password 5 <<secret:h>> role network-admin",
-        "  template peer SPINES",
-        "    password 3 <<secret:b>>",
-    ])
+    nxos = "\n".join(
+        [
+            "snmp-server user nms network-operator auth sha <<secret:sa>> priv aes-128 <<secret:sp>>",
+            "tacacs-server host 10.0.0.1 key 0 <<secret:t>>",
+            "ntp authentication-key 1 md5 <<secret:n>> 7",
+            "username admin password 5 <<secret:h>> role network-admin",
+            "  template peer SPINES",
+            "    password 3 <<secret:b>>",
+        ]
+    )
     assert uses_in("configs/x.cfg", nxos) == [
-        ("sa", SNMP_AUTH_KEY), ("sp", SNMP_PRIVACY_KEY), ("t", TACACS_KEY), ("n", NTP_KEY), ("h", USER_HASH), ("b", BGP_KEY),
+        ("sa", SNMP_AUTH_KEY),
+        ("sp", SNMP_PRIVACY_KEY),
+        ("t", TACACS_KEY),
+        ("n", NTP_KEY),
+        ("h", USER_HASH),
+        ("b", BGP_KEY),
     ]
     assert uses_in("configs/x/frr.conf", " neighbor SPINES password <<secret:b>>") == [("b", BGP_KEY)]
     config_db = {

@@ -53,9 +53,18 @@ def test_no_neighbour():
 
 
 def test_a_chassis_without_a_system_name_and_one_capability():
-    text = json.dumps({"lldp": {"interface": {"Ethernet0": {
-        "chassis": {"id": {"type": "mac", "value": "00:11:22:33:44:55"}, "capability": {"type": "Router", "enabled": True}},
-        "port": {"id": {"type": "ifname", "value": "swp1"}}}}}})
+    text = json.dumps(
+        {
+            "lldp": {
+                "interface": {
+                    "Ethernet0": {
+                        "chassis": {"id": {"type": "mac", "value": "00:11:22:33:44:55"}, "capability": {"type": "Router", "enabled": True}},
+                        "port": {"id": {"type": "ifname", "value": "swp1"}},
+                    }
+                }
+            }
+        }
+    )
     (neighbour,) = sonic_answers.lldp_neighbors_detail(text)["Ethernet0"]
     assert neighbour["remote_system_name"] == "" and neighbour["remote_port"] == "swp1"
     assert neighbour["remote_system_capab"] == neighbour["remote_system_enable_capab"] == ["router"]
@@ -70,7 +79,10 @@ def test_a_chassis_without_a_system_name_and_one_capability():
         ('{"lldp": {"interface": {"Ethernet0": {"chassis": {"a": {}, "b": {}}, "port": {"id": {"value": "x"}}}}}}', "neither"),
         ('{"lldp": {"interface": {"Ethernet0": {"chassis": {"id": {"value": "x"}}, "port": {"id": {}}}}}}', "has no value"),
         ('{"lldp": {"interface": {"bad name!": {}}}}', "not a valid interface name"),
-        ('{"lldp": {"interface": {"Ethernet0": {"chassis": {"id": {"value": "' + "x" * 300 + '"}}, "port": {"id": {"value": "p"}}}}}}', "longer than an LLDP TLV"),
+        (
+            '{"lldp": {"interface": {"Ethernet0": {"chassis": {"id": {"value": "' + "x" * 300 + '"}}, "port": {"id": {"value": "p"}}}}}}',
+            "longer than an LLDP TLV",
+        ),
     ],
 )
 def test_a_malformed_lldpctl_answer_is_an_answer_error(answer: str, message: str):
@@ -98,8 +110,13 @@ def test_interface_tables_in_intfutils_format():
     descriptions = sonic_answers.simple_table(DESCRIPTION, ["Interface", "Oper", "Admin", "Alias", "Description"])
     ports = sonic_answers.interfaces(status, descriptions, "0c:42:a1:00:00:01")
     assert ports["Ethernet0"] == {
-        "is_up": True, "is_enabled": True, "description": "BE-00001 to gpu0001 nic1", "last_flapped": -1.0,
-        "speed": 400000.0, "mtu": 9216, "mac_address": "0c:42:a1:00:00:01",
+        "is_up": True,
+        "is_enabled": True,
+        "description": "BE-00001 to gpu0001 nic1",
+        "last_flapped": -1.0,
+        "speed": 400000.0,
+        "mtu": 9216,
+        "mac_address": "0c:42:a1:00:00:01",
     }
     assert (ports["Ethernet8"]["is_up"], ports["Ethernet8"]["speed"], ports["Ethernet8"]["description"]) == (False, 2500.0, "")
     assert ports["Ethernet16"]["speed"] == 0.0 and ports["Ethernet16"]["is_enabled"]
@@ -111,16 +128,22 @@ def test_a_malformed_table_is_an_answer_error():
         sonic_answers.simple_table("Error: redis is down\n", header)
     with pytest.raises(AnswerError, match="columns"):
         sonic_answers.simple_table(DESCRIPTION.replace("-------  -----", "--------------"), header)
-    status = sonic_answers.simple_table(STATUS.replace("9216", "big!"), ["Interface", "Lanes", "Speed", "MTU", "FEC", "Alias", "Vlan", "Oper", "Admin", "Type", "Asym PFC"])
+    status = sonic_answers.simple_table(
+        STATUS.replace("9216", "big!"), ["Interface", "Lanes", "Speed", "MTU", "FEC", "Alias", "Vlan", "Oper", "Admin", "Type", "Asym PFC"]
+    )
     with pytest.raises(AnswerError, match="MTU of Ethernet0"):
         sonic_answers.interfaces(status, [], "")
 
 
 def test_counters_and_lossless_counters():
-    ports = sonic_answers.counters_json(json.dumps({
-        "Ethernet0": {"SAI_PORT_STAT_IF_IN_OCTETS": "1234", "SAI_PORT_STAT_PFC_3_RX_PKTS": "7", "SAI_PORT_STAT_PFC_3_TX_PKTS": "2"},
-        "Ethernet8": [],  # cjson's empty table
-    }))
+    ports = sonic_answers.counters_json(
+        json.dumps(
+            {
+                "Ethernet0": {"SAI_PORT_STAT_IF_IN_OCTETS": "1234", "SAI_PORT_STAT_PFC_3_RX_PKTS": "7", "SAI_PORT_STAT_PFC_3_TX_PKTS": "2"},
+                "Ethernet8": [],  # cjson's empty table
+            }
+        )
+    )
     counters = sonic_answers.interfaces_counters(ports, {"rx_octets": "SAI_PORT_STAT_IF_IN_OCTETS", "tx_octets": "SAI_PORT_STAT_IF_OUT_OCTETS"})
     assert counters == {"Ethernet0": {"rx_octets": 1234, "tx_octets": -1}, "Ethernet8": {"rx_octets": -1, "tx_octets": -1}}
     queues = {"Ethernet0:3": {"STORMS": 2}, "Ethernet0:4": {"STORMS": 1, "ECN": 5}, "Ethernet8:3": {}}
@@ -129,34 +152,61 @@ def test_counters_and_lossless_counters():
     assert lossless["Ethernet8"] == {"pfc_rx": {}, "pfc_tx": {}, "pfcwd_storms": None, "ecn_marked": None}
 
 
-@pytest.mark.parametrize("answer", ['{"Ethernet0": {"X": "-1"}}', '{"Ethernet0": {"X": 5}}', '{"Ethernet0": "5"}', "(error) NOSCRIPT", '{"Ethernet0": {"X": "1e5"}}'])
+@pytest.mark.parametrize(
+    "answer", ['{"Ethernet0": {"X": "-1"}}', '{"Ethernet0": {"X": 5}}', '{"Ethernet0": "5"}', "(error) NOSCRIPT", '{"Ethernet0": {"X": "1e5"}}']
+)
 def test_a_malformed_counter_answer_is_an_answer_error(answer: str):
     with pytest.raises(AnswerError):
         sonic_answers.counters_json(answer)
 
 
 def test_optics_from_the_dom_sensor_table():
-    table = sonic_answers.string_tables(json.dumps({
-        "TRANSCEIVER_DOM_SENSOR|Ethernet0": {"temperature": "35.1", "rx1power": "-1.5", "tx1power": "0.5", "tx1bias": "6.8", "rx2power": "-inf", "tx2power": "N/A", "tx2bias": "N/A"},
-        "TRANSCEIVER_DOM_SENSOR|Ethernet8": {"temperature": "N/A", "rx1power": "N/A"},
-    }))
+    table = sonic_answers.string_tables(
+        json.dumps(
+            {
+                "TRANSCEIVER_DOM_SENSOR|Ethernet0": {
+                    "temperature": "35.1",
+                    "rx1power": "-1.5",
+                    "tx1power": "0.5",
+                    "tx1bias": "6.8",
+                    "rx2power": "-inf",
+                    "tx2power": "N/A",
+                    "tx2bias": "N/A",
+                },
+                "TRANSCEIVER_DOM_SENSOR|Ethernet8": {"temperature": "N/A", "rx1power": "N/A"},
+            }
+        )
+    )
     optics = sonic_answers.optics(table, "TRANSCEIVER_DOM_SENSOR|")
     assert list(optics) == ["Ethernet0"]  # no lane of Ethernet8 reports
     first, second = optics["Ethernet0"]["physical_channels"]["channel"]
-    assert first == {"index": 0, "state": {
-        "input_power": {"instant": -1.5, "avg": 0.0, "min": 0.0, "max": 0.0},
-        "output_power": {"instant": 0.5, "avg": 0.0, "min": 0.0, "max": 0.0},
-        "laser_bias_current": {"instant": 6.8, "avg": 0.0, "min": 0.0, "max": 0.0}}}
+    assert first == {
+        "index": 0,
+        "state": {
+            "input_power": {"instant": -1.5, "avg": 0.0, "min": 0.0, "max": 0.0},
+            "output_power": {"instant": 0.5, "avg": 0.0, "min": 0.0, "max": 0.0},
+            "laser_bias_current": {"instant": 6.8, "avg": 0.0, "min": 0.0, "max": 0.0},
+        },
+    }
     assert second["index"] == 1 and second["state"]["input_power"]["instant"] == sonic_answers.DARK_DBM
     with pytest.raises(AnswerError, match="not a number"):
         sonic_answers.optics({"TRANSCEIVER_DOM_SENSOR|Ethernet0": {"rx1power": "lots"}}, "TRANSCEIVER_DOM_SENSOR|")
 
 
 def test_ecmp_widths_count_installed_next_hops_of_the_selected_route():
-    text = json.dumps({
-        "10.0.0.5/32": [{"prefix": "10.0.0.5/32", "protocol": "bgp", "selected": True, "nexthops": [{"ip": "a", "fib": True, "active": True}, {"ip": "b", "fib": True, "active": True}, {"ip": "c", "active": True}]}],
-        "10.0.0.6/32": [{"protocol": "bgp", "nexthops": [{"ip": "a", "active": True}]}],  # not selected
-    })
+    text = json.dumps(
+        {
+            "10.0.0.5/32": [
+                {
+                    "prefix": "10.0.0.5/32",
+                    "protocol": "bgp",
+                    "selected": True,
+                    "nexthops": [{"ip": "a", "fib": True, "active": True}, {"ip": "b", "fib": True, "active": True}, {"ip": "c", "active": True}],
+                }
+            ],
+            "10.0.0.6/32": [{"protocol": "bgp", "nexthops": [{"ip": "a", "active": True}]}],  # not selected
+        }
+    )
     assert sonic_answers.ecmp_widths(text) == {"10.0.0.5/32": 2}
     with pytest.raises(AnswerError, match="next hops"):
         sonic_answers.ecmp_widths('{"10.0.0.5/32": [{"selected": true, "nexthops": "a"}]}')

@@ -314,7 +314,7 @@ def test_a_malformed_answer_is_a_command_error_naming_the_command(target: SonicT
     with pytest.raises(CommandErrorException, match="not JSON"):
         driver.get_interfaces_counters()
     target.answer_next("show", "Interface  Oper\n---------  ----\nEthernet0  up\n")
-    with pytest.raises(CommandErrorException, match="show interfaces status.*no table"):
+    with pytest.raises(CommandErrorException, match=r"show interfaces status.*no table"):
         driver.get_interfaces()
     assert driver.get_interfaces_counters()["Ethernet0"]["rx_octets"] >= 0  # once: the next answer is the real one
 
@@ -351,7 +351,9 @@ def test_an_unconfirmed_commit_reverts_by_itself_after_the_session_is_gone(two_u
     device = SonicDriver(target.host, target.username, target.password, timeout=30, optional_args=target.optional_args)
     device.open()
     target.forget_commands()
-    device.load_replace_candidate(config=json.dumps({"config_db": json.loads((broken / "config_db.json").read_text()), "frr": (broken / "frr.conf").read_text()}))
+    device.load_replace_candidate(
+        config=json.dumps({"config_db": json.loads((broken / "config_db.json").read_text()), "frr": (broken / "frr.conf").read_text()})
+    )
     device.commit_config(revert_in=REVERT_IN)
     assert target.running_config_db()["DEVICE_METADATA"]["localhost"]["hostname"] == "unconfirmed"
     device.close()  # fabricgen is gone

@@ -192,11 +192,21 @@ def test_the_yang_checks_catch_wrong_management_fields(secured):
     db["SNMP"]["LOCATION"]["location"] = "lower-case field"
     found = "\n".join(violations(db))
     for expected in (
-        "TACPLUS_SERVER|10.250.0.11.vrf", "TACPLUS_SERVER|10.250.0.12.passkey", "'9' is not an NTP_KEY", "NTP|global.authentication",
-        "SYSLOG_SERVER|10.250.0.31.severity", "SNMP_USER|nms-poller.SNMP_USER_ENCRYPTION_TYPE", "SNMP_USER|nms: name 4-32",
-        "SNMP_USER|nms.SNMP_USER_AUTH_PASSWORD", "'TELNET' is not a service", "FABRICGEN_NTP|RULE_1.PACKET_ACTION",
-        "SSH_SERVER|POLICIES.login_timeout", "PASSW_HARDENING|POLICIES.len_min", "AAA|authentication.login",
-        "NTP|global.vrf: mgmt without MGMT_VRF_CONFIG", "SNMP|LOCATION.location: unknown field",
+        "TACPLUS_SERVER|10.250.0.11.vrf",
+        "TACPLUS_SERVER|10.250.0.12.passkey",
+        "'9' is not an NTP_KEY",
+        "NTP|global.authentication",
+        "SYSLOG_SERVER|10.250.0.31.severity",
+        "SNMP_USER|nms-poller.SNMP_USER_ENCRYPTION_TYPE",
+        "SNMP_USER|nms: name 4-32",
+        "SNMP_USER|nms.SNMP_USER_AUTH_PASSWORD",
+        "'TELNET' is not a service",
+        "FABRICGEN_NTP|RULE_1.PACKET_ACTION",
+        "SSH_SERVER|POLICIES.login_timeout",
+        "PASSW_HARDENING|POLICIES.len_min",
+        "AAA|authentication.login",
+        "NTP|global.vrf: mgmt without MGMT_VRF_CONFIG",
+        "SNMP|LOCATION.location: unknown field",
     ):
         assert expected in found, expected
     # tacacs+ login without a passkey: the AAA model's `must`
@@ -214,7 +224,8 @@ def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path
         assert db["RADIUS"]["global"] == {"auth_type": "pap", "timeout": "7", "passkey": "<<secret:radius-key>>"}
         servers = db["RADIUS_SERVER"]
         assert {s: (v["priority"], v["auth_port"], v["vrf"]) for s, v in servers.items()} == {
-            "10.250.0.61": ("2", "1812", "mgmt"), "10.250.0.62": ("1", "1812", "mgmt")
+            "10.250.0.61": ("2", "1812", "mgmt"),
+            "10.250.0.62": ("1", "1812", "mgmt"),
         }
         assert db["TACPLUS_SERVER"]["10.250.0.11"]["tcp_port"] == "49" and "auth_port" not in db["TACPLUS_SERVER"]["10.250.0.11"]
         assert violations(db, build.configs[name].nos_release) == [], name

@@ -167,8 +167,14 @@ def _results(tmp_path: Path, names: dict[str, str]) -> list[Path]:
 
 
 def test_check_reports_busbw_as_printed_and_names_short_runs(plan_256, tmp_path):
-    files = _results(tmp_path, {"nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt", "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
-                                "pair0001.txt": "pair0001.txt"})
+    files = _results(
+        tmp_path,
+        {
+            "nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt",
+            "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
+            "pair0001.txt": "pair0001.txt",
+        },
+    )
     report = tmp_path / "report.md"
     result = runner.invoke(app, ["testplan", "check", str(plan_256), *map(str, files), "--json-report", str(tmp_path / "r.json"), "--report", str(report)])
     assert result.exit_code == 1, result.output  # RCCL's run (#-prefixed rows) is below 360 GB/s
@@ -206,12 +212,20 @@ def test_results_are_matched_by_content_when_misnamed(plan_256, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["pairs"][0]["pair"] == "pair0001"
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 1048576 100 3.9e2 391.0 0.04\n", ":2: expected a perftest row"),
-    (("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-      "#        (B)    (elements)\n  1024  256  float  sum  -1  10.0  nan  1.0  0  10.0  1.0  1.0  0\n"), ":3: expected a number in column algbw"),
-    ("hello \x1b[31mred\n", "neither perftest output"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 1048576 100 3.9e2 391.0 0.04\n", ":2: expected a perftest row"),
+        (
+            (
+                "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                "#        (B)    (elements)\n  1024  256  float  sum  -1  10.0  nan  1.0  0  10.0  1.0  1.0  0\n"
+            ),
+            ":3: expected a number in column algbw",
+        ),
+        ("hello \x1b[31mred\n", "neither perftest output"),
+    ],
+)
 def test_unparseable_results_are_exit_2_naming_file_and_line(plan_256, tmp_path, content, expected):
     path = tmp_path / "pair0001.txt"
     path.write_text(content)

@@ -115,7 +115,7 @@ def test_32768_gpus_build_with_every_cable_and_port_once_in_bom_cabling_and_conf
     # the configs: every switch port exactly once (by its cable id), a BGP session per fabric link end
     mentions: Counter = Counter()
     neighbors = 0
-    switches = [d for d in fabric.switches()]
+    switches = list(fabric.switches())
     for device in switches:
         text = files[f"configs/{device.name}.cfg"].decode()
         mentions.update(re.findall(r"^  description (BE-[SC]?\d+) to ", text, re.MULTILINE))
@@ -200,6 +200,7 @@ def test_nxos_leaves_accept_their_own_asn_back_once_when_asns_are_reused(write_i
 @pytest.mark.slow
 def test_growing_by_two_pods_keeps_every_existing_address_asn_and_cable(write_intent):
     """With the core count pinned to the final size, 4,096 -> 6,144 GPUs only adds."""
+
     def built(gpus):
         build = compile_intent(write_intent(f"gpus: {gpus}\nbackend:\n  core: {{count: 128}}\n"), render=False)
         ports = {(p.device.name, p.name): a.cidr for p, a in build.addresses.interfaces.items()}

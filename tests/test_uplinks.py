@@ -113,7 +113,9 @@ def test_uplink_speed_the_leaf_lacks_is_refused(write_intent):
 
 def test_more_uplinks_than_the_leaf_has_left(write_intent):
     # 32 x 400G on 16 broken-out cages leave 48 whole 800G cages
-    [problem] = problems_of(write_intent, "gpus: 256\nbackend: {uplinks: {count: 49, speed: 800G}, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n")
+    [problem] = problems_of(
+        write_intent, "gpus: 256\nbackend: {uplinks: {count: 49, speed: 800G}, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n"
+    )
     assert problem.field == ("backend", "uplinks", "count")
     assert "leaves 48 800G ports free after 32 400G downlinks" in problem.message and "count: 48" in problem.hint
 

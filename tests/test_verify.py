@@ -56,8 +56,16 @@ def healthy(build_dir: Path) -> dict[str, dict]:
     """device -> getter -> answer, for a fabric exactly as built."""
     topology = json.loads((build_dir / "topology.json").read_text())
     switches = {n["id"]: n for n in topology["nodes"] if n.get("nos") in ("sonic", "nxos")}
-    answers = {name: {"get_lldp_neighbors_detail": {}, "get_interfaces": {}, "get_interfaces_counters": {}, "get_bgp_neighbors": {"global": {"router_id": "", "peers": {}}},
-                      "get_lossless_counters": {}} for name in switches}
+    answers = {
+        name: {
+            "get_lldp_neighbors_detail": {},
+            "get_interfaces": {},
+            "get_interfaces_counters": {},
+            "get_bgp_neighbors": {"global": {"router_id": "", "peers": {}}},
+            "get_lossless_counters": {},
+        }
+        for name in switches
+    }
     for row in _rows(build_dir, "cabling.csv"):
         speed = int(row["speed"].rstrip("G")) * 1000
         for here, there in (("a", "b"), ("b", "a")):
@@ -65,16 +73,37 @@ def healthy(build_dir: Path) -> dict[str, dict]:
             if device not in switches:
                 continue
             a = answers[device]
-            a["get_lldp_neighbors_detail"][port] = [{"remote_system_name": row[f"{there}_device"], "remote_port": row[f"{there}_port"],
-                                                     "remote_port_description": row[f"{there}_port"], "remote_chassis_id": "00:00:00:00:00:01"}]
-            a["get_interfaces"][port] = {"is_up": True, "is_enabled": True, "description": "", "last_flapped": -1.0, "speed": float(speed), "mtu": 9216, "mac_address": ""}
+            a["get_lldp_neighbors_detail"][port] = [
+                {
+                    "remote_system_name": row[f"{there}_device"],
+                    "remote_port": row[f"{there}_port"],
+                    "remote_port_description": row[f"{there}_port"],
+                    "remote_chassis_id": "00:00:00:00:00:01",
+                }
+            ]
+            a["get_interfaces"][port] = {
+                "is_up": True,
+                "is_enabled": True,
+                "description": "",
+                "last_flapped": -1.0,
+                "speed": float(speed),
+                "mtu": 9216,
+                "mac_address": "",
+            }
             a["get_interfaces_counters"][port] = {"rx_errors": 0, "tx_errors": 0, "rx_discards": 0, "tx_discards": 0}
             a["get_lossless_counters"][port] = {"pfc_rx": {3: 10}, "pfc_tx": {3: 10}, "pfcwd_storms": 0, "ecn_marked": 0}
     for row in _rows(build_dir, "ip-plan.csv"):
         if row["device"] in switches and row["peer_address"] and row["peer_device"] in switches:
             answers[row["device"]]["get_bgp_neighbors"]["global"]["peers"][row["peer_address"]] = {
-                "local_as": 0, "remote_as": 0, "remote_id": "0.0.0.0", "is_up": True, "is_enabled": True, "description": "", "uptime": 100,
-                "address_family": {"ipv4": {"received_prefixes": 3, "accepted_prefixes": 3, "sent_prefixes": 3}}}
+                "local_as": 0,
+                "remote_as": 0,
+                "remote_id": "0.0.0.0",
+                "is_up": True,
+                "is_enabled": True,
+                "description": "",
+                "uptime": 100,
+                "address_family": {"ipv4": {"received_prefixes": 3, "accepted_prefixes": 3, "sent_prefixes": 3}},
+            }
     for name, node in switches.items():
         if node["nos"] == "sonic":
             db = json.loads((build_dir / f"configs/{name}/config_db.json").read_text())
@@ -155,7 +184,10 @@ class FakeDriver:
         if commands != [nxos.PFC]:
             raise NotImplementedError
         counters = self._answer("get_lossless_counters")
-        rows = [{"if_name_str": port, "oper_vl_bmap": "On (8)", "rx_ppp": str(c["pfc_rx"].get(3, 0)), "tx_ppp": str(c["pfc_tx"].get(3, 0))} for port, c in counters.items()]
+        rows = [
+            {"if_name_str": port, "oper_vl_bmap": "On (8)", "rx_ppp": str(c["pfc_rx"].get(3, 0)), "tx_ppp": str(c["pfc_tx"].get(3, 0))}
+            for port, c in counters.items()
+        ]
         return {nxos.PFC: json.dumps({"TABLE_ppp": {"ROW_ppp": rows}})}
 
     def load_replace_candidate(self, filename=None, config=None):
@@ -219,9 +251,14 @@ def test_three_cables_rotated_are_one_rotation(build_dir, inventory):
     cables = {r["cable_id"]: r for r in _rows(build_dir, "cabling.csv")}
     c1, c2, c3 = (cables[i] for i in ("BE-S00001", "BE-S00003", "BE-S00005"))
     # each cable's A end (a spine port) now meets the next cable's B end (a leaf port)
-    _swap(answers, {(c1["a_device"], c1["a_port"]): (c2["b_device"], c2["b_port"]),
-                    (c2["a_device"], c2["a_port"]): (c3["b_device"], c3["b_port"]),
-                    (c3["a_device"], c3["a_port"]): (c1["b_device"], c1["b_port"])})
+    _swap(
+        answers,
+        {
+            (c1["a_device"], c1["a_port"]): (c2["b_device"], c2["b_port"]),
+            (c2["a_device"], c2["a_port"]): (c3["b_device"], c3["b_port"]),
+            (c3["a_device"], c3["a_port"]): (c1["b_device"], c1["b_port"]),
+        },
+    )
     cabling = errors(run(build_dir, inventory, answers), "cabling")
     assert len(cabling) == 1, [f.message for f in cabling]
     assert cabling[0].message.startswith("rotation of 3 cables")
@@ -290,7 +327,11 @@ def test_a_down_port_and_wrong_speed_and_mtu(build_dir, inventory):
 
 def _optic(dbm: float, low: float | None = None) -> dict:
     power = {"instant": dbm, "avg": dbm, "min": dbm, "max": dbm} | ({"low_alarm": low} if low is not None else {})
-    return {"physical_channels": {"channel": [{"index": 0, "state": {"input_power": power, "output_power": {"instant": 1.0}, "laser_bias_current": {"instant": 7.0}}}]}}
+    return {
+        "physical_channels": {
+            "channel": [{"index": 0, "state": {"input_power": power, "output_power": {"instant": 1.0}, "laser_bias_current": {"instant": 7.0}}}]
+        }
+    }
 
 
 def test_optics_missing_and_dom_below_its_alarm(build_dir, inventory):
@@ -367,8 +408,10 @@ def test_ecmp_widths_to_remote_leaves(build_dir, inventory):
 def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):
     answers = healthy(build_dir)
     # 0.01 s interval: 1,000 frames in it is ~100,000/s, far above the default storm threshold
-    deltas = {"be-su01-leaf1": {"get_lossless_counters": {("Ethernet16", "pfc_rx"): {3: 1000}}},
-              "be-su01-leaf2": {"get_lossless_counters": {("Ethernet16", "pfc_tx"): {3: 1}}}}
+    deltas = {
+        "be-su01-leaf1": {"get_lossless_counters": {("Ethernet16", "pfc_rx"): {3: 1000}}},
+        "be-su01-leaf2": {"get_lossless_counters": {("Ethernet16", "pfc_tx"): {3: 1}}},
+    }
     lossless = errors(run(build_dir, inventory, answers, deltas), "lossless")
     storm = [f for f in lossless if f.message.startswith("pause storm")]
     assert [(f.device, f.port) for f in storm] == [("be-su01-leaf1", "Ethernet16")]
@@ -405,7 +448,11 @@ def test_drift_is_statements_in_their_blocks_not_line_order():
     assert missing == {"router bgp 1 > address-family ipv4 unicast > maximum-paths 8"}
     assert added == {"router bgp 1 > maximum-paths 8"}
     assert statements('{\n    "PORT": {\n        "Ethernet0": {\n            "mtu": "9216",\n            "speed": "400000"\n        }\n    }\n}\n') == [
-        '"PORT": {', '"PORT": { > "Ethernet0": {', '"PORT": { > "Ethernet0": { > "mtu": "9216"', '"PORT": { > "Ethernet0": { > "speed": "400000"']
+        '"PORT": {',
+        '"PORT": { > "Ethernet0": {',
+        '"PORT": { > "Ethernet0": { > "mtu": "9216"',
+        '"PORT": { > "Ethernet0": { > "speed": "400000"',
+    ]
 
 
 def test_an_unreachable_device_is_a_finding(build_dir, inventory):
@@ -418,7 +465,18 @@ def test_an_unreachable_device_is_a_finding(build_dir, inventory):
 def test_only_getters_are_called_and_the_wrapper_refuses_writes(build_dir, inventory):
     calls: list[str] = []
     run(build_dir, inventory, healthy(build_dir), calls=calls)
-    assert set(calls) <= {"open", "close", "cli", "get_facts", "get_lldp_neighbors_detail", "get_interfaces", "get_interfaces_counters", "get_bgp_neighbors", "get_config", "get_lossless_counters"}
+    assert set(calls) <= {
+        "open",
+        "close",
+        "cli",
+        "get_facts",
+        "get_lldp_neighbors_detail",
+        "get_interfaces",
+        "get_interfaces_counters",
+        "get_bgp_neighbors",
+        "get_config",
+        "get_lossless_counters",
+    }
     device = ReadOnlyDevice(FakeDriver({}, calls=calls))
     for method in ("load_replace_candidate", "load_merge_candidate", "commit_config", "rollback", "discard_config", "compare_config"):
         with pytest.raises(ReadOnlyViolation):
@@ -447,11 +505,23 @@ def test_nxos_extensions_parse_the_recorded_json():
 
 def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
     # "²" passes str.isdigit() but int() refuses it: one such row used to fail the whole getter
-    routes = {"TABLE_vrf": {"ROW_vrf": {"TABLE_addrf": {"ROW_addrf": {"TABLE_prefix": {"ROW_prefix": [
-        {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
-        {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
-        {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
-    ]}}}}}}
+    routes = {
+        "TABLE_vrf": {
+            "ROW_vrf": {
+                "TABLE_addrf": {
+                    "ROW_addrf": {
+                        "TABLE_prefix": {
+                            "ROW_prefix": [
+                                {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
+                                {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
+                                {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
+                            ]
+                        }
+                    }
+                }
+            }
+        }
+    }
     pfc = {"TABLE_ppp": {"ROW_ppp": [{"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "7"}]}}
 
     class Answering:
@@ -481,14 +551,18 @@ def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
     answers = healthy(build_dir)
     from fabricgen.push import rollout
 
-    monkeypatch.setattr(rollout, "resolve_drivers", lambda targets: {"mock": lambda host, user, password, timeout, optional_args: FakeDriver(answers[_name_of(host)])})
+    monkeypatch.setattr(
+        rollout, "resolve_drivers", lambda targets: {"mock": lambda host, user, password, timeout, optional_args: FakeDriver(answers[_name_of(host)])}
+    )
     names = iter([])
     del names
     inventory_by_name = build_dir.parent / "inventory-hosts.yaml"
     devices = [n["id"] for n in json.loads((build_dir / "topology.json").read_text())["nodes"] if n.get("nos")]
     inventory_by_name.write_text("defaults: {driver: mock}\ndevices:\n" + "".join(f"  {d}: {{host: {d}}}\n" for d in devices))
     report_file, json_file = tmp_path / "r.md", tmp_path / "r.json"
-    ok = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json-report", str(json_file)])
+    ok = runner.invoke(
+        app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--report", str(report_file), "--json-report", str(json_file)]
+    )
     assert ok.exit_code == 0, ok.output
     assert json.loads(json_file.read_text())["ok"] is True and "## cabling" in report_file.read_text()
     answers["be-su01-leaf1"]["get_interfaces"]["Ethernet16"]["is_up"] = False

@@ -59,9 +59,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
         known_hosts = directory / "known_hosts"
         known_hosts.write_text("".join(t.known_hosts.read_text() for t in targets.values()))
         inventory = directory / "inventory.yaml"
-        inventory.write_text("devices:\n" + "".join(
-            f"  {name}: {{host: 127.0.0.1, optional_args: {{port: {t.port}, frr_container: '', lldp_container: ''}}}}\n" for name, t in targets.items()
-        ))
+        inventory.write_text(
+            "devices:\n"
+            + "".join(
+                f"  {name}: {{host: 127.0.0.1, optional_args: {{port: {t.port}, frr_container: '', lldp_container: ''}}}}\n" for name, t in targets.items()
+            )
+        )
         yield build_dir, plan, state, targets, inventory, known_hosts, password
     finally:
         for target in targets.values():
@@ -74,8 +77,7 @@ def verify(lab, monkeypatch) -> tuple[int, dict]:
     build_dir, _, _, _, inventory, known_hosts, password = lab
     monkeypatch.setenv("FABRICGEN_USERNAME", "root")
     monkeypatch.setenv("FABRICGEN_PASSWORD", password)
-    result = CliRunner().invoke(app, ["verify", str(build_dir), "--inventory", str(inventory), "--known-hosts", str(known_hosts),
-                                      "--interval", "1", "--json"])
+    result = CliRunner().invoke(app, ["verify", str(build_dir), "--inventory", str(inventory), "--known-hosts", str(known_hosts), "--interval", "1", "--json"])
     assert result.exit_code in (0, 1), result.output
     document = json.loads(result.stdout)
     assert password not in result.output

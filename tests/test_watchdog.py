@@ -122,7 +122,9 @@ def test_a_switch_override_outside_the_range_is_refused_at_the_override(write_in
 
 
 def test_silicon_one_dlb_refusal_names_what_is_unverified(write_intent):
-    intent = 'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {model: N9364E-SG2-O, nos: nxos, nos_release: "10.5(3)F"}\n  load_balancing: {mode: flowlet}\n'
+    intent = (
+        'gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {model: N9364E-SG2-O, nos: nxos, nos_release: "10.5(3)F"}\n  load_balancing: {mode: flowlet}\n'
+    )
     with pytest.raises(CheckError) as refused:
         compile_intent(write_intent(intent), render=False)
     mode = [p.message for p in refused.value.problems if p.field == ("backend", "load_balancing", "mode")]

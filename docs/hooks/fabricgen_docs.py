@@ -49,9 +49,7 @@ def cli_root():
 def on_files(files, config):
     """Refuse a build where a command of the command line has no page."""
     root = cli_root()
-    missing = sorted(
-        {reference_pages.page_of(path, PAGES) for path in reference_pages.commands(root)} - {file.src_uri for file in files.documentation_pages()}
-    )
+    missing = sorted({reference_pages.page_of(path, PAGES) for path in reference_pages.commands(root)} - {file.src_uri for file in files.documentation_pages()})
     if missing:
         raise PluginError(f"fabricgen docs: no page for a command: {', '.join('docs/' + page for page in missing)} (add the page; its options are generated)")
     if INTENT_PAGE not in {file.src_uri for file in files.documentation_pages()}:
@@ -111,6 +109,4 @@ def _put(markdown: str, marker: str, text: str) -> str:
 def _literal_cells(table: str) -> str:
     """Table rows shown as written: the sources quote YANG patterns such as "[0-7](,[0-7])*",
     which Markdown would read as a link and emphasis. Lines outside the table keep their bold."""
-    return "\n".join(
-        line.replace("*", "\\*").replace("[", "\\[").replace("]", "\\]") if line.startswith("|") else line for line in table.split("\n")
-    )
+    return "\n".join(line.replace("*", "\\*").replace("[", "\\[").replace("]", "\\]") if line.startswith("|") else line for line in table.split("\n"))

@@ -41,8 +41,14 @@ class TrafficOptions:
         raise_if(option_problems(None, None, self), AnalysisError)
 
     def traffic(self, jobs: int | None = None) -> dict:
-        return {"pattern": self.pattern, "scope": self.scope, "jobs": jobs or self.jobs, "placement": self.placement,
-                "message_bytes": self.message_bytes, "flows_per_pair": self.flows_per_pair}
+        return {
+            "pattern": self.pattern,
+            "scope": self.scope,
+            "jobs": jobs or self.jobs,
+            "placement": self.placement,
+            "message_bytes": self.message_bytes,
+            "flows_per_pair": self.flows_per_pair,
+        }
 
     @property
     def flowlet(self) -> FlowletModel:
@@ -93,8 +99,7 @@ def path_shares(model: Clos, flows: Traffic) -> PathShares:
     per_node = model.ports_per_node
     node = src // per_node == dst // per_node
     leaf = model.leaf_of_nic[src] == model.leaf_of_nic[dst]
-    return PathShares(len(src), float(np.mean(src != ports.src[kept])), float(np.mean(node)),
-                      float(np.mean(leaf & ~node)), float(np.mean(~leaf & ~node)))
+    return PathShares(len(src), float(np.mean(src != ports.src[kept])), float(np.mean(node)), float(np.mean(leaf & ~node)), float(np.mean(~leaf & ~node)))
 
 
 def clos_of(fabric: Fabric) -> Clos:
@@ -110,9 +115,18 @@ def clos_of(fabric: Fabric) -> Clos:
     gbps = np.repeat(np.array([g for *_, g in fabric.cables], dtype=float), 2)
     nics = fabric.nic_leaf.ravel()  # [node, gpu, plane]: port (node * rails + gpu) * planes + plane
     return Clos(
-        names=fabric.switches, tiers=tiers, leaves=len(fabric.leaves), tail=tail, head=head, gbps=gbps,
-        cables=tuple(key for key, *_ in fabric.cables), leaf_of_nic=nics, rails=fabric.nic_leaf.shape[1],
-        host_gbps=fabric.nic_gbps, alive=np.ones(len(tail), dtype=bool), nic_alive=np.ones(len(nics), dtype=bool),
+        names=fabric.switches,
+        tiers=tiers,
+        leaves=len(fabric.leaves),
+        tail=tail,
+        head=head,
+        gbps=gbps,
+        cables=tuple(key for key, *_ in fabric.cables),
+        leaf_of_nic=nics,
+        rails=fabric.nic_leaf.shape[1],
+        host_gbps=fabric.nic_gbps,
+        alive=np.ones(len(tail), dtype=bool),
+        nic_alive=np.ones(len(nics), dtype=bool),
         planes=fabric.nic_leaf.shape[2],
     )
 
@@ -123,8 +137,12 @@ def sending_leaf(model: Clos, senders: str) -> int | None:
         return None
     name = senders.split(":", 1)[1]
     if name not in model.names[: model.leaves]:
-        raise AnalysisError(Problem(f"--senders {senders}: {name!r} is not a leaf of this fabric",
-                                    hint=f"use one of: {', '.join(model.names[:3])} …" if model.leaves > 3 else f"use one of: {', '.join(model.names[: model.leaves])}"))
+        raise AnalysisError(
+            Problem(
+                f"--senders {senders}: {name!r} is not a leaf of this fabric",
+                hint=f"use one of: {', '.join(model.names[:3])} …" if model.leaves > 3 else f"use one of: {', '.join(model.names[: model.leaves])}",
+            )
+        )
     return model.names.index(name)
 
 
@@ -144,10 +162,12 @@ def suits(fabric: Fabric, options: TrafficOptions) -> Clos:
     model = clos_of(fabric)
     sending_leaf(model, options.senders)
     if model.nodes // options.jobs < 2:
-        raise AnalysisError(Problem(
-            f"--concurrent-jobs {options.jobs:,}: the fabric has {model.nodes:,} GPU nodes ({model.gpus:,} GPUs), and every job needs at least 2 nodes",
-            hint=f"use --concurrent-jobs {max(1, model.nodes // 2)} or fewer",
-        ))
+        raise AnalysisError(
+            Problem(
+                f"--concurrent-jobs {options.jobs:,}: the fabric has {model.nodes:,} GPU nodes ({model.gpus:,} GPUs), and every job needs at least 2 nodes",
+                hint=f"use --concurrent-jobs {max(1, model.nodes // 2)} or fewer",
+            )
+        )
     return model
 
 
@@ -178,8 +198,9 @@ def metrics(result: PathResult, threshold: float) -> dict[str, float]:
     }
 
 
-def compare(model: Clos, options: TrafficOptions, seeds, jobs: int | None = None, keep: dict[str, PathResult] | None = None,
-            done: dict | None = None) -> dict[str, Summary]:
+def compare(
+    model: Clos, options: TrafficOptions, seeds, jobs: int | None = None, keep: dict[str, PathResult] | None = None, done: dict | None = None
+) -> dict[str, Summary]:
     """For every mode, `simulate` over `seeds` (traffic, placement and ports re-drawn per seed)
     and summarise each metric as a mean with a 95 % confidence interval. `done` holds each
     (jobs, seed)'s metrics per mode, filled and read: a seed's traffic depends on the seed and the
@@ -203,8 +224,9 @@ def compare(model: Clos, options: TrafficOptions, seeds, jobs: int | None = None
     return {m: Summary(m, {k: estimate(v) for k, v in values.items()}) for m, values in per_mode.items()}
 
 
-def analyse(fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None,
-            devices: tuple[str, ...] = (), cables: tuple[str, ...] = ()) -> Balancing:
+def analyse(
+    fabric: Fabric, options: TrafficOptions, sweep: bool = True, budget: int | None = None, devices: tuple[str, ...] = (), cables: tuple[str, ...] = ()
+) -> Balancing:
     """Every mode over options.seeds seeds; with `sweep`, JCT against 1, 2, 4 ... concurrent jobs;
     with `devices`/`cables`, the same traffic again with them down. Refused up front
     (AnalysisError) when the options do not suit the fabric or would not fit."""

@@ -27,8 +27,8 @@ def pair_capacity(capacity: np.ndarray) -> np.ndarray:
     leaves = capacity.shape[0]
     result = np.empty((leaves, leaves))
     for start in range(0, leaves, ROWS_PER_CHUNK):
-        block = capacity[start:start + ROWS_PER_CHUNK, None, :]
-        result[start:start + ROWS_PER_CHUNK] = np.minimum(block, capacity[None, :, :]).sum(axis=2)
+        block = capacity[start : start + ROWS_PER_CHUNK, None, :]
+        result[start : start + ROWS_PER_CHUNK] = np.minimum(block, capacity[None, :, :]).sum(axis=2)
     np.fill_diagonal(result, np.inf)  # a leaf to itself crosses no fabric link
     return result
 
@@ -142,7 +142,9 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
         impacts.append(_scored(fabric, "spine", name, intact, pair_capacity(capacity), ecmp_width(links), ecmp_width(links, per_spine=True)))
     for leaf, name in enumerate(fabric.leaves):
         alive = np.arange(len(fabric.leaves)) != leaf
-        impacts.append(_scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive))
+        impacts.append(
+            _scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive)
+        )
     for leaf, spine in zip(*np.nonzero(fabric.links), strict=True):
         row = fabric.capacity_gbps[leaf].copy()
         row_links = fabric.links[leaf].copy()
@@ -159,7 +161,17 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
         worst_pair = (fabric.leaves[leaf], partner) if row_pairs[low] <= intact else intact_pair
         label = f"{fabric.leaves[leaf]} -- {fabric.spines[spine]} (1 of {fabric.links[leaf, spine]} links)"
         least = min(intact, float(row_pairs[low]))
-        impacts.append(FailureImpact("link", label, least, worst_pair, min(intact_width, int(row_widths.min())), min(intact_spines, int(row_spines.min())), least / intact if intact else 0.0))
+        impacts.append(
+            FailureImpact(
+                "link",
+                label,
+                least,
+                worst_pair,
+                min(intact_width, int(row_widths.min())),
+                min(intact_spines, int(row_spines.min())),
+                least / intact if intact else 0.0,
+            )
+        )
     impacts.sort(key=lambda i: (i.min_pair_gbps, i.min_ecmp_width, i.kind, i.name))
     return impacts[:worst] if worst else impacts
 
@@ -170,7 +182,9 @@ def _min_pair(fabric: Fabric, pairs: np.ndarray, alive: np.ndarray | None = None
     return names[a], names[b]
 
 
-def _scored(fabric: Fabric, kind: str, name: str, intact: float, pairs: np.ndarray, widths: np.ndarray, spines: np.ndarray, alive: np.ndarray | None = None) -> FailureImpact:
+def _scored(
+    fabric: Fabric, kind: str, name: str, intact: float, pairs: np.ndarray, widths: np.ndarray, spines: np.ndarray, alive: np.ndarray | None = None
+) -> FailureImpact:
     if pairs.shape[0] < 2:
         return FailureImpact(kind, name, 0.0, ("", ""), 0, 0, 0.0)
     least = float(pairs.min())

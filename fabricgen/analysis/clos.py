@@ -101,10 +101,12 @@ class Clos:
         if table is None:
             keys = np.arange(len(self.names) * self.leaves if len(self.tail) else 0)  # no cable: no next hop
             chunk = max(1, (1 << 22) // self.out.shape[1])  # bounds the temporaries of _groups
-            parts = [_groups(self, keys[i : i + chunk] // self.leaves, keys[i : i + chunk] % self.leaves)
-                     for i in range(0, len(keys), chunk)]
-            table = ((np.concatenate([g for g, _ in parts]), np.concatenate([z for _, z in parts])) if parts
-                     else (np.zeros((0, self.out.shape[1]), dtype=np.int64), np.zeros(0, dtype=np.int64)))
+            parts = [_groups(self, keys[i : i + chunk] // self.leaves, keys[i : i + chunk] % self.leaves) for i in range(0, len(keys), chunk)]
+            table = (
+                (np.concatenate([g for g, _ in parts]), np.concatenate([z for _, z in parts]))
+                if parts
+                else (np.zeros((0, self.out.shape[1]), dtype=np.int64), np.zeros(0, dtype=np.int64))
+            )
             object.__setattr__(self, "_next_hops", table)
         return table
 
@@ -139,8 +141,21 @@ class Clos:
         cut[[cable_index[c] for c in cables]] = True
         alive = self.alive & ~down[self.tail] & ~down[self.head] & ~np.repeat(cut, 2)
         nic_alive = self.nic_alive & ~down[self.leaf_of_nic]
-        return Clos(self.names, self.tiers, self.leaves, self.tail, self.head, self.gbps, self.cables,
-                    self.leaf_of_nic, self.rails, self.host_gbps, alive, nic_alive, self.planes)
+        return Clos(
+            self.names,
+            self.tiers,
+            self.leaves,
+            self.tail,
+            self.head,
+            self.gbps,
+            self.cables,
+            self.leaf_of_nic,
+            self.rails,
+            self.host_gbps,
+            alive,
+            nic_alive,
+            self.planes,
+        )
 
 
 def _distances(switches: int, leaves: int, tail: np.ndarray, head: np.ndarray) -> np.ndarray:
@@ -200,9 +215,14 @@ def on_ports(clos: Clos, traffic: Traffic) -> tuple[Traffic, np.ndarray]:
         return traffic, np.arange(len(traffic.src))
     p = clos.planes
     plane = np.tile(np.arange(p), len(traffic.src))
-    ports = Traffic(src=np.repeat(traffic.src * p, p) + plane, dst=np.repeat(traffic.dst * p, p) + plane,
-                    nbytes=np.repeat(traffic.nbytes / p, p), sport=np.repeat(traffic.sport, p),
-                    job=np.repeat(traffic.job, p), jobs=traffic.jobs)
+    ports = Traffic(
+        src=np.repeat(traffic.src * p, p) + plane,
+        dst=np.repeat(traffic.dst * p, p) + plane,
+        nbytes=np.repeat(traffic.nbytes / p, p),
+        sport=np.repeat(traffic.sport, p),
+        job=np.repeat(traffic.job, p),
+        jobs=traffic.jobs,
+    )
     return ports, np.repeat(np.arange(len(traffic.src)), p)
 
 
@@ -219,15 +239,17 @@ def carried(clos: Clos, traffic: Traffic) -> tuple[np.ndarray, np.ndarray, np.nd
     return src, dst, traffic.nbytes[keep], traffic.job[keep], keep
 
 
-def simulate(clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", flowlet: FlowletModel = FlowletModel(),
-             load: float = 1.0, seed: int = 0) -> PathResult:
+def simulate(
+    clos: Clos, traffic: Traffic, mode: str, *, hash: str = "crc32", flowlet: FlowletModel = FlowletModel(), load: float = 1.0, seed: int = 0
+) -> PathResult:
     """Balance `traffic` on `clos` with `mode` ("ecmp", "flowlet", "spray") at `load` (the
     fraction of NIC line rate the GPUs offer) and measure it."""
     return simulate_modes(clos, traffic, (mode,), hash=hash, flowlet=flowlet, load=load, seed=seed)[mode]
 
 
-def simulate_modes(clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash: str = "crc32",
-                   flowlet: FlowletModel = FlowletModel(), load: float = 1.0, seed: int = 0) -> dict[str, PathResult]:
+def simulate_modes(
+    clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash: str = "crc32", flowlet: FlowletModel = FlowletModel(), load: float = 1.0, seed: int = 0
+) -> dict[str, PathResult]:
     """`simulate` of every mode in `modes` on the same traffic, each exactly as `simulate` alone
     would give it (every mode draws from its own generator seeded with `seed`), sharing the work
     they have in common: the port flows, what the network carries, the ideal times, and the ECMP
@@ -242,7 +264,7 @@ def simulate_modes(clos: Clos, traffic: Traffic, modes: tuple[str, ...], *, hash
     traffic, parent = on_ports(clos, traffic)
     src, dst, nbytes, job, kept = carried(clos, traffic)
     a, b = clos.leaf_of_nic[src], clos.leaf_of_nic[dst]
-    local = (src // clos.ports_per_node == dst // clos.ports_per_node)  # same node after PXN: NVLink
+    local = src // clos.ports_per_node == dst // clos.ports_per_node  # same node after PXN: NVLink
     cross = (a != b) & ~local
     if np.any(clos.dist[a[cross], b[cross]] >= UNREACHABLE):
         bad = np.flatnonzero(cross & (clos.dist[a, b] >= UNREACHABLE))[0]
@@ -359,6 +381,7 @@ def _ecmp(clos, a, b, src, dst, sport, hash, rng) -> np.ndarray:
         else:  # one seed per switch, mixed non-linearly: no polarisation (switch_hash)
             h = _seeded(cur, crc[moving])
         return (h % sizes[key].astype(np.uint64)).astype(np.int64)
+
     return _hops(clos, a, b, choose)
 
 
@@ -485,9 +508,18 @@ def _measure(clos, mode, edge_bytes, capacity, fct, ideal, job, jobs, nic_drain)
     drain = np.divide(edge_bytes, capacity, out=np.zeros_like(edge_bytes), where=capacity > 0)
     leaf_jain = jain[: clos.leaves]
     return PathResult(
-        mode=mode, edge_bytes=edge_bytes, edge_gbps=np.where(clos.alive, clos.gbps, 0.0), tail=clos.tail, uplink=up,
-        max_load_ratio=float(ratio.max()) if ratio.size else 1.0, jain_per_leaf=leaf_jain,
+        mode=mode,
+        edge_bytes=edge_bytes,
+        edge_gbps=np.where(clos.alive, clos.gbps, 0.0),
+        tail=clos.tail,
+        uplink=up,
+        max_load_ratio=float(ratio.max()) if ratio.size else 1.0,
+        jain_per_leaf=leaf_jain,
         jain=float(np.nanmean(leaf_jain)) if np.isfinite(leaf_jain).any() else float("nan"),
-        fct_s=fct, ideal_fct_s=ideal, job=job, jobs=jobs,
-        drain_s=float(max(drain.max(initial=0.0), nic_drain)), nic_drain_s=float(nic_drain),
+        fct_s=fct,
+        ideal_fct_s=ideal,
+        job=job,
+        jobs=jobs,
+        drain_s=float(max(drain.max(initial=0.0), nic_drain)),
+        nic_drain_s=float(nic_drain),
     )

@@ -62,11 +62,13 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     cores = tuple(name for name, node in nodes.items() if node.role == "core")
     if not leaves:
         known = sorted(topology.graph.fabrics)
-        raise AnalysisError(Problem(
-            f"the build has no routed {printable(network)} fabric (no leaves)",
-            hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
-            file=str(build_dir / "topology.json"),
-        ))
+        raise AnalysisError(
+            Problem(
+                f"the build has no routed {printable(network)} fabric (no leaves)",
+                hint=f"choose one of: {', '.join(known)}" if known else "build an intent with a backend fabric",
+                file=str(build_dir / "topology.json"),
+            )
+        )
     leaf_index = {name: i for i, name in enumerate(leaves)}
     spine_index = {name: j for j, name in enumerate(spines)}
     links = np.zeros((len(leaves), len(spines)), dtype=np.int64)
@@ -110,8 +112,7 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         capacity_gbps=capacity,
         downlink_gbps=downlinks,
         link_gbps=max(speeds, key=speeds.__getitem__) if speeds else 0.0,
-        nic_leaf=_nic_leaf(gpu_nics, _gpus_per_node(topology.graph.backend if network == "backend" else {}),
-                           np.array([leaf_plane[name] for name in leaves])),
+        nic_leaf=_nic_leaf(gpu_nics, _gpus_per_node(topology.graph.backend if network == "backend" else {}), np.array([leaf_plane[name] for name in leaves])),
         nic_gbps=max(nic_speeds, key=nic_speeds.__getitem__) if nic_speeds else 0.0,
         cores=cores,
         cables=tuple(cables),

@@ -131,14 +131,29 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
             problems.append(Problem(f"--modes {quoted(mode)} is not known", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
     if options.senders != "all" and not (options.senders.startswith("leaf:") and len(options.senders) > len("leaf:")):
         problems.append(Problem(f"--senders {quoted(options.senders)} is not known", hint="choose all, or leaf:NAME (only the GPUs on that leaf send)"))
-    reals = {"--load": (options.load, 0.0, 1.0, False), "--stretch-threshold": (options.stretch_threshold, 1.0, 1e6, True),
-             "--flowlet-gap-us": (options.flowlet_gap_us, 0.0, 1e6, False), "--idle-gap-us": (options.idle_gap_us, 0.0, 1e6, False)}
+    reals = {
+        "--load": (options.load, 0.0, 1.0, False),
+        "--stretch-threshold": (options.stretch_threshold, 1.0, 1e6, True),
+        "--flowlet-gap-us": (options.flowlet_gap_us, 0.0, 1e6, False),
+        "--idle-gap-us": (options.idle_gap_us, 0.0, 1e6, False),
+    }
     for name, (value, low, high, low_included) in reals.items():
         if not (not math.isnan(value) and (low <= value if low_included else low < value) and value <= high):
             side = "at least" if low_included else "more than"
-            problems.append(Problem(f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}", hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]"))
-    values = {"--worst": worst, "--concurrent-jobs": options.jobs, "--message-bytes": options.message_bytes,
-              "--flows-per-pair": options.flows_per_pair, "--flowlets": options.flowlets, "--seeds": options.seeds}
+            problems.append(
+                Problem(
+                    f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}",
+                    hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]",
+                )
+            )
+    values = {
+        "--worst": worst,
+        "--concurrent-jobs": options.jobs,
+        "--message-bytes": options.message_bytes,
+        "--flows-per-pair": options.flows_per_pair,
+        "--flowlets": options.flowlets,
+        "--seeds": options.seeds,
+    }
     for name, value in values.items():
         low, high = BOUNDS[name]
         if value is None:
@@ -164,8 +179,12 @@ def report_problems(report: Path) -> list[Problem]:
     if report.name in ("", ".", ".."):
         return [Problem(f"--report needs a file name, not {_path(report)}", hint="give one, e.g. --report analysis.md")]
     if len(os.fsencode(report.name)) + _LONGEST_SUFFIX > NAME_MAX:
-        return [Problem(f"--report: the file name is {len(os.fsencode(report.name))} bytes, too long for the figures beside it",
-                        hint=f"use a name of at most {NAME_MAX - _LONGEST_SUFFIX} bytes")]
+        return [
+            Problem(
+                f"--report: the file name is {len(os.fsencode(report.name))} bytes, too long for the figures beside it",
+                hint=f"use a name of at most {NAME_MAX - _LONGEST_SUFFIX} bytes",
+            )
+        ]
     directory = report.parent
     existing = directory
     while not os.path.lexists(existing) and existing != existing.parent:
@@ -232,7 +251,8 @@ def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = Tru
     per_flow = max(BYTES_PER_FLOW[mode] for mode in options.modes) * planes + BYTES_PER_GPU_FLOW + BYTES_KEPT_PER_FLOW * len(options.modes)
     per_flow_placements = sum(options.flowlets if mode == "flowlet" else 1 for mode in options.modes) * planes
     per_flow_seconds = SECONDS_PER_GPU_FLOW + planes * hops * sum(
-        SECONDS_PER_FLOW_HOP[mode] * (options.flowlets if mode == "flowlet" else 1) for mode in options.modes)
+        SECONDS_PER_FLOW_HOP[mode] * (options.flowlets if mode == "flowlet" else 1) for mode in options.modes
+    )
     peak = placements = largest = 0
     seconds = 0.0
     for jobs, seeds in runs:
@@ -309,11 +329,19 @@ def check_capacity_cost(leaves: int, spines: int, network: str, budget: int | No
     size = f"the {network} fabric's {leaves:,} leaves and {spines:,} spines"
     problems = []
     if cost.bytes > budget:
-        problems.append(Problem(f"analysing {size} would need about {_gib(cost.bytes)} of memory, more than the {_gib(budget)} it may use{source}",
-                                hint="analyse a smaller fabric (a 2-tier leaf-spine has at most a spine's ports of leaves)"))
+        problems.append(
+            Problem(
+                f"analysing {size} would need about {_gib(cost.bytes)} of memory, more than the {_gib(budget)} it may use{source}",
+                hint="analyse a smaller fabric (a 2-tier leaf-spine has at most a spine's ports of leaves)",
+            )
+        )
     if cost.placements > MAX_CAPACITY_STEPS:
-        problems.append(Problem(f"analysing every single failure of {size} would take {cost.placements:,} steps, more than the limit of {MAX_CAPACITY_STEPS:,} (about 20 minutes)",
-                                hint="analyse a smaller fabric"))
+        problems.append(
+            Problem(
+                f"analysing every single failure of {size} would take {cost.placements:,} steps, more than the limit of {MAX_CAPACITY_STEPS:,} (about 20 minutes)",
+                hint="analyse a smaller fabric",
+            )
+        )
     if problems:
         raise AnalysisError(problems)
     return cost
@@ -331,8 +359,7 @@ def _fixes(model: LeafSpine, options: TrafficOptions, sweep: bool, fits) -> list
         if best is not None:
             fixes.append(f"lower {name} to {best}")
     if not sweep:
-        jobs = next((j for j in (2, 4, 8, 16, 32, 64, 128, 256) if options.jobs < j <= model.nodes // 2
-                     and fits(replace(options, jobs=j))), None)
+        jobs = next((j for j in (2, 4, 8, 16, 32, 64, 128, 256) if options.jobs < j <= model.nodes // 2 and fits(replace(options, jobs=j))), None)
         if jobs is not None:
             fixes.append(f"use --concurrent-jobs {jobs} (smaller jobs, fewer peers)")
     if options.scope == "cross-rail" and fits(replace(options, scope="rail")):

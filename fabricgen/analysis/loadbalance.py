@@ -24,6 +24,7 @@ class SizedFabric(Protocol):
     @property
     def rails(self) -> int: ...
 
+
 PATTERNS = ("all-to-all", "ring", "permutation", "shift")
 SCOPES = ("cross-rail", "rail")
 PLACEMENTS = ("contiguous", "scattered")
@@ -65,29 +66,21 @@ class Summary:
 # ---------------------------------------------------------------- traffic
 
 
-def place_jobs(
-    nodes: int, jobs: int, placement: str, rng: np.random.Generator
-) -> list[np.ndarray]:
+def place_jobs(nodes: int, jobs: int, placement: str, rng: np.random.Generator) -> list[np.ndarray]:
     """Split the nodes into `jobs` equal jobs (nodes // jobs each, the rest idle): consecutive
     blocks, or a seeded random permutation cut into blocks (each job's nodes sorted)."""
     if placement not in PLACEMENTS:
-        raise ValueError(
-            f"unknown placement {placement!r}; expected one of {PLACEMENTS}"
-        )
+        raise ValueError(f"unknown placement {placement!r}; expected one of {PLACEMENTS}")
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     if jobs > nodes:
-        raise ValueError(
-            f"{jobs} jobs do not fit on {nodes} nodes (one node per job at least)"
-        )
+        raise ValueError(f"{jobs} jobs do not fit on {nodes} nodes (one node per job at least)")
     per_job = nodes // jobs
     order = np.arange(nodes) if placement == "contiguous" else rng.permutation(nodes)
     return [np.sort(order[j * per_job : (j + 1) * per_job]) for j in range(jobs)]
 
 
-def _job_pairs(
-    job_nodes: np.ndarray, rails: int, pattern: str, scope: str, message: float, rng=None
-):
+def _job_pairs(job_nodes: np.ndarray, rails: int, pattern: str, scope: str, message: float, rng=None):
     """(src gpu, dst gpu, bytes per pair) for one job. Same-node pairs use NVLink: left out."""
     n = len(job_nodes)
     if pattern == "all-to-all":
@@ -125,8 +118,7 @@ def _one_way(job_nodes: np.ndarray, rails: int, pattern: str, scope: str, messag
         cycle = rng.permutation(n)
         successor = np.empty(n, dtype=np.int64)
         successor[cycle] = np.roll(cycle, -1)
-        dst_rail = (np.tile(np.arange(rails), (n, 1)) if scope == "rail"
-                    else rng.permuted(np.tile(np.arange(rails), (n, 1)), axis=1))
+        dst_rail = np.tile(np.arange(rails), (n, 1)) if scope == "rail" else rng.permuted(np.tile(np.arange(rails), (n, 1)), axis=1)
     else:
         successor = (np.arange(n) + max(1, n // 2)) % n
         dst_rail = (np.arange(rails)[None, :] + (0 if scope == "rail" else 1)) % rails + np.zeros((n, 1), dtype=np.int64)
@@ -135,9 +127,7 @@ def _one_way(job_nodes: np.ndarray, rails: int, pattern: str, scope: str, messag
     return src, dst, float(message)
 
 
-def traffic_size(
-    nodes: int, rails: int, pattern: str, scope: str, jobs: int, flows_per_pair: int
-) -> tuple[int, int]:
+def traffic_size(nodes: int, rails: int, pattern: str, scope: str, jobs: int, flows_per_pair: int) -> tuple[int, int]:
     """(flows, grid) of `make_traffic` on `nodes` nodes of `rails` GPUs, without building it:
     the flows of every job, and the cells of one job's GPU-pair grid that all-to-all builds
     before keeping the pairs that cross nodes (0 for a ring). Plain integers, so a caller can
@@ -166,9 +156,7 @@ def make_traffic(
     `scope` "rail" (peers on the same rail) or "cross-rail". A GPU pair's bytes are split over
     `flows_per_pair` flows (QPs), each with a seeded random UDP source port in 49152..65535."""
     if pattern not in PATTERNS:
-        raise ValueError(
-            f"unknown traffic pattern {pattern!r}; expected one of {PATTERNS}"
-        )
+        raise ValueError(f"unknown traffic pattern {pattern!r}; expected one of {PATTERNS}")
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; expected one of {SCOPES}")
     if flows_per_pair < 1:
@@ -180,22 +168,12 @@ def make_traffic(
     rng = np.random.default_rng(seed)
     placed = place_jobs(fabric.nodes, jobs, placement, rng)
     if len(placed[0]) < 2:
-        raise ValueError(
-            f"{jobs} jobs on {fabric.nodes} nodes leave {len(placed[0])} node per job; a job "
-            "needs at least 2 nodes to use the network"
-        )
-    parts = [
-        _job_pairs(nodes, fabric.rails, pattern, scope, message_bytes, rng)
-        for nodes in placed
-    ]
+        raise ValueError(f"{jobs} jobs on {fabric.nodes} nodes leave {len(placed[0])} node per job; a job needs at least 2 nodes to use the network")
+    parts = [_job_pairs(nodes, fabric.rails, pattern, scope, message_bytes, rng) for nodes in placed]
     src = np.concatenate([np.repeat(p[0], flows_per_pair) for p in parts])
     dst = np.concatenate([np.repeat(p[1], flows_per_pair) for p in parts])
-    nbytes = np.concatenate(
-        [np.full(len(p[0]) * flows_per_pair, p[2] / flows_per_pair) for p in parts]
-    )
-    job = np.concatenate(
-        [np.full(len(p[0]) * flows_per_pair, j) for j, p in enumerate(parts)]
-    )
+    nbytes = np.concatenate([np.full(len(p[0]) * flows_per_pair, p[2] / flows_per_pair) for p in parts])
+    job = np.concatenate([np.full(len(p[0]) * flows_per_pair, j) for j, p in enumerate(parts)])
     sport = rng.integers(49152, 65536, size=len(src))
     return Traffic(src=src, dst=dst, nbytes=nbytes, sport=sport, job=job, jobs=jobs)
 
@@ -213,9 +191,7 @@ def _crc_table() -> np.ndarray:
 _CRC_TABLE = _crc_table()
 
 
-def crc32_tuples(
-    switch_seed, src_ip, dst_ip, sport, dport: int = ROCEV2_PORT
-) -> np.ndarray:
+def crc32_tuples(switch_seed, src_ip, dst_ip, sport, dport: int = ROCEV2_PORT) -> np.ndarray:
     """CRC-32 (zlib's) of the packed big-endian bytes seed(4) src(4) dst(4) proto(1) sport(2)
     dport(2), vectorised over flows; equal to zlib.crc32 of the same 17 bytes."""
     n = len(src_ip)

@@ -18,7 +18,7 @@ def paths_markdown(fabric: Fabric) -> str:
     """A fabric the leaf-spine max-flow analysis does not cover (3 tiers, or rail-only without
     spines): its tiers and their capacity; the traffic simulation covers the rest."""
     tiers = [("leaves", fabric.leaves), ("spines", fabric.spines), ("cores", fabric.cores)]
-    gbps = {name: 0.0 for name in fabric.switches}
+    gbps = dict.fromkeys(fabric.switches, 0.0)
     for _key, a, b, speed in fabric.cables:
         gbps[a] += speed
         gbps[b] += speed
@@ -33,8 +33,14 @@ def paths_markdown(fabric: Fabric) -> str:
     for label, names in tiers:
         if names:
             lines.append(f"| {label} | {len(names)} | {_tbps(sum(gbps[n] for n in names))} |")
-    lines += ["", ("The pairwise max-flow and single-failure tables cover 2-tier leaf-spine fabrics; for this one use the "
-                   "traffic simulation below, and `--fail DEVICE|CABLE` for a failure."), ""]
+    lines += [
+        "",
+        (
+            "The pairwise max-flow and single-failure tables cover 2-tier leaf-spine fabrics; for this one use the "
+            "traffic simulation below, and `--fail DEVICE|CABLE` for a failure."
+        ),
+        "",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -56,7 +62,8 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
         f"| least ECMP width between two leaves | {found.min_ecmp_width} links over {found.min_spine_width} spines |",
         "",
         "Oversubscription built (server-facing : spine-facing capacity per leaf): "
-        + ", ".join(f"{ratio:g}:1 on {count} leaves" for ratio, count in sorted(ratios.items())) + ".",
+        + ", ".join(f"{ratio:g}:1 on {count} leaves" for ratio, count in sorted(ratios.items()))
+        + ".",
         "",
     ]
     if found.groups:
@@ -71,10 +78,12 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
         return "\n".join(lines) + "\n"
     worst = failures[0]
     lines += [
-        (f"Worst single failure: {worst.kind} {worst.name}. It leaves {_tbps(worst.min_pair_gbps)} between "
-        f"{worst.worst_pair[0]} and {worst.worst_pair[1]} ({worst.capacity_left:.0%} of the intact "
-        f"{_tbps(found.min_pair_gbps)}, a cut of {1 - worst.capacity_left:.0%}); ECMP width {found.min_ecmp_width} → "
-        f"{worst.min_ecmp_width} links, spines {found.min_spine_width} → {worst.min_spine_width}."),
+        (
+            f"Worst single failure: {worst.kind} {worst.name}. It leaves {_tbps(worst.min_pair_gbps)} between "
+            f"{worst.worst_pair[0]} and {worst.worst_pair[1]} ({worst.capacity_left:.0%} of the intact "
+            f"{_tbps(found.min_pair_gbps)}, a cut of {1 - worst.capacity_left:.0%}); ECMP width {found.min_ecmp_width} → "
+            f"{worst.min_ecmp_width} links, spines {found.min_spine_width} → {worst.min_spine_width}."
+        ),
         "",
         f"The {min(shown, len(failures))} worst of {len(failures):,} single failures (every spine, leaf and leaf-spine link):",
         "",
@@ -118,10 +127,11 @@ def _multi_rail_leaves(model) -> bool:
 
 def _pxn_sentence(shares, model) -> str:
     """Where the traffic between rails that share no switch went (rail-only, planes)."""
-    return (f"{shares.pxn:.1%} of the flows go between rails (or planes) that share no switch: each crosses its node's "
-            "scale-up domain (NVLink, PXN) to the node's NIC on the destination's rail and lands on that rail's leaf, "
-            "so the network carries it as same-rail traffic"
-            + (" and no fabric link sees a byte of it." if not model.spines else "."))
+    return (
+        f"{shares.pxn:.1%} of the flows go between rails (or planes) that share no switch: each crosses its node's "
+        "scale-up domain (NVLink, PXN) to the node's NIC on the destination's rail and lands on that rail's leaf, "
+        "so the network carries it as same-rail traffic" + (" and no fabric link sees a byte of it." if not model.spines else ".")
+    )
 
 
 def _no_fabric_sentence(shares, model, o) -> str:
@@ -135,7 +145,8 @@ def _no_fabric_sentence(shares, model, o) -> str:
     else:
         why = "Each rail's GPUs here are on one leaf" + (" (a leaf serves several rails)" if _multi_rail_leaves(model) else "")
     counts = f"{shares.within_leaf:.1%} of the flows stay within a leaf" + (
-        f", {shares.within_node:.1%} within their node (NVLink)" if shares.within_node else "")
+        f", {shares.within_node:.1%} within their node (NVLink)" if shares.within_node else ""
+    )
     text = f"{why}: {counts}; no flow crosses from one leaf to another, so no fabric link carries a byte and load balancing plays no part."
     if not model.spines:
         text += " This fabric has no spines (rail-only, one leaf per rail): whatever the traffic, the network carries only same-rail traffic within a leaf."
@@ -151,12 +162,15 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
     lines = [
         "## Load balancing under collective traffic",
         "",
-        (f"Traffic: {o.pattern} ({o.scope} scope), {o.jobs} job(s) placed {o.placement}, {o.message_bytes:,} bytes per "
-        f"{'GPU pair' if o.pattern == 'all-to-all' else 'GPU'}, {o.flows_per_pair} flow(s) per GPU pair; "
-        f"{model.leaves} leaves and {model.spines} switches above them, {len(model.tail) // 2:,} fabric links, "
-        f"{model.gpus:,} GPUs" + (f" ({len(model.leaf_of_nic):,} NIC ports over {model.planes} planes, each GPU's traffic split evenly over them)" if model.planes > 1 else "")
-        + f", NIC ports of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:.0%} of line rate. "
-        f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow, timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us."),
+        (
+            f"Traffic: {o.pattern} ({o.scope} scope), {o.jobs} job(s) placed {o.placement}, {o.message_bytes:,} bytes per "
+            f"{'GPU pair' if o.pattern == 'all-to-all' else 'GPU'}, {o.flows_per_pair} flow(s) per GPU pair; "
+            f"{model.leaves} leaves and {model.spines} switches above them, {len(model.tail) // 2:,} fabric links, "
+            f"{model.gpus:,} GPUs"
+            + (f" ({len(model.leaf_of_nic):,} NIC ports over {model.planes} planes, each GPU's traffic split evenly over them)" if model.planes > 1 else "")
+            + f", NIC ports of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:.0%} of line rate. "
+            f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow, timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us."
+        ),
         "",
     ]
     shares = balancing.paths
@@ -166,9 +180,15 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
         lines += [_no_fabric_sentence(shares, model, o), ""]
         return "\n".join(lines) + "\n"
     if shares is not None and shares.within_leaf:
-        lines += [(f"{shares.across_leaves:.1%} of the flows cross from one leaf to another; {shares.within_leaf:.1%} have both NICs "
-                   "on one leaf" + (" (a leaf here serves several rails)" if _multi_rail_leaves(model) and o.scope == "cross-rail" else "")
-                   + " and never use a fabric link, yet count in the FCT and JCT figures below (at their NICs' time)."), ""]
+        lines += [
+            (
+                f"{shares.across_leaves:.1%} of the flows cross from one leaf to another; {shares.within_leaf:.1%} have both NICs "
+                "on one leaf"
+                + (" (a leaf here serves several rails)" if _multi_rail_leaves(model) and o.scope == "cross-rail" else "")
+                + " and never use a fabric link, yet count in the FCT and JCT figures below (at their NICs' time)."
+            ),
+            "",
+        ]
     lines += [
         f"Mean over {o.seeds} seeds, with a 95 % confidence interval (Student t); each seed redraws placement, source ports and hashes.",
         "",
@@ -189,8 +209,10 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
         lines += [
             f"### With {', '.join(f.down)} down",
             "",
-            (f"The traffic's capacity (its makespan under ideal spraying) is cut by {f.capacity_cut:.1%}; "
-             f"{f.flows_lost:.1%} of the flows lose a GPU's leaf and are left out."),
+            (
+                f"The traffic's capacity (its makespan under ideal spraying) is cut by {f.capacity_cut:.1%}; "
+                f"{f.flows_lost:.1%} of the flows lose a GPU's leaf and are left out."
+            ),
             "",
             "| mode | slowest job's time, failed / intact | " + " | ".join(label for _, label in METRICS) + " |",
             "|---|---|" + "---|" * len(METRICS),

@@ -27,9 +27,12 @@ class Estimate(_Closed):
 
 class ModeFindings(_Closed):
     mode: str = Field(description="ecmp, flowlet or spray")
-    metrics: dict[str, Estimate] = Field(description=(
-        "max_load_ratio, jain, stretch_median, stretch_p90, stretch_worst, share_above_stretch "
-        "(flows whose FCT / ideal is above --stretch-threshold), jct_ratio_worst, jct_ratio_mean, jct_s"))
+    metrics: dict[str, Estimate] = Field(
+        description=(
+            "max_load_ratio, jain, stretch_median, stretch_p90, stretch_worst, share_above_stretch "
+            "(flows whose FCT / ideal is above --stretch-threshold), jct_ratio_worst, jct_ratio_mean, jct_s"
+        )
+    )
 
 
 class FabricShape(_Closed):

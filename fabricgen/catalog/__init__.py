@@ -212,7 +212,11 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
             if other != name:
                 problems.append(
                     origin[name].locate(
-                        Problem(f"release {release} is already a release of flavour {other}", hint="name each flavour's releases apart", field=("nos_releases", name, "releases"))
+                        Problem(
+                            f"release {release} is already a release of flavour {other}",
+                            hint="name each flavour's releases apart",
+                            field=("nos_releases", name, "releases"),
+                        )
                     )
                 )
         for feature, entry in flavour.features.items():
@@ -230,7 +234,9 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
     for pid, model in catalog.switches.items():
         for nos, release in model.nos_release.items():
             if nos not in model.nos:
-                problems.append(origin[pid].locate(Problem(f"nos_release names {nos}, which this switch does not run", field=("switches", pid, "nos_release", nos))))
+                problems.append(
+                    origin[pid].locate(Problem(f"nos_release names {nos}, which this switch does not run", field=("switches", pid, "nos_release", nos)))
+                )
             elif catalog.flavour_of(nos, release) is None:
                 problems.append(
                     origin[pid].locate(

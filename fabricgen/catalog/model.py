@@ -200,13 +200,17 @@ class PlatformPorts(_Strict):
     lane_base: int | None = Field(None, ge=0, le=MAX_LANE_NUMBER)
     lane_stride: int | None = Field(None, ge=1, le=MAX_LANES)
     first_lanes: list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]] | None = Field(None, max_length=MAX_CAGES)
-    lanes: list[Annotated[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]], Field(min_length=1, max_length=MAX_LANES)]] | None = Field(None, max_length=MAX_CAGES)
+    lanes: list[Annotated[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]], Field(min_length=1, max_length=MAX_LANES)]] | None = Field(
+        None, max_length=MAX_CAGES
+    )
 
     @model_validator(mode="after")
     def _one_way_of_giving_lanes(self) -> PlatformPorts:
         given = [name for name in ("lane_base", "first_lanes", "lanes") if getattr(self, name) is not None]
         if len(given) != 1:
-            raise ValueError(f"cages {self.first}-{self.last}: give their lanes one way: lane_base (with lane_stride), first_lanes or lanes, not {' and '.join(given) or 'none'}")
+            raise ValueError(
+                f"cages {self.first}-{self.last}: give their lanes one way: lane_base (with lane_stride), first_lanes or lanes, not {' and '.join(given) or 'none'}"
+            )
         if (self.lane_base is None) != (self.lane_stride is None):
             raise ValueError(f"cages {self.first}-{self.last}: lane_base and lane_stride go together")
         listed = self.first_lanes if self.first_lanes is not None else self.lanes
@@ -280,7 +284,8 @@ class SonicPlatform(_Strict):
     unverified: Text | None = Field(None, description="why the entry has no port map; the build's note repeats it")
     alias: AliasNaming = AliasNaming()
     breakout_modes: dict[BreakoutMode, SonicBreakoutMode] = Field(
-        {}, max_length=16,
+        {},
+        max_length=16,
         description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
     )
 
@@ -308,9 +313,7 @@ class SwitchModel(_Strict):
     interface_names: dict[Nos, InterfaceNaming]
     max_ecmp_paths: int = Field(64, ge=1, le=65_536)
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
-    management_port: dict[Nos, InterfaceName] = Field(
-        default_factory=_default_management_ports, description="the out-of-band Ethernet port, per NOS"
-    )
+    management_port: dict[Nos, InterfaceName] = Field(default_factory=_default_management_ports, description="the out-of-band Ethernet port, per NOS")
     console_port: InterfaceName = "console"
     sonic: SonicPlatform = SonicPlatform()
     qos: PlatformQos = PlatformQos()
@@ -486,7 +489,7 @@ class SwitchModel(_Strict):
         assert group is not None
         width = group.lanes_at(speed)
         lanes, number = self.cage_lanes[cage], self.port_numbers[cage]
-        return [(sub, number + offset, lanes[offset:offset + width]) for sub, offset in enumerate(range(0, group.lanes, width), start=1)]
+        return [(sub, number + offset, lanes[offset : offset + width]) for sub, offset in enumerate(range(0, group.lanes, width), start=1)]
 
     def port_lanes(self, cage: int, sub: int, speed: int) -> tuple[int, ...]:
         """SerDes lanes of a cage (sub 0) or of one of its sub-ports at `speed`."""
@@ -747,12 +750,10 @@ class Feature(_Strict):
     )
     note: Text | None = None
     parameters: dict[Token, Parameter] = Field(default_factory=dict, max_length=16, description="the numbers it takes, with ranges")
-    why_not: dict[Pid, Text] = Field(
-        default_factory=dict, max_length=64, description="for a model no release has it on (models: null): why, for the refusal"
-    )
+    why_not: dict[Pid, Text] = Field(default_factory=dict, max_length=64, description="for a model no release has it on (models: null): why, for the refusal")
 
     def since_on(self, model: str) -> str | None:
-        return self.models[model] if model in self.models else self.since
+        return self.models.get(model, self.since)
 
 
 class NosFlavour(_Strict):

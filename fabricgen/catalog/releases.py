@@ -51,7 +51,6 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

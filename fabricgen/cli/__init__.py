@@ -63,9 +63,7 @@ def _usage_json(exc: Exception, arguments) -> None:
     from fabricgen.trust import printable
 
     command = exc.ctx.command_path if exc.ctx is not None else "fabricgen"
-    problem = ProblemJson(
-        file=None, line=None, field=None, device=None, port=None, message=printable(exc.format_message()), hint=f"see {command} --help"
-    )
+    problem = ProblemJson(file=None, line=None, field=None, device=None, port=None, message=printable(exc.format_message()), hint=f"see {command} --help")
     print_json(error_document("usage", [problem]))
 
 

@@ -128,7 +128,9 @@ def analyze_command(
     errors = ProblemFormat.json if as_json else ProblemFormat.text
     if old_jobs is not None:
         if concurrent_jobs != 1 and concurrent_jobs != old_jobs:
-            run_or_exit(lambda: raise_if([Problem("--jobs (deprecated) and --concurrent-jobs disagree", hint="give --concurrent-jobs only")], AnalysisError), errors)
+            run_or_exit(
+                lambda: raise_if([Problem("--jobs (deprecated) and --concurrent-jobs disagree", hint="give --concurrent-jobs only")], AnalysisError), errors
+            )
         sys.stderr.write("warning: analyze --jobs is deprecated and goes in the next release: use --concurrent-jobs (build's --jobs counts processes)\n")
         concurrent_jobs = old_jobs
     with _quiet_libraries():
@@ -221,7 +223,11 @@ def analyze_command(
             try:
                 with progress.phase("load balancing", work):
                     balancing = analyse(
-                        fabric, options, sweep, devices=tuple(n for n in fail if n in fabric.switches), cables=tuple(n for n in fail if n not in fabric.switches)
+                        fabric,
+                        options,
+                        sweep,
+                        devices=tuple(n for n in fail if n in fabric.switches),
+                        cables=tuple(n for n in fail if n not in fabric.switches),
                     )
             except MemoryError:
                 # the estimate is measured, not a guarantee: other programs may have taken the memory meanwhile
@@ -232,7 +238,9 @@ def analyze_command(
                     )
                 ) from None
         elif not no_traffic:
-            text += f"\n## Load balancing under collective traffic\n\nThe {network_name} fabric has no GPU nodes; collective traffic is analysed on the backend.\n"
+            text += (
+                f"\n## Load balancing under collective traffic\n\nThe {network_name} fabric has no GPU nodes; collective traffic is analysed on the backend.\n"
+            )
         files = {}
         if balancing is not None:
             png = {}

@@ -69,9 +69,7 @@ def build_command(
     else:
         _print_summary(result)
         total_bytes = sum(len(data) for data in result.files.values())
-        out.print(
-            f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {destination} in {time.perf_counter() - started:.2f} s", markup=False
-        )
+        out.print(f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {destination} in {time.perf_counter() - started:.2f} s", markup=False)
     # The process ends next: without this, its last collection walks the whole build (2 s of CPU
     # at 131,072 GPUs) to free what the exit frees anyway.
     gc.freeze()

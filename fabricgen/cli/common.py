@@ -111,6 +111,4 @@ def _make_directory(directory: Path) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(
-            Problem(f"cannot create the directory {printable(directory)}: {exc.strerror}", hint="choose a path you can write")
-        ) from None
+        raise OutputError(Problem(f"cannot create the directory {printable(directory)}: {exc.strerror}", hint="choose a path you can write")) from None

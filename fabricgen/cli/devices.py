@@ -52,9 +52,7 @@ PUSH_SECRETS_OPTION = typer.Option(
     "--secrets",
     help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only.",
 )
-VERIFY_SECRETS_OPTION = typer.Option(
-    None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs."
-)
+VERIFY_SECRETS_OPTION = typer.Option(None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs.")
 VERIFY_REPORT_OPTION = typer.Option(None, "--report", help="Also write the findings as Markdown to FILE (its directories are created).")
 VERIFY_JSON_REPORT_OPTION = typer.Option(
     None, "--json-report", help="Also write the findings (and each device's full config diff) as JSON to FILE (its directories are created)."

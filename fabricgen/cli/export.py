@@ -43,7 +43,9 @@ def containerlab_command(
     output: Path | None = OUTPUT_OPTION,
     network: str = NETWORK_OPTION,
     frr_image: str | None = typer.Option(None, "--frr-image", help="Image of the FRR nodes (default quay.io/frrouting/frr:10.5.1)."),
-    sonic_image: str | None = typer.Option(None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."),
+    sonic_image: str | None = typer.Option(
+        None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."
+    ),
     host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their

@@ -33,8 +33,5 @@ def require_extra(extra: str, command: str) -> None:
     """Exit 2 with the pip command to run when `extra` is not installed."""
     missing = missing_modules(extra)
     if missing:
-        sys.stderr.write(
-            f"fabricgen {command} needs the '{extra}' extra: pip install 'fabricgen[{extra}]' "
-            f"(not installed: {', '.join(missing)})\n"
-        )
+        sys.stderr.write(f"fabricgen {command} needs the '{extra}' extra: pip install 'fabricgen[{extra}]' (not installed: {', '.join(missing)})\n")
         raise typer.Exit(EXIT_INPUT)

@@ -37,7 +37,9 @@ class DesignChoice(str, Enum):
 def init_command(
     gpus: int | None = typer.Option(None, "--gpus", min=1, help="Total GPU count, a whole number of GPU nodes."),
     gpu_node: str | None = typer.Option(None, "--gpu-node", metavar="MODEL", help="GPU node model from the catalog (default DGX-H100)."),
-    leaf: str | None = typer.Option(None, "--leaf", metavar="MODEL", help="Backend leaf switch model (default: N9K-C9364D-GX2A, for SONiC a model with a SONiC platform map)."),
+    leaf: str | None = typer.Option(
+        None, "--leaf", metavar="MODEL", help="Backend leaf switch model (default: N9K-C9364D-GX2A, for SONiC a model with a SONiC platform map)."
+    ),
     spine: str | None = typer.Option(None, "--spine", metavar="MODEL", help="Backend spine switch model (default: the leaf's)."),
     nos: NosChoice | None = typer.Option(None, "--nos", help="Switch operating system (default nxos)."),
     nos_release: str | None = typer.Option(None, "--nos-release", metavar="RELEASE", help="NOS release, e.g. 10.5(3)F or master (default: the catalog's)."),
@@ -70,8 +72,14 @@ def init_command(
     catalog = run_or_exit(load_catalog)
     ask = sys.stdin.isatty() if interactive is None else interactive
     given = {
-        "gpus": gpus, "gpu_node": gpu_node, "leaf": leaf, "spine": spine, "nos": nos.value if nos else None,
-        "nos_release": nos_release, "routing": routing.value if routing else None, "design": design.value if design else None,
+        "gpus": gpus,
+        "gpu_node": gpu_node,
+        "leaf": leaf,
+        "spine": spine,
+        "nos": nos.value if nos else None,
+        "nos_release": nos_release,
+        "routing": routing.value if routing else None,
+        "design": design.value if design else None,
     }
     if ask:
         starter, output = _ask(given, name, output, catalog)
@@ -222,4 +230,3 @@ def _write(path: Path, data: bytes, force: bool) -> None:
     from fabricgen.output import write_file_atomic
 
     write_file_atomic(path, data, replace=force)
-

@@ -132,7 +132,9 @@ def lab_run_command(
     from fabricgen.lab import report, session
 
     with Phases("lab run", quiet=quiet) as progress:
-        result = run_or_exit(lambda: session.run(build_dir, network.value, timeout, secrets_file, progress.start), ProblemFormat.json if as_json else ProblemFormat.text)
+        result = run_or_exit(
+            lambda: session.run(build_dir, network.value, timeout, secrets_file, progress.start), ProblemFormat.json if as_json else ProblemFormat.text
+        )
     if report_file is not None:
         write_report(report_file, report.markdown(result).encode())
     if as_json:

@@ -49,9 +49,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     fabric_optics = SwitchOptics(catalog, backend.optics.fabric_links, ("backend", "optics", "fabric_links"))
 
     spines, cores, pod_spines, core_groups = _upper_tiers(intent, sizing, names, fabric)
-    allocators = {
-        device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores
-    }
+    allocators = {device.name: PortAllocator(device, catalog.switches[device.model]) for device in spines + cores}
     # a 3-tier spine reserves a full pod's downlinks, so growing the last pod keeps every port
     spine_downlinks = {spine.name: allocators[spine.name].take(up_speed, sizing.spine_downlinks) for spine in spines} if three_tiers else {}
 
@@ -61,8 +59,19 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     for su in range(1, sizing.su_count + 1):
         for leaf_rails in sizing.leaf_rails:
             first = leaf_rails[0]
-            leaf = Device(next(leaf_names), Role.LEAF, Network.BACKEND, backend.leaf.model, backend.leaf.nos, len(leaves) + 1, su=su, rail=first,
-                          pod=sizing.pod_of(su) if three_tiers else None, plane=sizing.plane_label(sizing.plane_of(first)), rails=leaf_rails)
+            leaf = Device(
+                next(leaf_names),
+                Role.LEAF,
+                Network.BACKEND,
+                backend.leaf.model,
+                backend.leaf.nos,
+                len(leaves) + 1,
+                su=su,
+                rail=first,
+                pod=sizing.pod_of(su) if three_tiers else None,
+                plane=sizing.plane_label(sizing.plane_of(first)),
+                rails=leaf_rails,
+            )
             leaves.append(fabric.add_device(leaf))
         for _ in range(sizing.su_size(su)):
             nodes.append(fabric.add_device(Device(next(node_names), Role.GPU_NODE, Network.BACKEND, intent.gpu_node, None, len(nodes) + 1, su=su)))
@@ -135,14 +144,31 @@ def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[s
     for plane in range(1, sizing.planes + 1):
         for pod in range(1, sizing.pods + 1):
             for k in range(1, sizing.pod_spines + 1):
-                spine = Device(next(spine_names), Role.SPINE, Network.BACKEND, backend.spine.model, backend.spine.nos, len(spines) + 1,
-                               pod=pod if three_tiers else None, plane=sizing.plane_label(plane), core_group=k if three_tiers else None)
+                spine = Device(
+                    next(spine_names),
+                    Role.SPINE,
+                    Network.BACKEND,
+                    backend.spine.model,
+                    backend.spine.nos,
+                    len(spines) + 1,
+                    pod=pod if three_tiers else None,
+                    plane=sizing.plane_label(plane),
+                    core_group=k if three_tiers else None,
+                )
                 spines.append(fabric.add_device(spine))
                 pod_spines.setdefault((plane, pod), []).append(spine)
         for k in range(1, sizing.pod_spines + 1 if three_tiers else 1):
             for _ in range(sizing.group_cores):
-                core = Device(next(core_names), Role.CORE, Network.BACKEND, backend.core_switch.model, backend.core_switch.nos, len(cores) + 1,
-                              plane=sizing.plane_label(plane), core_group=k)
+                core = Device(
+                    next(core_names),
+                    Role.CORE,
+                    Network.BACKEND,
+                    backend.core_switch.model,
+                    backend.core_switch.nos,
+                    len(cores) + 1,
+                    plane=sizing.plane_label(plane),
+                    core_group=k,
+                )
                 cores.append(fabric.add_device(core))
                 core_groups.setdefault((plane, k), []).append(core)
     return spines, cores, pod_spines, core_groups
@@ -163,7 +189,9 @@ def _plan_names(intent: Intent, sizing: BackendSizing) -> tuple[dict[Role, list[
     for su in range(1, sizing.su_count + 1):
         pod = sizing.pod_of(su) if three_tiers else 0
         for leaf_rails in sizing.leaf_rails:  # {rail} of a leaf with several rails: its first
-            names[Role.LEAF].append(name_from(patterns.leaf, len(names[Role.LEAF]) + 1, su=su, rail=leaf_rails[0], pod=pod, plane=sizing.plane_of(leaf_rails[0])))
+            names[Role.LEAF].append(
+                name_from(patterns.leaf, len(names[Role.LEAF]) + 1, su=su, rail=leaf_rails[0], pod=pod, plane=sizing.plane_of(leaf_rails[0]))
+            )
         for node in range(1, sizing.su_size(su) + 1):
             names[Role.GPU_NODE].append(name_from(patterns.gpu_node, len(names[Role.GPU_NODE]) + 1, su=su, node=node, pod=pod))
     problems: list[Problem] = []

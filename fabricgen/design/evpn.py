@@ -101,9 +101,7 @@ def plan_evpn(plan: LeafSpinePlan, fabric: Fabric, spine_asn: int) -> tuple[Evpn
     tenants = []
     for n, t in enumerate(settings.tenants, start=1):
         l3_vni = t.l3_vni if t.l3_vni is not None else settings.l3_vni_base + n
-        tenants.append(
-            TenantVrf(n, t.name, vrf_name(t.name), l3_vni, settings.l3_vlan_base + n, t.route_target or f"{rt_asn}:{l3_vni}")
-        )
+        tenants.append(TenantVrf(n, t.name, vrf_name(t.name), l3_vni, settings.l3_vlan_base + n, t.route_target or f"{rt_asn}:{l3_vni}"))
     ports_by_tenant, tenant_problems = _server_ports_by_tenant(plan, fabric, settings)
     problems += tenant_problems
     if problems:

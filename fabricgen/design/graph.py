@@ -145,7 +145,7 @@ class Fabric:
         # each series' label format, zero-padded to its width, made once (e.g. "BE-S{:05d}".format)
         label = {key: f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format for key, count in series.items()}
         numbers = dict.fromkeys(series, 0)
-        for (kind, a, b, cable), key in zip(links, keys):
+        for (kind, a, b, cable), key in zip(links, keys, strict=True):
             numbers[key] += 1
             self.connect(Link(label[key](numbers[key]), network, kind, a, b, cable))
 

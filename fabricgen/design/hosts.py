@@ -151,7 +151,7 @@ def _place(loads: list[tuple[int, ...]], capacity: int, groups: int | None) -> l
     if groups is None:
         return fill(capacity)
     busiest = max(sum(load[k] for load in loads) for k in range(len(loads[0])))
-    for quota in range(max(math.ceil(busiest / groups), max(max(load) for load in loads)), capacity + 1):
+    for quota in range(max(math.ceil(busiest / groups), *(max(load) for load in loads)), capacity + 1):
         placed = fill(quota)
         if placed[-1] < groups:
             return placed
@@ -172,8 +172,7 @@ def build_host_fabric(
         listed = " and ".join(f"{s}G ({models})" for s, models in by_speed.items())
         return None, [
             Problem(
-                f"servers attach to the {network.value} network at {listed}; "
-                "a fabric's server ports run one speed",
+                f"servers attach to the {network.value} network at {listed}; a fabric's server ports run one speed",
                 hint="use node models with the same port speed, or a separate storage fabric (frontend.storage: separate)",
                 field=(section,),
             )
@@ -191,7 +190,11 @@ def build_host_fabric(
         ]
     capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
     if capacity == 0:
-        return None, [Problem(f"at {format_ratio(spec.ratio)} no server port fits a {spec.leaf.model} leaf", hint="use a more oversubscribed ratio", field=(section, "ratio"))]
+        return None, [
+            Problem(
+                f"at {format_ratio(spec.ratio)} no server port fits a {spec.leaf.model} leaf", hint="use a more oversubscribed ratio", field=(section, "ratio")
+            )
+        ]
 
     width = 2 if spec.attach == "leaf-pair" else 1
     # a server's port sets stay together on one leaf group; its ports alternate over the group
@@ -219,7 +222,13 @@ def build_host_fabric(
     notes = []
     if pinned is not None:
         if pinned % width:
-            problems.append(Problem(f"{pinned} leaves cannot form leaf pairs", hint=f"use an even count ({pinned + 1}), or attach: single-leaf", field=(section, "leaf", "count")))
+            problems.append(
+                Problem(
+                    f"{pinned} leaves cannot form leaf pairs",
+                    hint=f"use an even count ({pinned + 1}), or attach: single-leaf",
+                    field=(section, "leaf", "count"),
+                )
+            )
         elif pinned < needed_groups * width:
             problems.append(
                 Problem(
@@ -283,7 +292,9 @@ def build_host_fabric(
         group = (i - 1) // three.group_cores + 1  # type: ignore[union-attr]
         core_devices.append(fabric.add_device(Device(name, Role.CORE, network, spec.core_switch.model, spec.core_switch.nos, i, core_group=group)))
     leaf_devices = [
-        fabric.add_device(Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i, pod=None if three is None else (i - 1) // (three.pod_sus * width) + 1))
+        fabric.add_device(
+            Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i, pod=None if three is None else (i - 1) // (three.pod_sus * width) + 1)
+        )
         for i, name in enumerate(names["leaf"], start=1)
     ]
     host_optics = SwitchOptics(catalog, spec.optics.host_links, (section, "optics", "host_links"))
@@ -370,19 +381,35 @@ def _size_three_tiers(
     spine_ports = catalog.switches[spec.spine.model].ports_at(speed)
     core_ports = catalog.switches[spec.core_switch.model].ports_at(speed)
     if not core_ports:
-        return None, [Problem(f"{spec.core_switch.model} has no {speed}G ports for the spines' uplinks", hint="pick a core model with them", field=(section, "core", "model"))]
+        return None, [
+            Problem(
+                f"{spec.core_switch.model} has no {speed}G ports for the spines' uplinks", hint="pick a core model with them", field=(section, "core", "model")
+            )
+        ]
     if spec.pod_leaves is not None and spec.pod_leaves % width:
-        return None, [Problem(f"a pod of {spec.pod_leaves} leaves splits a leaf pair", hint="use an even count, or attach: single-leaf", field=(section, "pod_leaves"))]
+        return None, [
+            Problem(f"a pod of {spec.pod_leaves} leaves splits a leaf pair", hint="use an even count, or attach: single-leaf", field=(section, "pod_leaves"))
+        ]
     try:
         three = size_three_tier(
-            nodes=groups * leaf_uplinks, rails=width, su_nodes=leaf_uplinks, leaf_ports=2 * leaf_uplinks, spine_ports=spine_ports,
-            core_ports=core_ports, spine_ratio=spec.spine_ratio, pod_sus=spec.pod_leaves // width if spec.pod_leaves else None,
+            nodes=groups * leaf_uplinks,
+            rails=width,
+            su_nodes=leaf_uplinks,
+            leaf_ports=2 * leaf_uplinks,
+            spine_ports=spine_ports,
+            core_ports=core_ports,
+            spine_ratio=spec.spine_ratio,
+            pod_sus=spec.pod_leaves // width if spec.pod_leaves else None,
             cores=spec.core_switch.count,
         )
     except DesignError as exc:  # the backend's words; point at this section's fields
         renamed = {"pod_gpus": "pod_leaves", "gpus": "core"}
         return None, [
-            Problem(p.message, hint=p.hint, field=(section, *(renamed.get(f, f) for f in p.field[1:])) if p.field and len(p.field) > 1 else (section, "core", "model"))
+            Problem(
+                p.message,
+                hint=p.hint,
+                field=(section, *(renamed.get(f, f) for f in p.field[1:])) if p.field and len(p.field) > 1 else (section, "core", "model"),
+            )
             for p in exc.problems
         ]
     return three, []

@@ -268,9 +268,7 @@ def _choose(
     if preferred is not None:
         optic = catalog.transceivers.get(preferred)
         if optic is None:
-            return Problem(
-                f"transceiver {preferred} is not in the catalog", hint="name a transceiver PID from the catalog, or add it in a catalog file"
-            )
+            return Problem(f"transceiver {preferred} is not in the catalog", hint="name a transceiver PID from the catalog, or add it in a catalog file")
         if not _fits_cage(optic, form_factor, cage_speed, link_speed):
             return Problem(
                 f"{preferred} ({optic.form_factor} {optic.speed}G, {optic.link_speed}G links) does not fit {cage}",

@@ -204,8 +204,11 @@ def _members(fabric: Fabric, rows: Mapping[str, int] | None = None) -> dict[int,
 
 def _host_leaf_block(leaf: Device) -> int:
     """A frontend/storage leaf's block: the unit of the first GPU node on it (0: none)."""
-    sus = [p.link.other(p).device.su for p in leaf.ports.values() if p.link is not None and p.link.kind is LinkKind.HOST
-           and p.link.other(p).device.role is Role.GPU_NODE]
+    sus = [
+        p.link.other(p).device.su
+        for p in leaf.ports.values()
+        if p.link is not None and p.link.kind is LinkKind.HOST and p.link.other(p).device.role is Role.GPU_NODE
+    ]
     return min((s for s in sus if s is not None), default=0)
 
 
@@ -261,10 +264,18 @@ def _layout(
         else:  # a unit reserves its full size
             spines = units.spines_per_pod if units.pod_sus and (block - 1) % units.pod_sus == 0 else 0
             copper_need = dict.fromkeys(COPPER_CATEGORIES, 0) | {
-                "leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su, "host-spine": units.host_spines_per_su,
-                "gpu-node": units.su_nodes * node_copper}
+                "leaf": units.leaves_per_su,
+                "spine": spines,
+                "host-leaf": units.host_leaves_per_su,
+                "host-spine": units.host_spines_per_su,
+                "gpu-node": units.su_nodes * node_copper,
+            }
             line_need = dict.fromkeys(LINE_CATEGORIES, 0) | {
-                "leaf": units.leaves_per_su, "spine": spines, "host-leaf": units.host_leaves_per_su, "host-spine": units.host_spines_per_su}
+                "leaf": units.leaves_per_su,
+                "spine": spines,
+                "host-leaf": units.host_leaves_per_su,
+                "host-spine": units.host_spines_per_su,
+            }
             for category, devices in members.copper.items():  # never fewer than there are
                 copper_need[category] = max(copper_need[category], sum(len(_endpoint_ports(catalog, d)) for d in devices))
             for category, devices in members.lines.items():
@@ -330,8 +341,15 @@ def oob_counts(
     if rows is not None:
         _add_console_placeholders(catalog, intent, blocks, rows)
     blocks.setdefault(0, _Members({c: [] for c in COPPER_CATEGORIES}, {c: [] for c in LINE_CATEGORIES}))
-    layout = _layout(catalog, blocks, units, _gpu_node_copper(catalog, fabric), _copper_ports(catalog, oob.switch.model), _lines_per_server(catalog, intent),
-                     by_row=rows is not None)
+    layout = _layout(
+        catalog,
+        blocks,
+        units,
+        _gpu_node_copper(catalog, fabric),
+        _copper_ports(catalog, oob.switch.model),
+        _lines_per_server(catalog, intent),
+        by_row=rows is not None,
+    )
     needed_switches = _switches_for(layout.copper_total, _copper_ports(catalog, oob.switch.model))
     needed_servers = max(1, math.ceil(layout.lines_total / _lines_per_server(catalog, intent)))
     return OobCounts(max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers)
@@ -364,8 +382,13 @@ def build_oob(
     switch_model = catalog.switches[oob.switch.model]
     copper = _copper_ports(catalog, oob.switch.model)
     if copper < 3:
-        return None, [Problem(f"{oob.switch.model} has {copper} copper (RJ45) ports; an OOB switch needs at least 3 for management",
-                              hint="pick an OOB switch with 10GBASE-T or 1000BASE-T ports", field=("oob", "switch", "model"))]
+        return None, [
+            Problem(
+                f"{oob.switch.model} has {copper} copper (RJ45) ports; an OOB switch needs at least 3 for management",
+                hint="pick an OOB switch with 10GBASE-T or 1000BASE-T ports",
+                field=("oob", "switch", "model"),
+            )
+        ]
 
     for rack, count in pdus_per_rack.items():
         for n in range(1, count + 1):
@@ -392,8 +415,9 @@ def build_oob(
     ):
         if pinned is not None and pinned < needed:
             why = "every row has its own" if rows is not None else "every scalable unit keeps room for a full unit"
-            problems.append(Problem(f"the cluster needs {needed} {what} ({why}), the intent pins {pinned}",
-                                    hint=f"set count: {needed} or more, or remove it", field=where))
+            problems.append(
+                Problem(f"the cluster needs {needed} {what} ({why}), the intent pins {pinned}", hint=f"set count: {needed} or more, or remove it", field=where)
+            )
         elif pinned is not None and pinned > needed:
             notes.append(f"oob: {pinned} {what} as pinned ({needed} would do)")
     if problems:
@@ -469,7 +493,13 @@ def build_oob(
         for device in spare_servers:
             for port in _endpoint_ports(catalog, device):
                 if _switch_of(slot, copper)[0] >= switches:
-                    return None, [Problem(f"the pinned {oob.console.model} console servers do not fit the OOB switches", hint="pin more OOB switches", field=("oob", "switch", "count"))]
+                    return None, [
+                        Problem(
+                            f"the pinned {oob.console.model} console servers do not fit the OOB switches",
+                            hint="pin more OOB switches",
+                            field=("oob", "switch", "count"),
+                        )
+                    ]
                 management_link(port, *_switch_of(slot, copper))
                 slot += 1
     # each OOB switch's own mgmt0: switch k+1's on switch k's last port, switch 1's on switch 2's
@@ -522,7 +552,11 @@ def build_oob(
     for rank, device in enumerate(spare_switches):
         line_slot = layout.lines_total + rank
         if line_slot >= servers * lines_per_server:
-            return None, [Problem(f"the pinned {oob.switch.model} OOB switches have no console line left", hint="pin more console servers", field=("oob", "console", "count"))]
+            return None, [
+                Problem(
+                    f"the pinned {oob.switch.model} OOB switches have no console line left", hint="pin more console servers", field=("oob", "console", "count")
+                )
+            ]
         console_line(device, line_slot)
 
     links.sort(key=lambda link: (link.kind is LinkKind.CONSOLE, int(link.id.rpartition("-")[2])))

@@ -35,9 +35,7 @@ def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tu
     return items
 
 
-def oob_rows(
-    intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None
-) -> tuple[dict[str, int], dict[str, int] | None, list[Problem]]:
+def oob_rows(intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnits | None = None) -> tuple[dict[str, int], dict[str, int] | None, list[Problem]]:
     """Before the OOB network exists: {rack: PDUs} for the racks the whole cluster will fill, and
     the row of every device and rack (console servers as `#console-n`), for OOB switches per row.
     Empty and None without a layout or an OOB network. Console servers (and pinned spare OOB
@@ -135,7 +133,9 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, switch_rows: 
     return reported
 
 
-def _stand_in_rows(catalog: Catalog, fabric: Fabric, layout, racks: list[Rack], positions: dict[str, Position], switch_rows: Mapping[str, int]) -> list[Problem]:
+def _stand_in_rows(
+    catalog: Catalog, fabric: Fabric, layout, racks: list[Rack], positions: dict[str, Position], switch_rows: Mapping[str, int]
+) -> list[Problem]:
     """Each OOB switch of `switch_rows` into its row (see `apply_layout`), added to `positions`."""
     top: dict[str, int] = {}  # rack -> highest rack unit in use
     for position in positions.values():
@@ -151,11 +151,13 @@ def _stand_in_rows(catalog: Catalog, fabric: Fabric, layout, racks: list[Rack], 
         middle = (len(row_racks) + 1) / 2
         best = max(row_racks, key=lambda r: (layout.rack_units - top.get(r.name, 0), -abs(r.column - middle), -r.column), default=None)
         if best is None or layout.rack_units - top.get(best.name, 0) < height:
-            problems.append(Problem(
-                f"{name} serves row {row}, but no rack of that row has {height} RU free for it",
-                hint="lower layout.gpu_nodes_per_rack, or raise layout.rack_units if the racks are taller",
-                field=("layout", "gpu_nodes_per_rack"),
-            ))
+            problems.append(
+                Problem(
+                    f"{name} serves row {row}, but no rack of that row has {height} RU free for it",
+                    hint="lower layout.gpu_nodes_per_rack, or raise layout.rack_units if the racks are taller",
+                    field=("layout", "gpu_nodes_per_rack"),
+                )
+            )
             continue
         positions[name] = Position(best, top.get(best.name, 0) + 1, height)
         top[best.name] = top.get(best.name, 0) + height

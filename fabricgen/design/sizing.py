@@ -195,28 +195,29 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
             hint = f"at {format_ratio(ratio)} not even one node fits a {leaf_ports}-port leaf{fewer_hint and ' with ' + fewer_hint[2:]}; use a less under-subscribed ratio{fewer_hint}"
         else:
             hint = (
-                f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less{fewer_hint}, a more oversubscribed ratio, "
-                f"or a leaf with more {speed}G ports"
+                f"use scalable_unit_gpus: {max_su_nodes * gpus_per_node} or less{fewer_hint}, a more oversubscribed ratio, or a leaf with more {speed}G ports"
             )
         raise DesignError(
-            Problem(f"a scalable unit of {su_nodes} nodes needs {needs}, but {backend.leaf.model} has {leaf_ports} {speed}G ports",
-                    hint=hint, field=field)
+            Problem(f"a scalable unit of {su_nodes} nodes needs {needs}, but {backend.leaf.model} has {leaf_ports} {speed}G ports", hint=hint, field=field)
         )
     su_count = math.ceil(nodes / su_nodes)
     if nodes % su_nodes:
-        notes.append(
-            f"the last scalable unit has {nodes % su_nodes} of {su_nodes} nodes; its leaves keep the full unit's ports and uplinks for growth"
-        )
+        notes.append(f"the last scalable unit has {nodes % su_nodes} of {su_nodes} nodes; its leaves keep the full unit's ports and uplinks for growth")
     leaves = su_count * len(leaf_rails)
 
     problems: list[Problem] = []
     if backend.leaf.count is not None and backend.leaf.count != leaves:
         per_leaf = f" of {rpl} rails each" if rpl > 1 else ""
         fits = [
-            n for n in _divisors(rails // planes)
+            n
+            for n in _divisors(rails // planes)
             if su_count * rails // n == backend.leaf.count and su_nodes * n + math.ceil(su_nodes * n / ratio) <= leaf_ports
         ]
-        by_rails = f", or rails_per_leaf: {fits[0]} ({fits[0]} rails on each leaf gives {backend.leaf.count} leaves)" if fits and backend.design == "rail-optimized" else ""
+        by_rails = (
+            f", or rails_per_leaf: {fits[0]} ({fits[0]} rails on each leaf gives {backend.leaf.count} leaves)"
+            if fits and backend.design == "rail-optimized"
+            else ""
+        )
         problems.append(
             Problem(
                 f"the design needs {leaves} leaves ({su_count} scalable unit{'s' if su_count > 1 else ''} x {len(leaf_rails)} leaves{per_leaf} "
@@ -226,8 +227,18 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
             )
         )
     common = {
-        "gpus": gpus, "nodes": nodes, "gpus_per_node": gpus_per_node, "rails": rails, "link_speed_gbps": speed, "su_nodes": su_nodes,
-        "su_count": su_count, "leaves": leaves, "leaf_downlinks": su_nodes * rpl, "requested_ratio": ratio, "planes": planes, **layout,
+        "gpus": gpus,
+        "nodes": nodes,
+        "gpus_per_node": gpus_per_node,
+        "rails": rails,
+        "link_speed_gbps": speed,
+        "su_nodes": su_nodes,
+        "su_count": su_count,
+        "leaves": leaves,
+        "leaf_downlinks": su_nodes * rpl,
+        "requested_ratio": ratio,
+        "planes": planes,
+        **layout,
     }
     if backend.tiers == 3:
         return _three_tiers(intent, catalog, common, notes, problems)
@@ -254,8 +265,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     built = Fraction(down, uplinks)
     if built != ratio:
         notes.append(
-            f"requested {format_ratio(ratio)}, built {format_ratio(built)}: {uplinks} uplinks per leaf "
-            f"so they spread evenly over {plane_spines} spines"
+            f"requested {format_ratio(ratio)}, built {format_ratio(built)}: {uplinks} uplinks per leaf so they spread evenly over {plane_spines} spines"
         )
     if plane_spines == 1:
         notes.append("one spine: no redundancy between leaves")
@@ -272,9 +282,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     return sizing, problems
 
 
-def _uplinks_as_given(
-    intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]
-) -> tuple[BackendSizing, list[Problem]]:
+def _uplinks_as_given(intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
     """2 tiers with `backend.uplinks`: each leaf gets `count` uplinks at `speed` (default: as many
     as the ratio needs at that speed), spread evenly over the spines. The built ratio is the
     bandwidth one: downlinks x NIC speed : uplinks x uplink speed."""
@@ -290,12 +298,14 @@ def _uplinks_as_given(
     wrong: list[Problem] = []
     for role, model in (("leaf", backend.leaf.model), ("spine", backend.spine.model)):
         if not catalog.switches[model].ports_at(speed):
-            wrong.append(Problem(
-                f"{model} has no {speed}G ports (natively or by breakout) for the {role} end of {speed}G uplinks",
-                hint=f"pick an uplink speed the {role} has ({_speeds_of(catalog.switches[model])}), or a {role} model with {speed}G ports: "
-                f"{', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
-                field=field_speed if role == "leaf" or given.speed is not None else ("backend", role, "model"),
-            ))
+            wrong.append(
+                Problem(
+                    f"{model} has no {speed}G ports (natively or by breakout) for the {role} end of {speed}G uplinks",
+                    hint=f"pick an uplink speed the {role} has ({_speeds_of(catalog.switches[model])}), or a {role} model with {speed}G ports: "
+                    f"{', '.join(_models_with(catalog, speed)) or 'none in the catalog'}",
+                    field=field_speed if role == "leaf" or given.speed is not None else ("backend", role, "model"),
+                )
+            )
     raise_if(problems + wrong, DesignError)
     free = free_uplink_ports(leaf_model, backend.leaf.nos, nic_speed, down, speed)
     spine_ports = spine_model.ports_at(speed)
@@ -306,12 +316,17 @@ def _uplinks_as_given(
     else:
         up_min, up_max = math.ceil(Fraction(down * nic_speed, speed) / ratio), free
     if up_min > free:
-        raise DesignError(problems + [Problem(
-            f"{backend.leaf.model} leaves {free} {speed}G ports free after {down} {nic_speed}G downlinks; "
-            f"{up_min} {speed}G uplinks per leaf do not fit",
-            hint=f"use count: {free} or less, fewer nodes per leaf (scalable_unit_gpus), or a leaf with more {speed}G ports",
-            field=("backend", "uplinks", "count") if given.count is not None else ("backend", "ratio"),
-        )])
+        raise DesignError(
+            problems
+            + [
+                Problem(
+                    f"{backend.leaf.model} leaves {free} {speed}G ports free after {down} {nic_speed}G downlinks; "
+                    f"{up_min} {speed}G uplinks per leaf do not fit",
+                    hint=f"use count: {free} or less, fewer nodes per leaf (scalable_unit_gpus), or a leaf with more {speed}G ports",
+                    field=("backend", "uplinks", "count") if given.count is not None else ("backend", "ratio"),
+                )
+            ]
+        )
     pinned = backend.spine.count
     choice = _spread_over_spines(pinned, planes, plane_leaves, up_min, up_max, spine_ports, problems)
     if choice is None:
@@ -323,28 +338,34 @@ def _uplinks_as_given(
         else:
             hint = f"use fewer uplinks per leaf, or spines with more {speed}G ports ({spine_model.ports_at(speed)} on {backend.spine.model}); 3 tiers do not take uplinks"
             field = ("backend", "uplinks", "count") if given.count is not None else ("gpus",) if intent.gpus is not None else ("nodes",)
-        raise DesignError(problems + [Problem(
-            f"{plane_leaves} leaves{' per plane' if planes > 1 else ''} x {counts} {speed}G uplinks cannot spread evenly over "
-            f"{f'{pinned} spines' if pinned is not None else 'any spine count'} ({backend.spine.model}: {spine_ports} {speed}G ports)",
-            hint=hint, field=field,
-        )])
+        raise DesignError(
+            problems
+            + [
+                Problem(
+                    f"{plane_leaves} leaves{' per plane' if planes > 1 else ''} x {counts} {speed}G uplinks cannot spread evenly over "
+                    f"{f'{pinned} spines' if pinned is not None else 'any spine count'} ({backend.spine.model}: {spine_ports} {speed}G ports)",
+                    hint=hint,
+                    field=field,
+                )
+            ]
+        )
     uplinks, plane_spines = choice
     built = Fraction(down * nic_speed, uplinks * speed)
     if given.count is not None and ratio_given and built != ratio:
         # the count is what was bought; a ratio written beside it is a claim about it, checked
-        problems.append(Problem(
-            f"{uplinks} x {speed}G uplinks per leaf for {down} x {nic_speed}G downlinks give {format_ratio(built)}, not the {format_ratio(ratio)} the intent asks",
-            hint=f"remove ratio (the built ratio is reported), or set ratio: \"{format_ratio(built)}\", or change uplinks.count",
-            field=("backend", "ratio"),
-        ))
+        problems.append(
+            Problem(
+                f"{uplinks} x {speed}G uplinks per leaf for {down} x {nic_speed}G downlinks give {format_ratio(built)}, not the {format_ratio(ratio)} the intent asks",
+                hint=f'remove ratio (the built ratio is reported), or set ratio: "{format_ratio(built)}", or change uplinks.count',
+                field=("backend", "ratio"),
+            )
+        )
     elif given.count is None and built != ratio:
         notes.append(
             f"requested {format_ratio(ratio)}, built {format_ratio(built)}: {uplinks} x {speed}G uplinks per leaf "
             f"so they spread evenly over {plane_spines} spines"
         )
-    notes.append(
-        f"uplinks as given: {uplinks} x {speed}G per leaf for {down} x {nic_speed}G downlinks, downlink:uplink bandwidth {format_ratio(built)}"
-    )
+    notes.append(f"uplinks as given: {uplinks} x {speed}G per leaf for {down} x {nic_speed}G downlinks, downlink:uplink bandwidth {format_ratio(built)}")
     if plane_spines == 1:
         notes.append("one spine: no redundancy between leaves")
     return BackendSizing(
@@ -384,18 +405,35 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
     with planes, each plane is such a fabric for its group of rails."""
     backend = intent.backend
     speed, planes = common["link_speed_gbps"], common["planes"]
-    ports = {role: catalog.switches[switch.model].ports_at(speed) for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))}
+    ports = {
+        role: catalog.switches[switch.model].ports_at(speed)
+        for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))
+    }
     pod_sus = backend.pod_gpus // backend.scalable_unit_gpus if backend.pod_gpus is not None else None
     pinned_cores = backend.core_switch.count
     if pinned_cores is not None and pinned_cores % planes:
-        raise DesignError(problems + [Problem(
-            f"{pinned_cores} cores do not split evenly over {planes} planes",
-            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "core", "count"),
-        )])
+        raise DesignError(
+            problems
+            + [
+                Problem(
+                    f"{pinned_cores} cores do not split evenly over {planes} planes",
+                    hint=f"pin a multiple of {planes}, or remove the count",
+                    field=("backend", "core", "count"),
+                )
+            ]
+        )
     try:
         s = size_three_tier(
-            common["nodes"], len(common["unit_leaf_rails"]) // planes, common["su_nodes"], ports["leaf"], ports["spine"], ports["core"],
-            backend.ratio, backend.spine_ratio, pod_sus, common["gpus_per_node"],
+            common["nodes"],
+            len(common["unit_leaf_rails"]) // planes,
+            common["su_nodes"],
+            ports["leaf"],
+            ports["spine"],
+            ports["core"],
+            backend.ratio,
+            backend.spine_ratio,
+            pod_sus,
+            common["gpus_per_node"],
             pinned_cores // planes if pinned_cores is not None else None,
             rails_per_leaf=len(common["unit_leaf_rails"][0]),
         )
@@ -404,10 +442,13 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         raise DesignError(problems + [replace(p, field=counted) if p.field == ("gpus",) else p for p in exc.problems]) from None
     spines = s.spines * planes  # a pinned core count is used by size_three_tier (it may plan for growth)
     if backend.spine.count is not None and backend.spine.count != spines:
-        problems.append(Problem(
-            f"the design needs {spines} spines ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {backend.spine.count}",
-            hint=f"set count: {spines} or remove it", field=("backend", "spine", "count"),
-        ))
+        problems.append(
+            Problem(
+                f"the design needs {spines} spines ({s.pods} pods{f' x {planes} planes' if planes > 1 else ''}), the intent pins {backend.spine.count}",
+                hint=f"set count: {spines} or remove it",
+                field=("backend", "spine", "count"),
+            )
+        )
     built, spine_built = Fraction(s.leaf_downlinks, s.leaf_uplinks), Fraction(s.spine_downlinks, s.spine_uplinks)
     for what, asked, got, how in (
         ("leaf", backend.ratio, built, f"{s.leaf_uplinks} uplinks per leaf, one to each spine of its pod"),
@@ -416,9 +457,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str
         if got != asked:
             notes.append(f"{what}s: requested {format_ratio(asked)}, built {format_ratio(got)}: {how}")
     if s.su_count % s.pod_sus:
-        notes.append(
-            f"the last pod has {s.su_count % s.pod_sus} of {s.pod_sus} scalable units; its spines keep the full pod's ports and uplinks for growth"
-        )
+        notes.append(f"the last pod has {s.su_count % s.pod_sus} of {s.pod_sus} scalable units; its spines keep the full pod's ports and uplinks for growth")
     return BackendSizing(
         **common,
         leaf_uplinks=s.leaf_uplinks,
@@ -451,19 +490,25 @@ def _rail_layout(intent: Intent, rails: int, planes: int) -> tuple[tuple[tuple[i
         if backend.tor_attach == "single":
             return (tuple(range(1, rails + 1)),), []
         if rails % 2:
-            return ((),), [Problem(
-                f"{intent.gpu_node} has {rails} backend ports: a leaf pair needs an even number to alternate them",
-                hint="use tor_attach: single", field=("backend", "tor_attach"),
-            )]
+            return ((),), [
+                Problem(
+                    f"{intent.gpu_node} has {rails} backend ports: a leaf pair needs an even number to alternate them",
+                    hint="use tor_attach: single",
+                    field=("backend", "tor_attach"),
+                )
+            ]
         return (tuple(range(1, rails + 1, 2)), tuple(range(2, rails + 1, 2))), []
     rpl = backend.rails_per_leaf
     if (rails // planes) % rpl:
         within = f" of each of the {planes} planes (a leaf serves one plane)" if planes > 1 else ""
         fits = ", ".join(str(n) for n in _divisors(rails // planes))
-        return ((),), [Problem(
-            f"rails_per_leaf: {rpl} does not divide the {rails // planes} rails{within} of {intent.gpu_node}",
-            hint=f"use rails_per_leaf: {fits}", field=("backend", "rails_per_leaf"),
-        )]
+        return ((),), [
+            Problem(
+                f"rails_per_leaf: {rpl} does not divide the {rails // planes} rails{within} of {intent.gpu_node}",
+                hint=f"use rails_per_leaf: {fits}",
+                field=("backend", "rails_per_leaf"),
+            )
+        ]
     return tuple(tuple(range(k * rpl + 1, (k + 1) * rpl + 1)) for k in range(rails // rpl)), []
 
 
@@ -476,19 +521,29 @@ def _rail_only_leaves(
     backend = intent.backend
     problems: list[Problem] = []
     if backend.leaf.count is not None and backend.leaf.count != rails:
-        problems.append(Problem(
-            f"rail-only needs {rails} leaves (one per rail), the intent pins {backend.leaf.count}",
-            hint=f"set count: {rails} or remove it", field=("backend", "leaf", "count"),
-        ))
+        problems.append(
+            Problem(
+                f"rail-only needs {rails} leaves (one per rail), the intent pins {backend.leaf.count}",
+                hint=f"set count: {rails} or remove it",
+                field=("backend", "leaf", "count"),
+            )
+        )
     if backend.spine.count is not None:
-        problems.append(Problem(
-            f"rail-only with every rail on one leaf has no spines, the intent pins {backend.spine.count}",
-            hint="remove backend.spine.count", field=("backend", "spine", "count"),
-        ))
+        problems.append(
+            Problem(
+                f"rail-only with every rail on one leaf has no spines, the intent pins {backend.spine.count}",
+                hint="remove backend.spine.count",
+                field=("backend", "spine", "count"),
+            )
+        )
     if backend.tiers == 3:
-        problems.append(Problem(
-            "rail-only with every rail on one leaf has one tier", hint="remove backend.tiers", field=("backend", "tiers"),
-        ))
+        problems.append(
+            Problem(
+                "rail-only with every rail on one leaf has one tier",
+                hint="remove backend.tiers",
+                field=("backend", "tiers"),
+            )
+        )
     notes.append(
         f"rail-only: each rail is one {backend.leaf.model} with all {nodes} nodes' NICs of that rail and no uplinks; "
         "there are no spines and no BGP sessions between leaves (each leaf still gets its host ports, loopback, QoS "
@@ -498,9 +553,24 @@ def _rail_only_leaves(
     if su_nodes > nodes:
         notes.append(f"each leaf reserves {su_nodes} downlinks (scalable_unit_gpus) for growth")
     return BackendSizing(
-        gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, rails=rails, link_speed_gbps=speed, su_nodes=su_nodes, su_count=1,
-        leaves=rails, leaf_downlinks=su_nodes, leaf_uplinks=0, spines=0, links_per_spine=0, requested_ratio=backend.ratio,
-        built_ratio=backend.ratio, notes=tuple(notes), pod_sus=1, pod_spines=0, **layout,
+        gpus=gpus,
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        rails=rails,
+        link_speed_gbps=speed,
+        su_nodes=su_nodes,
+        su_count=1,
+        leaves=rails,
+        leaf_downlinks=su_nodes,
+        leaf_uplinks=0,
+        spines=0,
+        links_per_spine=0,
+        requested_ratio=backend.ratio,
+        built_ratio=backend.ratio,
+        notes=tuple(notes),
+        pod_sus=1,
+        pod_spines=0,
+        **layout,
     ), problems
 
 
@@ -514,19 +584,23 @@ def _spread_over_spines(
     """choose_uplinks for a plane's leaves: the pinned spine count (split evenly over the planes),
     else the fewest spines, at least two unless only one fits."""
     if pinned is not None and pinned % planes:
-        raise DesignError(problems + [Problem(
-            f"{pinned} spines do not split evenly over {planes} planes",
-            hint=f"pin a multiple of {planes}, or remove the count", field=("backend", "spine", "count"),
-        )])
+        raise DesignError(
+            problems
+            + [
+                Problem(
+                    f"{pinned} spines do not split evenly over {planes} planes",
+                    hint=f"pin a multiple of {planes}, or remove the count",
+                    field=("backend", "spine", "count"),
+                )
+            ]
+        )
     plane_pinned = pinned // planes if pinned else None
     return choose_uplinks(plane_leaves, up_min, up_max, spine_ports, plane_pinned, MIN_SPINES) or (
         None if pinned else choose_uplinks(plane_leaves, up_min, up_max, spine_ports, None, 1)
     )
 
 
-def choose_uplinks(
-    leaves: int, up_min: int, up_max: int, spine_ports: int, pinned: int | None, min_spines: int
-) -> tuple[int, int] | None:
+def choose_uplinks(leaves: int, up_min: int, up_max: int, spine_ports: int, pinned: int | None, min_spines: int) -> tuple[int, int] | None:
     """(uplinks per leaf, spines): fewest spines, then fewest uplinks, with every leaf linked to
     every spine the same number of times and no spine over its port count."""
     best: tuple[int, int] | None = None
@@ -547,8 +621,7 @@ def _no_two_tier_problem(
     backend = intent.backend
     if backend.spine.count is not None:
         return Problem(
-            f"{backend.spine.count} spines cannot take {leaves} leaves x {up_min}+ uplinks evenly "
-            f"({backend.spine.model} has {spine_ports} {speed}G ports)",
+            f"{backend.spine.count} spines cannot take {leaves} leaves x {up_min}+ uplinks evenly ({backend.spine.model} has {spine_ports} {speed}G ports)",
             hint="remove the spine count to let fabricgen choose, or pick a count that divides the leaf uplinks",
             field=("backend", "spine", "count"),
         )
@@ -560,8 +633,7 @@ def _no_two_tier_problem(
     bigger = [pid for pid in _models_with(catalog, speed) if catalog.switches[pid].ports_at(speed) > spine_ports]
     alternative = f", or spines with more {speed}G ports ({', '.join(bigger)})" if bigger else ""
     return Problem(
-        f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, "
-        f"so at most {spine_ports} leaves",
+        f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, so at most {spine_ports} leaves",
         hint=f"set backend.tiers: 3 (or leave it out) for a 3-tier design ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports)}); "
         f"2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
         field=("gpus",) if intent.gpus is not None else ("nodes",),

@@ -71,36 +71,44 @@ def size_three_tier(
     leaf_down = su_nodes * rails_per_leaf  # `rails` counts a unit's leaves; each serves rails_per_leaf rails
     leaf_up = math.ceil(leaf_down / leaf_ratio)
     if leaf_down + leaf_up > leaf_ports:
-        raise DesignError(Problem(
-            f"a leaf needs {leaf_down} downlinks and {leaf_up} uplinks at {format_ratio(leaf_ratio)}, but has {leaf_ports} ports",
-            hint=f"use scalable units of at most {math.floor(leaf_ports * leaf_ratio / (leaf_ratio + 1))} nodes, or a more oversubscribed ratio",
-            field=("backend", "ratio"),
-        ))
+        raise DesignError(
+            Problem(
+                f"a leaf needs {leaf_down} downlinks and {leaf_up} uplinks at {format_ratio(leaf_ratio)}, but has {leaf_ports} ports",
+                hint=f"use scalable units of at most {math.floor(leaf_ports * leaf_ratio / (leaf_ratio + 1))} nodes, or a more oversubscribed ratio",
+                field=("backend", "ratio"),
+            )
+        )
     # one link from every leaf to every pod spine; a spine's downlinks bound the pod's leaves
     spine_down = math.floor(spine_ports * spine_ratio / (spine_ratio + 1))
     most_sus = spine_down // rails
     if most_sus < 1:
-        raise DesignError(Problem(
-            f"a spine with {spine_ports} ports at {format_ratio(spine_ratio)} takes {spine_down} leaves, fewer than the {rails} rails of one scalable unit",
-            hint=f"use spines with more ports, or a spine ratio of at least {format_ratio(Fraction(rails, spine_ports - rails)) if spine_ports > rails else 'more oversubscribed'}",
-            field=("backend", "spine_ratio"),
-        ))
+        raise DesignError(
+            Problem(
+                f"a spine with {spine_ports} ports at {format_ratio(spine_ratio)} takes {spine_down} leaves, fewer than the {rails} rails of one scalable unit",
+                hint=f"use spines with more ports, or a spine ratio of at least {format_ratio(Fraction(rails, spine_ports - rails)) if spine_ports > rails else 'more oversubscribed'}",
+                field=("backend", "spine_ratio"),
+            )
+        )
     if pod_sus is None:
         pod_sus = most_sus
     elif pod_sus > most_sus:
-        raise DesignError(Problem(
-            f"a pod of {pod_sus} scalable units has {pod_sus * rails} leaves, but a spine with {spine_ports} ports "
-            f"at {format_ratio(spine_ratio)} takes {spine_down}",
-            hint=f"use pod_gpus: {most_sus * su_nodes * gpus_per_node} or less ({most_sus} scalable units), or a more oversubscribed spine ratio",
-            field=("backend", "pod_gpus"),
-        ))
+        raise DesignError(
+            Problem(
+                f"a pod of {pod_sus} scalable units has {pod_sus * rails} leaves, but a spine with {spine_ports} ports "
+                f"at {format_ratio(spine_ratio)} takes {spine_down}",
+                hint=f"use pod_gpus: {most_sus * su_nodes * gpus_per_node} or less ({most_sus} scalable units), or a more oversubscribed spine ratio",
+                field=("backend", "pod_gpus"),
+            )
+        )
     spine_up = math.ceil(pod_sus * rails / spine_ratio)  # for the leaves a full pod has
     if pod_sus * rails + spine_up > spine_ports:
-        raise DesignError(Problem(
-            f"a spine needs {pod_sus * rails} downlinks and {spine_up} uplinks at {format_ratio(spine_ratio)}, but has {spine_ports} ports",
-            hint=f"use pods of at most {max(1, pod_sus - 1)} scalable units, or a more oversubscribed spine ratio",
-            field=("backend", "spine_ratio"),
-        ))
+        raise DesignError(
+            Problem(
+                f"a spine needs {pod_sus * rails} downlinks and {spine_up} uplinks at {format_ratio(spine_ratio)}, but has {spine_ports} ports",
+                hint=f"use pods of at most {max(1, pod_sus - 1)} scalable units, or a more oversubscribed spine ratio",
+                field=("backend", "spine_ratio"),
+            )
+        )
     su_count = math.ceil(nodes / su_nodes)
     pods = math.ceil(su_count / pod_sus)
     spines_per_pod = leaf_up
@@ -109,23 +117,29 @@ def size_three_tier(
     if cores is not None and groups:
         fitting = [g * spines_per_pod for g in groups]
         if cores not in fitting:
-            raise DesignError(Problem(
-                f"{cores} cores cannot take {pods} pods x {spines_per_pod} spines x {spine_up} uplinks evenly "
-                f"(spine k of every pod links to group k of the {spines_per_pod} groups)",
-                hint=f"use one of {', '.join(str(n) for n in fitting)}, or remove the count",
-                field=("backend", "core", "count"),
-            ))
+            raise DesignError(
+                Problem(
+                    f"{cores} cores cannot take {pods} pods x {spines_per_pod} spines x {spine_up} uplinks evenly "
+                    f"(spine k of every pod links to group k of the {spines_per_pod} groups)",
+                    hint=f"use one of {', '.join(str(n) for n in fitting)}, or remove the count",
+                    field=("backend", "core", "count"),
+                )
+            )
         groups = [cores // spines_per_pod]
     group = groups[0] if groups else None
     if group is None:
         # at most one link from each pod's spine to each core of its group: core_ports pods
         most_nodes = core_ports * pod_sus * su_nodes
-        raise DesignError(Problem(
-            f"{pods} pods of {pod_sus} scalable units do not fit 3 tiers: a core has {core_ports} ports, so at most {core_ports} pods",
-            hint=(f"3 tiers of these switches reach {most_nodes:,} nodes ({most_nodes * rails:,} GPU NICs); "
-                  "use switches with more ports, or more oversubscribed ratios"),
-            field=("gpus",),
-        ))
+        raise DesignError(
+            Problem(
+                f"{pods} pods of {pod_sus} scalable units do not fit 3 tiers: a core has {core_ports} ports, so at most {core_ports} pods",
+                hint=(
+                    f"3 tiers of these switches reach {most_nodes:,} nodes ({most_nodes * rails:,} GPU NICs); "
+                    "use switches with more ports, or more oversubscribed ratios"
+                ),
+                field=("gpus",),
+            )
+        )
     leaves = su_count * rails
     return ThreeTierSizing(
         nodes=nodes,

@@ -209,7 +209,12 @@ class BuildDiff:
 
         return {
             "devices": {"added": status(self.devices, "added"), "removed": status(self.devices, "removed"), "changed": status(self.devices, "changed")},
-            "cables": {"added": len(self.cabling.added), "removed": len(self.cabling.removed), "recabled_ports": len(self.cabling.recabled), "changed": len(self.cabling.changed)},
+            "cables": {
+                "added": len(self.cabling.added),
+                "removed": len(self.cabling.removed),
+                "recabled_ports": len(self.cabling.recabled),
+                "changed": len(self.cabling.changed),
+            },
             "bgp_neighbors": {
                 "added": sum(len(c.added) for c in self.bgp),
                 "removed": sum(len(c.removed) for c in self.bgp),
@@ -346,7 +351,9 @@ def _notes(old: Side, new: Side, differ: bool) -> list[str]:
     if old.files is not None and new.files is not None:
         if old_intent.get("sha256") != new_intent.get("sha256"):
             renders = "" if differ else "; they render identical files, so this is no change"
-            notes.append(f"the intents differ ({old_intent.get('file')} sha256 {str(old_intent.get('sha256'))[:12]} vs {new_intent.get('file')} {str(new_intent.get('sha256'))[:12]}){renders}")
+            notes.append(
+                f"the intents differ ({old_intent.get('file')} sha256 {str(old_intent.get('sha256'))[:12]} vs {new_intent.get('file')} {str(new_intent.get('sha256'))[:12]}){renders}"
+            )
         if old.catalog != new.catalog:
             notes.append("the user catalog files differ (manifest `catalog`)")
     return notes
@@ -554,7 +561,11 @@ def _cabling(old_rows: list[CableRow] | None, new_rows: list[CableRow] | None) -
             delta.changed.append(CableChange(new[key], moved))
     old_peer = {end: other for a, b in old for end, other in ((a, b), (b, a))}
     new_peer = {end: other for a, b in new for end, other in ((a, b), (b, a))}
-    delta.recabled = [Recabled(port, old_peer[port], new_peer[port]) for port in sorted(old_peer.keys() & new_peer.keys(), key=natural_key) if old_peer[port] != new_peer[port]]
+    delta.recabled = [
+        Recabled(port, old_peer[port], new_peer[port])
+        for port in sorted(old_peer.keys() & new_peer.keys(), key=natural_key)
+        if old_peer[port] != new_peer[port]
+    ]
     return delta
 
 

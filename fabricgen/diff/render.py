@@ -65,7 +65,11 @@ def sections(result: BuildDiff) -> list[Section]:
     rows += [("removed", cable.describe(), "") for cable in cabling.removed]
     rows += [("recabled", move.port, f"peer {move.old_peer} → {move.new_peer}") for move in cabling.recabled]
     rows += [("changed", change.cable.describe(), "; ".join(f"{n}: {_arrow(a, b)}" for n, a, b in change.changes)) for change in cabling.changed]
-    found.append(Section("Cables", f"{_signed(c['added'], c['removed'])}, {c['recabled_ports']} recabled ports, {c['changed']} changed", ("change", "cable", "details"), rows))
+    found.append(
+        Section(
+            "Cables", f"{_signed(c['added'], c['removed'])}, {c['recabled_ports']} recabled ports, {c['changed']} changed", ("change", "cable", "details"), rows
+        )
+    )
 
     c = counts["bgp_neighbors"]
     rows = []
@@ -78,7 +82,14 @@ def sections(result: BuildDiff) -> list[Section]:
             address = b.address if a.address == b.address else _arrow(a.address, b.address)
             remote_as = b.remote_as if a.remote_as == b.remote_as else _arrow(a.remote_as, b.remote_as)
             rows.append((change.device, "changed", address, remote_as, b.description))
-    found.append(Section("BGP neighbors", f"{_signed(c['added'], c['removed'], c['changed'])} on {c['devices']} devices", ("device", "change", "neighbor", "remote-as", "description"), rows))
+    found.append(
+        Section(
+            "BGP neighbors",
+            f"{_signed(c['added'], c['removed'], c['changed'])} on {c['devices']} devices",
+            ("device", "change", "neighbor", "remote-as", "description"),
+            rows,
+        )
+    )
 
     c = counts["addresses"]
     rows = []
@@ -95,7 +106,9 @@ def sections(result: BuildDiff) -> list[Section]:
     rows = []
     for change in result.qos:
         rows.append((change.value, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
-    found.append(Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows))
+    found.append(
+        Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows)
+    )
 
     c = counts["settings"]
     rows = [(change.change, f"{change.lines:,}", f"{len(change.devices):,}", _names(change.devices)) for change in result.settings]
@@ -105,7 +118,14 @@ def sections(result: BuildDiff) -> list[Section]:
     for change in result.secrets:
         rows.append((change.use, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
     switches = len({s for change in result.secrets for s in change.switches})
-    found.append(Section("Secret references", f"{_plural(len(rows), 'change')} on {_plural(switches, 'switch')} (names only)", ("used for", "secret", "switches", "which"), rows))
+    found.append(
+        Section(
+            "Secret references",
+            f"{_plural(len(rows), 'change')} on {_plural(switches, 'switch')} (names only)",
+            ("used for", "secret", "switches", "which"),
+            rows,
+        )
+    )
 
     rows = [(change.pid, change.description, f"{change.old:,}", f"{change.new:,}", f"{change.delta:+,d}") for change in result.bom]
     found.append(Section("Bill of materials", f"{len(rows):,} PIDs changed quantity", ("pid", "description", "old", "new", "delta"), rows))
@@ -323,7 +343,7 @@ def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES, stat:
     text = "\n".join(head + body + tail) + "\n"
     encoded = text.encode("utf-8")
     if len(encoded) > max_bytes:  # only when even the headline does not fit a tiny cap
-        text = encoded[: max_bytes].decode("utf-8", errors="ignore")
+        text = encoded[:max_bytes].decode("utf-8", errors="ignore")
     return text
 
 
@@ -372,7 +392,10 @@ def render_json(result: BuildDiff) -> str:
             }
             for c in result.bgp
         ],
-        "addresses": [{**dict(zip(("network", "device", "interface", "kind"), a.key)), "status": a.status, "old": a.old, "new": a.new} for a in result.addresses],
+        "addresses": [
+            {**dict(zip(("network", "device", "interface", "kind"), a.key, strict=True)), "status": a.status, "old": a.old, "new": a.new}
+            for a in result.addresses
+        ],
         "qos": [{"value": q.value, "old": q.old, "new": q.new, "switches": list(q.switches)} for q in result.qos],
         "settings": [{"change": c.change, "lines": c.lines, "devices": list(c.devices)} for c in result.settings],
         "secret_references": [{"use": c.use, "old": c.old, "new": c.new, "switches": list(c.switches)} for c in result.secrets],

@@ -85,13 +85,17 @@ def open_side(label: str, spec: str, catalog_dirs: Sequence[Path] = ()) -> Itera
             yield side
     elif path.is_file():
         if path.suffix not in INTENT_SUFFIXES:
-            raise _side_error((label, spec), "neither a build directory nor an intent YAML file",
-                              hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
+            raise _side_error(
+                (label, spec),
+                "neither a build directory nor an intent YAML file",
+                hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)",
+            )
         with tempfile.TemporaryDirectory(prefix="fabricgen-diff-") as scratch:
             yield _built_side(label, spec, path, Path(scratch), tree=None, catalog_dirs=catalog_dirs)
     elif not path.exists():
-        raise _side_error((label, spec), "no such file or directory",
-                          hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)")
+        raise _side_error(
+            (label, spec), "no such file or directory", hint="give a directory `fabricgen build` wrote, an intent .yaml, or intent.yaml@REV (a git revision)"
+        )
     else:
         try:
             files = BuildFiles(path, DiffError, keep=_kept)
@@ -100,9 +104,7 @@ def open_side(label: str, spec: str, catalog_dirs: Sequence[Path] = ()) -> Itera
         yield Side(label, spec, files)
 
 
-def _built_side(
-    label: str, spec: str, intent: Path, scratch: Path, tree: tuple[Path, str] | None, catalog_dirs: Sequence[Path] = ()
-) -> Side:
+def _built_side(label: str, spec: str, intent: Path, scratch: Path, tree: tuple[Path, str] | None, catalog_dirs: Sequence[Path] = ()) -> Side:
     """Build `intent` into scratch/build. tree: (extracted tree root, REV), to show the compiler's
     problems as REV:path rather than a temporary path."""
     try:
@@ -111,7 +113,7 @@ def _built_side(
         problems = exc.problems
         if tree is not None:
             root, rev = str(tree[0]) + os.sep, tree[1]
-            problems = [replace(p, file=f"{rev}:{p.file[len(root):]}") if p.file and p.file.startswith(root) else p for p in problems]
+            problems = [replace(p, file=f"{rev}:{p.file[len(root) :]}") if p.file and p.file.startswith(root) else p for p in problems]
         count = len(problems)
         raise _side_error((label, spec), f"the intent does not build ({exc.phase}: {count} problem{'s' if count != 1 else ''})", problems) from None
     return Side(label, spec, BuildFiles(destination, DiffError, keep=_kept))
@@ -138,9 +140,16 @@ def _revision_side(label: str, spec: str, catalog_dirs: Sequence[Path] = ()) -> 
         in_repo = absolute.resolve().relative_to(top).as_posix()
     except ValueError:
         raise _side_error(where, f"{relative} is outside the git repository {top}") from None
-    commit = _git(where, top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
-                  what=f"unknown git revision {rev!r}",
-                  hint="check the name (git log --oneline, git branch -a); in CI, check out with full history (fetch-depth: 0)").strip()
+    commit = _git(
+        where,
+        top,
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        f"{rev}^{{commit}}",
+        what=f"unknown git revision {rev!r}",
+        hint="check the name (git log --oneline, git branch -a); in CI, check out with full history (fetch-depth: 0)",
+    ).strip()
     if subprocess.run(["git", "-C", str(top), "cat-file", "-e", f"{commit}:{in_repo}"], check=False, capture_output=True, timeout=GIT_TIMEOUT_S).returncode:
         yield Side(label, spec, None, note=f"{in_repo} does not exist at {rev}: that side is empty, everything counts as added")
         return

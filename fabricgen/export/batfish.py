@@ -36,7 +36,9 @@ def render_batfish(build: ExportBuild) -> dict[str, str]:
         if switch.nos == "sonic":
             missing = [f for f in SONIC_FILES if not build.files.has(f"configs/{name}/{f}")]
             if missing:
-                problems.append(Problem(f"{name} (sonic) has no configs/{name}/{missing[0]}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+                problems.append(
+                    Problem(f"{name} (sonic) has no configs/{name}/{missing[0]}", hint="rebuild the directory", file=str(build.root / "manifest.json"))
+                )
                 continue
             for file in SONIC_FILES:
                 files[f"sonic_configs/{name}/{file}"] = build.files.text(f"configs/{name}/{file}")

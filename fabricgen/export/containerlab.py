@@ -72,9 +72,18 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
     from fabricgen.lab.plan import Netplan, kernel_names
     from fabricgen.render.twin import HOST_TWIN_DIR, TWIN_DIR
 
-    bad = [(option, value) for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host)) if not IMAGE.fullmatch(value)]
+    bad = [
+        (option, value)
+        for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host))
+        if not IMAGE.fullmatch(value)
+    ]
     if bad:
-        raise ExportError([Problem(f"{quoted(value)} is not an image reference", field=(option,), hint="give registry/name:tag, e.g. quay.io/frrouting/frr:10.5.1") for option, value in bad])
+        raise ExportError(
+            [
+                Problem(f"{quoted(value)} is not an image reference", field=(option,), hint="give registry/name:tag, e.g. quay.io/frrouting/frr:10.5.1")
+                for option, value in bad
+            ]
+        )
     build.require_network(network)
     cables = cables_of(build, network)
     if not cables:
@@ -99,7 +108,9 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
         elif node.role in FABRIC_ROLES:
             twin = f"{TWIN_DIR}/{device}.conf"
             if not build.files.has(twin):
-                problems.append(Problem(f"{device} ({node.nos}) has no routing twin {twin}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+                problems.append(
+                    Problem(f"{device} ({node.nos}) has no routing twin {twin}", hint="rebuild the directory", file=str(build.root / "manifest.json"))
+                )
                 continue
             files[f"frr/{device}/frr.conf"] = build.files.text(twin)
             files[f"frr/{device}/daemons"] = _daemons()
@@ -179,9 +190,7 @@ def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[s
     )
 
 
-def _frr_node(
-    device: str, node: TopologyNode, build: ExportBuild, ports: list[str], names: dict[str, str], address: dict, overlay, images: Images
-) -> str:
+def _frr_node(device: str, node: TopologyNode, build: ExportBuild, ports: list[str], names: dict[str, str], address: dict, overlay, images: Images) -> str:
     from fabricgen.lab.runtime import SWITCH_SYSCTLS
 
     rows = build.addresses_of.get(device, [])
@@ -199,7 +208,7 @@ def _frr_node(
                     f"ip link set dev {vxlan} up",
                 ]
             commands += [f"ip address add {segment.gateway} dev {bridge}", f"ip link set dev {bridge} up"]
-            bridged.update({member: bridge for member in segment.members})
+            bridged.update(dict.fromkeys(segment.members, bridge))
     for port in sorted(ports, key=natural_key):
         ifname = names[port]
         commands.append(f"ip link set dev {ifname} mtu {SWITCH_PORT_MTU}")

@@ -117,8 +117,12 @@ def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
     for u in units:
         members = {d for d in devices if unit[d] == u and inside(d)}
         reached = {y for (a, b) in pairs for x, y in ((a, b), (b, a)) if x in members and y not in members}
-        sub = {pair: n for pair, n in pairs.items() if pair[0] in members | reached and pair[1] in members | reached and (pair[0] in members or pair[1] in members)}
-        result[f"{network}-{_unit_name(nodes, u)}"] = _drawing(f"{build.name} {network} {_unit_name(nodes, u)}", nodes, sorted(members | reached, key=natural_key), sub)
+        sub = {
+            pair: n for pair, n in pairs.items() if pair[0] in members | reached and pair[1] in members | reached and (pair[0] in members or pair[1] in members)
+        }
+        result[f"{network}-{_unit_name(nodes, u)}"] = _drawing(
+            f"{build.name} {network} {_unit_name(nodes, u)}", nodes, sorted(members | reached, key=natural_key), sub
+        )
     # the overview: switches above the units, each unit one box
     box = {u: f"unit-{_unit_name(nodes, u)}" for u in units}
 
@@ -210,9 +214,9 @@ def to_dot(drawing: Drawing) -> str:
         lines.append(f"  {_dq(e.a)} -- {_dq(e.b)}" + (f" [{', '.join(attributes)}]" if attributes else "") + ";")
     rails = _rails(drawing)
     if rails:
-        lines.append(f"  subgraph {_dq('cluster_legend')} {{ label={_dq('rails')}; fontname=\"Helvetica\"; fontsize=10;")
+        lines.append(f'  subgraph {_dq("cluster_legend")} {{ label={_dq("rails")}; fontname="Helvetica"; fontsize=10;')
         for rail in rails:
-            lines.append(f"    {_dq(f'legend_rail{rail}')} [label={_dq(f'rail {rail}')}, fillcolor={_dq(rail_color(rail))}, fontcolor=\"white\"];")
+            lines.append(f'    {_dq(f"legend_rail{rail}")} [label={_dq(f"rail {rail}")}, fillcolor={_dq(rail_color(rail))}, fontcolor="white"];')
         lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -350,6 +354,8 @@ def _row_svg(fabric: str, row: str, names: list[str], racks: dict[str, list[Topo
                 f'<rect x="{x + 2}" y="{y + 1}" width="{RACK_WIDTH_PX - 4}" height="{h * RACK_UNIT_PX - 2}" fill="{fill}" stroke="#555">'
                 f"<title>{xml_escape(n.id)}: {xml_escape(n.model)}, RU {n.ru}{'-' + str(n.ru + h - 1) if h > 1 else ''}</title></rect>"
             )
-            out.append(f'<text x="{x + 6}" y="{y + min(h * RACK_UNIT_PX, 2 * RACK_UNIT_PX) - 4}" font-size="10">{xml_escape(n.id)} ({xml_escape(n.model)})</text>')
+            out.append(
+                f'<text x="{x + 6}" y="{y + min(h * RACK_UNIT_PX, 2 * RACK_UNIT_PX) - 4}" font-size="10">{xml_escape(n.id)} ({xml_escape(n.model)})</text>'
+            )
     out.append("</svg>")
     return "\n".join(out) + "\n"

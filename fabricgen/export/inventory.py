@@ -65,7 +65,5 @@ def managed_switches(build: ExportBuild) -> list[ManagedSwitch]:
         row = build.management_address(node.id)
         nos = node.nos or ""
         groups = (group_name(nos), group_name(node.network.value), group_name(node.network.value, node.role.value))
-        switches.append(
-            ManagedSwitch(node, row.address.split("/")[0] if row else None, row.interface if row else None, DRIVERS.get(nos, nos), groups)
-        )
+        switches.append(ManagedSwitch(node, row.address.split("/")[0] if row else None, row.interface if row else None, DRIVERS.get(nos, nos), groups))
     return switches

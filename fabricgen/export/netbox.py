@@ -106,9 +106,7 @@ def netbox_data(build: ExportBuild) -> NetboxData:
     data.rows["platforms.csv"] = [
         {"name": PLATFORMS.get(nos, (nos, None))[0], "slug": slug(nos), "manufacturer": PLATFORMS.get(nos, (nos, None))[1] or ""} for nos in noses
     ]
-    data.rows["device-types.csv"] = [
-        {"manufacturer": vendor(m), "model": m, "slug": slug(m), "part_number": m, "u_height": str(height(m))} for m in models
-    ]
+    data.rows["device-types.csv"] = [{"manufacturer": vendor(m), "model": m, "slug": slug(m), "part_number": m, "u_height": str(height(m))} for m in models]
     data.rows["sites.csv"] = [{"name": site, "slug": slug(site), "status": "planned"}]
     racks = sorted({n.rack for n in inside if n.rack}, key=natural_key)
     tallest: dict[str, int] = defaultdict(lambda: 42)
@@ -168,7 +166,10 @@ def netbox_data(build: ExportBuild) -> NetboxData:
                 "description": f"{row.network} {row.kind}",
             }
         )  # fmt: skip
-    ordered = lambda rows: [rows[key] for key in sorted(rows, key=natural_key)]
+
+    def ordered(rows):
+        return [rows[key] for key in sorted(rows, key=natural_key)]
+
     data.rows["interfaces.csv"] = ordered(interfaces)
     data.rows["console-ports.csv"] = ordered(console_ports)
     data.rows["console-server-ports.csv"] = ordered(console_server_ports)

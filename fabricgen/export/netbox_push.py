@@ -67,7 +67,13 @@ def push_plan(data: NetboxData) -> list[Request]:
             body["manufacturer"] = {"name": r["manufacturer"]}
         plan.append(Request("dcim.platforms", {"slug": r["slug"]}, body))
     for r in rows.get("device-types.csv", []):
-        body = {"manufacturer": {"name": r["manufacturer"]}, "model": r["model"], "slug": r["slug"], "part_number": r["part_number"], "u_height": int(r["u_height"])}
+        body = {
+            "manufacturer": {"name": r["manufacturer"]},
+            "model": r["model"],
+            "slug": r["slug"],
+            "part_number": r["part_number"],
+            "u_height": int(r["u_height"]),
+        }
         plan.append(Request("dcim.device_types", {"slug": r["slug"]}, body))
     for r in rows.get("sites.csv", []):
         plan.append(Request("dcim.sites", {"slug": r["slug"]}, {"name": r["name"], "slug": r["slug"], "status": r["status"]}))
@@ -129,7 +135,12 @@ def connect(url: str, environ: dict):
         raise ExportError(Problem("--push needs pynetbox, which is not installed", hint=EXTRA)) from None
     token = environ.get(TOKEN_VARIABLE, "")
     if not token:
-        raise ExportError(Problem(f"--push needs a NetBox API token in {TOKEN_VARIABLE}", hint=f"export {TOKEN_VARIABLE}=... (a token with write permission); it is read from the environment only"))
+        raise ExportError(
+            Problem(
+                f"--push needs a NetBox API token in {TOKEN_VARIABLE}",
+                hint=f"export {TOKEN_VARIABLE}=... (a token with write permission); it is read from the environment only",
+            )
+        )
     return pynetbox.api(url, token=token)
 
 

@@ -64,12 +64,18 @@ def load_intent_text(text: str, catalog_dirs: Sequence[Path] = ()) -> LoadedInte
     raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate is then 'not UTF-8', located
     if len(raw) > MAX_FILE_BYTES:
         raise IntentError(
-            Problem(f"the intent text is {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}", hint="an intent is a short description; split or trim it", file=TEXT_SOURCE)
+            Problem(
+                f"the intent text is {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}",
+                hint="an intent is a short description; split or trim it",
+                file=TEXT_SOURCE,
+            )
         )
     doc, problems = parse_yaml(raw, TEXT_SOURCE, "intent", max_nodes=MAX_INTENT_NODES)
     raise_if(problems, IntentError)
     if isinstance(doc.data, str) and doc.data.endswith((".yaml", ".yml")) and "\n" not in text.strip():
-        raise IntentError(doc.locate(Problem("a str is read as the intent's YAML text, and this one is a file name", hint="pass a pathlib.Path to read the file")))
+        raise IntentError(
+            doc.locate(Problem("a str is read as the intent's YAML text, and this one is a file name", hint="pass a pathlib.Path to read the file"))
+        )
     return _resolve(doc, TEXT_SOURCE, None, catalog_dirs)
 
 
@@ -91,7 +97,9 @@ def _resolve(doc: YamlDocument, file: str, directory: Path | None, catalog_dirs:
     if "name" not in data:
         # the file name is the fabric's name unless the intent says otherwise
         if default_name is None:
-            raise IntentError(doc.locate(Problem("an intent that is no file has no file name to take the fabric's name from", hint="add 'name:'", field=("name",))))
+            raise IntentError(
+                doc.locate(Problem("an intent that is no file has no file name to take the fabric's name from", hint="add 'name:'", field=("name",)))
+            )
         if not NAME_PATTERN.match(default_name):
             raise IntentError(
                 doc.locate(
@@ -153,7 +161,9 @@ def _catalog_paths(intent: Intent, directory: Path | None, doc: YamlDocument, ca
                 doc.locate(
                     Problem(
                         f"catalog '{name}' is outside the intent's directory" if directory is not None else f"catalog '{name}' is outside every catalog_dirs",
-                        hint="put the file beside the intent, or name its directory with --catalog-dir" if directory is not None else "name its directory in catalog_dirs",
+                        hint="put the file beside the intent, or name its directory with --catalog-dir"
+                        if directory is not None
+                        else "name its directory in catalog_dirs",
                         field=where,
                     )
                 )
@@ -175,12 +185,14 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     node = catalog.nodes.get(intent.gpu_node)
     if node is None or node.kind != "gpu":
         known = sorted(pid for pid, model in catalog.nodes.items() if model.kind == "gpu")
-        problems.append(
-            Problem(f"unknown GPU node model {intent.gpu_node!r}", hint=unknown_pid_hint(intent.gpu_node, known), field=("gpu_node",))
-        )
+        problems.append(Problem(f"unknown GPU node model {intent.gpu_node!r}", hint=unknown_pid_hint(intent.gpu_node, known), field=("gpu_node",)))
     elif intent.nodes is not None and intent.nodes * node.gpus > MAX_GPUS:
         problems.append(
-            Problem(f"{intent.nodes:,} nodes of {node.gpus} GPUs are more than {MAX_GPUS:,} GPUs", hint="no cluster is that large; check the count", field=("nodes",))
+            Problem(
+                f"{intent.nodes:,} nodes of {node.gpus} GPUs are more than {MAX_GPUS:,} GPUs",
+                hint="no cluster is that large; check the count",
+                field=("nodes",),
+            )
         )
     elif intent.gpus is not None and intent.gpus % node.gpus:
         lower = intent.gpus - intent.gpus % node.gpus
@@ -248,9 +260,19 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     if intent.oob is not None:
         console = intent.oob.console
         if console.model not in catalog.console_servers:
-            problems.append(Problem(f"unknown console server {console.model!r}", hint=unknown_pid_hint(console.model, catalog.console_servers, ""), field=("oob", "console", "model")))
+            problems.append(
+                Problem(
+                    f"unknown console server {console.model!r}",
+                    hint=unknown_pid_hint(console.model, catalog.console_servers, ""),
+                    field=("oob", "console", "model"),
+                )
+            )
         if console.module not in catalog.modules:
-            problems.append(Problem(f"unknown async module {console.module!r}", hint=unknown_pid_hint(console.module, catalog.modules, ""), field=("oob", "console", "module")))
+            problems.append(
+                Problem(
+                    f"unknown async module {console.module!r}", hint=unknown_pid_hint(console.module, catalog.modules, ""), field=("oob", "console", "module")
+                )
+            )
     if intent.management_platform is not None and intent.management_platform.model not in catalog.appliances:
         problems.append(
             Problem(

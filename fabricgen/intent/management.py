@@ -94,9 +94,7 @@ class Snmp(_Strict):
 
     users: list[SnmpUser] = Field(min_length=1, max_length=8, description="SNMPv3 users")
     trap_hosts: list[Address] = Field([], max_length=MAX_SERVERS, description="addresses that receive SNMPv3 traps")
-    communities: list[SecretName] = Field(
-        [], max_length=4, description="SNMPv2c read-only communities (secret names): only when a poller cannot do v3"
-    )
+    communities: list[SecretName] = Field([], max_length=4, description="SNMPv2c read-only communities (secret names): only when a poller cannot do v3")
     location: Text = Field("", description="sysLocation, e.g. the hall and row")
     contact: Text = Field("", description="sysContact, e.g. the NOC's mail address")
 
@@ -104,12 +102,12 @@ class Snmp(_Strict):
 class Access(_Strict):
     """Who may reach the switches' management plane, and how."""
 
-    management_networks: list[Network] = Field(
-        min_length=1, max_length=32, description="sources allowed to SSH, NX-API, SNMP and NTP on the switches"
-    )
+    management_networks: list[Network] = Field(min_length=1, max_length=32, description="sources allowed to SSH, NX-API, SNMP and NTP on the switches")
     nxapi: bool = Field(True, description="NX-API over HTTPS in the management VRF (push uses it); false: feature off")
     exec_timeout_min: int = Field(10, ge=1, le=1440, description="idle SSH sessions end after this")
-    login_attempts: int = Field(3, ge=1, le=10, description="login attempts allowed per session (SONiC authentication retries; NX-OS: not written, the build notes it)")
+    login_attempts: int = Field(
+        3, ge=1, le=10, description="login attempts allowed per session (SONiC authentication retries; NX-OS: not written, the build notes it)"
+    )
 
 
 class PasswordPolicy(_Strict):
@@ -130,7 +128,9 @@ class Timezone(_Strict):
 class BootImages(_Strict):
     """The NOS image each switch must run, pinned so a config replace keeps the boot setting."""
 
-    nxos: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin")
+    nxos: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin"
+    )
     sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
 
 
@@ -201,9 +201,7 @@ class BgpSecurity(_Strict):
     maximum-prefix margin."""
 
     password: SecretName | None = Field(None, description="secret name of the TCP-MD5 key of every session")
-    tier_passwords: dict[Literal["leaf-spine", "spine-core"], SecretName] = Field(
-        {}, description="a key per tier of links, where it differs from `password`"
-    )
+    tier_passwords: dict[Literal["leaf-spine", "spine-core"], SecretName] = Field({}, description="a key per tier of links, where it differs from `password`")
     tcp_ao: bool = Field(False, description="TCP-AO (RFC 5925) instead of MD5: NX-OS only")
     gtsm: bool = Field(True, description="TTL security (RFC 5082) on the directly connected sessions")
     maximum_prefix_margin_percent: int = Field(100, ge=10, le=1000, description="above the most prefixes the plan lets a peer send")

@@ -66,10 +66,7 @@ RouteTarget = Annotated[str, Field(max_length=40), WithJsonSchema({"type": "stri
 
 def check_name(value: str, what: str = "name") -> str:
     if not NAME_PATTERN.match(value):
-        raise ValueError(
-            f"{what} {value!r} must be 1-63 letters, digits or '-', not starting or ending with '-' "
-            "(it becomes a hostname and a file name)"
-        )
+        raise ValueError(f"{what} {value!r} must be 1-63 letters, digits or '-', not starting or ending with '-' (it becomes a hostname and a file name)")
     return value
 
 
@@ -87,7 +84,10 @@ class SwitchRole(_Strict):
         None, description="target release, e.g. 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC); default: the catalog's for the model"
     )
     count: int | None = Field(
-        None, ge=1, le=MAX_SWITCHES, description="how many to build: used where the design has a choice, refused where it needs more; default: what the design needs"
+        None,
+        ge=1,
+        le=MAX_SWITCHES,
+        description="how many to build: used where the design has a choice, refused where it needs more; default: what the design needs",
     )
     management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
@@ -110,12 +110,14 @@ class AsnPlan(_Strict):
         "private-2byte",
         description="private-2byte: ASNs from 64512-65534 (1,023 of them); private-4byte: from 4200000000-4294967294, for fabrics with more leaves",
     )
-    spine: int | None = Field(None, ge=1, le=MAX_ASN, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)")
-    leaf_first: int | None = Field(None, ge=1, le=MAX_ASN, description="the first leaf's ASN; the next leaves count up from it; default: the ASN after the spines'")
-    core: int | None = Field(None, ge=1, le=MAX_ASN, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
-    leaves: Literal["unique", "per-pod"] = Field(
-        "unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)"
+    spine: int | None = Field(
+        None, ge=1, le=MAX_ASN, description="default: the first ASN of the scheme's private range (3 tiers: after the cores'; pod n gets spine + n - 1)"
     )
+    leaf_first: int | None = Field(
+        None, ge=1, le=MAX_ASN, description="the first leaf's ASN; the next leaves count up from it; default: the ASN after the spines'"
+    )
+    core: int | None = Field(None, ge=1, le=MAX_ASN, description="3 tiers: the cores' ASN; default: the first ASN of the scheme's private range")
+    leaves: Literal["unique", "per-pod"] = Field("unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)")
 
 
 class _DisjointPools(_Strict):
@@ -138,7 +140,6 @@ class Pools(_DisjointPools):
     vteps: Network = Field(IPv4Network("10.1.0.0/16"), description="a VTEP loopback per leaf (routing: vxlan-evpn)")
     gpu_nics: Network = Field(IPv4Network("10.4.0.0/14"), description="GPU NIC addresses: a /31 per NIC (p2p), a subnet per leaf (subnet) or per EVPN segment")
     fabric_links: Network = Field(IPv4Network("10.8.0.0/13"), description="a /31 per leaf-spine (and spine-core) link")
-
 
 
 class EcnThresholds(_Strict):
@@ -171,9 +172,7 @@ class PfcWatchdog(_Strict):
     poll_interval_ms: int = Field(100, ge=100, le=1000, description="how often the queues are checked; detection_ms and restoration_ms are multiples of it")
     detection_ms: int = Field(200, ge=100, le=5000, description="a queue paused this long is declared stormed")
     restoration_ms: int = Field(400, ge=100, le=60000, description="quiet time before the queue is restored")
-    action: Literal["drop", "forward", "alert"] = Field(
-        "drop", description="on a storm: drop the queue's packets, forward them ignoring PAUSE, or only alert"
-    )
+    action: Literal["drop", "forward", "alert"] = Field("drop", description="on a storm: drop the queue's packets, forward them ignoring PAUSE, or only alert")
 
     @model_validator(mode="after")
     def _multiples_of_poll(self) -> PfcWatchdog:
@@ -194,12 +193,15 @@ class Qos(_Strict):
     cnp_priority: int = Field(7, ge=1, le=7, description="strict-priority queue for congestion notifications")
     storage_dscp: list[int] = Field([], max_length=64, description="optional second lossless class, e.g. NVMe over RoCE")
     storage_priority: int | None = Field(None, ge=1, le=7, description="PFC priority, traffic class and queue of the storage class (with storage_dscp)")
-    lossless_bandwidth_percent: int = Field(50, ge=1, le=99, description="the RoCE class's guaranteed share of the bandwidth left after the strict-priority queue")
+    lossless_bandwidth_percent: int = Field(
+        50, ge=1, le=99, description="the RoCE class's guaranteed share of the bandwidth left after the strict-priority queue"
+    )
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     # Only the speeds the intent writes; the others come from each switch model's catalog data
     # (fabricgen.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
     ecn: dict[SpeedKey, EcnThresholds] = Field(
-        {}, description="ECN thresholds per port speed, e.g. {400G: {min_kbytes: ..., max_kbytes: ..., drop_probability: ...}}; unwritten speeds: the switch model's published values"
+        {},
+        description="ECN thresholds per port speed, e.g. {400G: {min_kbytes: ..., max_kbytes: ..., drop_probability: ...}}; unwritten speeds: the switch model's published values",
     )
     pfc_trigger_kbytes: dict[SpeedKey, BufferKbytes] = Field(
         {},
@@ -210,9 +212,7 @@ class Qos(_Strict):
         description="NX-OS: an ingress pause policy (pause buffer-size) on lossless ports whose cable exceeds 100 m, or on all",
     )
     pfc_watchdog: PfcWatchdog = Field(PfcWatchdog(), description="PFC storm detection and what to do about one")
-    cable_length_m: int = Field(
-        100, ge=1, le=10000, description="assumed for lossless headroom where the layout gives no cable length"
-    )
+    cable_length_m: int = Field(100, ge=1, le=10000, description="assumed for lossless headroom where the layout gives no cable length")
 
     @field_validator("pfc_trigger_kbytes")
     @classmethod
@@ -351,7 +351,7 @@ class Tenant(_Strict):
         if value is not None:
             match = _NODE_RANGE.match(value)
             if not match or int(match.group(1)) < 1 or (match.group(2) and int(match.group(2)) < int(match.group(1))):
-                raise ValueError(f"nodes {value!r} must be a node number or a range like \"1-32\" (1-based, first <= last)")
+                raise ValueError(f'nodes {value!r} must be a node number or a range like "1-32" (1-based, first <= last)')
         return value
 
     @field_validator("route_target")
@@ -373,7 +373,11 @@ class Tenant(_Strict):
 def check_route_target(value: str) -> str:
     """Type-0 route-target ASN(2 bytes):NN(4 bytes), the form that holds a VNI."""
     parts = value.split(":")
-    if len(parts) != 2 or not all(p.isdigit() and p.isascii() and len(p) <= 10 for p in parts) or not (1 <= int(parts[0]) <= 65535 and int(parts[1]) <= 4294967295):
+    if (
+        len(parts) != 2
+        or not all(p.isdigit() and p.isascii() and len(p) <= 10 for p in parts)
+        or not (1 <= int(parts[0]) <= 65535 and int(parts[1]) <= 4294967295)
+    ):
         raise ValueError(f"route-target {value!r} must be ASN:NN with a 2-byte ASN (1-65535) and NN up to 4294967295")
     return value
 
@@ -425,20 +429,18 @@ class Backend(_Strict):
         description="rail-optimized: NIC i of every node in a unit to the leaf of rail i, leaves to spines; rail-only: each rail its own "
         "network, no spine tier when a rail fits one leaf (arXiv 2307.12169); top-of-rack: every NIC of a node on one leaf (or a leaf pair)",
     )
-    rails_per_leaf: int = Field(
-        1, ge=1, le=64, description="rail-optimized: rails one leaf serves in a unit (1, 2, 4, 8); divides the rails (of a plane)"
-    )
+    rails_per_leaf: int = Field(1, ge=1, le=64, description="rail-optimized: rails one leaf serves in a unit (1, 2, 4, 8); divides the rails (of a plane)")
     tor_attach: Literal["single", "pair"] = Field(
         "single", description="top-of-rack: every NIC of a node on one leaf (single), or odd NICs on one leaf and even on its pair"
     )
     scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
-    uplinks: Uplinks | None = Field(
-        None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio"
-    )
+    ratio: Ratio = Field(Fraction(1), description='leaf downlink:uplink bandwidth: "1:1" is non-blocking, "2:1" oversubscribed, "1:2" undersubscribed')
+    uplinks: Uplinks | None = Field(None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio")
     leaf: SwitchRole = Field(SwitchRole(), description="the leaf switches (one per rail per scalable unit)")
     spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
-    tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3")
+    tiers: int | None = Field(
+        None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3"
+    )
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
     spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
@@ -520,18 +522,21 @@ class HostPools(_DisjointPools):
     fabric_links: Network = Field(description="a /31 per leaf-spine (and spine-core) link")
 
 
-
 class HostFabric(_Strict):
     """A frontend or storage leaf/spine fabric. Servers attach with the ports their catalog entry
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
     leaf: SwitchRole = Field(SwitchRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
     spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
-    tiers: int | None = Field(None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3")
+    tiers: int | None = Field(
+        None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3"
+    )
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
     spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
-    pod_leaves: int | None = Field(None, ge=1, le=MAX_SWITCHES, description="3 tiers: leaves per pod (whole leaf pairs with attach: leaf-pair); default: as many as a spine takes")
-    ratio: Ratio = Field(Fraction(1), description="leaf downlink:uplink bandwidth: \"1:1\" is non-blocking, \"2:1\" oversubscribed, \"1:2\" undersubscribed")
+    pod_leaves: int | None = Field(
+        None, ge=1, le=MAX_SWITCHES, description="3 tiers: leaves per pod (whole leaf pairs with attach: leaf-pair); default: as many as a spine takes"
+    )
+    ratio: Ratio = Field(Fraction(1), description='leaf downlink:uplink bandwidth: "1:1" is non-blocking, "2:1" oversubscribed, "1:2" undersubscribed')
     attach: Literal["leaf-pair", "single-leaf"] = Field(
         "leaf-pair", description="leaf-pair: a server's ports alternate between two leaves, so one leaf can fail"
     )
@@ -545,9 +550,7 @@ class HostFabric(_Strict):
     asn: AsnPlan = Field(description="BGP AS numbers")
     pools: HostPools = Field(description="IPv4 address pools")
     optics: Optics = Field(Optics(), description="transceivers; default: the catalog's for each cage")
-    qos: Qos = Field(
-        Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority"
-    )
+    qos: Qos = Field(Qos(enabled=False), description="off by default; enable to carry storage (e.g. NVMe over RoCE) on a PFC priority")
     qos_overrides: dict[Hostname, QosOverride] = Field({}, description="per switch name: the QoS settings where that switch differs from qos")
     load_balancing: LoadBalancing = Field(LoadBalancing(), description="how leaves and spines spread traffic over their uplinks")
     routing: Literal["ebgp", "vxlan-evpn"] = Field(
@@ -641,7 +644,6 @@ class OobPools(_DisjointPools):
     uplinks: Network = Field(IPv4Network("172.31.255.0/24"), description="/31s from OOB switches to the management core")
 
 
-
 class Oob(_Strict):
     """Out-of-band management: copper access switches for every mgmt0, BMC, host management NIC,
     PDU and console server; console servers for every switch's console port."""
@@ -724,7 +726,6 @@ class Naming(_Strict):
         return check_pattern(pattern, NAMING_FIELDS, check=check_hostname)
 
 
-
 def _intent_as_written(schema: dict) -> None:
     """The JSON Schema of the intent as a file holds it: `name` may be left out (load_intent takes
     the file name), and exactly one of `gpus` and `nodes` is given (`_gpus_or_nodes`)."""
@@ -761,7 +762,8 @@ class Intent(_Strict):
     layout: Layout | None = Field(None, description="racks and rows; absent: no cable lengths, media as the intent or catalog default")
     bom: BomOptions = Field(BomOptions(), description="how the bill of materials counts")
     management: Management | None = Field(
-        None, description="day-0 management and security of every switch (AAA, SSH, NTP, syslog, SNMPv3, ACLs, boot image); absent: configs a push refuses to replace"
+        None,
+        description="day-0 management and security of every switch (AAA, SSH, NTP, syslog, SNMPv3, ACLs, boot image); absent: configs a push refuses to replace",
     )
 
     @field_validator("name")

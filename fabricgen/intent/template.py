@@ -102,21 +102,32 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
         problems.append(Problem(f"--gpus {starter.gpus} is out of range", hint=f"give 1 to {MAX_GPUS:,} GPUs"))
     node = catalog.nodes.get(starter.gpu_node)
     if node is None or node.kind != "gpu":
-        problems.append(Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=f"use one of {', '.join(gpu_node_choices(catalog))}"))
+        problems.append(
+            Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=f"use one of {', '.join(gpu_node_choices(catalog))}")
+        )
     elif starter.gpus % node.gpus:
         lower = starter.gpus - starter.gpus % node.gpus
         choices = f"{lower} or {lower + node.gpus}" if lower else f"{node.gpus}"
-        problems.append(Problem(f"--gpus {starter.gpus} is not a whole number of {starter.gpu_node} nodes ({node.gpus} GPUs each)", hint=f"use --gpus {choices}"))
+        problems.append(
+            Problem(f"--gpus {starter.gpus} is not a whole number of {starter.gpu_node} nodes ({node.gpus} GPUs each)", hint=f"use --gpus {choices}")
+        )
     for option, pid in (("--leaf", starter.leaf), ("--spine", starter.spine)):
         model = catalog.switches.get(pid)
         if model is None:
             problems.append(Problem(f"{option} {quoted(pid)} is not a switch model of the catalog", hint=f"use one of {', '.join(sorted(catalog.switches))}"))
         elif starter.nos not in model.interface_names:
             problems.append(
-                Problem(f"{option} {pid} does not run {starter.nos}", hint=f"use --nos {' or --nos '.join(model.nos)}, or one of {', '.join(switch_choices(catalog, starter.nos))}")
+                Problem(
+                    f"{option} {pid} does not run {starter.nos}",
+                    hint=f"use --nos {' or --nos '.join(model.nos)}, or one of {', '.join(switch_choices(catalog, starter.nos))}",
+                )
             )
     if starter.nos_release is not None and not NOS_RELEASE.match(starter.nos_release):
-        problems.append(Problem(f"--nos-release {quoted(starter.nos_release)} is not a release name", hint="write it like 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC)"))
+        problems.append(
+            Problem(
+                f"--nos-release {quoted(starter.nos_release)} is not a release name", hint="write it like 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC)"
+            )
+        )
     return problems
 
 
@@ -140,10 +151,14 @@ def render_starter(starter: Starter, catalog: Catalog, schema_ref: str, file_nam
 
     node = catalog.nodes[starter.gpu_node]
     shown_file = file_name if not has_invisible(file_name) and not any(ch.isspace() for ch in file_name) else "<file>"
-    return environment().get_template("intent/starter.yaml.j2").render(
-        s=starter,
-        schema_ref=schema_ref,
-        file_name=shown_file,
-        node_count=starter.gpus // node.gpus,
-        gpus_per_node=node.gpus,
+    return (
+        environment()
+        .get_template("intent/starter.yaml.j2")
+        .render(
+            s=starter,
+            schema_ref=schema_ref,
+            file_name=shown_file,
+            node_count=starter.gpus // node.gpus,
+            gpus_per_node=node.gpus,
+        )
     )

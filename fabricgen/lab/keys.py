@@ -13,6 +13,7 @@ messages go through `Secrets.mask`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets as random_source
@@ -71,10 +72,12 @@ def check_keys(plan: LabPlan, secrets: Secrets) -> list[Problem]:
     md5 = {name for switch in plan.switches.values() for name in MD5_KEY_LINE.findall(switch.frr_conf)}
     for name in sorted(md5):
         if len(secrets.values[name]) > MD5_MAX_KEY:
-            problems.append(Problem(
-                f"secret {name!r} is a BGP TCP-MD5 key of {len(secrets.values[name])} characters; Linux takes at most {MD5_MAX_KEY}",
-                hint="give it a shorter value",
-            ))
+            problems.append(
+                Problem(
+                    f"secret {name!r} is a BGP TCP-MD5 key of {len(secrets.values[name])} characters; Linux takes at most {MD5_MAX_KEY}",
+                    hint="give it a shorter value",
+                )
+            )
     for switch in plan.switches.values():
         for problem in check_frr_conf(secrets.fill(switch.frr_conf), switch.frr_source + " (keys filled in)"):
             problems.append(Problem(secrets.mask(problem.message), file=problem.file, line=problem.line, device=switch.name))
@@ -112,10 +115,8 @@ def private_directory(path: Path) -> Path:
     """`path` as a directory only this user can enter (0700), created when missing; a symlink or
     a directory of someone else is refused."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
     info = os.lstat(path)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
         raise LabError(Problem("not a directory of this user", file=str(path), hint="remove it; the lab makes its own"))
@@ -126,10 +127,8 @@ def private_directory(path: Path) -> Path:
 def write_private(path: Path, text: str) -> None:
     """`text` into `path` (mode 0600 from the first byte: created so, never widened), replacing it whole."""
     temporary = path.with_name(f".{path.name}.tmp")
-    try:
+    with contextlib.suppress(FileNotFoundError):
         temporary.unlink()
-    except FileNotFoundError:
-        pass
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as stream:
         os.fchmod(stream.fileno(), 0o600)

@@ -35,7 +35,25 @@ SWITCH_ROLES = ("leaf", "spine", "core")
 MAX_FRR_LINE = 512
 # The first words an FRR config of a build may have on its top level, and words no line may start
 # with: vtysh runs the file as root, and these leave configuration mode or reach a shell or a file.
-FRR_TOP_LEVEL = {"!", "frr", "hostname", "log", "service", "router", "bfd", "route-map", "ip", "ipv6", "vrf", "exit-vrf", "exit", "interface", "bgp", "no", "agentx"}
+FRR_TOP_LEVEL = {
+    "!",
+    "frr",
+    "hostname",
+    "log",
+    "service",
+    "router",
+    "bfd",
+    "route-map",
+    "ip",
+    "ipv6",
+    "vrf",
+    "exit-vrf",
+    "exit",
+    "interface",
+    "bgp",
+    "no",
+    "agentx",
+}
 FRR_FORBIDDEN = {"do", "end", "start-shell", "shell", "write", "copy", "configure", "enable", "disable", "quit", "exit-vtysh", "terminal", "run"}
 
 
@@ -336,7 +354,13 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     overlay = build.parse(OVERLAY_FILE, dict[Name, LeafOverlay]) if build.has(OVERLAY_FILE) else {}
     unknown = sorted(({row.a_device for row in cables} | {row.b_device for row in cables}) - roles.keys())
     if unknown:
-        raise LabError(Problem(f"cabled devices topology.json does not list: {', '.join(unknown[:5])}", hint="rebuild the directory: it is inconsistent", file=str(build_dir / "cabling.csv")))
+        raise LabError(
+            Problem(
+                f"cabled devices topology.json does not list: {', '.join(unknown[:5])}",
+                hint="rebuild the directory: it is inconsistent",
+                file=str(build_dir / "cabling.csv"),
+            )
+        )
 
     switch_names = sorted({n for n, node in roles.items() if node.network == network and node.role in SWITCH_ROLES})
     node_names = sorted({r.a_device for r in cables if r.kind == "host"})
@@ -378,9 +402,21 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
         vtep = next((r.address.split("/")[0] for r in rows_of[name] if r.kind == "vtep"), None)
         leaf_overlay = overlay.get(name)
         switches[name] = LabSwitch(
-            name, node.role.value, source, conf, loopbacks, vtep, _segments(name, rows_of[name], leaf_overlay, by_port, links_of[name]),
-            tuple(v.l3_vni for v in leaf_overlay.vrfs) if leaf_overlay else (), _bfd_detect_ms(conf),
-            node.asn or _asn(conf), _allowas_in(conf), _maximum_paths(conf), node.pod, node.plane, _rails(node),
+            name,
+            node.role.value,
+            source,
+            conf,
+            loopbacks,
+            vtep,
+            _segments(name, rows_of[name], leaf_overlay, by_port, links_of[name]),
+            tuple(v.l3_vni for v in leaf_overlay.vrfs) if leaf_overlay else (),
+            _bfd_detect_ms(conf),
+            node.asn or _asn(conf),
+            _allowas_in(conf),
+            _maximum_paths(conf),
+            node.pod,
+            node.plane,
+            _rails(node),
         )
     if problems:
         raise LabError(problems[:50])
@@ -408,8 +444,20 @@ def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     owner = {r.address.split("/")[0]: r.device for r in addresses if r.address}
     design = topology.graph.fabrics[Network(network)].get("design")  # a Network: `network in fabrics` above
     plan = LabPlan(
-        build_dir, lab_id_of(build_dir), network, topology.graph.name, switches, nodes, links, sessions, host_blocks, uplinks, owner, [],
-        design if isinstance(design, str) else None, _components(switches, links),
+        build_dir,
+        lab_id_of(build_dir),
+        network,
+        topology.graph.name,
+        switches,
+        nodes,
+        links,
+        sessions,
+        host_blocks,
+        uplinks,
+        owner,
+        [],
+        design if isinstance(design, str) else None,
+        _components(switches, links),
     )
     plan.probes = _probes(plan, roles)
     return plan
@@ -533,7 +581,13 @@ def _node(build: BuildFiles, name: str, topology_node: TopologyNode, links: list
     for rail, link in enumerate(wired, start=1):
         settings = ethernets.get(link.a.port)
         if settings is None or not settings.addresses:
-            raise LabError(Problem(f"{link.a.port} is cabled ({link.cable}) but has no address", hint="rebuild: the build directory is inconsistent", file=str(build.root / netplan_path)))
+            raise LabError(
+                Problem(
+                    f"{link.a.port} is cabled ({link.cable}) but has no address",
+                    hint="rebuild: the build directory is inconsistent",
+                    file=str(build.root / netplan_path),
+                )
+            )
         dev = ifnames[link.a.port]
         nics.append(LabNic(link.a.port, dev, settings.addresses[0], settings.mtu, link.b.device, link.b.port, rail))
         for r in settings.routes:

@@ -212,8 +212,13 @@ def verification_json(v: Verification) -> VerificationJson:
         convergence_seconds=v.convergence_seconds,
         checks=[
             CheckJson(
-                name=check.name, passed=check.passed, summary=printable(check.summary), seconds=round(check.seconds, 3),
-                columns=list(check.columns), rows=[[_cell(cell) for cell in row] for row in check.rows], row_ok=list(check.row_ok),
+                name=check.name,
+                passed=check.passed,
+                summary=printable(check.summary),
+                seconds=round(check.seconds, 3),
+                columns=list(check.columns),
+                rows=[[_cell(cell) for cell in row] for row in check.rows],
+                row_ok=list(check.row_ok),
             )
             for check in v.checks
         ],
@@ -224,10 +229,21 @@ def verification_json(v: Verification) -> VerificationJson:
 def up_json(report: UpReport) -> UpJson:
     p = report.plan
     return UpJson(
-        lab_id=p.lab_id, network=p.network, fabric=p.fabric, switches=len(p.switches), servers=len(p.nodes), links=len(p.links),
-        seconds=round(report.seconds, 3), converged=report.converged, convergence_seconds=report.convergence_seconds,
-        frr_daemons=report.frr_daemons, frr_rss_mib=round(report.frr_rss_mib, 1), lldpd_processes=report.lldpd_processes,
-        lldpd_rss_mib=round(report.lldpd_rss_mib, 1), keys_given=list(report.keys_given), keys_generated=list(report.keys_generated),
+        lab_id=p.lab_id,
+        network=p.network,
+        fabric=p.fabric,
+        switches=len(p.switches),
+        servers=len(p.nodes),
+        links=len(p.links),
+        seconds=round(report.seconds, 3),
+        converged=report.converged,
+        convergence_seconds=report.convergence_seconds,
+        frr_daemons=report.frr_daemons,
+        frr_rss_mib=round(report.frr_rss_mib, 1),
+        lldpd_processes=report.lldpd_processes,
+        lldpd_rss_mib=round(report.lldpd_rss_mib, 1),
+        keys_given=list(report.keys_given),
+        keys_generated=list(report.keys_generated),
         notes=[printable(note) for note in report.notes],
     )
 

@@ -26,7 +26,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,7 +151,9 @@ def load_state(build_dir: Path) -> LabState | None:
     try:
         return LabState(**json.loads(path.read_text()))
     except (ValueError, TypeError) as exc:
-        raise LabError(Problem(f"the lab's state file is damaged ({exc})", hint=f"remove the lab by hand: ip netns list | grep fg{lab_id_of(build_dir)}-", file=str(path))) from None
+        raise LabError(
+            Problem(f"the lab's state file is damaged ({exc})", hint=f"remove the lab by hand: ip netns list | grep fg{lab_id_of(build_dir)}-", file=str(path))
+        ) from None
 
 
 def running_lab(build_dir: Path) -> tuple[LabState, LabPlan]:
@@ -218,9 +220,7 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path 
             what = "up" if existing.phase == "up" else f"left over ({existing.phase})"
             raise LabError(Problem(f"a lab is already {what} for {build_dir}", hint=f"fabricgen lab down {build_dir} first"))
         state = LabState(str(build_dir.resolve()), plan.lab_id, network, manifest_hash(build_dir), started=time.time())
-        state.interfaces = {
-            device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)
-        }
+        state.interfaces = {device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)}
         try:
             _create(plan, state, secrets_file)
         except BaseException:
@@ -261,8 +261,7 @@ def _create(plan: LabPlan, state: LabState, secrets_file: Path | None) -> None:
     state.save()  # recorded before any exists
     ip_batch(f"netns add {ns}" for ns in state.namespaces)
     ip_batch(
-        f"link add name {link.a.ifname} netns {plan.namespace(link.a.device)} type veth "
-        f"peer name {link.b.ifname} netns {plan.namespace(link.b.device)}"
+        f"link add name {link.a.ifname} netns {plan.namespace(link.a.device)} type veth peer name {link.b.ifname} netns {plan.namespace(link.b.device)}"
         for link in plan.links
     )
     if any(s.vtep for s in plan.switches.values()) and not _kernel_has_vrf(state.namespaces[0]):
@@ -298,7 +297,7 @@ def _configure_switch(plan: LabPlan, name: str) -> None:
             commands.append(f"link set dev {vxlan} up")
         commands.append(f"address add {segment.gateway} dev {bridge}")
         commands.append(f"link set dev {bridge} up")
-        bridged.update({member: bridge for member in segment.members})
+        bridged.update(dict.fromkeys(segment.members, bridge))
     for port in plan.ports_of(name):
         commands += switch_port_commands(port, bridged.get(port.port))
     in_namespace(ns, ["sysctl", "-q", "-w", *SWITCH_SYSCTLS])
@@ -389,7 +388,13 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
         # vtysh quotes the line it refused, which may hold a key: masked before it is shown
         masked = Secrets(keys.read_keys(config.parent)).mask(result.stdout + result.stderr)
         errors = [line for line in masked.splitlines() if line.strip() and "vtysh.conf" not in line]
-        raise LabError(Problem(f"FRR refused {plan.switches[name].frr_source}: {' '.join(errors)[:600]}", device=name, hint="run vtysh --dryrun -f on it; report a fabricgen bug"))
+        raise LabError(
+            Problem(
+                f"FRR refused {plan.switches[name].frr_source}: {' '.join(errors)[:600]}",
+                device=name,
+                hint="run vtysh --dryrun -f on it; report a fabricgen bug",
+            )
+        )
 
 
 def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
@@ -479,10 +484,8 @@ def _remove_lldpd_files(namespaces: list[str]) -> None:
     for ns in namespaces:
         for path in lldpd_files(ns):
             path.unlink(missing_ok=True)
-    try:
+    with suppress(OSError):
         LLDPD_RUN.rmdir()  # when no other lab has lldpd running
-    except OSError:
-        pass
 
 
 # --- down ----------------------------------------------------------------------------------------
@@ -551,10 +554,8 @@ def stop_processes(namespaces: list[str], grace: float = 3.0) -> None:
 
 
 def _signal(pid: int, sig: int) -> None:
-    try:
+    with suppress(ProcessLookupError):
         os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 # --- failures ------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secret
 
 
 def process_memory(state: runtime.LabState) -> dict[str, tuple[int, float]]:
-    """"frr" and "lldpd" (and "other") -> how many processes of it run in the lab's namespaces and
+    """ "frr" and "lldpd" (and "other") -> how many processes of it run in the lab's namespaces and
     their resident memory (MiB)."""
     pids = [pid for pids in runtime.parallel(runtime.namespace_pids, state.namespaces) for pid in pids]
     totals: dict[str, list] = {}
@@ -200,7 +200,9 @@ def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secre
             report.rounds.append((name, check(build_dir, timeout, lambda step, name=name: progress(f"{name}: verify: {step}")), failure))
             progress(f"{name}: restore")
             restored = restore(build_dir, timeout=timeout)[0]
-            report.rounds.append((f"{name}, restored", check(build_dir, timeout, lambda step, name=name: progress(f"{name}, restored: verify: {step}")), restored))
+            report.rounds.append(
+                (f"{name}, restored", check(build_dir, timeout, lambda step, name=name: progress(f"{name}, restored: verify: {step}")), restored)
+            )
     finally:
         progress("down")
         down(build_dir)

@@ -135,9 +135,7 @@ class Expected:
         return all((bgp[s.device].get(s.peer_address) == "Established") == up for s, up in self.sessions if s.device in bgp)
 
     def widths_match(self, widths: dict[str, dict[str, int]]) -> bool:
-        return all(
-            all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items()) for device, prefixes in self.widths.items()
-        )
+        return all(all(widths[device].get(prefix, 0) == width for prefix, width in prefixes.items()) for device, prefixes in self.widths.items())
 
     def bfd_match(self, bfd: dict[str, dict[str, str]]) -> bool:
         return all(bfd.get(s.device, {}).get(s.peer_address) == "up" for s in self.bfd)
@@ -147,9 +145,7 @@ class Expected:
         return self.sessions_match(snap.bgp) and self.widths_match(snap.widths) and self.bfd_match(snap.bfd)
 
 
-def wait_converged(
-    plan: LabPlan, state: LabState, since: float, timeout: float, focus: set[str] | None = None
-) -> tuple[bool, float | None, Snapshot, int]:
+def wait_converged(plan: LabPlan, state: LabState, since: float, timeout: float, focus: set[str] | None = None) -> tuple[bool, float | None, Snapshot, int]:
     """Poll until every BGP and BFD session and ECMP width is as the build (and the applied failures) say.
     Returns (converged, seconds from `since` to the first matching look, the last full look, how
     many looks it took). With `focus`, each look reads every live switch's FIB but only the focus
@@ -275,7 +271,14 @@ def bgp_check(plan: LabPlan, failed: Failed, snap: Snapshot, keyed: dict[str, se
         lost += sum(1 for _, up in want if not up)
         keyed_total += sum(1 for s, up in want if up and s.keyed)
         with_key += len(up_keyed) - len(unkeyed)
-        row = (device, sum(1 for _, up in want if up), up_count, len(up_keyed) - len(unkeyed), ", ".join(missing + lingering + unkeyed)[:200] or "-", ", ".join(extra)[:200] or "-")
+        row = (
+            device,
+            sum(1 for _, up in want if up),
+            up_count,
+            len(up_keyed) - len(unkeyed),
+            ", ".join(missing + lingering + unkeyed)[:200] or "-",
+            ", ".join(extra)[:200] or "-",
+        )
         check.add(row, not (missing or lingering or extra or unkeyed))
     check.summary = f"{established}/{total} expected sessions Established" + (f"; {lost} lost to the applied failures, as expected" if lost else "")
     if keyed_total:
@@ -438,9 +441,7 @@ def _probe(plan: LabPlan, failed: Failed, probe: Probe) -> str:
     if ping.returncode != 0:
         return "unreachable"
     for _attempt in range(2):  # once more when no hop answered at all (a burst lost to ICMP rate limits)
-        trace = in_namespace(
-            ns, ["traceroute", "-n", "-q", "2", "-w", "1", "-m", "8", "-s", probe.source_address, probe.target_address], check=False
-        )
+        trace = in_namespace(ns, ["traceroute", "-n", "-q", "2", "-w", "1", "-m", "8", "-s", probe.source_address, probe.target_address], check=False)
         # each hop line: its number, then per probe an address and a time, or "*" for no answer
         hops = [next((word for word in line.split()[1:] if word.count(".") == 3), "*") for line in trace.stdout.splitlines()[1:]]
         if set(hops) != {"*"}:

@@ -47,11 +47,13 @@ def read_secrets(targets: list[Target], secrets_file: Path | None = None, enviro
     for name in sorted(set(users) - set(secrets.values)):
         devices = sorted(set(users[name]))
         shown = ", ".join(devices[:3]) + (f" and {len(devices) - 3} more" if len(devices) > 3 else "")
-        problems.append(Problem(
-            f"secret {name!r} has no value; the configs of {shown} use it",
-            hint=f"export {env_name(name)}=... or add `{name}: ...` to the secrets file (--secrets FILE, mode 0600)",
-            device=devices[0],
-        ))
+        problems.append(
+            Problem(
+                f"secret {name!r} has no value; the configs of {shown} use it",
+                hint=f"export {env_name(name)}=... or add `{name}: ...` to the secrets file (--secrets FILE, mode 0600)",
+                device=devices[0],
+            )
+        )
     raise_if(problems, PushError)
     return secrets
 
@@ -74,11 +76,13 @@ def check_complete(targets: list[Target]) -> None:
     for target in targets:
         missing = missing_parts(target)
         if missing:
-            problems.append(Problem(
-                f"its config is not complete enough to replace the running one; missing: {'; '.join(missing)}",
-                device=target.name,
-                hint="add a `management` section (and an oob network) to the intent and rebuild, or push with --merge (adds, removes nothing)",
-            ))
+            problems.append(
+                Problem(
+                    f"its config is not complete enough to replace the running one; missing: {'; '.join(missing)}",
+                    device=target.name,
+                    hint="add a `management` section (and an oob network) to the intent and rebuild, or push with --merge (adds, removes nothing)",
+                )
+            )
     raise_if(problems, PushError)
 
 

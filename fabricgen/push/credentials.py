@@ -35,10 +35,12 @@ def read_credentials(environ=os.environ, interactive: bool | None = None) -> Cre
     password = environ.get(PASSWORD_ENV, "")
     if (not username or not password) and not interactive:
         missing = " and ".join(name for name, value in ((USERNAME_ENV, username), (PASSWORD_ENV, password)) if not value)
-        raise PushError(Problem(
-            f"no credentials: {missing} not set and no terminal to prompt on",
-            hint=f"export {USERNAME_ENV}=... {PASSWORD_ENV}=... (from your secret store), or run in a terminal",
-        ))
+        raise PushError(
+            Problem(
+                f"no credentials: {missing} not set and no terminal to prompt on",
+                hint=f"export {USERNAME_ENV}=... {PASSWORD_ENV}=... (from your secret store), or run in a terminal",
+            )
+        )
     try:
         if not username:
             username = input("device username: ").strip()

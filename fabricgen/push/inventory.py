@@ -50,9 +50,7 @@ class Target:
     boot_image: str | None = None  # the NOS image the intent pins (topology.json `boot_image`)
 
 
-def read_targets(
-    build_dir: Path, selection: str | None = None, inventory_file: Path | None = None, staging: Path | None = None
-) -> list[Target]:
+def read_targets(build_dir: Path, selection: str | None = None, inventory_file: Path | None = None, staging: Path | None = None) -> list[Target]:
     """The selected switches of BUILD_DIR, in build order (spines before leaves, as topology.json
     lists them). Raises PushError listing every problem before anything is contacted.
 
@@ -74,26 +72,30 @@ def read_targets(
         settings = {**defaults, **own}
         host = settings.get("host") or management.get(name)
         if not host:
-            problems.append(Problem(
-                "no management address: the build has no management plan for it and the inventory does not name it",
-                hint="add an oob section to the intent, or give --inventory FILE with `devices: {NAME: {host: ADDRESS}}`",
-                device=name,
-            ))
+            problems.append(
+                Problem(
+                    "no management address: the build has no management plan for it and the inventory does not name it",
+                    hint="add an oob section to the intent, or give --inventory FILE with `devices: {NAME: {host: ADDRESS}}`",
+                    device=name,
+                )
+            )
             continue
         config, config_text = _config(build, name, node["nos"], staging)
         driver = settings.get("driver") or DRIVERS[node["nos"]]
-        targets.append(Target(
-            name=name,
-            role=node["role"],
-            network=node["network"],
-            nos=node["nos"],
-            host=str(host),
-            driver=driver,
-            config=config,
-            expected_peers=bgp_neighbors(config_text),
-            optional_args=driver_options(defaults, own, driver),
-            boot_image=node.get("boot_image"),
-        ))
+        targets.append(
+            Target(
+                name=name,
+                role=node["role"],
+                network=node["network"],
+                nos=node["nos"],
+                host=str(host),
+                driver=driver,
+                config=config,
+                expected_peers=bgp_neighbors(config_text),
+                optional_args=driver_options(defaults, own, driver),
+                boot_image=node.get("boot_image"),
+            )
+        )
     raise_if(problems, PushError)
     return targets
 
@@ -136,7 +138,9 @@ def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tup
     try:
         routing = contents[files[-1]].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PushError(Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint="rebuild the directory with `fabricgen build`", file=str(build.root / files[-1]))) from None
+        raise PushError(
+            Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint="rebuild the directory with `fabricgen build`", file=str(build.root / files[-1]))
+        ) from None
     return (root / "configs" / name if nos == "sonic" else root / files[0]), routing
 
 
@@ -159,11 +163,13 @@ def select_devices(switches: list[dict], selection: str | None, build_dir: Path)
         else:
             matched = {node["id"] for node in switches if fnmatch.fnmatchcase(node["id"], token)}
         if not matched:
-            problems.append(Problem(
-                f"--devices {token!r} matches no switch in the build",
-                hint=f"use a switch name or pattern (e.g. {switches[0]['id'] if switches else 'leaf*'}), a role ({', '.join(sorted(roles))}) or a network ({', '.join(sorted(networks))})",
-                file=str(build_dir / "topology.json"),
-            ))
+            problems.append(
+                Problem(
+                    f"--devices {token!r} matches no switch in the build",
+                    hint=f"use a switch name or pattern (e.g. {switches[0]['id'] if switches else 'leaf*'}), a role ({', '.join(sorted(roles))}) or a network ({', '.join(sorted(networks))})",
+                    file=str(build_dir / "topology.json"),
+                )
+            )
         chosen |= matched
     raise_if(problems, PushError)
     return [node for node in switches if node["id"] in chosen]
@@ -230,10 +236,13 @@ def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> d
         except ValueError as exc:
             problems.append(problem(str(exc), (*path, "host")))
     if "driver" in entry and (not isinstance(entry["driver"], str) or entry["driver"] not in DRIVER_OPTIONS):
-        problems.append(problem(
-            f"{entry['driver']!r} is not a supported driver", (*path, "driver"),
-            hint=f"use {', '.join(DRIVER_OPTIONS)} (or leave it out: the NOS's own driver)",
-        ))
+        problems.append(
+            problem(
+                f"{entry['driver']!r} is not a supported driver",
+                (*path, "driver"),
+                hint=f"use {', '.join(DRIVER_OPTIONS)} (or leave it out: the NOS's own driver)",
+            )
+        )
         driver = None
     options = entry.get("optional_args") or {}
     if not isinstance(options, dict):
@@ -254,11 +263,12 @@ def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> d
 def _option_problem(key: str, value, readers: dict[str, dict]) -> tuple[str, str]:
     """What is wrong with one optional_args entry for drivers `readers` ("" when nothing)."""
     if any(word in key.lower() for word in SECRET_WORDS):
-        return (f"{key!r} looks like a credential; the inventory must not hold secrets",
-                "remove it and set FABRICGEN_USERNAME / FABRICGEN_PASSWORD in the environment (or answer the prompt)")
+        return (
+            f"{key!r} looks like a credential; the inventory must not hold secrets",
+            "remove it and set FABRICGEN_USERNAME / FABRICGEN_PASSWORD in the environment (or answer the prompt)",
+        )
     if key in HOST_KEY_OPTIONS:
-        return (f"{key!r}: host key checking is not set in the inventory",
-                "use fabricgen push --known-hosts FILE, --trust-on-first-use or --insecure")
+        return (f"{key!r}: host key checking is not set in the inventory", "use fabricgen push --known-hosts FILE, --trust-on-first-use or --insecure")
     checks = [options[key] for options in readers.values() if key in options]
     if not checks:
         known = sorted({name for options in readers.values() for name in options})
@@ -308,7 +318,13 @@ def _verify(value) -> None:
 # `ssl_verfy` would otherwise vanish. Host key checking is the command's (HOST_KEY_OPTIONS).
 DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
     "nxos": {"transport": _transport, "nxos_protocol": _transport, "port": _port, "ssl_verify": _verify},
-    "sonic": {"port": _port, "key_file": _path, "frr_container": _container, "lldp_container": _container, "sudo": _flag},  # lldp_container: push/sonic.py (verify's LLDP getter)
+    "sonic": {
+        "port": _port,
+        "key_file": _path,
+        "frr_container": _container,
+        "lldp_container": _container,
+        "sudo": _flag,
+    },  # lldp_container: push/sonic.py (verify's LLDP getter)
     "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
 }
 HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")

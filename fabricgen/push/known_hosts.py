@@ -22,6 +22,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import paramiko
 from napalm.base.exceptions import ConnectionException
@@ -57,7 +58,7 @@ def describe(key: paramiko.PKey) -> str:
 class KnownHosts:
     """One known_hosts file: the keys listed per name, and pinning a new one."""
 
-    _shared: dict[Path, KnownHosts] = {}
+    _shared: ClassVar[dict[Path, KnownHosts]] = {}  # one per file, for every device of a run
     _shared_lock = threading.Lock()
 
     def __init__(self, path: Path) -> None:

@@ -47,7 +47,11 @@ def result_table(rollout: Rollout) -> Table:
     for result in rollout.results:
         target = result.target
         table.add_row(
-            _plain(target.name), _plain(target.role), _plain(target.nos), _plain(target.host), result.stage,
+            _plain(target.name),
+            _plain(target.role),
+            _plain(target.nos),
+            _plain(target.host),
+            result.stage,
             f"[{_STYLE[result.outcome]}]{result.outcome.value}[/]",
             str(_changed_lines(result.diff)) if result.diff else "",
             f"{result.seconds:.1f}" if result.stage else "",
@@ -71,10 +75,7 @@ def _plain(text: str) -> str:
 
 def _changed_lines(diff: str) -> int:
     """Added and removed lines of a unified diff (or of a NOS's own +/- listing)."""
-    return sum(
-        1 for line in diff.splitlines()
-        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
-    )
+    return sum(1 for line in diff.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---")))
 
 
 # --- JSON (`push --json`) ---------------------------------------------------------------------------
@@ -120,9 +121,18 @@ def push_json(rollout: Rollout) -> PushJson:
         counts={outcome.value: counts[outcome.value] for outcome in Outcome if counts[outcome.value]},
         devices=[
             DeviceJson(
-                device=printable(r.target.name), role=printable(r.target.role), network=printable(r.target.network), nos=printable(r.target.nos),
-                host=printable(r.target.host), stage=r.stage, outcome=r.outcome.value, ok=r.ok, seconds=round(r.seconds, 2),
-                diff_lines=_changed_lines(r.diff), diff="".join(printable(line) + "\n" for line in r.diff.splitlines()), message=printable(r.message),
+                device=printable(r.target.name),
+                role=printable(r.target.role),
+                network=printable(r.target.network),
+                nos=printable(r.target.nos),
+                host=printable(r.target.host),
+                stage=r.stage,
+                outcome=r.outcome.value,
+                ok=r.ok,
+                seconds=round(r.seconds, 2),
+                diff_lines=_changed_lines(r.diff),
+                diff="".join(printable(line) + "\n" for line in r.diff.splitlines()),
+                message=printable(r.message),
             )
             for r in rollout.results
         ],

@@ -147,8 +147,11 @@ class DeviceSession:
 
     def device(self, target: Target):
         return self.drivers[target.driver](
-            target.host, self.credentials.username, self.credentials.password,
-            timeout=self.options.connect_timeout, optional_args=self.options.verification.driver_args(target),
+            target.host,
+            self.credentials.username,
+            self.credentials.password,
+            timeout=self.options.connect_timeout,
+            optional_args=self.options.verification.driver_args(target),
         )
 
     def clean(self, text: object) -> str:
@@ -166,19 +169,23 @@ def push(
         raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
     options.verification.check(targets)
     if options.merge and (sonic := sorted(t.name for t in targets if t.nos == "sonic")):
-        raise PushError(Problem(
-            f"--merge is not supported on SONiC ({', '.join(sonic[:3])}{' and more' if len(sonic) > 3 else ''}): config_db and FRR "
-            "have no merge that can be checked and rolled back as one change",
-            hint="push SONiC switches without --merge (a replace keeps the image's local users: they are not in config_db)",
-        ))
+        raise PushError(
+            Problem(
+                f"--merge is not supported on SONiC ({', '.join(sonic[:3])}{' and more' if len(sonic) > 3 else ''}): config_db and FRR "
+                "have no merge that can be checked and rolled back as one change",
+                hint="push SONiC switches without --merge (a replace keeps the image's local users: they are not in config_db)",
+            )
+        )
     if options.commit and not options.merge:
         check_complete(targets)  # a replace of an incomplete config would lock everyone out
         low, high = NXOS_COMMIT_TIMEOUT
         if any(t.driver == "nxos" for t in targets) and not low <= options.revert_in <= high:
-            raise PushError(Problem(
-                f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
-                hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
-            ))
+            raise PushError(
+                Problem(
+                    f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
+                    hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+                )
+            )
     session = DeviceSession(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 
@@ -209,13 +216,13 @@ def _stages(changed: list[Target], options: RolloutOptions) -> list[tuple[str, l
     if not changed:
         return []
     if options.canary == NO_CANARY:
-        return [(f"batch {n + 1}", changed[i:i + size]) for n, i in enumerate(range(0, len(changed), size))]
+        return [(f"batch {n + 1}", changed[i : i + size]) for n, i in enumerate(range(0, len(changed), size))]
     # A leaf by default: one of many, and a mistake on it touches one rail of one scalable unit,
     # where a spine carries a share of every leaf's traffic.
     named = next((t for t in changed if t.name == options.canary), None)
     canary = named or next((t for t in changed if t.role == "leaf"), changed[0])
     rest = [target for target in changed if target is not canary]
-    return [("canary", [canary])] + [(f"batch {n + 1}", rest[i:i + size]) for n, i in enumerate(range(0, len(rest), size))]
+    return [("canary", [canary])] + [(f"batch {n + 1}", rest[i : i + size]) for n, i in enumerate(range(0, len(rest), size))]
 
 
 def _run_stage(targets: list[Target], stage: str, action, concurrency: int, report: Progress) -> list[DeviceResult]:
@@ -285,10 +292,14 @@ def _commit(session: DeviceSession, target: Target) -> DeviceResult:
             return replace(result, outcome=Outcome.failed, message=f"commit refused, the device kept its previous config: {session.clean(exc)}")
         except Exception as exc:  # noqa: BLE001 - any driver or transport error: report it, stop the rollout
             timer = f"; its confirm timer restores the previous config within {options.revert_in} s" if confirm else ""
-            return replace(result, outcome=Outcome.failed, message=(
-                f"commit interrupted ({type(exc).__name__}: {session.clean(exc)}); "
-                f"the device's state is unknown{timer}: check it, then `rollback` on the device if needed"
-            ))
+            return replace(
+                result,
+                outcome=Outcome.failed,
+                message=(
+                    f"commit interrupted ({type(exc).__name__}: {session.clean(exc)}); "
+                    f"the device's state is unknown{timer}: check it, then `rollback` on the device if needed"
+                ),
+            )
         verified, detail = _wait_established(device, target, options, set(target.expected_peers))
         if verified:
             management = _management_works(session, target)
@@ -299,10 +310,14 @@ def _commit(session: DeviceSession, target: Target) -> DeviceResult:
             try:
                 device.confirm_commit()
             except Exception as exc:  # noqa: BLE001 - not confirmed: the device reverts by itself
-                return replace(result, outcome=Outcome.failed, message=(
-                    f"verified ({detail}) but the confirm failed ({session.clean(exc)}); the device restores its previous config "
-                    f"within {options.revert_in} s of the commit"
-                ))
+                return replace(
+                    result,
+                    outcome=Outcome.failed,
+                    message=(
+                        f"verified ({detail}) but the confirm failed ({session.clean(exc)}); the device restores its previous config "
+                        f"within {options.revert_in} s of the commit"
+                    ),
+                )
             return replace(result, outcome=Outcome.committed, message=f"{detail}; confirmed")
         try:
             device.rollback()
@@ -316,7 +331,7 @@ def _commit(session: DeviceSession, target: Target) -> DeviceResult:
 
 
 def _management_works(session: DeviceSession, target: Target) -> str:
-    """"" when a NEW session to the device opens and answers get_facts; else what went wrong.
+    """ "" when a NEW session to the device opens and answers get_facts; else what went wrong.
     The commit's own session may survive a change that refuses every new login."""
     probe = session.device(target)
     try:
@@ -398,12 +413,7 @@ def _wait_established(device, target: Target, options: RolloutOptions, expected:
 
 def _up_peers(neighbors: dict) -> set[str]:
     """Addresses of Established peers across every VRF of a NAPALM get_bgp_neighbors result."""
-    return {
-        address
-        for vrf in (neighbors or {}).values()
-        for address, peer in (vrf.get("peers") or {}).items()
-        if peer.get("is_up")
-    }
+    return {address for vrf in (neighbors or {}).values() for address, peer in (vrf.get("peers") or {}).items() if peer.get("is_up")}
 
 
 def _discard(device) -> None:

@@ -87,26 +87,45 @@ class DeviceVerification:
     def _option_problems(self, any_sonic: bool) -> list[Problem]:
         problems = []
         if self.insecure:
-            given = [name for name, value in (("--known-hosts", self.known_hosts), ("--trust-on-first-use", self.trust_on_first_use), ("--ca-bundle", self.ca_bundle)) if value]
+            given = [
+                name
+                for name, value in (("--known-hosts", self.known_hosts), ("--trust-on-first-use", self.trust_on_first_use), ("--ca-bundle", self.ca_bundle))
+                if value
+            ]
             if given:
-                problems.append(Problem(f"--insecure checks nothing, so {', '.join(given)} would be ignored", hint="drop --insecure to verify the devices, or drop " + ", ".join(given)))
+                problems.append(
+                    Problem(
+                        f"--insecure checks nothing, so {', '.join(given)} would be ignored",
+                        hint="drop --insecure to verify the devices, or drop " + ", ".join(given),
+                    )
+                )
             return problems
         if self.trust_on_first_use and self.known_hosts is None:
-            problems.append(Problem(
-                "--trust-on-first-use needs the file to pin host keys in",
-                hint="name it with --known-hosts FILE (a file of its own for the fabric is best; it is created if missing)",
-            ))
+            problems.append(
+                Problem(
+                    "--trust-on-first-use needs the file to pin host keys in",
+                    hint="name it with --known-hosts FILE (a file of its own for the fabric is best; it is created if missing)",
+                )
+            )
         elif self.known_hosts is not None and self.known_hosts.exists() and not self.known_hosts.is_file():
             problems.append(Problem("is not a file", file=str(self.known_hosts), hint="--known-hosts names an OpenSSH known_hosts file"))
         elif any_sonic and not self.trust_on_first_use and not self.known_hosts_file.is_file():
-            problems.append(Problem(
-                "no such known_hosts file: no SONiC switch's SSH host key could be verified",
-                file=str(self.known_hosts_file),
-                hint="list the switches' keys there (ssh-keyscan, then compare the fingerprints with the switches'), "
-                "or add --trust-on-first-use to pin them on first contact",
-            ))
+            problems.append(
+                Problem(
+                    "no such known_hosts file: no SONiC switch's SSH host key could be verified",
+                    file=str(self.known_hosts_file),
+                    hint="list the switches' keys there (ssh-keyscan, then compare the fingerprints with the switches'), "
+                    "or add --trust-on-first-use to pin them on first contact",
+                )
+            )
         if self.ca_bundle is not None and not self.ca_bundle.is_file():
-            problems.append(Problem("no such CA bundle file", file=str(self.ca_bundle), hint="--ca-bundle names a PEM file of the CA certificates that signed the switches' NX-API certificates"))
+            problems.append(
+                Problem(
+                    "no such CA bundle file",
+                    file=str(self.ca_bundle),
+                    hint="--ca-bundle names a PEM file of the CA certificates that signed the switches' NX-API certificates",
+                )
+            )
         return problems
 
 
@@ -122,16 +141,22 @@ def _target_problems(target: Target, insecure: bool) -> list[Problem]:
     args = target.optional_args
     transport = args.get("transport", args.get("nxos_protocol", "https"))
     if transport != "https" and not insecure:
-        problems.append(Problem(
-            f"optional_args transport {transport!r} would send the password unencrypted",
-            device=target.name, hint="remove it (NX-API over https is the default), or pass --insecure if you must",
-        ))
+        problems.append(
+            Problem(
+                f"optional_args transport {transport!r} would send the password unencrypted",
+                device=target.name,
+                hint="remove it (NX-API over https is the default), or pass --insecure if you must",
+            )
+        )
     verify = args.get("ssl_verify")
     if verify is False and not insecure:
-        problems.append(Problem(
-            "optional_args ssl_verify: false would accept any TLS certificate",
-            device=target.name, hint="name the CA bundle instead (ssl_verify: FILE or --ca-bundle FILE), or pass --insecure to turn verification off",
-        ))
+        problems.append(
+            Problem(
+                "optional_args ssl_verify: false would accept any TLS certificate",
+                device=target.name,
+                hint="name the CA bundle instead (ssl_verify: FILE or --ca-bundle FILE), or pass --insecure to turn verification off",
+            )
+        )
     elif isinstance(verify, str) and not Path(verify).expanduser().is_file():
         problems.append(Problem(f"optional_args ssl_verify: no such CA bundle file {verify!r}", device=target.name))
     return problems

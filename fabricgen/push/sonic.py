@@ -366,7 +366,9 @@ class SonicDriver(NetworkDriver):
         )
         status, out, err = self._frr_reload("--test", candidate["frr"])
         if status == 127:  # the shell found no docker/frr-reload: a setting, not the config
-            raise CommandErrorException(f"{self.hostname}: cannot run FRR's tools there ({_tail(err)}); check optional_args frr_container ('{self.frr_container}')")
+            raise CommandErrorException(
+                f"{self.hostname}: cannot run FRR's tools there ({_tail(err)}); check optional_args frr_container ('{self.frr_container}')"
+            )
         if status != 0:
             raise CommandErrorException(f"{self.hostname}: FRR rejects the candidate frr.conf: {_frr_error(out, err)}")
         parts = []

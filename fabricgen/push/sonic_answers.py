@@ -149,7 +149,7 @@ def simple_table(text: str, header: list[str]) -> list[dict[str, str]]:
                 if len(rows) >= MAX_ENTRIES:
                     raise AnswerError(f"more than {MAX_ENTRIES} rows")
                 cells = [row[start : (spans[i + 1][0] if i + 1 < len(spans) else len(row))].strip() for i, (start, _) in enumerate(spans)]
-                rows.append(dict(zip(header, cells)))
+                rows.append(dict(zip(header, cells, strict=True)))
             return rows
     raise AnswerError(f"no table with the columns {' | '.join(header)}")
 
@@ -279,8 +279,10 @@ def optics(document: dict[str, dict[str, str]], prefix: str) -> dict[str, dict[s
         port = sonic_port_of_kernel_interface(key[len(prefix) :])
         channels = []
         for lane in range(1, 9):
-            values = {name: _reading(sensors.get(f"{field}{lane}{unit}"), key, f"{field}{lane}{unit}") for name, field, unit in (
-                ("input_power", "rx", "power"), ("output_power", "tx", "power"), ("laser_bias_current", "tx", "bias"))}
+            values = {
+                name: _reading(sensors.get(f"{field}{lane}{unit}"), key, f"{field}{lane}{unit}")
+                for name, field, unit in (("input_power", "rx", "power"), ("output_power", "tx", "power"), ("laser_bias_current", "tx", "bias"))
+            }
             if all(value is None for value in values.values()):
                 continue
             channels.append({"index": lane - 1, "state": {name: _instant(value) for name, value in values.items()}})

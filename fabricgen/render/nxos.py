@@ -230,9 +230,7 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         network_qos_policy=NETWORK_QOS_POLICY,
         queuing=queuing,
         # one policy per (speed, cable bucket), however many ports share it
-        pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m))
-        if qos
-        else [],
+        pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m)) if qos else [],
         interfaces_text=interfaces,
         bgp_text=bgp,
         system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,

@@ -68,7 +68,9 @@ def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     if lb.mode != "ecmp":
         gaps.append(Gap("mode", f"fabricgen writes no SONiC config for {lb.mode}", "use mode: ecmp on SONiC"))
     if "inner" in lb.hash_fields and not any(f.startswith("INNER_") for f in ecmp_hash(lb.hash_fields)):
-        gaps.append(Gap("hash_fields", "inner names no inner field on its own", "list the outer fields whose inner copies to hash, e.g. [src-ip, dst-ip, inner]"))
+        gaps.append(
+            Gap("hash_fields", "inner names no inner field on its own", "list the outer fields whose inner copies to hash, e.g. [src-ip, dst-ip, inner]")
+        )
     return gaps
 
 
@@ -82,18 +84,28 @@ def security_gaps(security: BgpSecurity, management: Management | None) -> list[
     `neighbor PEER password` is TCP-MD5 only (docs/user/bgp.rst)."""
     gaps = []
     if security.tcp_ao:
-        gaps.append(Gap("bgp_security.tcp_ao", "FRR on SONiC has no TCP-AO, only TCP-MD5 (neighbor password)", "set tcp_ao: false for a network with SONiC switches"))
+        gaps.append(
+            Gap("bgp_security.tcp_ao", "FRR on SONiC has no TCP-AO, only TCP-MD5 (neighbor password)", "set tcp_ao: false for a network with SONiC switches")
+        )
     if management is not None and management.snmp is not None:
         short = [user.name for user in management.snmp.users if len(user.name) < SNMP_NAME_MIN]
         if short:
             # sonic-snmp.yang SNMP_USER_LIST name: length 4..32
-            gaps.append(Gap("management.snmp.users", f"SONiC takes SNMPv3 user names of 4-32 characters, not {', '.join(short)}", "give the SNMP user a name of at least 4 characters"))
+            gaps.append(
+                Gap(
+                    "management.snmp.users",
+                    f"SONiC takes SNMPv3 user names of 4-32 characters, not {', '.join(short)}",
+                    "give the SNMP user a name of at least 4 characters",
+                )
+            )
     if management is not None and management.password_policy.min_length > PASSWORD_LEN_MAX:
-        gaps.append(Gap(
-            "management.password_policy.min_length",
-            f"SONiC's password hardening takes a minimum length of at most {PASSWORD_LEN_MAX}, not {management.password_policy.min_length}",
-            f"set min_length to {PASSWORD_LEN_MAX} or less for SONiC switches",
-        ))
+        gaps.append(
+            Gap(
+                "management.password_policy.min_length",
+                f"SONiC's password hardening takes a minimum length of at most {PASSWORD_LEN_MAX}, not {management.password_policy.min_length}",
+                f"set min_length to {PASSWORD_LEN_MAX} or less for SONiC switches",
+            )
+        )
     return gaps
 
 
@@ -115,8 +127,8 @@ def render_sonic(config: DeviceConfig) -> dict[str, str]:
     base = f"configs/{config.hostname}"
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
     if config.bgp is not None:
-        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(
-            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE
+        files[f"{base}/frr.conf"] = (
+            environment().get_template("frr/frr.conf.j2").render(c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE)
         )
     return files
 
@@ -152,7 +164,9 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         tables["MGMT_PORT"] = {c.management.port: {"admin_status": "up", "alias": c.management.port}}
         tables["MGMT_INTERFACE"] = {f"{c.management.port}|{c.management.address}": {"gwaddr": c.management.gateway}}
     if c.static_routes:
-        tables["STATIC_ROUTE"] = {route.prefix: {"nexthop": ",".join(r.next_hop for r in c.static_routes if r.prefix == route.prefix)} for route in c.static_routes}
+        tables["STATIC_ROUTE"] = {
+            route.prefix: {"nexthop": ",".join(r.next_hop for r in c.static_routes if r.prefix == route.prefix)} for route in c.static_routes
+        }
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
@@ -407,8 +421,14 @@ def _ranges(numbers) -> list[str]:
 SNMP_NAME_MIN = 4
 # intent (NX-OS `logging server ... <level>` names) -> sonic-syslog.yang rsyslog-severity
 SYSLOG_SEVERITY = {
-    "emergencies": "crit", "alerts": "crit", "critical": "crit", "errors": "error", "warnings": "warn",
-    "notifications": "notice", "informational": "info", "debugging": "debug",
+    "emergencies": "crit",
+    "alerts": "crit",
+    "critical": "crit",
+    "errors": "error",
+    "warnings": "warn",
+    "notifications": "notice",
+    "informational": "info",
+    "debugging": "debug",
 }
 # intent -> sonic-snmp.yang SNMP_USER_AUTH_TYPE (SHA, MD5, HMAC-SHA-2) and _ENCRYPTION_TYPE (DES, AES)
 SNMP_AUTH = {"sha": "SHA", "sha-256": "HMAC-SHA-2"}
@@ -551,4 +571,3 @@ def _control_plane_acls(m: Management, snmp: str | None) -> dict[str, dict[str, 
         for n, network in enumerate(m.access.management_networks, start=1):
             acl_rule[f"{name}|RULE_{n}"] = {"PRIORITY": str(10000 - n), "PACKET_ACTION": "ACCEPT", "SRC_IP": str(network)}
     return {"ACL_TABLE": acl_table, "ACL_RULE": acl_rule}
-

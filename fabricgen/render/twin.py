@@ -41,8 +41,7 @@ def render_lab_overlay(configs: Iterable[DeviceConfig]) -> dict[str, str]:
             "vtep": config.evpn.vtep_address,
             "anycast_gateway_mac": config.evpn.anycast_gateway_mac,
             "segments": [
-                {"name": s.name, "vlan": s.vlan, "vni": s.vni, "vrf": s.vrf, "gateway": s.gateway, "members": list(s.members)}
-                for s in config.evpn.segments
+                {"name": s.name, "vlan": s.vlan, "vni": s.vni, "vrf": s.vrf, "gateway": s.gateway, "members": list(s.members)} for s in config.evpn.segments
             ],
             "vrfs": [{"name": v.name, "l3_vni": v.l3_vni, "l3_vlan": v.l3_vlan} for v in config.evpn.vrfs],
         }

@@ -346,12 +346,18 @@ def _console_rows(c: Compiled, spares: int, populate_all: bool = False) -> list[
     module = catalog.modules[console.module]
     modules = sum(c.oob.modules.values())
     rows = [
-        BomRow(SECTION_OOB, console.model, catalog.description(console.model), len(servers), basis=f"one per console server: {c.oob.console_ports} switch consoles"),
-        BomRow(SECTION_OOB, console.module, catalog.description(console.module), modules, basis=f"one per slot with lines in use ({module.async_ports} lines each)"),
+        BomRow(
+            SECTION_OOB, console.model, catalog.description(console.model), len(servers), basis=f"one per console server: {c.oob.console_ports} switch consoles"
+        ),
+        BomRow(
+            SECTION_OOB, console.module, catalog.description(console.module), modules, basis=f"one per slot with lines in use ({module.async_ports} lines each)"
+        ),
     ]
     if model.uplink_optic:
         rows.append(
-            _spared(BomRow(SECTION_OOB, model.uplink_optic, catalog.description(model.uplink_optic), len(servers), basis="one per console server uplink"), spares)
+            _spared(
+                BomRow(SECTION_OOB, model.uplink_optic, catalog.description(model.uplink_optic), len(servers), basis="one per console server uplink"), spares
+            )
         )
     octal = _octal_cables(c)
     if octal is not None and not populate_all:
@@ -379,13 +385,17 @@ def render_bom(c: Compiled) -> dict[str, str]:
     for row in rows:
         sections.setdefault(row.section, []).append(row)
     populate_all = c.intent.bom.counting == "populate-all"
-    markdown = environment().get_template("reports/bom.md.j2").render(
-        name=c.intent.name,
-        sections=sections,
-        gpus=c.sizing.gpus,
-        spares=c.intent.bom.spares_percent,
-        populate_all=populate_all,
-        octal=_octal_cables(c) if populate_all else None,
+    markdown = (
+        environment()
+        .get_template("reports/bom.md.j2")
+        .render(
+            name=c.intent.name,
+            sections=sections,
+            gpus=c.sizing.gpus,
+            spares=c.intent.bom.spares_percent,
+            populate_all=populate_all,
+            octal=_octal_cables(c) if populate_all else None,
+        )
     )
     text = csv_text(
         COLUMNS,

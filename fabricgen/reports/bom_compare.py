@@ -124,7 +124,7 @@ def compare_bom(build_dir: Path, reference: Path) -> BomComparison:
     problems = build_problems + problems
     if len(problems) > MAX_PROBLEMS:
         more = len(problems) - MAX_PROBLEMS + 1
-        problems = problems[:MAX_PROBLEMS - 1] + [Problem(f"and {more:,} more problems", hint="fix these and run again")]
+        problems = problems[: MAX_PROBLEMS - 1] + [Problem(f"and {more:,} more problems", hint="fix these and run again")]
     if problems:
         raise BomCompareError(problems)
     return BomComparison(build_file, str(reference), by_pid_only, _match(reference_parts, build_parts))
@@ -172,7 +172,14 @@ def _read_csv(path: Path, what: str) -> tuple[_Csv | None, list[Problem]]:
     try:
         for line, record in _records(text):
             if len(records) > MAX_ROWS:  # the header and MAX_ROWS rows are in
-                return None, [Problem(f"the {what} has more than {MAX_ROWS:,} rows", hint="is this the right file? a bill of materials lists a few hundred parts", file=shown, line=line)]
+                return None, [
+                    Problem(
+                        f"the {what} has more than {MAX_ROWS:,} rows",
+                        hint="is this the right file? a bill of materials lists a few hundred parts",
+                        file=shown,
+                        line=line,
+                    )
+                ]
             records.append((line, record))
     except csv.Error as exc:
         line = records[-1][0] + 1 if records else 1
@@ -283,10 +290,15 @@ def _plain_cells(records: list[tuple[int, list[str]]], columns: dict[str, int], 
     for line, record in records:
         for name, index in used:
             if index < len(record) and has_invisible(record[index]):
-                problems.append(Problem(
-                    f"{_quoted(record[index])} holds a control or format character", hint="keep one line of plain text",
-                    field=(name,), file=shown, line=line,
-                ))
+                problems.append(
+                    Problem(
+                        f"{_quoted(record[index])} holds a control or format character",
+                        hint="keep one line of plain text",
+                        field=(name,),
+                        file=shown,
+                        line=line,
+                    )
+                )
     return problems
 
 
@@ -322,7 +334,9 @@ def _read_reference(path: Path) -> tuple[list[_ReferencePart], bool, list[Proble
         if not pid:
             problems.append(Problem("empty", "give the part number of this row, or delete the row", ("pid",), table.file, line))
         if quantity is None:
-            problems.append(Problem(f"{_quoted(raw_quantity)} is not a whole number >= 0", "write the count in digits, e.g. 12", ("quantity",), table.file, line))
+            problems.append(
+                Problem(f"{_quoted(raw_quantity)} is not a whole number >= 0", "write the count in digits, e.g. 12", ("quantity",), table.file, line)
+            )
         if not pid or quantity is None:
             continue
         key = ("" if by_pid_only else _section_key(section), pid)

@@ -70,10 +70,19 @@ def build_summary(result: Build, intent: Path, destination: Path | None = None) 
         intent=printable(intent),
         fabric=result.loaded.intent.name,
         backend=Backend(
-            gpus=s.gpus, nodes=s.nodes, scalable_units=s.su_count, tiers=s.tiers, planes=s.planes,
-            leaves=s.leaves, spines=s.spines, cores=s.cores, leaf_ratio=format_ratio(s.built_ratio),
+            gpus=s.gpus,
+            nodes=s.nodes,
+            scalable_units=s.su_count,
+            tiers=s.tiers,
+            planes=s.planes,
+            leaves=s.leaves,
+            spines=s.spines,
+            cores=s.cores,
+            leaf_ratio=format_ratio(s.built_ratio),
         ),
-        devices=[DeviceCount(network=network, role=role, model=model, nos=nos, count=count) for (network, role, model, nos), count in result.fabric.inventory()],
+        devices=[
+            DeviceCount(network=network, role=role, model=model, nos=nos, count=count) for (network, role, model, nos), count in result.fabric.inventory()
+        ],
         links=len(result.fabric.links),
         notes=list(result.compiled.notes),
         destination=printable(destination) if written else None,

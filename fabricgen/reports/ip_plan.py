@@ -51,5 +51,17 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
             peer_address = interface_of(peer)
             # network and kind as their StrEnum members: csv writes their values, without a .value per row;
             # the CIDR written here rather than by InterfaceAddress.cidr: a call less on each of a million rows
-            rows.append((link.network, name, port.name, f"{address.address}/{address.prefixlen}", kind, gateway, peer.device.name, peer.name, peer_address.address if peer_address else ""))  # type: ignore[union-attr]
+            rows.append(
+                (
+                    link.network,
+                    name,
+                    port.name,
+                    f"{address.address}/{address.prefixlen}",
+                    kind,
+                    gateway,
+                    peer.device.name,
+                    peer.name,
+                    peer_address.address if peer_address else "",
+                )
+            )  # type: ignore[union-attr]
     return {"ip-plan.csv": csv_text(COLUMNS, rows)}

@@ -17,30 +17,34 @@ from fabricgen.units import format_ratio
 def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = None) -> dict[str, str]:
     """summary.md; with the device configs, a line per secret they refer to (name, variable, use)."""
     link_counts = _LinkCounts.of(c.fabric.links)
-    text = environment().get_template("reports/summary.md.j2").render(
-        name=c.intent.name,
-        description=c.intent.description,
-        s=c.sizing,
-        roles=c.fabric.inventory(),
-        releases=_releases(c),
-        links=link_counts.kinds,
-        requested=format_ratio(c.sizing.requested_ratio),
-        built=format_ratio(c.sizing.built_ratio),
-        routing=c.intent.backend.routing,
-        addressing=c.plan_of(Network.BACKEND).host_addressing,
-        evpn={network.value: overlay for network, overlay in (c.evpn or {}).items()},
-        notes=c.notes,
-        fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
-        oob=c.oob,
-        links_by_network=link_counts.by_network,
-        tier_links=link_counts.tiers,
-        spine_requested=format_ratio(c.sizing.spine_requested_ratio) if c.sizing.spine_requested_ratio else None,
-        spine_built=format_ratio(c.sizing.spine_built_ratio) if c.sizing.spine_built_ratio else None,
-        asns=_asn_summary(c),
-        layout=c.intent.layout is not None,
-        load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
-        secrets=_secrets(configs or {}),
-        rail_sharing=rail_sharing(c.sizing),
+    text = (
+        environment()
+        .get_template("reports/summary.md.j2")
+        .render(
+            name=c.intent.name,
+            description=c.intent.description,
+            s=c.sizing,
+            roles=c.fabric.inventory(),
+            releases=_releases(c),
+            links=link_counts.kinds,
+            requested=format_ratio(c.sizing.requested_ratio),
+            built=format_ratio(c.sizing.built_ratio),
+            routing=c.intent.backend.routing,
+            addressing=c.plan_of(Network.BACKEND).host_addressing,
+            evpn={network.value: overlay for network, overlay in (c.evpn or {}).items()},
+            notes=c.notes,
+            fabrics=[(network.value, plan, format_ratio(plan.built_ratio)) for network, plan in c.plans.items() if network.value != "backend"],
+            oob=c.oob,
+            links_by_network=link_counts.by_network,
+            tier_links=link_counts.tiers,
+            spine_requested=format_ratio(c.sizing.spine_requested_ratio) if c.sizing.spine_requested_ratio else None,
+            spine_built=format_ratio(c.sizing.spine_built_ratio) if c.sizing.spine_built_ratio else None,
+            asns=_asn_summary(c),
+            layout=c.intent.layout is not None,
+            load_balancing={network.value: plan.spec.load_balancing for network, plan in c.plans.items()},
+            secrets=_secrets(configs or {}),
+            rail_sharing=rail_sharing(c.sizing),
+        )
     )
     return {"summary.md": text}
 
@@ -109,10 +113,7 @@ def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:
         for name, use in found:
             uses[name].add(use)
         switches.update({name for name, _ in found})
-    return [
-        {"name": name, "env": secret_uses.env_name(name), "uses": sorted(uses[name]), "switches": switches[name]}
-        for name in sorted(uses)
-    ]
+    return [{"name": name, "env": secret_uses.env_name(name), "uses": sorted(uses[name]), "switches": switches[name]} for name in sorted(uses)]
 
 
 def _releases(c: Compiled) -> dict[tuple[str, str, str], str]:

@@ -39,8 +39,7 @@ def qos_summary(qos: QosConfig) -> dict:
         "lossless_bandwidth_percent": qos.lossless_bandwidth_percent,
         "main_speed": speed(qos.main_speed_gbps),
         "ecn": {
-            speed(gbps): {"min_kbytes": e.min_kbytes, "max_kbytes": e.max_kbytes, "drop_probability": e.drop_probability}
-            for gbps, e in sorted(qos.ecn.items())
+            speed(gbps): {"min_kbytes": e.min_kbytes, "max_kbytes": e.max_kbytes, "drop_probability": e.drop_probability} for gbps, e in sorted(qos.ecn.items())
         },
         "pfc_trigger_kbytes": {speed(gbps): kbytes for gbps, kbytes in sorted(qos.pfc_trigger_kbytes.items())},
         "pfc_watchdog": qos.pfc_watchdog.model_dump(),
@@ -87,8 +86,18 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
                 "leaf_uplinks": plan.leaf_uplinks,
                 "links_per_leaf_per_spine": plan.links_per_spine,
                 "built_ratio": format_ratio(plan.built_ratio),
-                **({"tiers": 3, "pods": plan.pods, "pod_leaves": plan.pod_leaves, "cores": plan.cores, "spine_uplinks": plan.spine_uplinks,
-                    "links_per_spine_per_core": plan.links_per_core} if plan.tiers == 3 else {}),
+                **(
+                    {
+                        "tiers": 3,
+                        "pods": plan.pods,
+                        "pod_leaves": plan.pod_leaves,
+                        "cores": plan.cores,
+                        "spine_uplinks": plan.spine_uplinks,
+                        "links_per_spine_per_core": plan.links_per_core,
+                    }
+                    if plan.tiers == 3
+                    else {}
+                ),
             }
             for network, plan in c.plans.items()
         },

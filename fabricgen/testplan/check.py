@@ -97,8 +97,13 @@ def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
             continue
         entry = _by_name(path, pairs, runs) or _by_content(result, plan)
         if entry is None:
-            problems.append(Problem("cannot tell which pair or run of the plan this output belongs to",
-                                    hint="name it results/<pair-id>.txt or results/<run-id>.txt as the plan's scripts do", file=str(path)))
+            problems.append(
+                Problem(
+                    "cannot tell which pair or run of the plan this output belongs to",
+                    hint="name it results/<pair-id>.txt or results/<run-id>.txt as the plan's scripts do",
+                    file=str(path),
+                )
+            )
         elif isinstance(entry, Pair) != isinstance(result, PerftestResult):
             kind = "perftest" if isinstance(result, PerftestResult) else "nccl-tests"
             problems.append(Problem(f"{kind} output, but its name is that of {entry.id}", hint="check the file's name", file=str(path)))
@@ -146,9 +151,19 @@ def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
         return f"{e.node} {e.port} ({e.leaf} {e.leaf_port}, rail {e.rail})"
 
     return PairOutcome(
-        pair=pair.id, file=str(path), test="ib_send_bw" if "-send" in path.name else "ib_write_bw", server=end(pair.server), client=end(pair.client),
-        unit=result.unit, peak=result.peak, average=result.average, average_gbps=round(result.average_gbps, 2), threshold_gbps=pair.threshold_gbps,
-        passed=result.average_gbps >= pair.threshold_gbps, cables=[pair.server.cable, pair.client.cable], links=list(pair.links),
+        pair=pair.id,
+        file=str(path),
+        test="ib_send_bw" if "-send" in path.name else "ib_write_bw",
+        server=end(pair.server),
+        client=end(pair.client),
+        unit=result.unit,
+        peak=result.peak,
+        average=result.average,
+        average_gbps=round(result.average_gbps, 2),
+        threshold_gbps=pair.threshold_gbps,
+        passed=result.average_gbps >= pair.threshold_gbps,
+        cables=[pair.server.cable, pair.client.cable],
+        links=list(pair.links),
     )
 
 
@@ -160,8 +175,20 @@ def _judge_run(path: Path, result: NcclResult, run: Run) -> RunOutcome:
         reasons.append(f"{result.out_of_bounds} out-of-bounds values (wrong results)")
     if result.wrong:
         reasons.append(f"{result.wrong} rows with #wrong results")
-    return RunOutcome(run.id, str(path), list(run.nodes), result.peak_busbw, result.peak_size, result.avg_busbw, result.out_of_bounds,
-                      result.wrong, run.threshold_busbw, run.bound_busbw, not reasons, reasons)
+    return RunOutcome(
+        run.id,
+        str(path),
+        list(run.nodes),
+        result.peak_busbw,
+        result.peak_size,
+        result.avg_busbw,
+        result.out_of_bounds,
+        result.wrong,
+        run.threshold_busbw,
+        run.bound_busbw,
+        not reasons,
+        reasons,
+    )
 
 
 def _suspects(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
@@ -191,8 +218,9 @@ class CheckJson(BaseModel):
 
 
 def as_json(result: CheckResult) -> str:
-    document = CheckJson(fabric=result.fabric, passed=result.passed, pairs=result.pairs, runs=result.runs,
-                         suspect_links=result.suspects, not_measured=result.not_measured)
+    document = CheckJson(
+        fabric=result.fabric, passed=result.passed, pairs=result.pairs, runs=result.runs, suspect_links=result.suspects, not_measured=result.not_measured
+    )
     return json.dumps(document.model_dump(mode="json"), indent=1) + "\n"
 
 
@@ -201,21 +229,32 @@ def as_markdown(result: CheckResult) -> str:
     if result.pairs:
         lines += ["## perftest pairs", "", "| pair | test | server | client | peak | average | threshold Gb/s | result |", "|---|---|---|---|---|---|---|---|"]
         for p in sorted(result.pairs, key=lambda p: (p.passed, p.pair)):
-            lines.append(f"| {p.pair} | {p.test} | {p.server} | {p.client} | {p.peak} {p.unit} | {p.average} {p.unit} | {p.threshold_gbps:g} | {'ok' if p.passed else 'SHORT'} |")
+            lines.append(
+                f"| {p.pair} | {p.test} | {p.server} | {p.client} | {p.peak} {p.unit} | {p.average} {p.unit} | {p.threshold_gbps:g} | {'ok' if p.passed else 'SHORT'} |"
+            )
         for p in result.pairs:
             if not p.passed:
-                lines.append(f"\n{p.pair} is short: {p.average_gbps:g} Gb/s of {p.threshold_gbps:g}; NIC cables {', '.join(p.cables)}; "
-                             f"fabric links on its paths: {', '.join(p.links) or 'none (same leaf)'}")
+                lines.append(
+                    f"\n{p.pair} is short: {p.average_gbps:g} Gb/s of {p.threshold_gbps:g}; NIC cables {', '.join(p.cables)}; "
+                    f"fabric links on its paths: {', '.join(p.links) or 'none (same leaf)'}"
+                )
         lines.append("")
     if result.suspects:
         lines += ["## Links shared by short pairs only", "", "| cable | short pairs | end A | end B |", "|---|---|---|---|"]
         lines += [f"| {s['cable']} | {s['short_pairs']} | {s['a']} | {s['b']} |" for s in result.suspects]
         lines.append("")
     if result.runs:
-        lines += ["## Collective runs", "", "| run | nodes | peak busbw GB/s | at bytes | # Avg bus bandwidth | threshold GB/s | result |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "## Collective runs",
+            "",
+            "| run | nodes | peak busbw GB/s | at bytes | # Avg bus bandwidth | threshold GB/s | result |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in sorted(result.runs, key=lambda r: (r.passed, r.run)):
             nodes = ", ".join(r.nodes) if len(r.nodes) <= 8 else f"{', '.join(r.nodes[:8])} and {len(r.nodes) - 8} more"
-            lines.append(f"| {r.run} | {nodes} | {r.peak_busbw} | {r.peak_size} | {r.avg_busbw or 'not printed'} | {r.threshold_busbw:g} | {'ok' if r.passed else 'SHORT: ' + '; '.join(r.reasons)} |")
+            lines.append(
+                f"| {r.run} | {nodes} | {r.peak_busbw} | {r.peak_size} | {r.avg_busbw or 'not printed'} | {r.threshold_busbw:g} | {'ok' if r.passed else 'SHORT: ' + '; '.join(r.reasons)} |"
+            )
         lines.append("")
     if result.not_measured:
         shown = ", ".join(result.not_measured[:30]) + (f" and {len(result.not_measured) - 30} more" if len(result.not_measured) > 30 else "")

@@ -17,6 +17,7 @@ PLAN_FORMAT: Final = 1  # Final: mypy reads it as Literal[1], the type of TestPl
 
 RESULTS_DIR = "results"  # where the plan's scripts write their outputs, inside the plan directory by default
 
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

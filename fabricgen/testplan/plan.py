@@ -102,7 +102,10 @@ def read_backend(build: BuildFiles) -> Backend:
     switches = {n.id: n for n in topology.nodes if n.network == "backend" and n.role in ("leaf", "spine", "core")}
     gpu_nodes = {n.id for n in topology.nodes if n.role == "gpu-node"}
     backend = Backend(
-        name=graph.name, design=design, tiers=tiers, gpus_per_node=max(1, gpus_per_node),
+        name=graph.name,
+        design=design,
+        tiers=tiers,
+        gpus_per_node=max(1, gpus_per_node),
         role={name: str(n.role) for name, n in switches.items()},
         scalable_unit={name: n.scalable_unit for name, n in switches.items() if n.scalable_unit is not None},
     )
@@ -129,7 +132,10 @@ def read_backend(build: BuildFiles) -> Backend:
         by_node[node].append(row)
     for node in sorted(by_node, key=natural_key):
         rows = by_node[node]
-        ends = sorted(((row.a_port, row.b_device, row.b_port, row) if row.a_device == node else (row.b_port, row.a_device, row.a_port, row) for row in rows), key=lambda e: natural_key(e[0]))
+        ends = sorted(
+            ((row.a_port, row.b_device, row.b_port, row) if row.a_device == node else (row.b_port, row.a_device, row.a_port, row) for row in rows),
+            key=lambda e: natural_key(e[0]),
+        )
         nics = []
         for rail, (port, leaf, leaf_port, row) in enumerate(ends, start=1):
             nic = Nic(node, port, rail, leaf, leaf_port, row.cable_id, _speed(row.speed), addresses.get((node, port)))
@@ -137,10 +143,13 @@ def read_backend(build: BuildFiles) -> Backend:
             backend.nics_of_leaf[leaf].append(nic)
         backend.nics_of_node[node] = nics
     if not backend.nics_of_node:
-        raise TestplanError(Problem(
-            "the build has no GPU nodes cabled to a backend fabric: there is nothing for perftest or NCCL to measure",
-            hint="plan a build whose intent has a backend (GPU) fabric", file=str(build.root / "cabling.csv"),
-        ))
+        raise TestplanError(
+            Problem(
+                "the build has no GPU nodes cabled to a backend fabric: there is nothing for perftest or NCCL to measure",
+                hint="plan a build whose intent has a backend (GPU) fabric",
+                file=str(build.root / "cabling.csv"),
+            )
+        )
     return backend
 
 
@@ -148,9 +157,14 @@ def _tiers(build: BuildFiles, value: object) -> int:
     """topology.json's graph.backend.tiers: 1, 2 or 3 (a plan's tiers); TestplanError otherwise."""
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 3:
         return value
-    raise TestplanError(Problem(
-        f"tiers is {repr(value)[:40]}; expected 1, 2 or 3", hint=REBUILD, field=("graph", "backend", "tiers"), file=str(build.root / "topology.json"),
-    ))
+    raise TestplanError(
+        Problem(
+            f"tiers is {repr(value)[:40]}; expected 1, 2 or 3",
+            hint=REBUILD,
+            field=("graph", "backend", "tiers"),
+            file=str(build.root / "topology.json"),
+        )
+    )
 
 
 def _speed(text: str) -> int:
@@ -296,7 +310,7 @@ def _endpoints(backend: Backend, leaf_pairs: list[tuple[str, str]]) -> list[tupl
         client = next((nics_b[(start + i) % len(nics_b)] for i in range(len(nics_b)) if nics_b[(start + i) % len(nics_b)].node != server.node), None)
         if client is None:
             continue
-        turn[b] = (nics_b.index(client) + 1)
+        turn[b] = nics_b.index(client) + 1
         chosen.append((server, client))
     return chosen
 
@@ -319,29 +333,57 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float)
             rounds.append(set())
         rounds[round_] |= busy
         speed = min(server.speed_gbps, client.speed_gbps)
-        pairs.append(Pair(
-            id=f"pair{number:04d}", round=round_ + 1, server=_endpoint(server), client=_endpoint(client),
-            tcp_port=PERFTEST_BASE_PORT + (number - 1) % 40_000,
-            qps=qps_for(backend, server.leaf, client.leaf) if not rail_only else 1, paths=paths,
-            links=sorted(links, key=natural_key), expected_gbps=float(speed), threshold_gbps=round(speed * efficiency, 2),
-        ))
+        pairs.append(
+            Pair(
+                id=f"pair{number:04d}",
+                round=round_ + 1,
+                server=_endpoint(server),
+                client=_endpoint(client),
+                tcp_port=PERFTEST_BASE_PORT + (number - 1) % 40_000,
+                qps=qps_for(backend, server.leaf, client.leaf) if not rail_only else 1,
+                paths=paths,
+                links=sorted(links, key=natural_key),
+                expected_gbps=float(speed),
+                threshold_gbps=round(speed * efficiency, 2),
+            )
+        )
     notes = []
     if rail_only:
-        notes.append("rail-only: the backend has no spines; every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic goes through each node's scale-up domain, not the network")
+        notes.append(
+            "rail-only: the backend has no spines; every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic goes through each node's scale-up domain, not the network"
+        )
     if not qos.lossless:
         notes.append("the backend runs no lossless class (QoS off): traffic class 0, no PFC priority")
     if uncovered:
         notes.append(f"{len(uncovered)} fabric links lie on no leaf-to-leaf path (a spine or core with a single member): no GPU pair can cross them")
     runs = plan_runs(backend, qos, efficiency, alltoall_efficiency)
     return TestPlan(
-        fabric=backend.name, design=backend.design, tiers=backend.tiers, spines=sum(1 for r in backend.role.values() if r == "spine"),
-        qos=qos, efficiency=efficiency, alltoall_efficiency=alltoall_efficiency, pairs=pairs,
-        uncovered=sorted(uncovered, key=natural_key), runs=runs, links=backend.links, notes=notes,
+        fabric=backend.name,
+        design=backend.design,
+        tiers=backend.tiers,
+        spines=sum(1 for r in backend.role.values() if r == "spine"),
+        qos=qos,
+        efficiency=efficiency,
+        alltoall_efficiency=alltoall_efficiency,
+        pairs=pairs,
+        uncovered=sorted(uncovered, key=natural_key),
+        runs=runs,
+        links=backend.links,
+        notes=notes,
     )
 
 
 def _endpoint(nic: Nic) -> Endpoint:
-    return Endpoint(node=nic.node, port=nic.port, address=nic.address or "", rail=nic.rail, leaf=nic.leaf, leaf_port=nic.leaf_port, cable=nic.cable, speed_gbps=nic.speed_gbps)
+    return Endpoint(
+        node=nic.node,
+        port=nic.port,
+        address=nic.address or "",
+        rail=nic.rail,
+        leaf=nic.leaf,
+        leaf_port=nic.leaf_port,
+        cable=nic.cable,
+        speed_gbps=nic.speed_gbps,
+    )
 
 
 ECT0 = 0b10  # ECN-capable transport (0), RFC 3168 section 5
@@ -360,8 +402,13 @@ def _qos(profile: dict | None, mtu: int) -> Qos:
     dscp = int(profile["roce_dscp"][0])
     cnp = profile.get("cnp_dscp") or [None]
     return Qos(
-        lossless=True, roce_dscp=dscp, traffic_class=dscp << 2 | ECT0, lossless_priority=int(profile["lossless_priority"]),
-        cnp_dscp=cnp[0], host_mtu=mtu, roce_mtu=mtu_fit,  # type: ignore[arg-type]
+        lossless=True,
+        roce_dscp=dscp,
+        traffic_class=dscp << 2 | ECT0,
+        lossless_priority=int(profile["lossless_priority"]),
+        cnp_dscp=cnp[0],
+        host_mtu=mtu,
+        roce_mtu=mtu_fit,  # type: ignore[arg-type]
     )
 
 

@@ -78,10 +78,22 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
             end, peer = (pair.server, pair.client) if role == "server" else (pair.client, pair.server)
             steps.append(PairSide(pair.id, role, end, peer, names[end.port], pair.tcp_port, pair.qps))
         rounds.append((number, steps))
-    return environment().get_template("testplan/node.sh.j2").render(
-        node=node, fabric=plan.fabric, version=version.RELEASE, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
-        round_count=max(p.round for p in plan.pairs), results_dir=RESULTS_DIR, seconds=PERFTEST_SECONDS, message_bytes=PERFTEST_SIZE,
-        ports=[(names[port], port) for port in ports], rounds=rounds,
+    return (
+        environment()
+        .get_template("testplan/node.sh.j2")
+        .render(
+            node=node,
+            fabric=plan.fabric,
+            version=version.RELEASE,
+            qos=plan.qos,
+            service_level=plan.qos.lossless_priority or 0,
+            round_count=max(p.round for p in plan.pairs),
+            results_dir=RESULTS_DIR,
+            seconds=PERFTEST_SECONDS,
+            message_bytes=PERFTEST_SIZE,
+            ports=[(names[port], port) for port in ports],
+            rounds=rounds,
+        )
     )
 
 
@@ -96,23 +108,38 @@ def rank_env(plan: TestPlan) -> str:
     its environment variable reference lists the NCCL_* names)."""
     ports = list(dict.fromkeys(port for run in plan.runs for port in run.ports))
     names = shell_names([_Port(port) for port in ports])  # type: ignore[misc]  # reads only .port; render/hosts.py types it HostNic
-    return environment().get_template("testplan/rank-env.sh.j2").render(
-        fabric=plan.fabric, version=version.RELEASE, qos=plan.qos, service_level=plan.qos.lossless_priority or 0,
-        ports=[(names[port], port) for port in ports],
+    return (
+        environment()
+        .get_template("testplan/rank-env.sh.j2")
+        .render(
+            fabric=plan.fabric,
+            version=version.RELEASE,
+            qos=plan.qos,
+            service_level=plan.qos.lossless_priority or 0,
+            ports=[(names[port], port) for port in ports],
+        )
     )
 
 
 def run_script(plan: TestPlan, run: Run) -> str:
     """runs/<run-id>.sh: the run's mpirun command line, its output tee'd to results/<run-id>.txt."""
-    return environment().get_template("testplan/run.sh.j2").render(
-        run=run, binary=f"{run.test}_perf", version=version.RELEASE, results_dir=RESULTS_DIR, test_args=TEST_ARGS
+    return (
+        environment()
+        .get_template("testplan/run.sh.j2")
+        .render(run=run, binary=f"{run.test}_perf", version=version.RELEASE, results_dir=RESULTS_DIR, test_args=TEST_ARGS)
     )
 
 
 def markdown(plan: TestPlan) -> str:
     """testplan.md: the settings the tests use, the pairs and the runs with their expectations."""
-    return environment().get_template("testplan/testplan.md.j2").render(
-        plan=plan, version=version.RELEASE, service_level=plan.qos.lossless_priority or 0,
-        round_count=max((p.round for p in plan.pairs), default=0),
-        covered=len({c for p in plan.pairs for c in p.links}),
+    return (
+        environment()
+        .get_template("testplan/testplan.md.j2")
+        .render(
+            plan=plan,
+            version=version.RELEASE,
+            service_level=plan.qos.lossless_priority or 0,
+            round_count=max((p.round for p in plan.pairs), default=0),
+            covered=len({c for p in plan.pairs for c in p.links}),
+        )
     )

@@ -89,9 +89,14 @@ def read_result(path: Path) -> PerftestResult | NcclResult:
         return _perftest(name, lines)
     if any(NCCL_COLUMNS.search(line) for line in lines):
         return _nccl(name, lines)
-    raise ResultProblem(Problem(
-        "neither perftest output (a `#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec]` header) nor nccl-tests/rccl-tests output "
-        "(a `time algbw busbw #wrong time algbw busbw #wrong` column header)", file=name, line=1))
+    raise ResultProblem(
+        Problem(
+            "neither perftest output (a `#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec]` header) nor nccl-tests/rccl-tests output "
+            "(a `time algbw busbw #wrong time algbw busbw #wrong` column header)",
+            file=name,
+            line=1,
+        )
+    )
 
 
 def _perftest(name: str, lines: list[str]) -> PerftestResult:
@@ -111,9 +116,13 @@ def _perftest(name: str, lines: list[str]) -> PerftestResult:
         if len(words) != columns or not INTEGER.fullmatch(words[0]) or not INTEGER.fullmatch(words[1]) or not all(NUMBER.fullmatch(w) for w in words[2:]):
             if rows:
                 break  # the table ended (perftest prints its end line or a warning after it)
-            raise ResultProblem(Problem(
-                f"expected a perftest row of {columns} numbers (bytes, iterations, BW peak, BW average{', MsgRate' if columns == 5 else ''}), found {printable(lines[number - 1].strip())[:120]!r}",
-                file=name, line=number))
+            raise ResultProblem(
+                Problem(
+                    f"expected a perftest row of {columns} numbers (bytes, iterations, BW peak, BW average{', MsgRate' if columns == 5 else ''}), found {printable(lines[number - 1].strip())[:120]!r}",
+                    file=name,
+                    line=number,
+                )
+            )
         rows += 1
         average = float(words[3]) * (MB_TO_GB if unit == "MB/sec" else 1)
         if best is None or average > best[0]:
@@ -155,7 +164,9 @@ def _nccl(name: str, lines: list[str]) -> NcclResult:
             continue
         if found := OUT_OF_BOUNDS.match(stripped):
             if not INTEGER.fullmatch(found.group(1)):
-                raise ResultProblem(Problem(f"expected a count after `Out of bounds values :`, found {printable(found.group(1))[:40]!r}", file=name, line=number))
+                raise ResultProblem(
+                    Problem(f"expected a count after `Out of bounds values :`, found {printable(found.group(1))[:40]!r}", file=name, line=number)
+                )
             oob = found.group(1)
             continue
         words = stripped.lstrip("#").split()
@@ -164,7 +175,9 @@ def _nccl(name: str, lines: list[str]) -> NcclResult:
         if len(words) != width:
             raise ResultProblem(Problem(f"expected a row of {width} columns like the header ({' '.join(header)}), found {len(words)}", file=name, line=number))
         groups = words[-8:]
-        for column, value in zip(("time", "algbw", "busbw", "time", "algbw", "busbw"), (groups[0], groups[1], groups[2], groups[4], groups[5], groups[6]), strict=True):
+        for column, value in zip(
+            ("time", "algbw", "busbw", "time", "algbw", "busbw"), (groups[0], groups[1], groups[2], groups[4], groups[5], groups[6]), strict=True
+        ):
             if not NUMBER.fullmatch(value):
                 raise ResultProblem(Problem(f"expected a number in column {column}, found {printable(value)[:40]!r}", file=name, line=number))
         for value in (groups[3], groups[7]):

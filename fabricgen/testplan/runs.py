@@ -75,9 +75,18 @@ def _run(backend: Backend, scope: str, nodes: list[str], library: str, test: str
     run_id = f"{library}-{test}-{scope}"
     hostfile = f"hostfiles/{scope}.txt"
     return Run(
-        id=run_id, library=library, test=test, scope=scope, nodes=nodes, ranks=n, gpus_per_node=g, nic_gbps=nic_gbps,
+        id=run_id,
+        library=library,
+        test=test,
+        scope=scope,
+        nodes=nodes,
+        ranks=n,
+        gpus_per_node=g,
+        nic_gbps=nic_gbps,
         ports=[nic.port for nic in backend.nics_of_node[nodes[0]]],
-        bound_busbw=round(bound, 2), threshold_busbw=round(bound * efficiency, 2), hostfile=hostfile,
+        bound_busbw=round(bound, 2),
+        threshold_busbw=round(bound * efficiency, 2),
+        hostfile=hostfile,
         command=shlex.join(mpirun(n, g, hostfile, f"{test}_perf")),
     )
 
@@ -86,5 +95,18 @@ def mpirun(ranks: int, per_node: int, hostfile: str, binary: str) -> list[str]:
     """Open MPI's mpirun: one rank per GPU, `per_node` on each host of the hostfile
     (--map-by ppr:N:node, Open MPI mpirun(1)), each rank started through rank-env.sh, which sets
     the NCCL_* variables from the node's own NICs before it runs the test binary."""
-    return ["mpirun", "-np", str(ranks), "--hostfile", hostfile, "--map-by", f"ppr:{per_node}:node",
-            "-x", "PLAN_DIR", "bash", "rank-env.sh", binary, *TEST_ARGS]
+    return [
+        "mpirun",
+        "-np",
+        str(ranks),
+        "--hostfile",
+        hostfile,
+        "--map-by",
+        f"ppr:{per_node}:node",
+        "-x",
+        "PLAN_DIR",
+        "bash",
+        "rank-env.sh",
+        binary,
+        *TEST_ARGS,
+    ]

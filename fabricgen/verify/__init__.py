@@ -21,8 +21,15 @@ __all__ = ["Verification", "verify_fabric"]
 
 
 def verify_fabric(
-    build_dir: Path, targets: list[Target], connect: Callable[[Secrets], Access], *, interval: float = 10.0, jobs: int = 8,
-    secrets_file: Path | None = None, thresholds: Thresholds | None = None, on_done=None,
+    build_dir: Path,
+    targets: list[Target],
+    connect: Callable[[Secrets], Access],
+    *,
+    interval: float = 10.0,
+    jobs: int = 8,
+    secrets_file: Path | None = None,
+    thresholds: Thresholds | None = None,
+    on_done=None,
 ) -> Verification:
     """The findings of one pass over `targets` (push's reading of BUILD_DIR and --devices).
 

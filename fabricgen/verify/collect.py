@@ -24,11 +24,22 @@ from fabricgen.verify import nxos
 
 # The getter contract of issue 20 (NAPALM's getters and fabricgen's two extensions), and what a
 # session needs around them. Nothing else is reachable through the wrapper.
-READ_ONLY = frozenset({
-    "open", "close", "is_alive",
-    "get_facts", "get_lldp_neighbors_detail", "get_interfaces", "get_interfaces_counters",
-    "get_bgp_neighbors", "get_optics", "get_config", "get_lossless_counters", "get_ecmp_widths",
-})
+READ_ONLY = frozenset(
+    {
+        "open",
+        "close",
+        "is_alive",
+        "get_facts",
+        "get_lldp_neighbors_detail",
+        "get_interfaces",
+        "get_interfaces_counters",
+        "get_bgp_neighbors",
+        "get_optics",
+        "get_config",
+        "get_lossless_counters",
+        "get_ecmp_widths",
+    }
+)
 # `cli` only for one show command at a time: NX-API's cli runs whatever it is given.
 _SHOW = re.compile(r"show [A-Za-z0-9 ./|_:-]+")
 

@@ -55,8 +55,16 @@ class Finding:
     detail: dict = field(default_factory=dict, hash=False, compare=False)
 
     def as_dict(self) -> dict:
-        return {"check": self.check, "severity": self.severity, "device": self.device, "port": self.port,
-                "message": self.message, "planned": self.planned, "found": self.found, "detail": self.detail}
+        return {
+            "check": self.check,
+            "severity": self.severity,
+            "device": self.device,
+            "port": self.port,
+            "message": self.message,
+            "planned": self.planned,
+            "found": self.found,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +75,7 @@ class Thresholds:
 def compare(plan: Plan, observations: list[Observation], secrets: Secrets | None = None, thresholds: Thresholds | None = None) -> list[Finding]:
     """Every finding, reachability first, then cabling, ports, routing, lossless QoS, drift."""
     by_name = {o.target.name: o for o in observations}
-    findings = [
-        Finding("reach", ERROR, o.target.name, "", f"not reached: {o.error}", planned=o.target.host)
-        for o in observations if not o.reached
-    ]
+    findings = [Finding("reach", ERROR, o.target.name, "", f"not reached: {o.error}", planned=o.target.host) for o in observations if not o.reached]
     for o in observations:
         for getter, error in sorted(o.errors.items()):
             findings.append(Finding("reach", WARNING, o.target.name, "", f"{getter} failed: {error}"))
@@ -184,50 +189,87 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
         talker = next((end for end in ends if (ends[1] if end == ends[0] else ends[0]) in one_sided.get(end, set())), None)
         if not any(found.values()) and talker is not None:
             quiet = ends[1] if talker == ends[0] else ends[0]
-            findings.append(Finding(
-                "cabling", WARNING, quiet[0], quiet[1],
-                f"cable {cable.id}: {_point(talker)} sees {_point(quiet)}, but {_point(quiet)} reports no LLDP neighbour there (LLDP off or broken on that port?)",
-                planned=_cable_text(cable), found="one-sided LLDP", detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
-            ))
+            findings.append(
+                Finding(
+                    "cabling",
+                    WARNING,
+                    quiet[0],
+                    quiet[1],
+                    f"cable {cable.id}: {_point(talker)} sees {_point(quiet)}, but {_point(quiet)} reports no LLDP neighbour there (LLDP off or broken on that port?)",
+                    planned=_cable_text(cable),
+                    found="one-sided LLDP",
+                    detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
+                )
+            )
             continue
         if any(found.values()):
             seen = "; ".join(
                 f"{_point(end)} sees {', '.join(_point(p) + _owner(plan, p) for p in far)} instead of {_point(ends[1] if end == ends[0] else ends[0])}"
-                for end, far in found.items() if far
+                for end, far in found.items()
+                if far
             )
-            findings.append(Finding(
-                "cabling", ERROR, cable.a.device if cable.a.device in by_name else cable.b.device, _port_of(cable, by_name),
-                f"wrong cable {cable.id}: {seen}",
-                planned=_cable_text(cable), found=seen,
-                detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict(), "found": {_point(e): [_point(p) for p in f] for e, f in found.items()}},
-            ))
+            findings.append(
+                Finding(
+                    "cabling",
+                    ERROR,
+                    cable.a.device if cable.a.device in by_name else cable.b.device,
+                    _port_of(cable, by_name),
+                    f"wrong cable {cable.id}: {seen}",
+                    planned=_cable_text(cable),
+                    found=seen,
+                    detail={
+                        "cable": cable.id,
+                        "a": cable.a.as_dict(),
+                        "b": cable.b.as_dict(),
+                        "found": {_point(e): [_point(p) for p in f] for e, f in found.items()},
+                    },
+                )
+            )
             continue
         host_port = cable.kind == "host" and (cable.a.device not in by_name or cable.b.device not in by_name)
-        message = (f"cable {cable.id}: no LLDP neighbour on a host-facing port (GPU nodes may not run LLDP: check the node)"
-                   if host_port else f"missing cable {cable.id}: no LLDP neighbour")
-        findings.append(Finding(
-            "cabling", WARNING if host_port else ERROR, cable.a.device if cable.a.device in by_name else cable.b.device,
-            _port_of(cable, by_name), message, planned=_cable_text(cable), found="no neighbour",
-            detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
-        ))
+        message = (
+            f"cable {cable.id}: no LLDP neighbour on a host-facing port (GPU nodes may not run LLDP: check the node)"
+            if host_port
+            else f"missing cable {cable.id}: no LLDP neighbour"
+        )
+        findings.append(
+            Finding(
+                "cabling",
+                WARNING if host_port else ERROR,
+                cable.a.device if cable.a.device in by_name else cable.b.device,
+                _port_of(cable, by_name),
+                message,
+                planned=_cable_text(cable),
+                found="no neighbour",
+                detail={"cable": cable.id, "a": cable.a.as_dict(), "b": cable.b.as_dict()},
+            )
+        )
     reported = set()
     for end, fars in sorted(seen_any.items()):
         if end[0] not in by_name or end in plan.by_end or end in covered:
             continue
         for far in sorted(fars):
             pair = tuple(sorted((end, far)))
-            if pair in reported or far in plan.by_end and plan.by_end[far].id in explained:
+            if pair in reported or (far in plan.by_end and plan.by_end[far].id in explained):
                 continue
             reported.add(pair)
-            findings.append(Finding(
-                "cabling", ERROR, end[0], end[1], f"extra cable: {_point(end)} sees {_point(far)}, and the plan has no cable on {end[1]}",
-                planned="no cable", found=_point(far), detail={"end": _point(end), "neighbour": _point(far)},
-            ))
+            findings.append(
+                Finding(
+                    "cabling",
+                    ERROR,
+                    end[0],
+                    end[1],
+                    f"extra cable: {_point(end)} sees {_point(far)}, and the plan has no cable on {end[1]}",
+                    planned="no cable",
+                    found=_point(far),
+                    detail={"end": _point(end), "neighbour": _point(far)},
+                )
+            )
     return findings
 
 
 def _owner(plan: Plan, point: Point) -> str:
-    """" (planned on cable X)" for an end the plan cables elsewhere; "" for one it does not know."""
+    """ " (planned on cable X)" for an end the plan cables elsewhere; "" for one it does not know."""
     cable = plan.by_end.get(point)
     return f" (an end of {cable.id})" if cable else ""
 
@@ -271,11 +313,18 @@ def _cycle_finding(cycle: list[tuple[Cable, Point]]) -> Finding:
         meets = nxt[1] if i + 1 < len(cycle) else (cycle[0][0].b.device, cycle[0][0].b.port)
         found.append(f"{_end_text(leave)} meets {_point(meets)}")
     return Finding(
-        "cabling", ERROR, cables[0].a.device, cables[0].a.port,
+        "cabling",
+        ERROR,
+        cables[0].a.device,
+        cables[0].a.port,
         f"{what}: {', '.join(ids)}",
         planned="; ".join(_cable_text(c) for c in cables),
         found="; ".join(found),
-        detail={"kind": "swap" if len(cables) == 2 else "rotation", "cables": [{"id": c.id, "a": c.a.as_dict(), "b": c.b.as_dict()} for c in cables], "found": found},
+        detail={
+            "kind": "swap" if len(cables) == 2 else "rotation",
+            "cables": [{"id": c.id, "a": c.a.as_dict(), "b": c.b.as_dict()} for c in cables],
+            "found": found,
+        },
     )
 
 
@@ -332,8 +381,17 @@ def _port_state(name: str, port: str, where: str, cable: Cable, info, mtu: int |
     found = []
     speed = info.get("speed")
     if cable.speed_gbps and isinstance(speed, (int, float)) and speed > 0 and speed != cable.speed_gbps * 1000:
-        found.append(Finding("ports", ERROR, name, port, f"runs at {speed / 1000:g}G, the cable is {cable.speed_gbps}G ({where})",
-                             planned=f"{cable.speed_gbps}G", found=f"{speed / 1000:g}G"))
+        found.append(
+            Finding(
+                "ports",
+                ERROR,
+                name,
+                port,
+                f"runs at {speed / 1000:g}G, the cable is {cable.speed_gbps}G ({where})",
+                planned=f"{cable.speed_gbps}G",
+                found=f"{speed / 1000:g}G",
+            )
+        )
     live_mtu = info.get("mtu")
     if mtu and isinstance(live_mtu, int) and live_mtu > 0 and live_mtu != mtu:
         found.append(Finding("ports", ERROR, name, port, f"MTU {live_mtu}, the config sets {mtu} ({where})", planned=str(mtu), found=str(live_mtu)))
@@ -347,14 +405,29 @@ def _counters(name: str, port: str, where: str, before: dict, after: dict, inter
         grown = {c: d for c, d in deltas.items() if d > 0}
         if grown:
             text = ", ".join(f"{c} +{d}" for c, d in grown.items())
-            findings.append(Finding("ports", severity, name, port, f"{text} in {interval:.0f} s ({where})", planned="0", found=text, detail={"deltas": grown, "seconds": round(interval, 2)}))
+            findings.append(
+                Finding(
+                    "ports",
+                    severity,
+                    name,
+                    port,
+                    f"{text} in {interval:.0f} s ({where})",
+                    planned="0",
+                    found=text,
+                    detail={"deltas": grown, "seconds": round(interval, 2)},
+                )
+            )
     return findings
 
 
 def _optics(name: str, port: str, where: str, cable: Cable, optic) -> list[Finding]:
     planned = cable.end((name, port)).optic
     if not isinstance(optic, dict):
-        return [Finding("ports", WARNING, name, port, f"no optic reported, the plan has {planned} ({where})", planned=planned, found="none reported")] if planned else []
+        return (
+            [Finding("ports", WARNING, name, port, f"no optic reported, the plan has {planned} ({where})", planned=planned, found="none reported")]
+            if planned
+            else []
+        )
     findings = []
     channels = ((optic.get("physical_channels") or {}).get("channel")) or []
     for channel in channels:
@@ -367,15 +440,28 @@ def _optics(name: str, port: str, where: str, cable: Cable, optic) -> list[Findi
             low, high = values.get("low_alarm"), values.get("high_alarm")  # where a driver reports thresholds
             lane = f"lane {channel.get('index', '?')} {reading}"
             if isinstance(low, (int, float)) and instant < low:
-                findings.append(Finding("ports", ERROR, name, port, f"{lane} {instant:g} below its low alarm {low:g} ({where})", planned=f">= {low:g}", found=f"{instant:g}"))
+                findings.append(
+                    Finding(
+                        "ports", ERROR, name, port, f"{lane} {instant:g} below its low alarm {low:g} ({where})", planned=f">= {low:g}", found=f"{instant:g}"
+                    )
+                )
             elif isinstance(high, (int, float)) and instant > high:
-                findings.append(Finding("ports", ERROR, name, port, f"{lane} {instant:g} above its high alarm {high:g} ({where})", planned=f"<= {high:g}", found=f"{instant:g}"))
+                findings.append(
+                    Finding(
+                        "ports", ERROR, name, port, f"{lane} {instant:g} above its high alarm {high:g} ({where})", planned=f"<= {high:g}", found=f"{instant:g}"
+                    )
+                )
             elif reading == "input_power" and low is None and instant <= NO_LIGHT_DBM:
-                findings.append(Finding("ports", ERROR, name, port, f"{lane} {instant:g} dBm: no light ({where})", planned=f"> {NO_LIGHT_DBM:g} dBm", found=f"{instant:g} dBm"))
+                findings.append(
+                    Finding(
+                        "ports", ERROR, name, port, f"{lane} {instant:g} dBm: no light ({where})", planned=f"> {NO_LIGHT_DBM:g} dBm", found=f"{instant:g} dBm"
+                    )
+                )
     return findings
 
 
 # --- routing -------------------------------------------------------------------------------------
+
 
 def check_routing(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     findings: list[Finding] = []
@@ -402,13 +488,29 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
         if partner is not None:
             paired.add(partner)
             state = "Established" if peers[partner].get("is_up") else "not Established"
-            findings.append(Finding("routing", ERROR, name, session.port, f"wrong BGP peer address on {where}: peer address {partner} configured, plan says {session.peer} ({state})",
-                                    planned=session.peer, found=partner, detail={"subnet": session.subnet}))
+            findings.append(
+                Finding(
+                    "routing",
+                    ERROR,
+                    name,
+                    session.port,
+                    f"wrong BGP peer address on {where}: peer address {partner} configured, plan says {session.peer} ({state})",
+                    planned=session.peer,
+                    found=partner,
+                    detail={"subnet": session.subnet},
+                )
+            )
         else:
-            findings.append(Finding("routing", ERROR, name, session.port, f"BGP session to {session.peer} ({where}) not configured", planned=session.peer, found="no session"))
+            findings.append(
+                Finding(
+                    "routing", ERROR, name, session.port, f"BGP session to {session.peer} ({where}) not configured", planned=session.peer, found="no session"
+                )
+            )
     for address in unexpected:
         if address not in paired:
-            findings.append(Finding("routing", ERROR, name, "", f"unexpected BGP session to {address} (the plan has none)", planned="no session", found=address))
+            findings.append(
+                Finding("routing", ERROR, name, "", f"unexpected BGP session to {address} (the plan has none)", planned="no session", found=address)
+            )
     switch_peers = {d for d, role in plan.roles.items() if role in ("leaf", "spine", "core", "super-spine")}
     for address, session in planned.items():
         peer = peers.get(address)
@@ -416,12 +518,23 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
             continue
         where = f"{session.port} to {session.peer_device}" if session.port else "loopback session"
         if not peer.get("is_up"):
-            findings.append(Finding("routing", ERROR, name, session.port, f"BGP session to {address} ({where}) not Established", planned="Established", found="down"))
+            findings.append(
+                Finding("routing", ERROR, name, session.port, f"BGP session to {address} ({where}) not Established", planned="Established", found="down")
+            )
             continue
         received = [f.get("received_prefixes", -1) for f in (peer.get("address_family") or {}).values() if isinstance(f, dict)]
         if session.peer_device in switch_peers and received and max(received) == 0 and len(plan.widths.get(name, {})) > 0:
-            findings.append(Finding("routing", WARNING, name, session.port, f"BGP session to {address} ({where}) receives no prefixes; the plan has routes for it to carry",
-                                    planned="> 0 prefixes", found="0"))
+            findings.append(
+                Finding(
+                    "routing",
+                    WARNING,
+                    name,
+                    session.port,
+                    f"BGP session to {address} ({where}) receives no prefixes; the plan has routes for it to carry",
+                    planned="> 0 prefixes",
+                    found="0",
+                )
+            )
     return findings
 
 
@@ -448,11 +561,22 @@ def _widths(name: str, planned: dict[str, int], found: dict[str, int]) -> list[F
     if not wrong:
         return []
     shown = ", ".join(f"{p} {have}/{want}" for p, (want, have) in sorted(wrong.items())[:4]) + (f" and {len(wrong) - 4} more" if len(wrong) > 4 else "")
-    return [Finding("routing", ERROR, name, "", f"{len(wrong)} of {len(planned)} remote leaf prefixes not at the planned ECMP width (found/planned): {shown}",
-                    planned="planned widths", found=shown, detail={"wrong": {p: {"planned": w, "found": h} for p, (w, h) in wrong.items()}})]
+    return [
+        Finding(
+            "routing",
+            ERROR,
+            name,
+            "",
+            f"{len(wrong)} of {len(planned)} remote leaf prefixes not at the planned ECMP width (found/planned): {shown}",
+            planned="planned widths",
+            found=shown,
+            detail={"wrong": {p: {"planned": w, "found": h} for p, (w, h) in wrong.items()}},
+        )
+    ]
 
 
 # --- lossless QoS --------------------------------------------------------------------------------
+
 
 def pause_rates(o: Observation) -> dict[str, dict[str, dict[int, float]]]:
     """port -> "rx"/"tx" -> priority -> pause frames per second over the interval."""
@@ -490,21 +614,58 @@ def check_lossless(plan: Plan, by_name: dict[str, Observation], thresholds: Thre
             for direction, verb in (("rx", "received"), ("tx", "sent")):
                 for priority, rate in sorted(per[direction].items()):
                     if rate >= thresholds.storm:
-                        findings.append(Finding("lossless", ERROR, name, port, f"pause storm: {rate:.0f} PFC frames/s {verb} on priority {priority} ({where})",
-                                                planned=f"< {thresholds.storm:g}/s", found=f"{rate:.0f}/s"))
+                        findings.append(
+                            Finding(
+                                "lossless",
+                                ERROR,
+                                name,
+                                port,
+                                f"pause storm: {rate:.0f} PFC frames/s {verb} on priority {priority} ({where})",
+                                planned=f"< {thresholds.storm:g}/s",
+                                found=f"{rate:.0f}/s",
+                            )
+                        )
                     elif rate > 0 and lossless and priority not in lossless:
-                        findings.append(Finding("lossless", ERROR, name, port, f"PFC frames {verb} on priority {priority}, which the plan does not make lossless ({where})",
-                                                planned=f"pauses on priority {', '.join(map(str, sorted(lossless)))} only", found=f"{rate:.1f}/s on {priority}"))
+                        findings.append(
+                            Finding(
+                                "lossless",
+                                ERROR,
+                                name,
+                                port,
+                                f"PFC frames {verb} on priority {priority}, which the plan does not make lossless ({where})",
+                                planned=f"pauses on priority {', '.join(map(str, sorted(lossless)))} only",
+                                found=f"{rate:.1f}/s on {priority}",
+                            )
+                        )
             far = cable.other((name, port))
             if far.device in rates and rates[far.device].get(far.port) is not None:
                 theirs = rates[far.device][far.port]
                 for priority, rate in per["tx"].items():
                     if rate > 0 and theirs["rx"].get(priority, 0) == 0:
-                        findings.append(Finding("lossless", ERROR, name, port, f"sends {rate:.1f} PFC frames/s on priority {priority} that {far} never counts: PFC missing on that end? ({where})",
-                                                planned=f"{far} honours priority {priority}", found="0 received"))
+                        findings.append(
+                            Finding(
+                                "lossless",
+                                ERROR,
+                                name,
+                                port,
+                                f"sends {rate:.1f} PFC frames/s on priority {priority} that {far} never counts: PFC missing on that end? ({where})",
+                                planned=f"{far} honours priority {priority}",
+                                found="0 received",
+                            )
+                        )
             storms = _delta(o, port, "pfcwd_storms")
             if storms:
-                findings.append(Finding("lossless", ERROR, name, port, f"PFC watchdog detected {storms} storm(s) in {o.interval:.0f} s ({where})", planned="0", found=str(storms)))
+                findings.append(
+                    Finding(
+                        "lossless",
+                        ERROR,
+                        name,
+                        port,
+                        f"PFC watchdog detected {storms} storm(s) in {o.interval:.0f} s ({where})",
+                        planned="0",
+                        found=str(storms),
+                    )
+                )
             marked = _delta(o, port, "ecn_marked")
             if marked:
                 findings.append(Finding("lossless", INFO, name, port, f"{marked} ECN-marked packets in {o.interval:.0f} s ({where})", found=str(marked)))
@@ -522,7 +683,9 @@ _SECRET_JSON = re.compile(r'(?i)("[^"]*(?:password|secret|key|passkey|auth|priv|
 _SECRET_JSON_KEY = re.compile(r'"<<secret:[a-z0-9-]+>>"')
 MASK = "<<masked>>"
 # lines a NOS writes around its running config that no build holds
-_NOISE = re.compile(r"^\s*(!.*|Building configuration.*|Current configuration.*|end|exit|exit-address-family|exit-vrf|frr version .*|frr defaults .*|version .*)?$")
+_NOISE = re.compile(
+    r"^\s*(!.*|Building configuration.*|Current configuration.*|end|exit|exit-address-family|exit-vrf|frr version .*|frr defaults .*|version .*)?$"
+)
 _NOT_STATEMENTS = {"{", "}", "[", "]", "},", "],"}
 
 
@@ -583,11 +746,18 @@ def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -
         if not added and not removed:
             continue
         first = [f"-{line}" for line in removed[:DRIFT_LINES_SHOWN]] + [f"+{line}" for line in added[:DRIFT_LINES_SHOWN]]
-        findings.append(Finding(
-            "drift", WARNING, name, "", f"running config differs from the build: {len(removed)} statement(s) missing, {len(added)} added",
-            planned=f"{len(built)} statements", found=" | ".join(first[:DRIFT_LINES_SHOWN]),
-            detail={"missing": len(removed), "added": len(added), "diff": [f"-{line}" for line in removed] + [f"+{line}" for line in added]},
-        ))
+        findings.append(
+            Finding(
+                "drift",
+                WARNING,
+                name,
+                "",
+                f"running config differs from the build: {len(removed)} statement(s) missing, {len(added)} added",
+                planned=f"{len(built)} statements",
+                found=" | ".join(first[:DRIFT_LINES_SHOWN]),
+                detail={"missing": len(removed), "added": len(added), "diff": [f"-{line}" for line in removed] + [f"+{line}" for line in added]},
+            )
+        )
     return findings
 
 

@@ -115,24 +115,30 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
         if row.a_device not in polled and row.b_device not in polled:
             continue  # nothing of it can be observed
         speed = _SPEED.match(row.speed)
-        cables.append(Cable(
-            row.cable_id, row.network, row.kind,
-            End(row.a_device, row.a_port, row.a_rack, row.a_ru, row.a_optic), End(row.b_device, row.b_port, row.b_rack, row.b_ru, row.b_optic),
-            int(speed.group(1)) if speed else None,
-        ))
+        cables.append(
+            Cable(
+                row.cable_id,
+                row.network,
+                row.kind,
+                End(row.a_device, row.a_port, row.a_rack, row.a_ru, row.a_optic),
+                End(row.b_device, row.b_port, row.b_rack, row.b_ru, row.b_optic),
+                int(speed.group(1)) if speed else None,
+            )
+        )
     by_end = {(end.device, end.port): cable for cable in cables for end in (cable.a, cable.b)}
 
     links: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # (device, peer address) -> (port, subnet, peer device, peer port)
     for address_row in build.ip_plan():
         if address_row.device in polled and address_row.peer_address:
             links[(address_row.device, address_row.peer_address)] = (
-                address_row.interface, str(netaddr.IPNetwork(address_row.address).cidr), address_row.peer_device, address_row.peer_interface
+                address_row.interface,
+                str(netaddr.IPNetwork(address_row.address).cidr),
+                address_row.peer_device,
+                address_row.peer_interface,
             )
     sessions: dict[str, dict[str, PlannedSession]] = {}
     for target in targets:
-        sessions[target.name] = {
-            peer: PlannedSession(target.name, peer, *links.get((target.name, peer), ("", "", "", ""))) for peer in target.expected_peers
-        }
+        sessions[target.name] = {peer: PlannedSession(target.name, peer, *links.get((target.name, peer), ("", "", "", ""))) for peer in target.expected_peers}
 
     configs, mtu = {}, {}
     for target in targets:

@@ -42,8 +42,10 @@ def summary(result: Verification) -> str:
     counts = result.counts()
     reached = sum(o.reached for o in result.observations)
     verdict = "everything matches the build" if result.ok and not result.findings else ("no errors" if result.ok else "the fabric differs from the build")
-    return (f"{reached:,}/{len(result.observations):,} devices reached; {counts[ERROR]:,} error(s), {counts[WARNING]:,} warning(s), "
-            f"{counts[INFO]:,} note(s): {verdict}")
+    return (
+        f"{reached:,}/{len(result.observations):,} devices reached; {counts[ERROR]:,} error(s), {counts[WARNING]:,} warning(s), "
+        f"{counts[INFO]:,} note(s): {verdict}"
+    )
 
 
 def table(result: Verification) -> Table:
@@ -129,7 +131,13 @@ def render_json(result: Verification) -> str:
         "notes": result.notes,
         "findings": [f.as_dict() for f in result.sorted()],
         "devices": {
-            o.target.name: {"reached": o.reached, "error": o.error, "seconds": round(o.seconds, 2), "not_reported": sorted(o.missing), "getter_errors": o.errors}
+            o.target.name: {
+                "reached": o.reached,
+                "error": o.error,
+                "seconds": round(o.seconds, 2),
+                "not_reported": sorted(o.missing),
+                "getter_errors": o.errors,
+            }
             for o in result.observations
         },
     }
