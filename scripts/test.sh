@@ -65,9 +65,11 @@ set +e
 # PYTHONDONTWRITEBYTECODE set, every run and each worker rewrites all of them again (about 5 s of
 # CPU per worker). The caches are git-ignored.
 unset PYTHONDONTWRITEBYTECODE
-# Two workers (the CI machine's two cores); the lab modules run on one of them, one after another
-# (tests/conftest.py). FABRICGEN_TEST_WORKERS=0 runs everything in this process.
-.venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-2}" --dist loadscope "$@"
+# Three workers on the CI machine's two cores: the two lab streams (tests/conftest.py LAB_STREAMS),
+# each on a worker of its own, wait on their daemons much of the time; the third worker, at nice 10
+# while labs run, takes the other tests in that time. FABRICGEN_TEST_WORKERS=0 runs everything in
+# this process.
+.venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-3}" --dist loadscope "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

@@ -63,13 +63,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if any(mark.name == "skipif" and LAB_SKIP_REASON in str(mark.kwargs.get("reason", "")) for mark in item.iter_markers()):
             item.add_marker(pytest.mark.lab)
-    # tests/test_verify_lab.py before the other lab modules: its lab is down before the session's
-    # two-unit lab (two_unit_lab: test_lab.py's LLDP tests, push, driver) boots and stays up to the
-    # end; an idle two-unit lab costs about a quarter of a core (BFD every 150 ms on 128 ends)
-    verify_lab = [item for item in items if item.nodeid.startswith("tests/test_verify_lab.py")]
-    rest = [item for item in items if not item.nodeid.startswith("tests/test_verify_lab.py")]
-    first_lab = next((index for index, item in enumerate(rest) if item.nodeid.startswith(LAB_MODULES)), len(rest))
-    items[:] = rest[:first_lab] + verify_lab + rest[first_lab:]
+
+    # The lab tests first, so xdist starts both lab streams at once (LAB_STREAMS below); in the
+    # shared lab's stream tests/test_verify_lab.py comes first: its own lab is down before the
+    # two-unit lab boots.
+    def stream_rank(item: pytest.Item) -> int:
+        module = item.nodeid.split("::", 1)[0]
+        return list(LAB_STREAMS).index(module) if module in LAB_STREAMS else len(LAB_STREAMS)
+
+    items.sort(key=stream_rank)  # stable: each module's tests keep their order
     # labs will boot: a lab test is selected and none of its skip conditions holds (root, the tools)
     config.stash[RUNS_LABS] = any(
         item.nodeid.startswith(LAB_MODULES) and not any(mark.args and mark.args[0] for mark in item.iter_markers("skipif")) for item in items
@@ -82,10 +84,10 @@ NICE_BESIDE_LABS = 10
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """On xdist, while labs run, every test outside the lab modules (and what it starts) runs at
-    nice 10: the lab worker is the suite's critical path, and its boots and convergence get the
-    CPU first (the 3-tier lab test beside one busy process: 79-90 s, beside it at nice 10: 75 s).
-    The lab tests, their fixtures and their daemons run at normal priority. Linux's nice is per
-    thread: this sets the thread that runs tests and forks their processes."""
+    nice 10: the two lab streams are the suite's critical path, and their boots and convergence get
+    the CPU first; the third worker soaks up what they leave. The lab tests, their fixtures and
+    their daemons run at normal priority. Linux's nice is per thread: this sets the thread that
+    runs tests and forks their processes."""
     if "PYTEST_XDIST_WORKER" not in os.environ or not item.config.stash.get(RUNS_LABS, False):
         return
     wanted = 0 if item.nodeid.startswith(LAB_MODULES) else NICE_BESIDE_LABS
@@ -94,26 +96,40 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             os.setpriority(os.PRIO_PROCESS, 0, wanted)
 
 
-# The modules that boot labs: on xdist they run one after another on one worker (one session lab,
-# no two labs competing for the kernel while they converge), while the other worker takes every
-# other test one by one.
-LAB_MODULES = ("tests/test_lab.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py", "tests/test_verify_lab.py")
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """The two-unit lab goes down after the last test of its stream, not at the end of the
+    session: idle, its BFD sessions alone cost about a quarter of a core that the tests after it
+    on this worker want."""
+    if _shared_lab_down and (nextitem is None or nextitem.nodeid.split("::", 1)[0] not in SHARED_LAB_USERS):
+        _shared_lab_down.pop()()
+
+
+# The modules that boot labs, in two streams: on xdist (scripts/test.sh: three workers) each stream
+# runs on a worker of its own, its tests one after another, the two streams beside each other (at
+# most two labs at once, of different builds), while the third worker takes the other tests one by
+# one. Each lab test of tests/test_lab.py boots its own lab; the shared-lab stream is
+# tests/test_verify_lab.py's lab, then the session's two-unit lab (two_unit_lab) for the modules
+# that use it.
+SHARED_LAB_USERS = ("tests/test_lab_lldp.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
+LAB_STREAMS = {"tests/test_lab.py": "own labs", "tests/test_verify_lab.py": "shared lab", **dict.fromkeys(SHARED_LAB_USERS, "shared lab")}
+LAB_MODULES = tuple(LAB_STREAMS)
 
 
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: `-p no:xdist` still runs the suite
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`scripts/test.sh` runs `-n 2 --dist loadscope` with these scopes: the lab modules are one
-    scope, every other test a scope of its own. (xdist's loadgroup would say the same with marks,
-    but it loses the marks with pytest 9.2: pytest-dev/pytest-xdist#1386.)"""
+    """`scripts/test.sh` runs `--dist loadscope` with these scopes: each lab stream is one scope,
+    every other test a scope of its own. xdist hands out the largest scopes first, so the two
+    streams start at once on two workers. (xdist's loadgroup would say the same with marks, but
+    it loses the marks with pytest 9.2: pytest-dev/pytest-xdist#1386.)"""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class LabsTogether(LoadScopeScheduling):
+    class LabStreams(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "labs" if nodeid.startswith(LAB_MODULES) else nodeid
+            return LAB_STREAMS.get(nodeid.split("::", 1)[0], nodeid)
 
-    return LabsTogether(config, log)
+    return LabStreams(config, log)
 
 
 LAB_SKIP_REASON = "the lab needs root"
@@ -155,13 +171,23 @@ def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
     intent.write_text(text.replace("  bgp_security: {password: bgp-backend}\n", ""))
     build_dir = directory / "two-units"
     build(intent, build_dir)
+
+    def down() -> None:
+        session.down(build_dir)
+        assert leftovers(build_dir) == []
+
+    _shared_lab_down.append(down)  # pytest_runtest_teardown takes it down after its last user
     try:
         report = session.up(build_dir, timeout=60)
         assert report.converged, "the lab did not converge"
         yield build_dir, report.plan
     finally:
-        session.down(build_dir)
-        assert leftovers(build_dir) == []
+        if down in _shared_lab_down:
+            _shared_lab_down.remove(down)
+            down()
+
+
+_shared_lab_down: list[Callable[[], None]] = []
 
 
 # The lab tests' builds, for the modules that plan labs (tests/test_lab_plan.py) and those that boot

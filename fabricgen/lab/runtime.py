@@ -484,8 +484,8 @@ def _remove_lldpd_files(namespaces: list[str]) -> None:
     for ns in namespaces:
         for path in lldpd_files(ns):
             path.unlink(missing_ok=True)
-    with suppress(OSError):
-        LLDPD_RUN.rmdir()  # when no other lab has lldpd running
+    # LLDPD_RUN itself stays (an empty directory on tmpfs): another lab may be between making it
+    # and its first lldpd's socket, and removing it there would fail that lab's up
 
 
 # --- down ----------------------------------------------------------------------------------------
@@ -504,13 +504,9 @@ def lab_down(build_dir: Path) -> LabState | None:
 
 
 def forget(lab_id: str) -> None:
-    """The lab's state directory, and its parents when no other lab is left."""
+    """The lab's state directory. STATE_ROOT stays, empty or not: another lab's up may be making
+    its own directory under it at this moment (labs of different builds run side by side)."""
     shutil.rmtree(STATE_ROOT / lab_id, ignore_errors=True)
-    for empty in (STATE_ROOT, STATE_ROOT.parent):
-        try:
-            empty.rmdir()
-        except OSError:
-            break
 
 
 def _remove(state: LabState) -> None:
