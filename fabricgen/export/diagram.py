@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
 from fabricgen import __version__
-from fabricgen.build_dir import TopologyNode
+from fabricgen.build_dir import CableRow, TopologyNode
 from fabricgen.design.graph import Role
 from fabricgen.export.source import ExportBuild
 from fabricgen.sorting import natural_key
@@ -89,7 +89,7 @@ def render_diagram(build: ExportBuild) -> dict[str, str]:
     return files
 
 
-def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
+def drawings(build: ExportBuild, network: str, cables: list[CableRow]) -> dict[str, Drawing]:
     pairs: dict[tuple[str, str], int] = defaultdict(int)
     for row in cables:
         a, b = sorted((row.a_device, row.b_device), key=natural_key)
