@@ -29,7 +29,7 @@ from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
 from fabricgen.design.oob import OobPlan
 from fabricgen.design.plan import LeafSpinePlan
 from fabricgen.errors import Problem
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import Backend, HostFabric, Intent
 from fabricgen.units import ipv4_text, ipv4_texts
 
 ASN_RANGES = {
@@ -263,14 +263,15 @@ def _allocate_management(plan: AddressPlan, fabric: Fabric, intent: Intent, oob:
 def cluster_pool_problems(intent: Intent, oob: OobPlan | None) -> list[Problem]:
     """Address pools of different networks never overlap, and the management pools fit."""
     pools: list[tuple[tuple[str, ...], IPNetwork]] = []
-    sections = [("backend", intent.backend)]
+    sections: list[tuple[str, Backend | HostFabric]] = [("backend", intent.backend)]
     if intent.frontend is not None:
         sections.append(("frontend", intent.frontend))
-        if intent.frontend.storage == "separate":
-            sections.append(("storage", intent.storage_fabric()))
+    storage = intent.storage_fabric()
+    if storage is not None and storage is not intent.frontend:  # frontend.storage: separate
+        sections.append(("storage", storage))
     for section, spec in sections:
-        for name, value in spec.pools:  # type: ignore[union-attr]
-            if value is None or (name == "vteps" and spec.routing != "vxlan-evpn"):  # type: ignore[union-attr]
+        for name, value in spec.pools:
+            if value is None or (name == "vteps" and spec.routing != "vxlan-evpn"):
                 continue  # VTEP pools are only claimed by an EVPN fabric
             pools.append(((section, "pools", name), IPNetwork(str(value))))
     if intent.oob is not None:
@@ -414,13 +415,16 @@ def _asn_problems(sizing: LeafSpinePlan) -> list[Problem]:
 
 def _allocate_asns(sizing: LeafSpinePlan, cores: list[Device], spines: list[Device], leaves: list[Device]) -> dict[str, int]:
     core_asn, spine_first, leaf_first = _asn_firsts(sizing)
-    asns = {core.name: core_asn for core in cores}
+    asns: dict[str, int] = {}
+    if cores:
+        assert core_asn is not None  # cores come with 3 tiers, where _asn_firsts gives their ASN
+        asns.update({core.name: core_asn for core in cores})
     asns.update({spine.name: spine_first + (spine.pod or 1) - 1 for spine in spines})
     if sizing.leaf_asns_per_pod:
-        place: dict[int, int] = {}  # pod -> leaves seen so far
+        place: dict[int | None, int] = {}  # pod -> leaves seen so far (a leaf's pod is set in 3 tiers, where pods reuse ASNs)
         for leaf in leaves:
-            asns[leaf.name] = leaf_first + place.get(leaf.pod, 0)  # type: ignore[arg-type]
-            place[leaf.pod] = place.get(leaf.pod, 0) + 1  # type: ignore[index]
+            asns[leaf.name] = leaf_first + place.get(leaf.pod, 0)
+            place[leaf.pod] = place.get(leaf.pod, 0) + 1
     else:
         asns.update({leaf.name: leaf_first + i for i, leaf in enumerate(leaves)})
-    return asns  # type: ignore[return-value]
+    return asns

@@ -75,7 +75,7 @@ class Compiled:
             return ("oob", "switch"), self.intent.oob.switch
         plan = self.plans[network]
         if role is Role.CORE:
-            return (plan.section, "core"), plan.spec.core_switch  # type: ignore[union-attr]
+            return (plan.section, "core"), plan.spec.core_switch
         return (plan.section, role.value), getattr(plan.spec, role.value)
 
     def nos_target(self, network: Network, role: Role, model: str) -> NosTarget:

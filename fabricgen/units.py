@@ -132,13 +132,14 @@ def ipv4_text(value: int) -> str:
 
 
 def ipv4_texts(first: int, count: int) -> list[str]:
-    """The texts of `count` consecutive addresses from `first`, converted in C (no Python call per address)."""
-    return list(map(socket.inet_ntoa, map(int.to_bytes, range(first, first + count), repeat(4), repeat("big"))))
+    """The texts of `count` consecutive addresses from `first`, converted in C (no Python call per address).
+    Big-endian (network order): to_bytes's and from_bytes's default byte order since Python 3.11."""
+    return list(map(socket.inet_ntoa, map(int.to_bytes, range(first, first + count), repeat(4))))
 
 
 def ipv4_ints(addresses: Iterable[str]) -> list[int]:
     """ipv4_int of each address, converted in C (no Python call per address)."""
-    return list(map(int.from_bytes, map(socket.inet_aton, addresses), repeat("big")))
+    return list(map(int.from_bytes, map(socket.inet_aton, addresses)))  # big-endian, as in ipv4_texts
 
 
 def cidr_span(cidr: str) -> tuple[int, int]:

@@ -119,11 +119,11 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
 
     choices = {"--pattern": loadbalance.PATTERNS, "--scope": loadbalance.SCOPES, "--placement": loadbalance.PLACEMENTS, "--hash": loadbalance.HASHES}
     problems = []
-    given = [("--network", network, NETWORKS)] if network is not None else []
+    given: list[tuple[str, str, tuple[str, ...]]] = [("--network", network, NETWORKS)] if network is not None else []
     given += [(name, getattr(options, name[2:]), allowed) for name, allowed in choices.items()]
-    for name, value, allowed in given:
-        if value not in allowed:
-            problems.append(Problem(f"{name} {quoted(value)} is not known", hint=f"choose one of: {', '.join(allowed)}"))
+    for name, choice, allowed in given:
+        if choice not in allowed:
+            problems.append(Problem(f"{name} {quoted(choice)} is not known", hint=f"choose one of: {', '.join(allowed)}"))
     if not options.modes:
         problems.append(Problem("--modes names no mode", hint=f"choose from: {', '.join(loadbalance.MODES)}"))
     for mode in options.modes:
@@ -137,12 +137,12 @@ def option_problems(network: str | None, worst: int | None, options: TrafficOpti
         "--flowlet-gap-us": (options.flowlet_gap_us, 0.0, 1e6, False),
         "--idle-gap-us": (options.idle_gap_us, 0.0, 1e6, False),
     }
-    for name, (value, low, high, low_included) in reals.items():
-        if not (not math.isnan(value) and (low <= value if low_included else low < value) and value <= high):
+    for name, (real, low, high, low_included) in reals.items():
+        if not (not math.isnan(real) and (low <= real if low_included else low < real) and real <= high):
             side = "at least" if low_included else "more than"
             problems.append(
                 Problem(
-                    f"{name} must be {side} {low:g} and at most {high:g}, not {value:g}",
+                    f"{name} must be {side} {low:g} and at most {high:g}, not {real:g}",
                     hint=f"use {name} within ({low:g}, {high:g}]" if not low_included else f"use {name} within [{low:g}, {high:g}]",
                 )
             )
@@ -375,12 +375,14 @@ def _fixes(model: LeafSpine, options: TrafficOptions, sweep: bool, fits) -> list
 
 def _largest_fitting(options: TrafficOptions, attribute: str, fits) -> int | None:
     """The largest value below the current one of a numeric option (cost grows with it) that fits."""
-    low, high = 1, getattr(options, attribute) - 1
-    if high < low or not fits(replace(options, **{attribute: low})):
+    low = 1
+    high: int = getattr(options, attribute) - 1
+    # the ignores: mypy checks a ** dict against every field of TrafficOptions; `attribute` names an int one
+    if high < low or not fits(replace(options, **{attribute: low})):  # type: ignore[arg-type]
         return None
     while low < high:
         middle = (low + high + 1) // 2
-        if fits(replace(options, **{attribute: middle})):
+        if fits(replace(options, **{attribute: middle})):  # type: ignore[arg-type]
             low = middle
         else:
             high = middle - 1

@@ -231,9 +231,9 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
                             )
                         )
                     )
-    for pid, model in catalog.switches.items():
-        for nos, release in model.nos_release.items():
-            if nos not in model.nos:
+    for pid, switch in catalog.switches.items():
+        for nos, release in switch.nos_release.items():
+            if nos not in switch.nos:
                 problems.append(
                     origin[pid].locate(Problem(f"nos_release names {nos}, which this switch does not run", field=("switches", pid, "nos_release", nos)))
                 )

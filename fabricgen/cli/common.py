@@ -12,6 +12,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -55,8 +56,9 @@ class ProblemFormat(str, Enum):
     github = "github"
 
 
-def json_option(shape: str) -> typer.Option:
-    """`--json`: the result as one JSON document on stdout; `shape` names its documented model."""
+def json_option(shape: str) -> Any:
+    """`--json`: the result as one JSON document on stdout; `shape` names its documented model.
+    Any, as typer.Option declares it: the default of a parameter typed as the option's value."""
     return typer.Option(False, "--json", help=f"Print the result as one JSON document on stdout (shape: {shape}); progress and problems stay on stderr.")
 
 

@@ -18,9 +18,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from fabricgen.trust import printable
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class Phases:
@@ -33,8 +36,7 @@ class Phases:
         self.quiet = quiet
         self.order = list(order)
         self.started = time.perf_counter()
-        self._bar = None
-        self._task = None
+        self._bar: tuple[Progress, TaskID] | None = None  # the live display and its one task, on a terminal
         self._done = 0
 
     def __enter__(self) -> Self:
@@ -58,14 +60,14 @@ class Phases:
                 columns += [BarColumn(bar_width=20), MofNCompleteColumn()]
             # stdout stays the result's (a JSON document may be written while the display is up);
             # stderr goes through the display, so a problem prints above it
-            self._bar = Progress(*columns, TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False)
-            self._bar.start()
-            self._task = self._bar.add_task(self.command, total=len(self.order) or None)
+            bar = Progress(*columns, TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False)
+            bar.start()
+            self._bar = bar, bar.add_task(self.command, total=len(self.order) or None)
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
         if self._bar is not None:
-            self._bar.stop()
+            self._bar[0].stop()
             self._bar = None
         elif not self.quiet and kind is None:
             self._line("done")
@@ -80,7 +82,8 @@ class Phases:
         if self._bar is not None:
             from rich.markup import escape  # a file name in brackets is no style
 
-            self._bar.update(self._task, description=escape(f"{self.command}: {printable(text)}"), completed=self._done)
+            bar, task = self._bar
+            bar.update(task, description=escape(f"{self.command}: {printable(text)}"), completed=self._done)
         else:
             self._line(text)
 
@@ -89,7 +92,8 @@ class Phases:
         if phase in self.order and self.order.index(phase) + 1 < len(self.order):
             self.start(self.order[self.order.index(phase) + 1])
         elif self._bar is not None and phase in self.order:
-            self._bar.update(self._task, completed=len(self.order))
+            bar, task = self._bar
+            bar.update(task, completed=len(self.order))
 
     @contextmanager
     def phase(self, name: str, detail: str = "") -> Iterator[None]:
@@ -98,7 +102,8 @@ class Phases:
         if name in self.order:
             self._done = self.order.index(name) + 1
             if self._bar is not None:
-                self._bar.update(self._task, completed=self._done)
+                bar, task = self._bar
+                bar.update(task, completed=self._done)
 
     def _line(self, text: str) -> None:
         sys.stderr.write(f"[{time.perf_counter() - self.started:7.1f} s] {self.command}: {printable(text)}\n")

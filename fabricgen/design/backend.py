@@ -102,14 +102,16 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 links.append((LinkKind.HOST, nic, switch_port))
         # Leaf to spine: every leaf to every spine of its pod and plane, links_per_spine times.
         plane_unit_leaves = per_unit // sizing.planes
+        # the ignores: Device's su, rail and core_group are Optional for every role; backend leaves
+        # have su and rail, 3-tier spines a core_group
         for leaf in leaves if not sizing.spineless else ():
             plane = sizing.plane_of(leaf.rail)  # type: ignore[arg-type]
-            su, k = leaf.su, (leaf.index - 1) % per_unit
+            unit, k = leaf.su, (leaf.index - 1) % per_unit
             uplinks = allocators[leaf.name].take(up_speed, sizing.leaf_uplinks)  # after the downlinks: no cage serves both
             lps = sizing.links_per_spine
-            for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(su) if three_tiers else 1)]):  # type: ignore[arg-type]
+            for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(unit) if three_tiers else 1)]):  # type: ignore[arg-type]
                 if three_tiers:  # the leaf's own port on the spine, by its place in the pod
-                    place = ((su - 1) % sizing.pod_sus) * plane_unit_leaves + k % plane_unit_leaves  # type: ignore[operator]
+                    place = ((unit - 1) % sizing.pod_sus) * plane_unit_leaves + k % plane_unit_leaves  # type: ignore[operator]
                     theirs = [spine_downlinks[spine.name][place]]
                 else:
                     theirs = allocators[spine.name].take(up_speed, lps)
@@ -130,7 +132,9 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 
-def _upper_tiers(intent: Intent, sizing: BackendSizing, names: dict[Role, list[str]], fabric: Fabric):
+def _upper_tiers(
+    intent: Intent, sizing: BackendSizing, names: dict[Role, list[str]], fabric: Fabric
+) -> tuple[list[Device], list[Device], dict[tuple[int, int], list[Device]], dict[tuple[int, int], list[Device]]]:
     """Spines plane by plane and pod by pod, and (3 tiers) each plane's cores group by group:
     spine k of every pod links to core group k. Returns them with their lookups by (plane, pod)
     and (plane, group)."""

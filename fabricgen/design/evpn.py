@@ -67,7 +67,7 @@ class EvpnPlan:
     def leaf_segments(self, leaf: Device) -> list[Segment]:
         """Segments with a member on this leaf, in segment order."""
         numbers = {
-            self.segment_of[p.link.other(p)].number  # type: ignore[union-attr]
+            self.segment_of[p.link.other(p)].number
             for p in leaf.ports.values()
             if p.link is not None and p.link.kind is LinkKind.HOST and p.link.other(p) in self.segment_of
         }

@@ -91,7 +91,7 @@ def _attachments(intent: Intent, catalog: Catalog, fabric: Fabric, network: Netw
 def server_port_problems(intent: Intent, catalog: Catalog) -> list[Problem]:
     """A node model without the ports the design needs (e.g. storage nodes with no storage ports
     when a storage network is built)."""
-    problems = []
+    problems: list[Problem] = []
     if intent.frontend is None:
         return problems
     needs = {
@@ -341,8 +341,8 @@ def build_host_fabric(
         lpc = three.links_per_spine_per_core
         for spine in spine_devices:
             ours = spine_ports[spine.name].take(uplink_speed, three.spine_uplinks)
-            group = core_devices[(spine.core_group - 1) * three.group_cores : spine.core_group * three.group_cores]  # type: ignore[operator]
-            for c, core in enumerate(group):
+            cores = core_devices[(spine.core_group - 1) * three.group_cores : spine.core_group * three.group_cores]  # type: ignore[operator]
+            for c, core in enumerate(cores):
                 for spine_port, core_port in zip(ours[c * lpc : (c + 1) * lpc], core_ports[core.name].take(uplink_speed, lpc), strict=True):
                     fabric_link(spine_port, core_port)
     fabric.connect_numbered(CABLE_PREFIX[network], network, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
@@ -403,7 +403,7 @@ def _size_three_tiers(
             cores=spec.core_switch.count,
         )
     except DesignError as exc:  # the backend's words; point at this section's fields
-        renamed = {"pod_gpus": "pod_leaves", "gpus": "core"}
+        renamed: dict[str | int, str] = {"pod_gpus": "pod_leaves", "gpus": "core"}
         return None, [
             Problem(
                 p.message,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypedDict
 
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
@@ -31,6 +32,30 @@ from fabricgen.intent.model import Intent
 from fabricgen.units import format_ratio
 
 MIN_SPINES = 2
+
+
+class _Layout(TypedDict):
+    """BackendSizing's fields every design shares: how a unit's rails sit on its leaves."""
+
+    design: str
+    unit_leaf_rails: tuple[tuple[int, ...], ...]
+    node_major: bool
+
+
+class _Common(_Layout):
+    """BackendSizing's fields known before the spines are sized, the same for 2 and 3 tiers."""
+
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    rails: int
+    link_speed_gbps: int
+    su_nodes: int
+    su_count: int
+    leaves: int
+    leaf_downlinks: int
+    requested_ratio: Fraction
+    planes: int
 
 
 @dataclass(frozen=True)
@@ -162,7 +187,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     leaf_rails, layout_problems = _rail_layout(intent, rails, planes)
     raise_if(no_ports + layout_problems, DesignError)
     rpl = len(leaf_rails[0])
-    layout = {"design": backend.design, "unit_leaf_rails": leaf_rails, "node_major": backend.design == "top-of-rack"}
+    layout: _Layout = {"design": backend.design, "unit_leaf_rails": leaf_rails, "node_major": backend.design == "top-of-rack"}
 
     su_nodes = backend.scalable_unit_gpus // gpus_per_node
     explicit_unit = "scalable_unit_gpus" in backend.model_fields_set
@@ -226,7 +251,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
                 field=("backend", "leaf", "count"),
             )
         )
-    common = {
+    common: _Common = {
         "gpus": gpus,
         "nodes": nodes,
         "gpus_per_node": gpus_per_node,
@@ -282,7 +307,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     return sizing, problems
 
 
-def _uplinks_as_given(intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
+def _uplinks_as_given(intent: Intent, catalog: Catalog, common: _Common, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
     """2 tiers with `backend.uplinks`: each leaf gets `count` uplinks at `speed` (default: as many
     as the ratio needs at that speed), spread evenly over the spines. The built ratio is the
     bandwidth one: downlinks x NIC speed : uplinks x uplink speed."""
@@ -334,7 +359,7 @@ def _uplinks_as_given(intent: Intent, catalog: Catalog, common: dict, notes: lis
         if pinned is not None:
             divisors = [n for n in range(1, up_min + 1) if up_min % n == 0 and plane_leaves * (up_min // n) <= spine_ports]
             hint = f"with {up_min} uplinks per leaf pin {' or '.join(str(n * planes) for n in divisors) or 'no count fits'} spines, or remove the count"
-            field = ("backend", "spine", "count")
+            field: tuple[str, ...] = ("backend", "spine", "count")
         else:
             hint = f"use fewer uplinks per leaf, or spines with more {speed}G ports ({spine_model.ports_at(speed)} on {backend.spine.model}); 3 tiers do not take uplinks"
             field = ("backend", "uplinks", "count") if given.count is not None else ("gpus",) if intent.gpus is not None else ("nodes",)
@@ -400,7 +425,7 @@ def _speeds_of(model: SwitchModel) -> str:
     return ", ".join(f"{s}G" for s in speeds)
 
 
-def _three_tiers(intent: Intent, catalog: Catalog, common: dict, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
+def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[str], problems: list[Problem]) -> tuple[BackendSizing, list[Problem]]:
     """Pods of scalable units with their own spines, joined by a core (design/three_tier.py);
     with planes, each plane is such a fabric for its group of rails."""
     backend = intent.backend
@@ -513,7 +538,7 @@ def _rail_layout(intent: Intent, rails: int, planes: int) -> tuple[tuple[tuple[i
 
 
 def _rail_only_leaves(
-    intent: Intent, nodes: int, gpus: int, gpus_per_node: int, rails: int, speed: int, su_nodes: int, layout: dict, notes: list[str]
+    intent: Intent, nodes: int, gpus: int, gpus_per_node: int, rails: int, speed: int, su_nodes: int, layout: _Layout, notes: list[str]
 ) -> tuple[BackendSizing, list[Problem]]:
     """rail-only where one leaf holds every node of its rail: a leaf per rail, every port a
     downlink, no spines (Wang et al., arXiv 2307.12169: traffic between rails crosses the nodes'

@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from fabricgen.diff.compare import BuildDiff, FileStat, Neighbor, file_stat
+from fabricgen.diff.compare import BuildDiff, FileDiff, FileStat, Neighbor, file_stat
 from fabricgen.diff.sides import Side
 from fabricgen.trust import printable
 
@@ -50,7 +50,7 @@ def sections(result: BuildDiff) -> list[Section]:
     counts = result.counts()
     found = []
     c = counts["devices"]
-    rows = []
+    rows: list[tuple[str, ...]] = []  # each section's rows have that section's number of columns
     for device in result.devices:
         if device.status == "changed":
             details = "; ".join(f"{name}: {_arrow(old, new)}" for name, old, new in device.changes)
@@ -73,15 +73,15 @@ def sections(result: BuildDiff) -> list[Section]:
 
     c = counts["bgp_neighbors"]
     rows = []
-    for change in result.bgp:
-        if change.old_asn != change.new_asn and None not in (change.old_asn, change.new_asn):
-            rows.append((change.device, "router bgp", "", _arrow(change.old_asn, change.new_asn), ""))
-        rows += [(change.device, "added", n.address, n.remote_as, n.description) for n in change.added]
-        rows += [(change.device, "removed", n.address, n.remote_as, n.description) for n in change.removed]
-        for a, b in change.changed:
+    for bgp in result.bgp:
+        if bgp.old_asn != bgp.new_asn and None not in (bgp.old_asn, bgp.new_asn):
+            rows.append((bgp.device, "router bgp", "", _arrow(bgp.old_asn, bgp.new_asn), ""))
+        rows += [(bgp.device, "added", n.address, n.remote_as, n.description) for n in bgp.added]
+        rows += [(bgp.device, "removed", n.address, n.remote_as, n.description) for n in bgp.removed]
+        for a, b in bgp.changed:
             address = b.address if a.address == b.address else _arrow(a.address, b.address)
             remote_as = b.remote_as if a.remote_as == b.remote_as else _arrow(a.remote_as, b.remote_as)
-            rows.append((change.device, "changed", address, remote_as, b.description))
+            rows.append((bgp.device, "changed", address, remote_as, b.description))
     found.append(
         Section(
             "BGP neighbors",
@@ -93,19 +93,19 @@ def sections(result: BuildDiff) -> list[Section]:
 
     c = counts["addresses"]
     rows = []
-    for change in result.addresses:
-        if change.status == "changed":
-            details = "; ".join(f"{n}: {_arrow(a, b)}" for n, a, b in change.changes())
+    for address_change in result.addresses:
+        if address_change.status == "changed":
+            details = "; ".join(f"{n}: {_arrow(a, b)}" for n, a, b in address_change.changes())
         else:
-            kept = change.new or change.old or {}
+            kept = address_change.new or address_change.old or {}
             details = kept.get("address", "") + (f" (peer {kept['peer_device']} {kept['peer_address']})" if kept.get("peer_device") else "")
-        rows.append((*change.key[:4], change.status, details))
+        rows.append((*address_change.key[:4], address_change.status, details))
     found.append(Section("Addresses", _signed(c["added"], c["removed"], c["changed"]), ("network", "device", "interface", "kind", "change", "details"), rows))
 
     c = counts["qos"]
     rows = []
-    for change in result.qos:
-        rows.append((change.value, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
+    for qos in result.qos:
+        rows.append((qos.value, _arrow(qos.old, qos.new), f"{len(qos.switches):,}", _names(qos.switches)))
     found.append(
         Section("QoS", f"{_plural(c['values'], 'value')} changed on {_plural(c['switches'], 'switch')}", ("value", "change", "switches", "which"), rows)
     )
@@ -115,9 +115,9 @@ def sections(result: BuildDiff) -> list[Section]:
     found.append(Section("Settings", f"{_plural(c['changes'], 'change')} on {_plural(c['devices'], 'device')}", ("setting", "lines", "devices", "which"), rows))
 
     rows = []
-    for change in result.secrets:
-        rows.append((change.use, _arrow(change.old, change.new), f"{len(change.switches):,}", _names(change.switches)))
-    switches = len({s for change in result.secrets for s in change.switches})
+    for secret in result.secrets:
+        rows.append((secret.use, _arrow(secret.old, secret.new), f"{len(secret.switches):,}", _names(secret.switches)))
+    switches = len({s for secret in result.secrets for s in secret.switches})
     found.append(
         Section(
             "Secret references",
@@ -185,7 +185,7 @@ def _side_line(side: Side) -> str:
     return f"{side.label}: {side.spec} (intent {intent.get('file')}, sha256 {str(intent.get('sha256'))[:12]})"
 
 
-def _file_summary(diffs) -> str:
+def _file_summary(diffs: list[FileDiff]) -> str:
     by_status: dict[str, int] = {}
     for diff in diffs:
         by_status[diff.status] = by_status.get(diff.status, 0) + 1
@@ -318,9 +318,9 @@ def render_markdown(result: BuildDiff, max_bytes: int = DEFAULT_MAX_BYTES, stat:
         body += [f"#### Per-device diffs ({len(result.device_files):,} devices)", ""]
     skipped = []
     for device, diffs in result.device_files.items() if not stat else ():
-        text = [printable(line) for line in "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")]
-        fence = _fence(text)
-        block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", f"{fence}diff", *text, fence, "", "</details>", ""]
+        diff_lines = [printable(line) for line in "".join(diff.diff for diff in diffs).rstrip("\n").split("\n")]
+        fence = _fence(diff_lines)
+        block = [f"<details><summary><code>{device}</code>: {_file_summary(diffs)}</summary>", "", f"{fence}diff", *diff_lines, fence, "", "</details>", ""]
         if fits(block):
             body += block
         else:

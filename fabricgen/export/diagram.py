@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
 from fabricgen import __version__
-from fabricgen.build_dir import TopologyNode
+from fabricgen.build_dir import CableRow, TopologyNode
 from fabricgen.design.graph import Role
 from fabricgen.export.source import ExportBuild
 from fabricgen.sorting import natural_key
@@ -89,7 +89,7 @@ def render_diagram(build: ExportBuild) -> dict[str, str]:
     return files
 
 
-def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
+def drawings(build: ExportBuild, network: str, cables: list[CableRow]) -> dict[str, Drawing]:
     pairs: dict[tuple[str, str], int] = defaultdict(int)
     for row in cables:
         a, b = sorted((row.a_device, row.b_device), key=natural_key)
@@ -109,13 +109,12 @@ def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
         if unit[d] is None and tier_of(nodes[d]) == "server":
             unit[d] = nodes[d].scalable_unit
 
-    def inside(d: str) -> bool:  # cores stand above every unit; a 3-tier pod holds its spines
-        return unit.get(d) is not None and tier_of(nodes[d]) != "core"
-
-    units = sorted({unit[d] for d in devices if inside(d)})
+    # the devices drawn inside a unit, with their unit: cores stand above every unit; a 3-tier pod holds its spines
+    inside: dict[str, int] = {d: u for d in devices if (u := unit[d]) is not None and tier_of(nodes[d]) != "core"}
+    units = sorted(set(inside.values()))
     result = {}
     for u in units:
-        members = {d for d in devices if unit[d] == u and inside(d)}
+        members = {d for d in devices if inside.get(d) == u}
         reached = {y for (a, b) in pairs for x, y in ((a, b), (b, a)) if x in members and y not in members}
         sub = {
             pair: n for pair, n in pairs.items() if pair[0] in members | reached and pair[1] in members | reached and (pair[0] in members or pair[1] in members)
@@ -132,22 +131,22 @@ def drawings(build: ExportBuild, network: str, cables) -> dict[str, Drawing]:
 
     grouped: dict[tuple[str, str], int] = defaultdict(int)
     for (a, b), n in pairs.items():
-        ends = [box[unit[x]] if inside(x) else core_box(x) or x for x in (a, b)]
+        ends = [box[inside[x]] if x in inside else core_box(x) or x for x in (a, b)]
         if ends[0] != ends[1]:
-            key = tuple(sorted(ends, key=natural_key))
-            grouped[key] += n  # type: ignore[index]
+            first, second = sorted(ends, key=natural_key)
+            grouped[first, second] += n
     tiers: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for d in devices:
-        if not inside(d) and core_box(d) is None:
+        if d not in inside and core_box(d) is None:
             tiers[tier_of(nodes[d])].append((d, d, _fill(nodes[d])))
     cores: dict[str, int] = defaultdict(int)
     for d in devices:
-        if core_box(d):
-            cores[core_box(d)] += 1  # type: ignore[index]
+        if group := core_box(d):
+            cores[group] += 1
     for name, n in sorted(cores.items()):
         tiers["core"].append((name, f"core group {name.removeprefix('core-group')}: {n} cores", ROLE_FILL["core"]))
     for u in units:
-        counts = {tier: sum(1 for d in devices if unit[d] == u and inside(d) and tier_of(nodes[d]) == tier) for tier in ("spine", "leaf", "server")}
+        counts = {tier: sum(1 for d in devices if inside.get(d) == u and tier_of(nodes[d]) == tier) for tier in ("spine", "leaf", "server")}
         label = ", ".join(f"{n} {tier}s" if tier != "leaf" else f"{n} leaves" for tier, n in counts.items() if n)
         tiers["leaf"].append((box[u], f"{_unit_name(nodes, u)}: {label}", ROLE_FILL["leaf"]))
     edges = [Edge(a, b, n, None) for (a, b), n in sorted(grouped.items(), key=lambda item: natural_key(item[0]))]
@@ -301,8 +300,11 @@ def elevations(build: ExportBuild) -> dict[str, str]:
     """`elevations/<row>.svg` per row of racks, when devices have rack positions."""
     from fabricgen.catalog import load_catalog
 
-    placed = [n for n in build.topology.nodes if n.rack]
-    if not placed:
+    racks: dict[str, list[TopologyNode]] = defaultdict(list)
+    for n in build.topology.nodes:
+        if n.rack:
+            racks[n.rack].append(n)
+    if not racks:
         return {}
     catalog = load_catalog()
 
@@ -312,9 +314,6 @@ def elevations(build: ExportBuild) -> dict[str, str]:
                 return section[model].rack_units
         return 1
 
-    racks: dict[str, list[TopologyNode]] = defaultdict(list)
-    for n in placed:
-        racks[n.rack].append(n)  # type: ignore[index]
     rows: dict[str, list[str]] = defaultdict(list)
     for rack in racks:
         match = re.fullmatch(r"R(\d+)-\d+", rack)

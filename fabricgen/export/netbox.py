@@ -34,11 +34,15 @@ import io
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fabricgen.build_dir import CableRow, TopologyNode
 from fabricgen.design.graph import Role
 from fabricgen.export.source import ExportBuild
 from fabricgen.sorting import natural_key
+
+if TYPE_CHECKING:
+    from fabricgen.catalog import Catalog
 
 NETBOX_VERSION = "4.6.8"
 UNKNOWN_MANUFACTURER = "Unknown"
@@ -150,20 +154,21 @@ def netbox_data(build: ExportBuild) -> NetboxData:
                 "length": row.length_m, "length_unit": "m" if row.length_m else "",
             }
         )  # fmt: skip
-    for row in build.addresses:
-        if row.device not in names:
+    for address_row in build.addresses:
+        if address_row.device not in names:
             continue
-        if (row.device, row.interface) not in interfaces:
-            virtual = row.kind in VIRTUAL_KINDS
-            interfaces[row.device, row.interface] = {
-                "device": row.device, "name": row.interface, "type": "virtual" if virtual else "other", "speed": "",
-                "mgmt_only": "true" if row.kind == "management" else "false", "description": row.kind,
+        device, interface, kind = address_row.device, address_row.interface, address_row.kind
+        if (device, interface) not in interfaces:
+            virtual = kind in VIRTUAL_KINDS
+            interfaces[device, interface] = {
+                "device": device, "name": interface, "type": "virtual" if virtual else "other", "speed": "",
+                "mgmt_only": "true" if kind == "management" else "false", "description": kind,
             }  # fmt: skip
         data.rows["ip-addresses.csv"].append(
             {
-                "address": row.address, "status": "active", "role": "loopback" if row.kind in ("loopback", "vtep") else "anycast" if row.kind == "anycast-gateway" else "",
-                "device": row.device, "interface": row.interface, "is_oob": "true" if row.kind == "management" else "",
-                "description": f"{row.network} {row.kind}",
+                "address": address_row.address, "status": "active", "role": "loopback" if kind in ("loopback", "vtep") else "anycast" if kind == "anycast-gateway" else "",
+                "device": device, "interface": interface, "is_oob": "true" if kind == "management" else "",
+                "description": f"{address_row.network} {kind}",
             }
         )  # fmt: skip
 
@@ -231,7 +236,7 @@ def _gbps(speed: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _interface_type(catalog, node: TopologyNode, optic: str, row: CableRow) -> str:
+def _interface_type(catalog: Catalog, node: TopologyNode, optic: str, row: CableRow) -> str:
     """The port's NetBox type from its form factor: the optic in its cage, else the node model's
     ports on that network, else an RJ45 cable's connector; `other` when none says."""
     form_factor = None
@@ -242,10 +247,11 @@ def _interface_type(catalog, node: TopologyNode, optic: str, row: CableRow) -> s
     elif node.model in catalog.nodes:
         ports = getattr(catalog.nodes[node.model], row.network, None)
         form_factor = ports.form_factor if ports is not None else None
-    return INTERFACE_TYPES.get((form_factor, _gbps(row.speed)), "other") if form_factor else "other"
+    gbps = _gbps(row.speed)
+    return INTERFACE_TYPES.get((form_factor, gbps), "other") if form_factor and gbps is not None else "other"
 
 
-def _cable_type(catalog, row: CableRow) -> str:
+def _cable_type(catalog: Catalog, row: CableRow) -> str:
     if row.kind == "console":
         return "cat6"
     cable = catalog.cables.get(row.cable) if row.cable else None

@@ -16,7 +16,9 @@ The token comes from NETBOX_TOKEN in the environment only; it is never printed o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricgen.errors import Problem
 from fabricgen.export.netbox import NetboxData
@@ -34,11 +36,16 @@ class Lookup:
     key: tuple[tuple[str, str], ...]
 
 
+# a request body's value: JSON, where a related object's ID may be a Lookup
+BodyValue = str | int | float | bool | Lookup | list["BodyValue"] | dict[str, "BodyValue"]
+Body = dict[str, BodyValue]
+
+
 @dataclass(frozen=True)
 class Request:
     endpoint: str  # app.endpoint as pynetbox names it: "dcim.device_types"
-    key: dict  # the filter that finds this object if it exists
-    body: dict  # values may be Lookups, or lists of {"object_type", "object_id": Lookup}
+    key: dict[str, str]  # the filter that finds this object if it exists
+    body: Body  # values may be Lookups, or lists of {"object_type", "object_id": Lookup}
 
 
 @dataclass
@@ -48,7 +55,7 @@ class PushResult:
     failed: list[str] = field(default_factory=list)
 
 
-def _interface(device: str, name: str, kind: str = "dcim.interface") -> dict:
+def _interface(device: str, name: str, kind: str = "dcim.interface") -> Body:
     endpoint = {"dcim.interface": "dcim.interfaces", "dcim.consoleport": "dcim.console_ports", "dcim.consoleserverport": "dcim.console_server_ports"}[kind]
     return {"object_type": kind, "object_id": Lookup(endpoint, (("device", device), ("name", name)))}
 
@@ -62,7 +69,7 @@ def push_plan(data: NetboxData) -> list[Request]:
     for r in rows.get("device-roles.csv", []):
         plan.append(Request("dcim.device_roles", {"slug": r["slug"]}, {"name": r["name"], "slug": r["slug"], "color": r["color"]}))
     for r in rows.get("platforms.csv", []):
-        body = {"name": r["name"], "slug": r["slug"]}
+        body: Body = {"name": r["name"], "slug": r["slug"]}
         if r["manufacturer"]:
             body["manufacturer"] = {"name": r["manufacturer"]}
         plan.append(Request("dcim.platforms", {"slug": r["slug"]}, body))
@@ -81,7 +88,7 @@ def push_plan(data: NetboxData) -> list[Request]:
         body = {"site": {"name": r["site"]}, "name": r["name"], "status": r["status"], "width": int(r["width"]), "u_height": int(r["u_height"])}
         plan.append(Request("dcim.racks", {"site": _slug_of(rows, r["site"]), "name": r["name"]}, body))
     for r in rows.get("devices.csv", []):
-        body: dict = {
+        body = {
             "name": r["name"], "role": {"name": r["role"]}, "device_type": {"model": r["device_type"]},
             "status": r["status"], "site": {"name": r["site"]},
         }  # fmt: skip
@@ -122,11 +129,11 @@ def push_plan(data: NetboxData) -> list[Request]:
     return plan
 
 
-def _slug_of(rows: dict, site: str) -> str:
+def _slug_of(rows: Mapping[str, list[dict[str, str]]], site: str) -> str:
     return next(r["slug"] for r in rows["sites.csv"] if r["name"] == site)
 
 
-def connect(url: str, environ: dict):
+def connect(url: str, environ: Mapping[str, str]) -> Any:
     """A pynetbox API for `url`, its token from NETBOX_TOKEN. ExportError when pynetbox is not
     installed (naming the extra) or the token is missing."""
     try:
@@ -154,7 +161,7 @@ def push(plan: list[Request], api) -> PushResult:
         app, model = name.split(".")
         return getattr(getattr(api, app), model)
 
-    def resolve(value):
+    def resolve(value: BodyValue) -> BodyValue:
         if isinstance(value, Lookup):
             if value not in ids:
                 found = endpoint(value.endpoint).get(**dict(value.key))

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from fabricgen.catalog import Catalog, load_catalog, unknown_pid_hint
 from fabricgen.errors import IntentError, Problem, raise_if
-from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Intent
+from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, HostFabric, Intent
 from fabricgen.validation import problems_from_validation_error
 from fabricgen.yaml_source import (
     MAX_FILE_BYTES,
@@ -207,7 +207,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
     switch_roles = [(("backend", role), getattr(intent.backend, role)) for role in ("leaf", "spine")]
     if intent.backend.core is not None:  # unset, the core is the spines' model
         switch_roles.append((("backend", "core"), intent.backend.core))
-    fabrics = [("backend", intent.backend)]
+    fabrics: list[tuple[str, Backend | HostFabric]] = [("backend", intent.backend)]
     if intent.frontend is not None:
         fabrics.append(("frontend", intent.frontend))
         switch_roles += [(("frontend", role), getattr(intent.frontend, role)) for role in ("leaf", "spine")]

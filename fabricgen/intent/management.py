@@ -45,7 +45,8 @@ class LocalUser(_Strict):
     """A local account: the fallback when no AAA server answers."""
 
     name: str = Field(
-        json_schema_extra={"pattern": f"^{USERNAME.pattern}$", "not": {"enum": sorted(RESERVED_USERS)}},
+        # [*sorted(...)]: a list display, which mypy types as the list of JSON values json_schema_extra takes
+        json_schema_extra={"pattern": f"^{USERNAME.pattern}$", "not": {"enum": [*sorted(RESERVED_USERS)]}},
         description="1-32 lower-case letters, digits, '_' or '-'; not a name the NOS keeps for itself, such as root",
     )
     role: Literal["network-admin", "network-operator"] = Field("network-admin", description="network-admin: full access; network-operator: read-only")

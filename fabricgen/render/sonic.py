@@ -17,7 +17,7 @@ from fabricgen import version
 from fabricgen.design.graph import Role
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+from fabricgen.intent.model import HashField, LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
@@ -43,7 +43,7 @@ HASH_FIELDS = {
 INNER_FIELDS = ("SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT")
 
 
-def ecmp_hash(fields: list[str]) -> list[str]:
+def ecmp_hash(fields: list[HashField]) -> list[str]:
     """The ecmp_hash leaf-list for the intent's hash fields, in the intent's order, inner last."""
     outer = [HASH_FIELDS[f] for f in fields if f != "inner"]
     inner = [f"INNER_{f}" for f in outer if f in INNER_FIELDS] if "inner" in fields else []

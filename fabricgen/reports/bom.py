@@ -180,14 +180,14 @@ def _built_in_parts(c: Compiled, links: list) -> tuple[Counter[str], dict[str, i
         for pid in {a, b} & built_in:
             optic = catalog.transceivers[pid]
             if optic.links > 1:
-                fanout[pid] = optic.links  # type: ignore[index]
+                fanout[pid] = optic.links
                 head = next((end for end in (link.b, link.a) if end.optic == pid and end.sub), None)
                 if head is not None:
                     cage = (head.device.name, head.cage)
                     if cage in cages_seen:
                         continue
                     cages_seen.add(cage)
-            parts[pid] += 1  # type: ignore[index]
+            parts[pid] += 1
     return parts, fanout
 
 
@@ -227,22 +227,22 @@ def _optic_and_cable_rows(
             optics[optic][role] += 1
         cabled = {port.cage for port in device.ports.values() if port.front_panel and port.link is not None}
         for group in model.port_groups:
-            choice = populated.get((device.role, device.model, group.first))  # type: ignore[union-attr]
+            choice = populated.get((device.role, device.model, group.first))
             if choice is None:
                 continue
             optic_pid, cable_pid = choice
             empty = sum(1 for cage in range(group.first, group.first + group.count) if cage not in cabled)
             if not empty:
                 continue
-            optic = catalog.transceivers[optic_pid] if optic_pid else None
-            if optic is not None and optic.cable is None:
-                empty_built_in[optic_pid] += empty  # type: ignore[index]
+            transceiver = catalog.transceivers[optic_pid] if optic_pid else None
+            if optic_pid and transceiver is not None and transceiver.cable is None:
+                empty_built_in[optic_pid] += empty
                 continue
             if optic_pid is not None:
                 optics[optic_pid][_role_word(device)] += empty
                 empty_optics[optic_pid][_role_word(device)] += empty
             if cable_pid is not None:
-                empty_cables[cable_pid] += empty * (optic.links if optic is not None else 1)  # a cage carrying N links takes N cables
+                empty_cables[cable_pid] += empty * (transceiver.links if transceiver is not None else 1)  # a cage carrying N links takes N cables
     built_in, fanout = _built_in_parts(c, links)
 
     for pid, roles in optics.items():
@@ -278,7 +278,7 @@ def _optic_and_cable_rows(
         per_link[pid] += n * count
     for pid, n in empty_cables.items():
         cables[(pid, None)][("empty cage", 1)] += n
-    optic_for_cable = {}
+    optic_for_cable: dict[str | None, str] = {}  # cable PID (None: built in) -> the first optic taking it
     for pid in optics:
         optic_for_cable.setdefault(catalog.transceivers[pid].cable, pid)
     for (pid, length), counted in sorted(cables.items(), key=lambda item: (item[0][0], item[0][1] or 0)):

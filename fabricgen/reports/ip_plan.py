@@ -27,7 +27,8 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
         if device.name in plan.vteps:
             rows.append((device.network.value, device.name, "loopback1", f"{plan.vteps[device.name]}/32", "vtep", "", "", "", ""))
             overlay = c.evpn_of(device.network)
-            for segment in overlay.leaf_segments(device):  # type: ignore[union-attr]
+            assert overlay is not None, "VTEPs are addressed only in a VXLAN EVPN network"
+            for segment in overlay.leaf_segments(device):
                 cidr = f"{segment.gateway}/{segment.prefixlen}"
                 rows.append((device.network.value, device.name, f"Vlan{segment.vlan}", cidr, "anycast-gateway", "", "", "", ""))
         if device.name in plan.management_subnets and c.intent.oob is not None:
@@ -37,9 +38,11 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
         name = device.name
         for port in sorted(device.ports.values(), key=CAGE_ORDER):
             link = port.link
+            if link is None:  # addressing walks links: a port without a cable has no address
+                continue
             address = interface_of(port)
             if address is not None:
-                kind = "nic" if server else link.kind  # type: ignore[union-attr]
+                kind = "nic" if server else link.kind
                 gateway = gateway_of(port, "")
             else:
                 address = management_of(port)
@@ -47,7 +50,7 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
                     continue
                 kind = "management"
                 gateway = management_gateway_of(port, "")
-            peer = link.b if port is link.a else link.a  # type: ignore[union-attr]  # link.other(port)
+            peer = link.b if port is link.a else link.a  # link.other(port)
             peer_address = interface_of(peer)
             # network and kind as their StrEnum members: csv writes their values, without a .value per row;
             # the CIDR written here rather than by InterfaceAddress.cidr: a call less on each of a million rows
@@ -63,5 +66,5 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
                     peer.name,
                     peer_address.address if peer_address else "",
                 )
-            )  # type: ignore[union-attr]
+            )
     return {"ip-plan.csv": csv_text(COLUMNS, rows)}

@@ -59,52 +59,55 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
     configs = configs or {}
     s = c.sizing
     plan = c.addresses
+    backend: dict[str, object] = {
+        "gpus": s.gpus,
+        "nodes": s.nodes,
+        "rails": s.rails,
+        "link_speed_gbps": s.link_speed_gbps,
+        "scalable_units": s.su_count,
+        "scalable_unit_nodes": s.su_nodes,
+        "leaves": s.leaves,
+        "spines": s.spines,
+        "leaf_downlinks": s.leaf_downlinks,
+        "leaf_uplinks": s.leaf_uplinks,
+        "links_per_leaf_per_spine": s.links_per_spine,
+        "requested_ratio": format_ratio(s.requested_ratio),
+        "built_ratio": format_ratio(s.built_ratio),
+        "tiers": s.tiers,
+    }
+    fabrics: dict[str, dict[str, object]] = {
+        network.value: {
+            "leaves": plan.leaves,
+            "spines": plan.spines,
+            "leaf_downlinks": plan.leaf_downlinks,
+            "leaf_uplinks": plan.leaf_uplinks,
+            "links_per_leaf_per_spine": plan.links_per_spine,
+            "built_ratio": format_ratio(plan.built_ratio),
+            **(
+                {
+                    "tiers": 3,
+                    "pods": plan.pods,
+                    "pod_leaves": plan.pod_leaves,
+                    "cores": plan.cores,
+                    "spine_uplinks": plan.spine_uplinks,
+                    "links_per_spine_per_core": plan.links_per_core,
+                }
+                if plan.tiers == 3
+                else {}
+            ),
+        }
+        for network, plan in c.plans.items()
+    }
     graph = {
         "name": c.intent.name,
         "fabricgen_version": version.RELEASE,  # the release: a new commit changes no report
-        "backend": {
-            "gpus": s.gpus,
-            "nodes": s.nodes,
-            "rails": s.rails,
-            "link_speed_gbps": s.link_speed_gbps,
-            "scalable_units": s.su_count,
-            "scalable_unit_nodes": s.su_nodes,
-            "leaves": s.leaves,
-            "spines": s.spines,
-            "leaf_downlinks": s.leaf_downlinks,
-            "leaf_uplinks": s.leaf_uplinks,
-            "links_per_leaf_per_spine": s.links_per_spine,
-            "requested_ratio": format_ratio(s.requested_ratio),
-            "built_ratio": format_ratio(s.built_ratio),
-            "tiers": s.tiers,
-        },
-        "fabrics": {
-            network.value: {
-                "leaves": plan.leaves,
-                "spines": plan.spines,
-                "leaf_downlinks": plan.leaf_downlinks,
-                "leaf_uplinks": plan.leaf_uplinks,
-                "links_per_leaf_per_spine": plan.links_per_spine,
-                "built_ratio": format_ratio(plan.built_ratio),
-                **(
-                    {
-                        "tiers": 3,
-                        "pods": plan.pods,
-                        "pod_leaves": plan.pod_leaves,
-                        "cores": plan.cores,
-                        "spine_uplinks": plan.spine_uplinks,
-                        "links_per_spine_per_core": plan.links_per_core,
-                    }
-                    if plan.tiers == 3
-                    else {}
-                ),
-            }
-            for network, plan in c.plans.items()
-        },
+        "backend": backend,
+        "fabrics": fabrics,
         "notes": list(c.notes),
     }
     if s.tiers == 3:
-        graph["backend"].update(
+        assert s.spine_built_ratio is not None, "a 3-tier sizing has the spines' ratio"
+        backend.update(
             pods=s.pods,
             pod_scalable_units=s.pod_sus,
             pod_spines=s.pod_spines,
@@ -113,16 +116,16 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
             spine_downlinks=s.spine_downlinks,
             spine_uplinks=s.spine_uplinks,
             links_per_spine_per_core=s.links_per_core,
-            spine_built_ratio=format_ratio(s.spine_built_ratio),  # type: ignore[arg-type]
+            spine_built_ratio=format_ratio(s.spine_built_ratio),
         )
     if s.planes > 1:
-        graph["backend"]["planes"] = s.planes
+        backend["planes"] = s.planes
     # how NICs map onto leaves: the design, and (below) every rail each backend leaf serves
-    graph["backend"].update(design=s.design, rails_per_leaf=s.rails_per_leaf)
-    graph["fabrics"]["backend"]["design"] = s.design
+    backend.update(design=s.design, rails_per_leaf=s.rails_per_leaf)
+    fabrics["backend"]["design"] = s.design
     nodes = []
     for d in c.fabric.devices.values():
-        node = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
+        node: dict[str, object] = {"id": d.name, "role": d.role.value, "network": d.network.value, "model": d.model, "index": d.index}
         if d.nos:
             node["nos"] = d.nos
             node["nos_release"] = c.nos_target(d.network, d.role, d.model).release

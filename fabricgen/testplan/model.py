@@ -12,6 +12,8 @@ from fabricgen.trust import Hostname, PortName, Token
 Gbps = Annotated[float, Field(ge=0, le=100_000)]
 GBps = Annotated[float, Field(ge=0, le=100_000)]
 Efficiency = Annotated[float, Field(gt=0, le=1)]
+Library = Literal["nccl", "rccl"]  # nccl-tests or rccl-tests
+Collective = Literal["all_reduce", "alltoall"]  # the test binary: <collective>_perf
 PLAN_FORMAT: Final = 1  # Final: mypy reads it as Literal[1], the type of TestPlan.format
 
 
@@ -62,8 +64,8 @@ class Pair(_Strict):
 
 class Run(_Strict):
     id: Token  # results/<id>.txt
-    library: Literal["nccl", "rccl"]
-    test: Literal["all_reduce", "alltoall"]
+    library: Library
+    test: Collective
     scope: Token  # su01, su02 ... or cluster
     nodes: list[Hostname]
     ranks: Annotated[int, Field(ge=1)]

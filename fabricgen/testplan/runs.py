@@ -27,13 +27,13 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from fabricgen.sorting import natural_key
-from fabricgen.testplan.model import Qos, Run
+from fabricgen.testplan.model import Collective, Library, Qos, Run
 
 if TYPE_CHECKING:
     from fabricgen.testplan.plan import Backend
 
-TESTS = ("all_reduce", "alltoall")
-LIBRARIES = ("nccl", "rccl")
+TESTS: tuple[Collective, ...] = ("all_reduce", "alltoall")
+LIBRARIES: tuple[Library, ...] = ("nccl", "rccl")
 # -b/-e: message sizes from 1 GiB to 16 GiB, doubling (-f 2): large messages, where busbw reaches
 # the link bound; -g 1: one GPU per process (one MPI rank per GPU); -c 1: check results
 # (github:NVIDIA/nccl-tests README.md, "Arguments")
@@ -62,7 +62,7 @@ def plan_runs(backend: Backend, qos: Qos, efficiency: float, alltoall_efficiency
     return runs
 
 
-def _run(backend: Backend, scope: str, nodes: list[str], library: str, test: str, efficiency: float) -> Run:
+def _run(backend: Backend, scope: str, nodes: list[str], library: Library, test: Collective, efficiency: float) -> Run:
     g = backend.gpus_per_node
     n = len(nodes) * g
     nics = min(len(backend.nics_of_node[node]) for node in nodes)
