@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from fabricgen.addressing import InterfaceAddress
 from fabricgen.catalog.model import PortGroup
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
-from fabricgen.errors import Problem
+from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Port, Role
+from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
-from fabricgen.intent.model import LoadBalancing, QosOverride
+from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
 from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
@@ -231,7 +231,8 @@ def _addresses_clash(c: Compiled) -> bool:
     spans += [cidr_span(segment.subnet) for segment in segments]
     # one pass over the links: a routed link's subnet by its upper end, and both ends of host
     # links (the leaf's is `b` as built; both, so a graph built otherwise is still checked)
-    routed_ends, host_ends = [], []
+    routed_ends: list[Port] = []
+    host_ends: list[Port] = []
     for link in c.fabric.links:
         kind = link.kind
         if kind is LinkKind.HOST:
@@ -274,12 +275,12 @@ def _address_problems(c: Compiled) -> Iterable[Problem]:
     owners: dict[str, str] = {}
     for device, address in plan.loopbacks.items():
         yield from _claim(owners, address, f"{device} Loopback0", device, "Loopback0")
-    for port, address in plan.interfaces.items():
-        yield from _claim(owners, address.address, port.label, port.device.name, port.name)
+    for port, interface in plan.interfaces.items():
+        yield from _claim(owners, interface.address, port.label, port.device.name, port.name)
     for leaf, svi in plan.nic_subnet_gateways.items():
         yield from _claim(owners, svi.address, f"{leaf} gateway", leaf, None)
-    for port, address in plan.management.items():
-        yield from _claim(owners, address.address, f"{port.label} (management)", port.device.name, port.name)
+    for port, interface in plan.management.items():
+        yield from _claim(owners, interface.address, f"{port.label} (management)", port.device.name, port.name)
     for switch, svi in plan.management_subnets.items():
         yield from _claim(owners, svi.address, f"{switch} management gateway", switch, None)
     for leaf, vtep in plan.vteps.items():
@@ -307,18 +308,18 @@ def _address_problems(c: Compiled) -> Iterable[Problem]:
             subnets.append((*cidr_span(cidr), f"link {link.id} {network_of(cidr)}", link.b.device.name, link.b.name))
     subnets.sort()
     reach_end, reach_label = -1, ""
-    for first, last, label, device, port in subnets:
+    for first, last, label, owner, owner_port in subnets:
         if first <= reach_end:
-            yield Problem(f"{label} overlaps {reach_label}", device=device, port=port)
+            yield Problem(f"{label} overlaps {reach_label}", device=owner, port=owner_port)
         if last > reach_end:
             reach_end, reach_label = last, label
 
     # p2p NIC /31s must sit inside the block their leaf advertises, or the aggregate would lie
-    for port, address in plan.interfaces.items():
+    for port, interface in plan.interfaces.items():
         if port.device.role is Role.LEAF and port.link and port.link.kind is LinkKind.HOST:
             first, last = cidr_span(plan.nic_blocks[port.device.name])
-            if not first <= cidr_span(address.cidr)[0] <= last:
-                yield Problem(f"{address.cidr} is outside the leaf's GPU block {plan.nic_blocks[port.device.name]}", device=port.device.name, port=port.name)
+            if not first <= cidr_span(interface.cidr)[0] <= last:
+                yield Problem(f"{interface.cidr} is outside the leaf's GPU block {plan.nic_blocks[port.device.name]}", device=port.device.name, port=port.name)
 
 
 def _claim(owners: dict[str, str], address: str, label: str, device: str, port: str | None) -> Iterable[Problem]:
@@ -393,7 +394,8 @@ def evpn_numbers_unique(c: Compiled) -> Iterable[Problem]:
         vnis: dict[int, str] = {}
         vlans: dict[int, str] = {}
         targets: dict[str, str] = {}
-        entries = [
+        # (label, VNI, VLAN, route-target, then the intent field of each of the three)
+        entries: list[tuple[str, int, int, str, FieldPath, FieldPath, FieldPath]] = [
             (
                 f"segment {s.name}",
                 s.vni,
@@ -517,7 +519,7 @@ def security_supported(c: Compiled) -> Iterable[Problem]:
                 continue
             present = [(path, level) for path, level in c.management_levels(plan.network, role) if level is not None]
             management = Management.effective(level for _, level in present)
-            for nos in sorted({d.nos for d in devices}):
+            for nos in sorted({d.nos for d in devices if d.nos is not None}):  # all of them: fabric roles are switches
                 for gap in security_gaps(nos, spec.bgp_security, management):
                     head, _, rest = gap.field.partition(".")
                     if head == "bgp_security":
@@ -559,13 +561,13 @@ def nos_releases_known(c: Compiled) -> Iterable[Problem]:
             )
 
 
-def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: str) -> list[tuple[str, str, tuple[str, ...]]]:
+def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: str) -> list[tuple[str, str, FieldPath]]:
     """What a switch of this role asks of its release: (feature, what for, intent field)."""
     if role is Role.OOB_SWITCH:
         return []
     plan = c.plans[network]
     spec = plan.spec
-    needs = []
+    needs: list[tuple[str, str, FieldPath]] = []
     if role is Role.LEAF and c.evpn_of(network) is not None:
         needs.append(("evpn-anycast-gateway", "the EVPN anycast gateway of every segment", (plan.section, "routing")))
     lb = spec.load_balancing
@@ -636,7 +638,7 @@ def watchdog_in_range(c: Compiled) -> Iterable[Problem]:
         plan = c.plans[network]
         spec = plan.spec
         parameters = c.catalog.nos_releases[target.flavour].features["pfc-watchdog"].parameters
-        profiles = [((plan.section, "qos", "pfc_watchdog"), spec.qos, names)]
+        profiles: list[tuple[FieldPath, Qos, list[str]]] = [((plan.section, "qos", "pfc_watchdog"), spec.qos, names)]
         members = set(names) if spec.qos_overrides else set()
         for name, override in spec.qos_overrides.items():
             if override.pfc_watchdog is not None and name in members:

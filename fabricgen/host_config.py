@@ -25,6 +25,7 @@ Per NIC, from the fabric it is cabled to (backend, frontend or storage):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
@@ -119,28 +120,41 @@ def _port_sets(model: NodeModel) -> dict[str, str]:
     return {ports.port_name(n): kind for kind in PORT_SETS if (ports := getattr(model, kind)) is not None for n in range(1, ports.ports + 1)}
 
 
+class _NicQos(TypedDict):
+    """HostNic's QoS fields, as one leaf's profile gives them to its NICs of one port set."""
+
+    qos: bool
+    lossless_priorities: tuple[int, ...]
+    dscp_to_priority: tuple[tuple[int, int], ...]
+    rdma_dscp: int | None
+    rdma_priority: int | None
+    cnp_dscp: int | None
+    cnp_priority: int | None
+    lossless_bandwidth_percent: int | None
+
+
 @dataclass
 class _Shared:
     """What the NICs of many hosts have in common, worked out once per build: a leaf's QoS as its
     NICs of one port set take it (every NIC of a leaf asks), a network's way out per port set."""
 
-    qos: dict[tuple[str, str], dict[str, object]] = field(default_factory=dict)  # (leaf, port set) -> HostNic's QoS fields
+    qos: dict[tuple[str, str], _NicQos] = field(default_factory=dict)  # (leaf, port set) -> HostNic's QoS fields
     way_out: dict[tuple[Network, str], str] = field(default_factory=dict)  # (network, port set) -> route destination
 
 
-def _nic_qos(qos: QosConfig | None, kind: str) -> dict[str, object]:
+def _nic_qos(qos: QosConfig | None, kind: str) -> _NicQos:
     """A NIC's QoS fields from its leaf's lossless profile (None: the leaf runs no lossless class)."""
     rdma_dscp, rdma_priority = _rdma_marking(qos, kind) if qos is not None else (None, None)
-    return {
-        "qos": qos is not None,
-        "lossless_priorities": qos.lossless_priorities if qos else (),
-        "dscp_to_priority": tuple(qos.dscp_to_priority.items()) if qos else (),
-        "rdma_dscp": rdma_dscp,
-        "rdma_priority": rdma_priority,
-        "cnp_dscp": qos.cnp_dscp[0] if qos else None,
-        "cnp_priority": qos.cnp_priority if qos else None,
-        "lossless_bandwidth_percent": qos.lossless_bandwidth_percent if qos else None,
-    }
+    return _NicQos(
+        qos=qos is not None,
+        lossless_priorities=qos.lossless_priorities if qos else (),
+        dscp_to_priority=tuple(qos.dscp_to_priority.items()) if qos else (),
+        rdma_dscp=rdma_dscp,
+        rdma_priority=rdma_priority,
+        cnp_dscp=qos.cnp_dscp[0] if qos else None,
+        cnp_priority=qos.cnp_priority if qos else None,
+        lossless_bandwidth_percent=qos.lossless_bandwidth_percent if qos else None,
+    )
 
 
 def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], configs: dict[str, DeviceConfig], shared: _Shared) -> HostConfig:

@@ -7,7 +7,6 @@ The modules import the compiler, the drivers and the analysis only inside their 
 from __future__ import annotations
 
 import itertools
-import sys
 
 import typer
 from typer.core import TyperGroup
@@ -116,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()  # exits itself: the app runs in click's standalone mode, which ends with sys.exit

@@ -36,6 +36,11 @@ def _bounds(option: str) -> str:
     return f"{low:,} to {high:,}"
 
 
+# the --modes default and help; a module constant, as mypy takes a comprehension's variable in a
+# default argument for an undefined name (python/mypy#9346)
+MODE_NAMES = [mode.value for mode in Mode]
+
+
 def _modes(value: str) -> str:
     """--modes: comma-separated modes, each one of Mode, checked as the command line is read."""
     names = list(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
@@ -87,11 +92,11 @@ def analyze_command(
     load: float = typer.Option(1.0, "--load", help="Offered load: the fraction of NIC line rate the GPUs send at (0 < load <= 1)."),
     stretch_threshold: float = typer.Option(1.5, "--stretch-threshold", help="Report the share of flows whose completion / ideal is above this (>= 1)."),
     modes: str = typer.Option(
-        ",".join(mode.value for mode in Mode),
+        ",".join(MODE_NAMES),
         "--modes",
         metavar="MODE[,MODE...]",
         callback=_modes,
-        help=f"Load-balancing modes, comma-separated, from: {', '.join(mode.value for mode in Mode)}.",
+        help=f"Load-balancing modes, comma-separated, from: {', '.join(MODE_NAMES)}.",
     ),
     hash_function: Hash = HASH_OPTION,
     flowlets: int = typer.Option(4, "--flowlets", help=f"Bursts per flow in flowlet mode ({_bounds('--flowlets')})."),
@@ -216,7 +221,9 @@ def analyze_command(
                 found = capacity(fabric)
             with progress.phase("single failures"):
                 failures = single_failures(fabric)
-        text = markdown(fabric, found, failures, worst) if two_tier else paths_markdown(fabric)
+            text = markdown(fabric, found, failures, worst)
+        else:
+            text = paths_markdown(fabric)
         balancing = None
         if simulated:
             work = f"{', '.join(options.modes)} x {options.seeds} seeds" + (", the jobs sweep" if sweep and options.senders == "all" else "")
@@ -254,13 +261,15 @@ def analyze_command(
                     name: f"{report_file.stem}-{name}.png" for name in ("link-load", "fct-stretch", "jct-vs-jobs") if f"{report_file.stem}-{name}.png" in files
                 }
             text += "\n" + balancing_markdown(balancing, png)
-        if fail and balancing.failure is None:
-            raise AnalysisError(
-                Problem(
-                    f"--fail: no flow of this traffic crosses from one leaf to another, so no failure of {', '.join(fail)} was simulated",
-                    hint="use --scope cross-rail, or a fabric of several scalable units",
+        if fail:
+            assert balancing is not None, "--fail without a simulation is refused above"
+            if balancing.failure is None:
+                raise AnalysisError(
+                    Problem(
+                        f"--fail: no flow of this traffic crosses from one leaf to another, so no failure of {', '.join(fail)} was simulated",
+                        hint="use --scope cross-rail, or a fabric of several scalable units",
+                    )
                 )
-            )
         cut = (
             balancing.failure.capacity_cut
             if balancing is not None and balancing.failure is not None

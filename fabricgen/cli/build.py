@@ -120,7 +120,7 @@ def _print_summary(result: Build) -> None:
             + (
                 f"{s.links_per_spine} link(s) to each of {s.pod_spines:,} spines of its pod; {s.pods:,} pods, {s.spines:,} spines, "
                 f"{s.cores:,} cores; spine {s.spine_downlinks} down / {s.spine_uplinks} up ({format_ratio(s.spine_built_ratio)})"
-                if s.tiers == 3
+                if s.tiers == 3 and s.spine_built_ratio is not None  # 3-tier sizing always sets the ratio
                 else f"{s.links_per_spine} link(s) to each of {s.spines:,} spines"
             )
         )

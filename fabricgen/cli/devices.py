@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, TextColumn
+from rich.progress import Progress, TaskID, TextColumn
 
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
@@ -163,7 +163,7 @@ def _push_progress(devices: int, quiet: bool = False):
         return
     if err.is_terminal:
         with Progress(*Progress.get_default_columns(), TextColumn("{task.fields[last]}"), console=err, transient=True, redirect_stdout=False) as bar:
-            tasks: dict[str, int] = {}
+            tasks: dict[str, TaskID] = {}
 
             def advance(result) -> None:
                 if result.stage not in tasks:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
-from fabricgen.design.layout import Position, Rack, cable_length_m, choose_media, place
+from fabricgen.design.layout import Position, Rack, RackKind, cable_length_m, choose_media, place
 from fabricgen.design.oob import GrowthUnits, oob_counts
 from fabricgen.errors import Problem
 from fabricgen.intent.model import Intent
@@ -20,8 +20,8 @@ from fabricgen.intent.model import Intent
 PLACED_ROLES = {Role.LEAF, Role.SPINE, Role.CORE, Role.OOB_SWITCH, Role.CONSOLE_SERVER} | SERVER_ROLES
 
 
-def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tuple[str, int]]) -> list[tuple[str, str, int]]:
-    items = []
+def _items(catalog: Catalog, devices: list[Device], extra_network_units: list[tuple[str, int]]) -> list[tuple[str, RackKind, int]]:
+    items: list[tuple[str, RackKind, int]] = []
     for d in devices:
         if d.role is Role.GPU_NODE:
             items.append((d.name, "gpu", catalog.nodes[d.model].rack_units))
@@ -47,7 +47,8 @@ def oob_rows(intent: Intent, catalog: Catalog, fabric: Fabric, units: GrowthUnit
     devices = [d for d in fabric.devices.values() if d.role in PLACED_ROLES]
     server_units = catalog.console_servers[oob.console.model].rack_units
     switch_units = catalog.switches[oob.switch.model].rack_units
-    servers, spares, pdus = 1, 0, {}
+    servers, spares = 1, 0
+    pdus: dict[str, int] = {}
     for _ in range(32):  # counts only grow, and settle within a round or two
         extra = [(f"#console-{i}", server_units) for i in range(1, servers + 1)] + [(f"#oob-spare-{i}", switch_units) for i in range(1, spares + 1)]
         placement = place(_items(catalog, devices, extra), layout)
@@ -86,7 +87,7 @@ def apply_layout(intent: Intent, catalog: Catalog, fabric: Fabric, switch_rows: 
     pdu_racks_now = {pdu.rack for pdu in fabric.by_role(Role.PDU)}
     if intent.oob is not None and layout.pdus_per_rack and pdu_racks_now != set(racks):
         # oob_rows counted these racks in advance; a difference is a bug, not the user's
-        raise AssertionError(f"PDUs stand in {sorted(pdu_racks_now)}, the layout has {sorted(racks)}")
+        raise AssertionError(f"PDUs stand in {sorted(pdu_racks_now, key=str)}, the layout has {sorted(racks)}")  # key: a rackless PDU shows as None
     preferred = _preferred_optics(intent)
     far_form_factors: dict[tuple[str, str], str | None] = {}  # (model, port) -> form factor
     problems: dict[str, list[Problem]] = {}

@@ -187,22 +187,25 @@ def failure_rounds(plan: LabPlan) -> list[tuple[str, str | None, str | None, boo
     return rounds
 
 
+def _prefixed(progress: Progress, prefix: str) -> Progress:
+    """`progress`, hearing each step as `prefix: step`."""
+    return lambda step: progress(f"{prefix}: {step}")
+
+
 def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None, progress: Progress = _silent) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
     when something fails on the way. `progress` hears each step as it starts."""
-    report = RunReport(up(build_dir, network, timeout, secrets_file, lambda step: progress(f"up: {step}")))  # refuses a lab that is already up, before the try
+    report = RunReport(up(build_dir, network, timeout, secrets_file, _prefixed(progress, "up")))  # refuses a lab that is already up, before the try
     try:
-        report.rounds.append(("after up", check(build_dir, timeout, lambda step: progress(f"verify: {step}")), None))
+        report.rounds.append(("after up", check(build_dir, timeout, _prefixed(progress, "verify")), None))
         for name, link, device, silent in failure_rounds(report.up.plan):
             progress(f"fail {name}")
             failure = fail(build_dir, link, device, silent, timeout)
-            report.rounds.append((name, check(build_dir, timeout, lambda step, name=name: progress(f"{name}: verify: {step}")), failure))
+            report.rounds.append((name, check(build_dir, timeout, _prefixed(progress, f"{name}: verify")), failure))
             progress(f"{name}: restore")
             restored = restore(build_dir, timeout=timeout)[0]
-            report.rounds.append(
-                (f"{name}, restored", check(build_dir, timeout, lambda step, name=name: progress(f"{name}, restored: verify: {step}")), restored)
-            )
+            report.rounds.append((f"{name}, restored", check(build_dir, timeout, _prefixed(progress, f"{name}, restored: verify")), restored))
     finally:
         progress("down")
         down(build_dir)
