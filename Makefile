@@ -1,5 +1,5 @@
 # Shortcuts; the scripts do the work (a fresh Debian may not have make).
-.PHONY: demo test test-fast test-lab bench fuzz clean
+.PHONY: demo test test-fast test-lab lint bench fuzz clean
 
 demo:
 	bash scripts/demo.sh
@@ -14,6 +14,11 @@ test-fast:
 # only the tests that boot labs (root: network namespaces, FRR, lldpd, sshd)
 test-lab:
 	bash scripts/test.sh -m lab
+
+# ruff (lint, format check) and mypy, as the whole suite runs them
+lint:
+	bash scripts/setup.sh
+	bash scripts/lint.sh
 
 bench:
 	bash scripts/bench.sh

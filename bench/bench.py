@@ -3,6 +3,8 @@
     python bench/bench.py                  # the standard cases
     python bench/bench.py --check          # also exit 1 when a target is missed
     python bench/bench.py --plot FILE      # the scaling curve there (default bench/results/scaling.png)
+    python bench/bench.py --scratch DIR    # write the builds under DIR (default: the system's temp directory)
+    python bench/bench.py --only bench-3tier-131072   # only these cases (intent file stems)
 
 Each case runs in a fresh interpreter pinned to one CPU core, so wall time is single-core time
 and peak memory (ru_maxrss) belongs to that build alone. In the same process, after the build,
@@ -240,7 +242,23 @@ def main() -> int:
     parser.add_argument("--analysis", metavar="BUILD_DIR", help=argparse.SUPPRESS)
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     parser.add_argument("--plot", type=Path, default=DEFAULT_PLOT, metavar="FILE", help=f"the scaling curve as PNG (default {DEFAULT_PLOT.relative_to(REPO)})")
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        metavar="DIR",
+        help="write the builds under DIR (default: the system's temporary directory). The write floor is the file system's: "
+        "a long-used ext4 can take several times a fresh one's time to create tens of thousands of files",
+    )
+    parser.add_argument("--only", nargs="+", metavar="STEM", help="only these cases, by intent file stem (e.g. bench-8192)")
     args = parser.parse_args()
+    if args.scratch is not None and not args.scratch.is_dir():
+        parser.error(f"--scratch {args.scratch}: not a directory")
+    cases = CASES
+    if args.only:
+        unknown = sorted(set(args.only) - {case.stem for case in CASES})
+        if unknown:
+            parser.error(f"--only: no case named {', '.join(unknown)} (cases: {', '.join(case.stem for case in CASES)})")
+        cases = [case for case in CASES if case.stem in args.only]
     if args.one:
         print(json.dumps(measure_one(Path(args.one[0]), Path(args.one[1]), args.jobs)))
         return 0
@@ -248,14 +266,15 @@ def main() -> int:
         print(json.dumps(measure_analysis(Path(args.analysis))))
         return 0
 
-    print(HEADER)
-    print("-" * len(HEADER))
     results: dict[str, dict] = {}
     skipped = []
     verdicts = []
-    with tempfile.TemporaryDirectory(prefix="fabricgen-bench-") as scratch_name:
+    with tempfile.TemporaryDirectory(prefix="fabricgen-bench-", dir=args.scratch) as scratch_name:
         scratch = Path(scratch_name)
-        for intent in CASES:
+        print(f"builds written under {scratch}\n")
+        print(HEADER)
+        print("-" * len(HEADER))
+        for intent in cases:
             if not intent.exists():
                 skipped.append(intent)
                 continue
@@ -267,7 +286,7 @@ def main() -> int:
             print_row(m)
         if results:
             largest = max(results.values(), key=lambda m: m["gpus"])  # the first listed of the largest size
-            intent = next(i for i in CASES if i.stem == largest["intent"])
+            intent = next(i for i in cases if i.stem == largest["intent"])
             m = run_case(intent, scratch, PARALLEL_JOBS)
             if m is None:
                 verdicts.append(False)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: `scripts/test.sh [PYTEST ARGS]`, e.g.
-#   scripts/test.sh                          everything (CI: .ci/run)
+#   scripts/test.sh                          everything, ruff and mypy first (CI: .ci/run)
 #   scripts/test.sh -m "not lab and not slow"  the fast inner loop (make test-fast)
 #   scripts/test.sh tests/test_diff.py       one file
 # docs/testing.md says what each marker and each test file covers.
@@ -58,6 +58,12 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
             update-rc.d "$script" disable >/dev/null 2>&1 || true
         fi
     done
+fi
+
+# The static checks (pyproject.toml [tool.ruff], [tool.mypy]) with the whole suite, that is without
+# pytest arguments (CI: .ci/run; `make lint` runs them alone).
+if [ "$#" = 0 ]; then
+    bash scripts/lint.sh
 fi
 
 set +e

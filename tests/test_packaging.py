@@ -333,3 +333,22 @@ def test_a_fresh_base_install_builds_and_validates_and_push_names_its_extra(tree
     pushed = subprocess.run([str(fabricgen), "push", str(tmp_path / "build")], capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path)
     assert pushed.returncode == 2
     assert "fabricgen push needs the 'push' extra: pip install 'fabricgen[push]'" in pushed.stderr and "Traceback" not in pushed.stderr
+
+
+def test_pre_commit_runs_the_ruff_that_ci_pins():
+    """.pre-commit-config.yaml's ruff hooks are the release the test extra pins (scripts/lint.sh in
+    CI): a commit hook on another ruff would pass code CI fails, or fail code CI passes."""
+    import tomllib
+
+    import yaml
+
+    pins = {
+        req.name: req.specifier for req in map(Requirement, tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"])
+    }
+    (pinned,) = [spec.version for spec in pins["ruff"] if spec.operator == "=="]
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text())
+    (ruff_repo,) = [repo for repo in config["repos"] if repo["repo"].endswith("/ruff-pre-commit")]
+    assert ruff_repo["rev"] == f"v{pinned}"
+    assert {hook["id"] for hook in ruff_repo["hooks"]} == {"ruff-check", "ruff-format"}
+    (mypy,) = [hook for repo in config["repos"] for hook in repo["hooks"] if hook["id"] == "mypy"]
+    assert mypy["entry"] == ".venv/bin/mypy" and mypy["pass_filenames"] is False  # the whole configured tree, as CI checks it

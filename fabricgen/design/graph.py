@@ -160,7 +160,9 @@ class Fabric:
         CLI list. Devices outside the build (the management core) are left out."""
         order = {network: i for i, network in enumerate(Network)}
         counts = Counter((d.network, d.role.value, d.model, d.nos or "-") for d in self.devices.values() if d.role is not Role.MANAGEMENT_CORE)
-        return [((n.value, role, model, nos), count) for (n, role, model, nos), count in sorted(counts.items(), key=lambda item: (order[item[0][0]], item[0][1:]))]
+        return [
+            ((n.value, role, model, nos), count) for (n, role, model, nos), count in sorted(counts.items(), key=lambda item: (order[item[0][0]], item[0][1:]))
+        ]
 
 
 _SERIES = {Role.SPINE: "S", Role.CORE: "C"}  # a fabric link's cable-id series, by its upper end
