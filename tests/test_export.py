@@ -514,3 +514,35 @@ def test_rack_elevations_from_the_layout_escape_rack_names(builds, tmp_path):
         seen |= {t.text.split(":")[0] for t in root.iter("{http://www.w3.org/2000/svg}title")}
     assert seen == placed
     assert "R01-01 &lt;b&gt;&amp;" in "".join((out / p).read_text() for p in svgs)
+
+
+@pytest.mark.parametrize("fmt", ["batfish", "diagram"])
+def test_json_names_the_directory_and_counts_what_is_on_disk(builds, tmp_path, fmt):
+    """`--json`: one ExportSummary on stdout, its counts those of the directory as written."""
+    from fabricgen.export.files import ExportSummary
+
+    destination = tmp_path / "out"
+    result = runner.invoke(app, ["export", fmt, str(builds["nxos"]), "-o", str(destination), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = ExportSummary.model_validate_json(result.stdout)
+    written = [p for p in destination.rglob("*") if p.is_file()]
+    assert (summary.format, summary.fabric, summary.directory) == (fmt, "cisco-256-gpu", str(destination))
+    assert summary.files == len(written) and summary.bytes == sum(p.stat().st_size for p in written)
+    assert summary.netbox_push is None
+
+
+def test_json_of_a_netbox_push_says_what_was_created(builds, tmp_path, monkeypatch):
+    import types
+
+    from fabricgen.export.files import ExportSummary
+
+    stub = types.ModuleType("pynetbox")  # stands in for pynetbox: FakeNetbox, a mock, not a NetBox server
+    stub.api = lambda url, token: FakeNetbox()
+    monkeypatch.setitem(sys.modules, "pynetbox", stub)
+    monkeypatch.setenv("NETBOX_TOKEN", "0123456789abcdef")
+    result = runner.invoke(app, ["export", "netbox", str(builds["nxos"]), "-o", str(tmp_path / "nb"), "--push", "http://127.0.0.1:9", "--json"])
+    assert result.exit_code == 0, result.output
+    pushed = ExportSummary.model_validate_json(result.stdout).netbox_push
+    assert pushed is not None and pushed.url == "http://127.0.0.1:9" and pushed.failed == []
+    assert pushed.created > 1_000 and pushed.existing == 0  # every device, interface, cable and address of the 256-GPU build
+    assert "0123456789abcdef" not in result.output

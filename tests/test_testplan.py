@@ -266,3 +266,9 @@ def test_results_the_scripts_write_inside_the_plan_are_checked_and_other_files_r
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_json_prints_the_plan_that_testplan_json_holds(built_256, tmp_path):
+    result = CliRunner().invoke(app, ["testplan", str(built_256), "-o", str(tmp_path / "plan"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == json.loads((tmp_path / "plan" / "testplan.json").read_text())

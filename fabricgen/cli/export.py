@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_OPTION, out, run_or_exit
+from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_OPTION, json_option, out, print_json, run_or_exit
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -18,11 +18,13 @@ app = typer.Typer(
 )
 
 OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The export directory (default: BUILD_DIR-FORMAT beside the build). Replaced as a whole.")
+JSON_OPTION = json_option("fabricgen/export/files.py ExportSummary")
 
 
-def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable):
-    """Verify the build, render the format, write the directory; print where and how much. Returns the build."""
-    from fabricgen.export.files import default_destination, write_export
+def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable, as_json: bool, push: Callable | None = None) -> None:
+    """Verify the build, render the format, write the directory; print where and how much (and,
+    with `push`, what it pushed: push(build) -> NetboxPushSummary)."""
+    from fabricgen.export.files import ExportSummary, default_destination, write_export
     from fabricgen.export.source import open_build
     from fabricgen.trust import printable
 
@@ -33,8 +35,13 @@ def _export(build_dir: Path, output: Path | None, format_name: str, render: Call
         return build, destination, len(files) + 1, write_export(build, files, destination)
 
     build, destination, count, size = run_or_exit(action)
-    out.print(f"{printable(destination)}: {count:,} files ({size / 1e6:.1f} MB), {format_name} export of {build.name}", markup=False)
-    return build
+    if not as_json:
+        out.print(f"{printable(destination)}: {count:,} files ({size / 1e6:.1f} MB), {format_name} export of {build.name}", markup=False)
+    pushed = push(build) if push is not None else None
+    if as_json:
+        print_json(ExportSummary(format=format_name, fabric=build.name, directory=str(destination), files=count, bytes=size, netbox_push=pushed))
+    if pushed is not None and pushed.failed:
+        raise typer.Exit(1)
 
 
 @app.command("containerlab")
@@ -47,6 +54,7 @@ def containerlab_command(
         None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."
     ),
     host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
     routing twins (SONiC switches as sonic-vs), servers as Linux nodes with their netplan, every
@@ -55,34 +63,34 @@ def containerlab_command(
 
     defaults = Images()
     images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host)
-    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network, images))
+    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network, images), as_json)
 
 
 @app.command("batfish")
-def batfish_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+def batfish_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """A Batfish snapshot: configs/ (NX-OS), sonic_configs/<switch>/ (SONiC) and
     batfish/layer1_topology.json from the cabling plan. Secrets stay placeholders."""
     from fabricgen.export.batfish import render_batfish
 
-    _export(build_dir, output, "batfish", render_batfish)
+    _export(build_dir, output, "batfish", render_batfish, as_json)
 
 
 @app.command("nornir")
-def nornir_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+def nornir_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """A Nornir SimpleInventory (hosts.yaml, groups.yaml, defaults.yaml) of the build's switches,
     platform = the NAPALM driver fabricgen push uses. No credentials."""
     from fabricgen.export.nornir import render_nornir
 
-    _export(build_dir, output, "nornir", render_nornir)
+    _export(build_dir, output, "nornir", render_nornir, as_json)
 
 
 @app.command("ansible")
-def ansible_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+def ansible_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """An Ansible YAML inventory (inventory.yaml) of the build's switches, grouped by NOS, network
     and role. No credentials."""
     from fabricgen.export.ansible import render_ansible
 
-    _export(build_dir, output, "ansible", render_ansible)
+    _export(build_dir, output, "ansible", render_ansible, as_json)
 
 
 @app.command("netbox")
@@ -92,32 +100,37 @@ def netbox_command(
     push_url: str | None = typer.Option(
         None, "--push", metavar="URL", help="Also create the objects in the NetBox at URL (token from NETBOX_TOKEN; needs pip install 'fabricgen[netbox]')."
     ),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """NetBox bulk-import CSV files (NetBox 4.6): manufacturers, roles, platforms, device types,
     site, racks, devices, interfaces, console ports, cables, IP addresses. With --push, the same
     objects are created through NetBox's API (existing ones are left as they are); exit 1 when
     some could not be created."""
+    from fabricgen.export.files import NetboxPushSummary
     from fabricgen.export.netbox import netbox_data, render_netbox
     from fabricgen.export.netbox_push import connect, push, push_plan
     from fabricgen.trust import printable
 
     api = run_or_exit(lambda: connect(push_url, os.environ)) if push_url else None
-    build = _export(build_dir, output, "netbox", render_netbox)
-    if api is None:
-        return
-    result = push(push_plan(netbox_data(build)), api)
-    created, existing = sum(result.created.values()), sum(result.existing.values())
-    out.print(f"{printable(push_url)}: {created:,} objects created, {existing:,} already there, {len(result.failed):,} failed", markup=False)
-    for failure in result.failed[:50]:
-        out.print("  " + printable(failure), markup=False)
-    if result.failed:
-        raise typer.Exit(1)
+
+    def push_to_netbox(build) -> NetboxPushSummary:
+        result = push(push_plan(netbox_data(build)), api)
+        summary = NetboxPushSummary(
+            url=printable(push_url), created=sum(result.created.values()), existing=sum(result.existing.values()), failed=[printable(f) for f in result.failed]
+        )
+        if not as_json:
+            out.print(f"{summary.url}: {summary.created:,} objects created, {summary.existing:,} already there, {len(summary.failed):,} failed", markup=False)
+            for failure in summary.failed[:50]:
+                out.print("  " + failure, markup=False)
+        return summary
+
+    _export(build_dir, output, "netbox", render_netbox, as_json, push_to_netbox if api is not None else None)
 
 
 @app.command("diagram")
-def diagram_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION) -> None:
+def diagram_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """Graphviz (.dot), D2 (.d2) and Mermaid (.mmd) drawings per network, rails coloured; large
     fabrics per pod or scalable unit plus an overview; rack elevations (SVG) with a layout."""
     from fabricgen.export.diagram import render_diagram
 
-    _export(build_dir, output, "diagram", render_diagram)
+    _export(build_dir, output, "diagram", render_diagram, as_json)

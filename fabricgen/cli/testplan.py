@@ -12,6 +12,7 @@ from fabricgen.cli.common import (
     ProblemFormat,
     json_option,
     out,
+    print_json,
     run_or_exit,
     write_report,
 )
@@ -47,6 +48,7 @@ def testplan_command(
     alltoall_efficiency: float = typer.Option(
         0.7, "--alltoall-efficiency", min=0.01, max=1.0, help="Share of the all-to-all bound it must reach (ECMP hashes its flows unevenly)."
     ),
+    as_json: bool = json_option("fabricgen/testplan/model.py TestPlan, the plan directory's testplan.json"),
 ) -> None:
     """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
     NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
@@ -55,6 +57,9 @@ def testplan_command(
 
     destination = output or build_dir.with_name(build_dir.resolve().name + "-testplan")
     plan = run_or_exit(lambda: write_plan(build_dir, destination, efficiency, alltoall_efficiency))
+    if as_json:
+        print_json(plan)
+        return
     rounds = max((p.round for p in plan.pairs), default=0)
     out.print(
         f"{destination}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",

@@ -11,10 +11,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
 from fabricgen.output import write_build
 from fabricgen.reports.manifest import render_manifest
+
+
+class NetboxPushSummary(BaseModel):
+    """`export netbox --push`: objects created, found already there (left as they are), refused."""
+
+    model_config = ConfigDict(extra="forbid")
+    url: str
+    created: int
+    existing: int
+    failed: list[str]
+
+
+class ExportSummary(BaseModel):
+    """What `fabricgen export FORMAT --json` prints: the export directory written."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: str
+    fabric: str  # the build's fabric name
+    directory: str
+    files: int  # manifest.json included
+    bytes: int
+    netbox_push: NetboxPushSummary | None = None
 
 
 def default_destination(build_dir: Path, format_name: str) -> Path:
