@@ -96,6 +96,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             os.setpriority(os.PRIO_PROCESS, 0, wanted)
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own teardown: the module fixtures on the lab (sshd targets) go first
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """The two-unit lab goes down after the last test of its stream, not at the end of the
     session: idle, its BFD sessions alone cost about a quarter of a core that the tests after it

@@ -574,3 +574,25 @@ def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
 
 def _name_of(host: str) -> str:
     return host
+
+
+def test_what_a_device_answers_is_shown_as_sent_never_as_markup_or_terminal_control(build_dir, inventory):
+    """An LLDP neighbour's system name and port come from the cable's far end (any device): in the
+    table they are text, not rich markup; nowhere do they carry an escape sequence or a newline."""
+    from rich.console import Console
+
+    from fabricgen.verify import report
+
+    answers = healthy(build_dir)
+    hostile = "[bold red]evil\x1b[2Jname\n| x"
+    answers["be-su01-leaf2"]["get_lldp_neighbors_detail"]["Ethernet200"] = [{"remote_system_name": hostile, "remote_port": "[link=x]swp1"}]
+    result = run(build_dir, inventory, answers)
+    assert any(hostile in f.message for f in result.findings)  # the finding keeps what was seen; printing escapes it
+    console = Console(record=True, width=400, color_system=None)
+    console.print(report.table(result))
+    shown = console.export_text()
+    assert "[bold red]evil" in shown and "[link=x]swp1" in shown  # markup shown as typed, not applied
+    for text in (shown, report.render_markdown(result), "\n".join(report.plain_lines(result))):
+        assert "\x1b" not in text and "\\x1b[2J" in text
+    markdown_rows = [line for line in report.render_markdown(result).splitlines() if "evil" in line]
+    assert markdown_rows and all(line.count(" | ") == 5 for line in markdown_rows)  # the pipe and newline stay inside their cell

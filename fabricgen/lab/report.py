@@ -7,6 +7,7 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from fabricgen.lab.plan import LabPlan
@@ -92,8 +93,8 @@ def print_verification(console: Console, v: Verification) -> None:
         for column in check.columns:
             table.add_column(column)
         rows = _rows_to_show(check)
-        for row in rows:
-            table.add_row(*(str(cell) for cell in row))
+        for row in rows:  # rows hold what the lab's daemons answered (lldpcli, vtysh): shown as sent, never as markup
+            table.add_row(*(escape(printable(str(cell))) for cell in row))
         if len(rows) < len(check.rows):
             table.caption = f"{len(check.rows) - len(rows)} more passing rows not shown"
         console.print(table)
@@ -124,7 +125,7 @@ def markdown(report: RunReport) -> str:
             lines += [f"### {check.name}: {_mark(check.passed)}", "", f"{check.summary} ({check.seconds:.2f} s)", ""]
             lines.append("| " + " | ".join(check.columns) + " |")
             lines.append("|" + "---|" * len(check.columns))
-            lines += ["| " + " | ".join(str(c).replace("|", "/") for c in row) + " |" for row in check.rows]
+            lines += ["| " + " | ".join(printable(str(c)).replace("|", "/") for c in row) + " |" for row in check.rows]
             lines.append("")
         lines += [f"- note: {n}" for n in v.notes]
     return "\n".join(lines) + "\n"

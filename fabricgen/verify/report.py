@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.table import Table
 
+from fabricgen.trust import printable
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.compare import ERROR, INFO, WARNING, Finding
 
@@ -54,22 +56,30 @@ def table(result: Verification) -> Table:
         grid.add_column(column, overflow="fold")
     styles = {ERROR: "red", WARNING: "yellow", INFO: "cyan"}
     for f in result.sorted():
-        grid.add_row(f.check, f.severity, f.device, f.port, f.message, f.planned, f.found, style=styles[f.severity])
+        grid.add_row(*(_rich(text) for text in (f.check, f.severity, f.device, f.port, f.message, f.planned, f.found)), style=styles[f.severity])
     return grid
 
 
+# A finding carries what devices answered (LLDP names and ports, peer addresses, config lines,
+# driver errors): each medium escapes it as it prints it.
+def _rich(text: str) -> str:
+    """For a rich cell: control characters escaped, [markup] shown as the device sent it."""
+    return escape(printable(text))
+
+
 def plain_lines(result: Verification) -> list[str]:
-    return [f"{f.severity.upper()} {f.check} {f.device}{' ' + f.port if f.port else ''}: {f.message}" for f in result.sorted()]
+    return [printable(f"{f.severity.upper()} {f.check} {f.device}{' ' + f.port if f.port else ''}: {f.message}") for f in result.sorted()]
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """For a Markdown table cell: on one line, control characters escaped, pipes too."""
+    return printable(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def render_markdown(result: Verification) -> str:
     lines = [f"# fabricgen verify: {result.build_dir}", "", summary(result), ""]
     if result.notes:
-        lines += [f"- {note}" for note in result.notes] + [""]
+        lines += [f"- {printable(note)}" for note in result.notes] + [""]
     for check in CHECKS:
         rows = [f for f in result.sorted() if f.check == check]
         lines.append(f"## {check}")
@@ -81,7 +91,10 @@ def render_markdown(result: Verification) -> str:
         lines += [f"| {f.severity} | {_cell(f.device)} | {_cell(f.port)} | {_cell(f.message)} | {_cell(f.planned)} | {_cell(f.found)} |" for f in rows]
         lines.append("")
     devices = ["| device | reached | seconds | not reported by its driver |", "| --- | --- | --- | --- |"]
-    devices += [f"| {o.target.name} | {'yes' if o.reached else 'no'} | {o.seconds:.1f} | {', '.join(sorted(o.missing)) or '-'} |" for o in result.observations]
+    devices += [
+        f"| {_cell(o.target.name)} | {'yes' if o.reached else 'no'} | {o.seconds:.1f} | {_cell(', '.join(sorted(o.missing))) or '-'} |"
+        for o in result.observations
+    ]
     return "\n".join(lines + ["## devices", ""] + devices) + "\n"
 
 
