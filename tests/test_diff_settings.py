@@ -117,3 +117,15 @@ def test_what_is_a_setting_and_what_is_not():
 def test_a_line_only_added_is_no_setting_change():
     changes = setting_changes({"leaf1": [_diff("configs/leaf1.cfg", "interface Ethernet1/1\n", "interface Ethernet1/1\n  mtu 9216\n")]})
     assert changes == []
+
+
+def test_a_renamed_secret_is_a_secret_reference_not_a_setting():
+    """`password <<secret:bgp-a>>` -> `<<secret:bgp-b>>` is the Secret references section's
+    (secret_references), not also a changed setting."""
+    from fabricgen.diff.compare import secret_references
+
+    before = "router bgp 64512\n  neighbor LEAVES password <<secret:bgp-a>>\n  maximum-paths 8\n"
+    after = "router bgp 64512\n  neighbor LEAVES password <<secret:bgp-b>>\n  maximum-paths 16\n"
+    files = {"spine1": [_diff("configs/spine1.cfg", before, after)]}
+    assert [c.change for c in setting_changes(files)] == ["maximum-paths 8→16"]
+    assert secret_references(files)

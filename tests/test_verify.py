@@ -504,7 +504,8 @@ def test_nxos_extensions_parse_the_recorded_json():
 
 
 def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
-    # "²" passes str.isdigit() but int() refuses it: one such row used to fail the whole getter
+    # "²" passes str.isdigit() but int() refuses it, as it refuses 5,000 digits: one such row used to
+    # fail the whole getter
     routes = {
         "TABLE_vrf": {
             "ROW_vrf": {
@@ -515,6 +516,7 @@ def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
                                 {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
                                 {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
                                 {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
+                                {"ipprefix": "10.0.0.4/32", "ucast-nhops": "9" * 5000},  # int() itself would raise
                             ]
                         }
                     }

@@ -187,7 +187,9 @@ def verify_command(
     build_dir: Path = BUILD_DIR_ARG,
     devices: str | None = DEVICES_OPTION,
     inventory: Path | None = INVENTORY_OPTION,
-    interval: float = typer.Option(10.0, "--interval", min=0.0, help="Seconds between the two counter samples (errors, discards, PFC pauses, ECN marks)."),
+    interval: float = typer.Option(
+        10.0, "--interval", min=0.0, max=600.0, help="Seconds between the two counter samples (errors, discards, PFC pauses, ECN marks)."
+    ),
     jobs: int = typer.Option(8, "--jobs", min=1, help="At most this many devices read at once."),
     storm_threshold: float | None = typer.Option(
         None, "--storm-threshold", min=1.0, help="PFC pause frames per second on one port and priority that count as a storm (default: 1,000)."

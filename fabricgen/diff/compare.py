@@ -439,7 +439,8 @@ def _changed_settings(lines: list[str]) -> list[str]:
     removed: dict[tuple, list[list[str]]] = defaultdict(list)
     added: list[list[str]] = []
     for line in lines:
-        if line.startswith(("-", "+")):
+        # a line naming a secret is reported under secret references (secret_references), once
+        if line.startswith(("-", "+")) and not PLACEHOLDER_PATTERN.search(line):
             words = [word.strip(_PUNCTUATION) for word in line[1:].split()]
             words = [word for word in words if word]
             if words:

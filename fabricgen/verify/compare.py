@@ -29,6 +29,7 @@ from fabricgen.verify.collect import Observation
 from fabricgen.verify.plan import Cable, End, Plan
 
 ERROR, WARNING, INFO = "error", "warning", "info"
+FABRIC_SWITCH_ROLES = frozenset({"leaf", "spine", "core", "super-spine"})  # a session to one of them should carry routes
 # A PFC pause frame carries at most 65,535 quanta of 512 bit times (IEEE 802.1Qbb; Nokia SR Linux
 # QoS guide, "Priority-based Flow Control"): 83.9 us at 400 Gb/s, 335.5 us at 100 Gb/s. At 1,000
 # frames/s of maximal pauses a 400G port is held 8.4 % of each second, a 100G port a third: far
@@ -175,7 +176,7 @@ def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     for cable in unmatched:
         if cable.id in explained:
             continue
-        cycle = _cycle(cable, plan, links, unmatched_ids - explained)
+        cycle = _cycle(cable, plan, links, unmatched_ids, explained)
         if cycle:
             explained.update(c.id for c, _ in cycle)
             findings.append(_cycle_finding(cycle))
@@ -278,7 +279,7 @@ def _observable(cable: Cable, spoke: set[str]) -> bool:
     return cable.a.device in spoke or cable.b.device in spoke
 
 
-def _cycle(start: Cable, plan: Plan, links: dict[Point, set[Point]], open_ids: set[str]) -> list[tuple[Cable, Point]] | None:
+def _cycle(start: Cable, plan: Plan, links: dict[Point, set[Point]], unmatched_ids: set[str], explained: set[str]) -> list[tuple[Cable, Point]] | None:
     """Cables whose ends were rewired among themselves, starting at `start`: from start's A end,
     follow what LLDP connects it to, step to that end's planned cable, cross to its other end,
     and so on until start's B end comes back. [(cable, the end reached first)] or None."""
@@ -293,7 +294,7 @@ def _cycle(start: Cable, plan: Plan, links: dict[Point, set[Point]], open_ids: s
         if far == home:
             return chain if len(chain) > 1 else None
         cable = plan.by_end.get(far)
-        if cable is None or cable.id not in open_ids or any(cable.id == c.id for c, _ in chain):
+        if cable is None or cable.id not in unmatched_ids or cable.id in explained or any(cable.id == c.id for c, _ in chain):
             return None
         chain.append((cable, far))
         other = cable.other(far)
@@ -511,7 +512,6 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
             findings.append(
                 Finding("routing", ERROR, name, "", f"unexpected BGP session to {address} (the plan has none)", planned="no session", found=address)
             )
-    switch_peers = {d for d, role in plan.roles.items() if role in ("leaf", "spine", "core", "super-spine")}
     for address, session in planned.items():
         peer = peers.get(address)
         if peer is None:
@@ -523,7 +523,7 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
             )
             continue
         received = [f.get("received_prefixes", -1) for f in (peer.get("address_family") or {}).values() if isinstance(f, dict)]
-        if session.peer_device in switch_peers and received and max(received) == 0 and len(plan.widths.get(name, {})) > 0:
+        if plan.roles.get(session.peer_device) in FABRIC_SWITCH_ROLES and received and max(received) == 0 and len(plan.widths.get(name, {})) > 0:
             findings.append(
                 Finding(
                     "routing",

@@ -86,11 +86,14 @@ def lossless_counters(device) -> dict[str, dict]:
     return found
 
 
+COUNT = re.compile(r"[0-9]{1,20}")  # a 64-bit counter has at most 20 digits
+
+
 def _count(value: object) -> int | None:
     """A count NX-OS writes as a number or a string of ASCII digits; None for anything else (a
-    superscript digit passes str.isdigit but not int())."""
+    superscript digit passes str.isdigit but not int(); thousands of digits would make int() raise)."""
     text = str(value)
-    return int(text) if text.isascii() and text.isdigit() else None
+    return int(text) if COUNT.fullmatch(text) else None
 
 
 def _priority(bitmap: str) -> int | None:
