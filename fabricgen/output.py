@@ -58,6 +58,12 @@ def foreign_entries(directory: Path) -> list[str]:
     return list_build(directory, manifest.files.keys() | {MANIFEST})[1]
 
 
+def beside(build_dir: Path, suffix: str) -> Path:
+    """The directory next to `build_dir`, named like it with `suffix` added (a plan, an export)."""
+    resolved = build_dir.resolve()
+    return resolved.with_name(resolved.name + suffix)
+
+
 def write_build(files: Mapping[str, bytes], destination: Path) -> None:
     """Replace `destination` with exactly `files` (relative path -> content)."""
     for path in files:

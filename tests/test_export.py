@@ -362,6 +362,7 @@ class FakeEndpoint:
     def create(self, body):
         self.netbox.created.append((self.name, body))
         obj = type("Record", (), {"id": len(self.netbox.created)})()
+        self.netbox.by_id[obj.id] = body
         for key in self.netbox.keys_of(self.name, body):
             self.netbox.objects[self.name, key] = obj
         return obj
@@ -374,6 +375,7 @@ class FakeNetbox:
     def __init__(self):
         self.objects: dict = {}
         self.created: list[tuple[str, dict]] = []
+        self.by_id: dict[int, dict] = {}  # what was created, by the id it was given
 
     def __getattr__(self, app_name):
         netbox = self
@@ -384,8 +386,7 @@ class FakeNetbox:
 
         return App()
 
-    @staticmethod
-    def keys_of(endpoint: str, body: dict):
+    def keys_of(self, endpoint: str, body: dict):
         if endpoint in ("dcim.interfaces", "dcim.console_ports", "dcim.console_server_ports"):
             yield (("device", body["device"]["name"]), ("name", body["name"]))
         elif endpoint == "dcim.devices":
@@ -393,7 +394,9 @@ class FakeNetbox:
         elif endpoint == "dcim.cables":
             yield (("label", body["label"]),)
         elif endpoint == "ipam.ip_addresses":
-            yield (("address", body["address"]), ("device", "?"))
+            # NetBox's IP address filter `device` is the name of the device its interface belongs to
+            interface = self.by_id[body["assigned_object_id"]]
+            yield (("address", body["address"]), ("device", interface["device"]["name"]))
         elif "slug" in body:
             yield (("slug", body["slug"]),)
 
@@ -431,9 +434,9 @@ def test_netbox_push_plan_against_a_mock_netbox(builds):
     assert body["a_terminations"] == [{"object_type": "dcim.interface", "object_id": gpu_nic.id}]
     gpu = next(b for e, b in netbox.created if e == "dcim.devices" and b["name"] == "gpu0001")
     assert gpu["device_type"] == {"model": "DGX-H100"} and gpu["role"] == {"name": "gpu-node"} and gpu["status"] == "planned"
-    again = push(plan, netbox)  # everything with a findable identity is there now: nothing new
-    assert sum(again.created.values()) <= sum(1 for r in plan if r.endpoint == "ipam.ip_addresses")
-    assert again.created.get("dcim.devices") is None and again.created.get("dcim.cables") is None
+    again = push(plan, netbox)  # everything is there now: nothing new, all of it found
+    assert sum(again.created.values()) == 0 and again.failed == []
+    assert sum(again.existing.values()) == len(plan)
 
 
 def test_netbox_push_without_pynetbox_names_the_extra(builds, tmp_path, monkeypatch):
@@ -502,6 +505,7 @@ def test_rack_elevations_from_the_layout_escape_rack_names(builds, tmp_path):
     for node in topology["nodes"]:
         if node.get("rack") == "R01-01":
             node["rack"] = 'R01-01 <b>&"x"'  # free text in a build: must not break the SVG or the DOT
+    topology["graph"]["name"] = "c256--layout"  # a valid hostname, and "--" ends no XML comment legally
     (edited / "topology.json").write_text(json.dumps(topology))
     rehash(edited, "topology.json")
     out = export("diagram", edited, tmp_path / "d")
@@ -546,3 +550,18 @@ def test_json_of_a_netbox_push_says_what_was_created(builds, tmp_path, monkeypat
     assert pushed is not None and pushed.url == "http://127.0.0.1:9" and pushed.failed == []
     assert pushed.created > 1_000 and pushed.existing == 0  # every device, interface, cable and address of the 256-GPU build
     assert "0123456789abcdef" not in result.output
+
+
+def test_the_default_destination_of_dot_is_beside_the_build_too(builds, tmp_path, monkeypatch):
+    """`fabricgen export FORMAT .` from inside the build: `.` has no name to extend (it raised
+    ValueError), and the export must land beside the build, not in it."""
+    build_copy = tmp_path / "fabric"
+    shutil.copytree(builds["nxos"], build_copy)
+    monkeypatch.chdir(build_copy)
+    result = runner.invoke(app, ["export", "nornir", "."])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "fabric-nornir" / "hosts.yaml").is_file()
+    monkeypatch.chdir(build_copy / "configs")
+    result = runner.invoke(app, ["export", "ansible", ".."])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "fabric-ansible" / "inventory.yaml").is_file()

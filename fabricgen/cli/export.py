@@ -107,14 +107,19 @@ def netbox_command(
     objects are created through NetBox's API (existing ones are left as they are); exit 1 when
     some could not be created."""
     from fabricgen.export.files import NetboxPushSummary
-    from fabricgen.export.netbox import netbox_data, render_netbox
+    from fabricgen.export.netbox import NetboxData, netbox_data, netbox_files
     from fabricgen.export.netbox_push import connect, push, push_plan
     from fabricgen.trust import printable
 
     api = run_or_exit(lambda: connect(push_url, os.environ)) if push_url else None
+    made: list[NetboxData] = []  # the rows, made once for the files and the push
+
+    def render(build) -> dict[str, str]:
+        made.append(netbox_data(build))
+        return netbox_files(made[0])
 
     def push_to_netbox(build) -> NetboxPushSummary:
-        result = push(push_plan(netbox_data(build)), api)
+        result = push(push_plan(made[0]), api)
         summary = NetboxPushSummary(
             url=printable(push_url), created=sum(result.created.values()), existing=sum(result.existing.values()), failed=[printable(f) for f in result.failed]
         )
@@ -124,7 +129,7 @@ def netbox_command(
                 out.print("  " + failure, markup=False)
         return summary
 
-    _export(build_dir, output, "netbox", render_netbox, as_json, push_to_netbox if api is not None else None)
+    _export(build_dir, output, "netbox", render, as_json, push_to_netbox if api is not None else None)
 
 
 @app.command("diagram")

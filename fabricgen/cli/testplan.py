@@ -53,9 +53,10 @@ def testplan_command(
     """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
     NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
     testplan.json. Exit 2 on a bad build (nothing written)."""
+    from fabricgen.output import beside
     from fabricgen.testplan import write_plan
 
-    destination = output or build_dir.with_name(build_dir.resolve().name + "-testplan")
+    destination = output or beside(build_dir, "-testplan")
     plan = run_or_exit(lambda: write_plan(build_dir, destination, efficiency, alltoall_efficiency))
     if as_json:
         print_json(plan)

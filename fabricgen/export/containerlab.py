@@ -182,7 +182,7 @@ def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[s
     return "\n".join(
         [
             f"    # {device}: SONiC ({node.model}); SONiC-VS ports behind {wires}",
-            f"    {device}:",
+            f"    {_q(device)}:",
             '      kind: "sonic-vs"',
             f"      image: {_q(images.sonic)}",
             *_labels(node),
@@ -221,7 +221,7 @@ def _frr_node(device: str, node: TopologyNode, build: ExportBuild, ports: list[s
     return "\n".join(
         [
             f"    # {device}: {node.nos} ({node.model}) as FRR running its routing twin",
-            f"    {device}:",
+            f"    {_q(device)}:",
             '      kind: "linux"',
             f"      image: {_q(images.frr)}",
             "      binds:",
@@ -252,7 +252,7 @@ def _host_node(device: str, node: TopologyNode, ports: list[str], names: dict[st
             rules += [f"ip rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in settings.routing_policy]
     return "\n".join(
         [
-            f"    {device}:",
+            f"    {_q(device)}:",
             '      kind: "linux"',
             f"      image: {_q(images.host)}",
             *_labels(node),

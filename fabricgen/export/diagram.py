@@ -25,7 +25,8 @@ are escaped for each syntax and for XML.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
@@ -112,18 +113,22 @@ def drawings(build: ExportBuild, network: str, cables: list[CableRow]) -> dict[s
     # the devices drawn inside a unit, with their unit: cores stand above every unit; a 3-tier pod holds its spines
     inside: dict[str, int] = {d: u for d in devices if (u := unit[d]) is not None and tier_of(nodes[d]) != "core"}
     units = sorted(set(inside.values()))
+    unit_name = _unit_namer(nodes)
+    members: dict[int, list[str]] = defaultdict(list)
+    for d in devices:  # in natural order, as the drawing lists them
+        if d in inside:
+            members[inside[d]].append(d)
+    # each unit's drawing: its members, every cable with an end among them, and the devices those reach
+    cabled: dict[int, dict[tuple[str, str], int]] = defaultdict(dict)
+    for pair, n in pairs.items():
+        for u in {inside[d] for d in pair if d in inside}:
+            cabled[u][pair] = n
     result = {}
     for u in units:
-        members = {d for d in devices if inside.get(d) == u}
-        reached = {y for (a, b) in pairs for x, y in ((a, b), (b, a)) if x in members and y not in members}
-        sub = {
-            pair: n for pair, n in pairs.items() if pair[0] in members | reached and pair[1] in members | reached and (pair[0] in members or pair[1] in members)
-        }
-        result[f"{network}-{_unit_name(nodes, u)}"] = _drawing(
-            f"{build.name} {network} {_unit_name(nodes, u)}", nodes, sorted(members | reached, key=natural_key), sub
-        )
+        drawn = set(members[u]).union(*cabled[u])
+        result[f"{network}-{unit_name(u)}"] = _drawing(f"{build.name} {network} {unit_name(u)}", nodes, sorted(drawn, key=natural_key), cabled[u])
     # the overview: switches above the units, each unit one box
-    box = {u: f"unit-{_unit_name(nodes, u)}" for u in units}
+    box = {u: f"unit-{unit_name(u)}" for u in units}
 
     def core_box(d: str) -> str | None:  # cores drawn by their core group, when they have one
         group = nodes[d].core_group
@@ -146,17 +151,18 @@ def drawings(build: ExportBuild, network: str, cables: list[CableRow]) -> dict[s
     for name, n in sorted(cores.items()):
         tiers["core"].append((name, f"core group {name.removeprefix('core-group')}: {n} cores", ROLE_FILL["core"]))
     for u in units:
-        counts = {tier: sum(1 for d in devices if inside.get(d) == u and tier_of(nodes[d]) == tier) for tier in ("spine", "leaf", "server")}
-        label = ", ".join(f"{n} {tier}s" if tier != "leaf" else f"{n} leaves" for tier, n in counts.items() if n)
-        tiers["leaf"].append((box[u], f"{_unit_name(nodes, u)}: {label}", ROLE_FILL["leaf"]))
+        counts = Counter(tier_of(nodes[d]) for d in members[u])
+        label = ", ".join(f"{counts[tier]} {tier}s" if tier != "leaf" else f"{counts[tier]} leaves" for tier in ("spine", "leaf", "server") if counts[tier])
+        tiers["leaf"].append((box[u], f"{unit_name(u)}: {label}", ROLE_FILL["leaf"]))
     edges = [Edge(a, b, n, None) for (a, b), n in sorted(grouped.items(), key=lambda item: natural_key(item[0]))]
     result[f"{network}-overview"] = Drawing(f"{build.name} {network} overview", dict(tiers), edges)
     return result
 
 
-def _unit_name(nodes: dict[str, TopologyNode], unit: int) -> str:
-    pods = any(n.pod is not None for n in nodes.values())
-    return f"pod{unit:02d}" if pods else f"su{unit:02d}"
+def _unit_namer(nodes: dict[str, TopologyNode]) -> Callable[[int], str]:
+    """A unit's name: pods where the fabric has them, else scalable units (looked up once)."""
+    prefix = "pod" if any(n.pod is not None for n in nodes.values()) else "su"
+    return lambda unit: f"{prefix}{unit:02d}"
 
 
 def _drawing(title: str, nodes: dict[str, TopologyNode], devices: list[str], pairs: dict[tuple[str, str], int]) -> Drawing:
@@ -331,7 +337,8 @@ def _row_svg(fabric: str, row: str, names: list[str], racks: dict[str, list[Topo
     total = top + units * RACK_UNIT_PX + 40
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="Helvetica, Arial, sans-serif">',
-        f"<!-- {xml_escape(fabric)} {row}: rack elevations written by fabricgen {__version__}; rack height {units} RU (the build does not record it: 42, or the highest device) -->",
+        # the fabric's name stays out of the comment: a hostname may hold "--", which ends no XML comment legally
+        f"<!-- rack elevations written by fabricgen {__version__}; rack height {units} RU (the build does not record it: 42, or the highest device) -->",
         f'<text x="{gap}" y="24" font-size="16">{xml_escape(fabric)}: {row}</text>',
     ]
     for index, name in enumerate(names):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
-from fabricgen.output import write_build
+from fabricgen.output import beside, write_build
 from fabricgen.reports.manifest import render_manifest
 
 
@@ -42,8 +42,10 @@ class ExportSummary(BaseModel):
 
 
 def default_destination(build_dir: Path, format_name: str) -> Path:
-    """BUILD_DIR-<format> beside the build (output/cisco-256-gpu-batfish)."""
-    return build_dir.with_name(build_dir.resolve().name + f"-{format_name}")
+    """BUILD_DIR-<format> beside the build (output/cisco-256-gpu-batfish). Beside the resolved
+    directory: `.` or `..` has no name to extend, and `..` from inside the build would put the
+    export in it."""
+    return beside(build_dir, f"-{format_name}")
 
 
 def write_export(build: ExportBuild, files: Mapping[str, str | bytes], destination: Path) -> int:

@@ -202,7 +202,11 @@ COLUMNS = {
 
 def render_netbox(build: ExportBuild) -> dict[str, str]:
     """The CSV files (a file with no rows is left out, racks.csv without a layout)."""
-    data = netbox_data(build)
+    return netbox_files(netbox_data(build))
+
+
+def netbox_files(data: NetboxData) -> dict[str, str]:
+    """The CSV files of rows already made (`export netbox --push` pushes the same rows)."""
     files = {}
     for name in IMPORT_ORDER:
         rows = data.rows.get(name, [])
