@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from fabricgen.catalog import load_catalog
 from fabricgen.cli import app
-from fabricgen.intent.template import default_switch, schema_reference, switch_choices
+from fabricgen.intent.template import schema_reference, switch_choices
 from fabricgen.pipeline import compile_intent
 from fabricgen.yaml_source import load_yaml
 from tests.conftest import REPO
@@ -91,7 +91,9 @@ def test_starters_build_and_say_what_was_asked(tmp_path, args):
     assert intent.backend.routing == options.get("--routing", "ebgp")
     nos = options.get("--nos", "nxos")
     assert {intent.backend.leaf.nos, intent.backend.spine.nos} == {nos}
-    assert intent.backend.leaf.model == default_switch(load_catalog(), nos)
+    assert (
+        intent.backend.leaf.model == {"nxos": "N9K-C9364D-GX2A", "sonic": "DCS-7060X6-64PE"}[nos]
+    )  # the default switch per NOS, written here, not asked of the code under test
     assert intent.backend.spine.model == options.get("--spine", intent.backend.leaf.model)
     assert intent.backend.leaf.nos_release == options.get("--nos-release")
     assert {device.nos for device in build.fabric.devices.values() if device.network.value == "backend" and device.nos} == {nos}
@@ -228,7 +230,10 @@ def test_interactive_answers_with_a_wrong_one_asked_again(tmp_path):
     sonic_models = ", ".join(switch_choices(load_catalog(), "sonic"))
     answers = [
         "sixty-four",
-        "64",  # GPUs: not a number, asked again
+        "\u00b2",  # a superscript two: str.isdigit() says yes, int() refuses it
+        "9" * 5000,  # int() refuses this many digits too
+        "300000",  # above the intent's bound
+        "64",  # GPUs: not a whole number from 1 to 262,144, asked again
         "DGX-H200",  # GPU node
         "top-of-rack",  # design
         "eos",
@@ -240,7 +245,7 @@ def test_interactive_answers_with_a_wrong_one_asked_again(tmp_path):
     ]
     result = init("--interactive", "-o", str(path), input="\n".join(answers) + "\n")
     assert result.exit_code == 0, result.output
-    assert "is not a positive whole number" in result.output and "choose one of nxos, sonic" in result.output
+    assert result.output.count("is not a whole number from 1 to 262,144") == 4 and "choose one of nxos, sonic" in result.output
     assert f"Leaf switch model ({sonic_models}) [DCS-7060X6-64PE]: " in result.output
     assert "Write to" not in result.output  # -o given: not asked
     data = data_of(path)
@@ -292,3 +297,13 @@ def test_on_a_terminal_init_asks(tmp_path):
     assert process.returncode == 0, text
     assert "GPUs [256]:" in text and "Fabric name [cluster-16-gpu]:" in text
     assert data_of(tmp_path / "ptylab.yaml")["name"] == "ptylab"
+
+
+def test_the_gpu_bound_is_the_intents():
+    """`init --gpus` and the prompt refuse above intent.model.MAX_GPUS without importing the model first."""
+    from fabricgen.cli.init import MAX_GPUS as INIT_MAX
+    from fabricgen.intent.model import MAX_GPUS
+
+    assert INIT_MAX == MAX_GPUS
+    result = init("--gpus", str(MAX_GPUS + 1), "--no-interactive")
+    assert result.exit_code == 2 and "262144" in result.output

@@ -37,7 +37,7 @@ GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-BASE = {"pydantic", "jinja2", "netaddr", "typer", "pyyaml", "rich"}
+BASE = {"pydantic", "typing-extensions", "jinja2", "netaddr", "typer", "pyyaml", "rich"}
 TINY = REPO / "tests" / "golden" / "tiny-nxos.yaml"
 # What a subprocess runs the CLI with when the extras' modules cannot be imported (None in
 # sys.modules makes `import numpy` fail and importlib.util.find_spec('numpy') return None)

@@ -57,7 +57,7 @@ def test_objects_someone_else_froze_stay_frozen():
 
 
 def test_the_build_command_leaves_the_collector_as_it_found_it(tmp_path):
-    """`fabricgen build` freezes the collector's objects only at exit (atexit): run in a process
+    """The console script freezes the collector's objects only at exit (cli.main's atexit): run in a process
     that goes on (tests/cli_runner.py), the next build's objects must still join the oldest
     generation, which a leftover freeze would prevent."""
     from tests.cli_runner import fabricgen

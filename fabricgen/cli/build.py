@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
-import gc
 import sys
 import time
 from pathlib import Path
@@ -71,12 +69,6 @@ def build_command(
         _print_summary(result)
         total_bytes = sum(len(data) for data in result.files.values())
         out.print(f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {destination} in {time.perf_counter() - started:.2f} s", markup=False)
-    # When the process ends, its last collection would walk the whole build (2 s of CPU at 131,072
-    # GPUs) to free what the exit frees anyway: frozen first, at exit (atexit runs before that
-    # collection). Not frozen here: a caller in the same process (CliRunner, a test) goes on
-    # with the collector as it was.
-    atexit.unregister(gc.freeze)  # once, however many builds this process runs
-    atexit.register(gc.freeze)
 
 
 def validate_command(

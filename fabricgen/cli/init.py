@@ -12,6 +12,9 @@ import typer
 
 from fabricgen.cli.common import out, run_or_exit
 
+# intent.model's MAX_GPUS (a test keeps them equal): the model is not imported before a command runs
+MAX_GPUS = 262_144
+
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
     from fabricgen.errors import Problem
@@ -35,7 +38,7 @@ class DesignChoice(str, Enum):
 
 
 def init_command(
-    gpus: int | None = typer.Option(None, "--gpus", min=1, help="Total GPU count, a whole number of GPU nodes."),
+    gpus: int | None = typer.Option(None, "--gpus", min=1, max=MAX_GPUS, help="Total GPU count, a whole number of GPU nodes."),
     gpu_node: str | None = typer.Option(None, "--gpu-node", metavar="MODEL", help="GPU node model from the catalog (default DGX-H100)."),
     leaf: str | None = typer.Option(
         None, "--leaf", metavar="MODEL", help="Backend leaf switch model (default: N9K-C9364D-GX2A, for SONiC a model with a SONiC platform map)."
@@ -170,10 +173,14 @@ def _name_from(output: Path | None) -> str | None:
     return None
 
 
-def _ask_number(text: str, default: int) -> int:
+def _ask_number(text: str, default: int, most: int = MAX_GPUS) -> int:
     def whole(value: str) -> int:
-        if not value.strip().isdigit() or int(value) < 1:
-            raise typer.BadParameter(f"{value!r} is not a positive whole number")
+        # ASCII digits only: "²" passes str.isdigit() but int() refuses it (a traceback, not a retry)
+        value = value.strip()
+        if not (value.isascii() and value.isdigit() and len(value) <= len(str(most))) or not 1 <= int(value) <= most:
+            from fabricgen.trust import printable
+
+            raise typer.BadParameter(f"{printable(value)!r} is not a whole number from 1 to {most:,}")
         return int(value)
 
     return typer.prompt(text, default=str(default), value_proc=whole)
