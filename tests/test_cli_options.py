@@ -30,6 +30,17 @@ def test_the_command_lines_choices_are_the_simulations():
     assert [n.value for n in Network] == list(NETWORKS)
 
 
+def test_inits_choices_are_the_intents():
+    """fabricgen init's enumerations are written out (the CLI imports no model before a command
+    runs): they must stay the intent model's Literals."""
+    from fabricgen.cli.init import DesignChoice, NosChoice, RoutingChoice
+    from fabricgen.intent.template import DESIGNS, NOSES, ROUTINGS
+
+    assert [c.value for c in NosChoice] == list(NOSES)
+    assert [c.value for c in RoutingChoice] == list(ROUTINGS)
+    assert [c.value for c in DesignChoice] == list(DESIGNS)
+
+
 @pytest.mark.parametrize("command", [["analyze"], ["lab", "up"], ["lab", "run"]])
 def test_network_choices_show_in_help(command):
     result = runner.invoke(app, [*command, "--help"])

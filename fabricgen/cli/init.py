@@ -98,7 +98,7 @@ def init_command(
     if output.exists() and not force:
         run_or_exit(lambda: _refuse(Problem(f"{output} already exists", hint="pass --force to replace it, or choose another file with -o")))
     text = render_starter(starter, catalog, schema_reference(output, schema_file()), output.name)
-    run_or_exit(lambda: _check_builds(text, starter.name))
+    run_or_exit(lambda: _check_builds(text))
     run_or_exit(lambda: _write(output, text.encode(), force))
     shown = printable(output)  # the user's own path, but still no escape sequence reaches the terminal raw
     out.print(f"wrote {shown}: {starter.gpus:,} GPUs, {starter.design} backend of {starter.leaf} leaves ({starter.nos}, {starter.routing})", markup=False)
@@ -204,22 +204,18 @@ def _stripped(value: str) -> str:
     return value.strip()
 
 
-def _check_builds(text: str, name: str) -> None:
-    """Compile the intent (every check, no rendering) from a private directory; a problem it
-    finds is reported against the option that set the field, or as it is, and nothing is written."""
-    import tempfile
-
+def _check_builds(text: str) -> None:
+    """Compile the intent text in memory (every check, no rendering); a problem it finds is
+    reported against the option that set the field, or as it is, and nothing is written."""
     from fabricgen.errors import FabricgenError, InitError
+    from fabricgen.intent import load_intent_text
     from fabricgen.intent.template import option_of
-    from fabricgen.pipeline import compile_intent
+    from fabricgen.pipeline import compile_loaded
 
-    with tempfile.TemporaryDirectory(prefix="fabricgen-init-") as directory:
-        path = Path(directory) / f"{name}.yaml"
-        path.write_text(text, encoding="utf-8")
-        try:
-            compile_intent(path, render=False)
-        except FabricgenError as exc:
-            raise InitError([_for_init(problem, option_of(problem.field)) for problem in exc.problems]) from None
+    try:
+        compile_loaded(load_intent_text(text), render=False)
+    except FabricgenError as exc:
+        raise InitError([_for_init(problem, option_of(problem.field)) for problem in exc.problems]) from None
 
 
 def _for_init(problem: Problem, option: str | None) -> Problem:
