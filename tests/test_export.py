@@ -207,6 +207,30 @@ def test_containerlab_builds_the_evpn_leaves_bridges_and_vxlan_devices(tmp_path)
     assert not any(c.endswith(" dev eth1-1") and c.startswith("ip address add") for c in commands)
 
 
+def test_containerlab_leaves_hold_the_servers_gateway_in_subnet_mode(tmp_path):
+    """nic_addressing: subnet: the leaf's gateway (its Vlan SVI in the IP plan) is a bridge holding
+    the gateway address with the server ports in it, as `fabricgen lab up` builds it: the servers'
+    netplan routes go via that address. (The export used to set only the ports' MTU there.)"""
+    import csv as csv_module
+
+    intent = tmp_path / "subnet.yaml"
+    intent.write_text("name: subnet\ngpus: 32\nbackend: {nic_addressing: subnet, subnet_vlan: 300}\n")
+    build_dir = tmp_path / "subnet"
+    build_intent(intent, build_dir)
+    with open(build_dir / "ip-plan.csv", newline="") as handle:
+        gateways = [r for r in csv_module.DictReader(handle) if r["network"] == "backend" and r["kind"] == "gateway"]
+    assert gateways, "a subnet-mode leaf has a gateway SVI"
+    out = export("containerlab", build_dir, tmp_path / "clab")
+    nodes = yaml.safe_load((out / "subnet.clab.yml").read_text())["topology"]["nodes"]
+    for gateway in gateways:
+        commands = nodes[gateway["device"]]["exec"]
+        assert f"ip address add {gateway['address']} dev br300" in commands, commands
+        assert any(c.startswith("ip link set dev ") and c.endswith(" master br300") for c in commands)
+    gpu = nodes["gpu0001"]["exec"]
+    via = {c.split(" via ")[1].split()[0] for c in gpu if " via " in c}
+    assert via and via <= {g["address"].split("/")[0] for g in gateways}  # the hosts' next hops are those gateways
+
+
 # --- Batfish -----------------------------------------------------------------------------------
 
 

@@ -9,15 +9,17 @@ manual/kinds/linux.md, manual/kinds/sonic-vs.md, lab-examples/frr01):
 - a switch of any NOS but SONiC: a `linux` node running FRR (`images.frr`) with the build's routing
   twin (lab/frr/<switch>.conf, the same BGP/BFD model its NX-OS config comes from) bound to
   /etc/frr/frr.conf and a daemons file (zebra, bgpd, bfdd, staticd) to /etc/frr/daemons; `exec`
-  puts the IP plan's addresses on its loopback and ports (and, under EVPN, builds the VLAN
-  bridges and VXLAN devices of lab/overlay.json) as `fabricgen lab` does;
+  runs the `ip` lines `fabricgen lab up` runs for it (`fabricgen.lab.runtime.switch_commands`:
+  loopback addresses, a bridge with the servers' gateway per segment, under EVPN its VXLAN
+  device, every port's MTU and address);
 - a SONiC switch: a `sonic-vs` node (`images.sonic`). SONiC-VS names its data ports after its
   own lane map, eth1 behind Ethernet0, eth2 behind Ethernet4 and so on, so the switch's cabled
   ports are wired to eth1, eth2, ... in the natural order of their build names (each link's comment
   names both). Its config is SONiC-VS's own: the build's config_db.json is written for the real
   platform's port map and is not loaded;
 - a GPU, storage or management node: a `linux` node (`images.host`) whose `exec` applies its
-  netplan (addresses, MTU, the per-NIC routing tables and rules).
+  netplan as `fabricgen lab up` does (`node_commands`: addresses, MTU, the per-NIC routing
+  tables and rules).
 
 Linux interface names inside `linux` nodes are the lab's (`fabricgen.lab.plan.kernel_names`: a build
 name the kernel takes is kept, Ethernet1/33 becomes eth1-33). Every cable of the network's
@@ -36,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from fabricgen import __version__
-from fabricgen.build_dir import CableRow, Name, TopologyNode
+from fabricgen.build_dir import CableRow, TopologyNode
 from fabricgen.design.graph import FABRIC_ROLES
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
@@ -49,7 +51,6 @@ from fabricgen.trust import quoted
 FRR_IMAGE = "quay.io/frrouting/frr:10.5.1"
 HOST_IMAGE = "wbitt/network-multitool:3.22.2"
 SONIC_IMAGE = "docker-sonic-vs:latest"
-SWITCH_PORT_MTU = 9216  # as `fabricgen lab`: what data-center switch ports run
 # FRR's daemons file (docs.frrouting.org, "Daemons Configuration File"): the daemons a fabricgen
 # routing twin needs, each bound to the loopback for vtysh only.
 DAEMONS = ("zebra", "bgpd", "bfdd", "staticd")
@@ -69,8 +70,10 @@ def lab_name(build: ExportBuild, network: str) -> str:
 
 def render_containerlab(build: ExportBuild, network: str = "backend", images: Images = Images()) -> dict[str, str]:
     """The topology file and the FRR files of `network` (ExportError when the build has no such fabric)."""
-    from fabricgen.lab.plan import Netplan, kernel_names
-    from fabricgen.render.twin import HOST_TWIN_DIR, TWIN_DIR
+    from fabricgen.errors import LabError
+    from fabricgen.lab.plan import plan_of
+    from fabricgen.lab.runtime import node_commands, switch_commands
+    from fabricgen.render.twin import TWIN_DIR
 
     bad = [
         (option, value)
@@ -88,19 +91,21 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
     cables = cables_of(build, network)
     if not cables:
         raise ExportError(Problem(f"the {network} fabric has no host or fabric cables", file=str(build.root / "cabling.csv")))
+    try:
+        plan = plan_of(build.files, network)  # the lab `fabricgen lab up` would run: its interfaces, addresses, segments, routes
+    except LabError as exc:
+        raise ExportError(exc.problems) from None
     ports: dict[str, list[str]] = defaultdict(list)
     for row in cables:
         ports[row.a_device].append(row.a_port)
         ports[row.b_device].append(row.b_port)
     devices = sorted(ports, key=natural_key)
     sonic = {d for d in devices if build.nodes[d].nos == "sonic"}
-    names = {d: _sonic_names(ports[d]) if d in sonic else kernel_names(ports[d]) for d in devices}
-    address = {(row.device, row.interface): row.address for row in build.addresses if row.network == network}
+    names = {d: _sonic_names(ports[d]) if d in sonic else {port.port: port.ifname for port in plan.ports_of(d)} for d in devices}
 
     files: dict[str, str] = {}
     blocks: list[str] = []
     problems: list[Problem] = []
-    overlay = _overlay(build)
     for device in devices:
         node = build.nodes[device]
         if node.role in FABRIC_ROLES and device in sonic:
@@ -114,13 +119,9 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
                 continue
             files[f"frr/{device}/frr.conf"] = build.files.text(twin)
             files[f"frr/{device}/daemons"] = _daemons()
-            blocks.append(_frr_node(device, node, build, ports[device], names[device], address, overlay.get(device), images))
+            blocks.append(_frr_node(device, node, ["ip " + line for line in switch_commands(plan, device)], images))
         else:
-            netplan_path = f"hosts/{device}/netplan.yaml"
-            if not build.files.has(netplan_path):
-                netplan_path = f"{HOST_TWIN_DIR}/{device}/netplan.yaml"  # an appliance: its lab twin
-            ethernets = build.files.parse(netplan_path, Netplan).network.ethernets if build.files.has(netplan_path) else {}
-            blocks.append(_host_node(device, node, ports[device], names[device], ethernets, address, images))
+            blocks.append(_host_node(device, node, ["ip " + line for line in node_commands(plan, device)], images))
     if problems:
         raise ExportError(problems)
 
@@ -190,33 +191,9 @@ def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[s
     )
 
 
-def _frr_node(device: str, node: TopologyNode, build: ExportBuild, ports: list[str], names: dict[str, str], address: dict, overlay, images: Images) -> str:
+def _frr_node(device: str, node: TopologyNode, commands: list[str], images: Images) -> str:
     from fabricgen.lab.runtime import SWITCH_SYSCTLS
 
-    rows = build.addresses_of.get(device, [])
-    commands = [f"ip address add {row.address} dev lo" for row in rows if row.kind in ("loopback", "vtep")]
-    bridged: dict[str, str] = {}
-    if overlay is not None:
-        for segment in overlay.segments:
-            bridge = f"br{segment.vlan}"
-            commands += [f"ip link add name {bridge} type bridge", f"ip link set dev {bridge} mtu {SWITCH_PORT_MTU}"]
-            if segment.vni is not None:
-                vxlan = f"vx{segment.vni}"
-                commands += [
-                    f"ip link add name {vxlan} type vxlan id {segment.vni} local {overlay.vtep} dstport 4789 nolearning",
-                    f"ip link set dev {vxlan} master {bridge} mtu {SWITCH_PORT_MTU - 50}",
-                    f"ip link set dev {vxlan} up",
-                ]
-            commands += [f"ip address add {segment.gateway} dev {bridge}", f"ip link set dev {bridge} up"]
-            bridged.update(dict.fromkeys(segment.members, bridge))
-    for port in sorted(ports, key=natural_key):
-        ifname = names[port]
-        commands.append(f"ip link set dev {ifname} mtu {SWITCH_PORT_MTU}")
-        if port in bridged:
-            commands.append(f"ip link set dev {ifname} master {bridged[port]}")
-        elif (device, port) in address:
-            commands.append(f"ip address add {address[device, port]} dev {ifname}")
-        commands.append(f"ip link set dev {ifname} up")
     sysctls = [setting.split("=", 1) for setting in SWITCH_SYSCTLS]
     return "\n".join(
         [
@@ -235,51 +212,16 @@ def _frr_node(device: str, node: TopologyNode, build: ExportBuild, ports: list[s
     )
 
 
-def _host_node(device: str, node: TopologyNode, ports: list[str], names: dict[str, str], ethernets: dict, address: dict, images: Images) -> str:
-    commands: list[str] = []
-    routes: list[str] = []
-    rules: list[str] = []
-    for port in sorted(ports, key=natural_key):
-        ifname = names[port]
-        settings = ethernets.get(port)
-        if settings is not None and settings.mtu:
-            commands.append(f"ip link set dev {ifname} mtu {settings.mtu}")
-        addresses = list(settings.addresses) if settings is not None and settings.addresses else [address[device, port]] if (device, port) in address else []
-        commands += [f"ip address add {a} dev {ifname}" for a in addresses]
-        commands.append(f"ip link set dev {ifname} up")
-        if settings is not None:
-            routes += [_route(route, ifname) for route in settings.routes]
-            rules += [f"ip rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in settings.routing_policy]
+def _host_node(device: str, node: TopologyNode, commands: list[str], images: Images) -> str:
     return "\n".join(
         [
             f"    {_q(device)}:",
             '      kind: "linux"',
             f"      image: {_q(images.host)}",
             *_labels(node),
-            *_exec(commands + routes + rules),
+            *_exec(commands),
         ]
     )
-
-
-def _route(route, ifname: str) -> str:
-    words = [f"ip route add {route.to}"]
-    if route.via:
-        words.append(f"via {route.via}")
-    words.append(f"dev {ifname}")
-    if route.scope:
-        words.append(f"scope {route.scope}")
-    if route.table:
-        words.append(f"table {route.table}")
-    if route.metric is not None:
-        words.append(f"metric {route.metric}")
-    return " ".join(words)
-
-
-def _overlay(build: ExportBuild) -> dict:
-    from fabricgen.lab.plan import LeafOverlay
-    from fabricgen.render.twin import OVERLAY_FILE
-
-    return build.files.parse(OVERLAY_FILE, dict[Name, LeafOverlay]) if build.files.has(OVERLAY_FILE) else {}
 
 
 def cables_of(build: ExportBuild, network: str) -> list[CableRow]:

@@ -342,7 +342,13 @@ def _kernel_ok(name: str) -> bool:
 def read_plan(build_dir: Path, network: str = "backend") -> LabPlan:
     """The lab of `network` in `build_dir`. Raises LabError naming every file or field that is
     missing, damaged, malformed or from another fabricgen version."""
-    build = BuildFiles(build_dir, LabError)
+    return plan_of(BuildFiles(build_dir, LabError), network)
+
+
+def plan_of(build: BuildFiles, network: str) -> LabPlan:
+    """The lab of `network` in a build already opened (verified against its manifest): a problem
+    in the build's files is the opener's error class, one of the lab's own is a LabError."""
+    build_dir = build.root
     topology = build.topology()
     if network not in topology.graph.fabrics:
         known = ", ".join(sorted(topology.graph.fabrics))

@@ -281,8 +281,15 @@ def _kernel_has_vrf(namespace: str) -> bool:
 
 
 def _configure_switch(plan: LabPlan, name: str) -> None:
+    in_namespace(plan.namespace(name), ["sysctl", "-q", "-w", *SWITCH_SYSCTLS])
+    ip_batch(switch_commands(plan, name), plan.namespace(name))
+
+
+def switch_commands(plan: LabPlan, name: str) -> list[str]:
+    """`ip -batch` lines that set a switch's interfaces up as the plan has them: the loopback
+    addresses, a bridge (and under EVPN a VXLAN device) per server segment with its gateway, every
+    cabled port. `fabricgen export containerlab` runs the same lines in its FRR nodes."""
     switch = plan.switches[name]
-    ns = plan.namespace(name)
     commands = ["link set dev lo up"]
     commands += [f"address add {address} dev lo" for address in switch.loopbacks]
     bridged = {}
@@ -300,8 +307,7 @@ def _configure_switch(plan: LabPlan, name: str) -> None:
         bridged.update(dict.fromkeys(segment.members, bridge))
     for port in plan.ports_of(name):
         commands += switch_port_commands(port, bridged.get(port.port))
-    in_namespace(ns, ["sysctl", "-q", "-w", *SWITCH_SYSCTLS])
-    ip_batch(commands, ns)
+    return commands
 
 
 def switch_port_commands(port: LabPort, bridge: str | None) -> list[str]:
@@ -328,15 +334,20 @@ def port_commands(plan: LabPlan, device: str, port: LabPort) -> list[str]:
 
 
 def _configure_node(plan: LabPlan, name: str) -> None:
+    in_namespace(plan.namespace(name), ["sysctl", "-q", "-w", *NODE_SYSCTLS])
+    ip_batch(node_commands(plan, name), plan.namespace(name))
+
+
+def node_commands(plan: LabPlan, name: str) -> list[str]:
+    """`ip -batch` lines that set a server up as its netplan has it: every NIC's MTU and address,
+    the routes (per-NIC tables included) and the policy rules."""
     node = plan.nodes[name]
-    ns = plan.namespace(name)
     commands = ["link set dev lo up"]
     for nic in node.nics:
         commands += _nic_commands(nic)
     commands += [_route_command(route) for route in node.routes]
     commands += [f"rule add from {rule.source} table {rule.table} priority {rule.priority}" for rule in node.rules]
-    in_namespace(ns, ["sysctl", "-q", "-w", *NODE_SYSCTLS])
-    ip_batch(commands, ns)
+    return commands
 
 
 def _nic_commands(nic: LabNic) -> list[str]:
