@@ -187,6 +187,11 @@ REFUSED = {
     "an unknown GPU node": (["--gpus", "64", "--gpu-node", "DGX-Z9"], "--gpu-node 'DGX-Z9' is not a GPU node model", "DGX-H100"),
     "a switch as GPU node": (["--gpus", "64", "--gpu-node", "AFF-A90"], "--gpu-node 'AFF-A90' is not a GPU node model", "DGX-B200"),
     "an unknown spine": (["--gpus", "64", "--spine", "WS-C6509"], "--spine 'WS-C6509' is not a switch model", "N9K-C9364D-GX2A"),
+    "a leaf PID in the wrong case": (
+        ["--gpus", "64", "--leaf", "n9k-c9364d-gx2a"],
+        "--leaf 'n9k-c9364d-gx2a' is not a switch model",
+        "did you mean 'N9K-C9364D-GX2A'? PIDs are case-sensitive",
+    ),
     "a bad fabric name": (["--gpus", "64", "--name", "my_lab"], "--name 'my_lab' is not a valid fabric name", "letters, digits"),
     "a bad release name": (["--gpus", "64", "--nos-release", "latest"], "--nos-release 'latest' is not a release name", "10.5(3)F"),
     "no GPU count off a terminal": (["--no-interactive"], "how many GPUs?", "give --gpus N"),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
 
-from fabricgen.catalog import Catalog
+from fabricgen.catalog import Catalog, unknown_pid_hint
 from fabricgen.catalog.model import NOS_RELEASE, Nos
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, SwitchRole
@@ -103,7 +103,7 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
     node = catalog.nodes.get(starter.gpu_node)
     if node is None or node.kind != "gpu":
         problems.append(
-            Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=f"use one of {', '.join(gpu_node_choices(catalog))}")
+            Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=unknown_pid_hint(starter.gpu_node, gpu_node_choices(catalog), ""))
         )
     elif starter.gpus % node.gpus:
         lower = starter.gpus - starter.gpus % node.gpus
@@ -114,7 +114,7 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
     for option, pid in (("--leaf", starter.leaf), ("--spine", starter.spine)):
         model = catalog.switches.get(pid)
         if model is None:
-            problems.append(Problem(f"{option} {quoted(pid)} is not a switch model of the catalog", hint=f"use one of {', '.join(sorted(catalog.switches))}"))
+            problems.append(Problem(f"{option} {quoted(pid)} is not a switch model of the catalog", hint=unknown_pid_hint(pid, catalog.switches, "")))
         elif starter.nos not in model.interface_names:
             problems.append(
                 Problem(
