@@ -61,12 +61,10 @@ def _usage_json(exc: Exception, arguments) -> None:
     is a public name of typer."""
     if getattr(exc, "exit_code", None) != 2 or not hasattr(exc, "ctx") or not hasattr(exc, "format_message") or not _asks_for_json(arguments):
         return
-    from fabricgen.errors import ProblemJson, error_document
-    from fabricgen.trust import printable
+    from fabricgen.errors import Problem, error_document
 
     command = exc.ctx.command_path if exc.ctx is not None else "fabricgen"
-    problem = ProblemJson(file=None, line=None, field=None, device=None, port=None, message=printable(exc.format_message()), hint=f"see {command} --help")
-    print_json(error_document("usage", [problem]))
+    print_json(error_document("usage", [Problem(exc.format_message(), hint=f"see {command} --help").as_json()]))
 
 
 def _asks_for_json(args) -> bool:
