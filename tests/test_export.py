@@ -189,6 +189,8 @@ def test_containerlab_exports_the_frontend_and_refuses_an_unknown_network(builds
     assert result.exit_code == 2 and "no storage fabric" in result.output and not (tmp_path / "x").exists()
     result = runner.invoke(app, ["export", "containerlab", str(builds["nxos"]), "-o", str(tmp_path / "y"), "--frr-image", "frr\nexec: rm"])
     assert result.exit_code == 2 and "--frr-image" in result.output and not (tmp_path / "y").exists()
+    result = runner.invoke(app, ["export", "containerlab", str(builds["nxos"]), "-o", str(tmp_path / "z"), "--network", "mgmt"])
+    assert result.exit_code == 2 and "Invalid value for '--network'" in result.output and not (tmp_path / "z").exists()
 
 
 def test_containerlab_builds_the_evpn_leaves_bridges_and_vxlan_devices(tmp_path):

@@ -39,7 +39,6 @@ class Network(str, Enum):
 
 NETWORK_CHOICE_OPTION = typer.Option(Network.backend, "--network", help="Which routed fabric of the build.")
 # the same option as a free string (`network: str`), as commands written before the choices have it
-NETWORK_OPTION = typer.Option("backend", "--network", help="Which routed fabric of the build: backend, frontend or storage.")
 
 
 class OutputFormat(str, Enum):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_OPTION, json_option, out, print_json, run_or_exit
+from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, json_option, out, print_json, run_or_exit
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -48,7 +48,7 @@ def _export(build_dir: Path, output: Path | None, format_name: str, render: Call
 def containerlab_command(
     build_dir: Path = BUILD_DIR_ARG,
     output: Path | None = OUTPUT_OPTION,
-    network: str = NETWORK_OPTION,
+    network: Network = NETWORK_CHOICE_OPTION,
     frr_image: str | None = typer.Option(None, "--frr-image", help="Image of the FRR nodes (default quay.io/frrouting/frr:10.5.1)."),
     sonic_image: str | None = typer.Option(
         None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."
@@ -63,7 +63,7 @@ def containerlab_command(
 
     defaults = Images()
     images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host)
-    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network, images), as_json)
+    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network.value, images), as_json)
 
 
 @app.command("batfish")
