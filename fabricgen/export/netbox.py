@@ -56,7 +56,9 @@ ROLE_COLORS = {  # NetBox ColorField: six hex digits, no '#'
     "gpu-node": "4caf50", "storage-node": "795548", "management-node": "607d8b", "leaf": "2196f3", "spine": "3f51b5",
     "core": "9c27b0", "oob-switch": "ff9800", "console-server": "ffc107", "pdu": "9e9e9e",
 }  # fmt: skip
-# (form factor as the catalog names it, link speed in Gb/s) -> NetBox InterfaceTypeChoices value
+# (form factor as the catalog names it, link speed in Gb/s) -> NetBox InterfaceTypeChoices value.
+# ("QSFP28", 50) is no typo: NetBox's value 50gbase-x-sfp28 carries the label "QSFP28 (50GE)"
+# (dcim/choices.py TYPE_50GE_QSFP28; its API schema lists the pair the same way).
 INTERFACE_TYPES = {
     ("RJ45", 1): "1000base-t", ("RJ45", 10): "10gbase-t", ("SFP", 1): "1000base-x-sfp", ("SFP+", 10): "10gbase-x-sfpp",
     ("SFP28", 25): "25gbase-x-sfp28", ("QSFP28", 100): "100gbase-x-qsfp28", ("QSFP28", 50): "50gbase-x-sfp28",
