@@ -103,7 +103,10 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
     node = catalog.nodes.get(starter.gpu_node)
     if node is None or node.kind != "gpu":
         problems.append(
-            Problem(f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog", hint=unknown_pid_hint(starter.gpu_node, gpu_node_choices(catalog), ""))
+            Problem(
+                f"--gpu-node {quoted(starter.gpu_node)} is not a GPU node model of the catalog",
+                hint=unknown_pid_hint(starter.gpu_node, gpu_node_choices(catalog), ""),
+            )
         )
     elif starter.gpus % node.gpus:
         lower = starter.gpus - starter.gpus % node.gpus
