@@ -19,6 +19,12 @@ def test_a_run_of_address_texts_is_each_address_in_order(first):
     assert texts[0] == ipv4_text(first)
 
 
+@pytest.mark.parametrize(("first", "count"), [(0x0A0000FE, 5), (0x0A000080, 64), (0x0A0000F0, 1000), (5, 3), (0xFFFFFEFF, 257), (0x0A000000, 1)])
+def test_a_run_across_or_inside_a_slash_24_is_each_address_in_order(first, count):
+    # texts are made a /24 at a time: runs that start or end inside one, or span several
+    assert ipv4_texts(first, count) == [str(IPv4Address(first + i)) for i in range(count)]
+
+
 def test_no_addresses_is_an_empty_run():
     assert ipv4_texts(0x0A000000, 0) == []
 
