@@ -11,14 +11,15 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from difflib import get_close_matches
 from fractions import Fraction
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import add, and_, attrgetter, is_, itemgetter, le
 
 from pydantic import ValidationError
 
 from fabricgen.addressing import InterfaceAddress
 from fabricgen.catalog.model import PortGroup
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Port, Role
+from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
@@ -229,45 +230,53 @@ def _addresses_clash(c: Compiled) -> bool:
     spans += [cidr_span(svi.cidr) for svi in plan.management_subnets.values()]
     spans += [cidr_span(vtep) for vtep in plan.vteps.values()]
     spans += [cidr_span(segment.subnet) for segment in segments]
-    # one pass over the links: a routed link's subnet by its upper end, and both ends of host
-    # links (the leaf's is `b` as built; both, so a graph built otherwise is still checked)
-    routed_ends: list[Port] = []
-    host_ends: list[Port] = []
-    for link in c.fabric.links:
-        kind = link.kind
-        if kind is LinkKind.HOST:
-            host_ends += (link.a, link.b)
-        elif kind is LinkKind.FABRIC or kind is LinkKind.UPLINK:
-            routed_ends.append(link.b)
+    # the links sorted by kind in C (compress by an `is` test per link, no Python loop): a routed
+    # link's subnet by its upper end, and both ends of host links (the leaf's is `b` as built; both,
+    # so a graph built otherwise is still checked)
+    links = c.fabric.links
+    kinds = list(map(_kind_of, links))
+    host_links = list(compress(links, map(is_, kinds, repeat(LinkKind.HOST))))
+    routed_ends = [
+        *map(_b_of, compress(links, map(is_, kinds, repeat(LinkKind.FABRIC)))),
+        *map(_b_of, compress(links, map(is_, kinds, repeat(LinkKind.UPLINK)))),
+    ]
     interfaces = plan.interfaces
-    addressed = interfaces.get
-    spans += _spans([address for address in map(addressed, routed_ends) if address is not None])
+    spans += _spans([address for address in map(interfaces.get, routed_ends) if address is not None])
     spans.sort()
     reach_end = -1
     for first, last in spans:
         if first <= reach_end:
             return True
-        reach_end = max(reach_end, last)
+        if last > reach_end:
+            reach_end = last
     # a leaf's p2p host ports inside its NIC block, as _address_problems checks every such port of the plan
-    host_ports = [port for port in host_ends if port.device.role is Role.LEAF and port in interfaces]
-    blocks: dict[str, tuple[int, int]] = {}
-    for port, (first, _) in zip(host_ports, _spans([interfaces[port] for port in host_ports]), strict=True):
-        block = blocks.get(port.device.name)
-        if block is None:
-            block = blocks[port.device.name] = cidr_span(plan.nic_blocks[port.device.name])
-        if not block[0] <= first <= block[1]:
-            return True
-    return False
+    host_ends = [*map(_a_of, host_links), *map(_b_of, host_links)]
+    host_ports = list(filter(interfaces.__contains__, compress(host_ends, map(is_, map(_role_of, host_ends), repeat(Role.LEAF)))))
+    leaves = list(map(_device_name_of, host_ports))
+    blocks = {leaf: cidr_span(plan.nic_blocks[leaf]) for leaf in dict.fromkeys(leaves)}
+    block_of = list(map(blocks.__getitem__, leaves))
+    firsts = _firsts(list(map(interfaces.__getitem__, host_ports)))
+    return not (all(map(le, map(itemgetter(0), block_of), firsts)) and all(map(le, firsts, map(itemgetter(1), block_of))))
+
+
+_kind_of, _a_of, _b_of = attrgetter("kind"), attrgetter("a"), attrgetter("b")
+_role_of, _device_name_of = attrgetter("device.role"), attrgetter("device.name")
+_address_of, _prefixlen_of = attrgetter("address"), attrgetter("prefixlen")
+_NETWORK_MASKS = [-(1 << (32 - prefixlen)) for prefixlen in range(33)]  # every bit above the host part
+_HOST_PARTS = [(1 << (32 - prefixlen)) - 1 for prefixlen in range(33)]  # a subnet's last address less its first
+
+
+def _firsts(addresses: list[InterfaceAddress], prefixlens: list[int] | None = None) -> list[int]:
+    """The first address of each one's subnet, parsed and masked in C (no Python call per address)."""
+    prefixlens = list(map(_prefixlen_of, addresses)) if prefixlens is None else prefixlens
+    return list(map(and_, ipv4_ints(map(_address_of, addresses)), map(_NETWORK_MASKS.__getitem__, prefixlens)))
 
 
 def _spans(addresses: list[InterfaceAddress]) -> list[tuple[int, int]]:
-    """cidr_span(address.cidr) of each, without making the texts; the addresses parsed in C."""
-    spans = []
-    for value, address in zip(ipv4_ints([address.address for address in addresses]), addresses, strict=True):
-        size = 1 << (32 - address.prefixlen)
-        first = value & -size  # -size: every bit above the host part
-        spans.append((first, first + size - 1))
-    return spans
+    """cidr_span(address.cidr) of each, without making the texts, in C as `_firsts`."""
+    prefixlens = list(map(_prefixlen_of, addresses))
+    firsts = _firsts(addresses, prefixlens)
+    return list(zip(firsts, map(add, firsts, map(_HOST_PARTS.__getitem__, prefixlens)), strict=True))
 
 
 def _address_problems(c: Compiled) -> Iterable[Problem]:

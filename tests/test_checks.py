@@ -126,9 +126,19 @@ def _break_address(c, how: str) -> None:
     elif how == "NIC outside":
         port = c.fabric.devices["be-su01-leaf1"].ports["Ethernet1/1"]
         plan.interfaces[port] = InterfaceAddress("10.99.0.0", 31, "10.99.0.1")
+    elif how == "NIC outside, leaf as a":  # a host link built the other way round: the leaf's end is `a`
+        link = c.fabric.devices["be-su01-leaf1"].ports["Ethernet1/1"].link
+        link.a, link.b = link.b, link.a
+        plan.interfaces[link.a] = InterfaceAddress("10.99.0.0", 31, "10.99.0.1")
+    elif how == "uplink /31":  # an OOB uplink's /31 (another link kind) on a fabric link's
+        uplink = next(link for link in c.fabric.links if link.kind is LinkKind.UPLINK)
+        spine_end = plan.interfaces[leaf1.b]
+        plan.interfaces[uplink.b] = InterfaceAddress(spine_end.peer, 31, spine_end.address)
+    elif how == "link /8":  # an unused address, but its subnet (a prefix length of its own) covers the pools
+        plan.interfaces[leaf2.b] = InterfaceAddress("10.250.0.1", 8, None)
 
 
-@pytest.mark.parametrize("how", ["loopback", "link /31", "NIC block", "NIC outside", None])
+@pytest.mark.parametrize("how", ["loopback", "link /31", "NIC block", "NIC outside", "NIC outside, leaf as a", "uplink /31", "link /8", None])
 def test_address_clash_is_seen_without_labels(compiled, how):
     """addresses_unique labels problems only when its quick pass finds one: both must agree."""
     from fabricgen.checks import _address_problems, _addresses_clash
