@@ -306,3 +306,31 @@ def test_port_allocation_skips_cages_claimed_at_another_speed():
     assert hundreds[0].name == model.name_of("nxos", 1) and hundreds[-1].name == model.name_of("nxos", 29, 2, 100)
     assert four_hundreds[0].name == model.name_of("nxos", 30)
     assert {("nxos", 100), ("nxos", 400)} <= set(model.allocation_orders)
+
+
+def test_cable_ids_are_numbered_per_tier_and_widen_past_five_digits():
+    """connect_numbered: each series (links to a leaf, to a spine, to a core) counts from 1 on
+    its own, zero-padded to five digits or to its own count's width; both ends are wired."""
+    from fabricgen.design.graph import Device, Fabric, Port
+
+    fabric = Fabric("ids")
+    leaf, spine, core, node = (
+        fabric.add_device(Device(name, role, Network.BACKEND, "M", nos, 1))
+        for name, role, nos in (("leaf", Role.LEAF, "nxos"), ("spine", Role.SPINE, "nxos"), ("core", Role.CORE, "nxos"), ("node", Role.GPU_NODE, None))
+    )
+
+    def port(device, n):
+        return Port(device, f"p{n}", n, 0, 400)
+
+    host = [(LinkKind.HOST, port(node, n), port(leaf, n), None) for n in range(100_001)]
+    to_spine = [(LinkKind.FABRIC, port(leaf, -n), port(spine, n), "C1") for n in range(1, 3)]
+    to_core = [(LinkKind.FABRIC, port(spine, -n), port(core, n), None) for n in range(1, 4)]
+    links = [host[0], to_spine[0], to_core[0], *host[1:], to_spine[1], *to_core[1:]]  # the series interleaved
+    fabric.connect_numbered("BE-", Network.BACKEND, links)
+
+    assert [link.id for link in fabric.links[:3]] == ["BE-000001", "BE-S00001", "BE-C00001"]
+    assert [link.id for link in fabric.links[-3:]] == ["BE-S00002", "BE-C00002", "BE-C00003"]
+    assert fabric.links[-4].id == "BE-100001" and len({link.id for link in fabric.links}) == len(links)
+    for link, (kind, a, b, cable) in zip(fabric.links, links, strict=True):
+        assert (link.kind, link.a, link.b, link.cable, link.network) == (kind, a, b, cable, Network.BACKEND)
+        assert a.link is link and b.link is link and a.device.ports[a.name] is a and b.device.ports[b.name] is b

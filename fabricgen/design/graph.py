@@ -140,14 +140,19 @@ class Fabric:
         so growing one tier never renumbers another: links to a leaf `BE-00001`..., leaf to spine
         `BE-S00001`..., spine to core `BE-C00001`... (the builders add each tier in an order that
         only appends when the cluster grows)."""
-        keys = [_SERIES.get(b.device.role, "") if kind is LinkKind.FABRIC else "" for kind, _, b, _ in links]
+        fabric = LinkKind.FABRIC  # bound once: a member lookup on an Enum class costs 70 ns
+        keys = [_SERIES.get(b.device.role, "") if kind is fabric else "" for kind, _, b, _ in links]
         series = Counter(keys)
-        # each series' label format, zero-padded to its width, made once (e.g. "BE-S{:05d}".format)
-        label = {key: f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format for key, count in series.items()}
-        numbers = dict.fromkeys(series, 0)
+        # each series' next cable id, formatted in C, zero-padded to its width (e.g. "BE-S{:05d}".format over 1, 2, ...)
+        next_id = {key: map(f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format, range(1, count + 1)).__next__ for key, count in series.items()}
+        own = self.links
         for (kind, a, b, cable), key in zip(links, keys, strict=True):
-            numbers[key] += 1
-            self.connect(Link(label[key](numbers[key]), network, kind, a, b, cable))
+            link = Link(next_id[key](), network, kind, a, b, cable)
+            # what connect does, without a method call per link (440,000 at 131,072 GPUs)
+            a.link = b.link = link
+            a.device.ports[a.name] = a
+            b.device.ports[b.name] = b
+            own.append(link)
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
