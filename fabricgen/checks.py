@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from fabricgen.addressing import InterfaceAddress
 from fabricgen.catalog.model import PortGroup
 from fabricgen.compiled import Compiled
-from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
+from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Port, Role
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
@@ -102,12 +102,12 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
 def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
     """Sub-ports of a broken-out cage share one transceiver, so they must want the same one."""
     for device in c.fabric.switches():
-        optics: dict[int, tuple[str | None, str]] = {}
+        first_in: dict[int, Port] = {}  # cage -> its first port (not a tuple made per port)
         for port in device.ports.values():
-            first = optics.setdefault(port.cage, (port.optic, port.name))
-            if first[0] != port.optic:
+            first = first_in.setdefault(port.cage, port)
+            if first.optic != port.optic:
                 yield Problem(
-                    f"cage {port.cage} would need {first[0]} for {first[1]} and {port.optic} for this port; a cage holds one transceiver",
+                    f"cage {port.cage} would need {first.optic} for {first.name} and {port.optic} for this port; a cage holds one transceiver",
                     hint="use the same transceiver for host and fabric links (backend.optics), or a switch whose host and fabric ports are separate cages",
                     device=device.name,
                     port=port.name,
