@@ -23,7 +23,7 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
-from fabricgen.qos import GENERIC, INTENT, effective_qos, lossless_thresholds, pg_reserved_bytes
+from fabricgen.qos import GENERIC, INTENT, LosslessThresholds, effective_qos, lossless_thresholds, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
@@ -723,6 +723,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
         spec = plan.spec
         if not spec.qos.enabled:
             continue
+        thresholds = _Thresholds(spec)
         for device in c.fabric.switches():
             if device.network is not network or device.role not in FABRIC_ROLES:
                 continue
@@ -732,8 +733,8 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
                 continue  # qos_overrides_name_switches reports it
             platform = c.catalog.switches[device.model].qos
             override = spec.qos_overrides.get(device.name)
-            for speed in sorted({p.speed_gbps for p in device.ports.values() if p.front_panel}):
-                t = lossless_thresholds(qos, platform, speed)
+            for speed in sorted(_front_panel_speeds(device)):
+                t = thresholds.at(qos, device.model, platform, speed)
                 ecn, trigger = t.ecn, t.pfc_trigger_kbytes
                 if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
                     continue
@@ -756,6 +757,31 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")
             message += f"; the same on {len(devices) - 1} more switches ({shown})"
         yield Problem(message, hint=hint, field=field, device=devices[0])
+
+
+class _Thresholds:
+    """lossless_thresholds for the switches of one fabric: those on the fabric's own profile (no
+    override) share one answer per model and speed, worked out once (it builds pydantic models)."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+        self.shared: dict[tuple[str, int], LosslessThresholds] = {}
+
+    def at(self, qos: Qos, model: str, platform, speed: int) -> LosslessThresholds:
+        if qos is not self.spec.qos:  # an override's own profile
+            return lossless_thresholds(qos, platform, speed)
+        found = self.shared.get((model, speed))
+        if found is None:
+            found = self.shared[(model, speed)] = lossless_thresholds(qos, platform, speed)
+        return found
+
+
+_front_panel, _speed_of = attrgetter("front_panel"), attrgetter("speed_gbps")
+
+
+def _front_panel_speeds(device) -> set[int]:
+    """The speeds a switch's data ports run at (mgmt0 and console left out), collected in C."""
+    return set(map(_speed_of, filter(_front_panel, device.ports.values())))
 
 
 def _origin(source: str) -> str:
@@ -859,6 +885,7 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
         spec = plan.spec
         if not spec.qos.enabled:
             continue
+        thresholds = _Thresholds(spec)
         for device in c.fabric.switches():
             if device.network is not network or device.role not in FABRIC_ROLES:
                 continue
@@ -867,8 +894,8 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
             except ValidationError:
                 continue
             platform = c.catalog.switches[device.model].qos
-            for speed in {p.speed_gbps for p in device.ports.values() if p.front_panel}:
-                t = lossless_thresholds(qos, platform, speed)
+            for speed in _front_panel_speeds(device):
+                t = thresholds.at(qos, device.model, platform, speed)
                 if t.ecn_source == GENERIC:
                     generic[(device.model, "ECN")].add(speed)
                 if t.trigger_source == GENERIC:
