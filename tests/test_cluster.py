@@ -335,3 +335,20 @@ def test_pinning_fewer_oob_switches_than_rows_says_why(write_intent):
     with pytest.raises(DesignError) as caught:
         compile_intent(path)
     assert "the cluster needs 10 N9K-C93108TC-FX3 OOB switches (every row has its own), the intent pins 4" in caught.value.report()
+
+
+def test_oob_port_counts_are_the_ports_cabled(whitepaper):
+    """The OOB layout counts each device's management ports without making them: the count is
+    the number of ports build_oob cables, for every kind of device on the OOB network."""
+    from fabricgen.design.graph import Device
+    from fabricgen.design.oob import _endpoint_port_count, _endpoint_ports
+
+    compiled = whitepaper[256].compiled
+    devices = [d for d in compiled.fabric.devices.values() if d.role is not Role.MANAGEMENT_CORE and d.role is not Role.OOB_SWITCH]
+    devices.append(Device("pdu-r01-01-1", Role.PDU, Network.OOB, "PDU", None, 1))
+    assert {d.role for d in devices} >= {*SERVER_ROLES, Role.LEAF, Role.SPINE, Role.CONSOLE_SERVER, Role.PDU}
+    for device in devices:
+        assert _endpoint_port_count(compiled.catalog, device) == len(_endpoint_ports(compiled.catalog, device)), device.name
+    node = compiled.fabric.devices["gpu0001"]  # and a GPU node's count is its management links as built
+    cabled = [p for p in node.ports.values() if p.link.kind is LinkKind.MANAGEMENT]
+    assert _endpoint_port_count(compiled.catalog, node) == len(cabled) >= 1

@@ -262,7 +262,7 @@ def _layout(
     for block in sorted(blocks):
         members = blocks[block]
         if block == 0 or by_row:  # what does not grow with the GPU count: as many as there are
-            copper_need = {c: sum(len(_endpoint_ports(catalog, d)) for d in devices) for c, devices in members.copper.items()}
+            copper_need = {c: sum(_endpoint_port_count(catalog, d) for d in devices) for c, devices in members.copper.items()}
             line_need = {c: len(d) for c, d in members.lines.items()}
         else:  # a unit reserves its full size
             spines = units.spines_per_pod if units.pod_sus and (block - 1) % units.pod_sus == 0 else 0
@@ -280,7 +280,7 @@ def _layout(
                 "host-spine": units.host_spines_per_su,
             }
             for category, devices in members.copper.items():  # never fewer than there are
-                copper_need[category] = max(copper_need[category], sum(len(_endpoint_ports(catalog, d)) for d in devices))
+                copper_need[category] = max(copper_need[category], sum(_endpoint_port_count(catalog, d) for d in devices))
             for category, devices in members.lines.items():
                 line_need[category] = max(line_need[category], len(devices))
         # room for the OOB switches and console servers that start inside the block (each
@@ -581,6 +581,14 @@ def build_oob(
         copper_cages=copper_cages,
         switch_rows=switch_rows,
     ), problems
+
+
+def _endpoint_port_count(catalog: Catalog, device: Device) -> int:
+    """len(_endpoint_ports(catalog, device)), without making the ports."""
+    if device.role in SERVER_ROLES:
+        node = catalog.nodes[device.model]
+        return sum(ports.count for ports in (node.bmc, node.mgmt) if ports is not None)
+    return 1
 
 
 def _endpoint_ports(catalog: Catalog, device: Device) -> list[Port]:
