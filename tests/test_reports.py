@@ -15,6 +15,8 @@ from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports._csv import csv_text
 from fabricgen.reports.bom import _network_section, bom_rows
+from fabricgen.reports.ip_plan import COLUMNS as COLUMNS_IP_PLAN
+from fabricgen.reports.ip_plan import ip_plan_rows, render_ip_plan
 from fabricgen.reports.topology import _one_per_line
 from tests.conftest import INTENTS, REPO
 
@@ -109,6 +111,36 @@ def test_ip_plan_lists_every_address(whitepaper):
     assert len(management) == len(plan.management) and all(r["network"] == "oob" and r["gateway"] for r in management)
     own = [r for r in rows if r["kind"] != "anycast-gateway"]  # a gateway is shared by its segment's leaves
     assert len({r["address"] for r in own}) == len(own)
+
+
+def written_by_csv(header, rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("nic_addressing", ["p2p", "subnet"])
+def test_ip_plan_is_its_rows_as_csv_writes_them(whitepaper, write_intent, nic_addressing):
+    # render_ip_plan formats each port's line itself and takes the peer's address from address.peer:
+    # it must be csv.writer over ip_plan_rows, which looks each peer up (EVPN segments, OOB, subnet mode)
+    builds = [whitepaper[512]] if nic_addressing == "p2p" else []
+    builds.append(compile_intent(write_intent(f"gpus: 64\noob: {{}}\nbackend: {{nic_addressing: {nic_addressing}}}\n")))
+    for build in builds:
+        rows = ip_plan_rows(build.compiled)
+        assert {row[4] for row in rows} >= {"loopback", "fabric", "nic", "management", "management-gateway"}
+        assert build.files["ip-plan.csv"].decode() == written_by_csv(COLUMNS_IP_PLAN, rows)
+
+
+def test_ip_plan_quotes_a_name_csv_would_quote(write_intent):
+    # a name that passed no trust check (names cannot hold commas): the plan falls back to csv's writer
+    build = compile_intent(write_intent("gpus: 32\n"))
+    port = next(p for p in build.fabric.devices["be-spine01"].ports.values() if p in build.addresses.interfaces)
+    port.name = 'Ethernet1/1,"x"'
+    text = render_ip_plan(build.compiled)["ip-plan.csv"]
+    assert 'be-spine01,"Ethernet1/1,""x""",' in text
+    assert text == written_by_csv(COLUMNS_IP_PLAN, ip_plan_rows(build.compiled))
 
 
 def test_topology_json_is_the_graph(whitepaper):
