@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 
 from fabricgen import secrets as secret_uses
 from fabricgen.compiled import Compiled
@@ -49,6 +50,9 @@ def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = Non
     return {"summary.md": text}
 
 
+NETWORK_KIND_ROLE = attrgetter("network", "kind", "a.device.role")
+
+
 @dataclass(frozen=True)
 class _LinkCounts:
     """Links by kind, by (network, kind), and fabric links by (network, role of the lower end),
@@ -60,15 +64,15 @@ class _LinkCounts:
 
     @staticmethod
     def of(links: list[Link]) -> _LinkCounts:
-        # one pass, counting the enum members themselves (no .value per link), fabric links by their lower end's role
-        counted = Counter((link.network, link.kind, link.a.device.role if link.kind is LinkKind.FABRIC else None) for link in links)
+        # one pass in C, counting the enum members themselves (no .value per link) by the role of the lower end
+        counted = Counter(map(NETWORK_KIND_ROLE, links))
         kinds: Counter[str] = Counter()
         by_network: Counter[tuple[str, str]] = Counter()
         tiers: Counter[tuple[str, str]] = Counter()
         for (network, kind, role), n in counted.items():
             kinds[kind.value] += n
             by_network[(network.value, kind.value)] += n
-            if role is not None:
+            if kind is LinkKind.FABRIC:
                 tiers[(network.value, role.value)] += n
         return _LinkCounts(kinds, by_network, tiers)
 
