@@ -30,8 +30,8 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
                 continue
             address = interface_of(port)
             if address is not None:
-                kind = "nic" if server else link.kind
-                gateway = gateway_of(port, "")
+                # gateways are the NICs' (AddressPlan.gateways): a switch port's is not looked up
+                kind, gateway = ("nic", gateway_of(port, "")) if server else (link.kind, "")
             else:
                 address = management_of(port)
                 if address is None:
