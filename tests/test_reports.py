@@ -15,6 +15,8 @@ from fabricgen.design.graph import Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports._csv import csv_text
 from fabricgen.reports.bom import _network_section, bom_rows
+from fabricgen.reports.cabling import COLUMNS as COLUMNS_CABLING
+from fabricgen.reports.cabling import cabling_rows, render_cabling
 from fabricgen.reports.ip_plan import COLUMNS as COLUMNS_IP_PLAN
 from fabricgen.reports.ip_plan import ip_plan_rows, render_ip_plan
 from fabricgen.reports.topology import _one_per_line
@@ -141,6 +143,16 @@ def test_ip_plan_quotes_a_name_csv_would_quote(write_intent):
     text = render_ip_plan(build.compiled)["ip-plan.csv"]
     assert 'be-spine01,"Ethernet1/1,""x""",' in text
     assert text == written_by_csv(COLUMNS_IP_PLAN, ip_plan_rows(build.compiled))
+
+
+def test_cabling_csv_is_its_rows_as_csv_writes_them(whitepaper, write_intent):
+    # render_cabling joins each row itself and has joined_csv check the text: it must be what csv.writer writes
+    build = whitepaper[512]
+    assert build.files["cabling.csv"].decode() == written_by_csv(COLUMNS_CABLING, cabling_rows(build.compiled))
+    build = compile_intent(write_intent("gpus: 32\n"))
+    build.fabric.links[0].a.name = 'Ethernet1/1,"x"'  # past every trust check: csv quotes it
+    text = render_cabling(build.compiled)["cabling.csv"]
+    assert ',"Ethernet1/1,""x""",' in text and text == written_by_csv(COLUMNS_CABLING, cabling_rows(build.compiled))
 
 
 def test_topology_json_is_the_graph(whitepaper):
