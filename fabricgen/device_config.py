@@ -429,7 +429,7 @@ def _device_config(
                 port.cage,
                 port.sub,
                 mtu,
-                address.cidr if address else None,  # address
+                f"{address.address}/{address.prefixlen}" if address else None,  # address: its cidr, without a property call per port
                 access_vlan,
                 qos_on,  # lossless
                 bfd_on and fabric_link,  # bfd
