@@ -25,7 +25,7 @@ Per NIC, from the fabric it is cabled to (backend, frontend or storage):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import NamedTuple
 
 from fabricgen.catalog.model import NodeModel
 from fabricgen.compiled import Compiled
@@ -120,8 +120,8 @@ def _port_sets(model: NodeModel) -> dict[str, str]:
     return {ports.port_name(n): kind for kind in PORT_SETS if (ports := getattr(model, kind)) is not None for n in range(1, ports.ports + 1)}
 
 
-class _NicQos(TypedDict):
-    """HostNic's QoS fields, as one leaf's profile gives them to its NICs of one port set."""
+class _NicQos(NamedTuple):
+    """HostNic's QoS fields, in its order, as one leaf's profile gives them to its NICs of one port set."""
 
     qos: bool
     lossless_priorities: tuple[int, ...]
@@ -193,24 +193,26 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         qos_key = (leaf.device.name, kind)
         if qos_key not in shared.qos:
             shared.qos[qos_key] = _nic_qos(configs[leaf.device.name].qos, kind)
+        # the fields in their declared order, named in the comments: matching 23 keywords cost
+        # 1 us a NIC, 0.13 s over the 131,072 NICs at 131,072 GPUs
         nics.append(
             HostNic(
-                port=port.name,
-                port_set=kind,
-                network=_NETWORK_NAMES[network],
-                nic=ports_of.nic,
-                family=ports_of.nic_family,
-                switch=leaf.device.name,
-                switch_port=leaf.name,
-                cable=link.id,
-                speed_gbps=port.speed_gbps,
-                address=address.address,
-                prefixlen=address.prefixlen,
-                gateway=gateway,
-                mtu=plan.spec.host_mtu,
-                table=table,
-                routes=tuple(routes),
-                **shared.qos[qos_key],
+                port.name,
+                kind,  # port_set
+                _NETWORK_NAMES[network],
+                ports_of.nic,
+                ports_of.nic_family,  # family
+                leaf.device.name,  # switch
+                leaf.name,  # switch_port
+                link.id,  # cable
+                port.speed_gbps,
+                address.address,
+                address.prefixlen,
+                gateway,
+                plan.spec.host_mtu,  # mtu
+                *shared.qos[qos_key],  # qos ... lossless_bandwidth_percent
+                table,
+                tuple(routes),
             )
         )
     families = {nic.family for nic in nics}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
-from fabricgen.host_config import _subnet_of
+from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.units import network_text
 
 
@@ -18,3 +20,25 @@ def test_a_slash_31_subnet_starts_at_its_even_address():
     assert _subnet_of("10.4.0.9", 31) == "10.4.0.8/31"
     assert _subnet_of("10.4.0.8", 31) == "10.4.0.8/31"
     assert _subnet_of("10.4.1.130", 25) == "10.4.1.128/25"
+
+
+def test_a_nics_qos_fields_fill_hostnics_qos_fields_in_order():
+    """_host_config builds HostNic positionally, the QoS fields spliced in from a _NicQos."""
+    names = [f.name for f in fields(HostNic)]
+    start = names.index("qos")
+    assert names[start : start + len(_NicQos._fields)] == list(_NicQos._fields)
+    assert names[start + len(_NicQos._fields) :] == ["table", "routes"]
+
+
+def test_a_hostnic_built_positionally_carries_each_value_in_its_field(whitepaper):
+    build = whitepaper[256]
+    nic = next(iter(build.hosts.values())).nics[0]
+    leaf = build.configs[nic.switch]
+    port = next(i for i in leaf.interfaces if i.name == nic.switch_port)
+    assert nic.network == "backend" and nic.port_set == "backend"
+    assert port.description.startswith(f"{nic.cable} to ") and nic.speed_gbps == port.speed_gbps
+    assert f"{nic.gateway}/{nic.prefixlen}" == port.address and nic.cidr != port.address
+    assert nic.mtu <= port.mtu and nic.table == 101
+    assert nic.qos and nic.lossless_priorities == leaf.qos.lossless_priorities
+    assert dict(nic.dscp_to_priority) == leaf.qos.dscp_to_priority and nic.cnp_priority == leaf.qos.cnp_priority
+    assert nic.routes[-1].via == nic.gateway and nic.routes[-1].table == nic.table
