@@ -15,7 +15,7 @@ from operator import attrgetter
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiled import Compiled
 from fabricgen.design.evpn import EvpnPlan
-from fabricgen.design.graph import Device, LinkKind, Port, Role
+from fabricgen.design.graph import Device, LinkKind, Network, Port, Role
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import (
@@ -273,6 +273,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     configs = {}
     switches = list(c.fabric.switches())
     announced = _announced_prefixes(switches)
+    transit = {network: _transit_policy(c, network) for network in announced}  # BGP policies shared per network
     systems: dict = {}  # one management section per (network, role), shared by its switches
     defaults: dict[tuple[str, str], dict[str, int]] = {}  # per (flavour, release), shared likewise
     breakouts_of: dict[tuple, tuple[Breakout, ...]] = {}  # per (model, NOS, broken-out cages), shared likewise
@@ -289,7 +290,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         if device.role is Role.OOB_SWITCH:
             configs[device.name] = _oob_config(c, device, systems[key], written_for)
         else:
-            configs[device.name] = _device_config(c, device, announced[device.network], systems[key], written_for, breakouts_of)
+            configs[device.name] = _device_config(c, device, announced[device.network], transit[device.network], systems[key], written_for, breakouts_of)
     return configs
 
 
@@ -304,17 +305,23 @@ def _announced_prefixes(switches: list[Device]) -> dict:
     return counts
 
 
-def _policy(c: Compiled, device: Device, networks: tuple[str, ...], originated: tuple[str, ...]) -> BgpPolicy:
-    """Inbound: the network's pools. Outbound: a leaf its loopback and VTEP (exactly) and its
-    NIC block (the aggregate or subnet, `le 32` so the summary's own entry matches)."""
-    pools = c.plan_of(device.network).spec.pools
-    vteps = pools.vteps if c.evpn_of(device.network) is not None else None
+def _transit_policy(c: Compiled, network: Network) -> BgpPolicy:
+    """Every spine's and core's policy in a network, made once: accept the network's pools,
+    announce everything accepted. A leaf accepts the same."""
+    pools = c.plan_of(network).spec.pools
+    vteps = pools.vteps if c.evpn_of(network) is not None else None
     own_pools = [pools.loopbacks, vteps, getattr(pools, "gpu_nics", None) or getattr(pools, "hosts", None)]
     accept = tuple(PrefixRule(str(pool), 32) for pool in own_pools if pool is not None)
+    return BgpPolicy(accept=accept, announce=accept)
+
+
+def _policy(transit: BgpPolicy, device: Device, networks: tuple[str, ...], originated: tuple[str, ...]) -> BgpPolicy:
+    """Inbound: the network's pools. Outbound: a leaf its loopback and VTEP (exactly) and its
+    NIC block (the aggregate or subnet, `le 32` so the summary's own entry matches)."""
     if device.role is not Role.LEAF:
-        return BgpPolicy(accept=accept, announce=accept)
+        return transit
     announce = tuple(PrefixRule(prefix) for prefix in networks) + tuple(PrefixRule(prefix, 32) for prefix in originated)
-    return BgpPolicy(accept=accept, announce=announce)
+    return BgpPolicy(accept=transit.accept, announce=announce)
 
 
 def _management(c: Compiled, device: Device) -> ManagementConfig | None:
@@ -387,9 +394,16 @@ def _oob_config(c: Compiled, device: Device, system: Management | None, written_
 
 
 def _device_config(
-    c: Compiled, device: Device, announced: int, system: Management | None, written_for: dict, breakouts_of: dict[tuple, tuple[Breakout, ...]]
+    c: Compiled,
+    device: Device,
+    announced: int,
+    transit: BgpPolicy,
+    system: Management | None,
+    written_for: dict,
+    breakouts_of: dict[tuple, tuple[Breakout, ...]],
 ) -> DeviceConfig:
-    """A leaf, spine or core. `breakouts_of`: the Breakout tuples made so far, by (model, NOS,
+    """A leaf, spine or core. `transit`: its network's spine and core policy (frozen, shared).
+    `breakouts_of`: the Breakout tuples made so far, by (model, NOS,
     broken-out cages and speeds), shared by the switches alike (frozen, never changed)."""
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
@@ -508,7 +522,7 @@ def _device_config(
             aggregates=aggregates,
             maximum_paths=max(1, min(uplink_paths, model.max_ecmp_paths)),
             bfd=backend.bfd.enabled,
-            policy=_policy(c, device, networks, redistribute),
+            policy=_policy(transit, device, networks, redistribute),
             allowas_in=1 if fabric_plan.leaf_asns_per_pod and device.role is Role.LEAF else 0,
             gtsm=security.gtsm,
             tcp_ao=security.tcp_ao,
