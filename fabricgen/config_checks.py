@@ -116,13 +116,16 @@ def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iter
     switches, not once per parallel link."""
     seen: set[tuple[str, str]] = set()
     # what qos_differences compares, per switch: equal profiles have no difference, so only the
-    # hops between unequal ones (none in a uniform fabric) are compared field by field
-    profile = {name: _lossless_profile(config.qos) for name, config in configs.items()}
+    # hops between unequal ones (none in a uniform fabric) are compared field by field; each
+    # distinct profile is numbered, so a hop costs one comparison of two ints
+    numbers: dict[tuple | None, int] = {}
+    profile = {name: numbers.setdefault(_lossless_profile(config.qos), len(numbers)) for name, config in configs.items()}
     for link in c.fabric.links:
         if link.kind is not LinkKind.FABRIC:
             continue
         a_name, b_name = link.a.device.name, link.b.device.name
-        if a_name not in configs or b_name not in configs or profile[a_name] == profile[b_name] or (a_name, b_name) in seen:
+        a_profile, b_profile = profile.get(a_name), profile.get(b_name)
+        if a_profile is None or b_profile is None or a_profile == b_profile or (a_name, b_name) in seen:
             continue
         a, b = configs[a_name], configs[b_name]
         differences = qos_differences(a.qos, b.qos)
@@ -183,10 +186,11 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
 
 
 def _lossless_profile(qos: QosConfig | None) -> tuple | None:
-    """Everything qos_differences compares, as one value: equal values, no differences."""
+    """Everything qos_differences compares, as one hashable value: equal values, no differences
+    (the DSCP map as a frozenset of its items: equal exactly when the dicts are)."""
     if qos is None:
         return None
-    return (qos.lossless_priorities, qos.dscp_to_priority, qos.cnp_priority)
+    return (qos.lossless_priorities, frozenset(qos.dscp_to_priority.items()), qos.cnp_priority)
 
 
 def qos_differences(a, b) -> list[str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
+from fabricgen.config_checks import _lossless_profile, qos_differences
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.units import network_text
 
@@ -42,3 +43,14 @@ def test_a_hostnic_built_positionally_carries_each_value_in_its_field(whitepaper
     assert nic.qos and nic.lossless_priorities == leaf.qos.lossless_priorities
     assert dict(nic.dscp_to_priority) == leaf.qos.dscp_to_priority and nic.cnp_priority == leaf.qos.cnp_priority
     assert nic.routes[-1].via == nic.gateway and nic.routes[-1].table == nic.table
+
+
+def test_lossless_profiles_are_equal_exactly_when_qos_differences_finds_nothing(whitepaper):
+    """lossless_class_agrees compares each switch's profile, hashed, before qos_differences."""
+    qos = next(config.qos for config in whitepaper[256].configs.values() if config.qos is not None)
+    same = replace(qos)
+    same.__dict__["dscp_to_priority"] = dict(reversed(qos.dscp_to_priority.items()))  # equal dict, other order
+    variants = [replace(qos, cnp_dscp=(46,)), replace(qos, cnp_priority=5), replace(qos, lossless_priority=4), None]
+    assert _lossless_profile(same) == _lossless_profile(qos) and not qos_differences(same, qos)
+    for other in variants:
+        assert _lossless_profile(other) != _lossless_profile(qos) and qos_differences(other, qos)
