@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 
 from fabricgen.compiled import Compiled
 from fabricgen.design.graph import LinkKind, Network
@@ -18,6 +19,7 @@ from fabricgen.errors import Problem
 from fabricgen.host_config import HostConfig
 
 VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 bytes
+_mtu_of = attrgetter("mtu")
 
 
 def segments_agree(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
@@ -83,15 +85,18 @@ def mtu_carries_hosts(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable
     carry it plus the 50-byte VXLAN encapsulation. One problem per fabric and shortfall, naming
     the first hop that is short and how many others are."""
     short: dict[tuple[Network, int, int], list[tuple[str, str]]] = defaultdict(list)
+    # per network that carries servers (not the OOB one), by a config's name for it: what a host
+    # port and a fabric port must carry
+    needs = {network.value: (plan.spec.host_mtu, plan.spec.host_mtu + (VXLAN_OVERHEAD if c.evpn_of(network) else 0)) for network, plan in c.plans.items()}
     for config in configs.values():
-        try:
-            network = Network(config.network)
-            plan = c.plan_of(network)
-        except (ValueError, KeyError):
+        if config.network not in needs:
             continue  # OOB switches carry no server traffic
-        overlay = c.evpn_of(network) is not None
+        host_needs, fabric_needs = needs[config.network]
+        if min(map(_mtu_of, config.interfaces), default=fabric_needs) >= fabric_needs:
+            continue  # every port carries what any port needs: found in C, no Python step per port
+        network = Network(config.network)
         for i in config.interfaces:
-            needed = plan.spec.host_mtu + (VXLAN_OVERHEAD if overlay and i.kind == "fabric" else 0)
+            needed = fabric_needs if i.kind == "fabric" else host_needs
             if i.mtu < needed:
                 short[(network, i.mtu, needed)].append((config.hostname, i.name))
     for (network, mtu, needed), hops in short.items():

@@ -6,7 +6,8 @@ from dataclasses import fields, replace
 
 import pytest
 
-from fabricgen.config_checks import _lossless_profile, qos_differences
+from fabricgen.config_checks import _lossless_profile, mtu_carries_hosts, qos_differences
+from fabricgen.design.graph import Network, Role
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.units import network_text
 
@@ -54,3 +55,17 @@ def test_lossless_profiles_are_equal_exactly_when_qos_differences_finds_nothing(
     assert _lossless_profile(same) == _lossless_profile(qos) and not qos_differences(same, qos)
     for other in variants:
         assert _lossless_profile(other) != _lossless_profile(qos) and qos_differences(other, qos)
+
+
+def test_one_port_below_the_host_mtu_is_found_past_the_every_port_fits_shortcut(whitepaper):
+    """mtu_carries_hosts skips a switch whose smallest port MTU fits; one short port must not be skipped."""
+    build = whitepaper[256]
+    configs = dict(build.configs)
+    leaf = next(config for config in configs.values() if config.role is Role.LEAF)
+    host_mtu = build.compiled.plan_of(Network.BACKEND).spec.host_mtu
+    short = replace(leaf.interfaces[-1], mtu=host_mtu - 1)
+    configs[leaf.hostname] = replace(leaf, interfaces=(*leaf.interfaces[:-1], short))
+    assert not list(mtu_carries_hosts(build.compiled, build.configs))
+    [problem] = mtu_carries_hosts(build.compiled, configs)
+    assert (problem.device, problem.port) == (leaf.hostname, short.name)
+    assert f"MTU {host_mtu - 1} is below the {host_mtu} bytes" in problem.message
