@@ -347,22 +347,23 @@ def _oob_config(c: Compiled, device: Device, system: Management | None, written_
     for port in sorted((p for p in device.ports.values() if p.front_panel), key=_front_panel_order):
         link = port.link
         assert link is not None
-        peer = link.other(port)
+        peer = link.b if port is link.a else link.a
         uplink = link.kind is LinkKind.UPLINK
         address = plan.interfaces.get(port) if uplink else None
+        # positional, as in _device_config: 11,000 ports at 32,768 GPUs
         interfaces.append(
             InterfaceConfig(
-                name=port.name,
-                description=f"{link.id} to {peer.device.name} {peer.name}",
-                kind=link.kind.value,
-                speed_gbps=port.speed_gbps,
-                cage=port.cage,
-                sub=port.sub,
-                mtu=1500 if not uplink else 9216,
-                address=address.cidr if address else None,
-                access_vlan=None if uplink else oob.vlan,
-                lossless=False,
-                bfd=False,
+                port.name,
+                f"{link.id} to {peer.device.name} {peer.name}",  # description
+                _KIND_NAMES[link.kind],
+                port.speed_gbps,
+                port.cage,
+                port.sub,
+                1500 if not uplink else 9216,  # mtu
+                f"{address.address}/{address.prefixlen}" if address else None,  # address: its cidr
+                None if uplink else oob.vlan,  # access_vlan
+                False,  # lossless
+                False,  # bfd
             )
         )
         if uplink and address is not None:
