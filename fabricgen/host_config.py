@@ -34,6 +34,7 @@ from fabricgen.device_config import DeviceConfig, QosConfig
 from fabricgen.units import network_text
 
 PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
+_PORT_SET_ORDER = {kind: i for i, kind in enumerate(PORT_SETS)}
 TABLE_BASE = {Network.BACKEND: 100, Network.FRONTEND: 200, Network.STORAGE: 300}
 METRIC_STEP = 100
 RDMA_ROLES = frozenset({Role.GPU_NODE, Role.STORAGE_NODE})  # management nodes get netplan only
@@ -159,10 +160,10 @@ def _nic_qos(qos: QosConfig | None, kind: str) -> _NicQos:
 
 def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str, str], configs: dict[str, DeviceConfig], shared: _Shared) -> HostConfig:
     model = c.catalog.nodes[device.model]
-    order = {kind: i for i, kind in enumerate(PORT_SETS)}
+    addresses, gateways = c.addresses.interfaces, c.addresses.gateways
     addressed = sorted(
-        (p for p in ports if p in c.addresses.interfaces and p in c.addresses.gateways),
-        key=lambda p: (order[sets[p.name]], p.cage, p.sub, p.name),
+        (p for p in ports if p in addresses and p in gateways),
+        key=lambda p: (_PORT_SET_ORDER[sets[p.name]], p.cage, p.sub, p.name),
     )
     numbers: dict[Network, int] = {}
     main_routes: dict[Network, int] = {}  # routes already in the main table, per network
@@ -171,13 +172,13 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
     for port in addressed:
         link = port.link
         assert link is not None
-        leaf = link.other(port)
+        leaf = link.b if port is link.a else link.a  # link.other(port), without a method call per NIC
         network = link.network
-        plan = c.plan_of(network)
+        plan = c.plans[network]
         kind = sets[port.name]
         ports_of = getattr(model, kind)
-        address = c.addresses.interfaces[port]
-        gateway = c.addresses.gateways[port]
+        address = addresses[port]
+        gateway = gateways[port]
         numbers[network] = numbers.get(network, 0) + 1
         table = TABLE_BASE[network] + numbers[network]
         subnet = _subnet_of(address.address, address.prefixlen)
