@@ -21,6 +21,7 @@ from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdo
 from fabricgen.qos import (
     NXOS_PAUSE_POLICY_ABOVE_M,
     LosslessBuffer,
+    LosslessThresholds,
     PausePolicy,
     cable_length_bucket,
     effective_qos,
@@ -261,6 +262,15 @@ class DeviceConfig:
         return (self.bgp.secret_names() if self.bgp else set()) | (self.system.secret_names() if self.system else set())
 
 
+@dataclass
+class _Shared:
+    """What switches alike have in common, made once per build (frozen values, never changed)."""
+
+    breakouts: dict[tuple, tuple[Breakout, ...]] = field(default_factory=dict)  # (model, NOS, broken-out cages and speeds) ->
+    thresholds: dict[tuple[Network, str, int], LosslessThresholds] = field(default_factory=dict)  # (network, model, speed), no override ->
+    headroom: dict[tuple[int, int, int, int], LosslessBuffer] = field(default_factory=dict)  # (speed, cable bucket, MTU, MAC/PHY delay) ->
+
+
 _PEER_GROUPS = {Role.LEAF: "LEAVES", Role.SPINE: "SPINES", Role.CORE: "CORES"}
 _GROUP_ROLES = {name: role for role, name in _PEER_GROUPS.items()}
 _KIND_NAMES = {kind: kind.value for kind in LinkKind}  # an enum's .value is a property: slow per port
@@ -276,7 +286,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
     transit = {network: _transit_policy(c, network) for network in announced}  # BGP policies shared per network
     systems: dict = {}  # one management section per (network, role), shared by its switches
     defaults: dict[tuple[str, str], dict[str, int]] = {}  # per (flavour, release), shared likewise
-    breakouts_of: dict[tuple, tuple[Breakout, ...]] = {}  # per (model, NOS, broken-out cages), shared likewise
+    shared = _Shared()
     for device in switches:
         key = (device.network, device.role)
         if key not in systems:
@@ -290,7 +300,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         if device.role is Role.OOB_SWITCH:
             configs[device.name] = _oob_config(c, device, systems[key], written_for)
         else:
-            configs[device.name] = _device_config(c, device, announced[device.network], transit[device.network], systems[key], written_for, breakouts_of)
+            configs[device.name] = _device_config(c, device, announced[device.network], transit[device.network], systems[key], written_for, shared)
     return configs
 
 
@@ -401,11 +411,9 @@ def _device_config(
     transit: BgpPolicy,
     system: Management | None,
     written_for: dict,
-    breakouts_of: dict[tuple, tuple[Breakout, ...]],
+    shared: _Shared,
 ) -> DeviceConfig:
-    """A leaf, spine or core. `transit`: its network's spine and core policy (frozen, shared).
-    `breakouts_of`: the Breakout tuples made so far, by (model, NOS,
-    broken-out cages and speeds), shared by the switches alike (frozen, never changed)."""
+    """A leaf, spine or core. `transit`: its network's spine and core policy (frozen, shared)."""
     fabric_plan = c.plan_of(device.network)
     backend = fabric_plan.spec  # the backend's or a frontend/storage fabric's settings
     plan = c.addresses
@@ -477,8 +485,8 @@ def _device_config(
 
     broken_out = tuple(sorted({port.cage: port.speed_gbps for port in ports if port.sub}.items()))
     shape = (device.model, device.nos, broken_out)
-    if shape not in breakouts_of:  # the switches of a model break out alike: one tuple for all of them
-        breakouts_of[shape] = tuple(
+    if shape not in shared.breakouts:  # the switches of a model break out alike: one tuple for all of them
+        shared.breakouts[shape] = tuple(
             Breakout(
                 cage,
                 model.group_of(cage).fanout_at(speed),  # type: ignore[union-attr]
@@ -487,7 +495,7 @@ def _device_config(
             )
             for cage, speed in broken_out
         )
-    breakouts = breakouts_of[shape]
+    breakouts = shared.breakouts[shape]
     loopback = plan.loopbacks[device.name]
     security = backend.bgp_security
     maximum_prefix = -(-announced * (100 + security.maximum_prefix_margin_percent) // 100)
@@ -530,7 +538,7 @@ def _device_config(
             maximum_prefix_restart_min=security.maximum_prefix_restart_min,
         ),
         bfd=backend.bfd,
-        qos=_qos_config(backend, device, ports, model) if qos_on else None,
+        qos=_qos_config(backend, device, ports, model, shared) if qos_on else None,
         hardware=model,
         management=_management(c, device),
         network=device.network.value,
@@ -573,7 +581,7 @@ def _evpn_config(c: Compiled, device: Device, overlay: EvpnPlan, interfaces: lis
     )
 
 
-def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> QosConfig:
+def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, shared: _Shared) -> QosConfig:
     """The switch's effective profile; ECN and PFC trigger per speed from the intent, else the
     switch model's published values; headroom per port from its cable in the cabling plan, or the
     profile's `cable_length_m` without a layout, rounded up to a bucket, plus the model's MAC/PHY
@@ -584,11 +592,17 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
     speeds = sorted(counts)
     main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
-    headroom: dict[tuple[int, int], LosslessBuffer] = {}  # one object per (speed, bucket)
+    headroom: dict[tuple[int, int], LosslessBuffer] = {}  # (speed, bucket) -> the build's one object for it
     policies: dict[tuple[int, int], PausePolicy] = {}
     buffers = {}
     pause_policies = {}
-    thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
+    if qos is spec.qos:  # no override: the same thresholds as every switch of this model in the fabric
+        for s in speeds:
+            if (device.network, device.model, s) not in shared.thresholds:
+                shared.thresholds[device.network, device.model, s] = lossless_thresholds(qos, platform, s)
+        thresholds = {s: shared.thresholds[device.network, device.model, s] for s in speeds}
+    else:
+        thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
     always = qos.pause_thresholds == "always"
     buckets: dict[float, int] = {}  # cable length -> its bucket: a handful of lengths per switch
     for port in ports:
@@ -597,7 +611,10 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel) -> 
             buckets[length] = cable_length_bucket(length)
         key = (port.speed_gbps, buckets[length])
         if key not in headroom:
-            headroom[key] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
+            made = (*key, spec.mtu, delay)
+            if made not in shared.headroom:
+                shared.headroom[made] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
+            headroom[key] = shared.headroom[made]
         buffers[port.name] = headroom[key]
         if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
             if key not in policies:

@@ -9,6 +9,7 @@ import pytest
 from fabricgen.config_checks import _lossless_profile, mtu_carries_hosts, qos_differences
 from fabricgen.design.graph import Network, Role
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
+from fabricgen.pipeline import compile_intent
 from fabricgen.units import network_text
 
 
@@ -69,3 +70,20 @@ def test_one_port_below_the_host_mtu_is_found_past_the_every_port_fits_shortcut(
     [problem] = mtu_carries_hosts(build.compiled, configs)
     assert (problem.device, problem.port) == (leaf.hostname, short.name)
     assert f"MTU {host_mtu - 1} is below the {host_mtu} bytes" in problem.message
+
+
+def test_a_switch_with_a_qos_override_gets_its_own_thresholds_the_rest_share_theirs(write_intent):
+    """build_device_configs works a model's thresholds out once per fabric, for switches without an override."""
+    build = compile_intent(write_intent("gpus: 64\nbackend:\n  qos_overrides:\n    be-su01-leaf3:\n      pfc_trigger_kbytes: {400G: 5000}\n"))
+    plain = compile_intent(write_intent("gpus: 64\n", name="plain"))
+    overridden = build.configs["be-su01-leaf3"].qos
+    assert (overridden.pfc_trigger_kbytes, overridden.trigger_source) == ({400: 5000}, {400: "the intent"})
+    assert plain.configs["be-su01-leaf3"].qos.pfc_trigger_kbytes == {400: 4000}
+    for name, config in build.configs.items():
+        if config.qos is not None and name != "be-su01-leaf3":
+            expected = plain.configs[name].qos
+            assert (config.qos.pfc_trigger_kbytes, config.qos.trigger_source, config.qos.ecn) == (
+                expected.pfc_trigger_kbytes,
+                expected.trigger_source,
+                expected.ecn,
+            ), name
