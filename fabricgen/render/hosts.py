@@ -23,7 +23,7 @@ from netaddr import IPNetwork
 
 from fabricgen import version
 from fabricgen.host_config import HostConfig, HostNic
-from fabricgen.render.environment import environment
+from fabricgen.render.environment import TEMPLATE_GLOBALS, environment
 from fabricgen.render.twin import HOST_TWIN_DIR
 
 SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
@@ -33,7 +33,7 @@ TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
 def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
     """Every host's files, keyed by their path inside the build directory."""
     env = environment()
-    family_templates = {family: env.get_template(f"hosts/{family}.sh.j2") for family in (*SCRIPT_FAMILIES, "unknown")}
+    family_templates = {family: env.get_template(f"hosts/{family}.sh.j2", globals=TEMPLATE_GLOBALS) for family in (*SCRIPT_FAMILIES, "unknown")}
     settings_header = env.get_template("hosts/nic-header.sh.j2")
     # A NIC's settings header and commands depend on its settings alone, which thousands of NICs
     # share (every rail's NIC of every node): each distinct set is rendered once (131,072 NICs: 8 renders).
