@@ -21,6 +21,7 @@ from fabricgen import version
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import AaaServers, BgpSecurity, Management
 from fabricgen.intent.model import Bfd, LoadBalancing, PfcWatchdog
+from fabricgen.qos import PausePolicy
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
@@ -226,16 +227,9 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
     text = env.get_template("nxos/switch.cfg.j2").render(
         c=config,
         version=version.RELEASE,
-        qos_policy=QOS_POLICY,
-        network_qos_policy=NETWORK_QOS_POLICY,
-        queuing=queuing,
-        # one policy per (speed, cable bucket), however many ports share it
-        pause_policies=sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m)) if qos else [],
         interfaces_text=interfaces,
         bgp_text=bgp,
-        system_queuing=queuing_policy_name(qos.main_speed_gbps) if qos else None,
-        watchdog=_watchdog(config),
-        other_queues=_other_queues(config),
+        qos_text=_qos_text(config, queuing),
         load_sharing=_load_sharing(config),
         system_text=_system_text(config),
         # mgmt0 takes the management ACL whenever the section has one (management.j2)
@@ -243,6 +237,74 @@ def render_nxos(config: DeviceConfig) -> dict[str, str]:
         mgmt_acl_name=MGMT_ACL,
     )
     return {f"configs/{config.hostname}.cfg": text}
+
+
+class QosSection(NamedTuple):
+    """What nxos/qos.j2 may read: the switch's lossless profile, its policies and its MTU, no
+    name or port, so the switches set alike share one rendering. A field the template starts to
+    read must be added here (reading one that is missing fails the build: StrictUndefined)."""
+
+    qos_policy: str
+    network_qos_policy: str
+    roce_dscp: tuple[int, ...]
+    storage_priority: int | None
+    storage_dscp: tuple[int, ...]
+    cnp_priority: int
+    cnp_dscp: tuple[int, ...]
+    lossless_priority: int
+    lossless_priorities: tuple[int, ...]
+    lossless_bandwidth_percent: int
+    storage_bandwidth_percent: int
+    default_bandwidth_percent: int
+    mtu: int
+    pause_policies: tuple[PausePolicy, ...]  # one per (speed, cable bucket), however many ports share it
+    queuing: tuple[QueuingPolicy, ...]  # the egress queuing policy of each speed
+    other_queues: tuple[int, ...]
+    system_queuing: str
+    watchdog: bool  # the PFC watchdog on
+    # its numbers not at the release's default; None: left out (_watchdog)
+    watchdog_interval: int | None
+    shutdown_multiplier: int | None
+    restore_multiplier: int | None
+
+
+# Rendered QoS sections, by section: the switches of a role and speed mix share one.
+_QOS_TEXTS: dict[QosSection, str] = {}
+
+
+def _qos_text(config: DeviceConfig, queuing: list[QueuingPolicy]) -> str:
+    """nxos/qos.j2 for the switch ("" without QoS)."""
+    qos = config.qos
+    if qos is None:
+        return ""
+    watchdog = _watchdog(config)
+    section = QosSection(
+        qos_policy=QOS_POLICY,
+        network_qos_policy=NETWORK_QOS_POLICY,
+        roce_dscp=qos.roce_dscp,
+        storage_priority=qos.storage_priority,
+        storage_dscp=qos.storage_dscp,
+        cnp_priority=qos.cnp_priority,
+        cnp_dscp=qos.cnp_dscp,
+        lossless_priority=qos.lossless_priority,
+        lossless_priorities=qos.lossless_priorities,
+        lossless_bandwidth_percent=qos.lossless_bandwidth_percent,
+        storage_bandwidth_percent=qos.storage_bandwidth_percent,
+        default_bandwidth_percent=qos.default_bandwidth_percent,
+        mtu=config.mtu,
+        pause_policies=tuple(sorted({p.name: p for p in qos.pause_policies.values()}.values(), key=lambda p: (p.speed_gbps, p.cable_length_m))),
+        queuing=tuple(queuing),
+        other_queues=tuple(_other_queues(config)),
+        system_queuing=queuing_policy_name(qos.main_speed_gbps),
+        watchdog=qos.pfc_watchdog.enabled,
+        watchdog_interval=watchdog.get("poll-interval"),
+        shutdown_multiplier=watchdog.get("shutdown-multiplier"),
+        restore_multiplier=watchdog.get("auto-restore-multiplier"),
+    )
+    text = _QOS_TEXTS.get(section)
+    if text is None:
+        text = _QOS_TEXTS[section] = environment().get_template("nxos/qos.j2").render(q=section)
+    return text
 
 
 # Rendered management sections by the section object: the switches of one role share it
