@@ -16,7 +16,7 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
     """ip-plan.csv: the rows of `ip_plan_rows`, each port's formatted at once (a tuple and a join
     per row cost twice as much: 880,000 rows at 131,072 GPUs)."""
     plan = c.addresses
-    lines = []
+    lines: list[str] = []
     # the plan's lookups bound once: the loop below runs once per port
     interface_of, management_of = plan.interfaces.get, plan.management.get
     gateway_of, management_gateway_of = plan.gateways.get, plan.management_gateways.get
@@ -78,7 +78,7 @@ def ip_plan_rows(c: Compiled) -> list[tuple[str, ...]]:
 def _own_rows(c: Compiled, device: Device) -> list[tuple[str, ...]]:
     """The device's addresses that belong to no port: loopbacks, SVIs and anycast gateways."""
     plan = c.addresses
-    rows = []
+    rows: list[tuple[str, ...]] = []
     if device.name in plan.loopbacks:
         rows.append((device.network.value, device.name, "Loopback0", f"{plan.loopbacks[device.name]}/32", "loopback", "", "", "", ""))
     if device.name in plan.nic_subnet_gateways:
