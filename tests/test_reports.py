@@ -155,6 +155,24 @@ def test_cabling_csv_is_its_rows_as_csv_writes_them(whitepaper, write_intent):
     assert ',"Ethernet1/1,""x""",' in text and text == written_by_csv(COLUMNS_CABLING, cabling_rows(build.compiled))
 
 
+def cabling_table(rows):
+    """The markdown table as a row at a time writes it: a row's cells joined by " | "."""
+    head = f"| {' | '.join(COLUMNS_CABLING)} |\n|{'---|' * len(COLUMNS_CABLING)}\n"
+    return head + "".join(f"| {' | '.join(row)} |\n" for row in rows)
+
+
+def test_cabling_markdown_is_its_rows_one_per_line(whitepaper, write_intent):
+    # the table is made from the CSV's text when no field holds a comma, row by row when one does
+    build = whitepaper[512]
+    markdown = build.files["cabling.md"].decode()
+    assert markdown.endswith(cabling_table(cabling_rows(build.compiled)))
+    assert markdown.count("\n| ") == len(build.fabric.links) + 1
+    build = compile_intent(write_intent("gpus: 32\n"))
+    build.fabric.links[-1].b.name = "Ethernet1/1,x"  # past every trust check: a comma in a cell
+    markdown = render_cabling(build.compiled)["cabling.md"]
+    assert "| Ethernet1/1,x |" in markdown and markdown.endswith(cabling_table(cabling_rows(build.compiled)))
+
+
 def test_topology_json_is_the_graph(whitepaper):
     build = whitepaper[256]
     topology = json.loads(build.files["topology.json"])
