@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.design.graph import Role
+from fabricgen.design.graph import LinkKind, Role
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports._csv import csv_text
-from fabricgen.reports.bom import _network_section, bom_rows
+from fabricgen.reports.bom import _network_section, _octal_cables, bom_rows
 from fabricgen.reports.cabling import COLUMNS as COLUMNS_CABLING
 from fabricgen.reports.cabling import cabling_rows, render_cabling
 from fabricgen.reports.ip_plan import COLUMNS as COLUMNS_IP_PLAN
@@ -334,6 +334,18 @@ def test_cabled_bom_counts_what_one_by_one_counting_finds(write_intent, intent):
     expected = _counted_one_by_one(c)
     assert counted == expected
     assert any(pid in c.catalog.transceivers and c.catalog.transceivers[pid].cable for _, pid, _ in expected)  # optics were counted
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_octal_cables_count_each_console_servers_lines(whitepaper, gpus):
+    # _octal_cables reads the console servers' own ports: the same as every console link counted by its server end
+    c = whitepaper[gpus].compiled
+    module = c.catalog.modules[c.intent.oob.console.module]
+    lines = Counter(link.b.device.name for link in c.fabric.links if link.kind is LinkKind.CONSOLE)
+    servers = [d.name for d in c.fabric.by_role(Role.CONSOLE_SERVER)]
+    assert len(servers) >= 2 and sum(lines.values()) > module.ports_per_cable
+    expected = sum(-(-lines[name] // module.ports_per_cable) for name in servers)
+    assert _octal_cables(c) == (module.cable, expected)
 
 
 def test_populate_all_against_cabled_by_hand(write_intent):

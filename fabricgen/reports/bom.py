@@ -375,8 +375,10 @@ def _octal_cables(c: Compiled) -> tuple[str, int] | None:
     servers = list(c.fabric.by_role(Role.CONSOLE_SERVER))
     if not module.cable or not servers:
         return None
-    lines = Counter(link.b.device.name for link in c.fabric.links if link.kind is LinkKind.CONSOLE)
-    return module.cable, sum(math.ceil(lines.get(server.name, 0) / module.ports_per_cable) for server in servers)
+    console = LinkKind.CONSOLE
+    # a console line is a console link's b end: the servers' own ports, not every link of the fabric
+    lines = [sum(1 for port in server.ports.values() if port.link is not None and port.link.kind is console and port is port.link.b) for server in servers]
+    return module.cable, sum(math.ceil(n / module.ports_per_cable) for n in lines)
 
 
 def render_bom(c: Compiled) -> dict[str, str]:
