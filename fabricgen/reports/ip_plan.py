@@ -29,15 +29,15 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
             if link is None:  # addressing walks links: a port without a cable has no address
                 continue
             address = interface_of(port)
-            if address is not None:
-                # gateways are the NICs' (AddressPlan.gateways): a switch port's is not looked up
-                kind, gateway = ("nic", gateway_of(port, "")) if server else (link.kind, "")
-            else:
+            if address is None:
                 address = management_of(port)
                 if address is None:
                     continue
-                kind = "management"
-                gateway = management_gateway_of(port, "")
+                kind, gateway = "management", management_gateway_of(port, "")
+            elif server:
+                kind, gateway = "nic", gateway_of(port, "")
+            else:  # gateways are the NICs' (AddressPlan.gateways): a switch port's is not looked up
+                kind, gateway = link.kind, ""
             peer = link.b if port is link.a else link.a  # link.other(port)
             # address.peer: the peer's own address, set on both ends of a /31 and only there (no lookup of the peer);
             # !s: a StrEnum's str() is its value, in C (format() and .value go through Python code)
