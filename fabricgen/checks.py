@@ -31,9 +31,14 @@ NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
-    # quick pass: every link end's (device, port) made by attrgetter in C; names only if one repeats
-    ends = [*map(attrgetter("a.device.name", "a.name"), c.fabric.links), *map(attrgetter("b.device.name", "b.name"), c.fabric.links)]
-    if len(set(ends)) == len(ends):  # a set from a list is sized at once; from an iterator it grows
+    # quick pass, in C: when every link end is the port registered under its name on the device of
+    # its name, two ends with one (device, port) name are one object, so distinct objects (a set by
+    # identity, no name tuples made) mean no port is used twice; names only if that fails
+    links = c.fabric.links
+    ends = [*map(_a_of, links), *map(_b_of, links)]
+    ports_of = {name: device.ports for name, device in c.fabric.devices.items()}
+    registered = map(dict.get, map(ports_of.get, map(_device_name_of, ends), repeat({})), map(_name_of, ends))
+    if all(map(is_, registered, ends)) and len(set(ends)) == len(ends):  # a set from a list is sized at once
         return
     seen: dict[tuple[str, str], str] = {}
     for link in c.fabric.links:
@@ -267,7 +272,7 @@ def _addresses_clash(c: Compiled) -> bool:
 
 
 _kind_of, _a_of, _b_of = attrgetter("kind"), attrgetter("a"), attrgetter("b")
-_role_of, _device_name_of = attrgetter("device.role"), attrgetter("device.name")
+_role_of, _device_name_of, _name_of = attrgetter("device.role"), attrgetter("device.name"), attrgetter("name")
 _address_of, _prefixlen_of = attrgetter("address"), attrgetter("prefixlen")
 _NETWORK_MASKS = [-(1 << (32 - prefixlen)) for prefixlen in range(33)]  # every bit above the host part
 _HOST_PARTS = [(1 << (32 - prefixlen)) - 1 for prefixlen in range(33)]  # a subnet's last address less its first

@@ -46,6 +46,30 @@ def test_port_used_by_two_links(compiled):
     assert "BE-99999" in problem.message and link.id in problem.message
 
 
+@pytest.mark.parametrize("how", ["same object", "another port object", "another device object"])
+def test_port_used_twice_is_found_past_the_identity_pass(compiled, how):
+    """ports_used_once's quick pass compares ports by identity: a second link on a port of the same
+    device and name is still found when its end is the same object, a copy, or a copy on a twin device."""
+    from dataclasses import replace
+
+    from fabricgen.design.graph import Device
+
+    link = first_fabric_link(compiled)
+    end = link.b
+    if how == "another port object":
+        end = replace(end, link=None)
+    elif how == "another device object":
+        twin = replace(end.device, ports={})
+        end = replace(end, device=twin, link=None)
+        twin.ports[end.name] = end
+        assert isinstance(twin, Device) and twin is not link.b.device
+    node = compiled.fabric.devices["gpu0001"]
+    nic = node.ports["nic9"] = Port(node, "nic9", 9, 0, 400)  # registered, so only the reused end can fail the quick pass
+    compiled.fabric.links.append(Link("BE-99999", Network.BACKEND, LinkKind.HOST, nic, end, link.cable))
+    [problem] = ports_used_once(compiled)
+    assert (problem.device, problem.port) == (link.b.device.name, link.b.name) and "BE-99999" in problem.message
+
+
 def test_speed_mismatch(compiled):
     link = first_fabric_link(compiled)
     link.b.speed_gbps = 100
