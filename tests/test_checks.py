@@ -113,6 +113,18 @@ def test_leaf_missing_a_spine(compiled):
     assert ratio.device == "be-su01-leaf3" and "1.33:1 (12800G:9600G)" in ratio.message
 
 
+def test_run_checks_shares_one_port_walk_with_the_same_findings(compiled):
+    """run_checks walks the leaves' and spines' ports once for leaf_ratio_holds and
+    every_leaf_reaches_every_spine: what they find there is what each finds on its own."""
+    leaf = compiled.fabric.devices["be-su01-leaf3"]
+    for port in [p for p in leaf.ports.values() if p.link.kind is LinkKind.FABRIC][:3]:
+        compiled.fabric.links.remove(port.link)
+        del leaf.ports[port.name]
+    alone = [*leaf_ratio_holds(compiled), *every_leaf_reaches_every_spine(compiled)]
+    assert len(alone) >= 2 and {p.device for p in alone} == {"be-su01-leaf3"}
+    assert [p for p in run_checks(compiled) if p.device == "be-su01-leaf3"] == alone
+
+
 def test_duplicate_address(compiled):
     a = first_fabric_link(compiled, "be-su01-leaf1").a
     b = first_fabric_link(compiled, "be-su01-leaf2").a
