@@ -460,9 +460,10 @@ def _device_config(
             )
         )
         if fabric_link:
-            peer_address = addresses[peer].address
+            # the peer's address as this end's /31 records it: no second lookup in the plan's
+            # biggest dict (every routed port and NIC)
             group = _PEER_GROUPS[peer_device.role]
-            neighbors.append(BgpNeighbor(peer_address, asns[peer_device.name], f"{peer_device.name} {peer.name}", group))
+            neighbors.append(BgpNeighbor(address.peer, asns[peer_device.name], f"{peer_device.name} {peer.name}", group))  # type: ignore[union-attr, arg-type]
 
     vlans: tuple[Vlan, ...] = ()
     redistribute: tuple[str, ...] = ()
