@@ -605,22 +605,29 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
     else:
         thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
     always = qos.pause_thresholds == "always"
-    buckets: dict[float, int] = {}  # cable length -> its bucket: a handful of lengths per switch
+    # (speed, cable length) -> the port's buffer and pause policy (None: none): a handful of pairs
+    # per switch, so a port costs one lookup
+    per_cable: dict[tuple[int, float], tuple[LosslessBuffer, PausePolicy | None]] = {}
     for port in ports:
-        length = port.link.length_m if port.link is not None and port.link.length_m is not None else qos.cable_length_m
-        if length not in buckets:
-            buckets[length] = cable_length_bucket(length)
-        key = (port.speed_gbps, buckets[length])
-        if key not in headroom:
-            made = (*key, spec.mtu, delay)
-            if made not in shared.headroom:
-                shared.headroom[made] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
-            headroom[key] = shared.headroom[made]
-        buffers[port.name] = headroom[key]
-        if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
-            if key not in policies:
-                policies[key] = nxos_pause_policy(headroom[key], thresholds[port.speed_gbps].pfc_trigger_kbytes)
-            pause_policies[port.name] = policies[key]
+        link = port.link
+        length = link.length_m if link is not None and link.length_m is not None else qos.cable_length_m
+        made = per_cable.get((port.speed_gbps, length))
+        if made is None:
+            key = (port.speed_gbps, cable_length_bucket(length))
+            if key not in headroom:
+                alike = (*key, spec.mtu, delay)
+                if alike not in shared.headroom:
+                    shared.headroom[alike] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
+                headroom[key] = shared.headroom[alike]
+            policy = None
+            if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
+                if key not in policies:
+                    policies[key] = nxos_pause_policy(headroom[key], thresholds[port.speed_gbps].pfc_trigger_kbytes)
+                policy = policies[key]
+            made = per_cable[port.speed_gbps, length] = (headroom[key], policy)
+        buffers[port.name] = made[0]
+        if made[1] is not None:
+            pause_policies[port.name] = made[1]
     storage = qos.storage_priority is not None
     return QosConfig(
         lossless_priority=qos.lossless_priority,

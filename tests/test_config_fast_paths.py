@@ -10,6 +10,7 @@ from fabricgen.config_checks import _lossless_profile, mtu_carries_hosts, qos_di
 from fabricgen.design.graph import Network, Role
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.pipeline import compile_intent
+from fabricgen.qos import NXOS_PAUSE_POLICY_ABOVE_M, cable_length_bucket, lossless_headroom, nxos_pause_policy
 from fabricgen.units import network_text
 
 
@@ -87,3 +88,27 @@ def test_a_switch_with_a_qos_override_gets_its_own_thresholds_the_rest_share_the
                 expected.trigger_source,
                 expected.ecn,
             ), name
+
+
+@pytest.mark.parametrize("pause", ["long-links", "always"])
+def test_each_ports_buffer_and_pause_policy_are_its_own_cables_shared_per_speed_and_length(write_intent, pause):
+    """_qos_config looks a port's buffer and pause policy up per (speed, cable length); each must
+    be what the port's own cable gives, worked out port by port."""
+    text = f"gpus: 128\nlayout: {{racks_per_row: 4, gpu_nodes_per_rack: 2}}\nbackend:\n  qos:\n    pause_thresholds: {pause}\n"
+    build = compile_intent(write_intent(text, name=pause))
+    lengths = set()
+    for device in build.fabric.switches():
+        qos = build.configs[device.name].qos
+        if qos is None:
+            continue
+        delay = build.compiled.catalog.switches[device.model].qos.mac_phy_delay_bytes
+        for port in (p for p in device.ports.values() if p.front_panel):
+            length = port.link.length_m
+            lengths.add(length)
+            buffer = lossless_headroom(port.speed_gbps, 9216, cable_length_bucket(length), delay.value if delay else 0)
+            assert qos.buffers[port.name] == buffer, (device.name, port.name)
+            if pause == "always" or length > NXOS_PAUSE_POLICY_ABOVE_M:
+                assert qos.pause_policies[port.name] == nxos_pause_policy(buffer, qos.pfc_trigger_kbytes[port.speed_gbps]), (device.name, port.name)
+            else:
+                assert port.name not in qos.pause_policies, (device.name, port.name)
+    assert len({cable_length_bucket(length) for length in lengths}) >= 2
