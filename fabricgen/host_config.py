@@ -228,9 +228,15 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
     )
 
 
+_EVEN_DIGIT = {digit: str(int(digit) & ~1) for digit in "0123456789"}
+
+
 def _subnet_of(address: str, prefixlen: int) -> str:
     """units.network_text, from the last octet alone when the prefix keeps the first three whole
     (a NIC's /31): string slicing costs a quarter of the conversion to an integer and back."""
+    if prefixlen == 31:
+        # a /31 starts at its even address: the last digit made even (an odd one less, no borrow)
+        return f"{address[:-1]}{_EVEN_DIGIT[address[-1]]}/31"
     if prefixlen < 24:
         return network_text(address, prefixlen)
     head, _, last = address.rpartition(".")
