@@ -153,6 +153,7 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
     the leaf port. One problem per server and leaf (not per port)."""
     problems = []
     ports: dict[str, dict[str, InterfaceConfig]] = {}  # leaf -> its interfaces by name, built once per leaf
+    leaf_maps: dict[str, tuple[tuple[int, int], ...]] = {}  # leaf -> its DSCP map's items, likewise
     for host in hosts.values():
         reported: set[str] = set()
         for nic in host.nics:
@@ -161,6 +162,7 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
                 continue
             if leaf.hostname not in ports:
                 ports[leaf.hostname] = {i.name: i for i in leaf.interfaces}
+                leaf_maps[leaf.hostname] = tuple(leaf.qos.dscp_to_priority.items()) if leaf.qos else ()
             port = ports[leaf.hostname].get(nic.switch_port)
             differences = []
             qos = leaf.qos if port is not None and port.lossless else None
@@ -169,7 +171,9 @@ def hosts_agree_with_leaves(c: Compiled, configs: dict[str, DeviceConfig], hosts
             elif qos is not None:
                 if nic.lossless_priorities != qos.lossless_priorities:
                     differences.append(f"PFC priorities {_csv(nic.lossless_priorities)} vs {_csv(qos.lossless_priorities)}")
-                if dict(nic.dscp_to_priority) != qos.dscp_to_priority:
+                # the leaf's map item by item first (it has no duplicate DSCPs, so the same items
+                # are the same map): a dict per NIC only when they differ
+                if nic.dscp_to_priority != leaf_maps[leaf.hostname] and dict(nic.dscp_to_priority) != qos.dscp_to_priority:
                     differences.append(f"DSCP map {dict(nic.dscp_to_priority)} vs {qos.dscp_to_priority}")
                 if nic.rdma_priority is not None and nic.rdma_priority not in qos.lossless_priorities:
                     differences.append(f"RDMA marked for priority {nic.rdma_priority}, which the leaf does not pause")

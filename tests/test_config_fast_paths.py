@@ -6,7 +6,7 @@ from dataclasses import fields, replace
 
 import pytest
 
-from fabricgen.config_checks import _lossless_profile, mtu_carries_hosts, qos_differences
+from fabricgen.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
 from fabricgen.design.graph import Network, Role
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.pipeline import compile_intent
@@ -129,3 +129,18 @@ def test_each_ports_buffer_and_pause_policy_are_its_own_cables_shared_per_speed_
             else:
                 assert port.name not in qos.pause_policies, (device.name, port.name)
     assert len({cable_length_bucket(length) for length in lengths}) >= 2
+
+
+def test_a_nics_dscp_map_agrees_in_any_order_and_a_different_one_is_named(whitepaper):
+    """hosts_agree_with_leaves compares a NIC's DSCP map with its leaf's items before building a dict."""
+    build = whitepaper[256]
+    host = build.hosts["gpu0005"]
+    nic = host.nics[0]
+    reordered = replace(nic, dscp_to_priority=tuple(reversed(nic.dscp_to_priority)))
+    different = replace(nic, dscp_to_priority=((*nic.dscp_to_priority[0][:1], 5), *nic.dscp_to_priority[1:]))
+    assert reordered.dscp_to_priority != nic.dscp_to_priority
+    for changed, problems in ((reordered, 0), (different, 1)):
+        hosts = dict(build.hosts)
+        hosts["gpu0005"] = replace(host, nics=(changed, *host.nics[1:]))
+        found = hosts_agree_with_leaves(build.compiled, build.configs, hosts)
+        assert len(found) == problems and all("DSCP map" in problem.message for problem in found)
