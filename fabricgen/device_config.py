@@ -589,9 +589,12 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
     delay where published."""
     qos = effective_qos(spec, device.name)
     platform = model.qos
-    counts = Counter(map(_speed_of, ports))  # one pass over the ports, not one per speed
-    speeds = sorted(counts)
-    main = max(speeds, key=lambda s: (counts[s], s))
+    speeds = sorted(set(map(_speed_of, ports)))
+    if len(speeds) == 1:  # most switches: every port at one speed, nothing to count
+        main = speeds[0]
+    else:
+        counts = Counter(map(_speed_of, ports))  # one pass over the ports, not one per speed
+        main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
     headroom: dict[tuple[int, int], LosslessBuffer] = {}  # (speed, bucket) -> the build's one object for it
     policies: dict[tuple[int, int], PausePolicy] = {}

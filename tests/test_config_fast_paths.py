@@ -8,6 +8,7 @@ import pytest
 
 from fabricgen.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
 from fabricgen.design.graph import Network, Role
+from fabricgen.device_config import _qos_config, _Shared
 from fabricgen.host_config import HostNic, _NicQos, _subnet_of
 from fabricgen.pipeline import compile_intent
 from fabricgen.qos import NXOS_PAUSE_POLICY_ABOVE_M, cable_length_bucket, lossless_headroom, nxos_pause_policy
@@ -144,3 +145,15 @@ def test_a_nics_dscp_map_agrees_in_any_order_and_a_different_one_is_named(whitep
         hosts["gpu0005"] = replace(host, nics=(changed, *host.nics[1:]))
         found = hosts_agree_with_leaves(build.compiled, build.configs, hosts)
         assert len(found) == problems and all("DSCP map" in problem.message for problem in found)
+
+
+@pytest.mark.parametrize(("speeds", "main"), [((400,) * 64, 400), ((400,) * 40 + (100,) * 24, 400), ((100,) * 40 + (400,) * 24, 100), ((100, 400) * 32, 400)])
+def test_the_main_speed_is_the_one_most_ports_run_at_the_higher_on_a_tie(write_intent, speeds, main):
+    """_qos_config counts a switch's port speeds only when it has more than one."""
+    build = compile_intent(write_intent("gpus: 64\n"), render=False)
+    device = build.fabric.devices["be-su01-leaf1"]
+    front = sorted((p for p in device.ports.values() if p.front_panel), key=lambda p: (p.cage, p.sub))
+    ports = [replace(port, speed_gbps=speed) for port, speed in zip((front * len(speeds))[: len(speeds)], speeds, strict=True)]
+    spec = build.compiled.plan_of(Network.BACKEND).spec
+    qos = _qos_config(spec, device, ports, build.compiled.catalog.switches[device.model], _Shared())
+    assert qos.main_speed_gbps == main and sorted(qos.ecn) == sorted(set(speeds))
