@@ -229,12 +229,17 @@ def build(
 ) -> tuple[Build, Path]:
     """Compile (rendering on `jobs` processes) and write atomically to `output_dir` (default
     output/<fabric name>). The intent's catalog files may lie in its directory or in `catalog_dirs`.
-    `on_phase`: as for `compile_intent`, and "write" last."""
-    result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs, on_phase=on_phase)
-    destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
-    clock = time.perf_counter()
-    write_build(result.files, destination)
-    result.timings["write"] = time.perf_counter() - clock
+    `on_phase`: as for `compile_intent`, and "write" last.
+
+    The collector stays off through the write as well: the build's objects join its oldest
+    generation uncounted, so its next full pass can come within the write's first allocations and
+    walk all of them for nothing (1.2 s of a 4 s write at 131,072 GPUs)."""
+    with _no_cycle_collection():
+        result = compile_intent(intent_path, jobs=jobs, catalog_dirs=catalog_dirs, on_phase=on_phase)
+        destination = output_dir if output_dir is not None else DEFAULT_OUTPUT / result.loaded.intent.name
+        clock = time.perf_counter()
+        write_build(result.files, destination)
+        result.timings["write"] = time.perf_counter() - clock
     if on_phase is not None:
         on_phase("write", result.timings["write"])
     return result, destination

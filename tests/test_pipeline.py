@@ -66,3 +66,22 @@ def test_the_build_command_leaves_the_collector_as_it_found_it(tmp_path):
     result = fabricgen("build", INTENT, "-o", tmp_path / "out", "--quiet")
     assert result.returncode == 0, result.stderr
     assert gc.get_freeze_count() == before
+
+
+def test_the_write_runs_with_the_collector_off(tmp_path, monkeypatch):
+    """A build's objects join the oldest generation uncounted, so a full pass may come due during the
+    write: `build` keeps the collector off until its files are on disk."""
+    import fabricgen.pipeline as pipeline
+
+    during_write: list[bool] = []
+    real_write = pipeline.write_build
+
+    def write_build(files, destination):
+        during_write.append(gc.isenabled())
+        real_write(files, destination)
+
+    monkeypatch.setattr(pipeline, "write_build", write_build)
+    pipeline.build(INTENT, tmp_path / "out")
+    assert during_write == [False]
+    assert gc.isenabled()
+    assert (tmp_path / "out" / "manifest.json").is_file()
