@@ -25,7 +25,7 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, Device, Link, Lin
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
-from fabricgen.qos import GENERIC, INTENT, LosslessThresholds, effective_qos, lossless_thresholds, pg_reserved_bytes
+from fabricgen.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
 from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
@@ -751,7 +751,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
         spec = plan.spec
         if not spec.qos.enabled:
             continue
-        thresholds = _Thresholds(spec)
+        thresholds = FabricThresholds(spec.qos)
         for device in c.fabric.switches():
             if device.network is not network or device.role not in FABRIC_ROLES:
                 continue
@@ -785,23 +785,6 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
             shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")
             message += f"; the same on {len(devices) - 1} more switches ({shown})"
         yield Problem(message, hint=hint, field=field, device=devices[0])
-
-
-class _Thresholds:
-    """lossless_thresholds for the switches of one fabric: those on the fabric's own profile (no
-    override) share one answer per model and speed, worked out once (it builds pydantic models)."""
-
-    def __init__(self, spec) -> None:
-        self.spec = spec
-        self.shared: dict[tuple[str, int], LosslessThresholds] = {}
-
-    def at(self, qos: Qos, model: str, platform, speed: int) -> LosslessThresholds:
-        if qos is not self.spec.qos:  # an override's own profile
-            return lossless_thresholds(qos, platform, speed)
-        found = self.shared.get((model, speed))
-        if found is None:
-            found = self.shared[(model, speed)] = lossless_thresholds(qos, platform, speed)
-        return found
 
 
 _front_panel, _speed_of = attrgetter("front_panel"), attrgetter("speed_gbps")
@@ -918,7 +901,7 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
         spec = plan.spec
         if not spec.qos.enabled:
             continue
-        thresholds = _Thresholds(spec)
+        thresholds = FabricThresholds(spec.qos)
         for device in c.fabric.switches():
             if device.network is not network or device.role not in FABRIC_ROLES:
                 continue

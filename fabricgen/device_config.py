@@ -20,13 +20,12 @@ from fabricgen.intent.management import Management
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import (
     NXOS_PAUSE_POLICY_ABOVE_M,
+    FabricThresholds,
     LosslessBuffer,
-    LosslessThresholds,
     PausePolicy,
     cable_length_bucket,
     effective_qos,
     lossless_headroom,
-    lossless_thresholds,
     nxos_pause_policy,
 )
 
@@ -267,7 +266,7 @@ class _Shared:
     """What switches alike have in common, made once per build (frozen values, never changed)."""
 
     breakouts: dict[tuple, tuple[Breakout, ...]] = field(default_factory=dict)  # (model, NOS, broken-out cages and speeds) ->
-    thresholds: dict[tuple[Network, str, int], LosslessThresholds] = field(default_factory=dict)  # (network, model, speed), no override ->
+    thresholds: dict[Network, FabricThresholds] = field(default_factory=dict)  # per network: its switches' thresholds
     headroom: dict[tuple[int, int, int, int], LosslessBuffer] = field(default_factory=dict)  # (speed, cable bucket, MTU, MAC/PHY delay) ->
 
 
@@ -600,13 +599,10 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
     policies: dict[tuple[int, int], PausePolicy] = {}
     buffers = {}
     pause_policies = {}
-    if qos is spec.qos:  # no override: the same thresholds as every switch of this model in the fabric
-        for s in speeds:
-            if (device.network, device.model, s) not in shared.thresholds:
-                shared.thresholds[device.network, device.model, s] = lossless_thresholds(qos, platform, s)
-        thresholds = {s: shared.thresholds[device.network, device.model, s] for s in speeds}
-    else:
-        thresholds = {s: lossless_thresholds(qos, platform, s) for s in speeds}
+    fabric = shared.thresholds.get(device.network)
+    if fabric is None:
+        fabric = shared.thresholds[device.network] = FabricThresholds(spec.qos)
+    thresholds = {s: fabric.at(qos, device.model, platform, s) for s in speeds}
     always = qos.pause_thresholds == "always"
     # (speed, cable length) -> the port's buffer and pause policy (None: none): a handful of pairs
     # per switch, so a port costs one lookup

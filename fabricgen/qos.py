@@ -137,6 +137,25 @@ def lossless_thresholds(qos: Qos, platform: PlatformQos, speed_gbps: int) -> Los
     return LosslessThresholds(ecn=ecn, ecn_source=ecn_source, pfc_trigger_kbytes=trigger, trigger_source=trigger_source)
 
 
+class FabricThresholds:
+    """lossless_thresholds for the switches of one fabric: those on the fabric's own profile (no
+    qos override) share one answer per switch model and speed, worked out once (it builds pydantic
+    models; thousands of switches at 131,072 GPUs); an override's profile is worked out each time."""
+
+    def __init__(self, profile: Qos) -> None:
+        self.profile = profile
+        self._shared: dict[tuple[str, int], LosslessThresholds] = {}
+
+    def at(self, qos: Qos, model: str, platform: PlatformQos, speed_gbps: int) -> LosslessThresholds:
+        """lossless_thresholds(qos, platform, speed_gbps) for a switch of `model`."""
+        if qos is not self.profile:
+            return lossless_thresholds(qos, platform, speed_gbps)
+        found = self._shared.get((model, speed_gbps))
+        if found is None:
+            found = self._shared[(model, speed_gbps)] = lossless_thresholds(qos, platform, speed_gbps)
+        return found
+
+
 # Cisco's NX-OS QoS configuration guide (Configuring Priority Flow Control, guidelines): the ingress
 # pause buffer configuration is optional for cables under 100 m and mandatory above.
 NXOS_PAUSE_POLICY_ABOVE_M = 100

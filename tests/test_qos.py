@@ -345,3 +345,24 @@ def test_a_trigger_inside_the_reserved_frames_is_rejected(write_intent):
     )
     [problem] = problems_of(path)
     assert "18432 bytes a lossless buffer reserves" in problem.message and "400G" in problem.message
+
+
+def test_fabric_thresholds_share_the_profiles_answer_and_work_out_an_overrides_own():
+    """FabricThresholds (device configs and the checks): switches on the fabric's profile get one
+    answer per model and speed; a switch with an override gets its own values, never the shared ones."""
+    from fabricgen.catalog.model import PlatformQos
+    from fabricgen.intent.model import Qos
+    from fabricgen.qos import FabricThresholds, lossless_thresholds
+
+    profile = Qos()
+    override = Qos(pfc_trigger_kbytes={400: 5000})
+    platform = PlatformQos()
+    fabric = FabricThresholds(profile)
+    first = fabric.at(profile, "N9364E-SG2-O", platform, 400)
+    assert fabric.at(profile, "N9364E-SG2-O", platform, 400) is first
+    assert first == lossless_thresholds(profile, platform, 400)
+    own = fabric.at(override, "N9364E-SG2-O", platform, 400)
+    assert own.pfc_trigger_kbytes == 5000 != first.pfc_trigger_kbytes
+    # the override did not replace the shared answer
+    assert fabric.at(profile, "N9364E-SG2-O", platform, 400) is first
+    assert fabric.at(profile, "N9364E-SG2-O", platform, 100) == lossless_thresholds(profile, platform, 100)
