@@ -181,7 +181,7 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         gateway = gateways[port]
         numbers[network] = numbers.get(network, 0) + 1
         table = TABLE_BASE[network] + numbers[network]
-        subnet = _subnet_of(address.address, address.prefixlen)
+        subnet = network_text(address.address, address.prefixlen)
         if (network, kind) not in shared.way_out:
             shared.way_out[network, kind] = "default" if kind == "frontend" else str(plan.host_pool)
         way_out = shared.way_out[network, kind]
@@ -226,22 +226,6 @@ def _host_config(c: Compiled, device: Device, ports: list[Port], sets: dict[str,
         appliance=families == {"ontap"},
         nics=tuple(nics),
     )
-
-
-_EVEN_DIGIT = {digit: str(int(digit) & ~1) for digit in "0123456789"}
-
-
-def _subnet_of(address: str, prefixlen: int) -> str:
-    """units.network_text, from the last octet alone when the prefix keeps the first three whole
-    (a NIC's /31): string slicing costs a quarter of the conversion to an integer and back."""
-    if prefixlen == 31:
-        # a /31 starts at its even address: the last digit made even (an odd one less, no borrow)
-        return f"{address[:-1]}{_EVEN_DIGIT[address[-1]]}/31"
-    if prefixlen < 24:
-        return network_text(address, prefixlen)
-    head, _, last = address.rpartition(".")
-    host_bits = 32 - prefixlen
-    return f"{head}.{int(last) >> host_bits << host_bits}/{prefixlen}"
 
 
 def _main_table_sets(kinds: set[str], networks: set[Network]) -> dict[Network, str]:

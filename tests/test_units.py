@@ -37,7 +37,22 @@ def test_texts_back_to_ints():
 
 @pytest.mark.parametrize("prefixlen", range(33))
 def test_network_text_is_the_address_network(prefixlen):
-    for address in ("10.7.131.77", "255.255.255.255", "0.0.0.1", "192.168.1.0"):
+    # every last digit (a /31 is worked out on it), both ends of an octet and of the address space
+    for address in (
+        "10.7.131.77",
+        "255.255.255.255",
+        "0.0.0.1",
+        "192.168.1.0",
+        "10.4.13.3",
+        "10.4.13.5",
+        "10.4.13.9",
+        "10.4.13.10",
+        "10.4.13.2",
+        "10.4.13.6",
+        "10.4.13.8",
+        "10.4.13.255",
+        "255.255.255.254",
+    ):
         expected = str(IPv4Interface(f"{address}/{prefixlen}").network)
         assert network_text(address, prefixlen) == expected, (address, prefixlen)
         assert network_of(f"{address}/{prefixlen}") == expected
