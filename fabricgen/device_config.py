@@ -595,7 +595,6 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
         counts = Counter(map(_speed_of, ports))  # one pass over the ports, not one per speed
         main = max(speeds, key=lambda s: (counts[s], s))
     delay = platform.mac_phy_delay_bytes.value if platform.mac_phy_delay_bytes is not None else 0
-    headroom: dict[tuple[int, int], LosslessBuffer] = {}  # (speed, bucket) -> the build's one object for it
     policies: dict[tuple[int, int], PausePolicy] = {}
     buffers = {}
     pause_policies = {}
@@ -612,18 +611,18 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
         length = link.length_m if link is not None and link.length_m is not None else qos.cable_length_m
         made = per_cable.get((port.speed_gbps, length))
         if made is None:
-            key = (port.speed_gbps, cable_length_bucket(length))
-            if key not in headroom:
-                alike = (*key, spec.mtu, delay)
-                if alike not in shared.headroom:
-                    shared.headroom[alike] = lossless_headroom(port.speed_gbps, spec.mtu, key[1], delay)
-                headroom[key] = shared.headroom[alike]
+            bucket = cable_length_bucket(length)
+            alike = (port.speed_gbps, bucket, spec.mtu, delay)  # the build's one buffer object for it
+            buffer = shared.headroom.get(alike)
+            if buffer is None:
+                buffer = shared.headroom[alike] = lossless_headroom(port.speed_gbps, spec.mtu, bucket, delay)
             policy = None
             if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
+                key = (port.speed_gbps, bucket)
                 if key not in policies:
-                    policies[key] = nxos_pause_policy(headroom[key], thresholds[port.speed_gbps].pfc_trigger_kbytes)
+                    policies[key] = nxos_pause_policy(buffer, thresholds[port.speed_gbps].pfc_trigger_kbytes)
                 policy = policies[key]
-            made = per_cable[port.speed_gbps, length] = (headroom[key], policy)
+            made = per_cable[port.speed_gbps, length] = (buffer, policy)
         buffers[port.name] = made[0]
         if made[1] is not None:
             pause_policies[port.name] = made[1]
