@@ -145,14 +145,9 @@ class Fabric:
         series = Counter(keys)
         # each series' next cable id, formatted in C, zero-padded to its width (e.g. "BE-S{:05d}".format over 1, 2, ...)
         next_id = {key: map(f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format, range(1, count + 1)).__next__ for key, count in series.items()}
-        own = self.links
+        connect = self.connect
         for (kind, a, b, cable), key in zip(links, keys, strict=True):
-            link = Link(next_id[key](), network, kind, a, b, cable)
-            # what connect does, without a method call per link (440,000 at 131,072 GPUs)
-            a.link = b.link = link
-            a.device.ports[a.name] = a
-            b.device.ports[b.name] = b
-            own.append(link)
+            connect(Link(next_id[key](), network, kind, a, b, cable))
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
