@@ -334,3 +334,35 @@ def test_cable_ids_are_numbered_per_tier_and_widen_past_five_digits():
     for link, (kind, a, b, cable) in zip(fabric.links, links, strict=True):
         assert (link.kind, link.a, link.b, link.cable, link.network) == (kind, a, b, cable, Network.BACKEND)
         assert a.link is link and b.link is link and a.device.ports[a.name] is a and b.device.ports[b.name] is b
+
+
+def test_cable_ids_of_a_series_connected_on_its_own_are_connect_numbered_s():
+    """connect_series (backend: one call per tier) numbers and wires a series as connect_numbered
+    does when the series are mixed in one list, past the five-digit width too."""
+    from fabricgen.design.graph import Device, Fabric, Port
+
+    def tiers(fabric):
+        leaf, spine, core, node = (
+            fabric.add_device(Device(name, role, Network.BACKEND, "M", nos, 1))
+            for name, role, nos in (("leaf", Role.LEAF, "nxos"), ("spine", Role.SPINE, "nxos"), ("core", Role.CORE, "nxos"), ("node", Role.GPU_NODE, None))
+        )
+        host = [(Port(node, f"n{n}", n, 0, 400), Port(leaf, f"d{n}", n, 0, 400), "C1" if n % 2 else None) for n in range(100_000)]
+        to_spine = [(Port(leaf, f"u{n}", n, 0, 400), Port(spine, f"d{n}", n, 0, 400), "C2") for n in range(3)]
+        to_core = [(Port(spine, f"u{n}", n, 0, 400), Port(core, f"d{n}", n, 0, 400), None) for n in range(2)]
+        return host, to_spine, to_core
+
+    mixed, series = Fabric("mixed"), Fabric("series")
+    host, to_spine, to_core = tiers(mixed)
+    mixed.connect_numbered("BE-", Network.BACKEND, [(LinkKind.HOST, *link) for link in host] + [(LinkKind.FABRIC, *link) for link in to_spine + to_core])
+    host, to_spine, to_core = tiers(series)
+    series.connect_series("BE-", Network.BACKEND, LinkKind.HOST, host)
+    series.connect_series("BE-S", Network.BACKEND, LinkKind.FABRIC, to_spine)
+    series.connect_series("BE-C", Network.BACKEND, LinkKind.FABRIC, to_core)
+    series.connect_series("BE-X", Network.BACKEND, LinkKind.FABRIC, [])  # an empty tier adds nothing
+
+    def seen(fabric):
+        return [(link.id, link.kind, link.network, link.a.label, link.b.label, link.cable, link.a.link is link, link.b.link is link) for link in fabric.links]
+
+    assert seen(series) == seen(mixed)
+    assert [link.id for link in series.links[-6:]] == ["BE-100000", "BE-S00001", "BE-S00002", "BE-S00003", "BE-C00001", "BE-C00002"]
+    assert series.devices["leaf"].ports["d7"].link is series.links[7]

@@ -149,6 +149,15 @@ class Fabric:
         for (kind, a, b, cable), key in zip(links, keys, strict=True):
             connect(Link(next_id[key](), network, kind, a, b, cable))
 
+    def connect_series(self, prefix: str, network: Network, kind: LinkKind, links: list[tuple[Port, Port, str | None]]) -> None:
+        """Connect (a, b, cable PID) in order, all of one kind and one cable-id series: ids prefix +
+        a number from 1, zero-padded to at least five digits, as `connect_numbered` numbers a series
+        (a builder that knows its tiers apart skips the per-link series key)."""
+        ids = map(f"{prefix}{{:0{max(5, len(str(len(links))))}d}}".format, range(1, len(links) + 1))
+        connect = self.connect
+        for cable_id, (a, b, cable) in zip(ids, links, strict=True):
+            connect(Link(cable_id, network, kind, a, b, cable))
+
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:
         return (d for d in self.devices.values() if d.role is role and (network is None or d.network is network))
 
