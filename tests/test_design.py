@@ -366,3 +366,24 @@ def test_cable_ids_of_a_series_connected_on_its_own_are_connect_numbered_s():
     assert seen(series) == seen(mixed)
     assert [link.id for link in series.links[-6:]] == ["BE-100000", "BE-S00001", "BE-S00002", "BE-S00003", "BE-C00001", "BE-C00002"]
     assert series.devices["leaf"].ports["d7"].link is series.links[7]
+
+
+def test_optics_by_cage_answer_as_choose_and_report_a_misfit_once():
+    """SwitchOptics.by_cage (the backend's per-port lookup) gives choose's answer for every cage:
+    none for RJ45, the default per cage type, the intent's optic where it fits; a misfit is None
+    and one problem however many ports ask."""
+    from fabricgen.catalog import load_catalog
+    from fabricgen.design.optics import SwitchOptics
+
+    catalog = load_catalog()
+    for preferred in (None, "QSFP-100G-DR-S"):
+        for model, speed in (("N9K-C93108TC-FX3", 100), ("N9K-C93600CD-GX", 100), ("N9K-C93600CD-GX", 400)):
+            by_cage = SwitchOptics(catalog, preferred, ("backend", "optics", "host_links")).by_cage(model, speed)
+            reference = SwitchOptics(catalog, preferred, ("backend", "optics", "host_links"))
+            cages = [group.first + n for group in catalog.switches[model].port_groups for n in range(group.count)]
+            assert [by_cage[cage] for cage in cages * 2] == [reference.choose(model, cage, speed) for cage in cages * 2]
+    assert by_cage[1] is None and by_cage[29] is None  # a 100G optic in QSFP28 and QSFP-DD cages at 400G: neither fits
+    optics = SwitchOptics(catalog, "QSFP-100G-DR-S", ("backend", "optics", "host_links"))
+    by_cage = optics.by_cage("N9K-C93600CD-GX", 400)
+    assert [by_cage[cage] for cage in (29, 30, 29)] == [None, None, None] and len(optics.problems) == 1
+    assert SwitchOptics(catalog, None, ("f",)).by_cage("N9K-C93108TC-FX3", 100)[1] is None  # RJ45: no optic

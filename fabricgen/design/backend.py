@@ -83,11 +83,10 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     leaf_spine: list[tuple[Port, Port, str | None]] = []
     spine_core: list[tuple[Port, Port, str | None]] = []
     cable_of = {pid: optic.cable for pid, optic in catalog.transceivers.items()}.get  # link_cable's answer by optic, no call per link
-
-    def fabric_link(low: Port, high: Port, links: list[tuple[Port, Port, str | None]]) -> None:
-        low.optic = fabric_optics.choose(low.device.model, low.cage, up_speed)
-        high.optic = fabric_optics.choose(high.device.model, high.cage, up_speed)
-        links.append((low, high, cable_of(high.optic or low.optic)))  # type: ignore[arg-type]
+    # each tier's switch-end optics by cage: every switch of a tier is its tier's model
+    leaf_down_optic = host_optics.by_cage(backend.leaf.model, speed)
+    leaf_up_optic, spine_down_optic = fabric_optics.by_cage(backend.leaf.model, up_speed), fabric_optics.by_cage(backend.spine.model, up_speed)
+    spine_up_optic, core_optic = fabric_optics.by_cage(backend.spine.model, up_speed), fabric_optics.by_cage(backend.core_switch.model, up_speed)
 
     try:
         # Host links: NIC i of every node in a unit -> the leaf serving rail i in that unit (rail alignment).
@@ -104,7 +103,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 leaf = su_leaves[k]
                 nic = Port(node, nic_name, rail, 0, speed)
                 switch_port = downlinks[leaf.name][downlink]
-                switch_port.optic = optic = host_optics.choose(leaf.model, switch_port.cage, speed)
+                switch_port.optic = optic = leaf_down_optic[switch_port.cage]
                 host_links.append((nic, switch_port, cable_of(optic)))  # type: ignore[arg-type]
         # Leaf to spine: every leaf to every spine of its pod and plane, links_per_spine times.
         plane_unit_leaves = per_unit // sizing.planes
@@ -122,7 +121,8 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 else:
                     theirs = allocators[spine.name].take(up_speed, lps)
                 for leaf_port, spine_port in zip(uplinks[s * lps : (s + 1) * lps], theirs, strict=True):
-                    fabric_link(leaf_port, spine_port, leaf_spine)
+                    leaf_port.optic, spine_port.optic = low, high = leaf_up_optic[leaf_port.cage], spine_down_optic[spine_port.cage]
+                    leaf_spine.append((leaf_port, spine_port, cable_of(high or low)))  # type: ignore[arg-type]
         # Spine to core: spine k of every pod to every core of group k, links_per_core times.
         for spine in spines if three_tiers else ():
             group = core_groups[(spine.plane or 1, spine.core_group)]  # type: ignore[index]
@@ -130,7 +130,8 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
             lpc = sizing.links_per_core
             for c, core in enumerate(group):
                 for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(up_speed, lpc), strict=True):
-                    fabric_link(spine_port, core_port, spine_core)
+                    spine_port.optic, core_port.optic = low, high = spine_up_optic[spine_port.cage], core_optic[core_port.cage]
+                    spine_core.append((spine_port, core_port, cable_of(high or low)))  # type: ignore[arg-type]
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 
