@@ -62,9 +62,30 @@ def link_speeds_match(c: Compiled) -> Iterable[Problem]:
             )
 
 
-def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
+def switch_ports_exist(c: Compiled, walked: _SwitchPorts | None = None) -> Iterable[Problem]:
     """Every port is a real cage (or breakout sub-port) of the switch model, at a speed the cage
     offers, with no cage used at two speeds and no more ports than the model has."""
+    yield from (_switch_ports(c) if walked is None else walked).cage_problems
+
+
+def one_optic_per_cage(c: Compiled, walked: _SwitchPorts | None = None) -> Iterable[Problem]:
+    """Sub-ports of a broken-out cage share one transceiver, so they must want the same one."""
+    yield from (_switch_ports(c) if walked is None else walked).optic_problems
+
+
+class _SwitchPorts(NamedTuple):
+    """What switch_ports_exist, one_optic_per_cage and ecn_below_pfc_trigger read off the switches'
+    ports, from one walk over them (~900,000 at 131,072 GPUs; run_checks makes it once for all three)."""
+
+    cage_problems: list[Problem]  # switch_ports_exist's, in switch and port order
+    optic_problems: list[Problem]  # one_optic_per_cage's, likewise
+    speeds: dict[Device, set[int]]  # every switch's data-port speeds (mgmt0 and console left out)
+
+
+def _switch_ports(c: Compiled) -> _SwitchPorts:
+    cage_problems: list[Problem] = []
+    optic_problems: list[Problem] = []
+    speeds: dict[Device, set[int]] = {}
     # model -> (cage -> its port group, its copper cages, the fanouts asked so far)
     groups_of: dict[str, tuple[dict[int, PortGroup], set[int], dict[tuple[int, int], int]]] = {}
     for device in c.fabric.switches():
@@ -73,16 +94,30 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
             groups = model.cage_groups
             groups_of[device.model] = (groups, {cage for cage, group in groups.items() if group.form_factor == "RJ45"}, {})
         groups, copper, fanouts = groups_of[device.model]  # fanouts: (group's first cage, speed) -> group.fanout_at(speed)
+        first_in: dict[int, Port] = {}  # cage -> its first port (not a tuple made per port)
         modes: dict[int, int] = {}
         used: dict[int, int] = {}  # speed -> data ports at it, copper cages left out
+        copper_speeds: set[int] = set()  # the speeds of data ports in copper cages, which `used` leaves out
         for port in device.ports.values():
+            first = first_in.setdefault(port.cage, port)
+            if first.optic != port.optic:
+                optic_problems.append(
+                    Problem(
+                        f"cage {port.cage} would need {first.optic} for {first.name} and {port.optic} for this port; a cage holds one transceiver",
+                        hint="use the same transceiver for host and fabric links (backend.optics), or a switch whose host and fabric ports are separate cages",
+                        device=device.name,
+                        port=port.name,
+                    )
+                )
             if not port.front_panel:
                 continue  # mgmt0 and console are fixed ports, not cages
-            if port.cage not in copper:
+            if port.cage in copper:
+                copper_speeds.add(port.speed_gbps)
+            else:
                 used[port.speed_gbps] = used.get(port.speed_gbps, 0) + 1
             group = groups.get(port.cage)
             if group is None:
-                yield Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name)
+                cage_problems.append(Problem(f"{device.model} has no cage {port.cage}", device=device.name, port=port.name))
                 continue
             if port.sub == 0:
                 # copper cages negotiate down (a 10GBASE-T port runs a 1G BMC)
@@ -93,32 +128,21 @@ def switch_ports_exist(c: Compiled) -> Iterable[Problem]:
                     fanout = fanouts[(group.first, port.speed_gbps)] = group.fanout_at(port.speed_gbps)
                 fits = group.speed != port.speed_gbps and port.sub <= fanout
             if not fits:
-                yield Problem(
-                    f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "
-                    f"{'sub-port ' + str(port.sub) if port.sub else 'port'}",
-                    device=device.name,
-                    port=port.name,
+                cage_problems.append(
+                    Problem(
+                        f"cage {port.cage} ({group.form_factor} {group.speed}G) cannot run a {port.speed_gbps}G "
+                        f"{'sub-port ' + str(port.sub) if port.sub else 'port'}",
+                        device=device.name,
+                        port=port.name,
+                    )
                 )
             if modes.setdefault(port.cage, port.speed_gbps) != port.speed_gbps:
-                yield Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name)
+                cage_problems.append(Problem(f"cage {port.cage} is used at {modes[port.cage]}G and {port.speed_gbps}G", device=device.name, port=port.name))
         for speed, count in used.items():
             if count > model.ports_at(speed):
-                yield Problem(f"{count} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name)
-
-
-def one_optic_per_cage(c: Compiled) -> Iterable[Problem]:
-    """Sub-ports of a broken-out cage share one transceiver, so they must want the same one."""
-    for device in c.fabric.switches():
-        first_in: dict[int, Port] = {}  # cage -> its first port (not a tuple made per port)
-        for port in device.ports.values():
-            first = first_in.setdefault(port.cage, port)
-            if first.optic != port.optic:
-                yield Problem(
-                    f"cage {port.cage} would need {first.optic} for {first.name} and {port.optic} for this port; a cage holds one transceiver",
-                    hint="use the same transceiver for host and fabric links (backend.optics), or a switch whose host and fabric ports are separate cages",
-                    device=device.name,
-                    port=port.name,
-                )
+                cage_problems.append(Problem(f"{count} ports at {speed}G, {device.model} has {model.ports_at(speed)}", device=device.name))
+        speeds[device] = copper_speeds.union(used)
+    return _SwitchPorts(cage_problems, optic_problems, speeds)
 
 
 def leaf_ratio_holds(c: Compiled, tiers: dict[Device, _TierPorts] | None = None) -> Iterable[Problem]:
@@ -740,7 +764,7 @@ def qos_overrides_name_switches(c: Compiled) -> Iterable[Problem]:
                     yield Problem(f"with this override the switch's QoS profile is invalid: {reasons}", field=field, device=name)
 
 
-def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
+def ecn_below_pfc_trigger(c: Compiled, walked: _SwitchPorts | None = None) -> Iterable[Problem]:
     """DCQCN acts before PFC: on every switch (after its override), at every port speed it uses,
     ECN min < ECN max < PFC trigger (the pause point), with each value from the intent, else the
     switch model's published data, else the generic default; and the trigger lies above the
@@ -761,7 +785,7 @@ def ecn_below_pfc_trigger(c: Compiled) -> Iterable[Problem]:
                 continue  # qos_overrides_name_switches reports it
             platform = c.catalog.switches[device.model].qos
             override = spec.qos_overrides.get(device.name)
-            for speed in sorted(_front_panel_speeds(device)):
+            for speed in sorted(_front_panel_speeds(device) if walked is None else walked.speeds[device]):
                 t = thresholds.at(qos, device.model, platform, speed)
                 ecn, trigger = t.ecn, t.pfc_trigger_kbytes
                 if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
@@ -839,9 +863,11 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
 def run_checks(compiled: Compiled) -> list[Problem]:
     """Every check, every problem (not just the first)."""
     tiers = _tier_ports(compiled)  # one walk over the leaves' and spines' ports for the two checks that read them
+    walked = _switch_ports(compiled)  # one walk over every switch's ports for the three that read them
     shared: dict[Callable, Callable[[Compiled], Iterable[Problem]]] = {
         leaf_ratio_holds: partial(leaf_ratio_holds, tiers=tiers),
         every_leaf_reaches_every_spine: partial(every_leaf_reaches_every_spine, tiers=tiers),
+        **{check: partial(check, walked=walked) for check in (switch_ports_exist, one_optic_per_cage, ecn_below_pfc_trigger)},
     }
     return [problem for check in CHECKS for problem in shared.get(check, check)(compiled)]
 

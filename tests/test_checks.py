@@ -8,9 +8,11 @@ from fabricgen.addressing import InterfaceAddress
 from fabricgen.checks import (
     addresses_unique,
     asns_as_planned,
+    ecn_below_pfc_trigger,
     every_leaf_reaches_every_spine,
     leaf_ratio_holds,
     link_speeds_match,
+    one_optic_per_cage,
     ports_used_once,
     rails_aligned,
     run_checks,
@@ -125,6 +127,34 @@ def test_run_checks_shares_one_port_walk_with_the_same_findings(compiled):
     assert [p for p in run_checks(compiled) if p.device == "be-su01-leaf3"] == alone
 
 
+def test_run_checks_shares_one_switch_port_walk_with_the_same_findings(compiled):
+    """run_checks walks every switch's ports once for switch_ports_exist, one_optic_per_cage and
+    ecn_below_pfc_trigger: what they find is what each finds on its own, in the same order."""
+    leaf = first_fabric_link(compiled).a
+    leaf.cage = 65  # beyond the model
+    other = first_fabric_link(compiled, "be-su01-leaf2").a
+    other.speed_gbps = 800  # a speed its cage cannot run
+    first, second = list(compiled.fabric.devices["be-spine01"].ports.values())[:2]
+    second.cage, second.optic = first.cage, "QDD-400G-FR4-S"  # a second port in its first one's cage, wanting another optic
+    alone = [*switch_ports_exist(compiled), *one_optic_per_cage(compiled), *ecn_below_pfc_trigger(compiled)]
+    found = ("no cage 65", "cannot run a 800G", "a cage holds one transceiver")
+    assert all(any(phrase in p.message for p in alone) for phrase in found)
+    assert [p for p in run_checks(compiled) if p in alone] == alone
+
+
+def test_the_switch_port_walk_finds_each_switchs_data_port_speeds(compiled):
+    """ecn_below_pfc_trigger reads a switch's data-port speeds off the shared walk, which counts
+    ports at a speed only outside copper cages: equal to the speeds taken port by port, on copper
+    OOB switches (1, 10 and 100G) and on a leaf with a port at a new speed."""
+    from fabricgen.checks import _front_panel_speeds, _switch_ports
+
+    first_fabric_link(compiled).a.speed_gbps = 200
+    walked = _switch_ports(compiled)
+    switches = list(compiled.fabric.switches())
+    assert {1, 10} <= walked.speeds[compiled.fabric.devices["oob01"]] and 200 in walked.speeds[compiled.fabric.devices["be-su01-leaf1"]]
+    assert all(walked.speeds[device] == _front_panel_speeds(device) for device in switches)
+
+
 def test_duplicate_address(compiled):
     a = first_fabric_link(compiled, "be-su01-leaf1").a
     b = first_fabric_link(compiled, "be-su01-leaf2").a
@@ -205,8 +235,6 @@ def test_every_problem_is_reported_not_just_the_first(compiled):
 
 
 def test_a_cage_holds_one_transceiver():
-    from fabricgen.checks import one_optic_per_cage
-
     c = compile_intent(INTENTS.parent / "bench" / "intents" / "bench-8192.yaml", render=False).compiled
     spine = c.fabric.devices["be-spine01"]
     port = spine.ports["Ethernet1/1/2"]
