@@ -7,13 +7,15 @@ import hashlib
 import io
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from fabricgen.design.graph import LinkKind, Role
 from fabricgen.pipeline import compile_intent
-from fabricgen.reports._csv import csv_text
+from fabricgen.reports import cabling, ip_plan
+from fabricgen.reports._csv import csv_text, joined_csv
 from fabricgen.reports.bom import _network_section, _octal_cables, bom_rows
 from fabricgen.reports.cabling import COLUMNS as COLUMNS_CABLING
 from fabricgen.reports.cabling import cabling_rows, render_cabling
@@ -171,6 +173,43 @@ def test_cabling_markdown_is_its_rows_one_per_line(whitepaper, write_intent):
     build.fabric.links[-1].b.name = "Ethernet1/1,x"  # past every trust check: a comma in a cell
     markdown = render_cabling(build.compiled)["cabling.md"]
     assert "| Ethernet1/1,x |" in markdown and markdown.endswith(cabling_table(cabling_rows(build.compiled)))
+
+
+def test_joined_csv_counts_rows_across_blocks():
+    header = ("a", "b", "c")
+    assert joined_csv(header, ["1,2,3\n4,5,6", "7,8,9"], 3) == written_by_csv(header, [("1", "2", "3"), ("4", "5", "6"), ("7", "8", "9")])
+    assert joined_csv(header, [], 0) == "a,b,c\n"
+    assert joined_csv(header, ["1,2,3\n4,5,6", "7,8,9"], 2) is None  # a row more than told: a field held a line break
+    assert joined_csv(header, ["1,2,3,4", "7,8,9"], 2) is None  # a comma in a field
+    assert joined_csv(header, ["1,2,3", "", "7,8,9"], 2) is None  # an empty block would write an empty line
+    assert joined_csv(header, ['1,"2",3'], 1) is None  # csv quotes a quote
+
+
+@pytest.mark.parametrize("block", [1, 7, 100_000])
+def test_cabling_blocks_write_the_rows(whitepaper, monkeypatch, block):
+    # render_cabling writes BLOCK links at a time: any block size gives the row-by-row texts, and
+    # a plain fabric never falls back to csv's writer
+    monkeypatch.setattr(cabling, "BLOCK", block)
+    monkeypatch.setattr(cabling, "csv_text", None)  # the fallback: calling it fails the test
+    build = whitepaper[512]
+    files = render_cabling(build.compiled)
+    rows = cabling_rows(build.compiled)
+    assert len(rows) > 7 and len(rows) % 7
+    assert files["cabling.csv"] == written_by_csv(COLUMNS_CABLING, rows)
+    assert files["cabling.md"] == build.files["cabling.md"].decode() and files["cabling.md"].endswith(cabling_table(rows))
+
+
+def test_cabling_of_a_fabric_without_links(whitepaper):
+    build = whitepaper[256]
+    files = render_cabling(replace(build.compiled, fabric=replace(build.fabric, links=[])))
+    assert files["cabling.csv"] == written_by_csv(COLUMNS_CABLING, [])
+    assert files["cabling.md"].endswith(cabling_table([]))
+
+
+def test_ip_plan_of_a_plain_fabric_is_joined_not_written_by_csv(whitepaper, monkeypatch):
+    monkeypatch.setattr(ip_plan, "csv_text", None)  # the fallback: calling it fails the test
+    build = whitepaper[512]
+    assert render_ip_plan(build.compiled)["ip-plan.csv"] == written_by_csv(COLUMNS_IP_PLAN, ip_plan_rows(build.compiled))
 
 
 def test_topology_json_is_the_graph(whitepaper):

@@ -19,14 +19,15 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return buffer.getvalue()
 
 
-def joined_csv(header: Sequence[str], lines: list[str]) -> str | None:
-    """The CSV text of rows given as `lines`, each row's fields already joined by commas (as many
-    fields as `header` has, two or more), when that is exactly what csv.writer writes: no field holds
-    a comma, a quote or a line break. None otherwise: the caller writes its rows by `csv_text`. For
-    the reports of a million rows, where a tuple and a join per row cost more than an f-string."""
+def joined_csv(header: Sequence[str], blocks: list[str], rows: int) -> str | None:
+    """The CSV text of `rows` rows given as `blocks` of lines (a row's fields already joined by
+    commas, as many fields as `header` has, two or more; a block's lines joined by line breaks, no
+    block empty), when that is exactly what csv.writer writes: no field holds a comma, a quote or a
+    line break. None otherwise: the caller writes its rows by `csv_text`. For the reports of a
+    million rows, where a tuple and a join per row cost more than an f-string."""
     assert len(header) >= 2, "csv writes a lone empty field as quotes"
-    table = [",".join(header), *lines, ""]  # the last line break joined in, as in _plain_csv
-    return _checked("\n".join(table), (len(header) - 1) * (len(table) - 1), len(table) - 1)
+    table = [",".join(header), *blocks, ""]  # the last line break joined in, as in _plain_csv
+    return _checked("\n".join(table), (len(header) - 1) * (rows + 1), rows + 1)  # the header too
 
 
 def _plain_csv(header: Sequence[str], rows: list[Sequence[object]]) -> str | None:

@@ -16,12 +16,13 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
     """ip-plan.csv: the rows of `ip_plan_rows`, each port's formatted at once (a tuple and a join
     per row cost twice as much: 880,000 rows at 131,072 GPUs)."""
     plan = c.addresses
-    lines: list[str] = []
+    blocks: list[str] = []  # each device's lines, joined: its lines are freed (their memory reused) before the next device's
+    rows = 0
     # the plan's lookups bound once: the loop below runs once per port
     interface_of, management_of = plan.interfaces.get, plan.management.get
     gateway_of, management_gateway_of = plan.gateways.get, plan.management_gateways.get
     for device in c.fabric.devices.values():
-        lines += map(",".join, _own_rows(c, device))
+        lines = list(map(",".join, _own_rows(c, device)))
         server = device.role in SERVER_ROLES
         name = device.name
         for port in sorted(device.ports.values(), key=CAGE_ORDER):
@@ -45,7 +46,10 @@ def render_ip_plan(c: Compiled) -> dict[str, str]:
                 f"{link.network!s},{name},{port.name},{address.address}/{address.prefixlen},{kind!s},{gateway},"
                 f"{peer.device.name},{peer.name},{address.peer or ''}"
             )
-    text = joined_csv(COLUMNS, lines)
+        if lines:
+            blocks.append("\n".join(lines))
+            rows += len(lines)
+    text = joined_csv(COLUMNS, blocks, rows)
     return {"ip-plan.csv": text if text is not None else csv_text(COLUMNS, ip_plan_rows(c))}
 
 
