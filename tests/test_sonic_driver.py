@@ -378,6 +378,24 @@ def test_an_unconfirmed_commit_reverts_by_itself_after_the_session_is_gone(two_u
         probe.close()
 
 
+def test_a_stale_timer_pid_file_kills_nothing(target: SonicTarget, driver: SonicDriver):
+    """A commit left pending by a timer that is gone (the switch rebooted in the confirm window):
+    the pid file's numbers now belong to other processes, which confirming must not kill."""
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)  # a group leader, as the timer was
+    state = target.sonic_dir / "fabricgen"
+    state.mkdir(exist_ok=True)
+    try:
+        (state / "confirm-pending").write_text("before-the-reboot\n")
+        (state / "confirm-timer.pid").write_text(f"{bystander.pid} {bystander.pid}\n")
+        driver.confirm_commit()
+        time.sleep(0.5)
+        assert bystander.poll() is None, "confirming killed a process the stale pid file named"
+        assert not (state / "confirm-timer.pid").exists() and not driver.has_pending_commit()
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
 def test_sonic_installer_list_names_the_running_image(target: SonicTarget, driver: SonicDriver):
     assert driver.get_boot_images() == {"current": "SONiC-OS-202405.0", "next": "SONiC-OS-202405.0"}
 

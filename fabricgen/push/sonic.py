@@ -486,8 +486,14 @@ class SonicDriver(NetworkDriver):
         self._kill_timer()
 
     def _kill_timer(self) -> None:
-        # the pid file holds the script's pid and its sleep's
-        self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && kill $(cat {CONFIRM_PID}); rm -f {CONFIRM_PID}')}"))
+        # The pid file holds the script's pid (setsid made it its process group's leader, the
+        # group holds its sleep) and its sleep's. Those numbers are only the timer's while it runs:
+        # after a reboot in the confirm window, or a timer that ended, they may be any other
+        # process's, so the group is killed only while its leader's command line is still exactly
+        # the timer's as _start_timer starts it (a pattern would match this very shell's).
+        is_timer = f'[ "$(tr "\\0" " " < /proc/"$leader"/cmdline)" = "sh {CONFIRM_TIMER} " ]'
+        check_and_kill = f'read leader _ < {CONFIRM_PID} && {is_timer} && kill -TERM -"$leader"'
+        self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && {check_and_kill}; rm -f {CONFIRM_PID}')}"))
 
     def rollback(self) -> None:
         """Back to the last commit's checkpoint: config_db (`config rollback`, saved), FRR's
