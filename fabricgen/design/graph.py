@@ -112,6 +112,12 @@ class Link:
         return f"<Link {self.id} {self.a.label} -- {self.b.label}>"
 
 
+def _cable_ids(prefix: str, count: int) -> Iterator[str]:
+    """A series' cable ids: prefix + 1 ... count, zero-padded to at least five digits, formatted
+    in C (e.g. "BE-S{:05d}".format over 1, 2, ...)."""
+    return map(f"{prefix}{{:0{max(5, len(str(count)))}d}}".format, range(1, count + 1))
+
+
 @dataclass
 class Fabric:
     name: str
@@ -143,8 +149,7 @@ class Fabric:
         fabric = LinkKind.FABRIC  # bound once: a member lookup on an Enum class costs 70 ns
         keys = [_SERIES.get(b.device.role, "") if kind is fabric else "" for kind, _, b, _ in links]
         series = Counter(keys)
-        # each series' next cable id, formatted in C, zero-padded to its width (e.g. "BE-S{:05d}".format over 1, 2, ...)
-        next_id = {key: map(f"{prefix}{key}{{:0{max(5, len(str(count)))}d}}".format, range(1, count + 1)).__next__ for key, count in series.items()}
+        next_id = {key: _cable_ids(f"{prefix}{key}", count).__next__ for key, count in series.items()}
         connect = self.connect
         for (kind, a, b, cable), key in zip(links, keys, strict=True):
             connect(Link(next_id[key](), network, kind, a, b, cable))
@@ -153,9 +158,8 @@ class Fabric:
         """Connect (a, b, cable PID) in order, all of one kind and one cable-id series: ids prefix +
         a number from 1, zero-padded to at least five digits, as `connect_numbered` numbers a series
         (a builder that knows its tiers apart skips the per-link series key)."""
-        ids = map(f"{prefix}{{:0{max(5, len(str(len(links))))}d}}".format, range(1, len(links) + 1))
         connect = self.connect
-        for cable_id, (a, b, cable) in zip(ids, links, strict=True):
+        for cable_id, (a, b, cable) in zip(_cable_ids(prefix, len(links)), links, strict=True):
             connect(Link(cable_id, network, kind, a, b, cable))
 
     def by_role(self, role: Role, network: Network | None = None) -> Iterator[Device]:

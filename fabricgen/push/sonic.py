@@ -152,6 +152,7 @@ SONIC_INSTALLER_LIST = "sonic-installer list"
 # rollback() does, unless confirm_commit() removed CONFIRM_PENDING first. Claiming the pending file
 # with mv makes confirm and revert exclusive: whichever comes first wins, the other sees it gone.
 CONFIRM_TIMER = f"{STATE_DIR}/confirm-timer.sh"
+TIMER_COMMAND = f"sh {CONFIRM_TIMER}"  # how _start_timer runs it; _kill_timer knows the timer by it
 MAX_REVERT_IN = 86_400  # a day: a longer wait for confirmation is a mistake, not a plan
 CONFIRM_PENDING = f"{STATE_DIR}/confirm-pending"
 CONFIRM_PID = f"{STATE_DIR}/confirm-timer.pid"
@@ -479,7 +480,7 @@ class SonicDriver(NetworkDriver):
         self._write_file(CONFIRM_PENDING, name + "\n", "arming the confirm timer")
         # setsid: a session of its own, so neither the end of this SSH session (SIGHUP) nor
         # fabricgen's death stops it; every descriptor away from the SSH channel, so exec returns
-        self._run(self._privileged(f"sh -c {shlex.quote(f'setsid sh {CONFIRM_TIMER} </dev/null >/dev/null 2>&1 &')}"), "starting the confirm timer")
+        self._run(self._privileged(f"sh -c {shlex.quote(f'setsid {TIMER_COMMAND} </dev/null >/dev/null 2>&1 &')}"), "starting the confirm timer")
 
     def _cancel_timer(self) -> None:
         self._exec(self._privileged(f"rm -f {CONFIRM_PENDING}"))
@@ -490,8 +491,8 @@ class SonicDriver(NetworkDriver):
         # group holds its sleep) and its sleep's. Those numbers are only the timer's while it runs:
         # after a reboot in the confirm window, or a timer that ended, they may be any other
         # process's, so the group is killed only while its leader's command line is still exactly
-        # the timer's as _start_timer starts it (a pattern would match this very shell's).
-        is_timer = f'[ "$(tr "\\0" " " < /proc/"$leader"/cmdline)" = "sh {CONFIRM_TIMER} " ]'
+        # TIMER_COMMAND, as _start_timer starts it (a pattern would match this very shell's).
+        is_timer = f'[ "$(tr "\\0" " " < /proc/"$leader"/cmdline)" = "{TIMER_COMMAND} " ]'
         check_and_kill = f'read leader _ < {CONFIRM_PID} && {is_timer} && kill -TERM -"$leader"'
         self._exec(self._privileged(f"sh -c {shlex.quote(f'test -s {CONFIRM_PID} && {check_and_kill}; rm -f {CONFIRM_PID}')}"))
 
