@@ -387,3 +387,21 @@ def test_optics_by_cage_answer_as_choose_and_report_a_misfit_once():
     by_cage = optics.by_cage("N9K-C93600CD-GX", 400)
     assert [by_cage[cage] for cage in (29, 30, 29)] == [None, None, None] and len(optics.problems) == 1
     assert SwitchOptics(catalog, None, ("f",)).by_cage("N9K-C93108TC-FX3", 100)[1] is None  # RJ45: no optic
+
+
+def test_cable_by_optic_answers_as_link_cable():
+    """The backend's per-link cable lookup gives link_cable's answer for every catalog optic, a
+    fixed-cable one (DAC/AOC: none) included, and for a link without an optic."""
+    from fabricgen.catalog import load_catalog
+    from fabricgen.design.graph import Device, Port
+    from fabricgen.design.optics import cable_by_optic, link_cable
+
+    catalog = load_catalog()
+    cable_of = cable_by_optic(catalog)
+    device = Device("leaf1", Role.LEAF, Network.BACKEND, "N9K-C93600CD-GX", "nxos", 1)
+    optics = [*catalog.transceivers, None]
+    assert any(catalog.transceivers[pid].cable for pid in catalog.transceivers)  # some take a separate cable
+    assert any(not catalog.transceivers[pid].cable for pid in catalog.transceivers)  # and some have it built in
+    for optic in optics:
+        a, b = Port(device, "Ethernet1/1", 1, 0, 400), Port(device, "Ethernet1/2", 2, 0, 400, optic=optic)
+        assert cable_of(b.optic or a.optic) == link_cable(catalog, a, b), optic

@@ -25,7 +25,7 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
-from fabricgen.design.optics import SwitchOptics
+from fabricgen.design.optics import SwitchOptics, cable_by_optic
 from fabricgen.design.sizing import BackendSizing
 from fabricgen.errors import Problem
 from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
@@ -82,7 +82,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     host_links: list[tuple[Port, Port, str | None]] = []
     leaf_spine: list[tuple[Port, Port, str | None]] = []
     spine_core: list[tuple[Port, Port, str | None]] = []
-    cable_of = {pid: optic.cable for pid, optic in catalog.transceivers.items()}.get  # link_cable's answer by optic, no call per link
+    cable_of = cable_by_optic(catalog)
     # each tier's switch-end optics by cage: every switch of a tier is its tier's model
     leaf_down_optic = host_optics.by_cage(backend.leaf.model, speed)
     leaf_up_optic, spine_down_optic = fabric_optics.by_cage(backend.leaf.model, up_speed), fabric_optics.by_cage(backend.spine.model, up_speed)
@@ -104,7 +104,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 nic = Port(node, nic_name, rail, 0, speed)
                 switch_port = downlinks[leaf.name][downlink]
                 switch_port.optic = optic = leaf_down_optic[switch_port.cage]
-                host_links.append((nic, switch_port, cable_of(optic)))  # type: ignore[arg-type]
+                host_links.append((nic, switch_port, cable_of(optic)))
         # Leaf to spine: every leaf to every spine of its pod and plane, links_per_spine times.
         plane_unit_leaves = per_unit // sizing.planes
         # the ignores: Device's su, rail and core_group are Optional for every role; backend leaves
@@ -122,7 +122,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                     theirs = allocators[spine.name].take(up_speed, lps)
                 for leaf_port, spine_port in zip(uplinks[s * lps : (s + 1) * lps], theirs, strict=True):
                     leaf_port.optic, spine_port.optic = low, high = leaf_up_optic[leaf_port.cage], spine_down_optic[spine_port.cage]
-                    leaf_spine.append((leaf_port, spine_port, cable_of(high or low)))  # type: ignore[arg-type]
+                    leaf_spine.append((leaf_port, spine_port, cable_of(high or low)))
         # Spine to core: spine k of every pod to every core of group k, links_per_core times.
         for spine in spines if three_tiers else ():
             group = core_groups[(spine.plane or 1, spine.core_group)]  # type: ignore[index]
@@ -131,7 +131,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
             for c, core in enumerate(group):
                 for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(up_speed, lpc), strict=True):
                     spine_port.optic, core_port.optic = low, high = spine_up_optic[spine_port.cage], core_optic[core_port.cage]
-                    spine_core.append((spine_port, core_port, cable_of(high or low)))  # type: ignore[arg-type]
+                    spine_core.append((spine_port, core_port, cable_of(high or low)))
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 

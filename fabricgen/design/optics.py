@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from fabricgen.catalog import Catalog
 from fabricgen.design.graph import Port
@@ -18,6 +19,13 @@ def link_cable(catalog: Catalog, a: Port, b: Port) -> str | None:
     None for DAC/AOC (cable built in) and for RJ45 cages."""
     optic = b.optic or a.optic
     return catalog.transceivers[optic].cable if optic else None
+
+
+def cable_by_optic(catalog: Catalog) -> Callable[[str | None], str | None]:
+    """link_cable by the switch-end optic alone (pass `b.optic or a.optic`): one dict lookup per
+    link, for the builders that wire hundreds of thousands of them."""
+    cables = {pid: optic.cable for pid, optic in catalog.transceivers.items()}
+    return cast(Callable[[str | None], str | None], cables.get)  # None (no optic) is no key: None
 
 
 @dataclass
