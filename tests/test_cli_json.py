@@ -200,7 +200,7 @@ def test_push_json_escapes_and_counts():
 
 
 def test_verify_json_is_its_shape():
-    from fabricgen.verify.compare import ERROR, Finding
+    from fabricgen.verify.findings import ERROR, Finding
     from fabricgen.verify.report import Verification, VerifyJson, render_json
 
     result = Verification("b", [Finding("ports", ERROR, "leaf1", "Ethernet16", "down")], [], ["a note"], 0.0)

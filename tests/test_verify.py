@@ -438,7 +438,7 @@ def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inv
 
 
 def test_drift_is_statements_in_their_blocks_not_line_order():
-    from fabricgen.verify.compare import statements
+    from fabricgen.verify.drift import statements
 
     built = "router bgp 1\n neighbor A remote-as 2\n address-family ipv4 unicast\n  maximum-paths 8\n  network 10.0.0.1/32\n exit-address-family\nexit\nip prefix-list P seq 5 permit 10.0.0.0/8\n"
     # FRR's own order, a block closed with exit, and one real change: maximum-paths moved out of the address family

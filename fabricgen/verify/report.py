@@ -15,7 +15,7 @@ from rich.table import Table
 
 from fabricgen.trust import printable
 from fabricgen.verify.collect import Observation
-from fabricgen.verify.compare import ERROR, INFO, WARNING, Finding
+from fabricgen.verify.findings import ERROR, INFO, WARNING, Finding
 
 CHECKS = ("reach", "cabling", "ports", "routing", "lossless", "drift")
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
