@@ -15,13 +15,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from fabricgen.catalog import load_catalog
 from fabricgen.cli import app
 from fabricgen.intent.template import schema_reference, switch_choices
 from fabricgen.pipeline import compile_intent
-from fabricgen.yaml_source import load_yaml
+from fabricgen.trust import HOSTNAME, PID
+from fabricgen.yaml_source import load_yaml, parse_yaml
 from tests.conftest import REPO
 
 runner = CliRunner()
@@ -312,3 +315,59 @@ def test_the_gpu_bound_is_the_intents():
     assert INIT_MAX == MAX_GPUS
     result = init("--gpus", str(MAX_GPUS + 1), "--no-interactive")
     assert result.exit_code == 2 and "262144" in result.output
+
+
+# Names the fabric-name rule (trust.HOSTNAME) accepts that YAML reads as something other than a
+# string when written bare: booleans and null (YAML 1.1 and 1.2), integers in every base, floats
+# and dates. `init` must write each so that it reads back as the name that was asked for.
+YAML_LOOKALIKES = ["on", "yes", "null", "1234", "1e3", "0x10", "012", "true", "False", "NO", "Off", "Null", "y", "0b101", "0o17", "2024-01-01", "1-2", "inf"]
+
+
+@pytest.mark.parametrize("name", ["on", "yes", "null", "1234", "1e3", "0x10", "012", "true", "False"])
+def test_a_name_yaml_would_read_as_another_type_is_written_so_it_reads_back(tmp_path, name):
+    """init used to write `name: on`, then refuse its own intent (`name` is True, not a string)."""
+    result = init("--gpus", "32", "--name", name, "-o", str(tmp_path / "x.yaml"))
+    assert result.exit_code == 0, result.output
+    assert data_of(tmp_path / "x.yaml")["name"] == name
+    by_file = init("--gpus", "32", "-o", str(tmp_path / f"{name}.yaml"))  # the name taken from the file's
+    assert by_file.exit_code == 0, by_file.output
+    assert data_of(tmp_path / f"{name}.yaml")["name"] == name
+
+
+def _written(starter) -> dict:
+    from fabricgen.intent.template import render_starter
+
+    text = render_starter(starter, CATALOG, "intent.schema.json", "x.yaml")
+    document, problems = parse_yaml(text.encode(), "x.yaml", "intent")  # as `fabricgen build` reads it
+    assert not problems, problems
+    return document.data
+
+
+CATALOG = load_catalog()
+
+
+@given(name=st.one_of(st.sampled_from(YAML_LOOKALIKES), st.from_regex(HOSTNAME, fullmatch=True)))
+@settings(max_examples=300, deadline=None)
+def test_every_name_the_name_rule_accepts_reads_back_as_written(name):
+    from fabricgen.intent.template import Starter
+
+    assert _written(Starter(gpus=32, name=name))["name"] == name
+
+
+@given(pid=st.one_of(st.sampled_from(YAML_LOOKALIKES), st.from_regex(PID, fullmatch=True)))
+@settings(max_examples=300, deadline=None)
+def test_every_part_number_the_pid_rule_accepts_reads_back_as_written(pid):
+    """Switch models are catalog PIDs, which a user's catalog may name as it likes."""
+    from fabricgen.intent.template import Starter
+
+    backend = _written(Starter(gpus=32, name="x", leaf=pid, spine=pid))["backend"]
+    assert backend["leaf"]["model"] == pid and backend["spine"]["model"] == pid
+
+
+def test_ordinary_names_are_written_bare():
+    """Quoting only where YAML needs it: the common intent reads as before."""
+    from fabricgen.intent.template import Starter, render_starter
+
+    text = render_starter(Starter(gpus=32, name="lab-a"), CATALOG, "intent.schema.json", "x.yaml")
+    assert "\nname: lab-a\n" in text and "\ngpu_node: DGX-H100\n" in text
+    assert "  leaf: {model: N9K-C9364D-GX2A, nos: nxos}\n" in text

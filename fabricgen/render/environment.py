@@ -45,12 +45,15 @@ def frr_text(value: object) -> str:
     return printable(value).strip()
 
 
-_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # names YAML reads as plain strings, never as numbers or booleans
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")  # names YAML reads as plain strings, never as numbers, dates or NaN
+# ... unless they are one of the words YAML 1.1 or 1.2 reads as a boolean or null (yes, On, NULL...)
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 
 
-def yaml_key(name: str) -> str:
-    """A name as a YAML key: plain when it is safely plain, else double-quoted (JSON is YAML)."""
-    return name if _PLAIN.match(name) else json.dumps(name)
+def yaml_string(name: str) -> str:
+    """A name as a YAML key or string value that reads back as this string: plain when no YAML
+    reader could take it for another type, else double-quoted (a JSON string is YAML)."""
+    return name if _PLAIN.fullmatch(name) and name.lower() not in _YAML_WORDS else json.dumps(name)
 
 
 def shell_word(value: object) -> str:
@@ -84,7 +87,8 @@ def environment() -> jinja2.Environment:
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
     env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
-    env.filters["yaml_key"] = yaml_key  # netplan's interface names
+    env.filters["yaml_key"] = yaml_string  # netplan's interface names
+    env.filters["yaml_string"] = yaml_string  # the names `fabricgen init` writes into an intent
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
     env.filters["secret"] = placeholder  # a secret's name -> <<secret:name>>; the value never reaches a build
     # No global names (Jinja's are range, dict, lipsum, cycler, joiner, namespace): while there are
