@@ -309,6 +309,9 @@ def links_by_device(links: list[LabLink]) -> dict[str, list[LabLink]]:
     return index
 
 
+LAB_ID = re.compile(r"[0-9a-f]{6}")  # what lab_id_of gives, the only lab ids there are
+
+
 def lab_id_of(build_dir: Path) -> str:
     """A short, stable name for the lab of one build directory (its resolved path's hash)."""
     return hashlib.sha256(str(build_dir.resolve()).encode()).hexdigest()[:6]
@@ -325,17 +328,18 @@ def kernel_names(ports: list[str]) -> dict[str, str]:
     taken: set[str] = set()
     for port in ports:
         name = port
-        if not _kernel_ok(name):
+        if not is_kernel_name(name):
             prefix = re.match(r"[A-Za-z]*", port).group(0)[:3].lower() or "p"  # type: ignore[union-attr]
             name = prefix + "-".join(re.findall(r"\d+", port))
-        if not _kernel_ok(name) or name in taken:
+        if not is_kernel_name(name) or name in taken:
             name = f"p{len(names) + 1}"
         names[port] = name
         taken.add(name)
     return names
 
 
-def _kernel_ok(name: str) -> bool:
+def is_kernel_name(name: str) -> bool:
+    """A name the kernel takes for an interface and `ip -batch` reads as one word."""
     return 0 < len(name) <= IFNAME_LIMIT and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None and name not in (".", "..")
 
 

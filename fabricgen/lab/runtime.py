@@ -1,11 +1,13 @@
 """The lab on this machine: namespaces, veth pairs, addresses, FRR and lldpd daemons, and their removal.
 
-Everything the lab creates is recorded in a state file before it is created (write-ahead), so
-`down` removes exactly that, also after a crash or a failed `up`. The FRR configs the daemons read
-carry the BGP keys (`fabricgen.lab.keys`): they live in the lab's private key directory (0700,
-files 0600), never in FRR's run directory, and go with `down`. The host's own network namespace
-is never changed: veth pairs are created directly inside their namespaces (`ip link add ... netns`),
-and every command that configures anything runs inside a lab namespace.
+Everything the lab creates is recorded in its state file before it is created (write-ahead), so
+`down` removes exactly that, also after a crash or a failed `up`; every name and path of it is
+derived from the lab id, and the file is read as hostile input (`fabricgen.lab.state`). The FRR
+configs the daemons read carry the BGP keys (`fabricgen.lab.keys`): they live in the lab's
+private key directory (0700, files 0600), never in FRR's run directory, and go with `down`. The
+host's own network namespace is never changed: veth pairs are created directly inside their
+namespaces (`ip link add ... netns`), and every command that configures anything runs inside a
+lab namespace.
 
 Every namespace (switches and GPU nodes) runs Debian's lldpd on its planned ports, so LLDP in the
 lab is real: each chassis advertises the device's name, each port its planned name (port ID subtype
@@ -15,30 +17,27 @@ local, and the same port description). Its control socket is `lldpd_socket(names
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import json
+import grp
 import os
 import platform
+import pwd
 import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from contextlib import suppress
 from pathlib import Path
 
+from fabricgen.design.graph import Network
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import keys
 from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
+from fabricgen.lab.state import LLDPD_RUN, LabFailure, LabState, frr_dir, keys_directory, lab_lock, load_state, manifest_hash, state_directory
 from fabricgen.secrets import Secrets
-from fabricgen.version import __version__
 
-STATE_ROOT = Path(os.environ.get("FABRICGEN_LAB_STATE", "/run/fabricgen/lab"))
 FRR_BIN = Path("/usr/lib/frr")
-FRR_RUN = Path("/var/run/frr")
 DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it
 SWITCH_PORT_MTU = 9216  # what data-center switch ports run; the hosts' MTU comes from netplan
 SWITCH_SYSCTLS = (
@@ -68,46 +67,12 @@ NFT_TABLE = "fabricgen_fail"
 # and lldpcli(8) of that version.
 LLDPD = Path("/usr/sbin/lldpd")
 LLDPCLI = Path("/usr/sbin/lldpcli")
-LLDPD_RUN = Path("/run/fabricgen-lldpd")  # sockets, pid files and the configs lldpcli reads at start
 # lldpcli(8) `configure lldp tx-interval`: seconds (or "ms" suffixed), default 30; the daemon takes
 # any value above 0 (lldpd src/lib/atoms/config.c, _lldpctl_atom_set_int_config). 1 s: a new or
 # rewired neighbour shows within about a second. `tx-hold` 4 (the default) makes the TTL 4 s.
 LLDP_TX_INTERVAL = 1
 LLDP_TX_HOLD = 4
 WORKERS = min(16, (os.cpu_count() or 2) * 4)  # subprocesses mostly wait on the kernel or FRR
-
-
-@dataclass
-class LabState:
-    """What one lab created and what it is doing: written before each step, read by every command."""
-
-    build_dir: str
-    lab_id: str
-    network: str
-    manifest_sha256: str
-    fabricgen_version: str = __version__
-    phase: str = "starting"  # starting -> up
-    namespaces: list[str] = field(default_factory=list)
-    frr_dirs: list[str] = field(default_factory=list)
-    interfaces: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> kernel name
-    failures: list[dict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what this machine cannot build, found at up
-    keys_dir: str = ""  # the filled FRR configs and the keys' values (0700)
-    keys_given: list[str] = field(default_factory=list)  # secret names whose value came from the environment or the secrets file
-    keys_generated: list[str] = field(default_factory=list)  # secret names the lab made a random value up for
-    started: float = 0.0
-    up_seconds: float = 0.0
-    loaded_at: float = 0.0  # when the last FRR config load (up or restore) finished
-
-    @property
-    def path(self) -> Path:
-        return STATE_ROOT / self.lab_id / "state.json"
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.__dict__, indent=1, sort_keys=True) + "\n")
-        os.replace(temporary, self.path)
 
 
 def require_lab_host() -> None:
@@ -121,50 +86,6 @@ def require_lab_host() -> None:
     missing += [f"{tool} (lldpd)" for tool in (LLDPD, LLDPCLI) if not tool.exists()]
     if missing:
         raise LabError(Problem(f"missing: {', '.join(missing)}", hint="install Debian's frr, lldpd and iproute2: apt-get install frr lldpd iproute2"))
-
-
-def manifest_hash(build_dir: Path) -> str:
-    return hashlib.sha256((build_dir / "manifest.json").read_bytes()).hexdigest()
-
-
-@contextmanager
-def lab_lock(lab_id: str) -> Iterator[None]:
-    """One lab command at a time per lab."""
-    directory = STATE_ROOT / lab_id
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / "lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LabError(Problem("another fabricgen lab command is running on this lab", hint="wait for it to finish")) from None
-        yield
-
-
-def keys_directory(lab_id: str) -> Path:
-    return STATE_ROOT / lab_id / "keys"
-
-
-def load_state(build_dir: Path) -> LabState | None:
-    path = STATE_ROOT / lab_id_of(build_dir) / "state.json"
-    if not path.exists():
-        return None
-    try:
-        return LabState(**json.loads(path.read_text()))
-    except (ValueError, TypeError) as exc:
-        raise LabError(
-            Problem(f"the lab's state file is damaged ({exc})", hint=f"remove the lab by hand: ip netns list | grep fg{lab_id_of(build_dir)}-", file=str(path))
-        ) from None
-
-
-def running_lab(build_dir: Path) -> tuple[LabState, LabPlan]:
-    """The lab that is up for `build_dir` and its plan; a LabError when there is none or the
-    build changed under it."""
-    state = load_state(build_dir)
-    if state is None or state.phase != "up":
-        raise LabError(Problem(f"no lab is up for {build_dir}", hint=f"start one: fabricgen lab up {build_dir}"))
-    if manifest_hash(build_dir) != state.manifest_sha256:
-        raise LabError(Problem(f"{build_dir} was rebuilt after the lab came up", hint=f"fabricgen lab down {build_dir}, then lab up again"))
-    return state, read_plan(build_dir, state.network)
 
 
 # --- commands run inside a namespace -------------------------------------------------------------
@@ -219,8 +140,14 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path 
         if existing is not None:
             what = "up" if existing.phase == "up" else f"left over ({existing.phase})"
             raise LabError(Problem(f"a lab is already {what} for {build_dir}", hint=f"fabricgen lab down {build_dir} first"))
-        state = LabState(str(build_dir.resolve()), plan.lab_id, network, manifest_hash(build_dir), started=time.time())
-        state.interfaces = {device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)}
+        state = LabState(
+            build_dir=str(build_dir.resolve()),
+            lab_id=plan.lab_id,
+            network=Network(network),
+            manifest_sha256=manifest_hash(build_dir),
+            interfaces={device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)},
+            started=time.time(),
+        )
         try:
             _create(plan, state, secrets_file)
         except BaseException:
@@ -249,9 +176,8 @@ def _require_neighbor_room(plan: LabPlan) -> None:
 
 
 def _create(plan: LabPlan, state: LabState, secrets_file: Path | None) -> None:
-    state.keys_dir = str(keys_directory(plan.lab_id))
-    state.save()  # recorded before it exists
-    directory = keys.private_directory(Path(state.keys_dir))
+    state.save()  # the key directory, named by the lab id, is removed by `down` from here on
+    directory = keys.private_directory(state.keys_dir)
     lab_keys = keys.lab_keys(plan, directory, secrets_file)  # before anything is built: a bad value stops here
     keys.write_filled_configs(plan, lab_keys, directory)
     state.keys_generated = list(lab_keys.generated)
@@ -369,16 +295,9 @@ def _route_command(route: Route, verb: str = "add") -> str:
     return " ".join(words)
 
 
-def frr_dir(namespace: str) -> Path:
-    return FRR_RUN / namespace
-
-
 def _start_frr(plan: LabPlan, state: LabState, switches: list[str]) -> None:
-    for name in switches:
-        directory = str(frr_dir(plan.namespace(name)))
-        if directory not in state.frr_dirs:
-            state.frr_dirs.append(directory)
-    state.save()
+    """FRR in each switch's namespace; their run directories are named by the namespaces, which
+    the state recorded before they existed."""
     parallel(lambda name: _start_daemons(plan, name), switches)
 
 
@@ -386,7 +305,10 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
     ns = plan.namespace(name)
     directory = frr_dir(ns)
     directory.mkdir(parents=True, exist_ok=True)
-    shutil.chown(directory, "frr", "frr")
+    if not directory.is_dir() or directory.is_symlink():
+        # /var/run/frr is the frr user's: a link there must not make root chown its target
+        raise LabError(Problem(f"{directory} is not a directory", device=name, hint=f"remove it: rm {directory}"))
+    os.chown(directory, *_frr_owner(), follow_symlinks=False)
     config = keys_directory(plan.lab_id) / f"{name}.conf"  # the build's config with its keys (keys.write_filled_configs)
     for daemon in DAEMONS:
         # -N gives each instance its own sockets and pid files under /var/run/frr/<namespace>;
@@ -406,6 +328,10 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
                 hint="run vtysh --dryrun -f on it; report a fabricgen bug",
             )
         )
+
+
+def _frr_owner() -> tuple[int, int]:
+    return pwd.getpwnam("frr").pw_uid, grp.getgrnam("frr").gr_gid
 
 
 def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
@@ -503,7 +429,8 @@ def _remove_lldpd_files(namespaces: list[str]) -> None:
 
 
 def lab_down(build_dir: Path) -> LabState | None:
-    """Remove everything the lab of `build_dir` created; None when there was no lab."""
+    """Remove everything the lab of `build_dir` created; None when there was no lab. A state file
+    this lab did not write is a LabError, and then nothing is removed."""
     require_lab_host()
     lab_id = lab_id_of(build_dir)
     with lab_lock(lab_id):
@@ -515,30 +442,26 @@ def lab_down(build_dir: Path) -> LabState | None:
 
 
 def forget(lab_id: str) -> None:
-    """The lab's state directory. STATE_ROOT stays, empty or not: another lab's up may be making
-    its own directory under it at this moment (labs of different builds run side by side)."""
-    shutil.rmtree(STATE_ROOT / lab_id, ignore_errors=True)
+    """The lab's state directory. The state root stays, empty or not: another lab's up may be
+    making its own directory under it at this moment (labs of different builds run side by side)."""
+    shutil.rmtree(state_directory(lab_id), ignore_errors=True)  # a link there is not followed
 
 
 def _remove(state: LabState) -> None:
     """Processes in the lab's namespaces (FRR, lldpd), then the namespaces (their veths go with
-    them), then FRR's run directories and lldpd's files, then the state. Each step tolerates what
-    is already gone."""
+    them), then FRR's run directories and lldpd's files, then the keys and the state. Every name
+    is this lab's: `fg<lab id>-<device>` (load_state refuses a file naming another), the paths
+    derived from them and from the lab id. Each step tolerates what is already gone."""
     existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
-    # only this lab's namespaces (fg<lab id>-<device>), whatever the state file says
-    namespaces = [ns for ns in state.namespaces if ns in existing and ns.startswith(f"fg{state.lab_id}-")]
+    namespaces = [ns for ns in state.namespaces if ns in existing]
     stop_processes(namespaces)
     if namespaces:
         run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
-    for directory in state.frr_dirs:
-        if Path(directory).parent == FRR_RUN and Path(directory).name.startswith(f"fg{state.lab_id}-"):
-            shutil.rmtree(directory, ignore_errors=True)
-    _remove_lldpd_files([ns for ns in state.namespaces if ns.startswith(f"fg{state.lab_id}-")])
-    if state.keys_dir and Path(state.keys_dir) == keys_directory(state.lab_id):
-        shutil.rmtree(state.keys_dir, ignore_errors=True)
-    state.phase = "removed"
-    if state.path.exists():
-        state.path.unlink()
+    for ns in state.namespaces:
+        shutil.rmtree(frr_dir(ns), ignore_errors=True)  # none for a node; a link is not followed
+    _remove_lldpd_files(state.namespaces)
+    shutil.rmtree(state.keys_dir, ignore_errors=True)
+    state.path.unlink(missing_ok=True)
 
 
 def namespace_pids(namespace: str) -> list[int]:
@@ -568,19 +491,21 @@ def _signal(pid: int, sig: int) -> None:
 # --- failures ------------------------------------------------------------------------------------
 
 
-def apply_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
-    if failure["kind"] == "link":
-        link = next(l for l in plan.links if l.cable == failure["cable"])
+def apply_failure(plan: LabPlan, state: LabState, failure: LabFailure) -> None:
+    """Fail a cable or a device of `plan` (`failure` names one of its cables or devices)."""
+    if failure.kind == "link":
+        link = next(l for l in plan.links if l.cable == failure.cable)
         for end in (link.a, link.b):
             ns = plan.namespace(end.device)
-            if failure["how"] == "silent":
+            if failure.how == "silent":
                 # frames vanish on both ends while carrier stays up: only BFD (or BGP's hold timer) notices
                 rules = f'table netdev {NFT_TABLE} {{ chain {_drop_chain(end.ifname)} {{ type filter hook ingress device "{end.ifname}" priority -500; policy drop; }}; }}'
                 in_namespace(ns, ["nft", "-f", "-"], stdin=rules)
             else:
                 ip_batch([f"link set dev {end.ifname} down"], ns)
     else:
-        name = failure["device"]
+        name = failure.device
+        assert name is not None  # a device failure names its device (LabFailure)
         ns = plan.namespace(name)
         stop_processes([ns], grace=0)  # power off: no graceful BGP notification
         ip_batch([f"link set dev {port.ifname} down" for port in plan.ports_of(name)], ns)
@@ -588,17 +513,19 @@ def apply_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
     state.save()
 
 
-def undo_failure(plan: LabPlan, state: LabState, failure: dict) -> None:
-    if failure["kind"] == "link":
-        link = next(l for l in plan.links if l.cable == failure["cable"])
+def undo_failure(plan: LabPlan, state: LabState, failure: LabFailure) -> None:
+    """Undo a failure `apply_failure` applied."""
+    if failure.kind == "link":
+        link = next(l for l in plan.links if l.cable == failure.cable)
         for end in (link.a, link.b):
             ns = plan.namespace(end.device)
-            if failure["how"] == "silent":
+            if failure.how == "silent":
                 in_namespace(ns, ["nft", "delete", "chain", "netdev", NFT_TABLE, _drop_chain(end.ifname)])
             else:
                 ip_batch([f"link set dev {end.ifname} up", *node_routes_again(plan, end.device, [end.ifname])], ns)
     else:
-        name = failure["device"]
+        name = failure.device
+        assert name is not None
         ns = plan.namespace(name)
         ports = [port.ifname for port in plan.ports_of(name)]
         ip_batch([*(f"link set dev {ifname} up" for ifname in ports), *node_routes_again(plan, name, ports)], ns)

@@ -10,6 +10,7 @@ from pathlib import Path
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab import runtime
 from fabricgen.lab.plan import LabPlan
+from fabricgen.lab.state import LabFailure, running_lab
 from fabricgen.lab.verify import Verification, verify, wait_converged
 from fabricgen.sorting import natural_key
 
@@ -65,7 +66,7 @@ def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secret
     memory = process_memory(state)
     frr, lldpd = memory.get("frr", (0, 0.0)), memory.get("lldpd", (0, 0.0))
     return UpReport(
-        plan, state.up_seconds, converged, seconds, frr[0], frr[1], state.notes, state.keys_given, state.keys_generated, state.keys_dir, lldpd[0], lldpd[1]
+        plan, state.up_seconds, converged, seconds, frr[0], frr[1], state.notes, state.keys_given, state.keys_generated, str(state.keys_dir), lldpd[0], lldpd[1]
     )
 
 
@@ -89,12 +90,12 @@ def process_memory(state: runtime.LabState) -> dict[str, tuple[int, float]]:
 
 
 def check(build_dir: Path, timeout: float = 60.0, progress: Progress = _silent) -> Verification:
-    state, plan = runtime.running_lab(build_dir)
-    since = max(state.loaded_at, *(f["at"] for f in state.failures)) if state.failures else state.loaded_at
+    state, plan = running_lab(build_dir)
+    since = max(state.loaded_at, *(f.at for f in state.failures)) if state.failures else state.loaded_at
     return verify(plan, state, timeout, since, progress)
 
 
-def parse_link(plan: LabPlan, text: str) -> dict:
+def parse_link(plan: LabPlan, text: str, silent: bool = False) -> LabFailure:
     """DEV:PORT (the build's port name or the lab's kernel name) -> the failure of its cable."""
     device, _, port = text.partition(":")
     if not port:
@@ -105,12 +106,24 @@ def parse_link(plan: LabPlan, text: str) -> dict:
         ports = ", ".join(p.port for p in plan.ports_of(device)[:6])
         raise LabError(Problem(f"{device} has no cabled port {port!r} in the lab", hint=f"its ports are e.g. {ports}"))
     link, _ = found
-    return {"kind": "link", "cable": link.cable, "label": f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port} ({link.cable})"}
+    return LabFailure(kind="link", cable=link.cable, how="silent" if silent else "down")
 
 
-def parse_device(plan: LabPlan, device: str) -> dict:
+def parse_device(plan: LabPlan, device: str) -> LabFailure:
     _require_device(plan, device)
-    return {"kind": "device", "device": device, "label": f"{device} (all its links, its FRR stopped)"}
+    return LabFailure(kind="device", device=device)
+
+
+def label(plan: LabPlan, failure: LabFailure, how: bool = True) -> str:
+    """What a failure is (and `how` a cable failed), for reports: from the plan, never from the
+    lab's state file."""
+    if failure.device is not None:
+        return f"{failure.device} (all its links, its FRR stopped)"
+    link = next(link for link in plan.links if link.cable == failure.cable)
+    what = f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port} ({link.cable})"
+    if not how:
+        return what
+    return f"{what}: {'frames dropped, carrier up' if failure.how == 'silent' else 'both ends down'}"
 
 
 def _require_device(plan: LabPlan, device: str) -> None:
@@ -119,52 +132,45 @@ def _require_device(plan: LabPlan, device: str) -> None:
 
 
 def fail(build_dir: Path, link: str | None, device: str | None, silent: bool = False, timeout: float = 60.0) -> FailureReport:
-    state, plan = runtime.running_lab(build_dir)
+    state, plan = running_lab(build_dir)
     if (link is None) == (device is None):
         raise LabError(Problem("give exactly one of --link DEV:PORT or --device DEV"))
-    failure = parse_link(plan, link) if link else parse_device(plan, device)  # type: ignore[arg-type]
-    if silent and failure["kind"] != "link":
+    if silent and link is None:
         raise LabError(Problem("--silent applies to --link only", hint="a failed device takes its links down"))
-    if failure["kind"] == "link":
-        failure["how"] = "silent" if silent else "down"
-        failure["label"] += ": frames dropped, carrier up" if silent else ": both ends down"
-    if any(_same(f, failure) for f in state.failures):
-        raise LabError(Problem(f"{failure['label']} is already failed", hint="fabricgen lab restore first"))
-    failure["at"] = time.time()
+    failure = parse_link(plan, link, silent) if link else parse_device(plan, device)  # type: ignore[arg-type]
+    if any(f.same(failure) for f in state.failures):
+        raise LabError(Problem(f"{label(plan, failure)} is already failed", hint="fabricgen lab restore first"))
+    failure.at = time.time()
     runtime.apply_failure(plan, state, failure)
-    converged, seconds, _, _ = wait_converged(plan, state, failure["at"], timeout, _touched(plan, failure))
+    converged, seconds, _, _ = wait_converged(plan, state, failure.at, timeout, _touched(plan, failure))
     detect = min((s.bfd_detect_ms for s in plan.switches.values() if s.bfd_detect_ms), default=None)
-    return FailureReport("fail", failure["label"], converged, seconds, detect)
+    return FailureReport("fail", label(plan, failure), converged, seconds, detect)
 
 
 def restore(build_dir: Path, link: str | None = None, device: str | None = None, timeout: float = 120.0) -> list[FailureReport]:
-    state, plan = runtime.running_lab(build_dir)
+    state, plan = running_lab(build_dir)
     chosen = list(state.failures)
     if link or device:
         wanted = parse_link(plan, link) if link else parse_device(plan, device)  # type: ignore[arg-type]
-        chosen = [f for f in state.failures if _same(f, wanted)]
+        chosen = [f for f in state.failures if f.same(wanted)]
         if not chosen:
-            raise LabError(Problem(f"{wanted['label']} is not failed", hint="fabricgen lab restore with no option restores every failure"))
+            raise LabError(Problem(f"{label(plan, wanted, how=False)} is not failed", hint="fabricgen lab restore with no option restores every failure"))
     reports = []
     for failure in chosen:
         started = time.time()
         runtime.undo_failure(plan, state, failure)
         converged, seconds, _, _ = wait_converged(plan, state, started, timeout, _touched(plan, failure))
-        reports.append(FailureReport("restore", failure["label"], converged, seconds, None))
+        reports.append(FailureReport("restore", label(plan, failure), converged, seconds, None))
     return reports
 
 
-def _touched(plan: LabPlan, failure: dict) -> set[str]:
+def _touched(plan: LabPlan, failure: LabFailure) -> set[str]:
     """The switches whose sessions a failure changes: both ends of its cables."""
-    if failure["kind"] == "link":
-        links = [link for link in plan.links if link.cable == failure["cable"]]
+    if failure.device is not None:
+        links = plan.links_of(failure.device)
     else:
-        links = plan.links_of(failure["device"])
+        links = [link for link in plan.links if link.cable == failure.cable]
     return {end.device for link in links for end in (link.a, link.b)}
-
-
-def _same(a: dict, b: dict) -> bool:
-    return a["kind"] == b["kind"] and a.get("cable") == b.get("cable") and a.get("device") == b.get("device")
 
 
 def down(build_dir: Path) -> bool:

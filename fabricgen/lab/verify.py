@@ -60,9 +60,9 @@ class Failed:
 
     @classmethod
     def of(cls, plan: LabPlan, state: LabState) -> Failed:
-        cables = {f["cable"] for f in state.failures if f["kind"] == "link"}
-        silent = {f["cable"] for f in state.failures if f["kind"] == "link" and f.get("how") == "silent"}
-        devices = {f["device"] for f in state.failures if f["kind"] == "device"}
+        cables = {f.cable for f in state.failures if f.cable is not None}
+        silent = {f.cable for f in state.failures if f.cable is not None and f.how == "silent"}
+        devices = {f.device for f in state.failures if f.device is not None}
         cables |= {link.cable for device in devices for link in plan.links_of(device)}
         return cls(cables, devices, silent)
 
