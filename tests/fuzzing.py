@@ -70,7 +70,7 @@ class Profile:
 
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
-    "ci": Profile({"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45}, 4.0, 30.0, 2 << 30, 24, 8.0, True, ("superpod-4096.yaml",)),
+    "ci": Profile({"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "lab-state": 25}, 4.0, 30.0, 2 << 30, 24, 8.0, True, ("superpod-4096.yaml",)),
     # `make fuzz`: 10,000 cases in total
     "full": Profile({"intent": 4000, "yaml-bytes": 1000, "catalog": 2000, "build": 3000}, 10.0, 120.0, 2 << 30, 400, 900.0, False),
 }
@@ -842,7 +842,7 @@ def apply_ops(tree, ops) -> tuple[bytes, list[str]]:
 # --- cases ----------------------------------------------------------------------------------------
 
 # Exit codes each command may give: 1 is "something differs / a device failed", never a crash.
-ALLOWED = {"build": {0, 2}, "validate": {0, 2}, "diff": {0, 1, 2}, "analyze": {0, 2}, "push": {0, 1, 2}, "bom": {0, 1, 2}}
+ALLOWED = {"build": {0, 2}, "validate": {0, 2}, "diff": {0, 1, 2}, "analyze": {0, 2}, "push": {0, 1, 2}, "bom": {0, 1, 2}, "lab": {0, 2}}
 
 
 @dataclass(frozen=True)
@@ -867,6 +867,12 @@ class Case:
     output: str | None = None  # written by the command; must not exist after exit 2
     base: str = ""
     templated: frozenset[str] = frozenset()  # files in which {dir} stands for the case's directory
+    env: dict[str, str] = field(default_factory=dict)  # added to ENV for this case ({dir} stands for its directory)
+    prepare: Callable[[Path], None] | None = None  # run in the parent once the files are written
+    # run in the child before the command (a stand-in for what cannot run in a case: a device, the
+    # lab's kernel commands); returns what the child reports back after the command, as `extra`
+    child_setup: Callable[[Path], Callable[[], dict]] | None = None
+    check: Callable[[Path, Outcome], str | None] | None = None  # a property of this generator: a failure class or None
 
     def materialize(self, directory: Path) -> None:
         if self.copy_tree is not None:
@@ -882,6 +888,8 @@ class Case:
                 path.symlink_to(data.target)
             else:
                 path.write_bytes(data.replace(b"{dir}", str(directory).encode()) if name in self.templated else data)
+        if self.prepare is not None:
+            self.prepare(directory)
 
     def size(self) -> int:
         return sum(len(data) for data in self.files.values() if isinstance(data, bytes)) + 100 * len(self.ops)
@@ -911,6 +919,7 @@ class Outcome:
     cpu_seconds: float = 0.0
     reports_printed: bool = True  # every report is in stderr as FabricgenError.report() wrote it
     peak_rss: int = 0  # the case's peak resident set above what it started with (bytes)
+    extra: dict = field(default_factory=dict)  # what the case's child_setup reported back
 
 
 STDOUT_TAIL = 4000
@@ -959,7 +968,7 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
         try:
             os.close(read_end)
             try:
-                result = _child(argv, directory, limits)
+                result = _child(argv, directory, limits, case)
             except BaseException as exc:  # noqa: BLE001 - the parent must hear of it
                 result = {"exit_code": 1, "exception": type(exc).__name__, "traceback": traceback.format_exc()}
             try:
@@ -1005,7 +1014,7 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     return Outcome(**{"peak_rss": peak, **{k: v for k, v in data.items() if k in known}, "seconds": seconds, "cpu_seconds": cpu})
 
 
-def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
+def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None = None) -> dict:
     from typer.testing import CliRunner
 
     from fabricgen import cli
@@ -1019,6 +1028,9 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         Path("/proc/self/clear_refs").write_text("5")
     start_rss = _vm_bytes("VmRSS")
     attempts = _guard_network()
+    env = {**ENV, **{key: value.replace("{dir}", str(directory)) for key, value in (case.env if case else {}).items()}}
+    os.environ.update(env)  # also for what reads os.environ directly rather than through click
+    report_back = case.child_setup(directory) if case is not None and case.child_setup is not None else None
     reported: list = []
     original_report = FabricgenError.report
 
@@ -1035,7 +1047,7 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
     signal.signal(signal.SIGPROF, alarm)
     signal.setitimer(signal.ITIMER_PROF, limits.cpu_limit_s)
     try:
-        result = CliRunner().invoke(cli.app, argv, env=ENV, catch_exceptions=True, prog_name="fabricgen")
+        result = CliRunner().invoke(cli.app, argv, env=env, catch_exceptions=True, prog_name="fabricgen")
         signal.setitimer(signal.ITIMER_PROF, 0)
     except CaseTimeout as exc:
         resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
@@ -1057,6 +1069,7 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         "stderr": stderr[:STDERR_MAX],
         "network": attempts,
         "peak_rss": _vm_bytes("VmHWM") - start_rss,
+        "extra": report_back() if report_back is not None else {},
     }
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         outcome["exception"] = type(result.exception).__name__
@@ -1190,6 +1203,10 @@ def judge(case: Case, outcome: Outcome, directory: Path) -> Finding | None:
         return Finding(f"{command}: accepted {case.must_refuse}", outcome.stdout[-800:])
     if outcome.exit_code == 2 and case.output and (directory / case.output).exists():
         return Finding(f"{command}: refused the input but wrote {case.output}", "")
+    if case.check is not None:
+        broken = case.check(directory, outcome)
+        if broken:
+            return Finding(f"{command}: {broken}", outcome.stderr[-1500:])
     return None
 
 
@@ -1919,6 +1936,271 @@ def build_cases(bases: dict[str, Path]) -> st.SearchStrategy:
         command = draw(st.sampled_from(sorted(COMMANDS)))
         ops = draw(st.lists(build_ops(), min_size=1, max_size=3))
         return build_case(bases, base, command, tuple(ops))
+
+    return cases()
+
+
+# lab state ------------------------------------------------------------------------------------------
+# `lab down` of a real build whose lab state file (under $FABRICGEN_LAB_STATE, in the case's
+# directory) was forged or mutated. The lab's kernel commands cannot run in a case: the child's
+# `runtime.run` is a stand-in that records every command and answers `ip netns list` with this
+# lab's namespaces and another lab's; FRR's and lldpd's run directories are the case's own. The
+# property: nothing but this lab's own is ever removed (another lab's state, keys, namespaces and
+# run files, and a file outside the state root, survive), and a refused file removes nothing.
+
+OTHER_LAB = "abcdef"  # a lab id no case's build has (the ids are six hex digits of a path's hash)
+LAB_DEVICES = ("be-su01-leaf1", "be-spine01", "gpu01")
+
+
+def _lab_id(build: Path) -> str:
+    from fabricgen.lab.plan import lab_id_of
+
+    return lab_id_of(build)
+
+
+def lab_state_document(directory: Path) -> dict:
+    """The state `lab up` writes for the case's build: up, nothing failed."""
+    from fabricgen.version import __version__
+
+    build = directory / "build"
+    lab_id = _lab_id(build)
+    return {
+        "build_dir": str(build.resolve()),
+        "lab_id": lab_id,
+        "network": "backend",
+        "manifest_sha256": hashlib.sha256((build / "manifest.json").read_bytes()).hexdigest(),
+        "fabricgen_version": __version__,
+        "phase": "up",
+        "namespaces": [f"fg{lab_id}-{device}" for device in LAB_DEVICES],
+        "interfaces": {"be-su01-leaf1": {"Ethernet0": "Ethernet0"}},
+        "failures": [],
+        "notes": [],
+        "keys_given": [],
+        "keys_generated": ["bgp-backend"],
+        "started": 1_700_000_000.0,
+        "up_seconds": 2.5,
+        "loaded_at": 1_700_000_002.0,
+    }
+
+
+@dataclass(frozen=True)
+class StateOp(Op):
+    """A change to the state file: a tree op on its JSON, or a forgery of one of its fields."""
+
+    stage = "state"
+
+
+@dataclass(frozen=True)
+class StateTree(StateOp):
+    op: Op
+
+    def apply(self, state: dict, directory: Path):
+        state, what = self.op.apply(state)
+        return state, what
+
+
+FORGED_IDS = ["../../../tmp/x", "../../outside", "/etc", OTHER_LAB, "ABCDEF", "abcdeg", "", "abcdef0", ".", "..", "abc/ef", "\x1b[2J", 123456, None]
+FORGED_NAMESPACES = [f"fg{OTHER_LAB}-be-spine01", "fg{id}-../../x", "lo", "1", "", "fg{id}-", "fg{id}-a b", "default", "fg{id}-be-spine01\n", "/run/netns/x"]
+FORGED_PATHS = ["/", "/etc", "{dir}/outside", "{dir}/build/..", "relative/build", "", "{dir}/build\x00x", "x" * 5000]
+
+
+@dataclass(frozen=True)
+class ForgeId(StateOp):
+    value: object
+
+    def apply(self, state: dict, directory: Path):
+        state["lab_id"] = self.value
+        return state, f"lab_id = {self.value!r}"
+
+
+@dataclass(frozen=True)
+class ForgeNamespace(StateOp):
+    value: str
+
+    def apply(self, state: dict, directory: Path):
+        lab_id = _lab_id(directory / "build")
+        name = self.value.replace("{id}", lab_id)
+        state.setdefault("namespaces", [])
+        if isinstance(state["namespaces"], list):
+            state["namespaces"].append(name)
+        return state, f"namespace {name!r} added"
+
+
+@dataclass(frozen=True)
+class ForgeBuildDir(StateOp):
+    value: str
+
+    def apply(self, state: dict, directory: Path):
+        state["build_dir"] = self.value.replace("{dir}", str(directory))
+        return state, f"build_dir = {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class StateFileKind(StateOp):
+    """The state file is not a plain file of this user's: a link, a FIFO, a directory, too big,
+    writable by others."""
+
+    kind: str
+
+    def apply(self, state: dict, directory: Path):
+        return state, f"state file: {self.kind}"
+
+
+STATE_FILE_KINDS = ["link to a file outside", "link to another lab's state", "FIFO", "directory", "oversized", "writable by others", "not JSON", "empty"]
+
+
+def _write_lab_state(directory: Path, ops: tuple) -> None:
+    """The case's state root: this lab's (mutated) state file, another lab's whole state, and a
+    file outside the root; FRR's and lldpd's run files of both labs under the case's `run/`."""
+    root = directory / "state"
+    lab_id = _lab_id(directory / "build")
+    other = root / OTHER_LAB
+    (other / "keys").mkdir(parents=True)
+    other_state = lab_state_document(directory) | {"lab_id": OTHER_LAB, "namespaces": [f"fg{OTHER_LAB}-be-spine01"]}
+    (other / "state.json").write_text(json.dumps(other_state))
+    (other / "keys" / "secrets.yaml").write_text("bgp-backend: keep\n")
+    (directory / "outside").mkdir()
+    (directory / "outside" / "keep.txt").write_text("keep\n")
+    for namespace in (f"fg{OTHER_LAB}-be-spine01", f"fg{lab_id}-be-spine01"):
+        (directory / "run" / "frr" / namespace).mkdir(parents=True)
+        (directory / "run" / "lldpd").mkdir(parents=True, exist_ok=True)
+        (directory / "run" / "lldpd" / f"{namespace}.pid").write_text("1\n")
+    state: object = lab_state_document(directory)
+    said = []
+    kind = ""
+    for op in ops:
+        state, what = op.apply(state, directory)
+        said.append(what)
+        if isinstance(op, StateFileKind):
+            kind = op.kind
+    mine = root / lab_id
+    mine.mkdir(parents=True, exist_ok=True, mode=0o700)
+    mine.chmod(0o700)
+    path = mine / "state.json"
+    text = json.dumps(state, default=_json_default, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if kind == "link to a file outside":
+        path.symlink_to(directory / "outside" / "keep.txt")
+    elif kind == "link to another lab's state":
+        path.symlink_to(other / "state.json")
+    elif kind == "FIFO":
+        os.mkfifo(path, 0o600)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        if kind == "oversized":
+            text = text[:-1] + b"," + b'"pad": "' + b"x" * (17 << 20) + b'"}'
+        elif kind == "not JSON":
+            text = text[: len(text) // 2]
+        elif kind == "empty":
+            text = b""
+        path.write_bytes(text)
+        path.chmod(0o666 if kind == "writable by others" else 0o600)
+
+
+def _fake_lab_host(directory: Path) -> Callable[[], dict]:
+    """In the child: the lab's kernel commands recorded instead of run; `ip netns list` names
+    this lab's namespaces and another lab's; the run directories are the case's."""
+    import subprocess
+
+    from fabricgen.lab import runtime, state
+
+    lab_id = _lab_id(directory / "build")
+    existing = [f"fg{lab_id}-{device}" for device in LAB_DEVICES] + [f"fg{OTHER_LAB}-be-spine01", f"fg{OTHER_LAB}-gpu01"]
+    commands: list[list[str]] = []
+
+    def run(args, stdin=None, check=True, timeout=60):
+        commands.append([str(a) for a in args] + ([f"<stdin: {stdin}>"] if stdin else []))
+        out = "\n".join(existing) + "\n" if list(args[:3]) == ["ip", "netns", "list"] else ""
+        return subprocess.CompletedProcess(args, 0, out, "")
+
+    runtime.run = run
+    runtime.require_lab_host = lambda: None
+    state.FRR_RUN = directory / "run" / "frr"
+    state.LLDPD_RUN = runtime.LLDPD_RUN = directory / "run" / "lldpd"
+    return lambda: {"commands": commands[:200]}
+
+
+def _lab_state_check(directory: Path, outcome: Outcome) -> str | None:
+    """Nothing but this lab's own removed; nothing at all when the state file was refused."""
+    lab_id = _lab_id(directory / "build")
+    for path in (
+        directory / "outside" / "keep.txt",
+        directory / "state" / OTHER_LAB / "state.json",
+        directory / "state" / OTHER_LAB / "keys" / "secrets.yaml",
+        directory / "run" / "frr" / f"fg{OTHER_LAB}-be-spine01",
+        directory / "run" / "lldpd" / f"fg{OTHER_LAB}-be-spine01.pid",
+    ):
+        if not path.exists():
+            return f"removed what is not this lab's ({path.relative_to(directory)})"
+    removed = []
+    for command in outcome.extra.get("commands", []):
+        text = " ".join(command)
+        if "netns delete" in text or "netns del " in text:
+            removed += re.findall(r"netns delete (\S+)", text)
+        if any(word in command for word in ("kill", "pkill")):
+            return f"killed processes directly: {short(text)}"
+    foreign = [name for name in removed if not name.startswith(f"fg{lab_id}-")]
+    if foreign:
+        return f"deleted another lab's namespace ({short(foreign[0])})"
+    if outcome.exit_code == 2:
+        if removed:
+            return "refused the state file but deleted namespaces"
+        if not (directory / "run" / "frr" / f"fg{lab_id}-be-spine01").exists():
+            return "refused the state file but removed this lab's FRR directory"
+    return None
+
+
+def lab_state_case(bases: dict[str, Path], base: str, ops: tuple) -> Case:
+    """`lab down` of a real build whose lab state was forged by `ops`."""
+    must = [op for op in ops if isinstance(op, (ForgeId, ForgeNamespace, StateFileKind, ForgeBuildDir))]
+    return Case(
+        generator="lab-state",
+        command="lab",
+        argv=("lab", "down", "{dir}/build"),
+        files={},
+        mutations=[_describe_state_op(op) for op in ops],
+        ops=ops,
+        rebuild=lambda ops: lab_state_case(bases, base, ops),
+        copy_tree=(bases[base], "build"),
+        must_refuse="a forged state file" if must else "",
+        base=f"{base} lab state",
+        env={"FABRICGEN_LAB_STATE": "{dir}/state"},
+        prepare=lambda directory: _write_lab_state(directory, ops),
+        child_setup=_fake_lab_host,
+        check=_lab_state_check,
+    )
+
+
+def _describe_state_op(op: StateOp) -> str:
+    if isinstance(op, StateTree):
+        return f"state tree: {type(op.op).__name__}"
+    return f"{type(op).__name__}({short(next(iter(op.__dict__.values()), ''))})"
+
+
+def lab_state_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    return st.one_of(
+        st.builds(
+            StateTree,
+            st.one_of(
+                st.builds(SetValue, index, values()),
+                st.builds(DropKey, index),
+                st.builds(InsertKey, index, st.sampled_from(["pad", "keys_dir", "frr_dirs", "x"]), values()),
+            ),
+        ),
+        st.builds(ForgeId, st.sampled_from(FORGED_IDS)),
+        st.builds(ForgeNamespace, st.sampled_from(FORGED_NAMESPACES)),
+        st.builds(ForgeBuildDir, st.sampled_from(FORGED_PATHS)),
+        st.builds(StateFileKind, st.sampled_from(STATE_FILE_KINDS)),
+    )
+
+
+def lab_state_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(bases)))
+        ops = draw(st.lists(lab_state_ops(), min_size=0, max_size=3))
+        return lab_state_case(bases, base, tuple(ops))
 
     return cases()
 

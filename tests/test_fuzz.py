@@ -237,3 +237,11 @@ def test_fuzz_build_directories(bases, tmp_path):
     manifest re-signed or not), given to diff, analyze --no-traffic, push (to 127.0.0.1:9) and bom
     compare."""
     campaign("build", fuzzing.build_cases(bases), tmp_path)
+
+
+def test_fuzz_lab_state(bases, tmp_path):
+    """`lab down` of a real build whose lab state file was forged: another lab's id, a path as the
+    id, other labs' namespaces, another build's path, a link, a FIFO, a directory, an oversized or
+    world-writable file, or any field set, dropped or added. The lab's kernel commands are recorded,
+    not run; nothing but this lab's own may be removed, nothing at all on refusal."""
+    campaign("lab-state", fuzzing.lab_state_cases(bases), tmp_path)
