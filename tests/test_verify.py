@@ -30,7 +30,7 @@ from fabricgen.verify.collect import Access, ReadOnlyDevice, ReadOnlyViolation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "verify"
-BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret:bgp-backend>>
+BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret=bgp-backend>>
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def healthy(build_dir: Path) -> dict[str, dict]:
             text = f"! config_db (show runningconfiguration all)\n{json.dumps(db)}\n! frr (vtysh -c 'show running-config')\n{frr}"
         else:
             text = (build_dir / f"configs/{name}.cfg").read_text()
-        answers[name]["get_config"] = text.replace("<<secret:bgp-backend>>", BGP_KEY)
+        answers[name]["get_config"] = text.replace("<<secret=bgp-backend>>", BGP_KEY)
     return answers
 
 
@@ -425,8 +425,8 @@ def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):
 def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inventory, tmp_path):
     answers = healthy(build_dir)
     answers["be-spine01"]["get_config"] = answers["be-spine01"]["get_config"].replace("hostname be-spine01", "hostname be-spine01\nip domain-lookup")
-    # a secret the build does not know and no --secrets names: masked by its keyword
-    answers["be-su01-leaf1"]["get_config"] += "\nsnmp-server community hunter2-unknown group network-operator\n"
+    # a secret the build does not know and no --secrets names: masked by its slot (FRR's neighbor password)
+    answers["be-su01-leaf1"]["get_config"] += "router bgp 65099\n neighbor 10.9.9.9 password hunter2-unknown\n"
     result = run(build_dir, inventory, answers)
     drift = [f for f in result.findings if f.check == "drift"]
     assert sorted(f.device for f in drift) == ["be-spine01", "be-su01-leaf1"], [f.found for f in drift]
@@ -436,7 +436,7 @@ def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inv
 
     for text in (report.render_json(result), report.render_markdown(result), "\n".join(report.plain_lines(result))):
         assert BGP_KEY not in text and "hunter2-unknown" not in text
-    assert "+snmp-server community <<masked>> group network-operator" in report.render_json(result)
+    assert "+router bgp 65099 > neighbor 10.9.9.9 password <<masked>>" in report.render_json(result)
     assert BGP_KEY in answers["be-spine01"]["get_config"]  # the device did hold it
 
 
