@@ -656,8 +656,8 @@ def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: s
             where = next(field for field, level in reversed(levels) if level is not None)  # the innermost section
             needs.append(("password-hardening", "the password policy (PASSW_HARDENING)", (*where, "password_policy")))
             if management.access is not None:
+                # the idle timeout is left out (with a note) where SSH_SERVER lacks it: render/sonic.py
                 needs.append(("ssh-server-policies", "the SSH server policy (SSH_SERVER)", (*where, "access")))
-                needs.append(("ssh-inactivity-timeout", "the SSH idle timeout (SSH_SERVER inactivity_timeout)", (*where, "access", "exec_timeout_min")))
             if management.banner:
                 needs.append(("banner-message", "the login banner (BANNER_MESSAGE)", (*where, "banner")))
     return needs
@@ -904,12 +904,16 @@ def _unmapped_sonic_platforms(c: Compiled) -> list[str]:
 def _unrendered_management(c: Compiled) -> list[str]:
     """One note per NOS and set of settings its adapter does not write, naming the network roles
     that ask for them, so nothing of a management section is dropped silently."""
-    roles = sorted({(d.nos, d.network, d.role) for d in c.fabric.switches() if d.nos})
+    groups = sorted({(d.nos, d.network, d.role, d.model) for d in c.fabric.switches() if d.nos})
     by_missing: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
-    for nos, network, role in roles:
+    for nos, network, role, model in groups:
         management = Management.effective(level for _, level in c.management_levels(network, role))
-        missing = tuple(unrendered_management(nos, management)) if management is not None else ()
-        if missing:
+        try:
+            features = frozenset(c.nos_target(network, role, model).features)
+        except KeyError:
+            continue  # nos_releases_known reports it
+        missing = tuple(unrendered_management(nos, management, features)) if management is not None else ()
+        if missing and f"{network.value} {role.value}" not in by_missing[(nos, missing)]:
             by_missing[(nos, missing)].append(f"{network.value} {role.value}")
     return [
         f"{NOS_NAMES.get(nos, nos)} {', '.join(where)} switches: not written to their configs (set by hand, or the NOS default stays): {'; '.join(missing)}"

@@ -2,10 +2,18 @@
 
 BGP keys, TACACS+/RADIUS keys, SNMPv3 keys, NTP keys and local users' password hashes never come
 from an intent or a catalog (both live in git and in pull requests). The intent says which secret
-a config line uses (`key: tacacs-key`); the build writes `<<secret:tacacs-key>>` there. The
-placeholder is not a value a switch would take for one: NX-OS refuses `<` in an encrypted key,
-and `push` refuses any config that still holds one (`missing_in`), so a file with placeholders
-cannot be deployed by mistake.
+a config line uses (`key: tacacs-key`); the build writes `<<secret=tacacs-key>>` there. The
+placeholder fits every field it stands in (SONiC's YANG patterns refuse `:` in SNMPv3 keys and
+`#`/`,` in TACACS+ keys, so it has none of them: a build directory is YANG-checked as built) and is
+still no value anyone would choose: `push`, `secrets render` and the lab refuse a config that
+still holds one (`missing_in`), and NX-OS refuses `<` in an encrypted key. Builds of fabricgen
+before this form wrote `<<secret:NAME>>`; both are read (filled, listed, masked), only the new one
+is written.
+
+Where a secret may stand is declared once, below (`SLOTS`): each NOS's config lines and config_db
+fields that carry one, with the values each takes per release. `secrets list`, `secrets render`
+and `push` check every value against the slots it fills before anything is written or contacted;
+`verify` masks exactly these slots in a build and in a device's running config.
 
 Values come from the environment (`FABRICGEN_SECRET_<NAME>`, the name upper-cased with `-` as
 `_`) or from a secrets file the user names (YAML `name: value`, mode 0600, owned by the user);
@@ -31,7 +39,7 @@ from fabricgen.errors import Problem, SecretsError, raise_if
 from fabricgen.trust import SECRET_MARK
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
-PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"([a-z][a-z0-9-]{0,62})>>")
+PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"[=:]([a-z][a-z0-9-]{0,62})>>")  # `:`: builds before 2026-08
 ENV_PREFIX = "FABRICGEN_SECRET_"
 FILE_ENV = "FABRICGEN_SECRETS_FILE"
 MAX_VALUE = 512  # a SHA-512 crypt hash is 106 characters; a BGP MD5 key at most 80
@@ -58,7 +66,7 @@ SecretName = Annotated[
 
 def placeholder(name: str) -> str:
     """What a build writes where the secret's value goes."""
-    return f"{SECRET_MARK}{check_secret_name(name)}>>"
+    return f"{SECRET_MARK}={check_secret_name(name)}>>"
 
 
 def env_name(name: str) -> str:
@@ -200,9 +208,14 @@ def _unquoted(problem: Problem) -> Problem:
     return replace(problem, message=_QUOTED.sub("'...'", problem.message), hint=_QUOTED.sub("'...'", problem.hint))
 
 
-# --- what a config uses a secret for ---------------------------------------------------------------
-# Read back from the rendered line (or config_db table and field), not from the intent, so
-# `secrets list` reports what the files really do with each secret.
+# --- where a secret stands: the slots -------------------------------------------------------------
+# Every place a NOS's files carry a secret, declared once: the renderers write placeholders only
+# there (tests/test_secrets.py proves it for every shipped intent), `secrets list` reads each
+# secret's use from its slot, the value checks take each slot's rules, and `verify` masks exactly
+# these places on both sides of a drift: the build's placeholder and the device's value (NX-OS
+# shows most keys encrypted: `ntp authentication-key 1 md5 <encrypted> 7`, `key 7 "<encrypted>"`).
+# A few slots are never written by fabricgen (`placed=False`) but a device may hold them; they are
+# masked all the same.
 
 BGP_KEY = "BGP session key"
 BGP_AO_KEY = "BGP TCP-AO key"
@@ -213,63 +226,407 @@ SNMP_AUTH_KEY = "SNMPv3 authentication key"
 SNMP_PRIVACY_KEY = "SNMPv3 privacy key"
 SNMP_COMMUNITY = "SNMP community"
 USER_HASH = "local user password hash"
+OSPF_KEY = "OSPF key"
+LDAP_PASSWORD = "LDAP bind password"
+MACSEC_KEY = "MACsec key"
 
-_WORD = re.compile(r"[a-z0-9+]+")
-
-
-def use_of(context: str) -> str:
-    """What a secret is for, from the words before its placeholder: a config line up to the
-    placeholder (`snmp-server user nms network-operator auth sha`) or a config_db table and field
-    (`SNMP_USER|nms SNMP_USER_AUTH_PASSWORD`). Unknown: the first words, quoted."""
-    words = _WORD.findall(PLACEHOLDER_PATTERN.sub(" ", context.lower()))
-    if "snmp" in words:
-        if "community" in words:
-            return SNMP_COMMUNITY
-        last = max(((i, w) for i, w in enumerate(words) if w in ("auth", "priv", "privacy") or w.startswith("encrypt")), default=None)
-        if last is not None:
-            return SNMP_AUTH_KEY if last[1] == "auth" else SNMP_PRIVACY_KEY
-    if "tacacs+" in words or "tacacs" in words or "tacplus" in words:
-        return TACACS_KEY
-    if "radius" in words:
-        return RADIUS_KEY
-    if "ntp" in words:
-        return NTP_KEY
-    if "username" in words or "user" in words:
-        return USER_HASH
-    if "key-string" in context.lower() or "ao" in words:
-        return BGP_AO_KEY
-    if "password" in words or "bgp" in words:
-        return BGP_KEY
-    shown = " ".join(context.split()[:2])[:40]
-    return f"a `{shown}` line" if shown else "a bare value"
+MASK = "<<masked>>"  # what a masked slot shows, on both sides of a drift
+NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "frr": "FRR"}
 
 
-def uses_in(path: str, text: str) -> list[tuple[str, str]]:
-    """(secret name, what it is used for) for each placeholder in a config file: config_db.json
-    by table and field, any other file (NX-OS, frr.conf) by its line."""
-    found: list[tuple[str, str]] = []
-    if path.endswith(".json"):
+@dataclass(frozen=True)
+class Rule:
+    """The values a slot takes from a release on: a length range and the characters the field
+    refuses (white space and control characters are refused everywhere: check_value)."""
+
+    min_length: int
+    max_length: int
+    forbidden: str
+    source: str  # the document or model that says so
+    since: str | None = None  # the first SONiC branch it holds for; None: every release
+
+    def problem(self, value: str) -> str | None:
+        """What is wrong with `value` here, without quoting it; None when it fits."""
+        if len(value) < self.min_length:
+            return f"has {len(value)} characters; at least {self.min_length}"
+        if len(value) > self.max_length:
+            return f"has {len(value)} characters; at most {self.max_length}"
+        refused = sorted({ch for ch in value if ch in self.forbidden})
+        if refused:
+            return "holds " + ", ".join(repr(ch) for ch in refused) + ", which this field refuses"
+        return None
+
+    def describe(self) -> str:
+        refused = ", ".join(repr(ch) for ch in self.forbidden)
+        return f"{self.min_length}-{self.max_length} characters" + (f" without {refused}" if refused else "") + f" ({self.source})"
+
+
+_ANY = Rule(1, MAX_VALUE, "", "one token of printable ASCII; no tighter rule is documented")
+DUMMY = "fabricgenDummy1"  # 15 letters and digits: inside every rule below but the password hash's form
+
+
+def _branch(release: str | None) -> int | None:
+    """A community SONiC branch as a number (master last); None for anything else."""
+    if release == "master":
+        return 999_999
+    return int(release) if release is not None and len(release) == 6 and release.isdigit() else None
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One place a secret stands. Text configs (NX-OS, FRR): `line` finds it in a line, group
+    `value` the secret, groups `kind` (the encryption type digit) and `flag` (`localizedkey`) are
+    masked with it, since a device writes its own. config_db (SONiC): `table` and `field`, or the
+    row's key when `field` is None (SNMP_COMMUNITY)."""
+
+    nos: str  # nxos, frr (frr.conf and the lab's twins) or sonic (config_db.json)
+    use: str  # what the secret is for, as `secrets list` says
+    where: str  # how a person finds it
+    rules: tuple[Rule, ...] = (_ANY,)  # by release, oldest first
+    line: re.Pattern[str] | None = None
+    table: str | None = None
+    field: str | None = None
+    dummy: str = DUMMY  # a value every rule of the slot takes, for tools that parse configs (Batfish)
+    placed: bool = True  # fabricgen writes a placeholder here (else: only a device may hold it)
+
+    def rule(self, release: str | None) -> Rule:
+        """The rule for `release`; the strictest of all when the release is not a community
+        SONiC branch the rules name (a vendor's SONiC, or unknown)."""
+        if len(self.rules) == 1:
+            return self.rules[0]
+        number = _branch(release)
+        if number is None:
+            return Rule(
+                max(r.min_length for r in self.rules),
+                min(r.max_length for r in self.rules),
+                "".join(sorted(set().union(*(r.forbidden for r in self.rules)))),
+                "; ".join(r.source for r in self.rules) + "; the release is not one these rules name, so the strictest holds",
+            )
+        chosen = self.rules[0]
+        for rule in self.rules:
+            if rule.since is None or (_branch(rule.since) or 0) <= number:
+                chosen = rule
+        return chosen
+
+    def strictest(self) -> Rule:
+        return self.rule(None)
+
+
+def _line(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+_KEY = r'(?P<value>"[^"]*"|\S+)'  # NX-OS quotes an encrypted key: key 7 "fewhg"
+_NXOS_SNMP = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guide, Configuring SNMP: passphrases of 8 to 64 characters in clear text"
+_SONIC_SNMP = "sonic-snmp.yang SNMP_USER: length 0..64, pattern [^ @:]*, at least 8 with authentication (every branch 202405 to master)"
+_SONIC_TACACS = "sonic-system-tacacs.yang passkey: pattern [^ #,]*, length 1..65"
+_SONIC_RADIUS = "sonic-system-radius.yang passkey: pattern [^ #,]*, length 1..65 (every branch 202405 to master)"
+
+SLOTS: tuple[Slot, ...] = (
+    # NX-OS (templates/nxos/system.j2, bgp.j2); Cisco Nexus 9000 Series NX-OS configuration guides 10.4(x)
+    Slot(
+        "nxos",
+        USER_HASH,
+        "username NAME password 5 HASH",
+        line=_line(r"^username \S+ password (?P<kind>\d+ )?(?P<value>\S+)"),
+        dummy="$5$fabricgen$0000000000000000000000000000000000000000000",
+    ),
+    Slot(
+        "nxos",
+        TACACS_KEY,
+        "tacacs-server host ADDRESS key 0 KEY",
+        (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring TACACS+: a key of at most 63 printable characters, no white space"),),
+        line=_line(r"^tacacs-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
+    ),
+    Slot(
+        "nxos",
+        RADIUS_KEY,
+        "radius-server host ADDRESS key 0 KEY",
+        (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring RADIUS: a key of at most 63 characters"),),
+        line=_line(r"^radius-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
+    ),
+    Slot("nxos", NTP_KEY, "ntp authentication-key ID md5 KEY 0", line=_line(r"^ntp authentication-key \d+ md5 " + _KEY + r"(?P<kind> \d+)?")),
+    Slot(
+        "nxos",
+        SNMP_AUTH_KEY,
+        "snmp-server user NAME ROLE auth ALGORITHM KEY",
+        (Rule(8, 64, "", _NXOS_SNMP),),
+        line=_line(r"^snmp-server user \S+ (?:\S+ )*?auth (?:md5|sha(?:-\d+)?) (?P<value>\S+)(?:(?P<flag> localized\w*key)$)?"),
+    ),
+    Slot(
+        "nxos",
+        SNMP_PRIVACY_KEY,
+        "snmp-server user NAME ... priv aes-128 KEY",
+        (Rule(8, 64, "", _NXOS_SNMP),),
+        line=_line(r"^snmp-server user \S+ .*? priv (?:aes-128 |3des )?(?P<value>\S+)(?P<flag> localized\w*key)?"),
+    ),
+    Slot(
+        "nxos",
+        SNMP_COMMUNITY,
+        "snmp-server community COMMUNITY",
+        (Rule(1, 32, "", "NX-OS System Management Configuration Guide, Configuring SNMP: a community string of up to 32 characters"),),
+        line=_line(r"^snmp-server community (?P<value>\S+)"),
+    ),
+    Slot("nxos", BGP_KEY, "router bgp: template peer / neighbor: password 0 KEY", line=_line(r"^\s+password (?P<kind>\d+ )?(?P<value>\S+)$")),
+    Slot("nxos", BGP_AO_KEY, "key chain: key-string KEY", line=_line(r"^\s+key-string (?P<kind>\d+ )?(?P<value>\S+)"), placed=False),
+    Slot(
+        "nxos",
+        OSPF_KEY,
+        "interface: ip ospf authentication-key / message-digest-key",
+        line=_line(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
+        placed=False,
+    ),
+    # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
+    Slot(
+        "frr",
+        BGP_KEY,
+        "router bgp: neighbor PEER password KEY",
+        (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): bgpd sets the key with setsockopt(TCP_MD5SIG)"),),
+        line=_line(r"^\s*neighbor \S+ password (?P<value>\S+)"),
+    ),
+    # SONiC config_db (render/sonic.py), each from sonic-buildimage src/sonic-yang-models/yang-models
+    *(
+        Slot(
+            "sonic",
+            TACACS_KEY,
+            f"{table}|... passkey",
+            (Rule(1, 65, "#,", _SONIC_TACACS + " up to 202505"), Rule(1, 256, "#,", _SONIC_TACACS.replace("1..65", "1..256") + " from 202511", "202511")),
+            table=table,
+            field="passkey",
+        )
+        for table in ("TACPLUS", "TACPLUS_SERVER")
+    ),
+    *(
+        Slot("sonic", RADIUS_KEY, f"{table}|... passkey", (Rule(1, 65, "#,", _SONIC_RADIUS),), table=table, field="passkey")
+        for table in ("RADIUS", "RADIUS_SERVER")
+    ),
+    Slot("sonic", NTP_KEY, "NTP_KEY|ID value", (Rule(1, 64, "", "sonic-ntp.yang NTP_KEY value: length 1..64"),), table="NTP_KEY", field="value"),
+    Slot(
+        "sonic", SNMP_AUTH_KEY, "SNMP_USER|NAME SNMP_USER_AUTH_PASSWORD", (Rule(8, 64, "@:", _SONIC_SNMP),), table="SNMP_USER", field="SNMP_USER_AUTH_PASSWORD"
+    ),
+    Slot(
+        "sonic",
+        SNMP_PRIVACY_KEY,
+        "SNMP_USER|NAME SNMP_USER_ENCRYPTION_PASSWORD",
+        (Rule(8, 64, "@:", _SONIC_SNMP),),
+        table="SNMP_USER",
+        field="SNMP_USER_ENCRYPTION_PASSWORD",
+    ),
+    Slot(
+        "sonic",
+        SNMP_COMMUNITY,
+        "SNMP_COMMUNITY|COMMUNITY (the row's key)",
+        (Rule(4, 32, "@,\\'", "sonic-snmp.yang SNMP_COMMUNITY name: length 4..32, pattern [^ @,\\']* (every branch 202405 to master)"),),
+        table="SNMP_COMMUNITY",
+    ),
+    Slot("sonic", LDAP_PASSWORD, "LDAP|global bind_password (sonic-system-ldap.yang)", table="LDAP", field="bind_password", placed=False),
+    *(
+        Slot("sonic", MACSEC_KEY, f"MACSEC_PROFILE|... {field} (sonic-macsec.yang)", table="MACSEC_PROFILE", field=field, placed=False)
+        for field in ("primary_cak", "fallback_cak")
+    ),
+    *(
+        Slot("sonic", BGP_KEY, f"{table}|... auth_password (sonic-bgp-common.yang)", table=table, field="auth_password", placed=False)
+        for table in ("BGP_NEIGHBOR", "BGP_PEER_GROUP")
+    ),
+)
+
+_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr")}
+_DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
+
+
+def file_nos(path: str) -> str | None:
+    """Which slots a build file has: NX-OS configs (.cfg), FRR (frr.conf, the lab's twins) or
+    SONiC config_db (config_db.json); None for a file that holds no secret."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "config_db.json":
+        return "sonic"
+    if name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf")):
+        return "frr"
+    if name.endswith(".cfg"):
+        return "nxos"
+    return None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A placeholder where a slot says a secret goes."""
+
+    name: str
+    slot: Slot
+    where: str  # `line 12` or `TACPLUS|global.passkey`
+
+
+def placements(path: str, text: str) -> tuple[list[Placement], list[str]]:
+    """Every placeholder of a build file, in its slot; and where a placeholder stands outside
+    every slot (a build edited by hand, or a renderer fabricgen must fix)."""
+    nos = file_nos(path)
+    found: list[Placement] = []
+    stray: list[str] = []
+    if nos == "sonic":
         try:
             document = json.loads(text)
         except ValueError:
             document = None
-        if isinstance(document, dict):
-            _json_uses(document, "", found)
-            return found
-    for line in text.splitlines():
+        if not isinstance(document, dict):
+            return [], ["the file is not a JSON object"] if PLACEHOLDER_PATTERN.search(text) else []
+        _db_placements(document, found, stray)
+        return found, stray
+    for number, line in enumerate(text.splitlines(), start=1):
+        if SECRET_MARK not in line:
+            continue
+        spans: dict[tuple[int, int], Slot] = {}
+        for slot in _TEXT_SLOTS.get(nos or "", ()):
+            match = slot.line.search(line) if slot.line else None
+            if match:
+                spans[match.span("value")] = slot
         for match in PLACEHOLDER_PATTERN.finditer(line):
-            found.append((match.group(1), use_of(line[: match.start()])))
-    return found
+            holder = spans.get(match.span())
+            if holder is None:
+                stray.append(f"line {number}")
+            else:
+                found.append(Placement(match.group(1), holder, f"line {number}"))
+    return found, stray
 
 
-def _json_uses(value: object, context: str, found: list[tuple[str, str]]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            for name in PLACEHOLDER_PATTERN.findall(key):  # a key that is a secret (an SNMP community)
-                found.append((name, use_of(context)))
-            _json_uses(item, f"{context} {key}", found)
-    elif isinstance(value, list):
-        for item in value:
-            _json_uses(item, context, found)
-    elif isinstance(value, str):
-        found += [(name, use_of(context)) for name in PLACEHOLDER_PATTERN.findall(value)]
+def _db_placements(document: dict, found: list[Placement], stray: list[str]) -> None:
+    for table, rows in document.items():
+        if not isinstance(rows, dict):
+            if PLACEHOLDER_PATTERN.search(json.dumps(rows)):
+                stray.append(str(table))
+            continue
+        for key, row in rows.items():
+            where = f"{table}|{key}"
+            if PLACEHOLDER_PATTERN.search(key):
+                slot = _DB_SLOTS.get((table, None))
+                match = PLACEHOLDER_PATTERN.fullmatch(key)
+                if slot is None or match is None:
+                    stray.append(f"{table} (a key)")
+                else:
+                    found.append(Placement(match.group(1), slot, f"{table} (a key)"))
+                    where = f"{table}|{SECRET_MARK}...>>"
+            fields = row.items() if isinstance(row, dict) else [("", row)]
+            for field_name, value in fields:
+                if isinstance(value, str) and PLACEHOLDER_PATTERN.search(value):
+                    slot = _DB_SLOTS.get((table, field_name))
+                    match = PLACEHOLDER_PATTERN.fullmatch(value)
+                    if slot is None or match is None:
+                        stray.append(f"{where}.{field_name}")
+                    else:
+                        found.append(Placement(match.group(1), slot, f"{where}.{field_name}"))
+                elif not isinstance(value, str) and PLACEHOLDER_PATTERN.search(json.dumps(value)):
+                    stray.append(f"{where}.{field_name}")
+
+
+def uses_in(path: str, text: str) -> list[tuple[str, str]]:
+    """(secret name, what it is used for) for each placeholder of a config file that stands in
+    a slot, the use read from the slot (`placements` names those that do not)."""
+    return [(placement.name, placement.slot.use) for placement in placements(path, text)[0]]
+
+
+def use_of(line: str, start: int | None = None) -> str:
+    """What the placeholder at `start` of an NX-OS or FRR config line (the first one when None)
+    is for, from the slot it stands in; a line of no slot: its first words, quoted."""
+    match = PLACEHOLDER_PATTERN.search(line, start or 0)
+    if match is not None:
+        for slot in SLOTS:
+            found = slot.line.search(line) if slot.line is not None else None
+            if found and found.span("value") == match.span():
+                return slot.use
+    shown = " ".join(PLACEHOLDER_PATTERN.sub("", line).split()[:2])[:40]
+    return f"a `{shown}` line" if shown else "a bare value"
+
+
+# --- masking by slot -----------------------------------------------------------------------------
+
+
+def mask_line(line: str, nos: str) -> str:
+    """`line` with the secret of every slot it holds written as MASK, the encryption type and
+    `localizedkey` flag that go with it left out (the build writes type 0, a device its own)."""
+    for slot in _TEXT_SLOTS.get(nos, ()):
+        assert slot.line is not None
+        match = slot.line.search(line)
+        if match is None:
+            continue
+        spans = [match.span(group) for group in ("kind", "value", "flag") if group in slot.line.groupindex and match.group(group) is not None]
+        start, end = min(a for a, _ in spans), max(b for _, b in spans)
+        line = line[:start] + MASK + line[end:]
+    return line
+
+
+def mask_text(text: str, nos: str) -> str:
+    """An NX-OS or FRR config with every slot masked (mask_line, line by line)."""
+    return "\n".join(mask_line(line, nos) if nos in _TEXT_SLOTS else line for line in text.split("\n"))
+
+
+def mask_config_db(document: dict) -> dict:
+    """A config_db (table -> key -> field -> value) with every slot's value written as MASK and
+    every key that is a secret (an SNMP community) as MASK, numbered when a table has several.
+    What is not a table of rows is kept as it is."""
+    masked: dict = {}
+    for table, rows in document.items():
+        if not isinstance(rows, dict):
+            masked[table] = rows
+            continue
+        key_slot = _DB_SLOTS.get((table, None))
+        out: dict = {}
+        for n, (key, row) in enumerate(rows.items(), start=1):
+            name = (MASK if len(rows) == 1 else f"{MASK}#{n}") if key_slot is not None else key
+            if isinstance(row, dict):
+                row = {field_name: MASK if (table, field_name) in _DB_SLOTS else value for field_name, value in row.items()}
+            out[name] = row
+        masked[table] = out
+    return masked
+
+
+# --- values checked against their slots ----------------------------------------------------------
+
+
+def value_problems(uses: Iterable[tuple[str, Slot, str | None, str]], secrets: Secrets) -> list[Problem]:
+    """One problem per secret, slot and rule a value breaks. `uses`: (secret name, slot, the
+    release of the switch, the switch). A secret with no value is not checked (the callers say
+    it is missing). Messages name the secret, the field and the rule, never the value."""
+    devices: dict[tuple[str, Slot, Rule, str], list[str]] = {}
+    for name, slot, release, device in uses:
+        value = secrets.values.get(name)
+        if value is None:
+            continue
+        rule = slot.rule(release)
+        what = rule.problem(value)
+        if what is not None:
+            devices.setdefault((name, slot, rule, what), []).append(device)
+    problems = []
+    for (name, slot, rule, what), where in devices.items():
+        shown = ", ".join(sorted(set(where))[:3]) + (f" and {len(set(where)) - 3} more" if len(set(where)) > 3 else "")
+        release = f" {rule.since} and later" if rule.since else ""
+        problems.append(
+            Problem(
+                f"secret {name!r} {what}: it is the {slot.use} of {shown} ({NOS_NAMES[slot.nos]}{release}, {slot.where})",
+                hint=f"give it a value of {rule.describe()}",
+            )
+        )
+    return problems
+
+
+def placeholder_problem(slot: Slot, name: str) -> str | None:
+    """What keeps the placeholder of `name` from standing in `slot` on any release (its length:
+    an SNMP community of SONiC takes at most 32 characters); None when it fits."""
+    return slot.strictest().problem(placeholder(name))
+
+
+def sonic_slot(table: str, field_name: str | None) -> Slot:
+    """The declared slot of a config_db table and field (None: the row's key)."""
+    return _DB_SLOTS[(table, field_name)]
+
+
+def dummy_secrets(files: Mapping[str, str]) -> Secrets:
+    """A valid stand-in for every secret the files (build path -> text) refer to, taken from
+    the slot it stands in: for tools that parse configs but must never see a real key (Batfish).
+    Fill each file with `dummy_secrets(files).fill(text, in_json=path.endswith(".json"))`."""
+    values: dict[str, str] = {}
+    for path, text in files.items():
+        found, _ = placements(path, text)
+        for placement in found:
+            values.setdefault(placement.name, placement.slot.dummy)
+        for name in names_in(text):
+            values.setdefault(name, DUMMY)
+    return Secrets(values)

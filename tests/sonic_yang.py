@@ -6,8 +6,11 @@ sonic-mgmt_port, sonic-mgmt_interface, sonic-mgmt_vrf, sonic-hash, sonic-vrf, so
 sonic-static-anycast-gateway), and the management plane: sonic-system-aaa, sonic-system-tacacs,
 sonic-system-radius, sonic-ntp, sonic-syslog, sonic-snmp, sonic-acl (CTRLPLANE), sonic-ssh-server,
 sonic-banner, sonic-passwh (branch 202411 of sonic-buildimage, src/sonic-yang-models/yang-models),
-and what differs between the release branches 202405, 202411, 202505, 202511 and master (SINCE and
-the *_SINCE rules below, each naming the model and commit): `violations(db, release)`.
+and what differs between the release branches 202405, 202411, 202505, 202511, 202605 and master
+(SINCE and the *_SINCE rules below, each naming the model and commit): `violations(db, release)`.
+
+A secret's field takes what the model's pattern and length allow, placeholders included: a build
+directory is checked as built (`<<secret=NAME>>` in the field) and as pushed (values filled).
 
 Written from the models' documented ranges and patterns (not copied); returns every violation.
 """
@@ -91,7 +94,7 @@ def _int(value: str, low: int, high: int) -> bool:
 # What differs between release branches (sonic-net/sonic-buildimage, each branch's
 # src/sonic-yang-models/yang-models/, read 2026-08): a field or table exists from a release on, or a
 # value is refused before one. Releases sort as branch numbers, master last.
-RELEASES = ("202405", "202411", "202505", "202511", "master")
+RELEASES = ("202405", "202411", "202505", "202511", "202605", "master")
 # (table, field or None for the whole table) -> first release whose YANG has it
 SINCE = {
     ("SAG", None): "master",  # sonic-static-anycast-gateway.yang, commit 7e3ed9e030 (#27543), master only
@@ -109,6 +112,13 @@ EMPTY_PFCWD_SW_ENABLE_SINCE = "202505"  # sonic-port-qos-map.yang: "" allowed fr
 IPV6_FLOW_LABEL_SINCE = "202505"  # sonic-hash.yang hash-field enum, commit 63c4721231 (#21522)
 PORT_SPEED_1600G_SINCE = "202511"  # sonic-port.yang speed 1..800000 up to 202505, 1..1600000 from 202511
 POLL_INTERVAL_MAX = {"202405": 3000, "202411": 3000, "202505": 3000}  # sonic-pfcwd.yang; 1000 from 202511
+# sonic-ntp.yang up to 202505 names NTP_KEY's list NTP_KEYS_LIST: sonic_yang looks for <TABLE>_LIST, so
+# no NTP_KEY entry loads (nor an NTP_SERVER `key`, a leafref to it); renamed NTP_KEY_LIST by commit
+# 5d007b7e9d (#23401, 2025-10-30, revision 2025-07-21), branch 202511 and later
+NTP_KEY_SINCE = "202511"
+# sonic-system-tacacs.yang passkey (TACPLUS|global and TACPLUS_SERVER): length 1..65 up to 202505,
+# 1..256 from 202511 (with key_encrypt); the pattern [^ #,]* on every branch. RADIUS stays 1..65.
+TACACS_PASSKEY_256_SINCE = "202511"
 
 
 def _since(release: str, first: str) -> bool:
@@ -172,7 +182,7 @@ def violations(db: dict[str, Any], release: str = "master") -> list[str]:
     if "timezone" in meta and not 1 <= len(meta["timezone"]) <= 255:
         bad("DEVICE_METADATA.timezone", "length 1-255")
     _evpn_violations(db, bad)
-    _management_violations(db, bad)
+    _management_violations(db, bad, release)
 
     ports = db.get("PORT", {})
     for name, port in ports.items():
@@ -482,7 +492,6 @@ def _evpn_violations(db: dict[str, Any], bad) -> None:
             bad(f"VRF|{name}", f"L3 VNI {row['vni']} has no VXLAN_TUNNEL_MAP entry (no VLAN carries it)")
 
 
-PLACEHOLDER = re.compile(r"<<secret:[a-z][a-z0-9-]{0,62}>>")
 BOOLEAN_TYPE = {"true", "false", "True", "False"}  # sonic-types boolean_type
 ADMIN_MODE = {"enabled", "disabled"}  # sonic-types admin_mode
 AAA_LOGIN = re.compile(r"((ldap|tacacs\+|local|radius|default),)*(ldap|tacacs\+|local|radius|default)")
@@ -490,10 +499,8 @@ ACL_SERVICES = {"SSH", "SNMP", "NTP", "REDFISH", "EXTERNAL_CLIENT", "ANY"}  # ca
 
 
 def _secret(value: str, length: tuple[int, int], forbidden: str) -> bool:
-    """A key field: a placeholder (checked as a secret when `push` fills it) or a value of the
-    YANG length without the characters the pattern excludes."""
-    if PLACEHOLDER.fullmatch(value):
-        return True
+    """A key field: a value (or the build's placeholder standing in for it) of the YANG length
+    without the characters the pattern excludes."""
     return length[0] <= len(value) <= length[1] and not any(ch in forbidden for ch in value)
 
 
@@ -506,7 +513,7 @@ def _host(value: str) -> bool:
         return bool(re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", value))
 
 
-def _management_violations(db: dict[str, Any], bad) -> None:
+def _management_violations(db: dict[str, Any], bad, release: str) -> None:
     """AAA, TACPLUS/RADIUS, NTP, SYSLOG_SERVER, SNMP, CTRLPLANE ACLs, SSH_SERVER, BANNER_MESSAGE,
     PASSW_HARDENING: types, enums and ranges of their YANG models, plus their `must` statements
     (tacacs+ login needs a TACPLUS passkey; vrf mgmt needs the management VRF enabled)."""
@@ -536,17 +543,18 @@ def _management_violations(db: dict[str, Any], bad) -> None:
             if field in row and row[field] not in BOOLEAN_TYPE:
                 bad(f"AAA|{key}.{field}", "boolean_type true|false|True|False")
 
-    for table, server_table, port_field, auth_types in (
-        ("TACPLUS", "TACPLUS_SERVER", "tcp_port", {"pap", "chap", "mschap", "login"}),
-        ("RADIUS", "RADIUS_SERVER", "auth_port", {"pap", "chap", "mschapv2"}),
+    tacacs_max = 256 if _since(release, TACACS_PASSKEY_256_SINCE) else 65
+    for table, server_table, port_field, auth_types, passkey_max in (
+        ("TACPLUS", "TACPLUS_SERVER", "tcp_port", {"pap", "chap", "mschap", "login"}, tacacs_max),
+        ("RADIUS", "RADIUS_SERVER", "auth_port", {"pap", "chap", "mschapv2"}, 65),
     ):
         for key, row in db.get(table, {}).items():
             if key != "global":
                 bad(f"{table}|{key}", "only global")
             fields = {"auth_type", "timeout", "passkey", "src_intf"} | ({"src_ip", "nas_ip", "statistics", "retransmit"} if table == "RADIUS" else set())
             known(table, key, row, fields)
-            if "passkey" in row and not _secret(row["passkey"], (1, 65), " #,"):
-                bad(f"{table}|{key}.passkey", "1-65 characters without space, '#' or ','")
+            if "passkey" in row and not _secret(row["passkey"], (1, passkey_max), " #,"):
+                bad(f"{table}|{key}.passkey", f"1-{passkey_max} characters without space, '#' or ','")
             if "timeout" in row and not _int(row["timeout"], 1, 60):
                 bad(f"{table}|{key}.timeout", "1-60")
             if row.get("auth_type", "pap") not in auth_types:
@@ -564,13 +572,16 @@ def _management_violations(db: dict[str, Any], bad) -> None:
                 bad(f"{server_table}|{key}.{port_field}", "a port number")
             if "timeout" in row and not _int(row["timeout"], 1, 60):
                 bad(f"{server_table}|{key}.timeout", "1-60")
-            if "passkey" in row and not _secret(row["passkey"], (1, 65), " #,"):
-                bad(f"{server_table}|{key}.passkey", "1-65 characters without space, '#' or ','")
+            if "passkey" in row and not _secret(row["passkey"], (1, passkey_max), " #,"):
+                bad(f"{server_table}|{key}.passkey", f"1-{passkey_max} characters without space, '#' or ','")
             if row.get("auth_type", "pap") not in auth_types:
                 bad(f"{server_table}|{key}.auth_type", f"one of {sorted(auth_types)}")
             vrf_ok(server_table, key, row, {"mgmt", "default"})
 
     keys = db.get("NTP_KEY", {})
+    if keys and not _since(release, NTP_KEY_SINCE):
+        bad("NTP_KEY", f"cannot be loaded before SONiC {NTP_KEY_SINCE} (sonic-ntp.yang's list is NTP_KEYS_LIST; target {release})")
+        keys = {}  # an NTP_SERVER key refers to nothing that loads
     for key, row in db.get("NTP", {}).items():
         if key != "global":
             bad(f"NTP|{key}", "only global")

@@ -120,12 +120,12 @@ def test_a_line_only_added_is_no_setting_change():
 
 
 def test_a_renamed_secret_is_a_secret_reference_not_a_setting():
-    """`password <<secret:bgp-a>>` -> `<<secret:bgp-b>>` is the Secret references section's
+    """`password <<secret=bgp-a>>` -> `<<secret=bgp-b>>` is the Secret references section's
     (secret_references), not also a changed setting."""
     from fabricgen.diff.compare import secret_references
 
-    before = "router bgp 64512\n  neighbor LEAVES password <<secret:bgp-a>>\n  maximum-paths 8\n"
-    after = "router bgp 64512\n  neighbor LEAVES password <<secret:bgp-b>>\n  maximum-paths 16\n"
+    before = "router bgp 64512\n  neighbor LEAVES password <<secret=bgp-a>>\n  maximum-paths 8\n"
+    after = "router bgp 64512\n  neighbor LEAVES password <<secret=bgp-b>>\n  maximum-paths 16\n"
     files = {"spine1": [_diff("configs/spine1.cfg", before, after)]}
     assert [c.change for c in setting_changes(files)] == ["maximum-paths 8→16"]
     assert secret_references(files)

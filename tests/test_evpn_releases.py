@@ -151,7 +151,7 @@ def test_a_disabled_watchdog_is_written_as_the_release_accepts(tmp_path, release
     assert violations(db, release) == []
 
 
-def test_the_ipv6_flow_label_hash_and_ssh_idle_timeout_are_refused_naming_their_release(tmp_path):
+def test_the_ipv6_flow_label_hash_is_refused_naming_its_release(tmp_path):
     data = yaml.safe_load((INTENTS / "cisco-256-gpu.yaml").read_text())
     for role in ("leaf", "spine"):
         data["backend"][role].update(nos="sonic", nos_release="202405")
@@ -162,4 +162,48 @@ def test_the_ipv6_flow_label_hash_and_ssh_idle_timeout_are_refused_naming_their_
         compile_intent(intent)
     message = str(refused.value)
     assert "SONiC 202405): hashing on the IPv6 flow label needs SONiC 202505 or later" in message
-    assert "SONiC 202405): the SSH idle timeout (SSH_SERVER inactivity_timeout) needs SONiC 202411 or later" in message
+    assert "SSH" not in message  # management.access builds on 202405: only the idle timeout is left out
+
+
+def _sonic_backend(tmp_path, release):
+    data = yaml.safe_load((INTENTS / "cisco-256-gpu.yaml").read_text())
+    for role in ("leaf", "spine"):
+        data["backend"][role].update(nos="sonic", nos_release=release)
+    intent = tmp_path / f"sonic-{release}.yaml"
+    intent.write_text(yaml.safe_dump(data))
+    return compile_intent(intent)
+
+
+def test_management_access_on_202405_leaves_out_only_the_idle_timeout(tmp_path):
+    build = _sonic_backend(tmp_path, "202405")
+    db = _db(build, "be-su01-leaf1")
+    assert db["SSH_SERVER"]["POLICIES"] == {"authentication_retries": "3", "login_timeout": "120", "ports": "22"}
+    assert {t["type"] for t in db["ACL_TABLE"].values()} == {"CTRLPLANE"}  # the rest of management.access is there
+    assert violations(db, "202405") == []
+    [note] = [n for n in build.compiled.notes if "inactivity_timeout" in n]
+    assert "backend leaf, backend spine" in note and "exec_timeout_min" in note and "202411" in note
+    newer = _db(_sonic_backend(tmp_path, "202411"), "be-su01-leaf1")
+    assert newer["SSH_SERVER"]["POLICIES"]["inactivity_timeout"] == "10"
+
+
+@pytest.mark.parametrize("release", ["202405", "202411", "202505"])
+def test_ntp_authentication_is_left_out_where_the_release_cannot_load_ntp_key(tmp_path, release):
+    build = _sonic_backend(tmp_path, release)
+    db = _db(build, "be-su01-leaf1")
+    assert "NTP_KEY" not in db and db["NTP"]["global"]["authentication"] == "disabled"
+    assert db["NTP_SERVER"] and not any("key" in row or "trusted" in row for row in db["NTP_SERVER"].values())
+    assert violations(db, release) == []
+    [note] = [n for n in build.compiled.notes if "NTP authentication" in n]
+    assert "202511" in note and "ntp.key" in note and "backend leaf" in note
+
+
+@pytest.mark.parametrize("release", ["202511", "202605", "master"])
+def test_ntp_authentication_is_written_where_the_release_loads_it(tmp_path, release):
+    build = _sonic_backend(tmp_path, release)
+    db = _db(build, "be-su01-leaf1")
+    assert db["NTP"]["global"]["authentication"] == "enabled" and set(db["NTP_KEY"]) == {"1"}
+    assert all(row["key"] == "1" for row in db["NTP_SERVER"].values())
+    assert violations(db, release) == []
+    assert not [n for n in build.compiled.notes if "NTP authentication" in n]
+    planted = json.loads(json.dumps(db))
+    assert any("NTP_KEY" in v and "202511" in v for v in violations(planted, "202505"))  # the suite knows the older lists

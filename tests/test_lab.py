@@ -103,12 +103,12 @@ def clean_lab(lab_build: Path):
 
 KEYED_LEAF = """router bgp 64513
  neighbor SPINES peer-group
- neighbor SPINES password <<secret:bgp-backend>>
+ neighbor SPINES password <<secret=bgp-backend>>
  neighbor SPINES ttl-security hops 1
  neighbor 10.8.0.0 remote-as 64512
  neighbor 10.8.0.0 peer-group SPINES
  neighbor 10.9.0.0 remote-as 64600
- neighbor 10.9.0.0 password <<secret:bgp-core>>
+ neighbor 10.9.0.0 password <<secret=bgp-core>>
  neighbor 10.10.0.0 remote-as 64601
  address-family ipv4 unicast
   neighbor SPINES route-map FABRICGEN-IN in

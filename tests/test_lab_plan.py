@@ -165,7 +165,7 @@ def test_lab_keys_come_from_the_environment_else_are_generated_once_kept_private
     for name in plan.switches:
         filled = (directory / f"{name}.conf").read_text()
         # both switches carry the same generated value: both ends of a session must agree
-        assert "password given-value-1" in filled and f"password {values['bgp-core']}" in filled and "<<secret:" not in filled
+        assert "password given-value-1" in filled and f"password {values['bgp-core']}" in filled and "<<secret" not in filled
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
     assert {stat.S_IMODE(p.stat().st_mode) for p in directory.iterdir()} == {0o600}
     # the same lab keeps its keys: another environment later changes none of them
@@ -186,7 +186,7 @@ def test_lab_refuses_an_md5_key_linux_cannot_take_without_showing_it(tmp_path: P
 
 def test_every_fabric_session_of_the_lab_builds_has_a_key(lab_build: Path, three_tier_build: Path):
     """tests/lab/*.yaml set bgp_security: every switch's frr.conf or twin keys every session (the
-    frr.conf template renders `neighbor GROUP password <<secret:NAME>>`), the spine-core tier of
+    frr.conf template renders `neighbor GROUP password <<secret=NAME>>`), the spine-core tier of
     the 3-tier fabric with its own key."""
     two = read_plan(lab_build)
     assert two.sessions and all(s.keyed for s in two.sessions)
@@ -194,8 +194,8 @@ def test_every_fabric_session_of_the_lab_builds_has_a_key(lab_build: Path, three
     three = read_plan(three_tier_build)
     assert three.sessions and all(s.keyed for s in three.sessions)
     assert keys.secret_names(three) == {"bgp-backend", "bgp-core"}
-    assert "password <<secret:bgp-core>>" in three.switches["be-core01"].frr_conf
-    assert "password <<secret:bgp-core>>" not in three.switches["be-su01-leaf1"].frr_conf
+    assert "password <<secret=bgp-core>>" in three.switches["be-core01"].frr_conf
+    assert "password <<secret=bgp-core>>" not in three.switches["be-su01-leaf1"].frr_conf
 
 
 @pytest.mark.parametrize("intent", ["cisco-256-gpu", "cisco-512-gpu"])

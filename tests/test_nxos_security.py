@@ -66,14 +66,14 @@ def test_every_nxos_switch_has_the_day0_management_plane(secured, gpus):
         # AAA: TACACS+ in the management VRF, login/authorization/accounting through it
         assert "feature tacacs+" in lines, name
         for server in intent["tacacs"]["servers"]:
-            assert f"tacacs-server host {server} key 0 <<secret:tacacs-key>> timeout 5" in lines, (name, server)
+            assert f"tacacs-server host {server} key 0 <<secret=tacacs-key>> timeout 5" in lines, (name, server)
         group = config.blocks["aaa group server tacacs+ FABRICGEN-TACACS"]
         assert {"use-vrf management", "source-interface mgmt0"} <= set(group), name
         assert {f"server {s}" for s in intent["tacacs"]["servers"]} <= set(group), name
         assert "aaa authentication login default group FABRICGEN-TACACS" in lines, name
         assert "aaa authorization commands default group FABRICGEN-TACACS local" in lines, name
         assert "aaa accounting default group FABRICGEN-TACACS" in lines, name
-        assert "username admin password 5 <<secret:admin-password-hash>> role network-admin" in lines, name
+        assert "username admin password 5 <<secret=admin-password-hash>> role network-admin" in lines, name
         # SSH only; NX-API over HTTPS in the management VRF
         assert {"no feature telnet", "feature ssh"} <= lines and "feature telnet" not in lines, name
         assert {"feature nxapi", "nxapi https port 443", "no nxapi http", "nxapi use-vrf management"} <= lines, name
@@ -90,12 +90,12 @@ def test_every_nxos_switch_has_the_day0_management_plane(secured, gpus):
         assert "exec-timeout 10" in config.blocks["line vty"], name
         # CoPP, NTP with authentication, remote logging, SNMPv3 only
         assert "copp profile strict" in lines, name
-        assert {"ntp authenticate", "ntp trusted-key 1", "ntp authentication-key 1 md5 <<secret:ntp-key>> 0"} <= lines, name
+        assert {"ntp authenticate", "ntp trusted-key 1", "ntp authentication-key 1 md5 <<secret=ntp-key>> 0"} <= lines, name
         for server in intent["ntp"]["servers"]:
             assert f"ntp server {server} use-vrf management key 1" in lines, (name, server)
         for server in intent["syslog"]["servers"]:
             assert f"logging server {server} 6 use-vrf management" in lines, (name, server)
-        assert "snmp-server user nms-poller network-operator auth sha <<secret:snmp-auth-key>> priv aes-128 <<secret:snmp-priv-key>>" in lines
+        assert "snmp-server user nms-poller network-operator auth sha <<secret=snmp-auth-key>> priv aes-128 <<secret=snmp-priv-key>>" in lines
         assert "snmp-server host 10.250.0.41 traps version 3 priv nms-poller" in lines, name
         assert not config.top("snmp-server community"), name
         # banner, boot image, DNS, clock
@@ -211,7 +211,7 @@ def test_a_role_override_reaches_only_that_roles_switches(write_intent):
         assert ("ntp server 10.250.0.21 use-vrf management key 1" in lines) == (not oob), name
         assert ("ntp authenticate" in lines) == (not oob), name  # the override has no key
         assert ("logging server 10.98.0.1 4 use-vrf management" in lines) == (device.network == "backend"), name
-        assert "tacacs-server host 10.250.0.11 key 0 <<secret:tacacs-key>> timeout 5" in lines, name
+        assert "tacacs-server host 10.250.0.11 key 0 <<secret=tacacs-key>> timeout 5" in lines, name
     assert {(True, "oob"), (False, "backend"), (False, "frontend")} <= seen
 
 
@@ -237,12 +237,12 @@ def test_radius_snmp_communities_and_lldp_off(write_intent):
     config = parse_nxos(text)
     lines = set(config.lines)
     assert "feature tacacs+" not in lines and "feature lldp" not in lines
-    assert "radius-server host 10.250.0.15 key 0 <<secret:radius-key>> authentication accounting" in lines
+    assert "radius-server host 10.250.0.15 key 0 <<secret=radius-key>> authentication accounting" in lines
     assert {"use-vrf management", "source-interface mgmt0", "server 10.250.0.15"} <= set(config.blocks["aaa group server radius FABRICGEN-RADIUS"])
     assert "aaa authentication login default group FABRICGEN-RADIUS" in lines
     assert not any(line.startswith("aaa authorization") for line in lines)  # RADIUS authorizes no commands
-    assert "snmp-server community <<secret:legacy-ro>> group network-operator" in lines
-    assert "snmp-server community <<secret:legacy-ro>> use-ipv4acl MGMT-ACCESS" in lines
+    assert "snmp-server community <<secret=legacy-ro>> group network-operator" in lines
+    assert "snmp-server community <<secret=legacy-ro>> use-ipv4acl MGMT-ACCESS" in lines
     acl = config.blocks["ip access-list MGMT-ACCESS"]
     assert any(rule.endswith("permit udp 10.250.0.15/32 eq 1812 any") for rule in acl)
     assert any(rule.endswith("permit udp 10.250.0.0/24 any eq 161") for rule in acl)

@@ -32,7 +32,7 @@ from tests.push_build import completed_copy, rehash
 from tests.test_push import CREDENTIALS, FAST, TINY_OOB, all_peers, mocked
 
 MARKER = "mk-8d1f-SECRET-VALUE"  # distinctive: a leak is found by a plain search
-BGP_KEY_LINE = "  neighbor 10.8.0.1 password 3 <<secret:bgp-backend>>\n"  # a line that uses a secret
+BGP_KEY_LINE = "  neighbor 10.8.0.1 password 3 <<secret=bgp-backend>>\n"  # a line that uses a secret
 
 
 @pytest.fixture(scope="module")
@@ -177,16 +177,16 @@ def test_secrets_reach_the_device_filled_and_come_back_masked(keyed, plan_rows_o
     from fabricgen.push.inventory import read_targets
 
     name = "be-spine01"
-    echo = f"+{BGP_KEY_LINE.replace('<<secret:bgp-backend>>', MARKER)}"  # a device's diff shows the key it now has
+    echo = f"+{BGP_KEY_LINE.replace('<<secret=bgp-backend>>', MARKER)}"  # a device's diff shows the key it now has
     targets, journal = mocked(keyed, tmp_path, monkeypatch, {name: {"diff": echo, "bgp": [all_peers(plan_rows_of_keyed, name, True)]}})
     staged = read_targets(keyed, name)[0].config
     targets = [replace(targets[0], config=staged)]  # the keyed build's own (complete) config
     secrets = Secrets({"bgp-backend": MARKER})
     result = push(targets, CREDENTIALS, RolloutOptions(commit=True, **FAST), secrets=secrets)
     assert result.ok, result.results[0].message
-    assert MARKER in journal.candidates[name] and "<<secret:" not in journal.candidates[name]  # filled for the device
+    assert MARKER in journal.candidates[name] and "<<secret" not in journal.candidates[name]  # filled for the device
     shown = result.results[0].diff + result.results[0].message
-    assert MARKER not in shown and "password 3 <<secret:bgp-backend>>" in shown  # masked for people
+    assert MARKER not in shown and "password 3 <<secret=bgp-backend>>" in shown  # masked for people
     assert MARKER not in staged.read_text()
 
 
@@ -336,8 +336,8 @@ def test_a_sonic_candidate_keeps_a_quote_or_backslash_of_a_value_inside_its_stri
 
     device = tmp_path / "leaf"
     device.mkdir()
-    (device / "config_db.json").write_text(json.dumps({"TACPLUS": {"global": {"passkey": "<<secret:tacacs-key>>", "timeout": "5"}}}))
-    (device / "frr.conf").write_text("router bgp 65001\n neighbor SPINES password <<secret:bgp-backend>>\n")
+    (device / "config_db.json").write_text(json.dumps({"TACPLUS": {"global": {"passkey": "<<secret=tacacs-key>>", "timeout": "5"}}}))
+    (device / "frr.conf").write_text("router bgp 65001\n neighbor SPINES password <<secret=bgp-backend>>\n")
     target = Target("leaf", "leaf", "backend", "sonic", "127.0.0.1", "sonic", device, ())
     value = 'a"b\\c'
     loaded = json.loads(candidate(target, Secrets({"tacacs-key": value, "bgp-backend": "k1"})))

@@ -45,12 +45,12 @@ BGP_KEY = "bgp-backend"
 
 
 def with_keys(frr: str) -> str:
-    """frr.conf with `neighbor X password <<secret:bgp-backend>>` after each neighbor's remote-as,
+    """frr.conf with `neighbor X password <<secret=bgp-backend>>` after each neighbor's remote-as,
     unless the renderer already writes a key."""
     if "password" in frr:
         return frr
     return re.sub(
-        r"^( neighbor (\S+) remote-as \S+\n)", lambda m: f"{m.group(1)} neighbor {m.group(2)} password <<secret:{BGP_KEY}>>\n", frr, flags=re.MULTILINE
+        r"^( neighbor (\S+) remote-as \S+\n)", lambda m: f"{m.group(1)} neighbor {m.group(2)} password <<secret={BGP_KEY}>>\n", frr, flags=re.MULTILINE
     )
 
 
@@ -184,7 +184,7 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
     dry = push_process(complete, inventory, target.password, "--devices", LEAF)
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "would change" in dry.stdout and "router bgp 64513" in dry.stdout
-    assert f"password <<secret:{BGP_KEY}>>" in dry.stdout  # the diff names the secret, masked
+    assert f"password <<secret={BGP_KEY}>>" in dry.stdout  # the diff names the secret, masked
     assert target.commands("sonic-installer") == [["list"]]  # the preflight read the image...
     assert target.commands("config") == []  # ...and changed nothing
 

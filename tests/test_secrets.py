@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fabricgen.errors import SecretsError
 from fabricgen.pipeline import compile_intent
@@ -26,14 +27,20 @@ from fabricgen.secrets import (
     BGP_KEY,
     MAX_FILE_BYTES,
     NTP_KEY,
+    PLACEHOLDER_PATTERN,
+    SLOTS,
     SNMP_AUTH_KEY,
     SNMP_PRIVACY_KEY,
     TACACS_KEY,
     USER_HASH,
     Secrets,
+    dummy_secrets,
     env_name,
     load_secrets,
+    mask_config_db,
+    mask_text,
     names_in,
+    sonic_slot,
     uses_in,
 )
 from tests import cli_runner
@@ -213,7 +220,7 @@ def test_list_refuses_a_placeholder_topology_does_not_list(tmp_path: Path, plant
     copy = tmp_path / "build"
     subprocess.run(["cp", "-a", str(planted), str(copy)], check=True)
     config = copy / "configs" / "be-spine01.cfg"
-    config.write_text(config.read_text() + "radius-server host 10.0.0.9 key 0 <<secret:radius-key>>\n")
+    config.write_text(config.read_text() + "radius-server host 10.0.0.9 key 0 <<secret=radius-key>>\n")
     _rewrite_manifest(copy, ["configs/be-spine01.cfg"])
     result = _run("secrets", "list", str(copy), env=_environment(None))
     assert result.returncode == 2
@@ -245,7 +252,7 @@ def test_render_writes_values_into_private_files(tmp_path: Path, planted: Path):
     for path in written:
         assert _mode(path) == 0o600, path
         text = path.read_text()
-        assert "<<secret:" not in text, path
+        assert "<<secret" not in text, path
         original = (planted / path.relative_to(out)).read_text()
         for name in names_in(original):
             assert ENV_MARKERS[name] in text  # the environment wins over the file
@@ -300,8 +307,8 @@ def test_diff_names_a_renamed_secret(tmp_path: Path, planted: Path):
     changed = []
     for path in sorted((renamed / "configs").glob("*.cfg")):
         text = path.read_text()
-        if "<<secret:bgp-backend>>" in text:
-            path.write_text(text.replace("<<secret:bgp-backend>>", "<<secret:bgp-backend-b>>"))
+        if "<<secret=bgp-backend>>" in text:
+            path.write_text(text.replace("<<secret=bgp-backend>>", "<<secret=bgp-backend-b>>"))
             changed.append(f"configs/{path.name}")
     topology = (renamed / "topology.json").read_text().replace('"bgp-backend"', '"bgp-backend-b"')
     (renamed / "topology.json").write_text(topology)
@@ -315,7 +322,7 @@ def test_diff_names_a_renamed_secret(tmp_path: Path, planted: Path):
     text = _run("diff", str(planted), str(renamed), env=env)
     assert "Secret references: 1 change on 12 switches" in text.stdout
     assert "BGP session key  bgp-backend → bgp-backend-b  12" in text.stdout
-    assert "+    password 0 <<secret:bgp-backend-b>>" in text.stdout
+    assert "+    password 0 <<secret=bgp-backend-b>>" in text.stdout
     markdown = _run("diff", str(planted), str(renamed), "--format", "markdown", env=env)
     assert "| BGP session key | bgp-backend → bgp-backend-b | 12 |" in markdown.stdout
     for result in (text, markdown):
@@ -357,8 +364,11 @@ def test_fill_and_mask():
         secrets.fill("<<secret:other>>")
     filled = secrets.fill('{"k": "<<secret:q>>"}', in_json=True)
     assert json.loads(filled) == {"k": 'x"y\\z'}
-    assert secrets.mask(filled) == '{"k": "<<secret:q>>"}'  # the JSON-escaped form is masked too
-    assert secrets.mask("k3y-longer then k3y") == "<<secret:ab>> then <<secret:a>>"  # longest first
+    assert secrets.mask(filled) == '{"k": "<<secret=q>>"}'  # the JSON-escaped form is masked too
+    assert secrets.mask("k3y-longer then k3y") == "<<secret=ab>> then <<secret=a>>"  # longest first
+    # a build of fabricgen before the `=` form: its placeholders are read and filled the same
+    assert secrets.fill("key <<secret=a>> and <<secret:ab>>") == "key k3y and k3y-longer"
+    assert names_in("<<secret:a>> <<secret=ab>>") == {"a", "ab"}
     assert secrets.missing_in("<<secret:a>> <<secret:zz>>") == ["zz"]
     assert "k3y" not in repr(secrets)
 
@@ -451,3 +461,245 @@ def test_uses_are_read_from_config_lines_and_config_db_fields():
     assert sorted(uses_in("configs/x/config_db.json", json.dumps(config_db))) == sorted(
         [("t", TACACS_KEY), ("n", NTP_KEY), ("sa", SNMP_AUTH_KEY), ("sp", SNMP_PRIVACY_KEY)]
     )
+
+
+# --- verify's drift masks secrets where the configs carry them ---------------------------------------
+
+
+def _drift_output(nos: str, built: str, running: str, secrets: Secrets | None = None) -> str:
+    """Everything `verify` prints of a drift between `built` and `running` (JSON, Markdown and
+    the plain lines), for one switch of `nos`: the device stands in as its answer (no switch here)."""
+    from fabricgen.push.inventory import Target
+    from fabricgen.verify import report
+    from fabricgen.verify.collect import Observation
+    from fabricgen.verify.drift import check_drift
+    from fabricgen.verify.plan import Plan
+
+    target = Target("sw1", "leaf", "backend", nos, "127.0.0.1", "mock", Path("configs/sw1"), ())
+    plan = Plan([target], {}, [], {}, {}, {}, {}, {}, {"sw1": built})
+    findings = check_drift(plan, {"sw1": Observation(target, reached=True, answers={"get_config": running})}, secrets or Secrets())
+    assert findings, "the test needs a drift to print"
+    result = report.Verification("build", findings, [], [], 0.0)
+    return "\n".join([report.render_json(result), report.render_markdown(result), *report.plain_lines(result)])
+
+
+def test_drift_never_prints_the_ntp_key_nxos_or_sonic():
+    # NX-OS shows the key encrypted, type 7 after it: `ntp authentication-key 1 md5 <encrypted> 7`
+    built = "ntp authentication-key 1 md5 <<secret=ntp-key>> 0\nntp trusted-key 1\nntp authenticate\n"
+    running = "ntp authentication-key 1 md5 swqWxyzEnc9 7\nntp trusted-key 1\nntp authenticate\nntp server 10.0.0.9 use-vrf management\n"
+    shown = _drift_output("nxos", built, running)
+    assert "swqWxyzEnc9" not in shown
+    assert "+ntp server 10.0.0.9 use-vrf management" in shown and "ntp authentication-key" not in shown  # the key line is the same once masked
+
+    from fabricgen.verify.plan import sonic_config_text
+
+    db = {"NTP": {"global": {"authentication": "enabled"}}, "NTP_KEY": {"1": {"type": "md5", "value": "<<secret=ntp-key>>", "trusted": "yes"}}}
+    device = {"NTP": {"global": {"authentication": "enabled", "vrf": "mgmt"}}, "NTP_KEY": {"1": {"type": "md5", "value": "ntpClearKey42", "trusted": "yes"}}}
+    frr = "router bgp 65001\n neighbor SPINE password <<secret=bgp-backend>>\n"
+    running = f"! config_db (show runningconfiguration all)\n{json.dumps(device)}\n! frr (vtysh)\nrouter bgp 65001\n neighbor SPINE password frrClearKey7\n neighbor 10.0.0.1 password otherClearKey8\n"
+    shown = _drift_output("sonic", sonic_config_text(json.dumps(db), frr), running)
+    for value in ("ntpClearKey42", "frrClearKey7", "otherClearKey8"):
+        assert value not in shown, value
+    assert '"vrf": "mgmt"' in shown  # the drift itself is shown
+
+
+def test_drift_masks_by_slot_not_by_words():
+    """A description that says `secret` or `key` is no secret: it is shown; a community is one
+    wherever it stands, known to --secrets or not."""
+    built = "interface Ethernet1/1\n  description to secret lab\n"
+    running = "interface Ethernet1/1\n  description to key lab\nsnmp-server community hunterTwo group network-operator\n"
+    shown = _drift_output("nxos", built, running)
+    assert "description to key lab" in shown and "description to secret lab" in shown
+    assert "hunterTwo" not in shown and "snmp-server community <<masked>> group network-operator" in shown
+
+
+# --- secrets render deletes only what it wrote ------------------------------------------------------
+
+
+def test_render_refuses_a_marker_it_did_not_write_and_deletes_nothing(tmp_path: Path, planted: Path):
+    env = _environment(None)
+    target = tmp_path / "handed-over"
+    (target / "configs").mkdir(parents=True)
+    keep = target / "configs" / "be-spine01.cfg"
+    keep.write_text("my own notes\n")
+    other = target / "configs" / "notes.cfg"
+    other.write_text("more of mine\n")
+    # a marker in fabricgen's words, listing files fabricgen never wrote there
+    (target / ".fabricgen-secrets-render").write_text(
+        json.dumps({"written_by": "fabricgen secrets render", "files": ["configs/be-spine01.cfg", "configs/notes.cfg"]})
+    )
+    result = _run("secrets", "render", str(planted), "--out", str(target), "--devices", "be-spine02", env=env)
+    assert result.returncode == 2, result.stderr
+    assert "not written by `fabricgen secrets render`" in result.stderr
+    assert keep.read_text() == "my own notes\n" and other.read_text() == "more of mine\n"
+    assert sorted(p.name for p in (target / "configs").iterdir()) == ["be-spine01.cfg", "notes.cfg"]
+
+    # a real render, then a file of it changed by hand: kept, and the next render refuses
+    out = tmp_path / "rendered"
+    assert _run("secrets", "render", str(planted), "--out", str(out), "--devices", "spine", env=env).returncode == 0
+    edited = out / "configs" / "be-spine01.cfg"
+    edited.write_text("edited by hand\n")
+    again = _run("secrets", "render", str(planted), "--out", str(out), "--devices", "be-spine02", env=env)
+    assert again.returncode == 2 and "configs/be-spine01.cfg" in again.stderr, again.stderr
+    assert edited.read_text() == "edited by hand\n"
+
+
+# --- values checked against the field they go into, before anything is written or contacted ---------
+
+SONIC_INTENT = Path(__file__).parent / "golden" / "tiny-sonic.yaml"
+SONIC_VALUES = {
+    "bgp-backend": "bgpKey123",
+    "ntp-key": "ntpKey123",
+    "tacacs-key": "tacacsKey123",
+    "snmp-auth-key": "snmpAuth123",
+    "snmp-priv-key": "snmpPriv123",
+}
+
+
+@pytest.fixture(scope="module")
+def sonic_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tiny-sonic on 202511, the first release whose NTP_KEY loads (so every SONiC slot is there)."""
+    directory = tmp_path_factory.mktemp("sonic-values")
+    intent = directory / "tiny-sonic-202511.yaml"
+    intent.write_text(SONIC_INTENT.read_text().replace("{nos: sonic}", '{nos: sonic, nos_release: "202511"}'))
+    assert intent.read_text().count('"202511"') == 2
+    result = _run("build", str(intent), "-o", str(directory / "build"), "-q", env=_environment(None, {}))
+    assert result.returncode == 0, result.stderr
+    return directory / "build"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("snmp-auth-key", "snmp:Auth123", "':'"),
+        ("snmp-priv-key", "snmpPriv@123", "'@'"),
+        ("snmp-auth-key", "short", "at least 8"),
+        ("tacacs-key", "tacacs#Key", "'#'"),
+        ("tacacs-key", "tacacs,Key", "','"),
+        ("ntp-key", "n" * 70, "at most 64"),
+    ],
+)
+def test_values_a_sonic_field_refuses_are_refused_before_writing(tmp_path: Path, sonic_build: Path, name: str, value: str, expected: str):
+    env = _environment(None, dict(SONIC_VALUES, **{name: value}))
+    listed = _run("secrets", "list", str(sonic_build), env=env)
+    assert listed.returncode == 2, listed.stdout + listed.stderr
+    assert f"secret {name!r}" in listed.stderr and expected in listed.stderr and "SONiC" in listed.stderr
+    assert value not in listed.stdout + listed.stderr
+    out = tmp_path / "out"
+    rendered = _run("secrets", "render", str(sonic_build), "--out", str(out), env=env)
+    assert rendered.returncode == 2 and f"secret {name!r}" in rendered.stderr and expected in rendered.stderr
+    assert not out.exists() and value not in rendered.stdout + rendered.stderr
+
+    from fabricgen.errors import PushError
+    from fabricgen.push.candidate import read_secrets
+    from fabricgen.push.inventory import read_targets
+
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("defaults: {host: 127.0.0.1, driver: mock}\n")  # never contacted: read_secrets refuses first
+    targets = read_targets(sonic_build, inventory_file=inventory)  # push's own reading of the build
+    with pytest.raises(PushError) as refused:
+        read_secrets(targets, None, env)
+    assert f"secret {name!r}" in refused.value.report() and value not in refused.value.report()
+
+
+def test_valid_sonic_values_are_listed_and_rendered(tmp_path: Path, sonic_build: Path):
+    env = _environment(None, SONIC_VALUES)
+    assert _run("secrets", "list", str(sonic_build), env=env).returncode == 0
+    out = tmp_path / "out"
+    assert _run("secrets", "render", str(sonic_build), "--out", str(out), env=env).returncode == 0
+    db = json.loads((out / "configs" / "be-spine01" / "config_db.json").read_text())
+    assert db["SNMP_USER"]["nms-poller"]["SNMP_USER_AUTH_PASSWORD"] == "snmpAuth123"
+
+
+# --- the slots: every placeholder stands in one, and each slot's rules are its field's ---------------
+
+
+def _every_shipped_build(tmp_path: Path):
+    from tests.test_sonic_security import _sonic_variant
+
+    intents = [*sorted(INTENTS.glob("*.yaml")), *sorted((Path(__file__).parent / "golden").glob("*.yaml"))]
+    intents += [_sonic_variant(tmp_path, gpus) for gpus in (256, 512)]
+
+    def every_slot(doc):  # RADIUS and an SNMPv2c community, which no shipped intent asks for
+        doc["management"]["radius"] = {"servers": ["10.250.0.61"], "key": "radius-key"}
+        doc["management"]["snmp"]["communities"] = ["snmp-community"]
+        doc["name"] += "-every-slot"
+
+    (tmp_path / "every-slot").mkdir()
+    intents.append(_sonic_variant(tmp_path / "every-slot", 256, every_slot))
+    nxos = yaml.safe_load(INTENT.read_text())
+    every_slot(nxos)
+    (tmp_path / "nxos-every-slot.yaml").write_text(yaml.safe_dump(nxos))
+    intents.append(tmp_path / "nxos-every-slot.yaml")
+    for intent in intents:
+        yield intent.name, compile_intent(intent)
+
+
+def test_every_placeholder_of_every_shipped_intent_stands_in_a_declared_slot(tmp_path: Path):
+    from fabricgen.secrets import file_nos, placements
+
+    counted: dict[str, int] = {}
+    for intent, build in _every_shipped_build(tmp_path):
+        for path, content in build.files.items():
+            text = content.decode() if isinstance(content, bytes) else content
+            if not PLACEHOLDER_PATTERN.search(text):
+                continue
+            assert file_nos(path) is not None, (intent, path)
+            found, stray = placements(path, text)
+            assert stray == [], (intent, path, stray)
+            assert len(found) == text.count("<<secret="), (intent, path)
+            for placement in found:
+                assert placement.slot.placed
+                counted[f"{placement.slot.nos} {placement.slot.use}"] = counted.get(f"{placement.slot.nos} {placement.slot.use}", 0) + 1
+                # the placeholder itself fits the field on every release (YANG-checked as built)
+                assert placement.slot.strictest().problem(f"<<secret={placement.name}>>") is None, (intent, path, placement)
+    placed = {f"{slot.nos} {slot.use}" for slot in SLOTS if slot.placed}
+    assert placed <= set(counted), placed - set(counted)  # each slot fabricgen writes is exercised
+
+
+def test_each_slot_takes_its_dummy_and_refuses_what_its_field_refuses():
+    for slot in SLOTS:
+        for release in (None, "202405", "202511", "master", "10.4"):
+            assert slot.rule(release).problem(slot.dummy) is None, (slot.where, release)
+    tacacs = sonic_slot("TACPLUS", "passkey")
+    assert tacacs.rule("202505").max_length == 65 and tacacs.rule("202511").max_length == 256 and tacacs.rule("master").max_length == 256
+    assert tacacs.rule("4.4").max_length == 65  # a vendor's release: the strictest
+    assert "holds ':'" in sonic_slot("SNMP_USER", "SNMP_USER_AUTH_PASSWORD").rule("master").problem("a:bcdefgh")
+    files = {
+        "configs/x.cfg": "ntp authentication-key 1 md5 <<secret=ntp-key>> 0\n",
+        "configs/y/config_db.json": json.dumps({"SNMP_COMMUNITY": {"<<secret=c>>": {"TYPE": "RO"}}}),
+    }
+    dummies = dummy_secrets(files)
+    assert set(dummies.values) == {"ntp-key", "c"} and "<<secret" not in dummies.fill(files["configs/x.cfg"])
+
+
+def test_masking_is_the_slots_on_both_sides():
+    built = "snmp-server user nms network-operator auth sha <<secret=a>> priv aes-128 <<secret=p>>\n    password 0 <<secret=b>>\n"
+    device = "snmp-server user nms network-operator auth sha 0x1f2e priv aes-128 0x3d4c localizedkey\n    password 3 9a8b7c\n"
+    assert (
+        mask_text(built, "nxos")
+        == mask_text(device, "nxos")
+        == ("snmp-server user nms network-operator auth sha <<masked>> priv aes-128 <<masked>>\n    password <<masked>>\n")
+    )
+    db = {
+        "SNMP_COMMUNITY": {"public1": {"TYPE": "RO"}},
+        "LDAP": {"global": {"bind_password": "x", "port": "389"}},
+        "NTP_KEY": {"1": {"value": "k", "type": "md5"}},
+    }
+    assert mask_config_db(db) == {
+        "SNMP_COMMUNITY": {"<<masked>>": {"TYPE": "RO"}},
+        "LDAP": {"global": {"bind_password": "<<masked>>", "port": "389"}},
+        "NTP_KEY": {"1": {"value": "<<masked>>", "type": "md5"}},
+    }
+
+
+def test_a_long_secret_name_cannot_stand_as_a_sonic_snmp_community(tmp_path: Path):
+    from fabricgen.errors import CheckError
+    from tests.test_sonic_security import _sonic_variant
+
+    def edit(doc):
+        doc["management"]["snmp"]["communities"] = ["a-community-secret-name-too-long"]
+
+    with pytest.raises(CheckError) as refused:
+        compile_intent(_sonic_variant(tmp_path, 256, edit))
+    assert "management.snmp.communities" in str(refused.value) and "at most 21 characters" in str(refused.value)

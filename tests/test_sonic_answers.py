@@ -210,3 +210,122 @@ def test_ecmp_widths_count_installed_next_hops_of_the_selected_route():
     assert sonic_answers.ecmp_widths(text) == {"10.0.0.5/32": 2}
     with pytest.raises(AnswerError, match="next hops"):
         sonic_answers.ecmp_widths('{"10.0.0.5/32": [{"selected": true, "nexthops": "a"}]}')
+
+
+@pytest.mark.parametrize(("field", "value"), [("rx1power", "nan"), ("tx1power", "inf"), ("tx1bias", "-inf"), ("tx1bias", "-3.0"), ("rx1power", "NaN")])
+def test_a_dom_reading_that_is_no_number_is_an_answer_error_not_healthy(field, value):
+    """NaN and +inf used to be left out and the lane's other readings kept: a NaN receive power
+    read as an instant of 0.0 dBm, a healthy optic."""
+    with pytest.raises(AnswerError, match=f"{field} is '{value}', not a reading"):
+        sonic_answers.optics(
+            {"TRANSCEIVER_DOM_SENSOR|Ethernet0": {"rx1power": "-1.0", "tx1power": "0.5", "tx1bias": "6.8", field: value}}, "TRANSCEIVER_DOM_SENSOR|"
+        )
+
+
+def test_a_dom_reading_not_reported_is_left_out_not_zero():
+    optics = sonic_answers.optics({"TRANSCEIVER_DOM_SENSOR|Ethernet0": {"rx1power": "N/A", "tx1power": "0.5", "tx1bias": "6.8"}}, "TRANSCEIVER_DOM_SENSOR|")
+    assert set(optics["Ethernet0"]["physical_channels"]["channel"][0]["state"]) == {"output_power", "laser_bias_current"}
+
+
+# --- FRR's BGP JSON: captures of FRR 8.4.4 (Debian bookworm's) ---------------------------------------
+# tests/data/frr/bgp-*-established.json: `show bgp vrf all summary|neighbors json` of a lab leaf with
+# both uplink sessions Established; bgp-*-not-established.json: a bgpd of its own in a network
+# namespace with three neighbours that never come up (Active; `remote-as external`, Connect; shut
+# down, Idle (Admin)) and a VRF with no neighbour.
+
+FRR = Path(__file__).resolve().parent / "data" / "frr"
+
+
+def frr(name: str) -> str:
+    return (FRR / f"{name}.json").read_text()
+
+
+def test_bgp_neighbors_of_established_sessions():
+    summary = sonic_answers.bgp_summary(frr("bgp-summary-established"))
+    details = sonic_answers.bgp_details(frr("bgp-neighbors-established"), summary)
+    neighbors = sonic_answers.bgp_neighbors(summary, details)
+    assert list(neighbors) == ["global"] and neighbors["global"]["router_id"] == "10.0.0.1"
+    peer = neighbors["global"]["peers"]["10.8.0.0"]
+    assert peer == {
+        "local_as": 64513,
+        "remote_as": 64512,
+        "remote_id": "10.0.128.1",
+        "is_up": True,
+        "is_enabled": True,
+        "description": "be-spine01 Ethernet1/1",
+        "uptime": 29,
+        "address_family": {"ipv4": {"received_prefixes": 31, "accepted_prefixes": 31, "sent_prefixes": 2}},
+    }
+
+
+def test_bgp_neighbors_that_are_not_established():
+    summary = sonic_answers.bgp_summary(frr("bgp-summary-not-established"))
+    neighbors = sonic_answers.bgp_neighbors(summary, sonic_answers.bgp_details(frr("bgp-neighbors-not-established"), summary))
+    assert neighbors["Vrf_t1"] == {"router_id": "", "peers": {}}
+    peers = neighbors["global"]["peers"]
+    assert {address: (p["is_up"], p["is_enabled"], p["uptime"], p["remote_as"]) for address, p in peers.items()} == {
+        "192.0.2.1": (False, True, -1, 64513),
+        "192.0.2.3": (False, True, -1, 0),  # remote-as external: FRR says 0 until the peer opens
+        "192.0.2.5": (False, False, -1, 64515),  # shut down: Idle (Admin)
+    }
+    assert peers["192.0.2.1"]["remote_id"] == "0.0.0.0"
+
+
+def test_an_unnumbered_peer_is_named_by_its_interface():
+    summary = json.dumps(
+        {"default": {"ipv4Unicast": {"routerId": "10.0.0.1", "as": 1, "peers": {"Ethernet0": {"remoteAs": 2, "state": "Established", "pfxRcd": 4}}}}}
+    )
+    parsed = sonic_answers.bgp_summary(summary)
+    assert sonic_answers.bgp_neighbors(parsed, {})["global"]["peers"]["Ethernet0"]["address_family"]["ipv4"]["received_prefixes"] == 4
+
+
+@pytest.mark.parametrize(
+    ("summary", "problem"),
+    [
+        ({"default": {"ipv4Unicast": {"peers": []}}}, "peers is not an object"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": "Established"}}}}, "peer '10.8.0.0' is not an object"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Established", "pfxRcd": "3"}}}}}, "pfxRcd is '3', not a whole number"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Established", "pfxRcd": True}}}}}, "pfxRcd is 'True'"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Established", "pfxRcd": -4}}}}}, "pfxRcd is '-4'"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Established", "remoteAs": 2**32}}}}}, "remoteAs"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"pfxRcd": 3}}}}}, "has no state"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Establ\x1bished"}}}}}, "state"),
+        ({"default": {"ipv4Unicast": {"peers": {"10.8.0.0": {"state": "Established", "desc": "x" * 300}}}}}, "desc is longer"),
+        ({"default": {"ipv4Unicast": {"peers": {"ten dot eight": {"state": "Established"}}}}}, "neither an address nor an interface"),
+        ({"default": {"ipv4Unicast": []}}, "ipv4Unicast is not an object"),
+        ({"default": "none"}, "not an object of address families"),
+        ({"vrf\nname": {}}, "VRF name"),
+    ],
+)
+def test_a_malformed_bgp_summary_is_an_answer_error(summary, problem):
+    with pytest.raises(AnswerError) as malformed:
+        sonic_answers.bgp_summary(json.dumps(summary))
+    assert problem in str(malformed.value)
+
+
+@pytest.mark.parametrize(
+    ("neighbors", "problem"),
+    [
+        ({"default": {"10.8.0.0": {"remoteRouterId": 7}}}, "remoteRouterId is '7', not text"),
+        ({"default": {"10.8.0.0": {"remoteRouterId": "not-an-id"}}}, "not a router id"),
+        ({"default": {"10.8.0.0": {"addressFamilyInfo": {"ipv4Unicast": {"acceptedPrefixCounter": "3"}}}}}, "acceptedPrefixCounter"),
+        ({"default": {"10.8.0.0": "up"}}, "is not an object"),
+        ({"default": []}, "not an object of peers"),
+    ],
+)
+def test_malformed_bgp_neighbor_details_are_an_answer_error(neighbors, problem):
+    summary = sonic_answers.bgp_summary(frr("bgp-summary-established"))
+    with pytest.raises(AnswerError) as malformed:
+        sonic_answers.bgp_details(json.dumps(neighbors), summary)
+    assert problem in str(malformed.value)
+
+
+@pytest.mark.parametrize("text", ["1234.56 10.00\n", "7\n"])
+def test_uptime(text):
+    assert sonic_answers.uptime(text) == float(text.split()[0])
+
+
+@pytest.mark.parametrize("text", ["nan 1\n", "inf 1\n", "-5 1\n", "1e9 1\n", "", "\u0661\u0662 1\n"])
+def test_an_uptime_that_is_no_plain_number_is_an_answer_error(text):
+    with pytest.raises(AnswerError, match="not seconds"):
+        sonic_answers.uptime(text)

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fabricgen.catalog import load_catalog
 from fabricgen.errors import CheckError
 from fabricgen.pipeline import compile_intent
+from fabricgen.secrets import Secrets
 from tests.conftest import needs_frr
-from tests.sonic_yang import violations
+from tests.sonic_yang import RELEASES, violations
 from tests.test_render_sonic import config_dbs, frr_confs, sonic_switches, vtysh_dryrun
 
 INTENTS = Path(__file__).parent.parent / "intents"
@@ -71,7 +73,7 @@ def test_every_session_has_policy_key_gtsm_and_maximum_prefix(secured, gpus):
         assert addresses == set(re.findall(r"^ neighbor (\S+) peer-group [A-Z]+$", text, re.M)), name
         key = "bgp-backend" if config.network == "backend" else "bgp-frontend"
         for group in groups:
-            assert f" neighbor {group} password <<secret:{key}>>\n" in text, (name, group)
+            assert f" neighbor {group} password <<secret={key}>>\n" in text, (name, group)
             assert f" neighbor {group} ttl-security hops 1\n" in text, (name, group)
             assert f"  neighbor {group} route-map FABRICGEN-IN in\n" in text, (name, group)
             assert f"  neighbor {group} route-map FABRICGEN-OUT out\n" in text, (name, group)
@@ -101,12 +103,18 @@ def test_config_db_has_the_management_plane(secured, gpus):
     for name, db in config_dbs(build).items():
         assert violations(db, build.configs[name].nos_release) == [], name
         assert db["AAA"]["authentication"]["login"] == "tacacs+,local", name
-        assert db["TACPLUS"]["global"]["passkey"] == "<<secret:tacacs-key>>", name
+        assert db["TACPLUS"]["global"]["passkey"] == "<<secret=tacacs-key>>", name
         assert {row["vrf"] for row in db["TACPLUS_SERVER"].values()} == {"mgmt"}, name
         assert set(db["TACPLUS_SERVER"]) == {"10.250.0.11", "10.250.0.12"}, name
-        assert db["NTP"]["global"]["authentication"] == "enabled" and db["NTP"]["global"]["vrf"] == "mgmt", name
-        assert db["NTP_KEY"]["1"]["value"] == "<<secret:ntp-key>>", name
-        assert all(row["key"] == "1" for row in db["NTP_SERVER"].values()) and len(db["NTP_SERVER"]) == 2, name
+        # 202411 (the default) cannot load NTP_KEY: the servers are written without authentication;
+        # EVPN leaves (master) with it (test_evpn_releases: every release, and the build's note)
+        assert db["NTP"]["global"]["vrf"] == "mgmt" and len(db["NTP_SERVER"]) == 2, name
+        if build.configs[name].nos_release == "202411":
+            assert db["NTP"]["global"]["authentication"] == "disabled", name
+            assert "NTP_KEY" not in db and not any("key" in row for row in db["NTP_SERVER"].values()), name
+        else:
+            assert build.configs[name].nos_release == "master" and db["NTP"]["global"]["authentication"] == "enabled", name
+            assert db["NTP_KEY"]["1"]["value"] == "<<secret=ntp-key>>" and all(row["key"] == "1" for row in db["NTP_SERVER"].values()), name
         assert db["SYSLOG_SERVER"] == {"10.250.0.31": {"vrf": "mgmt", "severity": "info", "protocol": "udp", "port": "514"}}, name
         assert db["SNMP"]["LOCATION"]["Location"] == "AI cluster, hall 1", name
         user = db["SNMP_USER"]["nms-poller"]
@@ -221,7 +229,7 @@ def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path
     build = compile_intent(_sonic_variant(tmp_path, 256, edit))
     for name, db in config_dbs(build).items():
         assert db["AAA"]["authentication"]["login"] == "tacacs+,radius,local", name
-        assert db["RADIUS"]["global"] == {"auth_type": "pap", "timeout": "7", "passkey": "<<secret:radius-key>>"}
+        assert db["RADIUS"]["global"] == {"auth_type": "pap", "timeout": "7", "passkey": "<<secret=radius-key>>"}
         servers = db["RADIUS_SERVER"]
         assert {s: (v["priority"], v["auth_port"], v["vrf"]) for s, v in servers.items()} == {
             "10.250.0.61": ("2", "1812", "mgmt"),
@@ -243,7 +251,18 @@ def test_what_sonic_does_not_write_is_a_note_and_a_longer_minimum_password_an_er
 
     (tmp_path / "quiet").mkdir()
     quiet = compile_intent(_sonic_variant(tmp_path / "quiet", 256, no_dns_no_traps), render=False)
-    assert not [n for n in quiet.compiled.notes if n.startswith("SONiC ")]
+    [ntp] = [n for n in quiet.compiled.notes if n.startswith("SONiC ")]  # 202411: NTP without its key
+    assert "NTP authentication (ntp.key)" in ntp and "202511" in ntp and "DNS" not in ntp
+
+    def newer(doc):
+        no_dns_no_traps(doc)
+        for network in ("backend", "frontend"):
+            for role in ("leaf", "spine"):
+                doc[network][role]["nos_release"] = "202511"
+
+    (tmp_path / "newer").mkdir()
+    quieter = compile_intent(_sonic_variant(tmp_path / "newer", 256, newer), render=False)
+    assert not [n for n in quieter.compiled.notes if n.startswith("SONiC ")]
 
     def long_passwords(doc):
         doc["management"]["password_policy"] = {"min_length": 40}
@@ -252,3 +271,40 @@ def test_what_sonic_does_not_write_is_a_note_and_a_longer_minimum_password_an_er
     with pytest.raises(CheckError) as error:
         compile_intent(_sonic_variant(tmp_path / "long", 256, long_passwords))
     assert "management.password_policy.min_length" in str(error.value) and "at most 32, not 40" in str(error.value)
+
+
+SONIC_RELEASES = tuple(load_catalog().nos_releases["sonic"].releases)
+
+
+def test_sonic_releases_offered_are_the_ones_the_suite_checks():
+    assert SONIC_RELEASES == ("202405", "202411", "202505", "202511", "202605", "master")
+    assert SONIC_RELEASES == RELEASES
+
+
+@pytest.mark.parametrize("release", SONIC_RELEASES)
+def test_every_config_db_passes_its_release_yang_with_placeholders_and_with_values(tmp_path, release):
+    """The acceptance: both whitepaper clusters on SONiC `release` (EVPN leaves on master, the
+    one release with an anycast gateway), NTP authentication and SNMPv3 included, pass the
+    release's YANG checks as built (placeholders) and as pushed (values filled)."""
+
+    def on_release(doc):
+        for network in ("backend", "frontend"):
+            for role in ("leaf", "spine"):
+                if not (role == "leaf" and doc[network].get("routing") == "vxlan-evpn"):
+                    doc[network][role]["nos_release"] = release
+
+    values = Secrets(MARKERS)
+    for gpus in (256, 512):
+        (tmp_path / str(gpus)).mkdir()
+        build = compile_intent(_sonic_variant(tmp_path / str(gpus), gpus, on_release))
+        dbs = config_dbs(build)
+        assert dbs
+        for name, db in dbs.items():
+            target = build.configs[name].nos_release
+            assert target in (release, "master"), name
+            assert violations(db, target) == [], (name, target)
+            filled = json.loads(values.fill(json.dumps(db), in_json=True))
+            assert "<<secret" not in json.dumps(filled)
+            assert violations(filled, target) == [], (name, target)
+            assert filled["SNMP_USER"]["nms-poller"]["SNMP_USER_AUTH_PASSWORD"] == MARKERS["snmp-auth-key"], name
+            assert ("NTP_KEY" in db) == (RELEASES.index(target) >= RELEASES.index("202511")), (name, target)

@@ -30,7 +30,7 @@ from fabricgen.verify.collect import Access, ReadOnlyDevice, ReadOnlyViolation
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "verify"
-BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret:bgp-backend>>
+BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret=bgp-backend>>
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def healthy(build_dir: Path) -> dict[str, dict]:
             text = f"! config_db (show runningconfiguration all)\n{json.dumps(db)}\n! frr (vtysh -c 'show running-config')\n{frr}"
         else:
             text = (build_dir / f"configs/{name}.cfg").read_text()
-        answers[name]["get_config"] = text.replace("<<secret:bgp-backend>>", BGP_KEY)
+        answers[name]["get_config"] = text.replace("<<secret=bgp-backend>>", BGP_KEY)
     return answers
 
 
@@ -132,6 +132,8 @@ class FakeDriver:
 
     def _answer(self, getter):
         self.calls.append(getter)
+        if isinstance(self.answers.get(getter), Exception):  # a getter that fails as a driver's can
+            raise self.answers[getter]
         answer = copy.deepcopy(self.answers[getter])
         count = self.samples[getter] = self.samples.get(getter, 0) + 1
         if count > 1:
@@ -144,6 +146,8 @@ class FakeDriver:
         return answer
 
     def get_facts(self):
+        if "get_facts" in self.answers:
+            return self._answer("get_facts")
         self.calls.append("get_facts")
         return {"hostname": "fake"}
 
@@ -165,8 +169,7 @@ class FakeDriver:
         return self._answer("get_optics")
 
     def get_config(self, retrieve="all"):
-        self.calls.append("get_config")
-        return {"running": self.answers["get_config"], "startup": "", "candidate": ""}
+        return {"running": self._answer("get_config"), "startup": "", "candidate": ""}
 
     def get_lossless_counters(self):
         return self._answer("get_lossless_counters")
@@ -422,8 +425,8 @@ def test_a_pause_storm_and_pauses_the_peer_never_counts(build_dir, inventory):
 def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inventory, tmp_path):
     answers = healthy(build_dir)
     answers["be-spine01"]["get_config"] = answers["be-spine01"]["get_config"].replace("hostname be-spine01", "hostname be-spine01\nip domain-lookup")
-    # a secret the build does not know and no --secrets names: masked by its keyword
-    answers["be-su01-leaf1"]["get_config"] += "\nsnmp-server community hunter2-unknown group network-operator\n"
+    # a secret the build does not know and no --secrets names: masked by its slot (FRR's neighbor password)
+    answers["be-su01-leaf1"]["get_config"] += "router bgp 65099\n neighbor 10.9.9.9 password hunter2-unknown\n"
     result = run(build_dir, inventory, answers)
     drift = [f for f in result.findings if f.check == "drift"]
     assert sorted(f.device for f in drift) == ["be-spine01", "be-su01-leaf1"], [f.found for f in drift]
@@ -433,7 +436,7 @@ def test_drift_is_summarised_and_no_secret_value_appears_anywhere(build_dir, inv
 
     for text in (report.render_json(result), report.render_markdown(result), "\n".join(report.plain_lines(result))):
         assert BGP_KEY not in text and "hunter2-unknown" not in text
-    assert "+snmp-server community <<masked>> group network-operator" in report.render_json(result)
+    assert "+router bgp 65099 > neighbor 10.9.9.9 password <<masked>>" in report.render_json(result)
     assert BGP_KEY in answers["be-spine01"]["get_config"]  # the device did hold it
 
 
@@ -503,37 +506,65 @@ def test_nxos_extensions_parse_the_recorded_json():
     assert pfc["Ethernet1/1"]["ecn_marked"] is None
 
 
-def test_nxos_counts_that_are_not_ascii_digits_are_skipped_not_fatal():
-    # "²" passes str.isdigit() but int() refuses it, as it refuses 5,000 digits: one such row used to
-    # fail the whole getter
+@pytest.mark.parametrize(
+    ("prefix_row", "pfc_row", "problem"),
+    [
+        ({"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"}, None, "'10.0.0.1/32' ucast-nhops is '\u00b2', not a count"),  # passes str.isdigit, not int()
+        ({"ipprefix": "10.0.0.1/32", "ucast-nhops": "9" * 5000}, None, "ucast-nhops is '999"),  # int() itself would raise
+        ({"ipprefix": "10.0.0.1/32", "ucast-nhops": True}, None, "ucast-nhops is 'True'"),
+        ({"ucast-nhops": 2}, None, "ipprefix"),
+        (None, {"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "7"}, "Ethernet1/1 rx_ppp is '\u00b2'"),
+        (None, {"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": str(2**64), "tx_ppp": "7"}, "not a count of at most 64 bits"),
+        (None, {"oper_vl_bmap": "On (8)", "rx_ppp": "1", "tx_ppp": "7"}, "if_name_str"),
+        (None, "Eth1/1", "ROW_ppp is neither a row nor a list of rows"),
+    ],
+    ids=["superscript-digit", "5000-digits", "bool", "no-prefix", "pfc-superscript", "pfc-above-64-bits", "pfc-no-name", "pfc-row-a-string"],
+)
+def test_nxos_rows_that_are_malformed_are_an_answer_error(prefix_row, pfc_row, problem):
+    """One malformed row makes the whole answer malformed (it used to be skipped, and what it
+    should have said passed as nothing to report)."""
+    from fabricgen.verify.answers import AnswerError
+
     routes = {
-        "TABLE_vrf": {
-            "ROW_vrf": {
-                "TABLE_addrf": {
-                    "ROW_addrf": {
-                        "TABLE_prefix": {
-                            "ROW_prefix": [
-                                {"ipprefix": "10.0.0.1/32", "ucast-nhops": "\u00b2"},
-                                {"ipprefix": "10.0.0.2/32", "ucast-nhops": 3},
-                                {"ipprefix": "10.0.0.3/32", "ucast-nhops": "4"},
-                                {"ipprefix": "10.0.0.4/32", "ucast-nhops": "9" * 5000},  # int() itself would raise
-                            ]
-                        }
-                    }
-                }
-            }
+        "TABLE_vrf": {"ROW_vrf": {"TABLE_addrf": {"ROW_addrf": {"TABLE_prefix": {"ROW_prefix": [{"ipprefix": "10.0.0.2/32", "ucast-nhops": 3}, prefix_row]}}}}}
+    }
+    pfc = {
+        "TABLE_ppp": {
+            "ROW_ppp": pfc_row if isinstance(pfc_row, str) else [{"if_name_str": "Eth1/2", "oper_vl_bmap": "On (8)", "rx_ppp": "1", "tx_ppp": "2"}, pfc_row]
         }
     }
-    pfc = {"TABLE_ppp": {"ROW_ppp": [{"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "7"}]}}
 
     class Answering:
         def cli(self, commands, encoding="text"):
             return {c: json.dumps(routes if c == nxos.ROUTES else pfc) for c in commands}
 
     device = ReadOnlyDevice(Answering())
-    assert nxos.ecmp_widths(device) == {"10.0.0.2/32": 3, "10.0.0.3/32": 4}
-    counters = nxos.lossless_counters(device)["Ethernet1/1"]
-    assert counters["pfc_rx"] == {} and counters["pfc_tx"] == {3: 7}
+    extension = nxos.ecmp_widths if prefix_row is not None else nxos.lossless_counters
+    with pytest.raises(AnswerError) as malformed:
+        extension(device)
+    assert problem in str(malformed.value)
+
+
+def test_an_nxos_switch_whose_pfc_answer_is_malformed_is_an_error(build_dir, inventory):
+    answers = healthy(build_dir)
+
+    class Malformed(FakeDriver):
+        def cli(self, commands, encoding="text"):
+            self.calls.append("cli")
+            if commands != [nxos.PFC]:
+                raise NotImplementedError
+            return {nxos.PFC: json.dumps({"TABLE_ppp": {"ROW_ppp": [{"if_name_str": "Eth1/1", "oper_vl_bmap": "On (8)", "rx_ppp": "\u00b2", "tx_ppp": "0"}]}})}
+
+    targets = read_targets(build_dir, None, inventory)
+    result = verify_fabric(
+        build_dir,
+        targets,
+        lambda secrets: Access(lambda t: (Malformed if t.name == "be-spine01" else FakeDriver)(answers[t.name]), secrets.mask),
+        interval=0.01,
+    )
+    [malformed] = answer_errors(result, "be-spine01")
+    assert malformed.message.startswith("get_lossless_counters answered malformed data: Ethernet1/1 rx_ppp is '\u00b2', not a count")
+    assert not result.ok
 
 
 def test_exit_codes(build_dir, inventory, monkeypatch, tmp_path):
@@ -598,3 +629,187 @@ def test_what_a_device_answers_is_shown_as_sent_never_as_markup_or_terminal_cont
         assert "\x1b" not in text and "\\x1b[2J" in text
     markdown_rows = [line for line in report.render_markdown(result).splitlines() if "evil" in line]
     assert markdown_rows and all(line.count(" | ") == 5 for line in markdown_rows)  # the pipe and newline stay inside their cell
+
+
+# --- device answers are input (issue 30) -----------------------------------------------------------
+# Each test below gives one switch an answer a broken or hostile device could give; verify must
+# name the device and the getter as an error (exit 1), never read it as healthy or crash on it.
+
+LEAF = "be-su01-leaf1"  # SONiC in two-units.yaml
+GETTERS = ("get_facts", "get_lldp_neighbors_detail", "get_interfaces", "get_interfaces_counters", "get_bgp_neighbors", "get_config", "get_lossless_counters")
+
+
+def answer_errors(result, device):
+    return [f for f in result.findings if f.check == "answers" and f.severity == "error" and f.device == device]
+
+
+@pytest.mark.parametrize(
+    "exception",
+    [RuntimeError("NX-API answered 500"), AttributeError("'NoneType' object has no attribute 'split'")],
+    ids=["runtime-error", "attribute-error"],
+)
+def test_a_switch_whose_every_getter_fails_is_an_error_per_getter(build_dir, inventory, exception):
+    from fabricgen.verify import report
+
+    answers = healthy(build_dir)
+    for getter in GETTERS:
+        answers[LEAF][getter] = exception
+    result = run(build_dir, inventory, answers)
+    assert not result.ok
+    failed = answer_errors(result, LEAF)
+    assert sorted(f.message.split()[0] for f in failed) == sorted(GETTERS), [f.message for f in failed]
+    assert all(type(exception).__name__ in f.message for f in failed)
+    assert "everything matches" not in report.summary(result)
+    [observation] = [o for o in result.observations if o.target.name == LEAF]
+    assert observation.missing.isdisjoint(GETTERS)  # failed, not "not implemented"
+
+
+def test_an_attribute_error_inside_a_getter_is_a_failure_not_a_missing_getter(build_dir, inventory):
+    answers = healthy(build_dir)
+    answers[LEAF]["get_bgp_neighbors"] = AttributeError("'list' object has no attribute 'items'")
+    result = run(build_dir, inventory, answers)
+    [failed] = answer_errors(result, LEAF)
+    assert failed.message.startswith("get_bgp_neighbors failed: AttributeError: 'list' object has no attribute 'items'")
+    assert not result.ok
+    # a getter a driver really does not implement (NotImplementedError) is still only "not reported"
+    assert all("get_optics" in o.missing for o in result.observations)
+
+
+def _with_optics(answers, device):
+    answers[device]["get_optics"] = {port: _optic(-2.0) for port in answers[device]["get_interfaces"]}
+    return answers[device]["get_optics"]
+
+
+def _peer(answers, device="be-su01-leaf1", address="10.8.0.0"):
+    return answers[device]["get_bgp_neighbors"]["global"]["peers"][address]
+
+
+MALFORMED = {
+    "bgp-peers-as-a-list": ("get_bgp_neighbors", lambda a: a[LEAF]["get_bgp_neighbors"]["global"].update(peers=[]), "global.peers"),
+    "bgp-peer-as-a-string": ("get_bgp_neighbors", lambda a: a[LEAF]["get_bgp_neighbors"]["global"]["peers"].update({"10.8.0.0": "Established"}), "10.8.0.0"),
+    "bgp-string-prefix-count": (
+        "get_bgp_neighbors",
+        lambda a: _peer(a).update(address_family={"ipv4": {"received_prefixes": "3"}, "ipv6": {"received_prefixes": 0}}),
+        "received_prefixes",
+    ),
+    "bgp-is-up-as-text": ("get_bgp_neighbors", lambda a: _peer(a).update(is_up="true"), "is_up"),
+    "nan-speed": ("get_interfaces", lambda a: a[LEAF]["get_interfaces"]["Ethernet16"].update(speed=float("nan")), "Ethernet16.speed"),
+    "is-up-as-the-string-false": ("get_interfaces", lambda a: a[LEAF]["get_interfaces"]["Ethernet16"].update(is_up="false"), "Ethernet16.is_up"),
+    "mtu-as-a-float": ("get_interfaces", lambda a: a[LEAF]["get_interfaces"]["Ethernet16"].update(mtu=9216.5), "Ethernet16.mtu"),
+    "speed-above-any-port": ("get_interfaces", lambda a: a[LEAF]["get_interfaces"]["Ethernet16"].update(speed=1e12), "Ethernet16.speed"),
+    "counter-as-text": ("get_interfaces_counters", lambda a: a[LEAF]["get_interfaces_counters"]["Ethernet16"].update(rx_errors="7"), "rx_errors"),
+    "counter-above-64-bits": ("get_interfaces_counters", lambda a: a[LEAF]["get_interfaces_counters"]["Ethernet16"].update(rx_errors=2**64), "rx_errors"),
+    "negative-counter": ("get_interfaces_counters", lambda a: a[LEAF]["get_interfaces_counters"]["Ethernet16"].update(tx_errors=-5), "tx_errors"),
+    "pfc-priority-9": ("get_lossless_counters", lambda a: a[LEAF]["get_lossless_counters"]["Ethernet16"]["pfc_rx"].update({9: 1}), "pfc_rx"),
+    "optics-nan": (
+        "get_optics",
+        lambda a: _with_optics(a, LEAF)["Ethernet16"]["physical_channels"]["channel"][0]["state"]["input_power"].update(instant=float("nan")),
+        "instant",
+    ),
+    "optics-inf": (
+        "get_optics",
+        lambda a: _with_optics(a, LEAF)["Ethernet16"]["physical_channels"]["channel"][0]["state"]["input_power"].update(instant=float("inf")),
+        "instant",
+    ),
+    "optics-bias-inf": (
+        "get_optics",
+        lambda a: _with_optics(a, LEAF)["Ethernet16"]["physical_channels"]["channel"][0]["state"]["laser_bias_current"].update(instant=float("inf")),
+        "laser_bias_current",
+    ),
+    "lldp-neighbours-not-a-list": (
+        "get_lldp_neighbors_detail",
+        lambda a: a[LEAF]["get_lldp_neighbors_detail"].update(Ethernet16={"remote_system_name": "x"}),
+        "Ethernet16",
+    ),
+    "config-not-text": ("get_config", lambda a: a[LEAF].update(get_config=["hostname x"]), ""),
+    "ecmp-width-negative": ("get_ecmp_widths", lambda a: a[LEAF].update(get_ecmp_widths={"10.4.0.0/24": -2}), "10.4.0.0/24"),
+    "ecmp-prefix-not-a-prefix": ("get_ecmp_widths", lambda a: a[LEAF].update(get_ecmp_widths={"10.4.0.0/24\nx": 2}), ""),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+def test_a_malformed_answer_is_an_error_naming_device_getter_and_field(build_dir, inventory, case):
+    getter, corrupt, where = MALFORMED[case]
+    answers = healthy(build_dir)
+    corrupt(answers)
+    result = run(build_dir, inventory, answers)
+    assert not result.ok
+    [malformed] = answer_errors(result, LEAF)
+    assert malformed.message.startswith(f"{getter} answered malformed data: "), malformed.message
+    assert where in malformed.message, malformed.message
+    # what the answer would have fed is not judged on half-read data: no finding of that check cites it
+    if getter == "get_bgp_neighbors":
+        assert [f for f in errors(result, "routing") if f.device == LEAF] == []
+
+
+def test_counters_that_went_backwards_are_named(build_dir, inventory):
+    """A counter cleared (or wrapped) between the two samples: its growth over the interval is
+    unknown, so it is named, never read as 0 or as a negative rate."""
+    answers = healthy(build_dir)
+    answers["be-spine01"]["get_interfaces_counters"]["Ethernet1/1"]["rx_errors"] = 500
+    deltas = {
+        # be-spine01 Ethernet1/1 - be-su01-leaf1 Ethernet16 is BE-S00001: the spine pauses, the
+        # leaf's receive count was cleared meanwhile
+        "be-spine01": {"get_interfaces_counters": {("Ethernet1/1", "rx_errors"): -498}, "get_lossless_counters": {("Ethernet1/1", "pfc_tx"): {3: 5}}},
+        LEAF: {"get_lossless_counters": {("Ethernet16", "pfc_rx"): {3: -10}}},
+    }
+    result = run(build_dir, inventory, answers, deltas)
+    assert [f.message for f in result.findings if "never counts" in f.message] == []  # a cleared count is not "never counted"
+    backwards = {(f.device, f.port, f.check): f for f in result.findings if "went backwards" in f.message}
+    assert set(backwards) == {("be-spine01", "Ethernet1/1", "ports"), (LEAF, "Ethernet16", "lossless")}, [f.message for f in result.findings]
+    assert "rx_errors 500 -> 2" in backwards[("be-spine01", "Ethernet1/1", "ports")].message
+    assert "pfc_rx priority 3 10 -> 0" in backwards[(LEAF, "Ethernet16", "lossless")].message
+    assert all(f.severity == "warning" for f in backwards.values())
+
+
+def _strings(value):
+    """Every string of a parsed JSON document, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_json_string_values_carry_no_control_character(build_dir, inventory):
+    """What devices answered (an LLDP name, a getter's error) reaches the JSON escaped as the table
+    and Markdown escape it: a consumer printing a value gets no terminal control or hidden line."""
+    from fabricgen.trust import has_invisible
+    from fabricgen.verify import report
+
+    answers = healthy(build_dir)
+    answers["be-su01-leaf2"]["get_lldp_neighbors_detail"]["Ethernet200"] = [{"remote_system_name": "evil\x1b[2J\u202ename\nx", "remote_port": "swp\x07"}]
+    answers["be-su01-leaf3"]["get_interfaces"] = RuntimeError("timeout\x1b]0;owned\x07")
+    result = run(build_dir, inventory, answers)
+    strings = list(_strings(json.loads(report.render_json(result))))
+    assert [s for s in strings if has_invisible(s)] == []
+    assert any("evil\\x1b[2J\\u202ename\\nx" in s for s in strings)  # escaped, not dropped
+    assert any("timeout\\x1b]0;owned\\x07" in s for s in strings)
+
+
+def test_verify_command_exits_1_naming_the_device_whose_getters_fail(build_dir, monkeypatch, tmp_path):
+    from fabricgen.push import rollout
+
+    answers = healthy(build_dir)
+    for getter in GETTERS:
+        answers[LEAF][getter] = AttributeError("'NoneType' object has no attribute 'get'")
+    monkeypatch.setenv("FABRICGEN_USERNAME", "u")
+    monkeypatch.setenv("FABRICGEN_PASSWORD", "p")
+    monkeypatch.setattr(
+        rollout, "resolve_drivers", lambda targets: {"mock": lambda host, user, password, timeout, optional_args: FakeDriver(answers[_name_of(host)])}
+    )
+    devices = [n["id"] for n in json.loads((build_dir / "topology.json").read_text())["nodes"] if n.get("nos")]
+    inventory_by_name = tmp_path / "inventory-hosts.yaml"
+    inventory_by_name.write_text("defaults: {driver: mock}\ndevices:\n" + "".join(f"  {d}: {{host: {d}}}\n" for d in devices))
+    runner = CliRunner()
+    text = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--quiet"])
+    assert text.exit_code == 1, text.output
+    assert f"ERROR answers {LEAF}: get_bgp_neighbors failed: AttributeError" in text.stdout
+    as_json = runner.invoke(app, ["verify", str(build_dir), "--inventory", str(inventory_by_name), "--interval", "0", "--json", "--quiet"])
+    assert as_json.exit_code == 1
+    document = json.loads(as_json.stdout)
+    assert {f["message"].split()[0] for f in document["findings"] if f["device"] == LEAF and f["check"] == "answers"} == set(GETTERS)

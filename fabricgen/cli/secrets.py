@@ -4,11 +4,17 @@
 topology.json lists per switch, checked against the placeholders its config files really hold (a
 placeholder the topology does not list is an error), what each is used for (read back from the
 config line or config_db field), its environment variable, and whether a value is available now.
-It never prints a value.
+It never prints a value. Each value available is checked against every field it goes into on
+each switch's release (`fabricgen.secrets.SLOTS`: an SNMPv3 key with `:` or `@` on SONiC, a
+TACACS+ key with `#`), an exit 2 naming the secret, the field and the rule.
 
 `secrets render BUILD_DIR --out DIR` is for people who load configs another way than `push`: the
 selected switches' configs with every placeholder replaced, in a private directory (0700, files
-0600, each written atomically). Every secret must have a value before anything is written.
+0600, each written atomically). Every secret must have a value, and fit every field it goes into, before anything is written. The
+directory's MARKER lists each file written with its SHA-256: a later render into the same
+directory replaces or removes only files whose bytes are still those, and refuses a directory
+whose marker fabricgen did not write (a marker without them, naming other paths) or whose files
+were changed since.
 
 Every message these commands print goes through `Secrets.mask`, with every value from the
 environment and the secrets file: a value that comes back inside an exception is shown as its
@@ -17,8 +23,10 @@ placeholder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -38,10 +46,12 @@ from fabricgen.secrets import (
     FILE_ENV,
     SECRET_NAME,
     Secrets,
+    Slot,
     env_name,
     load_secrets,
     names_in,
-    uses_in,
+    placements,
+    value_problems,
 )
 from fabricgen.trust import printable
 
@@ -55,7 +65,7 @@ app = typer.Typer(
 )
 
 EXIT_MISSING = 1
-MARKER = ".fabricgen-secrets-render"  # in a directory `secrets render` wrote: the files it holds
+MARKER = ".fabricgen-secrets-render"  # in a directory `secrets render` wrote: the files it holds, with their SHA-256
 WARNING = (
     "warning: {out} holds {count} switch config files with secrets in clear text. Keep it private "
     "(the directory is 0700, its files 0600), never commit, copy or share it, and delete it once the configs are loaded."
@@ -93,6 +103,7 @@ class BuildSecrets:
     configs: dict[str, list[str]]  # switch -> its config files (configs/...), in build order
     switches: list[dict]  # topology nodes with config files: id, role, network
     references: dict[str, Reference]  # by name, sorted
+    slots: dict[str, list[tuple[str, Slot, str | None, str]]]  # switch -> (secret, slot, release, switch) per placeholder
 
     def used(self) -> list[str]:
         """The names some config file holds a placeholder of."""
@@ -130,10 +141,18 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
         configs[device].append(path)
     used: dict[str, set[str]] = defaultdict(set)
     uses: dict[str, set[str]] = defaultdict(set)
+    slots: dict[str, list[tuple[str, Slot, str | None, str]]] = defaultdict(list)
     for device, paths in configs.items():
         listed = set(nodes[device].secrets)
         for path in paths:
-            for name, use in uses_in(path, build.text(path)):
+            found, stray = placements(path, build.text(path))
+            problems += [
+                Problem(f"holds a secret placeholder where no secret goes ({where})", hint=REBUILD, file=str(build.root / path), device=device)
+                for where in stray
+            ]
+            for placement in found:
+                name, use = placement.name, placement.slot.use
+                slots[device].append((name, placement.slot, nodes[device].nos_release, device))
                 used[name].add(device)
                 uses[name].add(use)
                 if name not in listed:
@@ -156,7 +175,7 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
         for name in sorted(used.keys() | listed_by.keys())
     }
     switches = [{"id": n.id, "role": n.role.value, "network": n.network.value} for n in nodes.values() if n.id in configs]
-    return BuildSecrets(build, dict(configs), switches, references)
+    return BuildSecrets(build, dict(configs), switches, references, dict(slots))
 
 
 def missing_problems(names: list[str], secrets: Secrets) -> list[Problem]:
@@ -224,13 +243,14 @@ def list_command(
 
     Exit 0 when every secret a config uses has a value, 1 when some have none (named), 2 on bad
     input (not a build, a config with a placeholder topology.json does not list, an unsafe secrets
-    file or a value that cannot go into a config line)."""
+    file or a value that the field it goes into refuses on that switch's release)."""
     mask = Masker(os.environ)
 
     def survey() -> tuple[BuildSecrets, Secrets]:
         found = read_build_secrets(build_dir)
         secrets = load_secrets(found.references, secrets_file, os.environ)
         mask.add(secrets)
+        raise_if(value_problems((use for uses in found.slots.values() for use in uses), secrets), SecretsError)
         return found, secrets
 
     found, secrets = _run(survey, mask)
@@ -345,7 +365,7 @@ def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | No
     secrets = load_secrets(names, secrets_file, environ)
     if mask is not None:
         mask.add(secrets)
-    raise_if(missing_problems(names, secrets), SecretsError)
+    raise_if(missing_problems(names, secrets) + value_problems((use for node in chosen for use in found.slots.get(node["id"], ())), secrets), SecretsError)
     files = {}
     problems = []
     for path, text in texts.items():
@@ -381,7 +401,8 @@ def write_private(destination: Path, build_dir: Path, files: Mapping[str, bytes]
                     os.chmod(path, 0o700, follow_symlinks=False)
                     made.add(path)
             _write_file_private(target, data)
-        listing = {"written_by": "fabricgen secrets render", "build": str(build_dir.resolve()), "files": sorted(files)}
+        hashes = {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())}
+        listing = {"written_by": "fabricgen secrets render", "build": str(build_dir.resolve()), "files": hashes}
         _write_file_private(destination / MARKER, (json.dumps(listing, indent=2) + "\n").encode())
         for stale in sorted(earlier - set(files)):
             (destination / stale).unlink(missing_ok=True)
@@ -404,7 +425,8 @@ def _write_file_private(target: Path, data: bytes) -> None:
 
 
 def _check_destination(destination: Path, build_dir: Path) -> set[str]:
-    """SecretsError unless `destination` may be written; the files an earlier render left there."""
+    """SecretsError unless `destination` may be written; the files an earlier render left there
+    (each still holding the bytes it wrote: nothing else is ever replaced or removed)."""
     shown = str(destination)
     target = destination.resolve()
     build = build_dir.resolve()
@@ -438,8 +460,8 @@ def _check_destination(destination: Path, build_dir: Path) -> set[str]:
                 hint="name a new or empty directory; fabricgen replaces only what it wrote there",
             )
         )
-    allowed_dirs = {str(Path(p).parent) for p in listed} | {str(parent) for p in listed for parent in Path(p).parents}
-    foreign = []
+    allowed_dirs = {str(parent) for p in listed for parent in Path(p).parents}
+    foreign, changed = [], []
     for root, directories, names in os.walk(destination):
         relative_root = Path(root).relative_to(destination)
         for name in directories:
@@ -449,20 +471,50 @@ def _check_destination(destination: Path, build_dir: Path) -> set[str]:
         directories[:] = [d for d in directories if str(relative_root / d) in allowed_dirs and not os.path.islink(Path(root) / d)]
         for name in names:
             relative = str(relative_root / name) if str(relative_root) != "." else name
-            if relative != MARKER and (relative not in listed or not stat.S_ISREG(os.lstat(Path(root) / name).st_mode)):
+            if relative == MARKER:
+                continue
+            if relative not in listed:
                 foreign.append(relative)
-    if foreign:
+            elif _sha256_of(Path(root) / name) != listed[relative]:
+                changed.append(relative)  # not a regular file, or not the bytes the render wrote
+    if foreign or changed:
+        what = [f"not written by it: {', '.join(printable(f) for f in sorted(foreign)[:10])}"] if foreign else []
+        what += [f"changed since it wrote them: {', '.join(printable(f) for f in sorted(changed)[:10])}"] if changed else []
         raise SecretsError(
             Problem(
-                f"{shown} holds what `fabricgen secrets render` did not write there: {', '.join(printable(f) for f in sorted(foreign)[:10])}",
-                hint="name a new or empty directory; fabricgen replaces only what it wrote there",
+                f"{shown} holds what `fabricgen secrets render` did not write there ({'; '.join(what)})",
+                hint="name a new or empty directory; fabricgen replaces only what it wrote there, byte for byte",
             )
         )
-    return listed
+    return set(listed)
 
 
-def _earlier_render(destination: Path) -> set[str] | None:
-    """The files an earlier render listed in its MARKER; None when there is no valid marker."""
+def _sha256_of(path: Path) -> str | None:
+    """The SHA-256 of a regular file, read without following a link; None for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+_RENDERED = re.compile(r"configs/[^/]+(/[^/]+)?")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _earlier_render(destination: Path) -> dict[str, str] | None:
+    """The files an earlier render listed in its MARKER, with the SHA-256 of what it wrote; None
+    when there is no marker in the form `write_private` writes (a config path as the build names
+    it, one level or two under configs/, each with its hash): a marker fabricgen did not write is
+    never trusted to name what may be replaced or removed."""
     try:
         fd = os.open(destination / MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -477,7 +529,14 @@ def _earlier_render(destination: Path) -> set[str] | None:
         return None
     finally:
         os.close(fd)
-    files = document.get("files") if isinstance(document, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, str) and f.startswith("configs/") and ".." not in f.split("/") for f in files):
+    if not isinstance(document, dict) or document.get("written_by") != "fabricgen secrets render":
         return None
-    return set(files)
+    files = document.get("files")
+    if not isinstance(files, dict):
+        return None
+    for path, digest in files.items():
+        if not (isinstance(path, str) and _RENDERED.fullmatch(path) and config_device(path) and ".." not in path.split("/")):
+            return None
+        if not (isinstance(digest, str) and _SHA256.fullmatch(digest)):
+            return None
+    return dict(files)

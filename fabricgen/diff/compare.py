@@ -386,7 +386,7 @@ def _reference_changes(removed: list[str], added: list[str]) -> set[tuple[str, s
         return PLACEHOLDER_PATTERN.sub("<<secret>>", line)
 
     def uses(line: str) -> list[tuple[str, str]]:
-        return [(use_of(line[: m.start()]), m.group(1)) for m in PLACEHOLDER_PATTERN.finditer(line)]
+        return [(use_of(line, m.start()), m.group(1)) for m in PLACEHOLDER_PATTERN.finditer(line)]
 
     waiting: dict[str, list[str]] = defaultdict(list)
     for line in removed:

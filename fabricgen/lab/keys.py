@@ -1,6 +1,6 @@
 """The secrets the lab's FRR configs refer to: their values, and the filled configs FRR reads.
 
-A build's frr.conf (SONiC) and routing twin (other NOSes) hold `<<secret:NAME>>` where a BGP key
+A build's frr.conf (SONiC) and routing twin (other NOSes) hold `<<secret=NAME>>` where a BGP key
 goes. The lab fills them like `push` does: values from `FABRICGEN_SECRET_<NAME>`, `--secrets FILE`
 or `$FABRICGEN_SECRETS_FILE` (`fabricgen.secrets.load_secrets`); a name with no value gets a random
 one for this lab, the same on every switch (both ends of a session must agree).
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import secrets as random_source
 import stat
 from collections.abc import Mapping
@@ -26,14 +25,10 @@ import yaml
 
 from fabricgen.errors import LabError, Problem
 from fabricgen.lab.plan import LabPlan, check_frr_conf
-from fabricgen.secrets import SECRET_NAME, Secrets, check_value, load_secrets, names_in
+from fabricgen.secrets import SECRET_NAME, Secrets, check_value, load_secrets, names_in, placements, value_problems
 
 KEYS_FILE = "secrets.yaml"
 GENERATED_BYTES = 24  # token_urlsafe(24): 32 characters of [A-Za-z0-9_-], 192 random bits
-# Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): a longer key fails setsockopt(TCP_MD5SIG)
-# with EINVAL, and the session would never come up
-MD5_MAX_KEY = 80
-MD5_KEY_LINE = re.compile(r"^\s*neighbor \S+ password <<secret:([a-z][a-z0-9-]{0,62})>>\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -66,18 +61,11 @@ def lab_keys(plan: LabPlan, directory: Path, secrets_file: Path | None = None, e
 
 
 def check_keys(plan: LabPlan, secrets: Secrets) -> list[Problem]:
-    """Values the configs cannot carry: an MD5 key over the kernel's 80 bytes, or a filled line
-    that is no longer a plain configuration line. Messages name secrets, never values."""
-    problems = []
-    md5 = {name for switch in plan.switches.values() for name in MD5_KEY_LINE.findall(switch.frr_conf)}
-    for name in sorted(md5):
-        if len(secrets.values[name]) > MD5_MAX_KEY:
-            problems.append(
-                Problem(
-                    f"secret {name!r} is a BGP TCP-MD5 key of {len(secrets.values[name])} characters; Linux takes at most {MD5_MAX_KEY}",
-                    hint="give it a shorter value",
-                )
-            )
+    """Values the configs cannot carry: a value its FRR slot refuses (fabricgen.secrets.SLOTS: a
+    TCP-MD5 key over Linux's 80 bytes), or a filled line that is no longer a plain configuration
+    line. Messages name secrets, never values."""
+    uses = [(p.name, p.slot, None, switch.name) for switch in plan.switches.values() for p in placements("frr.conf", switch.frr_conf)[0]]
+    problems = value_problems(uses, secrets)
     for switch in plan.switches.values():
         for problem in check_frr_conf(secrets.fill(switch.frr_conf), switch.frr_source + " (keys filled in)"):
             problems.append(Problem(secrets.mask(problem.message), file=problem.file, line=problem.line, device=switch.name))

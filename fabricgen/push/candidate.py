@@ -1,9 +1,10 @@
 """What `fabricgen push` hands each driver, and what it refuses before contacting any device.
 
-- Secrets: the build writes `<<secret:NAME>>` where a key goes. `read_secrets` collects the names
+- Secrets: the build writes `<<secret=NAME>>` where a key goes. `read_secrets` collects the names
   every selected config uses (from the verified staged copies) and loads their values
   (`FABRICGEN_SECRET_<NAME>`, `--secrets FILE`); one missing is a refusal naming the secret, its
-  environment variable and the devices that need it. `candidate` fills them in, in memory only:
+  environment variable and the devices that need it, and so is a value the field it goes into
+  refuses on that switch's release (fabricgen.secrets.SLOTS: an SNMPv3 key with `:` on SONiC). `candidate` fills them in, in memory only:
   the text goes to the driver as `load_*_candidate(config=...)`, never to a file or a command line.
 - Completeness: `--commit` replaces a switch's whole config, so a config without a way back in
   (management VRF and address, a login, SSH, the boot image) would lock everyone out.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from fabricgen.errors import Problem, PushError, raise_if
 from fabricgen.push.inventory import Target
-from fabricgen.secrets import Secrets, env_name, load_secrets, names_in
+from fabricgen.secrets import Secrets, env_name, load_secrets, names_in, placements, value_problems
 
 SONIC_FILES = ("config_db.json", "frr.conf")
 
@@ -36,14 +37,17 @@ def config_files(target: Target) -> dict[str, str]:
 
 
 def read_secrets(targets: list[Target], secrets_file: Path | None = None, environ: Mapping[str, str] = os.environ) -> Secrets:
-    """The values of every secret the targets' configs refer to; PushError naming each missing one."""
+    """The values of every secret the targets' configs refer to; PushError naming each missing one
+    and each value a field it goes into refuses, before any device is contacted."""
     users: dict[str, list[str]] = {}
+    slots = []
     for target in targets:
-        for text in config_files(target).values():
+        for file_name, text in config_files(target).items():
             for name in names_in(text):
                 users.setdefault(name, []).append(target.name)
+            slots += [(p.name, p.slot, target.nos_release, target.name) for p in placements(file_name, text)[0]]
     secrets = load_secrets(users, secrets_file, environ)
-    problems = []
+    problems = value_problems(slots, secrets)
     for name in sorted(set(users) - set(secrets.values)):
         devices = sorted(set(users[name]))
         shown = ", ".join(devices[:3]) + (f" and {len(devices) - 3} more" if len(devices) > 3 else "")

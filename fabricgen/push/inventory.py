@@ -48,6 +48,7 @@ class Target:
     expected_peers: tuple[str, ...]  # BGP neighbor addresses the pushed config declares
     optional_args: dict = field(default_factory=dict, hash=False)
     boot_image: str | None = None  # the NOS image the intent pins (topology.json `boot_image`)
+    nos_release: str | None = None  # the release its config is written for (topology.json): which rules its secrets meet
 
 
 def read_targets(build_dir: Path, selection: str | None = None, inventory_file: Path | None = None, staging: Path | None = None) -> list[Target]:
@@ -94,6 +95,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
                 expected_peers=bgp_neighbors(config_text),
                 optional_args=driver_options(defaults, own, driver),
                 boot_image=node.get("boot_image"),
+                nos_release=node.get("nos_release"),
             )
         )
     raise_if(problems, PushError)

@@ -40,7 +40,6 @@ from napalm.base.exceptions import (
 )
 
 from fabricgen.push import known_hosts, sonic_answers
-from fabricgen.sorting import natural_key
 from fabricgen.trust import quoted
 
 # --- vendor commands, all in one place ------------------------------------------------------------
@@ -132,7 +131,11 @@ ECN_MARKED = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
 # STATE_DB TRANSCEIVER_DOM_SENSOR|<port>: what `show interfaces transceiver eeprom --dom` shows
 # (scripts/sfpshow reads it; xcvrd writes it); absent without optics or DOM
 DOM_SENSOR = "TRANSCEIVER_DOM_SENSOR|"
-MAX_ANSWER = 32 * 1024 * 1024  # bytes of one getter's answer; a bigger one is not a switch's
+# Every answer is read up to a bound (more is a CommandErrorException): a hostile or runaway one
+# cannot fill fabricgen's memory. A config_db, FRR's JSON or running config, a counters table:
+MAX_ANSWER = 32 * 1024 * 1024  # bytes; a bigger one is not a switch's
+# a host name, /proc/uptime, a version banner, an image list, a staging path, a checkpoint name:
+SHORT_ANSWER = 64 * 1024
 # Runs on FRR's side (host or container) with a config on stdin. The config gets a directory of
 # its own and frr-reload gets it as --confdir: a file named <confdir>/frr.conf is "the" config, so
 # frr-reload skips its closing `vtysh write` (this driver owns /etc/sonic/frr/frr.conf). The empty
@@ -264,9 +267,10 @@ class SonicDriver(NetworkDriver):
 
     # --- running commands -------------------------------------------------------------------------
 
-    def _exec(self, command: str, stdin: str | None = None, timeout: float | None = None, limit: int | None = None) -> tuple[int, str, str]:
-        """Exit status, stdout and stderr of `command`; `limit`: at most that many bytes of stdout
-        (more is a CommandErrorException: a hostile answer does not fill fabricgen's memory)."""
+    def _exec(self, command: str, stdin: str | None = None, timeout: float | None = None, limit: int = MAX_ANSWER) -> tuple[int, str, str]:
+        """Exit status, stdout and stderr of `command`; at most `limit` bytes of stdout (more is a
+        CommandErrorException, the channel closed at once: a hostile answer does not fill
+        fabricgen's memory) and MAX_ANSWER of stderr."""
         if self._ssh is None:
             raise ConnectionException(f"{self.hostname}: not connected (call open() first)")
         stdin_file, stdout, stderr = self._ssh.exec_command(command, timeout=timeout or self.timeout)
@@ -274,17 +278,14 @@ class SonicDriver(NetworkDriver):
             stdin_file.write(stdin)
         stdin_file.channel.shutdown_write()  # EOF: commands reading stdin finish
         try:
-            if limit is None:
-                out = stdout.read().decode(errors="replace")
-            else:
-                chunks, size = [], 0
-                while chunk := stdout.read(65536):
-                    size += len(chunk)
-                    if size > limit:
-                        stdout.channel.close()
-                        raise CommandErrorException(f"{self.hostname}: `{command[:200]}` answered more than {limit} bytes")
-                    chunks.append(chunk)
-                out = b"".join(chunks).decode(errors="replace")
+            chunks, size = [], 0
+            while chunk := stdout.read(65536):
+                size += len(chunk)
+                if size > limit:
+                    stdout.channel.close()
+                    raise CommandErrorException(f"{self.hostname}: `{command[:200]}` answered more than {limit} bytes")
+                chunks.append(chunk)
+            out = b"".join(chunks).decode(errors="replace")
             err = stderr.read(MAX_ANSWER).decode(errors="replace")
         except TimeoutError:
             raise CommandErrorException(f"{self.hostname}: `{command[:200]}` did not finish within {timeout or self.timeout} s") from None
@@ -299,8 +300,8 @@ class SonicDriver(NetworkDriver):
             return self._privileged(f"docker exec -i {shlex.quote(self.frr_container)} sh -c {shlex.quote(command)}")
         return self._privileged(f"sh -c {shlex.quote(command)}")
 
-    def _run(self, command: str, what: str, stdin: str | None = None, timeout: float | None = None, limit: int | None = None) -> str:
-        """stdout of `command`; a CommandErrorException naming `what` when it fails."""
+    def _run(self, command: str, what: str, stdin: str | None = None, timeout: float | None = None, limit: int = MAX_ANSWER) -> str:
+        """stdout of `command` (at most `limit` bytes); a CommandErrorException naming `what` when it fails."""
         status, out, err = self._exec(command, stdin, timeout, limit)
         if status != 0:
             raise CommandErrorException(f"{self.hostname}: {what} failed (exit {status}): {_tail(err or out)}")
@@ -329,7 +330,7 @@ class SonicDriver(NetworkDriver):
         else:
             raise ReplaceConfigException("load_replace_candidate needs config= (JSON with config_db and frr) or filename= (a SONiC device directory)")
         self.discard_config()
-        staged = self._run(STAGING, "creating the staging directory").strip()
+        staged = self._run(STAGING, "creating the staging directory", limit=SHORT_ANSWER).strip()
         if not STAGED_PATH.fullmatch(staged):  # the device's answer becomes an `rm -rf` argument
             raise ReplaceConfigException(f"{self.hostname}: mktemp answered {quoted(staged)}, not a staging directory")
         canonical = _canonical(config_db)
@@ -500,7 +501,7 @@ class SonicDriver(NetworkDriver):
         """Back to the last commit's checkpoint: config_db (`config rollback`, saved), FRR's
         running config (frr-reload) and /etc/sonic/frr/frr.conf. A pending confirm timer is
         cancelled first."""
-        name = self._checkpoint or self._run(self._privileged(f"cat {LAST_CHECKPOINT}"), "reading the last checkpoint").strip()
+        name = self._checkpoint or self._run(self._privileged(f"cat {LAST_CHECKPOINT}"), "reading the last checkpoint", limit=SHORT_ANSWER).strip()
         if not name:
             raise CommandErrorException(f"{self.hostname}: no checkpoint to roll back to")
         self._cancel_timer()
@@ -534,35 +535,33 @@ class SonicDriver(NetworkDriver):
     # --- getters ----------------------------------------------------------------------------------
 
     def get_facts(self) -> dict[str, Any]:
+        """NAPALM's format from the running config_db (DEVICE_METADATA, PORT), `show version`
+        (FRR's when sonic-utilities has none), `hostname` when config_db names none, /proc/uptime."""
         config_db = self._running_config_db()
-        metadata = config_db.get("DEVICE_METADATA", {}).get("localhost", {})
-        hostname = metadata.get("hostname") or self._run("hostname", "hostname").strip()
-        status, out, _ = self._exec(SHOW_VERSION)
-        version = next((line.split(":", 1)[1].strip() for line in out.splitlines() if status == 0 and line.startswith("SONiC Software Version")), "")
+        metadata = self._parsed(SHOW_CONFIG_DB, lambda: sonic_answers.device_metadata(config_db))
+        if metadata.get("hostname"):
+            hostname = self._parsed(SHOW_CONFIG_DB, lambda: sonic_answers.host_name(metadata["hostname"], "DEVICE_METADATA hostname"))
+        else:
+            hostname = self._answer("hostname", "hostname", sonic_answers.host_name, limit=SHORT_ANSWER)
+        status, out, _ = self._exec(SHOW_VERSION, limit=SHORT_ANSWER)
+        version = self._parsed(SHOW_VERSION, lambda: sonic_answers.sonic_version(out)) if status == 0 else ""
         if not version:  # no sonic-utilities `show version`: say which FRR runs
-            version = next(iter(self._run(self._frr(VTYSH_VERSION), "FRR version").strip().splitlines()), "")
-        uptime = float(self._run("cat /proc/uptime", "uptime").split()[0])
+            version = self._answer(self._frr(VTYSH_VERSION), "FRR version", lambda text: sonic_answers.first_line(text, "FRR version"), limit=SHORT_ANSWER)
         return {
-            "uptime": uptime,
+            "uptime": self._answer("cat /proc/uptime", "uptime", sonic_answers.uptime, limit=SHORT_ANSWER),
             "vendor": "SONiC",
             "os_version": version,
             "serial_number": metadata.get("serial", ""),
             "model": metadata.get("hwsku", ""),
             "hostname": hostname,
             "fqdn": hostname,
-            "interface_list": sorted(config_db.get("PORT", {}), key=natural_key),
+            "interface_list": self._parsed(SHOW_CONFIG_DB, lambda: sonic_answers.port_names(config_db)),
         }
 
     def get_boot_images(self) -> dict[str, str]:
         """{"current": the image running now, "next": the one the next boot loads} from
         `sonic-installer list`."""
-        out = self._run(self._privileged(SONIC_INSTALLER_LIST), SONIC_INSTALLER_LIST)
-        images = {"current": "", "next": ""}
-        for line in out.splitlines():
-            key, _, value = line.partition(":")
-            if key.strip().lower() in images:
-                images[key.strip().lower()] = value.strip()
-        return images
+        return self._answer(self._privileged(SONIC_INSTALLER_LIST), SONIC_INSTALLER_LIST, sonic_answers.boot_images, limit=SHORT_ANSWER)
 
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict[str, str]:
         """running: the running config_db (JSON) then FRR's running config, each under a `!` header
@@ -584,43 +583,11 @@ class SonicDriver(NetworkDriver):
 
     def get_bgp_neighbors(self) -> dict[str, dict[str, Any]]:
         """NAPALM's format from FRR's `show bgp vrf all summary json` (FRR 8.4: vrf -> address
-        family -> peers); the peers' router ids from `show bgp vrf all neighbors json`."""
-        summary = _json(self._run(self._frr(VTYSH_BGP_SUMMARY), "show bgp summary"), "show bgp vrf all summary json")
-        details = _json(self._run(self._frr(VTYSH_BGP_NEIGHBORS), "show bgp neighbors"), "show bgp vrf all neighbors json")
-        result: dict[str, dict[str, Any]] = {}
-        for vrf, families in summary.items():
-            if not isinstance(families, dict):
-                continue
-            name = "global" if vrf == "default" else vrf
-            entry = result.setdefault(name, {"router_id": "", "peers": {}})
-            for family_key, family in families.items():
-                afi = {"ipv4Unicast": "ipv4", "ipv6Unicast": "ipv6"}.get(family_key)
-                if afi is None or not isinstance(family, dict):
-                    continue
-                entry["router_id"] = entry["router_id"] or family.get("routerId", "")
-                for address, peer in family.get("peers", {}).items():
-                    detail = details.get(vrf, {}).get(address, {})
-                    is_up = peer.get("state") == "Established"
-                    info = entry["peers"].setdefault(
-                        address,
-                        {
-                            "local_as": peer.get("localAs", family.get("as", 0)),
-                            "remote_as": peer.get("remoteAs", 0),
-                            "remote_id": detail.get("remoteRouterId", "0.0.0.0"),
-                            "is_up": is_up,
-                            "is_enabled": "Admin" not in str(peer.get("state", "")) and peer.get("peerState") != "Admin",
-                            "description": peer.get("desc", ""),
-                            "uptime": peer.get("peerUptimeMsec", 0) // 1000 if is_up else -1,
-                            "address_family": {},
-                        },
-                    )
-                    accepted = detail.get("addressFamilyInfo", {}).get(family_key, {}).get("acceptedPrefixCounter")
-                    info["address_family"][afi] = {
-                        "received_prefixes": peer.get("pfxRcd", -1),
-                        "accepted_prefixes": accepted if accepted is not None else peer.get("pfxRcd", -1),
-                        "sent_prefixes": peer.get("pfxSnt", -1),
-                    }
-        return result
+        family -> peers); the peers' router ids and accepted prefixes from `show bgp vrf all
+        neighbors json`. Both parsed strictly (sonic_answers.bgp_summary, bgp_details)."""
+        summary = self._answer(self._frr(VTYSH_BGP_SUMMARY), "show bgp vrf all summary json", sonic_answers.bgp_summary)
+        details = self._answer(self._frr(VTYSH_BGP_NEIGHBORS), "show bgp vrf all neighbors json", lambda text: sonic_answers.bgp_details(text, summary))
+        return sonic_answers.bgp_neighbors(summary, details)
 
     def get_lldp_neighbors_detail(self, interface: str = "") -> dict[str, list[dict[str, Any]]]:
         """NAPALM's format from lldpd's `lldpctl -f json`, run where lldpd runs (lldp_container)."""
@@ -639,8 +606,9 @@ class SonicDriver(NetworkDriver):
         descriptions = self._answer(
             SHOW_INTERFACES_DESCRIPTION, SHOW_INTERFACES_DESCRIPTION, lambda text: sonic_answers.simple_table(text, INTERFACES_DESCRIPTION_HEADER)
         )
-        mac = self._running_config_db().get("DEVICE_METADATA", {}).get("localhost", {}).get("mac", "")
-        if not isinstance(mac, str) or (mac and not re.fullmatch(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}", mac)):
+        config_db = self._running_config_db()
+        mac = self._parsed(SHOW_CONFIG_DB, lambda: sonic_answers.device_metadata(config_db)).get("mac", "")
+        if mac and not re.fullmatch(r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}", mac):
             raise CommandErrorException(f"{self.hostname}: `{SHOW_CONFIG_DB}`: DEVICE_METADATA mac is {quoted(mac)}, not a MAC address")
         return self._parsed(SHOW_INTERFACES_STATUS, lambda: sonic_answers.interfaces(status, descriptions, mac))
 
@@ -680,9 +648,10 @@ class SonicDriver(NetworkDriver):
             return self._privileged(f"docker exec -i {shlex.quote(self.lldp_container)} {command}")
         return self._privileged(command)
 
-    def _answer(self, command: str, what: str, parse):
-        """`parse` of `command`'s answer (bounded); a malformed one is a CommandErrorException naming `what`."""
-        text = self._run(command, what, limit=MAX_ANSWER)
+    def _answer(self, command: str, what: str, parse, limit: int = MAX_ANSWER):
+        """`parse` of `command`'s answer (at most `limit` bytes); a malformed one is a
+        CommandErrorException naming `what`."""
+        text = self._run(command, what, limit=limit)
         return self._parsed(what, lambda: parse(text))
 
     def _parsed(self, what: str, parse):
@@ -697,7 +666,7 @@ class SonicDriver(NetworkDriver):
         return self._answer(command, f"sonic-db-cli COUNTERS_DB {name_map}", sonic_answers.counters_json)
 
     def _running_config_db(self) -> dict:
-        return _json(self._run(self._privileged(SHOW_CONFIG_DB), SHOW_CONFIG_DB), SHOW_CONFIG_DB)
+        return self._answer(self._privileged(SHOW_CONFIG_DB), SHOW_CONFIG_DB, sonic_answers.config_db)
 
     def _require_candidate(self) -> dict[str, str]:
         if self._candidate is None:
@@ -745,14 +714,6 @@ def _sha256(text: str) -> str:
 
 def _canonical(config_db: dict) -> str:
     return json.dumps(config_db, indent=4, sort_keys=True) + "\n"
-
-
-def _json(text: str, what: str) -> dict:
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise CommandErrorException(f"`{what}` did not answer JSON: {exc}") from None
-    return value if isinstance(value, dict) else {}
 
 
 def _labelled(config_db: str, db_source: str, frr: str, frr_source: str) -> str:

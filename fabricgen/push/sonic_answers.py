@@ -1,20 +1,25 @@
 """What a SONiC switch answers to the driver's read-only commands, parsed strictly.
 
-In: the text of one command's answer (lldpctl JSON, sonic-utilities' tables, sonic-db-cli JSON,
-FRR JSON). Out: NAPALM's return formats (or fabricgen's two extensions, see SonicDriver). Every
-answer is hostile: a shape other than the documented one raises AnswerError naming what was wrong,
-never a KeyError; the driver turns it into NAPALM's CommandErrorException naming the command.
-Sources are cited beside each parser (sonic-utilities 202405, lldpd 1.0.16, FRR 8).
+In: the text of one command's answer (lldpctl JSON, sonic-utilities' tables and texts, sonic-db-cli
+JSON, FRR JSON, config_db JSON, /proc/uptime). Out: NAPALM's return formats (or fabricgen's two
+extensions, see SonicDriver). Every answer is hostile: a shape other than the documented one, a
+type other than the documented one (a count as a string, a peer as a string, a list for an
+object) or a number out of range raises AnswerError naming what was wrong, never a KeyError or an
+AttributeError; the driver turns it into NAPALM's CommandErrorException naming the command. The
+driver bounds the size of every answer before it gets here. Sources are cited beside each parser
+(sonic-utilities 202405, lldpd 1.0.16, FRR 8.4).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import re
 from typing import Any
 
-from fabricgen.trust import check_interface_name, printable, quoted
+from fabricgen.sorting import natural_key
+from fabricgen.trust import check_interface_name, check_token, has_invisible, printable, quoted
 
 MAX_TLV = 255  # an LLDP string TLV carries at most 255 octets (IEEE 802.1AB-2016, 8.5)
 DARK_DBM = -40.0
@@ -270,8 +275,9 @@ def lossless_counters(ports: dict[str, dict[str, int]], queues: dict[str, dict[s
 
 def optics(document: dict[str, dict[str, str]], prefix: str) -> dict[str, dict[str, Any]]:
     """NAPALM's get_optics from STATE_DB TRANSCEIVER_DOM_SENSOR|<port> hashes (xcvrd writes them;
-    sfpshow reads them: rx<N>power and tx<N>power in dBm, tx<N>bias in mA). A lane whose values
-    are N/A (no DOM) is left out, a port with no lane too."""
+    sfpshow reads them: rx<N>power and tx<N>power in dBm, tx<N>bias in mA). A reading that is N/A
+    is left out (never read as 0), a lane with none too, a port with no lane too; NaN, +inf, or a
+    negative bias is malformed."""
     result: dict[str, dict[str, Any]] = {}
     for key, sensors in document.items():
         if not key.startswith(prefix) or not isinstance(sensors, dict):
@@ -285,7 +291,7 @@ def optics(document: dict[str, dict[str, str]], prefix: str) -> dict[str, dict[s
             }
             if all(value is None for value in values.values()):
                 continue
-            channels.append({"index": lane - 1, "state": {name: _instant(value) for name, value in values.items()}})
+            channels.append({"index": lane - 1, "state": {name: _instant(value) for name, value in values.items() if value is not None}})
         if channels:
             result[port] = {"physical_channels": {"channel": channels}}
     return result
@@ -298,17 +304,18 @@ def _reading(value: object, key: str, field: str) -> float | None:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise AnswerError(f"{key} {field} is {quoted(value)}, not a number") from None
-    if not math.isfinite(number):
+    if field.endswith("power") and number == -math.inf:
         # no light gives log10(0) = -inf dBm; NAPALM wants a finite float: -40 dBm is below any
         # receiver's sensitivity (DARK_DBM)
-        return DARK_DBM if number < 0 else None
+        return DARK_DBM
+    if not math.isfinite(number) or (field.endswith("bias") and number < 0):
+        raise AnswerError(f"{key} {field} is {quoted(value)}, not a reading")
     return number
 
 
-def _instant(value: float | None) -> dict[str, float]:
+def _instant(value: float) -> dict[str, float]:
     """NAPALM's reading: instant, avg, min, max; SONiC keeps only the instant value."""
-    reading = 0.0 if value is None else value
-    return {"instant": reading, "avg": 0.0, "min": 0.0, "max": 0.0}
+    return {"instant": value, "avg": 0.0, "min": 0.0, "max": 0.0}
 
 
 # --- FRR `show ip route json` -------------------------------------------------------------------
@@ -334,6 +341,261 @@ def ecmp_widths(text: str) -> dict[str, int]:
                 raise AnswerError(f"the next hops of {quoted(prefix)} are not a list of objects")
             result[prefix] = sum(1 for hop in hops if hop.get("fib") is True)
     return result
+
+
+# --- config_db, `show version`, /proc/uptime, `sonic-installer list` (get_facts, get_boot_images) ---
+
+MAX_NAME = 253  # a host name (RFC 1035's bound for a DNS name)
+
+
+def config_db(text: str) -> dict[str, Any]:
+    """The running CONFIG_DB of `show runningconfiguration all`: a JSON object of tables."""
+    document = _json_object(text)
+    for table, entries in document.items():
+        if not isinstance(entries, dict):
+            raise AnswerError(f"table {quoted(table)} is not an object of entries")
+    return document
+
+
+def device_metadata(db: dict[str, Any]) -> dict[str, str]:
+    """DEVICE_METADATA|localhost (sonic-yang-models sonic-device_metadata.yang: every field a
+    string), {} when config_db holds none."""
+    localhost = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    if not isinstance(localhost, dict):
+        raise AnswerError("DEVICE_METADATA localhost is not an object")
+    for key, value in localhost.items():
+        if not isinstance(value, str) or len(value) > MAX_TLV:
+            raise AnswerError(f"DEVICE_METADATA localhost {quoted(key)} is {quoted(value)}, not a short string")
+    return localhost
+
+
+def port_names(db: dict[str, Any]) -> list[str]:
+    """The PORT table's ports (config_db keys: interface names), in natural order."""
+    ports = db.get("PORT", {})
+    if len(ports) > MAX_ENTRIES:
+        raise AnswerError(f"more than {MAX_ENTRIES} ports")
+    return sorted((sonic_port_of_kernel_interface(name) for name in ports), key=natural_key)
+
+
+def host_name(text: str, what: str = "host name") -> str:
+    """A host name as a switch gives it (`hostname`, DEVICE_METADATA hostname): one printable word."""
+    name = text.strip()
+    if not name or len(name) > MAX_NAME or has_invisible(name) or " " in name:
+        raise AnswerError(f"the {what} is {quoted(name)}, not one printable word of at most {MAX_NAME} characters")
+    return name
+
+
+def sonic_version(text: str) -> str:
+    """The "SONiC Software Version: ..." line of `show version` (sonic-utilities show/main.py
+    version), "" when it has none."""
+    for line in text.splitlines():
+        if line.startswith("SONiC Software Version"):
+            return _line(line.split(":", 1)[1] if ":" in line else "", "SONiC software version")
+    return ""
+
+
+def first_line(text: str, what: str) -> str:
+    """The first line of `text` (FRR's `show version`: "FRRouting 8.4.4 (...)")."""
+    return _line(next(iter(text.strip().splitlines()), ""), what)
+
+
+def uptime(text: str) -> float:
+    """Seconds since boot: the first number of /proc/uptime (proc(5): "the uptime of the system
+    (including time spent in suspend) and the amount of time spent in the idle process")."""
+    first = next(iter(text.split()), "")
+    if not re.fullmatch(r"[0-9]{1,12}(\.[0-9]{1,3})?", first):  # no nan, inf, sign or exponent
+        raise AnswerError(f"the uptime is {quoted(first)}, not seconds like 1234.56")
+    return float(first)
+
+
+def boot_images(text: str) -> dict[str, str]:
+    """{"current", "next"} of `sonic-installer list` ("Current: IMAGE", "Next: IMAGE"; sonic-utilities
+    sonic_installer/main.py list_command)."""
+    images = {"current": "", "next": ""}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in images:
+            images[key.strip().lower()] = _line(value, f"{key.strip()} image")
+    return images
+
+
+# --- FRR `show bgp vrf all summary json` and `show bgp vrf all neighbors json` ----------------------
+# bgpd/bgp_vty.c (FRR 8.4), bgp_show_summary: {vrf: {"ipv4Unicast": {"routerId", "as", "peers":
+# {peer: {"remoteAs", "localAs", "state", "peerState", "pfxRcd", "pfxSnt", "peerUptimeMsec",
+# "desc", ...}}}, "ipv6Unicast": ..., ...}}; a peer is keyed by its address, or by its interface for
+# an unnumbered session ("idType": "interface"); pfxRcd only once Established. `neighbors json`:
+# {vrf: {peer: {"remoteRouterId", "addressFamilyInfo": {"ipv4Unicast": {"acceptedPrefixCounter"}}},
+# "vrfId", "vrfName"}}: only the summary's peers are read from it.
+
+BGP_FAMILIES = {"ipv4Unicast": "ipv4", "ipv6Unicast": "ipv6"}  # FRR's keys -> NAPALM's
+MAX_AS = 4_294_967_295
+MAX_PREFIXES = 2**32 - 1
+MAX_MSEC = 2**63 - 1
+
+
+def bgp_summary(text: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """{vrf: {FRR family key: {"routerId": str, "as": int, "peers": {peer: {...}}}}}, the families of
+    BGP_FAMILIES only, every field NAPALM's format needs checked."""
+    result: dict[str, dict[str, dict[str, Any]]] = {}
+    for vrf, families in _json_object(text).items():
+        where = f"VRF {quoted(vrf)}"
+        _vrf_name(vrf)
+        if not isinstance(families, dict):
+            raise AnswerError(f"{where} is not an object of address families")
+        result[vrf] = {}
+        for key in BGP_FAMILIES:
+            if key not in families:
+                continue
+            family = families[key]
+            if not isinstance(family, dict):
+                raise AnswerError(f"{where} {key} is not an object")
+            peers = family.get("peers", {})
+            if not isinstance(peers, dict):
+                raise AnswerError(f"{where} {key} peers is not an object of peers")
+            if len(peers) > MAX_ENTRIES:
+                raise AnswerError(f"{where} {key} has more than {MAX_ENTRIES} peers")
+            result[vrf][key] = {
+                "routerId": _optional(family, "routerId", str, where) or "",
+                "as": _number(family, "as", MAX_AS, where) or 0,
+                "peers": {_peer_name(peer, where): _summary_peer(fields, f"{where} {key} peer {quoted(peer)}") for peer, fields in peers.items()},
+            }
+    return result
+
+
+def _summary_peer(fields: object, where: str) -> dict[str, Any]:
+    if not isinstance(fields, dict):
+        raise AnswerError(f"{where} is not an object")
+    state = _optional(fields, "state", str, where)
+    if state is None:
+        raise AnswerError(f"{where} has no state")
+    description = _optional(fields, "desc", str, where) or ""
+    if len(description) > MAX_TLV:
+        raise AnswerError(f"{where} desc is longer than {MAX_TLV} characters")
+    return {
+        "state": _line(state, f"{where} state"),
+        "peerState": _line(_optional(fields, "peerState", str, where) or "", f"{where} peerState"),
+        "remoteAs": _number(fields, "remoteAs", MAX_AS, where),
+        "localAs": _number(fields, "localAs", MAX_AS, where),
+        "pfxRcd": _number(fields, "pfxRcd", MAX_PREFIXES, where),
+        "pfxSnt": _number(fields, "pfxSnt", MAX_PREFIXES, where),
+        "peerUptimeMsec": _number(fields, "peerUptimeMsec", MAX_MSEC, where),
+        "desc": printable(description),
+    }
+
+
+def bgp_details(text: str, summary: dict[str, dict[str, dict[str, Any]]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """{(vrf, peer): {"remoteRouterId": str | None, "accepted": {FRR family key: int}}} for the peers
+    of `summary` that `show bgp vrf all neighbors json` lists."""
+    document = _json_object(text)
+    result: dict[tuple[str, str], dict[str, Any]] = {}
+    for vrf, families in summary.items():
+        peers = {peer for family in families.values() for peer in family["peers"]}
+        if not peers or vrf not in document:
+            continue
+        listed = document[vrf]
+        if not isinstance(listed, dict):
+            raise AnswerError(f"VRF {quoted(vrf)} is not an object of peers")
+        for peer in sorted(peers & set(listed)):
+            where = f"VRF {quoted(vrf)} peer {quoted(peer)}"
+            fields = listed[peer]
+            if not isinstance(fields, dict):
+                raise AnswerError(f"{where} is not an object")
+            router_id = _optional(fields, "remoteRouterId", str, where)
+            if router_id is not None:
+                try:
+                    ipaddress.IPv4Address(router_id)
+                except ValueError:
+                    raise AnswerError(f"{where} remoteRouterId is {quoted(router_id)}, not a router id") from None
+            info = _optional(fields, "addressFamilyInfo", dict, where) or {}
+            accepted = {}
+            for key in BGP_FAMILIES:
+                family = info.get(key)
+                if family is None:
+                    continue
+                if not isinstance(family, dict):
+                    raise AnswerError(f"{where} addressFamilyInfo {key} is not an object")
+                count = _number(family, "acceptedPrefixCounter", MAX_PREFIXES, f"{where} {key}")
+                if count is not None:
+                    accepted[key] = count
+            result[(vrf, peer)] = {"remoteRouterId": router_id, "accepted": accepted}
+    return result
+
+
+def bgp_neighbors(summary: dict[str, dict[str, dict[str, Any]]], details: dict[tuple[str, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """NAPALM's get_bgp_neighbors from bgp_summary and bgp_details (the default VRF is "global")."""
+    result: dict[str, dict[str, Any]] = {}
+    for vrf, families in summary.items():
+        entry = result.setdefault("global" if vrf == "default" else vrf, {"router_id": "", "peers": {}})
+        for key, family in families.items():
+            entry["router_id"] = entry["router_id"] or family["routerId"]
+            for address, peer in family["peers"].items():
+                detail = details.get((vrf, address), {"remoteRouterId": None, "accepted": {}})
+                is_up = peer["state"] == "Established"
+                info = entry["peers"].setdefault(
+                    address,
+                    {
+                        "local_as": peer["localAs"] if peer["localAs"] is not None else family["as"],
+                        "remote_as": peer["remoteAs"] or 0,
+                        "remote_id": detail["remoteRouterId"] or "0.0.0.0",
+                        "is_up": is_up,
+                        "is_enabled": "Admin" not in peer["state"] and peer["peerState"] != "Admin",
+                        "description": peer["desc"],
+                        "uptime": (peer["peerUptimeMsec"] or 0) // 1000 if is_up else -1,
+                        "address_family": {},
+                    },
+                )
+                received = peer["pfxRcd"] if peer["pfxRcd"] is not None else -1
+                info["address_family"][BGP_FAMILIES[key]] = {
+                    "received_prefixes": received,
+                    "accepted_prefixes": detail["accepted"].get(key, received),
+                    "sent_prefixes": peer["pfxSnt"] if peer["pfxSnt"] is not None else -1,
+                }
+    return result
+
+
+def _vrf_name(name: str) -> str:
+    try:
+        return check_token(name)
+    except ValueError as exc:
+        raise AnswerError(f"a VRF name: {exc}") from None
+
+
+def _peer_name(name: str, where: str) -> str:
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        pass
+    try:
+        return check_interface_name(name)
+    except ValueError:
+        raise AnswerError(f"{where}: peer {quoted(name)} is neither an address nor an interface") from None
+
+
+def _optional(fields: dict, key: str, kind: type, where: str) -> Any:
+    """fields[key] when present (of type `kind`), None when absent."""
+    value = fields.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise AnswerError(f"{where} {key} is {quoted(value)}, not {'text' if kind is str else 'an object' if kind is dict else kind.__name__}")
+    return value
+
+
+def _number(fields: dict, key: str, bound: int, where: str) -> int | None:
+    """fields[key] when present: an integer (not a bool, a float or digits in a string) in 0..bound."""
+    value = fields.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= bound:
+        raise AnswerError(f"{where} {key} is {quoted(value)}, not a whole number from 0 to {bound}")
+    return value
+
+
+def _line(text: str, what: str) -> str:
+    """One printable line of at most MAX_TLV characters (a version, an image name, a state)."""
+    value = text.strip()
+    if len(value) > MAX_TLV or has_invisible(value):
+        raise AnswerError(f"the {what} is {quoted(value)}, not one printable line of at most {MAX_TLV} characters")
+    return value
 
 
 # --- helpers -------------------------------------------------------------------------------------

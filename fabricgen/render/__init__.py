@@ -56,13 +56,17 @@ SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] 
 }
 
 
-# What each adapter leaves out of a management section without it being an error: a build note.
-UNRENDERED: dict[str, Callable[[Management], list[str]]] = {"nxos": nxos.unrendered, "sonic": sonic.unrendered}
+# What each adapter leaves out of a management section without it being an error, on a release
+# with these features (nos.yaml): a build note.
+UNRENDERED: dict[str, Callable[[Management, frozenset[str]], list[str]]] = {
+    "nxos": lambda management, _features: nxos.unrendered(management),
+    "sonic": sonic.unrendered,
+}
 
 
-def unrendered_management(nos: str, management: Management) -> list[str]:
+def unrendered_management(nos: str, management: Management, features: frozenset[str]) -> list[str]:
     adapter = UNRENDERED.get(nos)
-    return adapter(management) if adapter else []
+    return adapter(management, features) if adapter else []
 
 
 def security_gaps(nos: str, security: BgpSecurity, management: Management | None) -> list[Gap]:

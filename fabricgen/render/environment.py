@@ -90,7 +90,7 @@ def environment() -> jinja2.Environment:
     env.filters["yaml_key"] = yaml_string  # netplan's interface names
     env.filters["yaml_string"] = yaml_string  # the names `fabricgen init` writes into an intent
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
-    env.filters["secret"] = placeholder  # a secret's name -> <<secret:name>>; the value never reaches a build
+    env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.secrets.SLOTS); never its value
     # No global names (Jinja's are range, dict, lipsum, cycler, joiner, namespace): while there are
     # any, every render copies them into its context, half of a small render's cost (3 µs, some
     # 56,000 renders at 131,072 GPUs). A template that needs one is loaded with it: TEMPLATE_GLOBALS.

@@ -21,7 +21,7 @@ from fabricgen.intent.model import HashField, LoadBalancing, PfcWatchdog
 from fabricgen.qos import LosslessBuffer
 from fabricgen.render.capability import Gap
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
-from fabricgen.secrets import placeholder
+from fabricgen.secrets import placeholder, placeholder_problem, sonic_slot
 
 QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
@@ -98,6 +98,8 @@ def security_gaps(security: BgpSecurity, management: Management | None) -> list[
                     "give the SNMP user a name of at least 4 characters",
                 )
             )
+    if management is not None:
+        gaps += _placeholder_gaps(management)
     if management is not None and management.password_policy.min_length > PASSWORD_LEN_MAX:
         gaps.append(
             Gap(
@@ -109,11 +111,52 @@ def security_gaps(security: BgpSecurity, management: Management | None) -> list[
     return gaps
 
 
-def unrendered(management: Management) -> list[str]:
-    """Settings of the section this adapter writes nothing for (the build says so in its notes):
-    DNS (sonic-dns.yang's interplay with the management VRF is unverified), SNMP trap receivers
-    (sonic-snmp.yang has no trap table) and LLDP off (lldpmgrd does not read the LLDP table)."""
+def _placeholder_gaps(m: Management) -> list[Gap]:
+    """Secret names whose placeholder cannot stand in the config_db field it goes into until
+    push fills it (the fields' YANG patterns and lengths hold for the build as written): in
+    practice a long name as an SNMP community (SNMP_COMMUNITY keys are 4-32 characters)."""
+    wanted: list[tuple[str, str, str | None, str]] = []  # (intent field, table, field, secret name)
+    for section, table in (("tacacs", "TACPLUS"), ("radius", "RADIUS")):
+        group = getattr(m, section)
+        if group is not None:
+            wanted.append((f"management.{section}.key", table, "passkey", group.key))
+    if m.ntp is not None and m.ntp.key:
+        wanted.append(("management.ntp.key", "NTP_KEY", "value", m.ntp.key))
+    if m.snmp is not None:
+        for user in m.snmp.users:
+            wanted.append(("management.snmp.users", "SNMP_USER", "SNMP_USER_AUTH_PASSWORD", user.auth_key))
+            wanted.append(("management.snmp.users", "SNMP_USER", "SNMP_USER_ENCRYPTION_PASSWORD", user.privacy_key))
+        wanted += [("management.snmp.communities", "SNMP_COMMUNITY", None, name) for name in m.snmp.communities]
+    gaps = []
+    for intent_field, table, field, name in wanted:
+        slot = sonic_slot(table, field)
+        problem = placeholder_problem(slot, name)
+        if problem is not None:
+            limit = slot.strictest().max_length - len(placeholder(name)) + len(name)
+            gaps.append(
+                Gap(
+                    intent_field,
+                    f"the placeholder of secret {name!r} {problem} of SONiC's {slot.where}, where it stands until push fills in the value",
+                    f"name the secret with at most {limit} characters",
+                )
+            )
+    return gaps
+
+
+def unrendered(management: Management, features: frozenset[str] | set[str]) -> list[str]:
+    """Settings of the section this adapter writes nothing for on a release with `features` (the
+    build says so in its notes): DNS (sonic-dns.yang's interplay with the management VRF is
+    unverified), SNMP trap receivers (sonic-snmp.yang has no trap table), LLDP off (lldpmgrd
+    does not read the LLDP table); before 202511 NTP authentication (nos.yaml
+    ntp-authentication), before 202411 the SSH idle timeout (ssh-inactivity-timeout)."""
     missing = []
+    if management.ntp is not None and management.ntp.key and "ntp-authentication" not in features:
+        missing.append(
+            "NTP authentication (ntp.key): SONiC before 202511 cannot load NTP_KEY (sonic-ntp.yang names its list NTP_KEYS_LIST),"
+            " so the NTP servers are used unauthenticated; target 202511 or later to keep it"
+        )
+    if management.access is not None and "ssh-inactivity-timeout" not in features:
+        missing.append("the SSH idle timeout (access.exec_timeout_min): SSH_SERVER has no inactivity_timeout before SONiC 202411")
     if management.domain_name or management.dns_servers:
         missing.append("DNS (domain_name, dns_servers)")
     if management.snmp is not None and management.snmp.trap_hosts:
@@ -468,16 +511,19 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
             for n, server in enumerate(group.servers)
         }
     if m.ntp is not None:
-        # sonic-ntp.yang (authentication and NTP_KEY from 202311): src_intf is a leaf-list; vrf
-        # mgmt needs MGMT_VRF_CONFIG mgmtVrfEnabled true (its `must`); server_role disabled: the
-        # switch is an NTP client, not a server for others
+        # sonic-ntp.yang: src_intf is a leaf-list; vrf mgmt needs MGMT_VRF_CONFIG mgmtVrfEnabled
+        # true (its `must`); server_role disabled: the switch is an NTP client, not a server for
+        # others. NTP_KEY (and a server's key, a leafref to it) only where the release's model
+        # loads it (nos.yaml ntp-authentication, 202511): before, the servers are written without
+        # authentication and the build notes it (unrendered)
+        authenticated = bool(m.ntp.key) and "ntp-authentication" in c.features
         ntp: dict[str, Any] = {"admin_state": "enabled", "server_role": "disabled", "dhcp": "disabled", "vrf": vrf}
         if c.management:
             ntp["src_intf"] = [c.management.port]
-        ntp["authentication"] = "enabled" if m.ntp.key else "disabled"
+        ntp["authentication"] = "enabled" if authenticated else "disabled"
         tables["NTP"] = {"global": ntp}
         server: dict[str, str] = {"association_type": "server", "iburst": "on", "version": "4"}
-        if m.ntp.key:
+        if authenticated and m.ntp.key:
             server.update({"key": str(m.ntp.key_id), "trusted": "yes"})
             tables["NTP_KEY"] = {str(m.ntp.key_id): {"type": "md5", "value": placeholder(m.ntp.key), "trusted": "yes"}}
         tables["NTP_SERVER"] = {str(host): dict(server) for host in m.ntp.servers}
@@ -491,15 +537,11 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
     if m.access is not None:
         tables.update(_control_plane_acls(m, "SNMP" if m.snmp is not None else None))
         # sonic-ssh-server.yang SSH_SERVER|POLICIES (202311 and later); inactivity_timeout from 202411
-        # (a target without it is refused before rendering: checks.features_in_release)
-        tables["SSH_SERVER"] = {
-            "POLICIES": {
-                "authentication_retries": str(m.access.login_attempts),
-                "login_timeout": "120",
-                "inactivity_timeout": str(m.access.exec_timeout_min),
-                "ports": "22",
-            }
-        }
+        # (nos.yaml ssh-inactivity-timeout): left out before, and the build notes it (unrendered)
+        policies = {"authentication_retries": str(m.access.login_attempts), "login_timeout": "120"}
+        if "ssh-inactivity-timeout" in c.features:
+            policies["inactivity_timeout"] = str(m.access.exec_timeout_min)
+        tables["SSH_SERVER"] = {"POLICIES": {**policies, "ports": "22"}}
     if m.banner:
         # sonic-banner.yang BANNER_MESSAGE|global (202405 and later): state enabled shows login/motd
         text = "\n".join(m.banner)

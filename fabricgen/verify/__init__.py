@@ -1,7 +1,8 @@
 """`fabricgen verify BUILD_DIR`: the live fabric against its build, read-only.
 
 `verify_fabric` reads the expectations (plan.py), reads every device through push's access
-(collect.py), compares (compare.py) and returns a `Verification` (report.py renders it)."""
+(collect.py), checking each answer before it is kept (answers.py), compares (compare.py) and
+returns a `Verification` (report.py renders it)."""
 
 from __future__ import annotations
 

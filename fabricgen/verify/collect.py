@@ -6,8 +6,11 @@ issue-20 getter contract, get_config and `show` commands pass; load, commit, rol
 else raises `ReadOnlyViolation` before the driver sees it. Counters are sampled twice, `interval`
 seconds apart, so error, discard and pause counts are rates over a known window.
 
-A device that cannot be reached, or a getter that fails, is recorded (masked) in its
-`Observation`; it never stops the others.
+Every answer is checked (answers.py) before it is kept: a getter that raises, or answers
+something other than its documented format, is recorded (masked) in the device's `Observation`
+as an error, and what it answered is not kept; it never stops the other getters or devices. Only a
+getter the driver does not have, or that raises NotImplementedError (NAPALM's base class does for
+what a driver lacks), is "not reported".
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricgen.push.inventory import Target
-from fabricgen.verify import nxos
+from fabricgen.verify import answers, nxos
 
 # The getter contract of issue 20 (NAPALM's getters and fabricgen's two extensions), and what a
 # session needs around them. Nothing else is reachable through the wrapper.
@@ -72,16 +76,17 @@ class ReadOnlyDevice:
 
 @dataclass
 class Observation:
-    """What one device answered; a getter that failed or is not implemented is in `errors` /
-    `missing`, not in `answers`."""
+    """What one device answered, checked (answers.py: the getter's models, get_config's text); a
+    getter that failed, answered malformed data or is not implemented is in `errors` / `missing`,
+    not in `answers`."""
 
     target: Target
     reached: bool = False
     error: str = ""  # why it could not be reached
-    answers: dict[str, object] = field(default_factory=dict)  # getter -> answer (the first sample)
-    second: dict[str, object] = field(default_factory=dict)  # counters getter -> the second sample
+    answers: dict[str, Any] = field(default_factory=dict)  # getter -> checked answer (the first sample)
+    second: dict[str, Any] = field(default_factory=dict)  # counters getter -> the second sample
     interval: float = 0.0  # seconds between the two samples
-    errors: dict[str, str] = field(default_factory=dict)  # getter -> what went wrong (masked)
+    errors: dict[str, str] = field(default_factory=dict)  # getter -> "failed: ..." or "answered malformed data: ..." (masked)
     missing: set[str] = field(default_factory=set)  # getters the driver does not implement
     seconds: float = 0.0
 
@@ -141,17 +146,34 @@ def observe(target: Target, access: Access, interval: float) -> Observation:
     return observation
 
 
+MAX_ERROR = 400  # characters of a getter's error kept (masked first)
+
+
 def _ask(device: ReadOnlyDevice, getter: str, observation: Observation, into: dict, access: Access) -> None:
+    """Ask `getter`, check its answer, keep it in `into`; or record why not."""
+    if observation.target.nos == "nxos" and getter in nxos.EXTENSIONS:
+        extension = nxos.EXTENSIONS[getter]
+        ask = lambda: extension(device)  # noqa: E731
+    elif getter == "get_config":
+        ask = lambda: device.get_config(retrieve="running")  # noqa: E731
+    else:
+        try:
+            ask = getattr(device, getter)
+        except AttributeError:  # the driver has no such method (a NAPALM driver without fabricgen's extensions)
+            observation.missing.add(getter)
+            return
     try:
-        if observation.target.nos == "nxos" and getter in nxos.EXTENSIONS:
-            into[getter] = nxos.EXTENSIONS[getter](device)
-        elif getter == "get_config":
-            into[getter] = device.get_config(retrieve="running").get("running", "")
-        else:
-            into[getter] = getattr(device, getter)()
-    except (NotImplementedError, AttributeError):
+        into[getter] = answers.parse(getter, ask())
+    except NotImplementedError:
         observation.missing.add(getter)
     except ReadOnlyViolation:
         raise
-    except Exception as exc:  # noqa: BLE001 - one getter failing leaves the others' answers
-        observation.errors[getter] = f"{type(exc).__name__}: {access.clean(str(exc))}"[:400]
+    except answers.AnswerError as exc:  # the answer, or NX-OS's JSON behind an extension, is malformed
+        observation.errors[getter] = _masked(f"answered malformed data: {exc}", access)
+    except Exception as exc:  # noqa: BLE001 - an AttributeError inside a getter included: it failed
+        observation.errors[getter] = _masked(f"failed: {type(exc).__name__}: {exc}", access)
+
+
+def _masked(text: str, access: Access) -> str:
+    """Secrets masked, then cut (in that order: a value cut in half would not be masked)."""
+    return access.clean(text)[:MAX_ERROR]

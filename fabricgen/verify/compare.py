@@ -1,16 +1,21 @@
 """The plan against what the devices answered: one `Finding` per thing that differs.
 
-Checks, each a function of (plan, observations) -> findings:
+Every answer was checked when it was collected (answers.py): the checks read typed, bounded
+models only. Checks, each a function of (plan, observations) -> findings:
+- answers: a getter that failed or answered malformed data (what it feeds is not checked there),
+  and a device that answered no getter at all;
 - cabling: LLDP against cabling.csv. An observed link is a pair of ends that LLDP connects (both
   ends agreeing, or the one end that speaks: a GPU node is not polled). Observed links are matched
   against planned cables; what is left is explained as cycles first (two cables that exchanged
   ends are ONE swap, three a rotation), then as wrong, missing and extra cables.
 - ports: oper state, speed against the cable's, MTU against the config's, error and discard
-  counter deltas, optics present and DOM readings against their thresholds where reported.
+  counter deltas (a counter that went backwards between the samples is named, not judged),
+  optics present and DOM readings against their thresholds where reported.
 - routing: planned BGP sessions Established, unexpected ones (a wrong peer address is paired with
   the planned one it replaces), prefixes received, ECMP widths against the plan's.
 - lossless: PFC pause rates per port and priority over the interval, storms, pauses on a priority
-  the plan does not make lossless, pauses sent that the peer never counts, watchdog storms, ECN.
+  the plan does not make lossless, pauses sent that the peer never counts, watchdog storms, ECN;
+  counters that went backwards are named.
 - drift: running config against the build's, secrets masked on both sides.
 """
 
@@ -23,6 +28,7 @@ from dataclasses import dataclass, replace
 import netaddr
 
 from fabricgen.secrets import Secrets
+from fabricgen.verify.answers import Counters, Interface, LosslessCounters, Neighbour, Optic, Peer, Vrf
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.drift import check_drift
 from fabricgen.verify.findings import ERROR, INFO, WARNING, Finding
@@ -48,12 +54,10 @@ class Thresholds:
 
 
 def compare(plan: Plan, observations: list[Observation], secrets: Secrets | None = None, thresholds: Thresholds | None = None) -> list[Finding]:
-    """Every finding, reachability first, then cabling, ports, routing, lossless QoS, drift."""
+    """Every finding, reachability and answers first, then cabling, ports, routing, lossless QoS, drift."""
     by_name = {o.target.name: o for o in observations}
     findings = [Finding("reach", ERROR, o.target.name, "", f"not reached: {o.error}", planned=o.target.host) for o in observations if not o.reached]
-    for o in observations:
-        for getter, error in sorted(o.errors.items()):
-            findings.append(Finding("reach", WARNING, o.target.name, "", f"{getter} failed: {error}"))
+    findings += check_answers(observations)
     cabling = check_cabling(plan, by_name)
     others = check_ports(plan, by_name) + check_routing(plan, by_name) + check_lossless(plan, by_name, thresholds or Thresholds())
     return findings + cabling + _attributed(plan, cabling, others) + check_drift(plan, by_name, secrets or Secrets())
@@ -79,6 +83,57 @@ def _attributed(plan: Plan, cabling: list[Finding], others: list[Finding]) -> li
     return marked
 
 
+# --- answers -------------------------------------------------------------------------------------
+
+# What each getter's answer feeds: what a failed or malformed one leaves unchecked on its device.
+UNCHECKED_WITHOUT = {
+    "get_lldp_neighbors_detail": "cabling",
+    "get_interfaces": "port state, speed and MTU",
+    "get_interfaces_counters": "error and discard counters",
+    "get_bgp_neighbors": "BGP sessions",
+    "get_optics": "optics",
+    "get_config": "drift",
+    "get_lossless_counters": "PFC pauses, watchdog storms and ECN marks",
+    "get_ecmp_widths": "ECMP widths",
+}
+
+
+def check_answers(observations: list[Observation]) -> list[Finding]:
+    """An error per getter that failed or answered malformed data, and per reached device that
+    answered no getter at all: a device verify could not read never passes as matching."""
+    findings = []
+    for o in observations:
+        if not o.reached:
+            continue
+        for getter, error in sorted(o.errors.items()):
+            unchecked = UNCHECKED_WITHOUT.get(getter)
+            findings.append(
+                Finding(
+                    "answers",
+                    ERROR,
+                    o.target.name,
+                    "",
+                    f"{getter} {error}" + (f" ({unchecked} not checked)" if unchecked else ""),
+                    planned="an answer in its documented format",
+                    found=error.partition(":")[0],
+                    detail={"getter": getter},
+                )
+            )
+        if not o.answers and not o.errors:
+            findings.append(
+                Finding(
+                    "answers",
+                    ERROR,
+                    o.target.name,
+                    "",
+                    f"no getter answered: its driver implements none of {', '.join(sorted(o.missing))}; nothing was checked on this device",
+                    planned="answers",
+                    found="none",
+                )
+            )
+    return findings
+
+
 # --- cabling -------------------------------------------------------------------------------------
 
 Point = tuple[str, str]  # (device, port)
@@ -100,15 +155,13 @@ def observed_links(plan: Plan, by_name: dict[str, Observation]) -> tuple[dict[Po
         planned_ports[device].add(port)
     halves: dict[Point, set[Point]] = defaultdict(set)
     for name, observation in by_name.items():
-        answer = observation.answers.get("get_lldp_neighbors_detail")
-        if not isinstance(answer, dict):
-            continue
-        for port, neighbours in answer.items():
-            for neighbour in neighbours or []:
+        answer: dict[str, list[Neighbour]] | None = observation.answers.get("get_lldp_neighbors_detail")
+        for port, neighbours in (answer or {}).items():
+            for neighbour in neighbours:
                 remote = _remote(neighbour, plan.roles, planned_ports)
                 if remote is not None:
                     halves[(name, port)].add(remote)
-    speakers = {name for name, o in by_name.items() if isinstance(o.answers.get("get_lldp_neighbors_detail"), dict)}
+    speakers = _speakers(by_name)
     links: dict[Point, set[Point]] = defaultdict(set)
     one_sided: dict[Point, set[Point]] = defaultdict(set)
     for here, fars in halves.items():
@@ -121,14 +174,19 @@ def observed_links(plan: Plan, by_name: dict[str, Observation]) -> tuple[dict[Po
     return links, one_sided
 
 
-def _remote(neighbour: dict, roles: Mapping[str, str], planned_ports: dict[str, set[str]]) -> Point | None:
-    system = str(neighbour.get("remote_system_name") or "").strip()
+def _speakers(by_name: dict[str, Observation]) -> set[str]:
+    """The devices whose LLDP neighbours verify read."""
+    return {name for name, o in by_name.items() if "get_lldp_neighbors_detail" in o.answers}
+
+
+def _remote(neighbour: Neighbour, roles: Mapping[str, str], planned_ports: dict[str, set[str]]) -> Point | None:
+    system = neighbour.remote_system_name.strip()
     if not system:
         return None
     if system not in roles and system.split(".")[0] in roles:
         system = system.split(".")[0]
-    port = str(neighbour.get("remote_port") or "").strip()
-    description = str(neighbour.get("remote_port_description") or "").strip()
+    port = neighbour.remote_port.strip()
+    description = neighbour.remote_port_description.strip()
     known = planned_ports.get(system, set())
     if port not in known:
         if description in known:
@@ -139,7 +197,7 @@ def _remote(neighbour: dict, roles: Mapping[str, str], planned_ports: dict[str, 
 
 
 def check_cabling(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
-    spoke = {name for name, o in by_name.items() if isinstance(o.answers.get("get_lldp_neighbors_detail"), dict)}
+    spoke = _speakers(by_name)
     links, one_sided = observed_links(plan, by_name)
     key = {cable.id: ((cable.a.device, cable.a.port), (cable.b.device, cable.b.port)) for cable in plan.cables}
     seen_any = {point: links.get(point, set()) | one_sided.get(point, set()) for point in links.keys() | one_sided.keys()}
@@ -328,34 +386,34 @@ DISCARD_COUNTERS = ("rx_discards", "tx_discards")
 def check_ports(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     findings: list[Finding] = []
     for name, o in by_name.items():
-        interfaces = o.answers.get("get_interfaces")
-        first, second = o.answers.get("get_interfaces_counters"), o.second.get("get_interfaces_counters")
-        optics_answer = o.answers.get("get_optics")
-        optics = optics_answer if isinstance(optics_answer, dict) else None
+        interfaces: dict[str, Interface] | None = o.answers.get("get_interfaces")
+        first: dict[str, Counters] | None = o.answers.get("get_interfaces_counters")
+        second: dict[str, Counters] | None = o.second.get("get_interfaces_counters")
+        optics: dict[str, Optic] | None = o.answers.get("get_optics")
         if optics == {}:  # a driver that reports no transceiver at all has no DOM to give (a lab's veths)
             findings.append(Finding("ports", INFO, name, "", "get_optics reports no transceiver on any port: optics not checked"))
             optics = None
         for port, cable in plan.ports_of(name):
             where = f"{cable.id} to {cable.other((name, port))}"
-            if isinstance(interfaces, dict):
+            if interfaces is not None:
                 findings += _port_state(name, port, where, cable, interfaces.get(port), plan.mtu.get((name, port)))
-            if isinstance(first, dict) and isinstance(second, dict):
-                findings += _counters(name, port, where, first.get(port) or {}, second.get(port) or {}, o.interval)
+            if first is not None and second is not None:
+                findings += _counters(name, port, where, first.get(port), second.get(port), o.interval)
             if optics is not None:
                 findings += _optics(name, port, where, cable, optics.get(port))
     return findings
 
 
-def _port_state(name: str, port: str, where: str, cable: Cable, info, mtu: int | None) -> list[Finding]:
-    if not isinstance(info, dict):
+def _port_state(name: str, port: str, where: str, cable: Cable, info: Interface | None, mtu: int | None) -> list[Finding]:
+    if info is None:
         return [Finding("ports", ERROR, name, port, f"port not found on the device ({where})", planned=port, found="no such port")]
-    if not info.get("is_enabled", True):
+    if not info.is_enabled:
         return [Finding("ports", ERROR, name, port, f"administratively down ({where})", planned="up", found="admin down")]
-    if not info.get("is_up"):
+    if not info.is_up:
         return [Finding("ports", ERROR, name, port, f"down ({where})", planned="up", found="down")]
     found = []
-    speed = info.get("speed")
-    if cable.speed_gbps and isinstance(speed, (int, float)) and speed > 0 and speed != cable.speed_gbps * 1000:
+    speed = info.speed  # Mbps; -1 or 0: not known
+    if cable.speed_gbps and speed > 0 and speed != cable.speed_gbps * 1000:
         found.append(
             Finding(
                 "ports",
@@ -367,17 +425,29 @@ def _port_state(name: str, port: str, where: str, cable: Cable, info, mtu: int |
                 found=f"{speed / 1000:g}G",
             )
         )
-    live_mtu = info.get("mtu")
-    if mtu and isinstance(live_mtu, int) and live_mtu > 0 and live_mtu != mtu:
+    live_mtu = info.mtu
+    if mtu and live_mtu > 0 and live_mtu != mtu:
         found.append(Finding("ports", ERROR, name, port, f"MTU {live_mtu}, the config sets {mtu} ({where})", planned=str(mtu), found=str(live_mtu)))
     return found
 
 
-def _counters(name: str, port: str, where: str, before: dict, after: dict, interval: float) -> list[Finding]:
+def _counters(name: str, port: str, where: str, before: Counters | None, after: Counters | None, interval: float) -> list[Finding]:
+    """Error and discard counters that grew between the samples; those that went backwards (a
+    clear or a wrap: their growth is unknown) named in one warning."""
+    if before is None or after is None:
+        return []
     findings = []
+    backwards: list[str] = []
     for counters, severity in ((ERROR_COUNTERS, ERROR), (DISCARD_COUNTERS, WARNING)):
-        deltas = {c: after.get(c, 0) - before.get(c, 0) for c in counters if isinstance(after.get(c), int) and isinstance(before.get(c), int)}
-        grown = {c: d for c, d in deltas.items() if d > 0}
+        grown = {}
+        for counter in counters:
+            old, new = getattr(before, counter), getattr(after, counter)
+            if old < 0 or new < 0:  # -1: not kept
+                continue
+            if new < old:
+                backwards.append(f"{counter} {old} -> {new}")
+            elif new > old:
+                grown[counter] = new - old
         if grown:
             text = ", ".join(f"{c} +{d}" for c, d in grown.items())
             findings.append(
@@ -392,35 +462,49 @@ def _counters(name: str, port: str, where: str, before: dict, after: dict, inter
                     detail={"deltas": grown, "seconds": round(interval, 2)},
                 )
             )
+    if backwards:
+        findings.append(_backwards("ports", name, port, where, backwards, interval))
     return findings
 
 
-def _optics(name: str, port: str, where: str, cable: Cable, optic) -> list[Finding]:
+def _backwards(check: str, name: str, port: str, where: str, counters: list[str], interval: float) -> Finding:
+    text = ", ".join(counters)
+    return Finding(
+        check,
+        WARNING,
+        name,
+        port,
+        f"counters went backwards between the two samples (cleared or wrapped): {text}; their growth over {interval:.0f} s is unknown ({where})",
+        planned="counters that only grow",
+        found=text,
+        detail={"backwards": counters},
+    )
+
+
+def _optics(name: str, port: str, where: str, cable: Cable, optic: Optic | None) -> list[Finding]:
     planned = cable.end((name, port)).optic
-    if not isinstance(optic, dict):
+    if optic is None:
         return (
             [Finding("ports", WARNING, name, port, f"no optic reported, the plan has {planned} ({where})", planned=planned, found="none reported")]
             if planned
             else []
         )
     findings = []
-    channels = ((optic.get("physical_channels") or {}).get("channel")) or []
-    for channel in channels:
-        state = channel.get("state") or {}
+    for channel in optic.physical_channels.channel:
         for reading in ("input_power", "output_power", "laser_bias_current"):
-            values = state.get(reading) or {}
-            instant = values.get("instant")
-            if not isinstance(instant, (int, float)):
+            values = getattr(channel.state, reading)
+            if values is None:
                 continue
-            low, high = values.get("low_alarm"), values.get("high_alarm")  # where a driver reports thresholds
-            lane = f"lane {channel.get('index', '?')} {reading}"
-            if isinstance(low, (int, float)) and instant < low:
+            instant = values.instant
+            low, high = values.low_alarm, values.high_alarm  # where a driver reports thresholds
+            lane = f"lane {channel.index} {reading}"
+            if low is not None and instant < low:
                 findings.append(
                     Finding(
                         "ports", ERROR, name, port, f"{lane} {instant:g} below its low alarm {low:g} ({where})", planned=f">= {low:g}", found=f"{instant:g}"
                     )
                 )
-            elif isinstance(high, (int, float)) and instant > high:
+            elif high is not None and instant > high:
                 findings.append(
                     Finding(
                         "ports", ERROR, name, port, f"{lane} {instant:g} above its high alarm {high:g} ({where})", planned=f"<= {high:g}", found=f"{instant:g}"
@@ -441,17 +525,17 @@ def _optics(name: str, port: str, where: str, cable: Cable, optic) -> list[Findi
 def check_routing(plan: Plan, by_name: dict[str, Observation]) -> list[Finding]:
     findings: list[Finding] = []
     for name, o in by_name.items():
-        answer = o.answers.get("get_bgp_neighbors")
-        if isinstance(answer, dict):
+        answer: dict[str, Vrf] | None = o.answers.get("get_bgp_neighbors")
+        if answer is not None:
             findings += _sessions(plan, name, answer)
-        widths = o.answers.get("get_ecmp_widths")
-        if isinstance(widths, dict) and name in plan.widths:
+        widths: dict[str, int] | None = o.answers.get("get_ecmp_widths")
+        if widths is not None and name in plan.widths:
             findings += _widths(name, plan.widths[name], widths)
     return findings
 
 
-def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
-    peers = {address: peer for vrf in answer.values() if isinstance(vrf, dict) for address, peer in (vrf.get("peers") or {}).items()}
+def _sessions(plan: Plan, name: str, answer: dict[str, Vrf]) -> list[Finding]:
+    peers = {address: peer for vrf in answer.values() for address, peer in vrf.peers.items()}
     planned = plan.sessions.get(name, {})
     findings: list[Finding] = []
     missing = [s for address, s in planned.items() if address not in peers]
@@ -462,7 +546,7 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
         where = f"{session.port} to {session.peer_device}" if session.port else "loopback session"
         if partner is not None:
             paired.add(partner)
-            state = "Established" if peers[partner].get("is_up") else "not Established"
+            state = "Established" if peers[partner].is_up else "not Established"
             findings.append(
                 Finding(
                     "routing",
@@ -491,12 +575,12 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
         if peer is None:
             continue
         where = f"{session.port} to {session.peer_device}" if session.port else "loopback session"
-        if not peer.get("is_up"):
+        if not peer.is_up:
             findings.append(
                 Finding("routing", ERROR, name, session.port, f"BGP session to {address} ({where}) not Established", planned="Established", found="down")
             )
             continue
-        received = [f.get("received_prefixes", -1) for f in (peer.get("address_family") or {}).values() if isinstance(f, dict)]
+        received = [family.received_prefixes for family in peer.address_family.values()]
         if plan.roles.get(session.peer_device) in FABRIC_SWITCH_ROLES and received and max(received) == 0 and len(plan.widths.get(name, {})) > 0:
             findings.append(
                 Finding(
@@ -512,14 +596,14 @@ def _sessions(plan: Plan, name: str, answer: dict) -> list[Finding]:
     return findings
 
 
-def _replaces(session, address: str, peer: dict) -> bool:
+def _replaces(session, address: str, peer: Peer) -> bool:
     """Whether the device's session to `address` is the planned `session` at a wrong address: the
     address lies in the session's link subnet, or the session's description names the planned peer
     device and port (fabricgen's configs describe each neighbor so, and a mistyped address keeps
     its description)."""
     if session.subnet and _in(address, session.subnet):
         return True
-    words = str(peer.get("description") or "").split()
+    words = peer.description.split()
     return bool(session.peer_device and session.peer_port) and session.peer_device in words and session.peer_port in words
 
 
@@ -552,27 +636,60 @@ def _widths(name: str, planned: dict[str, int], found: dict[str, int]) -> list[F
 # --- lossless QoS --------------------------------------------------------------------------------
 
 
+def _lossless_samples(o: Observation, port: str) -> tuple[LosslessCounters, LosslessCounters] | None:
+    """(first, second) of `port`'s lossless counters, when both samples hold it."""
+    first: dict[str, LosslessCounters] | None = o.answers.get("get_lossless_counters")
+    second: dict[str, LosslessCounters] | None = o.second.get("get_lossless_counters")
+    before, after = (first or {}).get(port), (second or {}).get(port)
+    return (before, after) if before is not None and after is not None else None
+
+
 def pause_rates(o: Observation) -> dict[str, dict[str, dict[int, float]]]:
-    """port -> "rx"/"tx" -> priority -> pause frames per second over the interval."""
-    first, second = o.answers.get("get_lossless_counters"), o.second.get("get_lossless_counters")
-    if not isinstance(first, dict) or not isinstance(second, dict) or o.interval <= 0:
+    """port -> "rx"/"tx" -> priority -> pause frames per second over the interval, for the
+    priorities both samples count and whose count did not go backwards."""
+    second: dict[str, LosslessCounters] | None = o.second.get("get_lossless_counters")
+    if second is None or o.interval <= 0:
         return {}
     rates: dict[str, dict[str, dict[int, float]]] = {}
-    for port, after in second.items():
-        before = first.get(port) or {}
-        rates[port] = {}
-        for direction in ("rx", "tx"):
-            a, b = after.get(f"pfc_{direction}") or {}, before.get(f"pfc_{direction}") or {}
-            rates[port][direction] = {int(p): (a[p] - b.get(p, 0)) / o.interval for p in a if isinstance(a[p], int)}
+    for port in second:
+        samples = _lossless_samples(o, port)
+        if samples is None:
+            continue
+        before, after = samples
+        rates[port] = {
+            "rx": {p: (n - before.pfc_rx[p]) / o.interval for p, n in after.pfc_rx.items() if p in before.pfc_rx and n >= before.pfc_rx[p]},
+            "tx": {p: (n - before.pfc_tx[p]) / o.interval for p, n in after.pfc_tx.items() if p in before.pfc_tx and n >= before.pfc_tx[p]},
+        }
     return rates
 
 
 def _delta(o: Observation, port: str, key: str) -> int | None:
-    first, second = o.answers.get("get_lossless_counters"), o.second.get("get_lossless_counters")
-    if not isinstance(first, dict) or not isinstance(second, dict):
+    """Growth of `key` (pfcwd_storms, ecn_marked) over the interval; None when not kept or when it went backwards."""
+    samples = _lossless_samples(o, port)
+    if samples is None:
         return None
-    after, before = (second.get(port) or {}).get(key), (first.get(port) or {}).get(key)
-    return after - before if isinstance(after, int) and isinstance(before, int) else None
+    before, after = getattr(samples[0], key), getattr(samples[1], key)
+    return after - before if before is not None and after is not None and after >= before else None
+
+
+def _lossless_backwards(o: Observation, port: str) -> dict[str, tuple[int, int]]:
+    """The lossless counters of `port` that went backwards between the samples: {"pfc_rx priority
+    3": (before, after), "pfcwd_storms": ..., ...}."""
+    samples = _lossless_samples(o, port)
+    if samples is None:
+        return {}
+    before, after = samples
+    went = {
+        f"{direction} priority {p}": (before_counts[p], n)
+        for direction, before_counts, after_counts in (("pfc_rx", before.pfc_rx, after.pfc_rx), ("pfc_tx", before.pfc_tx, after.pfc_tx))
+        for p, n in sorted(after_counts.items())
+        if p in before_counts and n < before_counts[p]
+    }
+    for key in ("pfcwd_storms", "ecn_marked"):
+        old, new = getattr(before, key), getattr(after, key)
+        if old is not None and new is not None and new < old:
+            went[key] = (old, new)
+    return went
 
 
 def check_lossless(plan: Plan, by_name: dict[str, Observation], thresholds: Thresholds) -> list[Finding]:
@@ -585,6 +702,9 @@ def check_lossless(plan: Plan, by_name: dict[str, Observation], thresholds: Thre
             where = f"{cable.id} to {cable.other((name, port))}"
             if per is None:
                 continue
+            backwards = _lossless_backwards(o, port)
+            if backwards:
+                findings.append(_backwards("lossless", name, port, where, [f"{c} {old} -> {new}" for c, (old, new) in backwards.items()], o.interval))
             for direction, verb in (("rx", "received"), ("tx", "sent")):
                 for priority, rate in sorted(per[direction].items()):
                     if rate >= thresholds.storm:
@@ -614,8 +734,9 @@ def check_lossless(plan: Plan, by_name: dict[str, Observation], thresholds: Thre
             far = cable.other((name, port))
             if far.device in rates and rates[far.device].get(far.port) is not None:
                 theirs = rates[far.device][far.port]
+                unknown = _lossless_backwards(by_name[far.device], far.port)  # their count went backwards: not "never"
                 for priority, rate in per["tx"].items():
-                    if rate > 0 and theirs["rx"].get(priority, 0) == 0:
+                    if rate > 0 and theirs["rx"].get(priority, 0) == 0 and f"pfc_rx priority {priority}" not in unknown:
                         findings.append(
                             Finding(
                                 "lossless",

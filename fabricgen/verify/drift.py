@@ -1,5 +1,10 @@
 """Drift: a device's running config against the build's, statement by statement, secrets masked
-on both sides (one `Finding` per device that differs)."""
+on both sides (one `Finding` per device that differs).
+
+A secret is masked where it stands: the slots `fabricgen.secrets.SLOTS` declares for each NOS
+(the same places the renderers write placeholders), in the build and in the device's answer
+alike, so a placeholder and the device's value (or its encrypted form) compare equal and neither
+is printed. Values the user gave (--secrets) are masked wherever they appear, first."""
 
 from __future__ import annotations
 
@@ -7,21 +12,13 @@ import json
 import re
 from collections import Counter
 
-from fabricgen.secrets import Secrets
+from fabricgen.secrets import MASK, Secrets, mask_config_db, mask_text
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import WARNING, Finding
 from fabricgen.verify.plan import Plan
 
 DRIFT_LINES_SHOWN = 5
-
-# Values that are secrets whatever their name: a keyword, an optional NX-OS encryption type digit,
-# the value. Both sides go through it, so a build's placeholder and a device's value (or its
-# encrypted form) compare equal and neither is ever printed.
-_SECRET_WORD = r"(?:password|passwd|secret|key|key-string|community|auth\s+\S+|priv\s+\S+|localizedkey|passphrase)"
-_SECRET_LINE = re.compile(rf"(?i)(\b{_SECRET_WORD})(\s+\d)?\s+(\S+)")
-_SECRET_JSON = re.compile(r'(?i)("[^"]*(?:password|secret|key|passkey|auth|priv|community)[^"]*"\s*:\s*)"[^"]*"')
-_SECRET_JSON_KEY = re.compile(r'"<<secret:[a-z0-9-]+>>"')
-MASK = "<<masked>>"
+NOT_JSON = f"{MASK} (the running config_db is not JSON: not compared)"
 # lines a NOS writes around its running config that no build holds
 _NOISE = re.compile(
     r"^\s*(!.*|Building configuration.*|Current configuration.*|end|exit|exit-address-family|exit-vrf|frr version .*|frr defaults .*|version .*)?$"
@@ -29,13 +26,23 @@ _NOISE = re.compile(
 _NOT_STATEMENTS = {"{", "}", "[", "]", "},", "],"}
 
 
-def mask_config(text: str, secrets: Secrets) -> str:
-    """A config with every secret value masked: the known values first (as push masks them), then
-    any value after a secret keyword."""
+def mask_config(text: str, secrets: Secrets, nos: str) -> str:
+    """A config of `nos` with every secret masked: the known values first (as push masks them),
+    then every slot. SONiC: the driver's text, `! config_db ...` (JSON, masked by table and
+    field and re-serialised sorted) then `! frr ...`; a config_db that is not JSON is not shown."""
     text = secrets.mask(text)
-    text = _SECRET_JSON.sub(lambda m: m.group(1) + f'"{MASK}"', text)
-    text = _SECRET_JSON_KEY.sub(f'"{MASK}"', text)
-    return _SECRET_LINE.sub(lambda m: f"{m.group(1)}{m.group(2) or ''} {MASK}", text)
+    if nos != "sonic":
+        return mask_text(text, nos)
+    head, _, rest = text.partition("\n")
+    if not head.startswith("! config_db"):
+        return mask_text(text, "frr")
+    db, marker, frr = rest.partition("\n! frr")
+    try:
+        document = json.loads(db)
+    except ValueError:
+        document = None
+    shown = json.dumps(mask_config_db(document), indent=4, sort_keys=True) if isinstance(document, dict) else NOT_JSON
+    return f"{head}\n{shown}\n{marker.strip()}{mask_text(frr, 'frr')}"
 
 
 def statements(text: str) -> list[str]:
@@ -78,10 +85,8 @@ def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -
         running = o.answers.get("get_config")
         if not isinstance(running, str) or not running.strip() or name not in plan.configs:
             continue
-        if o.target.nos == "sonic":
-            running = _sonic_canonical(running)
-        built = statements(mask_config(plan.configs[name], secrets))
-        live = statements(mask_config(running, secrets))
+        built = statements(mask_config(plan.configs[name], secrets, o.target.nos))
+        live = statements(mask_config(running, secrets, o.target.nos))
         removed, added = _only_in(built, live), _only_in(live, built)
         if not added and not removed:
             continue
@@ -99,17 +104,3 @@ def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -
             )
         )
     return findings
-
-
-def _sonic_canonical(running: str) -> str:
-    """The driver's running text with its config_db re-serialised the way the plan's is (sorted,
-    indented), so JSON formatting is never drift; the section headers are comments (`!`)."""
-    head, _, rest = running.partition("\n")
-    if not head.startswith("! config_db"):
-        return running
-    db, marker, frr = rest.partition("\n! frr")
-    try:
-        canonical = json.dumps(json.loads(db), indent=4, sort_keys=True)
-    except ValueError:
-        canonical = db
-    return f"{head}\n{canonical}\n{marker.strip()}{frr}"

@@ -21,6 +21,10 @@ an object instead of a list of one (napalm/nxos/nxos.py `_get_table_rows` handle
   be confirmed from a published sample, so `ecn_marked` and `pfcwd_storms` are None (not reported).
   The JSON key names used here are UNVERIFIED against a switch (see the README's Unverified list);
   tests/data/verify/nxos-*.json are recordings written from these documents, not captured.
+
+Answers are parsed strictly: a table or row of another shape, a row without its name, a count
+that is not a whole number of at most 64 bits raises AnswerError (the getter then reports the
+device's answer as malformed); only a table NX-OS leaves out (no rows) reads as empty.
 """
 
 from __future__ import annotations
@@ -28,30 +32,47 @@ from __future__ import annotations
 import json
 import re
 
+from fabricgen.trust import check_interface_name, quoted
+from fabricgen.verify.answers import MAX_CONFIG, MAX_COUNT, MAX_ENTRIES, AnswerError
+
 ROUTES = "show ip route | json"
 PFC = "show interface priority-flow-control | json"
 _BITMAP = re.compile(r"\(\s*(?:0x)?([0-9a-fA-F]+)\s*\)")
 
 
-def rows(table: object, table_name: str, row_name: str) -> list[dict]:
-    """table[table_name][row_name] as a list (NX-OS writes one row as an object)."""
-    if not isinstance(table, dict):
+def rows(table: dict, table_name: str, row_name: str) -> list[dict]:
+    """table[table_name][row_name] as a list (NX-OS writes one row as an object); [] when the
+    table is absent (NX-OS leaves an empty one out)."""
+    if table.get(table_name) is None:
         return []
-    value = (table.get(table_name) or {}).get(row_name) if isinstance(table.get(table_name), dict) else None
+    inner = table[table_name]
+    value = inner.get(row_name) if isinstance(inner, dict) else None
     if isinstance(value, dict):
         return [value]
-    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
+    if not isinstance(value, list) or not all(isinstance(row, dict) for row in value):
+        raise AnswerError(f"{table_name}.{row_name} is neither a row nor a list of rows")
+    if len(value) > MAX_ENTRIES:
+        raise AnswerError(f"{table_name} has more than {MAX_ENTRIES} rows")
+    return value
 
 
 def _answer(device, command: str) -> dict:
-    text = device.cli([command]).get(command, "")
+    """The JSON object `command` answered ({} for no answer: NX-OS prints nothing for an empty table)."""
+    answers = device.cli([command])
+    text = answers.get(command, "") if isinstance(answers, dict) else None
     if isinstance(text, dict):  # a driver that parsed it already
         return text
+    if not isinstance(text, str):
+        raise AnswerError(f"`{command}` answered {type(text).__name__}, not text")
+    if len(text) > MAX_CONFIG:
+        raise AnswerError(f"`{command}` answered more than {MAX_CONFIG} characters")
     try:
         value = json.loads(text) if text.strip() else {}
     except ValueError:
-        raise ValueError(f"`{command}` did not answer JSON") from None
-    return value if isinstance(value, dict) else {}
+        raise AnswerError(f"`{command}` did not answer JSON") from None
+    if not isinstance(value, dict):
+        raise AnswerError(f"`{command}` did not answer a JSON object")
+    return value
 
 
 def ecmp_widths(device) -> dict[str, int]:
@@ -62,9 +83,10 @@ def ecmp_widths(device) -> dict[str, int]:
             continue
         for family in rows(vrf, "TABLE_addrf", "ROW_addrf"):
             for prefix in rows(family, "TABLE_prefix", "ROW_prefix"):
-                name, hops = prefix.get("ipprefix"), _count(prefix.get("ucast-nhops"))
-                if isinstance(name, str) and hops is not None:
-                    widths[name] = hops
+                name = prefix.get("ipprefix")
+                if not isinstance(name, str):
+                    raise AnswerError(f"a ROW_prefix has ipprefix {quoted(name)}, not a prefix")
+                widths[name] = _count(prefix.get("ucast-nhops"), f"{quoted(name)} ucast-nhops")
     return widths
 
 
@@ -73,13 +95,20 @@ def lossless_counters(device) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for row in rows(_answer(device, PFC), "TABLE_ppp", "ROW_ppp"):
         name = row.get("if_name_str") or row.get("if_name")
-        if not isinstance(name, str):
-            continue
-        priority = _priority(str(row.get("oper_vl_bmap", row.get("oper", ""))))
-        rx, tx = _count(row.get("rx_ppp")), _count(row.get("tx_ppp"))
-        found[_long_name(name)] = {
-            "pfc_rx": {priority: rx} if priority is not None and rx is not None else {},
-            "pfc_tx": {priority: tx} if priority is not None and tx is not None else {},
+        try:
+            port = _long_name(check_interface_name(name)) if isinstance(name, str) else None
+        except ValueError:
+            port = None
+        if port is None:
+            raise AnswerError(f"a ROW_ppp has if_name_str {quoted(name)}, not an interface name")
+        bitmap = row.get("oper_vl_bmap", row.get("oper", ""))
+        if not isinstance(bitmap, str):
+            raise AnswerError(f"{port} oper_vl_bmap is {quoted(bitmap)}, not text")
+        priority = _priority(bitmap)
+        rx, tx = _count(row.get("rx_ppp"), f"{port} rx_ppp"), _count(row.get("tx_ppp"), f"{port} tx_ppp")
+        found[port] = {
+            "pfc_rx": {priority: rx} if priority is not None else {},
+            "pfc_tx": {priority: tx} if priority is not None else {},
             "pfcwd_storms": None,
             "ecn_marked": None,
         }
@@ -89,11 +118,18 @@ def lossless_counters(device) -> dict[str, dict]:
 COUNT = re.compile(r"[0-9]{1,20}")  # a 64-bit counter has at most 20 digits
 
 
-def _count(value: object) -> int | None:
-    """A count NX-OS writes as a number or a string of ASCII digits; None for anything else (a
-    superscript digit passes str.isdigit but not int(); thousands of digits would make int() raise)."""
-    text = str(value)
-    return int(text) if COUNT.fullmatch(text) else None
+def _count(value: object, what: str) -> int:
+    """A count NX-OS writes as a number or a string of ASCII digits, at most 64 bits; AnswerError
+    for anything else (a superscript digit passes str.isdigit but not int(); a bool is not a count)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        count = value
+    elif isinstance(value, str) and COUNT.fullmatch(value):
+        count = int(value)
+    else:
+        raise AnswerError(f"{what} is {quoted(value)}, not a count")
+    if not 0 <= count <= MAX_COUNT:
+        raise AnswerError(f"{what} is {count}, not a count of at most 64 bits")
+    return count
 
 
 def _priority(bitmap: str) -> int | None:

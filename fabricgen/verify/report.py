@@ -17,7 +17,7 @@ from fabricgen.trust import printable
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import ERROR, INFO, WARNING, Finding
 
-CHECKS = ("reach", "cabling", "ports", "routing", "lossless", "drift")
+CHECKS = ("reach", "answers", "cabling", "ports", "routing", "lossless", "drift")
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
@@ -61,7 +61,8 @@ def table(result: Verification) -> Table:
 
 
 # A finding carries what devices answered (LLDP names and ports, peer addresses, config lines,
-# driver errors): each medium escapes it as it prints it.
+# driver errors): each medium escapes it as it prints it, JSON included (json.dumps alone would
+# keep an ESC or a newline as \u001b, \n: a consumer printing the value gets them back).
 def _rich(text: str) -> str:
     """For a rich cell: control characters escaped, [markup] shown as the device sent it."""
     return escape(printable(text))
@@ -77,7 +78,7 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(result: Verification) -> str:
-    lines = [f"# fabricgen verify: {result.build_dir}", "", summary(result), ""]
+    lines = [f"# fabricgen verify: {printable(result.build_dir)}", "", summary(result), ""]
     if result.notes:
         lines += [f"- {printable(note)}" for note in result.notes] + [""]
     for check in CHECKS:
@@ -103,7 +104,7 @@ class _Strict(BaseModel):
 
 
 class FindingJson(_Strict):
-    check: str  # reach, cabling, ports, routing, lossless, drift
+    check: str  # reach, answers, cabling, ports, routing, lossless, drift
     severity: str  # error, warning, info
     device: str
     port: str
@@ -122,7 +123,8 @@ class DeviceJson(_Strict):
 
 
 class VerifyJson(_Strict):
-    """`fabricgen verify --json` (and --json-report FILE): the findings, worst check first."""
+    """`fabricgen verify --json` (and --json-report FILE): the findings, worst check first. Every
+    string (keys included) is printable: control and format characters are escaped as `\x1b`."""
 
     build_dir: str
     ok: bool  # no error (the exit code is 0)
@@ -154,7 +156,18 @@ def render_json(result: Verification) -> str:
             for o in result.observations
         },
     }
-    return json.dumps(VerifyJson.model_validate(document).model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
+    return json.dumps(_escaped(VerifyJson.model_validate(document).model_dump(mode="json")), indent=2, sort_keys=False) + "\n"
+
+
+def _escaped(value: object) -> object:
+    """A JSON document with every string, keys included, passed through `printable`."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(key): _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
 
 
 @contextmanager
