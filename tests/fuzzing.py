@@ -25,6 +25,7 @@ under a minute in all) and `full` (10,000 cases over the generators, `make fuzz`
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import hashlib
@@ -70,9 +71,36 @@ class Profile:
 
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
-    "ci": Profile({"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "lab-state": 25}, 4.0, 30.0, 2 << 30, 24, 8.0, True, ("superpod-4096.yaml",)),
+    "ci": Profile(
+        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "lab-state": 25},
+        4.0,
+        30.0,
+        2 << 30,
+        24,
+        8.0,
+        True,
+        ("superpod-4096.yaml",),
+    ),
     # `make fuzz`: 10,000 cases in total
-    "full": Profile({"intent": 4000, "yaml-bytes": 1000, "catalog": 2000, "build": 3000}, 10.0, 120.0, 2 << 30, 400, 900.0, False),
+    "full": Profile(
+        {
+            "intent": 3000,
+            "yaml-bytes": 600,
+            "catalog": 1400,
+            "build": 1600,
+            "exports": 1000,
+            "answers": 1000,
+            "results": 500,
+            "paths": 400,
+            "lab-state": 500,
+        },
+        10.0,
+        120.0,
+        2 << 30,
+        400,
+        900.0,
+        False,
+    ),
 }
 
 
@@ -842,7 +870,18 @@ def apply_ops(tree, ops) -> tuple[bytes, list[str]]:
 # --- cases ----------------------------------------------------------------------------------------
 
 # Exit codes each command may give: 1 is "something differs / a device failed", never a crash.
-ALLOWED = {"build": {0, 2}, "validate": {0, 2}, "diff": {0, 1, 2}, "analyze": {0, 2}, "push": {0, 1, 2}, "bom": {0, 1, 2}, "lab": {0, 2}}
+ALLOWED = {
+    "build": {0, 2},
+    "validate": {0, 2},
+    "diff": {0, 1, 2},
+    "analyze": {0, 2},
+    "push": {0, 1, 2},
+    "bom": {0, 1, 2},
+    "lab": {0, 2},
+    "export": {0, 2},
+    "testplan": {0, 2},
+    "verify": {0, 1, 2},
+}
 
 
 @dataclass(frozen=True)
@@ -893,6 +932,9 @@ class Case:
 
     def size(self) -> int:
         return sum(len(data) for data in self.files.values() if isinstance(data, bytes)) + 100 * len(self.ops)
+
+    def __repr__(self) -> str:  # hypothesis prints a failing case: its files can be megabytes
+        return f"Case({self.generator}: fabricgen {' '.join(self.argv)}; {'; '.join(self.mutations) or 'unmutated'})"
 
 
 # --- running one case in a forked child -----------------------------------------------------------
@@ -1868,8 +1910,9 @@ def _sign(build: dict, names: set[str]) -> None:
     build["manifest.json"] = json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> Case:
-    """A build directory after `ops`, given to one command."""
+def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple, generator: str = "build") -> Case:
+    """A build directory after `ops`, given to one command (of COMMANDS, or of EXPORT_COMMANDS for
+    the exports generator)."""
     root = bases[base]
     build = _read_build(root)
     original = dict(build)
@@ -1882,17 +1925,127 @@ def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> C
     files = {f"build/{name}": data for name, data in build.items() if data != original.get(name)}
     files["inventory.yaml"] = INVENTORY
     files["known_hosts"] = b""  # host keys are verified: port 9 refuses before any key is seen
-    argv = tuple(arg.replace("{base}", str(root)) for arg in COMMANDS[command]())
+    table = EXPORT_COMMANDS if generator == "exports" else COMMANDS
+    argv = tuple(arg.replace("{base}", str(root)) for arg in table[command]())
     return Case(
-        generator="build",
+        generator=generator,
         command=command.split("-")[0],
         argv=argv,
         files=files,
         mutations=said,
         ops=ops,
-        rebuild=lambda ops: build_case(bases, base, command, ops),
+        rebuild=lambda ops: build_case(bases, base, command, ops, generator),
         copy_tree=(root, "build"),
         base=f"{base} build",
+        output="out" if generator == "exports" else None,
+        check=_no_formula_cells if generator == "exports" else None,
+    )
+
+
+# exports: every `export` format and `testplan` of a build edited as above, and CSV cells a
+# spreadsheet would run as a formula (OWASP, "CSV Injection": = + - @ tab CR first)
+EXPORT_COMMANDS = {
+    **{
+        f"export-{kind}": (lambda kind=kind: ("export", kind, "{dir}/build", "-o", "{dir}/out"))
+        for kind in ("containerlab", "batfish", "nornir", "ansible", "netbox", "diagram")
+    },
+    "testplan": lambda: ("testplan", "{dir}/build", "-o", "{dir}/out"),
+}
+FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1", '=HYPERLINK("http://x")']
+_FORMULA_START = tuple("=+-@\t\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _no_formula_cells(directory: Path, outcome: Outcome) -> str | None:
+    """Every CSV the command wrote: no cell a spreadsheet would take for a formula (a number with
+    a sign is a number)."""
+    import csv
+
+    out = directory / "out"
+    if outcome.exit_code != 0 or not out.is_dir():
+        return None
+    for path in sorted(out.rglob("*.csv")):
+        with path.open(newline="", encoding="utf-8", errors="replace") as stream:
+            for row in csv.reader(stream):
+                for cell in row:
+                    if cell.startswith(_FORMULA_START) and not _NUMBER.fullmatch(cell):
+                        return f"a CSV cell starts as a formula would ({path.name})"
+    return None
+
+
+@dataclass(frozen=True)
+class FormulaColumn(BuildOp):
+    """A formula in one named column of a build's CSV, in one row (the manifest updated)."""
+
+    file: str
+    column: str
+    row: int
+    value: str
+
+    def apply(self, build):
+        import csv
+
+        blob = build.get(self.file)
+        if blob is None:
+            return set(), f"{self.file}: missing"
+        try:
+            rows = list(csv.reader(io.StringIO(blob.decode("utf-8"), newline="")))
+        except (UnicodeDecodeError, csv.Error):
+            return set(), f"{self.file}: not CSV"
+        if len(rows) < 2 or self.column not in rows[0]:
+            return set(), f"{self.file}: no {self.column}"
+        at = rows[0].index(self.column)
+        row = rows[1 + self.row % (len(rows) - 1)]
+        if at >= len(row):
+            return set(), f"{self.file}: short row"
+        row[at] = self.value
+        text = io.StringIO(newline="")
+        csv.writer(text, lineterminator="\n").writerows(rows)
+        build[self.file] = text.getvalue().encode()
+        return {self.file}, f"{self.file} {self.column} = {self.value!r} (manifest updated)"
+
+
+@dataclass(frozen=True)
+class FormulaNode(BuildOp):
+    """A formula as a value of every topology.json node's `key` (the rack a device sits in, its
+    model), the manifest updated."""
+
+    key: str
+    value: str
+
+    def apply(self, build):
+        try:
+            tree = json.loads(build["topology.json"])
+            for node in tree["nodes"]:
+                node[self.key] = self.value
+        except (TypeError, ValueError, KeyError):
+            return set(), "topology.json unreadable"
+        build["topology.json"] = json.dumps(tree, indent=1).encode()
+        return {"topology.json"}, f"topology.json: every node's {self.key} = {self.value!r} (manifest updated)"
+
+
+def export_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(bases)))
+        command = draw(st.sampled_from(sorted(EXPORT_COMMANDS)))
+        ops = draw(st.lists(st.one_of(build_ops(), formula_ops(), formula_ops()), min_size=0, max_size=3))
+        return build_case(bases, base, command, tuple(ops), "exports")
+
+    return cases()
+
+
+def formula_ops() -> st.SearchStrategy:
+    """A formula where a name or a description stands: in a CSV cell or a topology.json value."""
+    index = st.integers(0, 10_000)
+    formula = st.sampled_from(FORMULAS)
+    columns = [("bom.csv", "description"), ("bom.csv", "basis"), ("bom.csv", "alternatives"), ("cabling.csv", "a_rack"), ("cabling.csv", "b_rack")]
+    return st.one_of(
+        st.builds(MutateCsv, st.sampled_from(["cabling.csv", "ip-plan.csv", "bom.csv"]), index, index, formula),
+        st.builds(lambda where, row, value: FormulaColumn(*where, row, value), st.sampled_from(columns), index, formula),
+        st.builds(FormulaNode, st.sampled_from(["rack", "rack", "model"]), formula),
+        st.builds(MutateJson, st.just("topology.json"), st.builds(SetValue, index, formula)),
+        st.builds(RenameDevice, index, formula),
     )
 
 
@@ -1936,6 +2089,434 @@ def build_cases(bases: dict[str, Path]) -> st.SearchStrategy:
         command = draw(st.sampled_from(sorted(COMMANDS)))
         ops = draw(st.lists(build_ops(), min_size=1, max_size=3))
         return build_case(bases, base, command, tuple(ops))
+
+    return cases()
+
+
+# device answers -------------------------------------------------------------------------------------
+# `fabricgen verify` of a real build against switches whose answers are hostile. No switch runs in
+# a case: in the child, either every getter answers from `tests.device_answers.FakeDriver` (NAPALM's
+# shapes, then mutated: any value, a getter raising, a whole answer of another type, counters
+# going backwards), or every SONiC switch is fabricgen's real SonicDriver over a scripted SSH
+# client whose command answers are mutated texts (broken JSON and tables, control characters,
+# answers of hundreds of MiB). The properties: exit 0, 1 or 2; a getter that fails is never
+# "everything matches"; a huge answer is not read whole; --json prints one JSON document.
+
+GETTER_NAMES = (
+    "get_facts",
+    "get_lldp_neighbors_detail",
+    "get_interfaces",
+    "get_interfaces_counters",
+    "get_bgp_neighbors",
+    "get_config",
+    "get_lossless_counters",
+    "get_optics",
+    "get_ecmp_widths",
+)
+GETTER_EXCEPTIONS = ("RuntimeError", "AttributeError", "KeyError", "TypeError", "ValueError", "OSError", "NotImplementedError", "UnicodeDecodeError")
+ODD_ANSWERS = [[], "x", None, 0, -1, float("nan"), float("inf"), {"x": 1}, {"": None}, [{}], True, 2**64, "\x1b[2J", {"Ethernet0": "up"}]
+_HEALTHY: dict[str, dict] = {}
+
+
+def _healthy(build: Path) -> dict:
+    from tests.device_answers import healthy
+
+    key = str(build)
+    if key not in _HEALTHY:
+        _HEALTHY[key] = healthy(build)
+    return copy.deepcopy(_HEALTHY[key])
+
+
+@dataclass(frozen=True)
+class AnswerOp(Op):
+    stage = "answers"
+
+
+@dataclass(frozen=True)
+class AnswerTree(AnswerOp):
+    """A tree op on one device's answers (device -> getter -> answer)."""
+
+    device: int
+    op: Op
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        tree, what = self.op.apply(answers[name])
+        answers[name] = tree if isinstance(tree, dict) else answers[name]
+        return f"{name}: {what}"
+
+
+@dataclass(frozen=True)
+class GetterFails(AnswerOp):
+    device: int
+    getter: str
+    exception: str
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        if self.exception == "UnicodeDecodeError":
+            answers[name][self.getter] = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        else:
+            answers[name][self.getter] = getattr(builtins, self.exception)("fuzz: \x1b[2J getter failed")
+        return f"{name}: {self.getter} raises {self.exception}"
+
+
+@dataclass(frozen=True)
+class GetterAnswer(AnswerOp):
+    device: int
+    getter: str
+    value: object
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        answers[name][self.getter] = self.value
+        return f"{name}: {self.getter} answers {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class CounterMoves(AnswerOp):
+    """Between the two samples a counter of one port moves by `delta` (negative: cleared or wrapped)."""
+
+    device: int
+    port: int
+    counter: str
+    delta: int
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        counters = answers[name].get("get_interfaces_counters")
+        if not isinstance(counters, dict) or not counters:
+            return f"{name}: no counters to move"
+        port = sorted(counters)[self.port % len(counters)]
+        deltas.setdefault(name, {}).setdefault("get_interfaces_counters", {})[(port, self.counter)] = self.delta
+        return f"{name} {port}: {self.counter} moves by {self.delta}"
+
+
+def answer_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    getter = st.sampled_from(GETTER_NAMES)
+    return st.one_of(
+        st.builds(
+            AnswerTree, index, st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(InsertKey, index, hostile_text(), values()))
+        ),
+        st.builds(AnswerTree, index, st.builds(RenameKey, index, st.sampled_from(ODD_KEYS[4:]) | hostile_text())),
+        st.builds(GetterFails, index, getter, st.sampled_from(GETTER_EXCEPTIONS)),
+        st.builds(GetterAnswer, index, getter, st.sampled_from(ODD_ANSWERS) | values()),
+        st.builds(
+            CounterMoves, index, index, st.sampled_from(["rx_errors", "tx_errors", "rx_discards", "tx_discards"]), st.sampled_from([-1, -(2**32), 2**64, 5])
+        ),
+    )
+
+
+def _inventory(build: Path, driver: str) -> bytes:
+    """Every switch of the build by its own name (never resolved: the stand-in answers)."""
+    topology = json.loads((build / "topology.json").read_text())
+    names = sorted(n["id"] for n in topology["nodes"] if n.get("nos") in ("sonic", "nxos"))
+    return (f"defaults: {{driver: {driver}}}\ndevices:\n" + "".join(f"  {name}: {{host: {name}}}\n" for name in names)).encode()
+
+
+def getter_answer_case(bases: dict[str, Path], base: str, ops: tuple, as_json: bool) -> Case:
+    """`verify` of a real build, every switch answering as built and then as `ops` change it."""
+    build = bases[base]
+    answers = _healthy(build)
+    deltas: dict = {}
+    said = [op.apply(answers, deltas) for op in ops]
+    failing = any(isinstance(op, GetterFails) and op.exception != "NotImplementedError" for op in ops)
+
+    def child_setup(directory: Path) -> Callable[[], dict]:
+        from fabricgen.push import rollout
+        from tests.device_answers import FakeDriver
+
+        def driver(host, username, password, timeout=60, optional_args=None):
+            return FakeDriver(answers[host], deltas.get(host))
+
+        rollout.resolve_drivers = lambda targets: {"mock": driver}
+        return dict
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if failing and outcome.exit_code == 0:
+            return "a getter that failed was taken for a match (exit 0)"
+        if as_json and outcome.exit_code in (0, 1):
+            try:
+                json.loads(outcome.stdout)
+            except ValueError:
+                return "--json printed something else than one JSON document"
+        return None
+
+    return Case(
+        generator="answers",
+        command="verify",
+        argv=("verify", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--interval", "0", "--quiet", *(["--json"] if as_json else [])),
+        files={"inventory.yaml": _inventory(build, "mock")},
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: getter_answer_case(bases, base, ops, as_json),
+        copy_tree=(build, "build"),
+        base=f"{base} getters",
+        child_setup=child_setup,
+        check=check,
+    )
+
+
+# SONiC texts: what each command of the driver answers on a healthy leaf (a key is a part of the
+# command line the driver sends; the longest key found in it answers)
+def _sonic_texts(build: Path, device: str) -> dict[str, str]:
+    from fabricgen.push import sonic
+
+    data = REPO / "tests" / "data"
+    config = build / "configs" / device
+    db = (config / "config_db.json").read_text() if (config / "config_db.json").exists() else "{}"
+    frr = (config / "frr.conf").read_text() if (config / "frr.conf").exists() else ""
+    status = (
+        "  Interface            Lanes    Speed    MTU    FEC    Alias    Vlan    Oper    Admin    Type    Asym PFC\n"
+        "-----------  ---------------  -------  -----  -----  -------  ------  ------  -------  ------  ----------\n"
+        "  Ethernet0  0,1,2,3,4,5,6,7     400G   9216     rs     etp1  routed      up       up     N/A         N/A\n"
+    )
+    description = (
+        "  Interface    Oper    Admin    Alias                    Description\n"
+        "-----------  ------  -------  -------  -----------------------------\n"
+        "  Ethernet0      up       up     etp1  BE-00001 to gpu0001 nic1\n"
+    )
+    return {
+        sonic.SHOW_CONFIG_DB: db,
+        sonic.SHOW_VERSION: "SONiC Software Version: SONiC.202405.0\nDistribution: Debian 12\n",
+        sonic.VTYSH_VERSION: "FRRouting 8.4.4 (leaf1) on Linux(6.1.0).\n",
+        "cat /proc/uptime": "1234.56 4321.00\n",
+        "hostname": device + "\n",
+        sonic.VTYSH_BGP_SUMMARY: (data / "frr" / "bgp-summary-established.json").read_text(),
+        sonic.VTYSH_BGP_NEIGHBORS: (data / "frr" / "bgp-neighbors-established.json").read_text(),
+        sonic.VTYSH_RUNNING: frr,
+        sonic.VTYSH_ROUTES: '{"10.0.0.0/24": [{"selected": true, "nexthops": [{"fib": true, "ip": "10.8.0.0"}, {"fib": true, "ip": "10.8.0.2"}]}]}',
+        sonic.LLDPCTL_JSON: (data / "lldpctl" / "one-neighbour.json").read_text(),
+        sonic.SHOW_INTERFACES_STATUS: status,
+        sonic.SHOW_INTERFACES_DESCRIPTION: description,
+        "COUNTERS_PORT_NAME_MAP": '{"Ethernet0": {"SAI_PORT_STAT_IF_IN_ERRORS": "0", "SAI_PORT_STAT_IF_OUT_ERRORS": "0"}}',
+        "COUNTERS_QUEUE_NAME_MAP": '{"Ethernet0:3": {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": "0"}}',
+        "STATE_DB": '{"TRANSCEIVER_DOM_SENSOR|Ethernet0": {"rx1power": "-2.5", "tx1power": "-1.0", "tx1bias": "6.5"}}',
+    }
+
+
+@dataclass(frozen=True)
+class Huge:
+    """An answer of `mib` MiB of one repeated line: a runaway or hostile command."""
+
+    mib: int
+    line: bytes = b'{"x": "' + b"y" * 60 + b'"},\n'
+
+
+@dataclass(frozen=True)
+class TextOp(Op):
+    """A change to what one command answers on one switch (or on all of them)."""
+
+    device: int  # -1: every switch
+    command: int
+
+    stage = "texts"
+
+    def target(self, texts: dict[str, dict]) -> tuple[list[str], str]:
+        devices = sorted(texts)
+        chosen = devices if self.device < 0 else [devices[self.device % len(devices)]]
+        commands = sorted(texts[chosen[0]])
+        return chosen, commands[self.command % len(commands)]
+
+
+@dataclass(frozen=True)
+class TextAnswer(TextOp):
+    value: object  # str, bytes, Huge, or an int: the command's exit status with no answer
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        for device in chosen:
+            texts[device][command] = self.value
+        return f"{'every switch' if len(chosen) > 1 else chosen[0]}: `{command[:40]}` answers {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class TextEdit(TextOp):
+    at: int  # per mille
+    data: str
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        for device in chosen:
+            text = texts[device][command]
+            if isinstance(text, str):
+                at = len(text) * (self.at % 1001) // 1000
+                texts[device][command] = text[:at] + self.data + text[at:]
+        return f"{chosen[0]}: `{command[:40]}` with {short(self.data)} inserted"
+
+
+@dataclass(frozen=True)
+class TextJson(TextOp):
+    op: Op
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        said = "not JSON"
+        for device in chosen:
+            try:
+                tree = json.loads(texts[device][command])
+            except (TypeError, ValueError):
+                continue
+            tree, said = self.op.apply(tree)
+            texts[device][command] = json.dumps(tree, default=_json_default, ensure_ascii=False)
+        return f"{chosen[0]}: `{command[:40]}` JSON: {said}"
+
+
+TEXT_VALUES = [
+    "",
+    "\n",
+    "null",
+    "[]",
+    "{}",
+    "nan",
+    "NaN",
+    "Infinity",
+    '{"a": NaN}',
+    "Error: redis is down\n",
+    "\x1b[2J\x1b]0;owned\x07",
+    "\ufeff{}",
+    "é" * 100,
+    1,
+    127,
+    255,
+]
+
+
+def sonic_text_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    device = st.one_of(st.just(-1), index)
+    return st.one_of(
+        st.builds(TextAnswer, device, index, st.sampled_from(TEXT_VALUES) | hostile_text()),
+        st.builds(TextAnswer, device, index, st.sampled_from([Huge(40), Huge(300)])),
+        st.builds(TextEdit, device, index, st.integers(0, 1000), st.sampled_from(CONTROL + FORMAT + INJECTION + WORDS) | hostile_text()),
+        st.builds(
+            TextJson,
+            device,
+            index,
+            st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(InsertKey, index, hostile_text(), values())),
+        ),
+    )
+
+
+class _Stream:
+    """One side of a scripted command's channel: its bytes in chunks, then EOF."""
+
+    def __init__(self, chunks, status: int = 0):
+        self._chunks = iter(chunks)
+        self._buffer = b""
+        self.status = status
+        self.channel = self
+        self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        while not self.closed and (size < 0 or len(self._buffer) < size):
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                break
+            self._buffer += chunk
+        if size < 0:
+            size = len(self._buffer)
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+    def write(self, data) -> None:
+        pass
+
+    def shutdown_write(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def recv_exit_status(self) -> int:
+        return self.status
+
+
+class ScriptedClient:
+    """What SonicDriver's `_exec` uses of paramiko's SSHClient, answering from a script; records
+    the bytes of every answer it handed out."""
+
+    def __init__(self, script: dict[str, object]):
+        self.script = script
+        self.handed = 0
+
+    def exec_command(self, command: str, timeout=None):
+        keys = sorted((key for key in self.script if key in command), key=len, reverse=True)
+        answer = self.script[keys[0]] if keys else 127
+        if isinstance(answer, int):
+            return _Stream([]), _Stream([], answer), _Stream([b"not scripted\n"])
+        if isinstance(answer, Huge):
+            count = answer.mib * 2**20 // len(answer.line)
+            block = answer.line * 1024
+
+            def chunks():
+                for _ in range(count // 1024):
+                    self.handed += len(block)
+                    yield block
+
+            return _Stream([]), _Stream(chunks()), _Stream([])
+        data = answer.encode("utf-8", "surrogatepass") if isinstance(answer, str) else answer
+        self.handed += len(data)
+        return _Stream([]), _Stream([data[i : i + 65536] for i in range(0, len(data), 65536)]), _Stream([])
+
+    def close(self) -> None:
+        pass
+
+    def get_transport(self):
+        return None
+
+
+def sonic_text_case(bases: dict[str, Path], ops: tuple) -> Case:
+    """`verify` of tiny-sonic, every switch the real SonicDriver over a scripted SSH client."""
+    build = bases["tiny-sonic"]
+    topology = json.loads((build / "topology.json").read_text())
+    devices = sorted(n["id"] for n in topology["nodes"] if n.get("nos") == "sonic")
+    texts = {device: _sonic_texts(build, device) for device in devices}
+    said = [op.apply(texts) for op in ops]
+    huge = any(isinstance(value, Huge) for script in texts.values() for value in script.values())
+
+    def child_setup(directory: Path) -> Callable[[], dict]:
+        from fabricgen.push.sonic import SonicDriver
+
+        clients: list[ScriptedClient] = []
+
+        def open_scripted(driver) -> None:
+            driver._ssh = ScriptedClient(texts[driver.hostname])
+            clients.append(driver._ssh)
+
+        SonicDriver.open = open_scripted
+        SonicDriver.close = lambda driver: None
+        return lambda: {"handed_mib": round(sum(c.handed for c in clients) / 2**20, 1)}
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if huge and outcome.peak_rss > 400 << 20:
+            return f"read a huge answer whole ({outcome.peak_rss >> 20} MiB)"
+        return None
+
+    return Case(
+        generator="answers",
+        command="verify",
+        argv=("verify", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--interval", "0", "--quiet", "--known-hosts", "{dir}/known_hosts"),
+        files={"inventory.yaml": _inventory(build, "sonic"), "known_hosts": b""},
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: sonic_text_case(bases, ops),
+        copy_tree=(build, "build"),
+        base="tiny-sonic texts",
+        child_setup=child_setup,
+        check=check,
+    )
+
+
+def answer_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        if draw(st.integers(0, 2)) == 0:
+            return sonic_text_case(bases, tuple(draw(st.lists(sonic_text_ops(), min_size=0, max_size=3))))
+        base = draw(st.sampled_from(sorted(bases)))
+        ops = draw(st.lists(answer_ops(), min_size=0, max_size=4))
+        return getter_answer_case(bases, base, tuple(ops), draw(st.booleans()))
 
     return cases()
 

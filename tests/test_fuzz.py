@@ -245,3 +245,19 @@ def test_fuzz_lab_state(bases, tmp_path):
     world-writable file, or any field set, dropped or added. The lab's kernel commands are recorded,
     not run; nothing but this lab's own may be removed, nothing at all on refusal."""
     campaign("lab-state", fuzzing.lab_state_cases(bases), tmp_path)
+
+
+@pytest.mark.slow
+def test_fuzz_exports(bases, tmp_path):
+    """Every export format and `testplan` of a real build edited, pruned, renamed or re-signed as
+    in test_fuzz_build_directories, with spreadsheet formulas where names and descriptions stand;
+    no CSV written may hold a cell a spreadsheet would run."""
+    campaign("exports", fuzzing.export_cases(bases), tmp_path)
+
+
+def test_fuzz_device_answers(bases, tmp_path):
+    """`verify` against switches answering hostile data: NAPALM answers of any value or type, a
+    getter raising, counters going backwards, or SONiC command answers broken, poisoned with
+    control characters or hundreds of MiB long (through the real SonicDriver). A failing getter is
+    never a match; a huge answer is not read whole."""
+    campaign("answers", fuzzing.answer_cases(bases), tmp_path)
