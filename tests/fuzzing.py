@@ -72,7 +72,7 @@ class Profile:
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
     "ci": Profile(
-        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "lab-state": 25},
+        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "results": 30, "lab-state": 25},
         4.0,
         30.0,
         2 << 30,
@@ -879,7 +879,7 @@ ALLOWED = {
     "bom": {0, 1, 2},
     "lab": {0, 2},
     "export": {0, 2},
-    "testplan": {0, 2},
+    "testplan": {0, 1, 2},
     "verify": {0, 1, 2},
 }
 
@@ -887,6 +887,23 @@ ALLOWED = {
 @dataclass(frozen=True)
 class Symlink:
     target: str
+
+
+@dataclass(frozen=True)
+class Fifo:
+    """A named pipe nobody writes to: a reader that opens it plainly waits forever."""
+
+
+@dataclass(frozen=True)
+class Directory:
+    """A directory where a file is expected."""
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """A file of `size` zero bytes that takes no disk (a hole)."""
+
+    size: int
 
 
 @dataclass
@@ -897,7 +914,7 @@ class Case:
     generator: str
     command: str
     argv: tuple[str, ...]
-    files: dict[str, bytes | Symlink | None]
+    files: dict[str, bytes | Symlink | Fifo | Directory | Sparse | None]
     mutations: list[str]
     ops: tuple = ()
     rebuild: Callable[[tuple], Case] | None = None  # the same case with other ops (for shrinking)
@@ -925,6 +942,13 @@ class Case:
                     path.unlink()
             elif isinstance(data, Symlink):
                 path.symlink_to(data.target)
+            elif isinstance(data, Fifo):
+                os.mkfifo(path)
+            elif isinstance(data, Directory):
+                path.mkdir()
+            elif isinstance(data, Sparse):
+                with path.open("wb") as sparse:
+                    sparse.truncate(data.size)
             else:
                 path.write_bytes(data.replace(b"{dir}", str(directory).encode()) if name in self.templated else data)
         if self.prepare is not None:
@@ -1629,7 +1653,7 @@ def catalog_case(nos: str, with_oob: bool, ops: tuple) -> Case:
         elif isinstance(op, CatalogPath):
             said.append(f"catalog path {path!r}")
     catalog_blob, _ = apply_ops(catalog, ())
-    files: dict[str, bytes | Symlink | None] = {
+    files: dict[str, bytes | Symlink | Fifo | Directory | Sparse | None] = {
         "fabric/user.yaml": catalog_blob,
         "outside.yaml": catalog_blob,
         "fabric/link.yaml": Symlink("../outside.yaml"),
@@ -2517,6 +2541,171 @@ def answer_cases(bases: dict[str, Path]) -> st.SearchStrategy:
         base = draw(st.sampled_from(sorted(bases)))
         ops = draw(st.lists(answer_ops(), min_size=0, max_size=4))
         return getter_answer_case(bases, base, tuple(ops), draw(st.booleans()))
+
+    return cases()
+
+
+# results files ------------------------------------------------------------------------------------
+# `testplan check` of a real plan (tiny-nxos's and tiny-sonic's) with perftest and nccl-tests /
+# rccl-tests outputs edited: hostile text, numbers no link can carry (above the pair's line rate or
+# the collective's bound, NaN, inf), files that are not regular (a FIFO, a directory, a link to a
+# device), truncated or binary, and a --report aimed into the plan. Properties: exit 0, 1 or 2; a
+# FIFO or an impossible number is refused (exit 2) at once; the plan is never changed.
+
+RESULT_SOURCES = {
+    "pair0001.txt": "pair0001.txt",
+    "pair0002.txt": "pair0002-mbs.txt",
+    "nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt",
+    "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
+}
+_PERFTEST_ROW = re.compile(r"^( *\d+ +\d+ +)([0-9.]+)( +)([0-9.]+)", re.M)
+_BUSBW_ROW = re.compile(r"^( +\d+ +\d+ +\w+ +\w+ +-?\d+ +[0-9.]+ +[0-9.]+ +)([0-9.]+)", re.M)
+IMPOSSIBLE = ["1000000000000", "1e12", "40000", "400000.5", "99999999999999999999999"]  # Gb/s or GB/s: 100x a 400G NIC and more
+MALFORMED_NUMBERS = ["nan", "NaN", "inf", "-inf", "-5", "0x10", "1e999", "4e-400", "", "12..5", "１２３"]
+RESULT_KINDS = ["FIFO", "directory", "link to /dev/zero", "empty", "binary", "60 MiB"]
+
+
+def plan_bases(bases: dict[str, Path], directory: Path) -> dict[str, Path]:
+    """A test plan of each base build, written once into `directory`."""
+    from fabricgen.testplan import write_plan
+
+    plans = {}
+    for name, build in bases.items():
+        target = directory / f"{name}-plan"
+        if not (target / "testplan.json").exists():
+            write_plan(build, target)
+        plans[name] = target
+    return plans
+
+
+@dataclass(frozen=True)
+class ResultOp(Op):
+    file: int
+
+    stage = "results"
+
+    def name(self, files: dict) -> str:
+        names = sorted(n for n, data in files.items() if isinstance(data, bytes))
+        return names[self.file % len(names)] if names else ""
+
+
+@dataclass(frozen=True)
+class ResultText(ResultOp):
+    at: int
+    data: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        blob = files[name]
+        at = len(blob) * (self.at % 1001) // 1000
+        files[name] = blob[:at] + self.data.encode("utf-8", "surrogatepass") + blob[at:]
+        return f"{name}: {short(self.data)} inserted at {at}"
+
+
+@dataclass(frozen=True)
+class ResultNumber(ResultOp):
+    """Every bandwidth figure of a file (perftest's BW columns, nccl-tests' busbw) becomes `value`."""
+
+    value: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        text = files[name].decode("utf-8", "surrogateescape")
+        text = _PERFTEST_ROW.sub(lambda m: m.group(1) + self.value + m.group(3) + self.value, text)
+        text = _BUSBW_ROW.sub(lambda m: m.group(1) + self.value, text)
+        files[name] = text.encode("utf-8", "surrogateescape")
+        return f"{name}: bandwidth {self.value!r}"
+
+
+@dataclass(frozen=True)
+class ResultKind(ResultOp):
+    kind: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        if self.kind == "FIFO":
+            files[name] = Fifo()
+        elif self.kind == "directory":
+            files[name] = Directory()
+        elif self.kind == "link to /dev/zero":
+            files[name] = Symlink("/dev/zero")
+        elif self.kind == "empty":
+            files[name] = b""
+        elif self.kind == "binary":
+            files[name] = bytes(range(256)) * 4
+        else:
+            files[name] = Sparse(60 << 20)
+        return f"{name}: {self.kind}"
+
+
+def result_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    return st.one_of(
+        st.builds(
+            ResultText,
+            index,
+            st.integers(0, 1000),
+            st.sampled_from(CONTROL + FORMAT + INJECTION + WORDS + ["\n#", "\n  1048576 1 391.24 391.02 0.04\n"]) | hostile_text(),
+        ),
+        st.builds(ResultNumber, index, st.sampled_from(IMPOSSIBLE + MALFORMED_NUMBERS + ["391.24", "0", "0.0001"])),
+        st.builds(ResultKind, index, st.sampled_from(RESULT_KINDS)),
+    )
+
+
+def _plan_hashes(plan: Path) -> dict[str, str]:
+    return {str(path.relative_to(plan)): hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(plan.rglob("*")) if path.is_file()}
+
+
+def results_case(plans: dict[str, Path], base: str, ops: tuple, report: str) -> Case:
+    """`testplan check` of a real plan with results edited by `ops`; `report`: where --report goes
+    ("" none, "beside", "in the plan", "over a plan file")."""
+    files: dict[str, object] = {f"results/{target}": (REPO / "tests" / "data" / "testplan" / source).read_bytes() for target, source in RESULT_SOURCES.items()}
+    said = [op.apply(files) for op in ops]
+    impossible = any(
+        (isinstance(op, ResultNumber) and op.value in IMPOSSIBLE) or (isinstance(op, ResultKind) and op.kind in ("FIFO", "directory", "link to /dev/zero"))
+        for op in ops
+    )
+    into_plan = report in ("in the plan", "over a plan file")
+    where = {"beside": "{dir}/report.md", "in the plan": "{dir}/plan/report.md", "over a plan file": "{dir}/plan/testplan.md"}.get(report)
+    hashes: dict[str, str] = {}
+
+    def prepare(directory: Path) -> None:
+        hashes.update(_plan_hashes(directory / "plan"))
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if _plan_hashes(directory / "plan") != hashes:
+            return "changed the plan it checks"
+        return None
+
+    return Case(
+        generator="results",
+        command="testplan",
+        argv=("testplan", "check", "{dir}/plan", *(f"{{dir}}/{name}" for name in sorted(files)), *(["--report", where] if where else [])),
+        files=files,
+        mutations=said + ([f"--report {report}"] if report else []),
+        ops=ops,
+        rebuild=lambda ops: results_case(plans, base, ops, report),
+        copy_tree=(plans[base], "plan"),
+        must_refuse="a results file no test could print" if impossible else ("a report inside the plan" if into_plan else ""),
+        base=f"{base} plan",
+        prepare=prepare,
+        check=check,
+    )
+
+
+def results_cases(plans: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(plans)))
+        ops = draw(st.lists(result_ops(), min_size=0, max_size=3))
+        report = draw(st.sampled_from(["", "", "beside", "in the plan", "over a plan file"]))
+        return results_case(plans, base, tuple(ops), report)
 
     return cases()
 

@@ -39,6 +39,11 @@ def bases(tmp_path_factory) -> dict[str, Path]:
     return fuzzing.build_bases(tmp_path_factory.mktemp("fuzz-bases"))
 
 
+@pytest.fixture(scope="module")
+def plans(bases, tmp_path_factory) -> dict[str, Path]:
+    return fuzzing.plan_bases(bases, tmp_path_factory.mktemp("fuzz-plans"))
+
+
 def run(case: fuzzing.Case, directory: Path, limits: fuzzing.Profile = QUICK) -> tuple[fuzzing.Outcome, fuzzing.Finding | None]:
     outcome = fuzzing.run_case(case, directory, limits)
     return outcome, fuzzing.judge(case, outcome, directory)
@@ -261,3 +266,11 @@ def test_fuzz_device_answers(bases, tmp_path):
     control characters or hundreds of MiB long (through the real SonicDriver). A failing getter is
     never a match; a huge answer is not read whole."""
     campaign("answers", fuzzing.answer_cases(bases), tmp_path)
+
+
+def test_fuzz_results_files(plans, tmp_path):
+    """`testplan check` of a real plan with perftest and nccl-tests/rccl-tests outputs edited:
+    hostile text, bandwidths no link can carry, NaN, a FIFO, a directory, a link to /dev/zero, a
+    60 MiB file, a --report aimed into the plan. Impossible input is refused at once; the plan is
+    never changed."""
+    campaign("results", fuzzing.results_cases(plans), tmp_path)
