@@ -20,9 +20,8 @@ import yaml
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
-from fabricgen.export.batfish import with_dummy_secrets
 from fabricgen.pipeline import build as build_intent
-from fabricgen.secrets import names_in
+from fabricgen.secrets import dummy_secrets, names_in
 from tests.conftest import INTENTS
 from tests.push_build import rehash
 
@@ -251,10 +250,13 @@ def test_batfish_snapshot_has_the_layout_batfish_reads(builds, tmp_path):
         if nos == "nxos":
             config = (out / f"configs/{name}.cfg").read_text()
             assert config.splitlines()[0] == "!RANCID-CONTENT-TYPE: cisco-nx"
-            assert config.split("\n", 1)[1] == with_dummy_secrets((builds["sonic"] / f"configs/{name}.cfg").read_text())
+            built = (builds["sonic"] / f"configs/{name}.cfg").read_text()
+            assert config.split("\n", 1)[1] == dummy_secrets({f"configs/{name}.cfg": built}).fill(built)
         else:
             built = (builds["sonic"] / f"configs/{name}/config_db.json").read_text()
-            assert (out / f"sonic_configs/{name}/config_db.json").read_text() == with_dummy_secrets(built)
+            assert (out / f"sonic_configs/{name}/config_db.json").read_text() == dummy_secrets({f"configs/{name}/config_db.json": built}).fill(
+                built, in_json=True
+            )
     assert names_in((out / "sonic_configs/be-spine01/frr.conf").read_text()) == set()  # dummies, never placeholders or values
 
 

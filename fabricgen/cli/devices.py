@@ -102,7 +102,7 @@ def push_command(
 
     Addresses come from the build's management plan or --inventory; credentials from
     FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere; secrets
-    the configs name (`<<secret:NAME>>`) from FABRICGEN_SECRET_<NAME> or --secrets FILE, filled
+    the configs name (`<<secret=NAME>>`) from FABRICGEN_SECRET_<NAME> or --secrets FILE, filled
     in memory, masked in everything printed. Each commit reverts by itself unless confirmed after
     verification (commit-confirm). NX-OS goes
     through NAPALM's nxos (NX-API) driver, its TLS certificate verified; SONiC through fabricgen's
