@@ -105,9 +105,10 @@ def testplan_check_command(
     fabric links short pairs share) and run (peak and average bus bandwidth as printed). Exit 0
     all met, 1 below a threshold, 2 on bad input."""
     from fabricgen.testplan.check import as_json as as_json_text
-    from fabricgen.testplan.check import as_markdown, check_results
+    from fabricgen.testplan.check import as_markdown, check_reports, check_results
 
     problems = ProblemFormat.json if as_json else ProblemFormat.text
+    run_or_exit(lambda: check_reports({"--json-report": json_file, "--report": report_file}, results), problems)
     result = run_or_exit(lambda: check_results(plan_dir, results), problems)
     text = as_markdown(result)
     if as_json:
