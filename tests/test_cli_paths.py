@@ -281,3 +281,19 @@ def test_a_default_destination_too_long_for_its_suffix_is_refused(fixtures, tmp_
         assert result.returncode == 2, result.stderr
         assert "NAME_MAX" in result.stderr and len(result.stderr) < SHORT and "Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [copy.name]
+
+
+def test_a_refused_path_answers_github_with_an_annotation(fixtures, tmp_path):
+    result = fabricgen("validate", tmp_path / ("n" * 300), "--format", "github", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout.startswith("::error title=fabricgen arguments::INTENT: a name in the path is 300 bytes long ('nnn"), result.stdout
+    assert result.stdout.count("\n") == 1
+
+
+def test_the_intent_path_asked_for_on_the_terminal_is_checked_as_o_is(tmp_path):
+    (tmp_path / "FILE").write_text("")
+    answers = "64\n\n\n\n\n\n\n\nFILE/cluster.yaml\n"  # every default, then a path under a file
+    result = fabricgen("init", "--interactive", cwd=tmp_path, stdin=answers)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--output: 'FILE' is not a directory" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
