@@ -243,7 +243,7 @@ def test_batfish_snapshot_has_the_layout_batfish_reads(builds, tmp_path):
     out = export("batfish", builds["sonic"], tmp_path / "bf")
     expected = {f"configs/{name}.cfg" for name, nos in switches.items() if nos == "nxos"}
     expected |= {f"sonic_configs/{name}/{file}" for name, nos in switches.items() if nos == "sonic" for file in ("config_db.json", "frr.conf")}
-    assert tree(out) == expected | {"batfish/layer1_topology.json", "manifest.json"}
+    assert tree(out) == expected | {"batfish/layer1_topology.json", "manifest.json", "fabricgen-output.json"}
     assert any(nos == "sonic" for nos in switches.values()) and any(nos == "nxos" for nos in switches.values())
     for name, nos in switches.items():
         # the build's files, their secret placeholders as dummies (tests/test_batfish_export.py)
@@ -354,7 +354,7 @@ NETBOX_COLUMNS = {
 
 def test_netbox_csv_files_use_the_import_forms_columns(builds, tmp_path):
     out = export("netbox", builds["layout"], tmp_path / "nb")
-    assert tree(out) == set(NETBOX_COLUMNS) | {"manifest.json"}
+    assert tree(out) == set(NETBOX_COLUMNS) | {"manifest.json", "fabricgen-output.json"}
     for name, columns in NETBOX_COLUMNS.items():
         with open(out / name, newline="") as handle:
             assert next(csv.reader(handle)) == columns, name
