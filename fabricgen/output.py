@@ -5,9 +5,14 @@ then swapped in with one rename (Linux renameat2 RENAME_EXCHANGE when replacing 
 so there is no moment without a complete build). A failure before the swap removes the staging
 directory and leaves the previous build untouched.
 
-Only a directory that is empty, or holds an earlier fabricgen build and nothing else (every entry
-listed in its manifest.json), is ever replaced; anything else there (`.git/`, a user's notes) makes
-the build refuse, naming it, with nothing deleted.
+Only a directory that is empty, or holds an earlier fabricgen output of the same kind and nothing
+else (every entry listed in its manifest.json), is ever replaced; anything else there (`.git/`, a
+user's notes) makes the write refuse, naming it, with nothing deleted. The kinds (`Contents`): a
+build replaces a build; an export replaces only an export of the same format of the same fabric,
+a test plan only a test plan of the same fabric. Exports and plans say what they are in a marker,
+fabricgen-output.json, listed in their manifest.json like any of their files; a build is a
+directory whose manifest lists topology.json. Nothing is ever written inside a directory fabricgen
+wrote (`enclosing_output`): it is verified as a whole and would no longer be.
 
 Staging directories are named `.<destination>.<pid>-<random>.partial` (and `.old` for a replaced
 build on filesystems without RENAME_EXCHANGE) and locked (flock) while their build runs. One left
@@ -21,17 +26,25 @@ import contextlib
 import ctypes
 import ctypes.util
 import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from fabricgen.build_dir import MANIFEST, list_build, read_manifest
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from fabricgen.build_dir import MANIFEST, Manifest, list_build, read_manifest
 from fabricgen.errors import OutputError, Problem
-from fabricgen.trust import check_build_path
+from fabricgen.trust import Hostname, Token, check_build_path, quoted
+from fabricgen.user_paths import SHOWN, UnreadableFile, read_regular_file
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -45,17 +58,157 @@ def check_relative_path(path: str) -> None:
         raise OutputError(Problem(f"refusing to write {path!r}: not a plain relative file name")) from None
 
 
+# --- what a directory fabricgen wrote holds ---------------------------------------------------------
+
+MARKER = "fabricgen-output.json"
+MAX_MARKER_BYTES = 4096
+Kind = Literal["build", "export", "testplan"]
+_NOUNS: dict[str, str] = {"build": "build", "export": "export", "testplan": "test plan"}
+
+
+class OutputMarker(BaseModel):
+    """fabricgen-output.json in an export or a test plan: what the directory holds. Read back as
+    hostile input: bounded, its sha256 the one manifest.json lists, every field checked; it names
+    no path."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["export", "testplan"]
+    format: Token | None = None  # an export's format (batfish, nornir ...)
+    fabric: Hostname  # the fabric of the build it was written from
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a directory fabricgen wrote holds. `fabric` and `format` are None where nothing
+    recorded them: a build (its fabric is in topology.json, not read here), or an export or a plan
+    written before the marker existed."""
+
+    kind: Kind
+    fabric: str | None = None
+    format: str | None = None
+    intent: str | None = None  # the intent file its manifest.json names
+
+    @property
+    def noun(self) -> str:
+        return _NOUNS[self.kind]
+
+    @property
+    def directory(self) -> str:
+        """'the build directory', 'the batfish export directory' ..."""
+        return f"the {self.format + ' ' if self.kind == 'export' and self.format else ''}{self.noun} directory"
+
+    def describe(self) -> str:
+        """What the directory holds, for a message: the build of intent 'x.yaml', the batfish
+        export of fabric 'x', the test plan of fabric 'x'."""
+        if self.kind == "build":
+            return f"the build of intent {quoted(self.intent)}" if self.intent else "a build"
+        if self.fabric is None:
+            return f"{'an' if self.kind == 'export' else 'a'} {self.noun} that an earlier fabricgen wrote without saying of what"
+        what = f"the {self.format} export" if self.format else f"the {self.noun}"
+        return f"{what} of fabric {quoted(self.fabric)}"
+
+    def may_replace(self, existing: Contents) -> bool:
+        """Whether writing this may replace `existing`: a build any build; an export or a plan only
+        its own earlier self (the same kind, format and fabric, each recorded)."""
+        if self.kind == "build":
+            return existing.kind == "build"
+        return existing.fabric is not None and (existing.kind, existing.fabric, existing.format) == (self.kind, self.fabric, self.format)
+
+
+def marker(kind: Literal["export", "testplan"], fabric: str, format_name: str | None = None) -> dict[str, bytes]:
+    """The marker file of an export or a test plan, to write with its files (and list in its manifest)."""
+    document = OutputMarker(kind=kind, format=format_name, fabric=fabric).model_dump(mode="json", exclude_none=True)
+    return {MARKER: (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()}
+
+
+def contents_of(files: Mapping[str, bytes]) -> Contents:
+    """What `files` (about to be written) are: their marker says, else they are a build."""
+    if MARKER not in files:
+        return Contents("build")
+    found = OutputMarker.model_validate_json(files[MARKER])
+    return Contents(found.kind, found.fabric, found.format)
+
+
 def foreign_entries(directory: Path) -> list[str]:
-    """What in `directory` is not part of a fabricgen build: [] for an empty directory or one that
-    holds an earlier build and nothing else; every entry when there is no manifest of ours."""
+    """What in `directory` is not part of what fabricgen wrote there: [] for an empty directory or
+    one that holds an earlier output and nothing else; every entry when there is no manifest of ours."""
     entries = sorted(entry.name + ("/" if entry.is_dir() and not entry.is_symlink() else "") for entry in os.scandir(directory))
     if not entries:
         return []
-    try:
-        manifest = read_manifest(directory, OutputError, any_version=True)  # an older build of ours is ours
-    except OutputError:
+    manifest = _manifest(directory)
+    if manifest is None:
         return entries
     return list_build(directory, manifest.files.keys() | {MANIFEST})[1]
+
+
+def existing_contents(directory: Path) -> Contents | None:
+    """What the existing directory `directory` holds: None when it is empty; OutputError naming
+    every entry that is not part of what fabricgen wrote there (all of them without a manifest of
+    ours), or a marker that is not the one its manifest lists."""
+    foreign = foreign_entries(directory)
+    if foreign:
+        more = len(foreign) - MAX_FOREIGN_SHOWN
+        listed = ", ".join(quoted(entry) for entry in foreign[:MAX_FOREIGN_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+        raise OutputError(
+            Problem(
+                f"{quoted(directory, SHOWN)} holds what fabricgen did not write there: {listed}",
+                hint="choose an empty or new directory with -o; fabricgen only replaces its own builds, plans and exports, and nothing else in them",
+            )
+        )
+    manifest = _manifest(directory)
+    if manifest is None:
+        return None  # empty
+    return _contents(directory, manifest, strict=True)
+
+
+def enclosing_output(path: Path) -> tuple[Path, Contents] | None:
+    """The nearest directory above `path` that fabricgen wrote (it holds a manifest.json of ours),
+    and what it holds; None when there is none. Symbolic links on the way are followed."""
+    for directory in Path(os.path.realpath(path)).parents:
+        manifest = _manifest(directory)
+        if manifest is not None:
+            return directory, _contents(directory, manifest, strict=False)
+    return None
+
+
+def _manifest(directory: Path) -> Manifest | None:
+    """`directory`/manifest.json as a Manifest of any fabricgen version (an older output of ours
+    is ours), or None when there is none, it is not a regular file, or it is not ours."""
+    try:
+        if not stat.S_ISREG(os.lstat(directory / MANIFEST).st_mode):
+            return None  # a FIFO named manifest.json is never opened: that would wait for a writer
+    except OSError:
+        return None
+    try:
+        return read_manifest(directory, OutputError, any_version=True)
+    except OutputError:
+        return None
+
+
+def _contents(directory: Path, manifest: Manifest, strict: bool) -> Contents:
+    """What a directory with this manifest holds: its marker's word; without one, a test plan
+    (testplan.json), a build (topology.json) or an older export. `strict`: a marker that cannot be
+    read or is not the one manifest.json lists is an OutputError; otherwise it is passed over."""
+    files = manifest.files
+    if MARKER in files:
+        try:
+            data = read_regular_file(directory / MARKER, MAX_MARKER_BYTES, follow_symlinks=False)
+            if hashlib.sha256(data).hexdigest() != files[MARKER]:
+                raise UnreadableFile("differs from what fabricgen wrote (its sha256 in manifest.json)")
+            found = OutputMarker.model_validate_json(data)
+            return Contents(found.kind, found.fabric, found.format, manifest.intent.file)
+        except (UnreadableFile, ValidationError) as exc:
+            if strict:
+                reason = exc.reason if isinstance(exc, UnreadableFile) else "not what fabricgen writes there"
+                raise OutputError(
+                    Problem(f"{quoted(directory, SHOWN)}: {MARKER}: {reason}", hint="remove the directory if it is yours, or choose another -o")
+                ) from None
+    if "testplan.json" in files:
+        return Contents("testplan", intent=manifest.intent.file)
+    if "topology.json" in files:
+        return Contents("build", intent=manifest.intent.file)
+    return Contents("export", intent=manifest.intent.file)
 
 
 def beside(build_dir: Path, suffix: str) -> Path:
@@ -65,21 +218,32 @@ def beside(build_dir: Path, suffix: str) -> Path:
 
 
 def write_build(files: Mapping[str, bytes], destination: Path) -> None:
-    """Replace `destination` with exactly `files` (relative path -> content)."""
+    """Replace `destination` with exactly `files` (relative path -> content): a build, or an
+    export or a test plan (their marker among the files says which). OutputError, nothing
+    deleted, when the destination is inside a directory fabricgen wrote, or holds anything but an
+    earlier output this one may replace (`Contents.may_replace`)."""
     for path in files:
         check_relative_path(path)
+    writing = contents_of(files)
     # A symlink to an earlier build means "that build": replace the directory it points to.
     destination = destination.resolve()
+    inside = enclosing_output(destination)
+    if inside is not None:
+        raise OutputError(
+            Problem(
+                f"{quoted(destination, SHOWN)} is inside {inside[1].directory} {quoted(inside[0], SHOWN)}: writing there would overwrite the {inside[1].noun}",
+                hint="choose another -o, outside it",
+            )
+        )
     if destination.exists():
         if not destination.is_dir():
-            raise OutputError(Problem(f"{destination} exists and is not a directory", hint="choose another -o"))
-        foreign = foreign_entries(destination)
-        if foreign:
-            shown = ", ".join(foreign[:MAX_FOREIGN_SHOWN]) + (f" and {len(foreign) - MAX_FOREIGN_SHOWN} more" if len(foreign) > MAX_FOREIGN_SHOWN else "")
+            raise OutputError(Problem(f"{quoted(destination, SHOWN)} exists and is not a directory", hint="choose another -o"))
+        existing = existing_contents(destination)
+        if existing is not None and not writing.may_replace(existing):
             raise OutputError(
                 Problem(
-                    f"{destination} holds what is not part of a fabricgen build: {shown}",
-                    hint="choose an empty or new directory with -o; fabricgen only replaces its own builds, and nothing else in them",
+                    f"{quoted(destination, SHOWN)} holds {existing.describe()}, which {writing.describe()} may not replace; nothing was deleted",
+                    hint="choose another -o: a new or empty directory (fabricgen replaces a build with a build, an export or a plan only with its own newer self)",
                 )
             )
     parent = destination.parent

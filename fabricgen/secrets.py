@@ -24,6 +24,7 @@ config for `push` and `secrets render`, `Secrets.mask` takes them out of any tex
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -263,6 +264,7 @@ class Rule:
 
 _ANY = Rule(1, MAX_VALUE, "", "one token of printable ASCII; no tighter rule is documented")
 DUMMY = "fabricgenDummy1"  # 15 letters and digits: inside every rule below but the password hash's form
+CRYPT_ALPHABET = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # crypt(3)'s hash characters, in order
 
 
 def _branch(release: str | None) -> int | None:
@@ -286,8 +288,20 @@ class Slot:
     line: re.Pattern[str] | None = None
     table: str | None = None
     field: str | None = None
-    dummy: str = DUMMY  # a value every rule of the slot takes, for tools that parse configs (Batfish)
+    dummy: str = DUMMY  # the form of a stand-in every rule of the slot takes, for tools that parse configs (Batfish)
     placed: bool = True  # fabricgen writes a placeholder here (else: only a device may hold it)
+
+    def dummy_for(self, name: str) -> str:
+        """A stand-in for secret `name` in this slot: of the slot's `dummy` form (a SHA-256 crypt
+        hash, or 15 letters and digits), derived from the name alone, so the same secret gets the
+        same stand-in on every switch (both ends of a keyed BGP session agree) and two secrets
+        get two."""
+        digest = hashlib.sha256(f"fabricgen dummy secret {name}".encode()).digest()
+        if self.dummy.startswith("$5$"):  # crypt(3)'s SHA-256 form: $5$SALT$ and 43 characters of ./0-9A-Za-z
+            salt = "".join(CRYPT_ALPHABET[b % 64] for b in digest[:8])
+            body = hashlib.sha512(digest).digest()
+            return f"$5${salt}${''.join(CRYPT_ALPHABET[b % 64] for b in body[:42])}{CRYPT_ALPHABET[body[42] % 16]}"
+        return "fgDummy" + digest[:4].hex()  # as DUMMY: 15 letters and digits
 
     def rule(self, release: str | None) -> Rule:
         """The rule for `release`; the strictest of all when the release is not a community
@@ -626,7 +640,7 @@ def dummy_secrets(files: Mapping[str, str]) -> Secrets:
     for path, text in files.items():
         found, _ = placements(path, text)
         for placement in found:
-            values.setdefault(placement.name, placement.slot.dummy)
+            values.setdefault(placement.name, placement.slot.dummy_for(placement.name))
         for name in names_in(text):
             values.setdefault(name, DUMMY)
     return Secrets(values)

@@ -38,7 +38,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -365,6 +365,19 @@ class SonicTarget:
                 continue
         return found
 
+    def expire_timer(self, timeout: float = 60) -> None:
+        """The pending commit's confirm timer fires now, as its `sleep` running out would: its
+        sleep (the second pid of the pid file the driver's timer script writes) ends, and the
+        script goes on to restore the checkpoint. A test gives the commit a long confirm window,
+        so a loaded machine cannot let it run out before the test acts, and still sees the
+        device revert by itself without waiting the window out."""
+        pid_file = self.sonic_dir / "fabricgen" / "confirm-timer.pid"
+        wait_until(lambda: len(pid_file.read_text().split()) == 2 if pid_file.exists() else False, timeout, "the confirm timer's pid file")
+        leader, sleep = map(int, pid_file.read_text().split())
+        running = self.timers()
+        assert leader in running and sleep in running, f"the pid file names no running confirm timer: {leader} {sleep}, timers {running}"
+        os.kill(sleep, signal.SIGTERM)
+
     def stop(self) -> None:
         """sshd and every session it started (one process group), and anything a session detached
         into the target's mount namespace; the mount namespace goes with them."""
@@ -379,6 +392,16 @@ class SonicTarget:
                 _kill_group(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5)
         _kill_group(self.process.pid, signal.SIGKILL)  # sessions left behind by a killed sshd
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.1) -> None:
+    """Polls `condition` until it holds. A wait on an event: `timeout` only bounds a failure
+    (AssertionError naming `what`), it is no window a loaded machine has to hit."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(interval)
 
 
 def _kill_group(pgid: int, sig: int) -> None:

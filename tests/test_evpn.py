@@ -146,6 +146,65 @@ def test_frr_accepts_every_evpn_frr_conf(evpn_builds, gpus, tmp_path):
     assert "advertise-all-vni" not in confs[spine.name]
 
 
+def _bgp_instances(frr_conf: str) -> dict[str, list[str]]:
+    """FRR: each `router bgp ...` line -> the lines of its block, up to its `exit`."""
+    instances: dict[str, list[str]] = {}
+    block: list[str] | None = None
+    for line in frr_conf.splitlines():
+        if line.startswith("router bgp "):
+            block = instances.setdefault(line, [])
+        elif line == "exit":
+            block = None
+        elif block is not None:
+            block.append(line.strip())
+    return instances
+
+
+def _nxos_bgp_vrfs(config) -> dict[str, list[str]]:
+    """NX-OS: each `vrf NAME` under `router bgp` -> its lines (every depth below it)."""
+    vrfs: dict[str, list[str]] = {}
+    block: list[str] | None = None
+    for line in config.router_bgp:
+        if line.startswith("  ") and not line.startswith("   "):
+            block = vrfs.setdefault(line.strip().removeprefix("vrf "), []) if line.startswith("  vrf ") else None
+        elif block is not None:
+            block.append(line.strip())
+    return vrfs
+
+
+@pytest.mark.parametrize("gpus", [256, 512])
+def test_every_tenant_vrf_balances_over_every_vtep_of_a_subnet(evpn_builds, gpus):
+    """A per-rail segment's subnet is announced (type 5) by the rail's leaf in every scalable unit,
+    each leaf in its own ASN (RFC 7938): equal-length AS paths that differ. BGP multipath takes
+    only identical AS paths unless `bestpath as-path multipath-relax` is set, and both NOSes set it
+    per BGP instance (NX-OS: `router bgp` and each `vrf` under it; FRR: each `router bgp ... vrf`),
+    so without it in the tenant VRF each remote subnet is installed via one VTEP of two, whatever
+    `maximum-paths` says. Every BGP instance that may use several paths must relax: NX-OS configs,
+    SONiC frr.conf and the NX-OS switches' routing twins alike."""
+    nxos = evpn_builds[(gpus, "nxos")]
+    vrfs_seen = 0
+    for device in nxos.fabric.by_role(Role.LEAF):
+        config = parse_nxos(nxos.files[f"configs/{device.name}.cfg"].decode())
+        assert "  bestpath as-path multipath-relax" in config.router_bgp, device.name
+        tenants = {s.tenant.vrf for s in nxos.compiled.evpn_of(device.network).leaf_segments(device)}
+        vrfs = _nxos_bgp_vrfs(config)
+        assert set(vrfs) == tenants, device.name
+        for vrf, lines in vrfs.items():
+            assert lines[0] == "bestpath as-path multipath-relax", (device.name, vrf)  # before the address family, as NX-OS shows it
+            assert any(line.startswith("maximum-paths ") for line in lines), (device.name, vrf)
+            vrfs_seen += 1
+    frr_files = {name: data.decode() for name, data in nxos.files.items() if name.startswith("lab/frr/")}
+    sonic = evpn_builds[(gpus, "sonic")]
+    frr_files |= {name: data.decode() for name, data in sonic.files.items() if name.endswith("/frr.conf")}
+    tenant_instances = 0
+    for name, text in frr_files.items():
+        for instance, lines in _bgp_instances(text).items():
+            if any(line.startswith("maximum-paths ") and line != "maximum-paths 1" for line in lines):
+                assert "bgp bestpath as-path multipath-relax" in lines, (name, instance)
+                tenant_instances += " vrf " in instance
+    assert vrfs_seen > 0 and tenant_instances > 0
+
+
 def test_the_512_gpu_intent_runs_evpn_like_the_whitepaper(whitepaper):
     build = whitepaper[512]
     overlay = build.compiled.evpn_of(Network.BACKEND)

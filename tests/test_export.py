@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from fabricgen.cli import app
 from fabricgen.pipeline import build as build_intent
+from fabricgen.secrets import dummy_secrets, names_in
 from tests.conftest import INTENTS
 from tests.push_build import rehash
 
@@ -242,16 +243,21 @@ def test_batfish_snapshot_has_the_layout_batfish_reads(builds, tmp_path):
     out = export("batfish", builds["sonic"], tmp_path / "bf")
     expected = {f"configs/{name}.cfg" for name, nos in switches.items() if nos == "nxos"}
     expected |= {f"sonic_configs/{name}/{file}" for name, nos in switches.items() if nos == "sonic" for file in ("config_db.json", "frr.conf")}
-    assert tree(out) == expected | {"batfish/layer1_topology.json", "manifest.json"}
+    assert tree(out) == expected | {"batfish/layer1_topology.json", "manifest.json", "fabricgen-output.json"}
     assert any(nos == "sonic" for nos in switches.values()) and any(nos == "nxos" for nos in switches.values())
     for name, nos in switches.items():
+        # the build's files, their secret placeholders as dummies (tests/test_batfish_export.py)
         if nos == "nxos":
             config = (out / f"configs/{name}.cfg").read_text()
             assert config.splitlines()[0] == "!RANCID-CONTENT-TYPE: cisco-nx"
-            assert config.split("\n", 1)[1] == (builds["sonic"] / f"configs/{name}.cfg").read_text()
+            built = (builds["sonic"] / f"configs/{name}.cfg").read_text()
+            assert config.split("\n", 1)[1] == dummy_secrets({f"configs/{name}.cfg": built}).fill(built)
         else:
-            assert (out / f"sonic_configs/{name}/config_db.json").read_bytes() == (builds["sonic"] / f"configs/{name}/config_db.json").read_bytes()
-    assert "<<secret" in (out / "sonic_configs/be-spine01/frr.conf").read_text()  # placeholders, never values
+            built = (builds["sonic"] / f"configs/{name}/config_db.json").read_text()
+            assert (out / f"sonic_configs/{name}/config_db.json").read_text() == dummy_secrets({f"configs/{name}/config_db.json": built}).fill(
+                built, in_json=True
+            )
+    assert names_in((out / "sonic_configs/be-spine01/frr.conf").read_text()) == set()  # dummies, never placeholders or values
 
 
 def test_batfish_layer1_lists_every_cable_between_switches_both_ways(builds, tmp_path):
@@ -348,7 +354,7 @@ NETBOX_COLUMNS = {
 
 def test_netbox_csv_files_use_the_import_forms_columns(builds, tmp_path):
     out = export("netbox", builds["layout"], tmp_path / "nb")
-    assert tree(out) == set(NETBOX_COLUMNS) | {"manifest.json"}
+    assert tree(out) == set(NETBOX_COLUMNS) | {"manifest.json", "fabricgen-output.json"}
     for name, columns in NETBOX_COLUMNS.items():
         with open(out / name, newline="") as handle:
             assert next(csv.reader(handle)) == columns, name

@@ -5,6 +5,7 @@ bounded, and no secret's value reaches a build."""
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -244,7 +245,7 @@ def test_radius_snmp_communities_and_lldp_off(write_intent):
     assert "snmp-server community <<secret=legacy-ro>> group network-operator" in lines
     assert "snmp-server community <<secret=legacy-ro>> use-ipv4acl MGMT-ACCESS" in lines
     acl = config.blocks["ip access-list MGMT-ACCESS"]
-    assert any(rule.endswith("permit udp 10.250.0.15/32 eq 1812 any") for rule in acl)
+    assert any(rule.endswith("permit udp 10.250.0.15/32 eq 1812 any gt 1023") for rule in acl)
     assert any(rule.endswith("permit udp 10.250.0.0/24 any eq 161") for rule in acl)
     assert "clock timezone IST 5 30" in lines
 
@@ -259,6 +260,90 @@ def test_every_acl_source_is_a_network_or_a_server(secured):
     for rule in parse_nxos(text).blocks["ip access-list MGMT-ACCESS"][:-1]:
         source = ipaddress.ip_network(rule.split()[3])
         assert source in networks or (source.prefixlen == 32 and str(source.network_address) in servers), rule
+
+
+@dataclass(frozen=True)
+class Packet:
+    protocol: str  # tcp, udp, icmp
+    source: str
+    source_port: int = 0
+    port: int = 0
+    ack: bool = False  # a TCP packet with ACK (or RST) set: NX-OS's `established`
+
+
+def _ports_match(words: list[str], port: int) -> tuple[bool, list[str]]:
+    """An optional port operator at the head of `words` (eq, gt, lt, neq, range): whether `port`
+    matches, and the words after it."""
+    if words and words[0] in ("eq", "gt", "lt", "neq"):
+        operator, value = words[0], int(words[1])
+        matched = {"eq": port == value, "gt": port > value, "lt": port < value, "neq": port != value}[operator]
+        return matched, words[2:]
+    if words and words[0] == "range":
+        return int(words[1]) <= port <= int(words[2]), words[3:]
+    return True, words
+
+
+def acl_verdict(rules: list[str], packet: Packet) -> str:
+    """First match of an NX-OS IPv4 ACL as fabricgen writes it (`SEQ permit|deny PROTO SRC [port]
+    DST [port] [established] [log]`, DST always `any`): "permit" or "deny" (the implicit deny
+    ends every ACL). NX-OS Security Command Reference, permit (IPv4): `established` matches TCP
+    packets with ACK or RST set; eq/gt/lt/neq/range compare the port."""
+    for rule in rules:
+        words = rule.split()
+        action, protocol, source, words = words[1], words[2], words[3], words[4:]
+        if protocol not in ("ip", packet.protocol):
+            continue
+        if source != "any" and ipaddress.ip_address(packet.source) not in ipaddress.ip_network(source):
+            continue
+        source_port_ok, words = _ports_match(words, packet.source_port)
+        assert words[0] == "any", rule
+        port_ok, words = _ports_match(words[1:], packet.port)
+        established_ok = "established" not in words or packet.ack
+        assert set(words) <= {"established", "log"}, rule
+        if source_port_ok and port_ok and established_ok:
+            return action
+    return "deny"
+
+
+OUTSIDE_SERVERS = {"tacacs": "192.0.2.11", "radius": "192.0.2.15", "ntp": "192.0.2.21", "dns": "192.0.2.53"}
+
+
+def test_servers_outside_the_management_networks_get_replies_in_and_nothing_else(write_intent):
+    """The ACL lets the AAA, NTP and DNS servers' replies in. A server outside the management
+    networks must not reach SSH, NX-API or SNMP, whatever source port it picks: a reply line
+    admits only established TCP (ACK/RST: no connection can be opened) and UDP to the switch's
+    client side (NTP's port 123, ephemeral ports above 1023; RFC 5905 9.1, RFC 6056 3.2)."""
+    management = {
+        "dns_servers": [OUTSIDE_SERVERS["dns"]],
+        "ntp": {"servers": [OUTSIDE_SERVERS["ntp"]], "key": "ntp-key"},
+        "tacacs": {"servers": [OUTSIDE_SERVERS["tacacs"]], "key": "tacacs-key"},
+        "radius": {"servers": [OUTSIDE_SERVERS["radius"]], "key": "radius-key"},
+        "snmp": {"users": [{"name": "nms-poller", "auth_key": "snmp-auth-key", "privacy_key": "snmp-priv-key"}]},
+        "access": {"management_networks": ["10.250.0.0/24"], "nxapi": True},
+    }
+    build = compile_intent(write_intent(yaml.safe_dump({"gpus": 64, "management": management}), name="outside"))
+    rules = parse_nxos(build.files["configs/be-spine01.cfg"].decode()).blocks["ip access-list MGMT-ACCESS"]
+    any_port = (0, 22, 49, 53, 123, 161, 443, 1812, 1813, 40000)
+    for role, server in OUTSIDE_SERVERS.items():
+        for source_port in any_port:
+            for port in (22, 443):  # SSH, NX-API: a connection starts with a SYN, no ACK
+                assert acl_verdict(rules, Packet("tcp", server, source_port, port)) == "deny", (role, source_port, port)
+            assert acl_verdict(rules, Packet("udp", server, source_port, 161)) == "deny", (role, source_port)  # SNMP
+            if role != "ntp":
+                assert acl_verdict(rules, Packet("udp", server, source_port, 123)) == "deny", (role, source_port)
+    replies = [
+        Packet("tcp", OUTSIDE_SERVERS["tacacs"], 49, 40000, ack=True),
+        Packet("udp", OUTSIDE_SERVERS["radius"], 1812, 40000),
+        Packet("udp", OUTSIDE_SERVERS["radius"], 1813, 40000),
+        Packet("udp", OUTSIDE_SERVERS["ntp"], 123, 123),  # ntpd's own port (RFC 5905 9.1)
+        Packet("udp", OUTSIDE_SERVERS["ntp"], 123, 40000),  # a client on an ephemeral port (RFC 9109)
+        Packet("udp", OUTSIDE_SERVERS["dns"], 53, 40000),
+    ]
+    for reply in replies:
+        assert acl_verdict(rules, reply) == "permit", reply
+    for port in (22, 443):  # the management networks keep their access
+        assert acl_verdict(rules, Packet("tcp", "10.250.0.7", 40000, port)) == "permit", port
+    assert acl_verdict(rules, Packet("udp", "10.250.0.7", 40000, 161)) == "permit"
 
 
 def test_tcp_ao_on_nxos_is_a_check_error_naming_the_field(write_intent):

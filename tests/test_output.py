@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from fabricgen import output
 from fabricgen.errors import FabricgenError, OutputError
 from fabricgen.pipeline import build
+from tests.cli_runner import fabricgen
 from tests.conftest import INTENTS
 
 
@@ -152,3 +155,134 @@ def test_a_file_written_without_replace_never_replaces_one(tmp_path):
     assert path.read_bytes() == b"first\n"
     output.write_file_atomic(path, b"third\n")
     assert path.read_bytes() == b"third\n" and [p.name for p in tmp_path.iterdir()] == ["intent.yaml"]
+
+
+# --- output ownership: an export, a plan and a build never replace one another (issue 30, item 3) ---
+
+TINY = INTENTS.parent / "tests" / "golden" / "tiny-nxos.yaml"
+TINY_SONIC = INTENTS.parent / "tests" / "golden" / "tiny-sonic.yaml"
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory) -> dict[str, Path]:
+    """Two fabrics, built once: tiny-nxos and tiny-sonic."""
+    base = tmp_path_factory.mktemp("two-builds")
+    return {"nxos": build(TINY, base / "nxos")[1], "sonic": build(TINY_SONIC, base / "sonic")[1]}
+
+
+def copied(source: Path, destination: Path) -> Path:
+    shutil.copytree(source, destination, symlinks=True)
+    return destination
+
+
+def refused(*args: object, cwd: Path | None = None) -> str:
+    """`fabricgen ARGS` must be refused: exit 2, no traceback. Returns stderr."""
+    result = fabricgen(*map(str, args), cwd=cwd)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+def accepted(*args: object) -> None:
+    result = fabricgen(*map(str, args))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("command", [("export", "nornir"), ("export", "batfish"), ("testplan",)], ids=" ".join)
+def test_export_and_testplan_over_another_build_are_refused_and_the_build_is_intact(two_builds, tmp_path, command):
+    victim = copied(two_builds["sonic"], tmp_path / "other-fabric")
+    before = tree(victim)
+    message = refused(*command, two_builds["nxos"], "-o", victim)
+    assert "holds the build of intent" in message and "nothing was deleted" in message, message
+    assert tree(victim) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other-fabric"]  # no staging directory left
+
+
+def test_an_export_never_replaces_a_plan_another_format_or_another_fabric(two_builds, tmp_path):
+    accepted("testplan", two_builds["nxos"], "-o", tmp_path / "plan")
+    accepted("export", "nornir", two_builds["nxos"], "-o", tmp_path / "nornir")
+    accepted("export", "nornir", two_builds["sonic"], "-o", tmp_path / "sonic-nornir")
+    plans, nornir, sonic = tree(tmp_path / "plan"), tree(tmp_path / "nornir"), tree(tmp_path / "sonic-nornir")
+    assert "the test plan of fabric 'tiny-nxos'" in refused("export", "nornir", two_builds["nxos"], "-o", tmp_path / "plan")
+    assert "the nornir export of fabric 'tiny-nxos'" in refused("export", "ansible", two_builds["nxos"], "-o", tmp_path / "nornir")
+    assert "the nornir export of fabric 'tiny-sonic'" in refused("export", "nornir", two_builds["nxos"], "-o", tmp_path / "sonic-nornir")
+    assert "the nornir export of fabric 'tiny-nxos'" in refused("testplan", two_builds["nxos"], "-o", tmp_path / "nornir")
+    assert "the test plan of fabric 'tiny-nxos'" in refused("testplan", two_builds["sonic"], "-o", tmp_path / "plan")
+    assert (tree(tmp_path / "plan"), tree(tmp_path / "nornir"), tree(tmp_path / "sonic-nornir")) == (plans, nornir, sonic)
+
+
+def test_an_export_and_a_plan_replace_their_own_earlier_output(two_builds, tmp_path):
+    accepted("export", "nornir", two_builds["nxos"], "-o", tmp_path / "nornir")
+    accepted("testplan", two_builds["nxos"], "-o", tmp_path / "plan")
+    (tmp_path / "nornir" / "hosts.yaml").unlink()  # an incomplete earlier export is still ours: every entry is listed
+    accepted("export", "nornir", two_builds["nxos"], "-o", tmp_path / "nornir")
+    accepted("testplan", two_builds["nxos"], "-o", tmp_path / "plan")
+    assert (tmp_path / "nornir" / "hosts.yaml").is_file()
+    assert json.loads((tmp_path / "plan" / output.MARKER).read_text()) == {"fabric": "tiny-nxos", "kind": "testplan"}
+    assert json.loads((tmp_path / "nornir" / output.MARKER).read_text()) == {"fabric": "tiny-nxos", "format": "nornir", "kind": "export"}
+
+
+def test_a_build_never_replaces_an_export_or_a_plan(two_builds, tmp_path):
+    accepted("export", "nornir", two_builds["nxos"], "-o", tmp_path / "nornir")
+    accepted("testplan", two_builds["nxos"], "-o", tmp_path / "plan")
+    for directory, what in ((tmp_path / "nornir", "the nornir export"), (tmp_path / "plan", "the test plan")):
+        before = tree(directory)
+        with pytest.raises(OutputError, match=what):
+            build(TINY, directory)
+        assert tree(directory) == before
+
+
+def test_an_edited_marker_is_refused_and_nothing_deleted(two_builds, tmp_path):
+    """The marker is read back as hostile input: one that is not what manifest.json lists (here
+    one claiming to be another fabric's export, so that an export would replace it) is refused."""
+    accepted("export", "nornir", two_builds["sonic"], "-o", tmp_path / "nornir")
+    forged = tmp_path / "nornir" / output.MARKER
+    forged.write_text('{"fabric": "tiny-nxos", "format": "nornir", "kind": "export"}\n')
+    before = tree(tmp_path / "nornir")
+    message = refused("export", "nornir", two_builds["nxos"], "-o", tmp_path / "nornir")
+    assert output.MARKER in message and "sha256" in message
+    assert tree(tmp_path / "nornir") == before
+
+
+@pytest.mark.parametrize("inside", ["build", "plan", "export"])
+def test_nothing_is_written_inside_a_directory_fabricgen_wrote(two_builds, tmp_path, inside):
+    directories = {
+        "build": copied(two_builds["nxos"], tmp_path / "build"),
+        "plan": tmp_path / "plan",
+        "export": tmp_path / "export",
+    }
+    accepted("testplan", directories["build"], "-o", directories["plan"])
+    accepted("export", "ansible", directories["build"], "-o", directories["export"])
+    target = directories[inside]
+    before = tree(target)
+    for args in (
+        ("build", TINY, "-o", target / "sub"),
+        ("export", "nornir", directories["build"], "-o", target / "sub" / "nornir"),
+        ("testplan", directories["build"], "-o", target / "plan"),
+        ("schema", "-o", target / "schema.json"),
+        ("init", "--gpus", "16", "--no-interactive", "-o", target / "x.yaml"),
+        ("analyze", directories["build"], "--no-traffic", "--report", target / "analysis.md"),
+    ):
+        message = refused(*args)
+        assert "writing there would overwrite the" in message, message
+    assert tree(target) == before
+
+
+def test_a_fifo_named_manifest_json_above_an_output_is_never_opened(tmp_path):
+    """Looking for a directory fabricgen wrote above an output opens manifest.json only when it
+    is a regular file: a FIFO planted there (in a shared /tmp) would block the open for ever."""
+    os.mkfifo(tmp_path / "manifest.json")
+    done = threading.Event()
+    results = []
+
+    def write_schema() -> None:
+        results.append(fabricgen("schema", "-o", tmp_path / "schema.json"))
+        done.set()
+
+    worker = threading.Thread(target=write_schema, daemon=True)
+    worker.start()
+    if not done.wait(120):  # only a failing run waits: it is stuck in open(); a writer releases it
+        os.close(os.open(tmp_path / "manifest.json", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+        pytest.fail("the FIFO manifest.json was opened and waited on")
+    assert results[0].returncode == 0 and (tmp_path / "schema.json").is_file()

@@ -221,7 +221,7 @@ def test_schema_command_refuses_an_unwritable_file(tmp_path):
     # a missing directory is created (cli.common.write_report); a file where it would be is not
     (tmp_path / "file").write_text("")
     result = runner.invoke(app, ["schema", "-o", str(tmp_path / "file" / "missing" / "intent.schema.json")])
-    assert result.exit_code == 2 and "cannot create the directory" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2 and f"--output: '{tmp_path / 'file'}' is not a directory" in result.output and "Traceback" not in result.output
 
 
 def test_description_paragraphs_are_unwrapped():

@@ -661,6 +661,7 @@ def test_each_slot_takes_its_dummy_and_refuses_what_its_field_refuses():
     for slot in SLOTS:
         for release in (None, "202405", "202511", "master", "10.4"):
             assert slot.rule(release).problem(slot.dummy) is None, (slot.where, release)
+            assert slot.rule(release).problem(slot.dummy_for("bgp-backend")) is None, (slot.where, release)
     tacacs = sonic_slot("TACPLUS", "passkey")
     assert tacacs.rule("202505").max_length == 65 and tacacs.rule("202511").max_length == 256 and tacacs.rule("master").max_length == 256
     assert tacacs.rule("4.4").max_length == 65  # a vendor's release: the strictest

@@ -239,6 +239,26 @@ def test_radius_beside_tacacs_is_a_second_server_table_and_login_method(tmp_path
         assert violations(db, build.configs[name].nos_release) == [], name
 
 
+def test_servers_outside_the_management_networks_get_no_control_plane_rule(tmp_path):
+    """SONiC needs no reply rules: caclmgrd accepts conntrack ESTABLISHED,RELATED before the
+    CTRLPLANE rules (sonic-host-services scripts/caclmgrd), which is exactly "replies to what the
+    switch asked". So a server outside the management networks appears in no rule, and each rule
+    admits a management network to its service's fixed ports only."""
+
+    def outside(doc):
+        doc["management"]["tacacs"]["servers"] = ["192.0.2.11"]
+        doc["management"]["ntp"]["servers"] = ["192.0.2.21"]
+        doc["management"]["dns_servers"] = ["192.0.2.53"]
+
+    build = compile_intent(_sonic_variant(tmp_path, 256, outside))
+    networks = ["10.250.0.0/24", "172.16.0.0/16"]
+    for name, db in config_dbs(build).items():
+        assert set(db["TACPLUS_SERVER"]) == {"192.0.2.11"}, name
+        for key, rule in db["ACL_RULE"].items():
+            assert rule["SRC_IP"] in networks and rule["PACKET_ACTION"] == "ACCEPT", (name, key)
+            assert set(rule) == {"PRIORITY", "PACKET_ACTION", "SRC_IP"}, (name, key)  # no port or flag of a server's
+
+
 def test_what_sonic_does_not_write_is_a_note_and_a_longer_minimum_password_an_error(tmp_path):
     build = compile_intent(_sonic_variant(tmp_path, 256))
     [note] = [n for n in build.compiled.notes if n.startswith("SONiC ")]

@@ -272,3 +272,172 @@ def test_json_prints_the_plan_that_testplan_json_holds(built_256, tmp_path):
     result = CliRunner().invoke(app, ["testplan", str(built_256), "-o", str(tmp_path / "plan"), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == json.loads((tmp_path / "plan" / "testplan.json").read_text())
+
+
+# --- results are hostile input: regular files, bounded, values that can be (issue 30, item 2) ---
+
+
+def _finishes_without_a_writer(action, release) -> object:
+    """action() in a thread; its result when it finishes although nothing is ever written to the
+    FIFO or pipe it is given. A reader blocked in open() or read() fails the test, after
+    `release()` lets it go (a writer opened and closed, the held writer closed), so the test
+    itself never hangs. The wait bounds a failure only: a run that refuses the file ends at once
+    and sets the event."""
+    import threading
+
+    done = threading.Event()
+    results: list[object] = []
+
+    def run() -> None:
+        try:
+            results.append(action())
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    if not done.wait(120):
+        release()
+        worker.join()
+        pytest.fail("the results file was opened and waited on")
+    return results[0]
+
+
+def test_a_fifo_as_results_file_is_refused_at_once(plan_256, tmp_path):
+    import os
+
+    from fabricgen.testplan.results import ResultProblem, read_result
+    from tests.cli_runner import fabricgen
+
+    fifo = tmp_path / "pair0001.txt"
+    os.mkfifo(fifo)
+
+    def release() -> None:  # a reader stuck in open() gets its writer; its read() then sees the end
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    result = _finishes_without_a_writer(lambda: fabricgen("testplan", "check", plan_256, fifo), release)
+    assert result.returncode == 2 and "RESULTS: " in result.stderr and "FIFO" in result.stderr, result.stderr
+
+    def read() -> str:  # the reader behind the command line refuses it on the open descriptor too
+        try:
+            read_result(fifo)
+        except ResultProblem as exc:
+            return exc.problem.message
+        return "read"
+
+    assert "FIFO" in _finishes_without_a_writer(read, release)
+
+
+def test_a_pipe_another_process_holds_open_is_refused_at_once(plan_256, tmp_path):
+    """`testplan check PLAN <(tool)`: /dev/fd/N of a pipe whose writer never writes or closes."""
+    import os
+
+    from tests.cli_runner import fabricgen
+
+    reader, writer = os.pipe()
+    held = [writer]
+
+    def release() -> None:  # the writer closed: a read() waiting on the pipe sees the end
+        os.close(held.pop())
+
+    try:
+        path = Path(f"/proc/self/fd/{reader}")
+        result = _finishes_without_a_writer(lambda: fabricgen("testplan", "check", plan_256, path), release)
+    finally:
+        os.close(reader)
+        for fd in held:
+            os.close(fd)
+    assert result.returncode == 2 and "not a regular file" in result.stderr, result.stderr
+
+
+def _perftest(tmp_path: Path, peak: str, average: str, unit: str = "Gb") -> Path:
+    text = (DATA / "pair0001.txt").read_text().replace("391.24             391.02", f"{peak}             {average}")
+    text = text.replace("BW peak[Gb/sec]    BW average[Gb/sec]", f"BW peak[{unit}/sec]    BW average[{unit}/sec]")
+    path = tmp_path / "results" / "pair0001.txt"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("peak", "average", "unit", "shown"),
+    [
+        pytest.param("999999999999.99", "999999999999.99", "Gb", "BW peak 999999999999.99 Gb/sec", id="10^12 Gb/s"),
+        pytest.param("391.24", "400000.00", "Gb", "BW average 400000.00 Gb/sec", id="1000x the line rate"),
+        pytest.param("400.01", "391.02", "Gb", "BW peak 400.01 Gb/sec", id="a peak just above the line rate"),
+        pytest.param("47683715.82", "47683715.82", "MB", "(400,000.00 Gb/s)", id="1000x in MB/sec"),
+    ],
+)
+def test_a_bandwidth_above_the_pairs_line_rate_is_refused_as_impossible(plan_256, tmp_path, peak, average, unit, shown):
+    path = _perftest(tmp_path, peak, average, unit)
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(path), "--json-report", str(tmp_path / "r.json")])
+    assert result.exit_code == 2, result.output
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), start=1) if text.startswith(" 1048576"))
+    assert f"{path}:{line}: " in result.output and shown in result.output and "impossible" in result.output, result.output
+    assert "400 Gb/s" in result.output and not (tmp_path / "r.json").exists()
+
+
+def test_a_bandwidth_at_the_line_rate_is_judged(plan_256, tmp_path):
+    path = _perftest(tmp_path, "400.00", "399.99")
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(path)])
+    assert result.exit_code == 0, result.output
+
+
+def _nccl(tmp_path: Path, name: str, busbw: str, average: str = "386.858") -> Path:
+    text = (DATA / "nccl-all_reduce-cluster.txt").read_text().replace("195.87  390.20", f"195.87  {busbw}").replace("386.858", average)
+    path = tmp_path / "results" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_a_bus_bandwidth_above_what_the_nics_carry_is_refused_as_impossible(plan_256, tmp_path):
+    plan = json.loads((plan_256 / "testplan.json").read_text())
+    run = next(r for r in plan["runs"] if r["id"] == "nccl-all_reduce-cluster")
+    nodes, ranks = len(run["nodes"]), run["ranks"]
+    # with every reduction off the network, each node still sends 2(N-1)/N of the data: the
+    # ring bound times N(n-1)/(n(N-1)), which a bandwidth-optimal algorithm (NVLS tree) approaches
+    limit = run["bound_busbw"] * nodes * (ranks - 1) / (ranks * (nodes - 1))
+    assert run["bound_busbw"] < limit < run["bound_busbw"] * 1.05
+    above_the_ring = _nccl(tmp_path, "nccl-all_reduce-cluster.txt", f"{(run['bound_busbw'] + limit) / 2:.2f}")
+    result = runner.invoke(app, ["testplan", "check", str(plan_256), str(above_the_ring)])
+    assert result.exit_code == 0, result.output  # above the ring estimate, below what the NICs carry: judged
+    for busbw, average, shown in (
+        (f"{run['bound_busbw'] * 1000:.2f}", "386.858", f"busbw {run['bound_busbw'] * 1000:.2f} GB/s"),
+        ("390.20", "1e+06", "Avg bus bandwidth 1e+06 GB/s"),
+    ):
+        path = _nccl(tmp_path, "nccl-all_reduce-cluster.txt", busbw, average)
+        result = runner.invoke(app, ["testplan", "check", str(plan_256), str(path)])
+        assert result.exit_code == 2, result.output
+        assert f"{path}:" in result.output and shown in result.output and "impossible" in result.output, result.output
+
+
+def test_a_report_is_never_written_into_the_plan_or_over_its_inputs(plan_256, tmp_path):
+    from tests.cli_runner import fabricgen
+
+    copy = tmp_path / "plan"
+    shutil.copytree(plan_256, copy)
+    (copy / "results").mkdir()
+    result_file = copy / "results" / "pair0001.txt"
+    shutil.copy(DATA / "pair0001.txt", result_file)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    for option, target in (
+        ("--report", copy / "report.md"),
+        ("--report", copy / "testplan.md"),
+        ("--json-report", copy / "testplan.json"),
+        ("--report", copy / "results" / "report.md"),
+        ("--report", result_file),
+    ):
+        result = fabricgen("testplan", "check", copy, result_file, option, target)
+        assert result.returncode == 2, result.stderr
+        assert f"{option}: " in result.stderr and "inside the test plan directory" in result.stderr, result.stderr
+    outside = tmp_path / "mine.txt"
+    shutil.copy(DATA / "pair0001.txt", outside)
+    result = fabricgen("testplan", "check", copy, outside, "--report", outside)
+    assert result.returncode == 2 and "--report: " in result.stderr and "is one of the results files it checks" in result.stderr, result.stderr
+    result = fabricgen("testplan", "check", copy, result_file, "--report", tmp_path / "r", "--json-report", tmp_path / "r")
+    assert result.returncode == 2 and "is the file --json-report names too" in result.stderr, result.stderr
+    assert not (tmp_path / "r").exists()
+    assert outside.read_bytes() == (DATA / "pair0001.txt").read_bytes()
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
+    assert fabricgen("testplan", "check", copy, result_file).returncode == 0  # the plan still verifies

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import gc
-import itertools
 
 import typer
 from typer.core import TyperGroup
@@ -26,7 +25,7 @@ from fabricgen.cli import (
     secrets,
     testplan,
 )
-from fabricgen.cli.common import out, print_json
+from fabricgen.cli.common import asks_for_json, out, print_json
 from fabricgen.version import __version__
 
 
@@ -59,18 +58,12 @@ def _usage_json(exc: Exception, arguments) -> None:
     A usage error is told by what click's UsageError carries (exit code 2, its context): typer
     0.29 raises its vendored copy of click's classes, earlier releases click's own, and neither
     is a public name of typer."""
-    if getattr(exc, "exit_code", None) != 2 or not hasattr(exc, "ctx") or not hasattr(exc, "format_message") or not _asks_for_json(arguments):
+    if getattr(exc, "exit_code", None) != 2 or not hasattr(exc, "ctx") or not hasattr(exc, "format_message") or not asks_for_json(arguments):
         return
     from fabricgen.errors import Problem, error_document
 
     command = exc.ctx.command_path if exc.ctx is not None else "fabricgen"
     print_json(error_document("usage", [Problem(exc.format_message(), hint=f"see {command} --help").as_json()]))
-
-
-def _asks_for_json(args) -> bool:
-    """Whether a command line asks for JSON: --json, --format json or --format=json."""
-    args = list(args or ())
-    return "--json" in args or "--format=json" in args or any(a == "--format" and b == "json" for a, b in itertools.pairwise(args))
 
 
 app = typer.Typer(

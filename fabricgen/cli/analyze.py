@@ -17,6 +17,7 @@ from fabricgen.cli.common import (
     QUIET_OPTION,
     Network,
     ProblemFormat,
+    checked,
     json_option,
     out,
     print_json,
@@ -26,6 +27,8 @@ from fabricgen.cli.common import (
 from fabricgen.cli.extras import require_extra
 from fabricgen.cli.progress import Phases
 from fabricgen.errors import AnalysisError, Problem, raise_if
+from fabricgen.trust import printable
+from fabricgen.user_paths import STAGING_ROOM, output_file
 
 # the phases progress shows, in order; a fabric skips those it has no use for
 PHASES = ("read build", "capacity", "single failures", "load balancing", "figures", "write")
@@ -52,8 +55,14 @@ def _modes(value: str) -> str:
     return ",".join(names)
 
 
+# the figures beside the report are named after it: analysis.md -> analysis-fct-stretch.png, staged
+# as .analysis-fct-stretch.png.fabricgen-tmp (analysis.limits.report_problems checks them too)
+REPORT_FILE = output_file("the report", "analysis.md", beside="the figures", room=len("-fct-stretch.png") + STAGING_ROOM)
 REPORT_OPTION = typer.Option(
-    None, "--report", help="Write the findings as Markdown to this file (its directories are created), and the figures (PNG and SVG) beside it."
+    None,
+    "--report",
+    help="Write the findings as Markdown to this file (its directories are created), and the figures (PNG and SVG) beside it.",
+    callback=checked(REPORT_FILE),
 )
 PATTERN_OPTION = typer.Option(
     Pattern.all_to_all,
@@ -293,7 +302,7 @@ def analyze_command(
         for line in broken:
             out.print(f"threshold exceeded: {line}", markup=False)
         if report_file is not None:
-            out.print(f"report: {report_file}" + (f" and {len(figure_files)} figures beside it" if figure_files else ""), markup=False)
+            out.print(f"report: {printable(report_file)}" + (f" and {len(figure_files)} figures beside it" if figure_files else ""), markup=False)
     raise typer.Exit(1 if broken else 0)
 
 
@@ -370,28 +379,3 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
             down=list(f.down), capacity_cut=f.capacity_cut, flows_lost=f.flows_lost, jct_change=f.jct_change, modes=schema.modes(f.summaries)
         )
     return document
-
-
-DEVICES_OPTION = typer.Option(
-    None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."
-)
-INVENTORY_OPTION = typer.Option(
-    None,
-    "--inventory",
-    help="YAML with per-device host/driver/optional_args (and `defaults`), for builds without a management plan or to override it. Never credentials.",
-)
-CONNECT_TIMEOUT_OPTION = typer.Option(30, "--connect-timeout", help="Seconds to connect to a device.")
-KNOWN_HOSTS_OPTION = typer.Option(
-    None,
-    "--known-hosts",
-    help="OpenSSH known_hosts file the SONiC switches' host keys must be in (default: ~/.ssh/known_hosts). An unknown or changed key refuses the switch before the password is sent.",
-)
-TRUST_ON_FIRST_USE_OPTION = typer.Option(
-    False,
-    "--trust-on-first-use",
-    help="Pin the host key of a SONiC switch not yet in --known-hosts FILE (which must be named; created if missing) and trust it; a key already there must still match.",
-)
-CA_BUNDLE_OPTION = typer.Option(
-    None, "--ca-bundle", help="PEM file of the CAs that signed the NX-OS switches' NX-API certificates (default: the system's CAs)."
-)
-INSECURE_OPTION = typer.Option(False, "--insecure", help="Verify neither SSH host keys nor TLS certificates. Warns on every run.")

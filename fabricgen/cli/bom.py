@@ -11,16 +11,18 @@ from rich.console import Console
 from fabricgen.cli.common import (
     OutputFormat,
     ProblemFormat,
+    checked,
     json_option,
     out,
     run_or_exit,
 )
+from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE
 
 app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)
 
 
-BUILD_DIR_ARG = typer.Argument(..., help="A build directory holding bom.csv, e.g. output/cisco-256-gpu.")
-REFERENCE_ARG = typer.Argument(..., help="The reference CSV: a header row with pid and quantity, optionally section.")
+BUILD_DIR_ARG = typer.Argument(..., help="A build directory holding bom.csv, e.g. output/cisco-256-gpu.", callback=checked(INPUT_DIRECTORY))
+REFERENCE_ARG = typer.Argument(..., help="The reference CSV: a header row with pid and quantity, optionally section.", callback=checked(INPUT_FILE))
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (a table), markdown (for a PR comment) or json.")
 
 

@@ -12,21 +12,28 @@ import typer
 from fabricgen.cli.common import (
     CATALOG_DIR_HELP,
     ProblemFormat,
+    checked,
     json_option,
     out,
     print_json,
     run_or_exit,
 )
 from fabricgen.cli.progress import Phases
+from fabricgen.trust import printable
+from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
 
 if TYPE_CHECKING:
     from fabricgen.pipeline import Build
 
-INTENT_ARG = typer.Argument(..., help="The intent YAML file, e.g. intents/cisco-256-gpu.yaml.")
+INTENT_ARG = typer.Argument(..., help="The intent YAML file, e.g. intents/cisco-256-gpu.yaml.", callback=checked(INPUT_FILE))
 OUTPUT_OPTION = typer.Option(
-    None, "--output", "-o", help="Build directory (default: output/<fabric name>). Replaced atomically; only an earlier build is ever replaced."
+    None,
+    "--output",
+    "-o",
+    help="Build directory (default: output/<fabric name>). Replaced atomically; only an earlier build is ever replaced.",
+    callback=checked(OUTPUT_DIRECTORY),
 )
-CATALOG_DIRS_OPTION = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP)
+CATALOG_DIRS_OPTION = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP, callback=checked(INPUT_DIRECTORY))
 FORMAT_OPTION = typer.Option(
     ProblemFormat.text,
     "--format",
@@ -68,7 +75,10 @@ def build_command(
     else:
         _print_summary(result)
         total_bytes = sum(len(data) for data in result.files.values())
-        out.print(f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {destination} in {time.perf_counter() - started:.2f} s", markup=False)
+        out.print(
+            f"wrote {len(result.files):,} files ({total_bytes / 1e6:,.1f} MB) to {printable(destination)} in {time.perf_counter() - started:.2f} s",
+            markup=False,
+        )
 
 
 def validate_command(
@@ -92,7 +102,7 @@ def validate_command(
         print_json(build_summary(result, intent))
         return
     _print_summary(result)
-    out.print(f"{intent}: valid", markup=False)
+    out.print(f"{printable(intent)}: valid", markup=False)
 
 
 def _print_summary(result: Build) -> None:
@@ -141,7 +151,7 @@ def _print_summary(result: Build) -> None:
         out.print(f"note: {note}", markup=False)
 
 
-RELEASES_INTENT_ARG = typer.Argument(None, help="An intent: its own catalog files are added (vendor SONiC flavours, models).")
+RELEASES_INTENT_ARG = typer.Argument(None, help="An intent: its own catalog files are added (vendor SONiC flavours, models).", callback=checked(INPUT_FILE))
 
 
 def releases_command(

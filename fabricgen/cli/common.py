@@ -8,8 +8,10 @@ warnings and problems go to stderr, so `fabricgen build x.yaml --json | jq` alwa
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
+from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -18,13 +20,37 @@ import typer
 from rich.console import Console
 
 from fabricgen.errors import FabricgenError
+from fabricgen.user_paths import INPUT_DIRECTORY, PathError, Role, path_problems
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_INPUT = 2
 CATALOG_DIR_HELP = "A directory the intent's catalog files may also come from (repeatable); by default they must lie in the intent's own directory."
-BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
+
+
+def checked(role: Role) -> Callable[..., Any]:
+    """The typer callback of a path option or argument: its value (one path, or each of a list)
+    checked by `fabricgen.user_paths` as `role` says, while the command line is read, before the
+    command runs. A refusal names the option (`--output`) or argument (`BUILD_DIR`) and is printed
+    as every problem is (`refuse`: exit 2, and the error document when the command line asks for
+    JSON)."""
+
+    def check_path_argument(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        if value is None:
+            return None
+        where = param.opts[0] if param.param_type_name == "option" else (param.name or "path").upper()
+        paths = value if isinstance(value, (list, tuple)) else [value]
+        problems = [problem for path in paths for problem in path_problems(path, role, where)]
+        if problems:
+            refuse(PathError(problems), problem_format(ctx.find_root().meta.get("fabricgen.arguments", ())))
+        return value
+
+    check_path_argument.role = role  # type: ignore[attr-defined]  # tests/test_cli_paths.py finds every checked argument by it
+    return check_path_argument
+
+
+BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.", callback=checked(INPUT_DIRECTORY))
 TIMEOUT_OPTION = typer.Option(120.0, "--timeout", help="Seconds to wait for the control plane to converge.")
 QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="No progress on stderr.")
 
@@ -59,6 +85,22 @@ def json_option(shape: str) -> Any:
     """`--json`: the result as one JSON document on stdout; `shape` names its documented model.
     Any, as typer.Option declares it: the default of a parameter typed as the option's value."""
     return typer.Option(False, "--json", help=f"Print the result as one JSON document on stdout (shape: {shape}); progress and problems stay on stderr.")
+
+
+def asks_for_json(args: Iterable[str]) -> bool:
+    """Whether a command line asks for JSON: --json, --format json or --format=json."""
+    args = list(args or ())
+    return "--json" in args or "--format=json" in args or any(a == "--format" and b == "json" for a, b in itertools.pairwise(args))
+
+
+def problem_format(args: Iterable[str]) -> ProblemFormat:
+    """How the command line `args` asks for problems to be reported (before its options are parsed)."""
+    args = list(args or ())
+    if asks_for_json(args):
+        return ProblemFormat.json
+    if "--format=github" in args or any(a == "--format" and b == "github" for a, b in itertools.pairwise(args)):
+        return ProblemFormat.github
+    return ProblemFormat.text
 
 
 def run_or_exit(action, problems: ProblemFormat | str = ProblemFormat.text):

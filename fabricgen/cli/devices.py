@@ -15,6 +15,7 @@ from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     QUIET_OPTION,
     ProblemFormat,
+    checked,
     err,
     json_option,
     out,
@@ -23,6 +24,7 @@ from fabricgen.cli.common import (
     write_report,
 )
 from fabricgen.cli.extras import require_extra
+from fabricgen.user_paths import INPUT_FILE, output_file
 
 DEVICES_OPTION = typer.Option(
     None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."
@@ -31,12 +33,14 @@ INVENTORY_OPTION = typer.Option(
     None,
     "--inventory",
     help="YAML with per-device host/driver/optional_args (and `defaults`), for builds without a management plan or to override it. Never credentials.",
+    callback=checked(INPUT_FILE),
 )
 CONNECT_TIMEOUT_OPTION = typer.Option(30, "--connect-timeout", help="Seconds to connect to a device.")
 KNOWN_HOSTS_OPTION = typer.Option(
     None,
     "--known-hosts",
     help="OpenSSH known_hosts file the SONiC switches' host keys must be in (default: ~/.ssh/known_hosts). An unknown or changed key refuses the switch before the password is sent.",
+    callback=checked(output_file("the known_hosts file", "known_hosts")),  # --trust-on-first-use writes to it
 )
 TRUST_ON_FIRST_USE_OPTION = typer.Option(
     False,
@@ -44,18 +48,32 @@ TRUST_ON_FIRST_USE_OPTION = typer.Option(
     help="Pin the host key of a SONiC switch not yet in --known-hosts FILE (which must be named; created if missing) and trust it; a key already there must still match.",
 )
 CA_BUNDLE_OPTION = typer.Option(
-    None, "--ca-bundle", help="PEM file of the CAs that signed the NX-OS switches' NX-API certificates (default: the system's CAs)."
+    None,
+    "--ca-bundle",
+    help="PEM file of the CAs that signed the NX-OS switches' NX-API certificates (default: the system's CAs).",
+    callback=checked(INPUT_FILE),
 )
 INSECURE_OPTION = typer.Option(False, "--insecure", help="Verify neither SSH host keys nor TLS certificates. Warns on every run.")
 PUSH_SECRETS_OPTION = typer.Option(
     None,
     "--secrets",
     help="YAML file (mode 0600) of secret values by name; FABRICGEN_SECRET_<NAME> in the environment wins. Values are filled in memory only.",
+    callback=checked(INPUT_FILE),
 )
-VERIFY_SECRETS_OPTION = typer.Option(None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs.")
-VERIFY_REPORT_OPTION = typer.Option(None, "--report", help="Also write the findings as Markdown to FILE (its directories are created).")
+VERIFY_SECRETS_OPTION = typer.Option(
+    None, "--secrets", help="YAML file (mode 0600) of secret values by name: used only to mask them in the running configs.", callback=checked(INPUT_FILE)
+)
+VERIFY_REPORT_OPTION = typer.Option(
+    None,
+    "--report",
+    help="Also write the findings as Markdown to FILE (its directories are created).",
+    callback=checked(output_file("the report", "verify.md")),
+)
 VERIFY_JSON_REPORT_OPTION = typer.Option(
-    None, "--json-report", help="Also write the findings (and each device's full config diff) as JSON to FILE (its directories are created)."
+    None,
+    "--json-report",
+    help="Also write the findings (and each device's full config diff) as JSON to FILE (its directories are created).",
+    callback=checked(output_file("the report", "verify.json")),
 )
 
 
@@ -102,7 +120,7 @@ def push_command(
 
     Addresses come from the build's management plan or --inventory; credentials from
     FABRICGEN_USERNAME / FABRICGEN_PASSWORD or a prompt, and are never written anywhere; secrets
-    the configs name (`<<secret:NAME>>`) from FABRICGEN_SECRET_<NAME> or --secrets FILE, filled
+    the configs name (`<<secret=NAME>>`) from FABRICGEN_SECRET_<NAME> or --secrets FILE, filled
     in memory, masked in everything printed. Each commit reverts by itself unless confirmed after
     verification (commit-confirm). NX-OS goes
     through NAPALM's nxos (NX-API) driver, its TLS certificate verified; SONiC through fabricgen's

@@ -12,21 +12,25 @@ from fabricgen.cli.common import (
     QUIET_OPTION,
     OutputFormat,
     ProblemFormat,
+    checked,
     json_option,
     out,
     run_or_exit,
 )
 from fabricgen.cli.progress import Phases
+from fabricgen.user_paths import DIFF_SIDE, INPUT_DIRECTORY
 
 DIFF_OLD_ARG = typer.Argument(
-    ..., help="The old side: a build directory, an intent YAML file, or intent.yaml@REV (a git revision, e.g. @HEAD~1, @origin/main)."
+    ...,
+    help="The old side: a build directory, an intent YAML file, or intent.yaml@REV (a git revision, e.g. @HEAD~1, @origin/main).",
+    callback=checked(DIFF_SIDE),
 )
-DIFF_NEW_ARG = typer.Argument(..., help="The new side, the same kinds as OLD.")
+DIFF_NEW_ARG = typer.Argument(..., help="The new side, the same kinds as OLD.", callback=checked(DIFF_SIDE))
 DIFF_FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="text (a terminal), markdown (a PR comment) or json.")
 DIFF_MAX_BYTES_OPTION = typer.Option(
     None, "--max-bytes", min=4_000, help="markdown: cap the comment at this many bytes (default: 60,000; GitHub allows 65,536 characters)."
 )
-CATALOG_DIRS_OPTION = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP)
+CATALOG_DIRS_OPTION = typer.Option([], "--catalog-dir", metavar="DIR", help=CATALOG_DIR_HELP, callback=checked(INPUT_DIRECTORY))
 
 
 def diff_command(

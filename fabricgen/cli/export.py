@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, json_option, out, print_json, run_or_exit
+from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, checked, json_option, out, print_json, run_or_exit
+from fabricgen.user_paths import OUTPUT_DIRECTORY
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -17,7 +18,13 @@ app = typer.Typer(
     "Each writes a directory (default BUILD_DIR-FORMAT), all of it or nothing; exit 2 on a bad build.",
 )
 
-OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The export directory (default: BUILD_DIR-FORMAT beside the build). Replaced as a whole.")
+OUTPUT_OPTION = typer.Option(
+    None,
+    "--output",
+    "-o",
+    help="The export directory (default: BUILD_DIR-FORMAT beside the build). Replaced as a whole, and only when it holds an earlier export of this format of the same fabric.",
+    callback=checked(OUTPUT_DIRECTORY),
+)
 JSON_OPTION = json_option("fabricgen/export/files.py ExportSummary")
 
 
@@ -27,12 +34,14 @@ def _export(build_dir: Path, output: Path | None, format_name: str, render: Call
     from fabricgen.export.files import ExportSummary, default_destination, write_export
     from fabricgen.export.source import open_build
     from fabricgen.trust import printable
+    from fabricgen.user_paths import check_path
 
     def action():
+        # the default, derived from BUILD_DIR, checked as -o would be (a long name plus the suffix)
+        destination = output or check_path(default_destination(build_dir, format_name), OUTPUT_DIRECTORY, f"--output (default BUILD_DIR-{format_name})")
         build = open_build(build_dir)
         files = render(build)
-        destination = output or default_destination(build_dir, format_name)
-        return build, destination, len(files) + 1, write_export(build, files, destination)
+        return build, destination, *write_export(build, files, destination, format_name)
 
     build, destination, count, size = run_or_exit(action)
     if not as_json:

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from fabricgen.cli.common import out, run_or_exit
+from fabricgen.cli.common import checked, out, run_or_exit
+from fabricgen.user_paths import output_file
 
 # intent.model's MAX_GPUS (a test keeps them equal): the model is not imported before a command runs
 MAX_GPUS = 262_144
+INTENT_FILE = output_file("the intent", "cluster.yaml")
 
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
@@ -49,7 +51,9 @@ def init_command(
     routing: RoutingChoice | None = typer.Option(None, "--routing", help="ebgp (routed) or vxlan-evpn (default ebgp)."),
     design: DesignChoice | None = typer.Option(None, "--design", help="rail-optimized, rail-only or top-of-rack (default rail-optimized)."),
     name: str | None = typer.Option(None, "--name", help="Fabric name (default: the file's name, or cluster-<gpus>-gpu)."),
-    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="The intent file to write (default <name>.yaml)."),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="The intent file to write (default <name>.yaml).", callback=checked(INTENT_FILE)
+    ),
     force: bool = typer.Option(False, "--force", help="Replace FILE if it exists."),
     interactive: bool | None = typer.Option(
         None, "--interactive/--no-interactive", help="Ask for what the options leave out (default: when standard input is a terminal)."
@@ -71,6 +75,7 @@ def init_command(
         schema_reference,
     )
     from fabricgen.trust import printable
+    from fabricgen.user_paths import check_path
 
     catalog = run_or_exit(load_catalog)
     ask = sys.stdin.isatty() if interactive is None else interactive
@@ -93,6 +98,8 @@ def init_command(
     if output is None:
         output = Path(f"{starter.name}.yaml")
     run_or_exit(lambda: _refuse(*check_starter(starter, catalog)))
+    # the path asked for on the terminal, or the default from the name, as -o is checked
+    output = run_or_exit(lambda: check_path(output, INTENT_FILE, "--output"))
     if output.is_dir():
         run_or_exit(lambda: _refuse(Problem(f"{output} is a directory", hint="name the intent file to write, e.g. -o cluster.yaml")))
     if output.exists() and not force:

@@ -13,6 +13,7 @@ from fabricgen.cli.common import (
     TIMEOUT_OPTION,
     Network,
     ProblemFormat,
+    checked,
     json_option,
     out,
     print_json,
@@ -20,6 +21,8 @@ from fabricgen.cli.common import (
     write_report,
 )
 from fabricgen.cli.progress import Phases
+from fabricgen.trust import printable
+from fabricgen.user_paths import INPUT_FILE, output_file
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -31,10 +34,16 @@ LAB_SECRETS_OPTION = typer.Option(
     "--secrets",
     help="A YAML file (mode 0600) of secret values by name for the BGP keys; $FABRICGEN_SECRETS_FILE and FABRICGEN_SECRET_<NAME> work too. "
     "A key with no value gets a random one for this lab.",
+    callback=checked(INPUT_FILE),
 )
 
 
-REPORT_OPTION = typer.Option(None, "--report", help="Also write the whole report as Markdown to this file (its directories are created).")
+REPORT_OPTION = typer.Option(
+    None,
+    "--report",
+    help="Also write the whole report as Markdown to this file (its directories are created).",
+    callback=checked(output_file("the report", "lab.md")),
+)
 
 
 @app.command("up")
@@ -52,7 +61,7 @@ def lab_up_command(
         result = run_or_exit(lambda: session.up(build_dir, network.value, timeout, secrets_file, progress.start))
     for line in report.up_lines(result):
         out.print(line, markup=False)
-    out.print(f"next: fabricgen lab verify {build_dir}", markup=False)
+    out.print(f"next: fabricgen lab verify {printable(build_dir)}", markup=False)
 
 
 @app.command("verify")
@@ -87,7 +96,7 @@ def lab_fail_command(
 
     result = run_or_exit(lambda: session.fail(build_dir, link, device, silent, timeout))
     out.print(report.failure_line(result), markup=False)
-    out.print(f"next: fabricgen lab verify {build_dir}; fabricgen lab restore {build_dir}", markup=False)
+    out.print(f"next: fabricgen lab verify {printable(build_dir)}; fabricgen lab restore {printable(build_dir)}", markup=False)
     raise typer.Exit(0 if result.converged else 1)
 
 
@@ -115,7 +124,7 @@ def lab_down_command(build_dir: Path = BUILD_DIR_ARG) -> None:
     from fabricgen.lab import session
 
     removed = run_or_exit(lambda: session.down(build_dir))
-    out.print(f"lab of {build_dir} removed" if removed else f"no lab was up for {build_dir}; nothing to remove", markup=False)
+    out.print(f"lab of {printable(build_dir)} removed" if removed else f"no lab was up for {printable(build_dir)}; nothing to remove", markup=False)
 
 
 @app.command("run")
@@ -148,6 +157,6 @@ def lab_run_command(
             out.print(report.failure_line(failure), markup=False)
         report.print_verification(out, verification)
     if report_file is not None:
-        out.print(f"report: {report_file}", markup=False)
+        out.print(f"report: {printable(report_file)}", markup=False)
     out.print(f"lab run: {'PASS' if result.passed else 'FAIL'}; lab removed")
     raise typer.Exit(0 if result.passed else 1)

@@ -7,11 +7,19 @@ from pathlib import Path
 
 import typer
 
-from fabricgen.cli.common import out, write_report
+from fabricgen.cli.common import checked, out, write_report
+from fabricgen.user_paths import output_file
 
 
 def schema_command(
-    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the schema to FILE (atomically) instead of printing it."),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the schema to FILE (atomically) instead of printing it.",
+        callback=checked(output_file("the schema", "intent.schema.json")),
+    ),
     path: bool = typer.Option(False, "--path", help="Print where the installed copy of the schema is, for an editor's yaml.schemas setting."),
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of an intent file.

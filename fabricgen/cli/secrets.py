@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, TypeVar
 import typer
 from rich.table import Table
 
-from fabricgen.cli.common import EXIT_INPUT, out
+from fabricgen.cli.common import EXIT_INPUT, checked, out
 from fabricgen.errors import FabricgenError, Problem, PushError, SecretsError, raise_if
 from fabricgen.secrets import (
     ENV_PREFIX,
@@ -54,6 +54,7 @@ from fabricgen.secrets import (
     value_problems,
 )
 from fabricgen.trust import printable
+from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
 
 if TYPE_CHECKING:
     from fabricgen.build_dir import BuildFiles
@@ -71,12 +72,13 @@ WARNING = (
     "(the directory is 0700, its files 0600), never commit, copy or share it, and delete it once the configs are loaded."
 )
 
-BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.")
+BUILD_DIR_ARG = typer.Argument(..., help="A build directory written by `fabricgen build`.", callback=checked(INPUT_DIRECTORY))
 SECRETS_FILE_OPTION = typer.Option(
     None,
     "--secrets",
     metavar="FILE",
     help=f"YAML file of `name: value` lines, mode 0600, yours (default: ${FILE_ENV}). ${ENV_PREFIX}<NAME> variables win over it.",
+    callback=checked(INPUT_FILE),
 )
 
 
@@ -313,7 +315,11 @@ def _switches(reference: Reference) -> str:
 
 
 RENDER_OUT_OPTION = typer.Option(
-    ..., "--out", metavar="DIR", help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700."
+    ...,
+    "--out",
+    metavar="DIR",
+    help="A new or empty directory outside the build (or one an earlier `secrets render` wrote); created 0700.",
+    callback=checked(OUTPUT_DIRECTORY),
 )
 
 

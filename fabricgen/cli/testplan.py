@@ -10,12 +10,15 @@ import typer
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     ProblemFormat,
+    checked,
     json_option,
     out,
     print_json,
     run_or_exit,
     write_report,
 )
+from fabricgen.trust import printable
+from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY, output_file
 
 
 class _PlanByDefault(typer.core.TyperGroup):
@@ -35,9 +38,15 @@ app = typer.Typer(
 )
 
 
-OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="The plan directory (default: BUILD_DIR-testplan). Replaced as a whole.")
-PLAN_DIR_ARG = typer.Argument(..., help="A plan directory written by `fabricgen testplan`.")
-RESULTS_ARG = typer.Argument(..., help="perftest and nccl-tests/rccl-tests output files (results/<id>.txt).")
+OUTPUT_OPTION = typer.Option(
+    None,
+    "--output",
+    "-o",
+    help="The plan directory (default: BUILD_DIR-testplan). Replaced as a whole, and only when it holds an earlier plan of the same fabric.",
+    callback=checked(OUTPUT_DIRECTORY),
+)
+PLAN_DIR_ARG = typer.Argument(..., help="A plan directory written by `fabricgen testplan`.", callback=checked(INPUT_DIRECTORY))
+RESULTS_ARG = typer.Argument(..., help="perftest and nccl-tests/rccl-tests output files (results/<id>.txt): regular files.", callback=checked(INPUT_FILE))
 
 
 @app.command("plan", hidden=True)
@@ -55,21 +64,33 @@ def testplan_command(
     testplan.json. Exit 2 on a bad build (nothing written)."""
     from fabricgen.output import beside
     from fabricgen.testplan import write_plan
+    from fabricgen.user_paths import check_path
 
-    destination = output or beside(build_dir, "-testplan")
+    # the default, derived from BUILD_DIR, checked as -o would be (a long name plus the suffix)
+    destination = output or run_or_exit(lambda: check_path(beside(build_dir, "-testplan"), OUTPUT_DIRECTORY, "--output (default BUILD_DIR-testplan)"))
     plan = run_or_exit(lambda: write_plan(build_dir, destination, efficiency, alltoall_efficiency))
     if as_json:
         print_json(plan)
         return
     rounds = max((p.round for p in plan.pairs), default=0)
     out.print(
-        f"{destination}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
+        f"{printable(destination)}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
         markup=False,
     )
 
 
-JSON_REPORT_OPTION = typer.Option(None, "--json-report", help="Also write the findings as JSON to this file (its directories are created).")
-REPORT_OPTION = typer.Option(None, "--report", help="Also write the findings as Markdown to this file (its directories are created).")
+JSON_REPORT_OPTION = typer.Option(
+    None,
+    "--json-report",
+    help="Also write the findings as JSON to this file (its directories are created), outside the plan directory.",
+    callback=checked(output_file("the report", "results.json")),
+)
+REPORT_OPTION = typer.Option(
+    None,
+    "--report",
+    help="Also write the findings as Markdown to this file (its directories are created), outside the plan directory.",
+    callback=checked(output_file("the report", "results.md")),
+)
 
 
 @app.command("check")
@@ -84,9 +105,11 @@ def testplan_check_command(
     fabric links short pairs share) and run (peak and average bus bandwidth as printed). Exit 0
     all met, 1 below a threshold, 2 on bad input."""
     from fabricgen.testplan.check import as_json as as_json_text
-    from fabricgen.testplan.check import as_markdown, check_results
+    from fabricgen.testplan.check import as_markdown, check_reports, check_results
 
-    result = run_or_exit(lambda: check_results(plan_dir, results), ProblemFormat.json if as_json else ProblemFormat.text)
+    problems = ProblemFormat.json if as_json else ProblemFormat.text
+    run_or_exit(lambda: check_reports({"--json-report": json_file, "--report": report_file}, results), problems)
+    result = run_or_exit(lambda: check_results(plan_dir, results), problems)
     text = as_markdown(result)
     if as_json:
         sys.stdout.write(as_json_text(result))

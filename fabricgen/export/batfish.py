@@ -12,7 +12,12 @@ data" (pybatfish docs/source/formats.md) asks:
   "interfaceName"}, "node2": {...}}]}`, each cable in both directions as Batfish's example
   (networks/example/example_layer1_topology.json) lists them: Batfish's Layer1Topology is a
   directed graph.
-Secrets stay as the build's placeholders (<<secret:NAME>>): nothing is filled in.
+Secrets: each placeholder becomes a stand-in of the form its slot takes (`fabricgen.secrets.
+dummy_secrets`: a SHA-256 crypt hash for a user's password, 15 letters and digits elsewhere, the
+same for one secret on every switch), never a value: the export reads no secret. Batfish parses config text line by line, and a placeholder
+is not a token its NX-OS grammar takes where a key is a WORD (CiscoNxosLexer.g4 `F_WordChar` has no
+`<`, `>`): `ntp authentication-key N md5 KEY` and `snmp-server user ... auth sha KEY priv aes-128
+KEY` were unparseable on every NX-OS switch.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
+from fabricgen.secrets import dummy_secrets
 from fabricgen.sorting import natural_key
 
 RANCID_HEADER = {"nxos": "!RANCID-CONTENT-TYPE: cisco-nx"}
@@ -28,7 +34,7 @@ SONIC_FILES = ("config_db.json", "frr.conf")
 
 
 def render_batfish(build: ExportBuild) -> dict[str, str]:
-    files: dict[str, str] = {}
+    configs: dict[str, tuple[str, str]] = {}  # snapshot path -> (build path, text)
     problems: list[Problem] = []
     in_snapshot: set[str] = set()
     for switch in build.switches():
@@ -41,17 +47,19 @@ def render_batfish(build: ExportBuild) -> dict[str, str]:
                 )
                 continue
             for file in SONIC_FILES:
-                files[f"sonic_configs/{name}/{file}"] = build.files.text(f"configs/{name}/{file}")
+                configs[f"sonic_configs/{name}/{file}"] = (f"configs/{name}/{file}", build.files.text(f"configs/{name}/{file}"))
         elif build.files.has(f"configs/{name}.cfg"):
-            text = build.files.text(f"configs/{name}.cfg")
             header = RANCID_HEADER.get(switch.nos or "")
-            files[f"configs/{name}.cfg"] = f"{header}\n{text}" if header else text
+            text = build.files.text(f"configs/{name}.cfg")
+            configs[f"configs/{name}.cfg"] = (f"configs/{name}.cfg", f"{header}\n{text}" if header else text)
         else:
             problems.append(Problem(f"{name} ({switch.nos}) has no configs/{name}.cfg", hint="rebuild the directory", file=str(build.root / "manifest.json")))
             continue
         in_snapshot.add(name)
     if problems:
         raise ExportError(problems)
+    dummies = dummy_secrets(dict(configs.values()))
+    files = {path: dummies.fill(text, in_json=path.endswith(".json")) for path, (_, text) in configs.items()}
     files["batfish/layer1_topology.json"] = layer1_topology(build, in_snapshot)
     return files
 

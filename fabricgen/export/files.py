@@ -1,9 +1,10 @@
 """Writing an export directory: all of it or nothing, like a build.
 
 The files go through `fabricgen.output.write_build` (a staging directory swapped in with one
-rename), with a manifest.json of their own that names the build they came from, so a later export
-into the same directory replaces it and nothing else, and `fabricgen` can tell an export from a
-directory of someone else's.
+rename), with a manifest.json of their own that names the build they came from and a marker
+(`fabricgen.output.marker`: an export, its format, its fabric), so a later export of the same
+format of the same fabric replaces it, and nothing else does: an export never replaces a build, a
+test plan, another format's export or another fabric's, nor a directory of someone else's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
-from fabricgen.output import beside, write_build
+from fabricgen.output import beside, marker, write_build
 from fabricgen.reports.manifest import render_manifest
 
 
@@ -48,9 +49,11 @@ def default_destination(build_dir: Path, format_name: str) -> Path:
     return beside(build_dir, f"-{format_name}")
 
 
-def write_export(build: ExportBuild, files: Mapping[str, str | bytes], destination: Path) -> int:
-    """Replace `destination` with `files` and their manifest.json; returns the bytes written. The
-    destination may be neither the build directory nor inside it (the build would no longer verify)."""
+def write_export(build: ExportBuild, files: Mapping[str, str | bytes], destination: Path, format_name: str) -> tuple[int, int]:
+    """Replace `destination` with `files`, the marker of a `format_name` export of the build's
+    fabric and their manifest.json; returns (files, bytes) written. The destination may be
+    neither the build directory nor inside it (the build would no longer verify), nor hold
+    anything but an earlier export of this format of this fabric (ExportError / OutputError)."""
     target = destination.resolve()
     root = build.root.resolve()
     if target == root or root in target.parents:
@@ -61,7 +64,8 @@ def write_export(build: ExportBuild, files: Mapping[str, str | bytes], destinati
             )
         )
     data = {path: text.encode() if isinstance(text, str) else text for path, text in files.items()}
+    data.update(marker("export", build.name, format_name))
     manifest = build.files.manifest
     data.update({path: text.encode() for path, text in render_manifest(manifest.intent.file, manifest.intent.sha256, {}, data, {}).items()})
     write_build(data, destination)
-    return sum(len(content) for content in data.values())
+    return len(data), sum(len(content) for content in data.values())

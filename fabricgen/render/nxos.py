@@ -108,6 +108,9 @@ SYSLOG_LEVELS = ("emergencies", "alerts", "critical", "errors", "warnings", "not
 SSH_PORT, HTTPS_PORT, SNMP_PORT = 22, 443, 161
 # Where replies to the switch's own requests come from: they pass the mgmt0 ACL too
 TACACS_PORT, RADIUS_PORTS, NTP_PORT, DNS_PORT = 49, (1812, 1813), 123, 53
+# A UDP reply goes to the port the switch sent from: an ephemeral one, which RFC 6056 (3.2) puts
+# in 1024-65535; the well-known ports below it (SNMP's 161 among them) are never a client's
+EPHEMERAL_ABOVE = 1023
 
 
 def bgp_security_gaps(security: BgpSecurity) -> list[Gap]:
@@ -145,12 +148,14 @@ class AaaGroup:
 
 @dataclass(frozen=True)
 class AclRule:
-    """`permit <protocol> <source>[ eq <source_port>] any[ eq <port>]`"""
+    """`permit <protocol> <source>[ eq <source_port>] any[ eq <port> | gt <port_above>][ established]`"""
 
     protocol: str
     source: str
     port: int | None = None
     source_port: int | None = None
+    port_above: int | None = None
+    established: bool = False  # TCP with ACK or RST set: part of a connection, never its opening SYN
 
 
 def aaa_groups(system: Management) -> list[AaaGroup]:
@@ -166,8 +171,11 @@ def aaa_groups(system: Management) -> list[AaaGroup]:
 def management_acl(system: Management) -> list[AclRule]:
     """The rules of the management ACL (on mgmt0 and the vty lines), before its final `deny ip
     any any log`: from each management network SSH, NX-API's HTTPS (when on), SNMP (when on) and
-    ping; from each AAA, NTP and DNS server given by address, its replies. A server given by
-    name must sit inside a management network. Empty without `access`: no ACL."""
+    ping; from each AAA, NTP and DNS server given by address, its replies and nothing else. A
+    stateless ACL cannot know a reply, so a reply line admits what no request to the switch can
+    be: TACACS+ only `established` TCP (no SYN opens a connection), UDP only to the switch's
+    client side (NTP's own port 123, RFC 5905 9.1, or an ephemeral port). A server given by name
+    must sit inside a management network. Empty without `access`: no ACL."""
     access = system.access
     if access is None:
         return []
@@ -178,18 +186,20 @@ def management_acl(system: Management) -> list[AclRule]:
         if system.snmp is not None:
             rules.append(AclRule("udp", str(network), SNMP_PORT))
         rules.append(AclRule("icmp", str(network)))
-    replies: list[tuple[str, object, int]] = []
-    if system.tacacs is not None:
-        replies += [("tcp", server, TACACS_PORT) for server in system.tacacs.servers]
-    if system.radius is not None:
-        replies += [("udp", server, port) for server in system.radius.servers for port in RADIUS_PORTS]
-    if system.ntp is not None:
-        replies += [("udp", server, NTP_PORT) for server in system.ntp.servers]
-    replies += [("udp", server, DNS_PORT) for server in system.dns_servers]
-    for protocol, server, port in replies:
-        if _is_address(server):
-            rules.append(AclRule(protocol, f"{server}/32", source_port=port))
+    tacacs = _host_sources(system.tacacs.servers if system.tacacs is not None else [])
+    radius = _host_sources(system.radius.servers if system.radius is not None else [])
+    ntp = _host_sources(system.ntp.servers if system.ntp is not None else [])
+    rules += [AclRule("tcp", server, source_port=TACACS_PORT, established=True) for server in tacacs]
+    rules += [AclRule("udp", server, source_port=port, port_above=EPHEMERAL_ABOVE) for server in radius for port in RADIUS_PORTS]
+    for server in ntp:  # ntpd asks from port 123; a client may ask from an ephemeral port (RFC 9109)
+        rules += [AclRule("udp", server, source_port=NTP_PORT, port=NTP_PORT), AclRule("udp", server, source_port=NTP_PORT, port_above=EPHEMERAL_ABOVE)]
+    rules += [AclRule("udp", server, source_port=DNS_PORT, port_above=EPHEMERAL_ABOVE) for server in _host_sources(system.dns_servers)]
     return rules
+
+
+def _host_sources(servers: Sequence[object]) -> list[str]:
+    """`A.B.C.D/32` of each server given by address; a name has no address to filter on."""
+    return [f"{server}/32" for server in servers if _is_address(server)]
 
 
 def _is_address(host: object) -> bool:

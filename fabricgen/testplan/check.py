@@ -1,11 +1,27 @@
 """`fabricgen testplan check`: each results file matched to its pair or run of the plan (by the
 name the plan's scripts give it, results/<id>.txt, else by its content), compared with the
 plan's thresholds; what falls short is named: the pair's nodes, NICs, rails and cables, the
-fabric links the short pairs share, each run's peak and average bus bandwidth as printed."""
+fabric links the short pairs share, each run's peak and average bus bandwidth as printed.
+
+A value no hardware of the plan can reach is refused as impossible (exit 2, its file, line and
+value), never judged "ok": it is a broken clock (perftest warns of conflicting CPU frequencies),
+a run of something else (a bidirectional -b run adds both directions) or an edited file.
+- perftest: a BW peak or BW average above the pair's line rate, the speed of the slower of its two
+  NICs. The payload of one direction never reaches it (headers take their share).
+- nccl-tests / rccl-tests: a bus bandwidth (a row's busbw, or `# Avg bus bandwidth`) above what
+  the nodes' backend NICs can carry with any algorithm (`busbw_limit`). The GPUs of a node share
+  its NVLink domain, and between nodes only the backend NICs carry data (the plan's runs name
+  them in NCCL_IB_HCA). all-to-all: the plan's bound is that limit (a node's data for other nodes
+  leaves through its NICs, however it is routed). all-reduce: without reduction in the network
+  (these Ethernet fabrics have none), a participant sends at least 2(N-1)/N of the data
+  (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms", 2009), N the nodes, which is
+  N(n-1)/(n(N-1)) times the plan's ring bound (n ranks): 1.875 for 2 nodes of 8 GPUs, 1.03 for 32.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,11 +37,15 @@ from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.results import (
     NcclResult,
     PerftestResult,
+    Reading,
     ResultProblem,
     read_result,
 )
+from fabricgen.trust import quoted
+from fabricgen.user_paths import SHOWN
 
 MAX_RESULT_FILES = 100_000
+PRINTED = 0.01  # GB/s: nccl-tests prints busbw with two decimals, the plan rounds its bounds to two
 
 
 @dataclass
@@ -108,7 +128,11 @@ def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
             kind = "perftest" if isinstance(result, PerftestResult) else "nccl-tests"
             problems.append(Problem(f"{kind} output, but its name is that of {entry.id}", hint="check the file's name", file=str(path)))
         else:
-            matched.append((path, result, entry))
+            impossible = _impossible(result, entry)
+            if impossible is not None:
+                problems.append(impossible)
+            else:
+                matched.append((path, result, entry))
     if problems:
         raise TestplanError(problems)
     outcome = CheckResult(plan.fabric)
@@ -122,6 +146,64 @@ def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
     outcome.not_measured = [i for i in (*pairs, *runs) if i not in seen]
     outcome.suspects = _suspects(plan, outcome.pairs)
     return outcome
+
+
+def check_reports(reports: dict[str, Path | None], results: list[Path]) -> None:
+    """TestplanError when a report (option -> file, None when not asked for) would be written over
+    a results file it is made from, or two reports over one file. (Where a report may go at all,
+    outside every plan and build directory, is its option's check: fabricgen.user_paths.)"""
+    problems = []
+    inputs = {os.path.realpath(path) for path in results}
+    seen: dict[str, str] = {}
+    for option, report in reports.items():
+        if report is None:
+            continue
+        real = os.path.realpath(report)
+        if real in inputs:
+            problems.append(Problem(f"{option}: {quoted(report, SHOWN)} is one of the results files it checks", hint="write the report to another file"))
+        elif real in seen:
+            problems.append(Problem(f"{option}: {quoted(report, SHOWN)} is the file {seen[real]} names too", hint="give each report a file of its own"))
+        seen[real] = option
+    if problems:
+        raise TestplanError(problems)
+
+
+def busbw_limit(run: Run) -> float:
+    """The largest bus bandwidth (GB/s) the run's nodes' backend NICs can carry with any algorithm
+    (see the module's docstring): above it, a result is impossible."""
+    nodes, ranks = len(run.nodes), run.ranks
+    if run.test == "alltoall" or nodes < 2 or ranks < 2:
+        return run.bound_busbw + PRINTED
+    return run.bound_busbw * nodes * (ranks - 1) / (ranks * (nodes - 1)) + PRINTED
+
+
+def _impossible(result: PerftestResult | NcclResult, entry: Pair | Run) -> Problem | None:
+    """A problem naming the file, line and value when `result` holds a figure no hardware of
+    `entry` can reach; None when every figure can be."""
+    fastest: Reading = result.fastest
+    if isinstance(result, PerftestResult) and isinstance(entry, Pair):
+        line_rate = min(entry.server.speed_gbps, entry.client.speed_gbps)
+        if fastest.value <= line_rate * (1 + 1e-9):
+            return None
+        shown = f"{fastest.text} {result.unit}" + (f" ({fastest.value:,.2f} Gb/s)" if result.unit != "Gb/sec" else "")
+        return Problem(
+            f"{fastest.column} {shown} is above the line rate of {entry.id}'s NICs, {line_rate:,} Gb/s: impossible, not a measurement",
+            hint="rerun the pair with the plan's script (a bidirectional -b run adds both directions; perftest warns when it misreads the CPU clock)",
+            file=result.path,
+            line=fastest.line,
+        )
+    if isinstance(result, NcclResult) and isinstance(entry, Run):
+        limit = busbw_limit(entry)
+        if fastest.value <= limit:
+            return None
+        return Problem(
+            f"{fastest.column} {fastest.text} GB/s is above what the {len(entry.nodes):,} nodes' backend NICs can carry for {entry.test} "
+            f"({limit - PRINTED:,.2f} GB/s): impossible, not a measurement",
+            hint="rerun the run with the plan's script (runs/<run-id>.sh) and check its output",
+            file=result.path,
+            line=fastest.line,
+        )
+    return None
 
 
 _SUFFIX = re.compile(r"(\.server)?(\.txt|\.log|\.out)?$")

@@ -1,6 +1,8 @@
 """The plan directory: testplan.json (what `check` reads back), testplan.md, nodes/<node>.sh (each
 node's perftest servers and clients), runs/<run-id>.sh with hostfiles/<scope>.txt (NCCL/RCCL),
-rank-env.sh (a rank's NCCL_* settings from its own NICs) and a manifest.json of them all.
+rank-env.sh (a rank's NCCL_* settings from its own NICs), fabricgen-output.json (a test plan of
+this fabric: `fabricgen.output.marker`, so a later plan of another fabric never replaces it) and a
+manifest.json of them all.
 
 The text of each is a template under templates/testplan/ (rendered through the one environment);
 here only what the templates read: which pairs a node runs in which round, the shell names of its
@@ -13,6 +15,7 @@ from typing import NamedTuple
 
 from fabricgen import version
 from fabricgen.build_dir import Manifest
+from fabricgen.output import marker
 from fabricgen.render.environment import environment
 from fabricgen.render.hosts import shell_names
 from fabricgen.reports.manifest import render_manifest
@@ -44,6 +47,7 @@ def render_plan(plan: TestPlan, intent: Manifest) -> dict[str, bytes]:
         per_node = next(r.gpus_per_node for r in plan.runs if r.scope == scope)
         files[f"hostfiles/{scope}.txt"] = hostfile.render(nodes=nodes, slots=per_node)
     data = {path: text.encode() for path, text in files.items()}
+    data.update(marker("testplan", plan.fabric))
     data.update({path: text.encode() for path, text in render_manifest(intent.intent.file, intent.intent.sha256, {}, data, {}).items()})
     return data
 

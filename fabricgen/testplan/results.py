@@ -1,7 +1,10 @@
-"""Reading perftest and nccl-tests / rccl-tests output, as hostile input: bounded size, UTF-8, every
-number parsed strictly (digits and one decimal point: no exponent, sign, inf or nan), and every
-problem names the file, the line and what was expected. Nothing read is echoed raw: values kept
-are the numbers' own text after they matched a pattern, so no terminal escape can pass.
+"""Reading perftest and nccl-tests / rccl-tests output, as hostile input: a regular file only
+(opened without blocking, so a FIFO or a pipe another process holds open is refused at once, never
+waited on), bounded size, UTF-8, every number parsed strictly (digits and one decimal point: no
+exponent, sign, inf or nan), and every problem names the file, the line and what was expected.
+Nothing read is echoed raw: values kept are the numbers' own text after they matched a pattern, so
+no terminal escape can pass. Each result keeps the line of its fastest figure, so `check` can name
+the line of a value no link could carry.
 
 Formats:
 - perftest (github:linux-rdma/perftest src/perftest_parameters.h RESULT_FMT / RESULT_FMT_G and
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from fabricgen.errors import Problem
 from fabricgen.trust import printable
+from fabricgen.user_paths import UnreadableFile, read_regular_file
 
 MAX_RESULT_BYTES = 8 << 20  # a full nccl-tests sweep of 4,096 ranks prints under 1 MB
 MAX_LINE = 4000
@@ -37,6 +41,16 @@ GID_LINE = re.compile(r"GID:\s*((?:[0-9]{2,3}:){15}[0-9]{2,3})")
 MB_TO_GB = (1 << 20) * 8 / 1e9  # perftest MB/sec (2^20 bytes) to Gb/s
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One figure of a results file, where it is: for naming a value that cannot be."""
+
+    line: int
+    column: str  # "BW peak", "BW average", "busbw", "Avg bus bandwidth"
+    text: str  # as printed
+    value: float  # Gb/s (perftest) or GB/s (nccl-tests), as the plan counts them
+
+
 @dataclass
 class PerftestResult:
     path: str
@@ -45,6 +59,7 @@ class PerftestResult:
     average: str
     average_gbps: float
     rows: int
+    fastest: Reading  # the largest BW peak or BW average of any row, in Gb/s
     addresses: set[str] = field(default_factory=set)  # IPv4 addresses of the GIDs it printed
 
 
@@ -59,6 +74,7 @@ class NcclResult:
     rows: int
     reduction: bool  # a redop other than none/-: all-reduce, not all-to-all
     library: str | None  # "rccl" when the header says so, else None
+    fastest: Reading  # the largest busbw of any row, or the `# Avg bus bandwidth` when larger
     hosts: set[str] = field(default_factory=set)
 
 
@@ -68,15 +84,14 @@ class ResultProblem(Exception):
 
 
 def read_result(path: Path) -> PerftestResult | NcclResult:
-    """One results file, parsed; ResultProblem naming the file and line when it is neither format."""
+    """One results file, parsed; ResultProblem naming the file (and line) when it is not a regular
+    file of at most MAX_RESULT_BYTES, or neither format."""
     name = str(path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_RESULT_BYTES + 1)
-    except OSError as exc:
-        raise ResultProblem(Problem(f"cannot read it: {exc.strerror}", file=name)) from None
-    if len(data) > MAX_RESULT_BYTES:
-        raise ResultProblem(Problem(f"larger than {MAX_RESULT_BYTES >> 20} MiB: not a perftest or nccl-tests output", file=name))
+        data = read_regular_file(path, MAX_RESULT_BYTES)
+    except UnreadableFile as exc:
+        reason = f"larger than {MAX_RESULT_BYTES >> 20} MiB: not a perftest or nccl-tests output" if exc.too_large else exc.reason
+        raise ResultProblem(Problem(reason, hint="name the output file the plan's script wrote (results/<id>.txt)", file=name)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -106,6 +121,7 @@ def _perftest(name: str, lines: list[str]) -> PerftestResult:
     unit = f"{match.group(1)}/sec"
     columns = 5 if "MsgRate" in lines[start] else 4
     best: tuple[float, str, str] | None = None
+    fastest: Reading | None = None
     rows = 0
     for number in range(start + 2, len(lines) + 1):
         words = lines[number - 1].split()
@@ -124,10 +140,14 @@ def _perftest(name: str, lines: list[str]) -> PerftestResult:
                 )
             )
         rows += 1
-        average = float(words[3]) * (MB_TO_GB if unit == "MB/sec" else 1)
+        factor = MB_TO_GB if unit == "MB/sec" else 1
+        average = float(words[3]) * factor
         if best is None or average > best[0]:
             best = (average, words[2], words[3])
-    if best is None:
+        for column, text in (("BW peak", words[2]), ("BW average", words[3])):
+            if fastest is None or float(text) * factor > fastest.value:
+                fastest = Reading(number, column, text, float(text) * factor)
+    if best is None or fastest is None:
         raise ResultProblem(Problem("a perftest header but no result row under it (did the test fail? see the rest of the file)", file=name, line=start + 1))
     addresses = set()
     for line in lines:
@@ -136,7 +156,7 @@ def _perftest(name: str, lines: list[str]) -> PerftestResult:
             parts = found.group(1).split(":")
             if parts[10:12] == ["255", "255"]:
                 addresses.add(".".join(str(int(p)) for p in parts[12:]))
-    return PerftestResult(name, unit, best[1], best[2], best[0], rows, addresses)
+    return PerftestResult(name, unit, best[1], best[2], best[0], rows, fastest, addresses)
 
 
 def _nccl(name: str, lines: list[str]) -> NcclResult:
@@ -144,10 +164,11 @@ def _nccl(name: str, lines: list[str]) -> NcclResult:
     header = lines[start].lstrip("#").split()
     width = len(header)
     redop = header.index("redop") if "redop" in header else None
-    peak: tuple[float, str, str] | None = None
+    peak: tuple[float, str, str, int] | None = None
     rows = wrong = 0
     reduction = False
     avg = oob = None
+    avg_line = 0
     hosts: set[str] = set()
     library = "rccl" if any("rccl" in line.lower() for line in lines[:start] if line.startswith("#")) else None
     for line in lines[:start]:
@@ -160,7 +181,7 @@ def _nccl(name: str, lines: list[str]) -> NcclResult:
         if found := AVG_BUSBW.match(stripped):
             if not NUMBER.fullmatch(found.group(1)) and not re.fullmatch(r"[0-9.]+e[+-][0-9]{2}", found.group(1)):
                 raise ResultProblem(Problem(f"expected a number after `Avg bus bandwidth :`, found {printable(found.group(1))[:40]!r}", file=name, line=number))
-            avg = found.group(1)
+            avg, avg_line = found.group(1), number
             continue
         if found := OUT_OF_BOUNDS.match(stripped):
             if not INTEGER.fullmatch(found.group(1)):
@@ -190,7 +211,10 @@ def _nccl(name: str, lines: list[str]) -> NcclResult:
         rows += 1
         for busbw in (groups[2], groups[6]):
             if peak is None or float(busbw) > peak[0]:
-                peak = (float(busbw), busbw, words[0])
+                peak = (float(busbw), busbw, words[0], number)
     if peak is None:
         raise ResultProblem(Problem("a nccl-tests column header but no data row (the run failed? see the file)", file=name, line=start + 1))
-    return NcclResult(name, peak[1], peak[2], avg, oob, wrong, rows, reduction, library, hosts)
+    fastest = Reading(peak[3], "busbw", peak[1], peak[0])
+    if avg is not None and float(avg) > fastest.value:  # %g may print an exponent: 1e+06 is a number float() reads
+        fastest = Reading(avg_line, "Avg bus bandwidth", avg, float(avg))
+    return NcclResult(name, peak[1], peak[2], avg, oob, wrong, rows, reduction, library, fastest, hosts)

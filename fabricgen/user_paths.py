@@ -1,0 +1,248 @@
+"""Paths a user gives on the command line: each checked before any use, by one function.
+
+Every path option and argument of every command is declared with a `Role` (what it must name)
+and goes through `path_problems` while the command line is read (`fabricgen.cli.common.checked`),
+before the command opens, creates, resolves or reads anything. A path fabricgen derives from one
+the user gave (the default BUILD_DIR-testplan) goes through `check_path`, the same checks.
+
+What is checked, for every role:
+
+- the whole path is at most PATH_MAX - 1 bytes and each name in it at most NAME_MAX bytes, counted
+  as the kernel counts them (the bytes of the file-system encoding; Linux <linux/limits.h>);
+- the path can be looked up: no loop of symbolic links (ELOOP), no file standing where a directory
+  must be (`init -o FILE/x.yaml`: ENOTDIR, the file named);
+- what it names, when it exists: a regular file where a file is read or written (never a
+  directory, FIFO, socket or device: opening a FIFO to read waits for a writer forever), a
+  directory where a directory is;
+- a path fabricgen writes: a file name (not `.`), short enough for the staging name written
+  beside it, and outside every directory fabricgen wrote (a build, a test plan, an export), which
+  are verified as wholes against their manifest.json and would no longer be.
+
+A path that does not exist is left to the command, which says so in its own words (no manifest.json
+here, no such intent file), or creates it. A refusal names the option or argument, shows the path
+escaped (`trust.printable`: a newline, an escape sequence or a byte that is not UTF-8 cannot
+reach the terminal raw) and cut (`trust.quoted`), exit 2, nothing written:
+
+    arguments: 1 problem
+      --output: a name in the path is 300 bytes long ('nnnn...'); at most 255 bytes (NAME_MAX) (fix: shorten that name)
+
+`read_regular_file` reads an input the same way the intent and catalog readers do: opened without
+blocking, checked on the open descriptor (a regular file, not too large), then read bounded.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from fabricgen.errors import FabricgenError, Problem
+from fabricgen.trust import quoted
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+NAME_MAX = 255  # bytes in one name (Linux <linux/limits.h>; ext4, xfs, btrfs, tmpfs)
+PATH_MAX = 4096  # bytes in a path, its terminating NUL included
+# What fabricgen adds to a name it writes, for the staging file or directory beside it:
+# `.<name>.<pid>-<8 random>.partial` (fabricgen.output: 1 + 1 + 7 + 1 + 8 + 8 bytes; Linux pids
+# have at most 7 digits), `.<name>.fabricgen-tmp` (15) and mkstemp's `.<name>.<8 random>.tmp` (14).
+STAGING_ROOM = 26
+SHOWN = 160  # characters of a path a message shows; the rest is cut
+
+
+class PathError(FabricgenError):
+    """A path on the command line cannot be what its option or argument needs."""
+
+    phase = "arguments"
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a path argument must name. `noun` and `example` make the hints: "choose another path
+    for the report", "give one, e.g. --report analysis.md"."""
+
+    wants: Literal["file", "directory", "file or directory"]
+    writes: bool = False  # fabricgen creates or replaces it
+    noun: str = ""
+    example: str = ""
+    beside: str = "the staging name"  # what fabricgen writes beside it, named after it
+    room: int = STAGING_ROOM  # the bytes that adds to the name
+
+
+INPUT_FILE = Role("file", noun="the file", example="cluster.yaml")
+INPUT_DIRECTORY = Role("directory", noun="the directory", example="output/cluster")
+DIFF_SIDE = Role("file or directory", noun="the side", example="output/cluster")  # a build directory, an intent, intent.yaml@REV
+OUTPUT_DIRECTORY = Role("directory", writes=True, noun="the output", example="output/cluster")
+
+
+def output_file(noun: str, example: str, beside: str = "the staging name", room: int = STAGING_ROOM) -> Role:
+    """A file fabricgen writes (a report, an intent, the schema), and what it writes beside it."""
+    return Role("file", writes=True, noun=noun, example=example, beside=beside, room=room)
+
+
+def shown(path: object) -> str:
+    """A path for a message: escaped, quoted, cut after SHOWN characters."""
+    return quoted(path, SHOWN)
+
+
+def check_path(path: str | os.PathLike[str], role: Role, where: str) -> Path:
+    """`path` as a Path when it can be what `role` needs; PathError (located at `where`, the
+    option or argument: `--output`, `BUILD_DIR`) when not."""
+    problems = path_problems(path, role, where)
+    if problems:
+        raise PathError(problems)
+    return Path(path)
+
+
+def path_problems(path: str | os.PathLike[str], role: Role, where: str) -> list[Problem]:
+    """Why `path` cannot be what `role` needs (at most one problem), [] when it can."""
+    found = _problem(path, role, where)
+    return [] if found is None else [Problem(f"{where}: {found[0]}", hint=found[1])]
+
+
+def _problem(path: str | os.PathLike[str], role: Role, where: str) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) or None. Checks in order, each on what the one before it
+    made safe: the lengths before any system call, the lookup before the type."""
+    raw = os.fsencode(path)
+    if not raw:
+        return "an empty path", f"name {role.noun}, e.g. {where} {role.example}"
+    if len(raw) >= PATH_MAX:
+        return (f"the path is {len(raw):,} bytes long ({shown(path)}); at most {PATH_MAX - 1:,} bytes (PATH_MAX)", "use a shorter path")
+    longest = max(raw.split(b"/"), key=len)
+    if len(longest) > NAME_MAX:
+        return (f"a name in the path is {len(longest):,} bytes long ({quoted(os.fsdecode(longest))}); at most {NAME_MAX} bytes (NAME_MAX)", "shorten that name")
+    name = os.path.basename(os.path.normpath(raw))
+    if role.writes and role.wants == "file" and name in (b"", b".", b".."):
+        return f"needs a file name, not {shown(path)}", f"give one, e.g. {where} {role.example}"
+    if role.writes and len(name) > NAME_MAX - role.room:
+        return (
+            f"the name {quoted(os.fsdecode(name))} is {len(name)} bytes long, too long for {role.beside} beside it; at most {NAME_MAX - role.room} bytes",
+            "shorten that name",
+        )
+    try:
+        mode: int | None = os.stat(raw).st_mode
+    except FileNotFoundError:
+        mode = None  # the command says so, or creates it
+    except NotADirectoryError:
+        return f"{shown(_first_non_directory(raw))} is not a directory", f"choose another path for {role.noun}"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{shown(path)} runs into a loop of symbolic links", "remove or fix the link"
+        if exc.errno == errno.ENAMETOOLONG:  # a file system with a shorter NAME_MAX, or a link that expands past PATH_MAX
+            return f"{shown(path)} is too long for its file system", "use a shorter path"
+        return f"cannot look up {shown(path)}: {exc.strerror}", f"choose another path for {role.noun}"
+    if mode is not None:
+        wrong = _wrong_type(mode, role, path)
+        if wrong is not None:
+            return wrong
+    if role.writes:
+        return _inside_output(Path(os.fsdecode(raw)), role)
+    return None
+
+
+def _wrong_type(mode: int, role: Role, path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    if role.wants == "file" and not stat.S_ISREG(mode):
+        if role.writes:
+            return f"{shown(path)} exists and is not a regular file: it is {describe(mode)}", f"choose another path for {role.noun}"
+        return f"{shown(path)} is not a regular file: it is {describe(mode)}", "name a regular file"
+    if role.wants == "directory" and not stat.S_ISDIR(mode):
+        return f"{shown(path)} is not a directory: it is {describe(mode)}", f"name a directory, e.g. {role.example}"
+    if role.wants == "file or directory" and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return f"{shown(path)} is neither a directory nor a regular file: it is {describe(mode)}", "name a build directory or an intent file"
+    return None
+
+
+def describe(mode: int) -> str:
+    """What a file of this mode is, for a message: 'a directory', 'a FIFO or pipe' ..."""
+    for test, text in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO or pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return text
+    return "not a file"
+
+
+def _first_non_directory(raw: bytes) -> str:
+    """The first leading part of `raw` that exists and is not a directory (`FILE` of `FILE/x`)."""
+    parts = raw.split(b"/")
+    for end in range(1, len(parts)):
+        prefix = b"/".join(parts[:end]) or b"/"
+        try:
+            if not stat.S_ISDIR(os.stat(prefix).st_mode):
+                return os.fsdecode(prefix)
+        except OSError:
+            break
+    return os.fsdecode(raw)
+
+
+def _inside_output(path: Path, role: Role) -> tuple[str, str] | None:
+    from fabricgen.output import enclosing_output  # reads manifests: only when a path to write is given
+
+    found = enclosing_output(path)
+    if found is None:
+        return None
+    directory, contents = found
+    return (
+        f"{shown(path)} is inside {contents.directory} {shown(directory)}: writing there would overwrite the {contents.noun}",
+        f"choose a path outside it for {role.noun}; fabricgen checks what it wrote as a whole against its manifest.json",
+    )
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+class UnreadableFile(Exception):
+    """A file that is not a regular file, too large (`too_large`), or cannot be read; `reason`
+    says which, without the path (the caller's problem names the file)."""
+
+    def __init__(self, reason: str, too_large: bool = False):
+        super().__init__(reason)
+        self.reason = reason
+        self.too_large = too_large
+
+
+def read_regular_file(path: Path, max_bytes: int, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file `path`, at most `max_bytes`. Opened without blocking and
+    checked on the open descriptor, so a FIFO, a pipe held open by another process, a device such
+    as /dev/zero or a file swapped for one after a check is refused at once, never read forever.
+    `follow_symlinks=False`: a symbolic link is refused (O_NOFOLLOW). UnreadableFile otherwise."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise UnreadableFile("a symbolic link, not the file itself") from None
+        raise UnreadableFile(f"cannot open it: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"not a regular file: it is {describe(info.st_mode)}")
+        if info.st_size > max_bytes:
+            raise UnreadableFile(f"{info.st_size:,} bytes; at most {max_bytes:,}", too_large=True)
+        data = b"".join(_chunks(fd, max_bytes + 1))
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read it: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # it grew while being read
+        raise UnreadableFile(f"over {max_bytes:,} bytes", too_large=True)
+    return data
+
+
+def _chunks(fd: int, most: int) -> Iterator[bytes]:
+    while most > 0:
+        chunk = os.read(fd, min(most, 1 << 20))
+        if not chunk:
+            return
+        most -= len(chunk)
+        yield chunk
