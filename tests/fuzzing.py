@@ -1150,14 +1150,17 @@ def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None 
     outcome["reports_printed"] = all(text in stderr for text in texts)
     # every problem is judged here; only a few travel (a hostile input can make a million, or one of
     # a gigabyte), the first unlocated one always among them
-    judged = [(error.phase, problem, _located(problem)) for error in reported for problem in error.problems]
+    judged = [(error.phase, problem, _located(problem, error.phase)) for error in reported for problem in error.problems]
     unlocated = [entry for entry in judged if not entry[2]][:1]
     outcome["problems"] = [{"text": problem.format()[:2000], "phase": phase, "located": located} for phase, problem, located in unlocated + judged[:20]]
     return outcome
 
 
-def _located(problem) -> bool:
-    """A problem names where it is: a file, a device, or (diff) the side the user gave."""
+def _located(problem, phase: str = "") -> bool:
+    """A problem names where it is: a file, a device, (diff) the side the user gave, or (a path
+    on the command line) the option or argument that gave it."""
+    if phase == "arguments" and problem.field:
+        return True
     return bool(problem.file or problem.device or re.match(r"(old|new) side ", problem.message))
 
 
