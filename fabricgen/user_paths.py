@@ -101,7 +101,7 @@ def check_path(path: str | os.PathLike[str], role: Role, where: str) -> Path:
 def path_problems(path: str | os.PathLike[str], role: Role, where: str) -> list[Problem]:
     """Why `path` cannot be what `role` needs (at most one problem), [] when it can."""
     found = _problem(path, role, where)
-    return [] if found is None else [Problem(f"{where}: {found[0]}", hint=found[1])]
+    return [] if found is None else [Problem(found[0], hint=found[1], field=(where,))]  # shown as "--output: ..."
 
 
 def _problem(path: str | os.PathLike[str], role: Role, where: str) -> tuple[str, str] | None:
