@@ -248,6 +248,11 @@ def test_a_symlink_a_fifo_or_a_file_others_may_write_is_refused_without_blocking
         os.close(held)
     path.unlink()
 
+    path.mkdir()  # found by the fuzzer: os.fdopen of a directory raised IsADirectoryError (a traceback)
+    with pytest.raises(LabError, match="not a regular file"):
+        load_state(build_dir)
+    path.rmdir()
+
     path.write_text(json.dumps(state_document(build_dir)))
     path.chmod(0o666)
     with pytest.raises(LabError, match="others may write"):

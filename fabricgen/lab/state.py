@@ -276,14 +276,17 @@ def _read_state_file(path: Path, lab_id: str) -> bytes | None:
             raise _refused(path, lab_id, "it is a symbolic link" if exc.errno == errno.ELOOP else f"it cannot be read ({exc.strerror})") from None
     finally:
         os.close(directory)
-    with os.fdopen(fd, "rb") as stream:
-        info = os.fstat(fd)
+    try:
+        info = os.fstat(fd)  # before any read: a directory or a FIFO opened here is not read at all
         problem = "it is not a regular file" if not stat.S_ISREG(info.st_mode) else _not_private(info, "it")
         if not problem and info.st_size > MAX_STATE_BYTES:
             problem = f"it is larger than {MAX_STATE_BYTES >> 20} MiB"
         if problem:
             raise _refused(path, lab_id, problem)
-        data = stream.read(MAX_STATE_BYTES + 1)
+        with os.fdopen(os.dup(fd), "rb") as stream:
+            data = stream.read(MAX_STATE_BYTES + 1)
+    finally:
+        os.close(fd)
     if len(data) > MAX_STATE_BYTES:  # it grew after the check
         raise _refused(path, lab_id, f"it is larger than {MAX_STATE_BYTES >> 20} MiB")
     return data
