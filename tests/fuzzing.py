@@ -39,6 +39,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -72,7 +73,7 @@ class Profile:
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
     "ci": Profile(
-        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "results": 30, "lab-state": 25},
+        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "results": 30, "paths": 40, "lab-state": 25},
         4.0,
         30.0,
         2 << 30,
@@ -881,6 +882,10 @@ ALLOWED = {
     "export": {0, 2},
     "testplan": {0, 1, 2},
     "verify": {0, 1, 2},
+    "releases": {0, 2},
+    "schema": {0, 2},
+    "init": {0, 2},
+    "secrets": {0, 1, 2},
 }
 
 
@@ -929,6 +934,7 @@ class Case:
     # lab's kernel commands); returns what the child reports back after the command, as `extra`
     child_setup: Callable[[Path], Callable[[], dict]] | None = None
     check: Callable[[Path, Outcome], str | None] | None = None  # a property of this generator: a failure class or None
+    placeholders: dict[str, str] = field(default_factory=dict)  # {NAME} in argv -> a value `prepare` set
 
     def materialize(self, directory: Path) -> None:
         if self.copy_tree is not None:
@@ -1024,6 +1030,8 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     directory.mkdir(parents=True)
     case.materialize(directory)
     argv = [arg.replace("{dir}", str(directory)) for arg in case.argv]
+    for key, value in case.placeholders.items():
+        argv = [arg.replace("{" + key + "}", value) for arg in argv]
     baseline = _vm_bytes("VmRSS")
     read_end, write_end = os.pipe()
     started = time.perf_counter()
@@ -2561,9 +2569,10 @@ RESULT_SOURCES = {
     "nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt",
     "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
 }
-_PERFTEST_ROW = re.compile(r"^( *\d+ +\d+ +)([0-9.]+)( +)([0-9.]+)", re.M)
-_BUSBW_ROW = re.compile(r"^( +\d+ +\d+ +\w+ +\w+ +-?\d+ +[0-9.]+ +[0-9.]+ +)([0-9.]+)", re.M)
-IMPOSSIBLE = ["1000000000000", "1e12", "40000", "400000.5", "99999999999999999999999"]  # Gb/s or GB/s: 100x a 400G NIC and more
+# a result row, also behind `#` as a report pastes it (rccl-tests' own output, issue 33)
+_PERFTEST_ROW = re.compile(r"^(#? *\d+ +\d+ +)([0-9.]+)( +)([0-9.]+)", re.M)
+_BUSBW_ROW = re.compile(r"^(#? +\d+ +\d+ +\w+ +\w+ +-?\d+ +[0-9.]+ +[0-9.]+ +)([0-9.]+)", re.M)
+IMPOSSIBLE = ["1000000000000", "1e12", "400000.5", "99999999999999999999999"]  # Gb/s, GB/s or MB/s: 8x a 400G NIC and more
 MALFORMED_NUMBERS = ["nan", "NaN", "inf", "-inf", "-5", "0x10", "1e999", "4e-400", "", "12..5", "１２３"]
 RESULT_KINDS = ["FIFO", "directory", "link to /dev/zero", "empty", "binary", "60 MiB"]
 
@@ -2709,6 +2718,160 @@ def results_cases(plans: dict[str, Path]) -> st.SearchStrategy:
         ops = draw(st.lists(result_ops(), min_size=0, max_size=3))
         report = draw(st.sampled_from(["", "", "beside", "in the plan", "over a plan file"]))
         return results_case(plans, base, tuple(ops), report)
+
+    return cases()
+
+
+# paths ----------------------------------------------------------------------------------------------
+# Every path option and argument of every command (tests.test_cli_paths.SHAPES) given a path made
+# of hostile parts: names at and past NAME_MAX (in bytes: multibyte characters), paths past
+# PATH_MAX, `..`, control and format characters, names that read as options, and a last part that
+# is a FIFO, a directory, a file, a device, a loop or a dangling link, or lies under a file.
+# Properties: exit 0, 1 or 2, never a crash; a refusal is short and names the option or argument;
+# nothing is written outside the case's directory, and nothing at all when refused; a FIFO is
+# never waited on.
+
+PATH_PARTS = [
+    "a",
+    "out",
+    "..",
+    ".",
+    "",
+    "n" * 255,
+    "n" * 256,
+    "é" * 127,
+    "é" * 128,
+    "-o",
+    "--help",
+    "x y",
+    "a\nb",
+    "\x1b[2J",
+    "\u202eevil",
+    "~",
+    "*",
+    "$(id)",
+    "con",
+    ".hidden",
+]
+PATH_ENDS = ["none", "fifo", "directory", "file", "file as parent", "loop", "dangling link", "link to /dev/zero", "link to a FIFO", "socket", "deep"]
+_SHAPES = None
+
+
+def path_shapes() -> dict[str, tuple[tuple[str, ...], str, str]]:
+    global _SHAPES
+    if _SHAPES is None:
+        from tests.test_cli_paths import SHAPES
+
+        _SHAPES = SHAPES
+    return _SHAPES
+
+
+def _make_end(workspace: Path, relative: str, end: str) -> str:
+    """Make the path's last part what `end` says (in the parent, before the case runs); the path
+    to give."""
+    import socket as sockets
+
+    path = workspace / relative if relative else workspace / "p"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a part too long to create: the path is given as it is
+        return str(path)
+    try:
+        if end == "fifo":
+            os.mkfifo(path)
+        elif end == "directory":
+            path.mkdir()
+        elif end == "file":
+            path.write_text("hello\n")
+        elif end == "file as parent":
+            path.write_text("")
+            return str(path / "x.yaml")
+        elif end == "loop":
+            path.symlink_to(path.name)
+        elif end == "dangling link":
+            path.symlink_to(workspace / "nowhere" / "x")
+        elif end == "link to /dev/zero":
+            path.symlink_to("/dev/zero")
+        elif end == "link to a FIFO":
+            os.mkfifo(workspace / "fifo-target")
+            path.symlink_to(workspace / "fifo-target")
+        elif end == "socket" and len(os.fsencode(str(path))) < 100:
+            listener = sockets.socket(sockets.AF_UNIX)
+            listener.bind(str(path))
+            listener.close()
+        elif end == "deep":
+            return str(path) + ("/" + "d" * 200) * 21
+    except (OSError, ValueError):
+        pass
+    return str(path)
+
+
+def paths_case(bases: dict[str, Path], plans: dict[str, Path], shape: str, parts: tuple[str, ...], end: str) -> Case:
+    template, where, _role = path_shapes()[shape]
+    relative = "/".join(parts)
+    prepared: dict[str, str] = {}
+    before: dict[str, list] = {}
+
+    def prepare(directory: Path) -> None:
+        shutil.copytree(bases["tiny-nxos"], directory / "fixtures" / "build")
+        shutil.copytree(plans["tiny-nxos"], directory / "fixtures" / "plan")
+        workspace = directory / "ws"
+        workspace.mkdir()
+        prepared["P"] = _make_end(workspace, relative, end)
+        before.clear()
+        before.update(_tree(directory))
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if outcome.exit_code == 2 and len(outcome.stderr) > 2000:
+            return "a refusal printed over 2,000 characters"
+        if outcome.exit_code == 2 and outcome.reports and outcome.reports[0]["head"].startswith("arguments") and f"{where}:" not in outcome.stderr:
+            return f"a refused path does not name {where}"
+        if outcome.exit_code == 2 and _tree(directory) != before:
+            return "refused the path but changed files"
+        return None
+
+    values = {
+        "build": "{dir}/fixtures/build",
+        "plan": "{dir}/fixtures/plan",
+        "result": str(REPO / "tests/data/testplan/pair0001.txt"),
+        "reference": "{dir}/fixtures/reference.csv",
+        "intent": str(REPO / "tests/golden/tiny-nxos.yaml"),
+        "none": "{dir}/no-such-build",
+    }
+    argv = tuple(part.format(P="{P}", **values) for part in template)
+    return Case(
+        generator="paths",
+        command=argv[0],
+        argv=argv,
+        files={"fixtures/reference.csv": b"pid,quantity\nN9K-C9364D-GX2A,1\n"},
+        mutations=[f"{shape}: {short(relative, 120)} ending in {end}"],
+        base=shape,
+        prepare=prepare,
+        check=check,
+        env={"HOME": "{dir}"},
+        placeholders=prepared,
+    )
+
+
+def _tree(directory: Path) -> dict[str, list]:
+    """Every entry under `directory`, not following links: kind and size (a file's content hash)."""
+    found: dict[str, list] = {}
+    for root, directories, files in os.walk(directory):
+        for name in sorted(directories + files):
+            path = Path(root) / name
+            info = path.lstat()
+            digest = hashlib.sha256(path.read_bytes()).hexdigest() if stat.S_ISREG(info.st_mode) and info.st_size < 1 << 20 else ""
+            found[str(path.relative_to(directory))] = [oct(info.st_mode), info.st_size if not stat.S_ISDIR(info.st_mode) else 0, digest]
+    return found
+
+
+def paths_cases(bases: dict[str, Path], plans: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        shape = draw(st.sampled_from(sorted(path_shapes())))
+        parts = draw(st.lists(st.sampled_from(PATH_PARTS) | hostile_text(), min_size=0, max_size=3))
+        end = draw(st.sampled_from(PATH_ENDS))
+        return paths_case(bases, plans, shape, tuple(parts), end)
 
     return cases()
 

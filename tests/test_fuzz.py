@@ -274,3 +274,11 @@ def test_fuzz_results_files(plans, tmp_path):
     60 MiB file, a --report aimed into the plan. Impossible input is refused at once; the plan is
     never changed."""
     campaign("results", fuzzing.results_cases(plans), tmp_path)
+
+
+def test_fuzz_paths(bases, plans, tmp_path):
+    """Every path option and argument of every command given a path of hostile parts (names past
+    NAME_MAX in bytes, paths past PATH_MAX, `..`, control characters, names that read as options)
+    ending in a FIFO, a directory, a file, a device, a loop or a dangling link, or under a file. A
+    refusal is short and names the option; nothing changes when refused; a FIFO is never waited on."""
+    campaign("paths", fuzzing.paths_cases(bases, plans), tmp_path)
