@@ -337,7 +337,12 @@ def read_manifest(root: Path, error: type[FabricgenError], any_version: bool = F
     manifest's shape."""
     path = root / MANIFEST
     if not root.is_dir():
-        raise error(Problem(f"{root} is not a directory", hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"))
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise error(
+            Problem(
+                f"{what}: a build directory is needed here", file=str(root), hint="give the directory `fabricgen build` wrote (default output/<fabric name>)"
+            )
+        )
     try:
         with open(path, "rb", opener=_no_follow) as handle:
             data = handle.read(MAX_MANIFEST_BYTES + 1)

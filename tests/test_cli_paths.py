@@ -297,3 +297,13 @@ def test_the_intent_path_asked_for_on_the_terminal_is_checked_as_o_is(tmp_path):
     assert result.returncode == 2, result.stdout + result.stderr
     assert "--output: 'FILE' is not a directory" in result.stderr and "Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
+
+
+@pytest.mark.parametrize("command", [("analyze",), ("push",), ("verify",), ("secrets", "list"), ("testplan",)])
+def test_a_build_directory_that_does_not_exist_is_the_problem_s_file(tmp_path, command):
+    """Found by the paths fuzz campaign: the refusal named the directory only inside its message,
+    so `--json` and `--format github` had no file to point at."""
+    missing = tmp_path / "no-such-build"
+    result = fabricgen(*command, missing, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert f"  {missing}: does not exist: a build directory is needed here" in result.stderr, result.stderr
