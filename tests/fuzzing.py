@@ -2774,7 +2774,7 @@ def _make_end(workspace: Path, relative: str, end: str) -> str:
     path = workspace / relative if relative else workspace / "p"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a part too long to create: the path is given as it is
+    except (OSError, UnicodeEncodeError):  # a part too long to create: the path is given as it is
         return str(path)
     try:
         if end == "fifo":
@@ -2806,9 +2806,15 @@ def _make_end(workspace: Path, relative: str, end: str) -> str:
     return str(path)
 
 
+def _argv_text(text: str) -> str:
+    """`text` as a command-line argument can hold it: no NUL (argv is C strings), surrogates only
+    as Python decodes undecodable bytes (U+DC80-U+DCFF, surrogateescape)."""
+    return "".join(ch for ch in text if ch != "\x00" and not ("\ud800" <= ch <= "\udfff" and not "\udc80" <= ch <= "\udcff"))
+
+
 def paths_case(bases: dict[str, Path], plans: dict[str, Path], shape: str, parts: tuple[str, ...], end: str) -> Case:
     template, where, _role = path_shapes()[shape]
-    relative = "/".join(parts)
+    relative = "/".join(_argv_text(part) for part in parts)
     prepared: dict[str, str] = {}
     before: dict[str, list] = {}
 
