@@ -153,47 +153,50 @@ def _read_file(path: Path) -> dict[str, str]:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # O_NOFOLLOW: whoever can change a link could point it at another file
-            raise_if([Problem(f"the secrets file {shown} is a symbolic link", hint="name the file itself, not a link to it")], SecretsError)
-        raise_if([Problem(f"cannot open the secrets file {shown}: {exc.strerror}", hint="name an existing file with --secrets or $" + FILE_ENV)], SecretsError)
+            raise_if([Problem("the secrets file is a symbolic link", file=shown, hint="name the file itself, not a link to it")], SecretsError)
+        raise_if(
+            [Problem(f"cannot open the secrets file: {exc.strerror}", file=shown, hint="name an existing file with --secrets or $" + FILE_ENV)], SecretsError
+        )
     try:
         info = os.fstat(fd)
         problems = []
         if not stat.S_ISREG(info.st_mode):
-            problems.append(Problem(f"the secrets file {shown} is not a regular file"))
+            problems.append(Problem("the secrets file is not a regular file", file=shown))
         elif info.st_mode & 0o077:
             problems.append(
                 Problem(
-                    f"the secrets file {shown} is readable or writable by others (mode {stat.S_IMODE(info.st_mode):04o})",
+                    f"the secrets file is readable or writable by others (mode {stat.S_IMODE(info.st_mode):04o})",
+                    file=shown,
                     hint=f"chmod 600 {shown}",
                 )
             )
         elif info.st_uid != os.geteuid():
-            problems.append(Problem(f"the secrets file {shown} belongs to another user (uid {info.st_uid})", hint="use a file of your own"))
+            problems.append(Problem(f"the secrets file belongs to another user (uid {info.st_uid})", file=shown, hint="use a file of your own"))
         elif info.st_size > MAX_FILE_BYTES:
-            problems.append(Problem(f"the secrets file {shown} is {info.st_size} bytes; at most {MAX_FILE_BYTES}"))
+            problems.append(Problem(f"the secrets file is {info.st_size} bytes; at most {MAX_FILE_BYTES}", file=shown))
         raise_if(problems, SecretsError)
         with os.fdopen(fd, "rb", closefd=False) as stream:
             raw = stream.read(MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
     if len(raw) > MAX_FILE_BYTES:  # it grew after the check
-        raise_if([Problem(f"the secrets file {shown} is over {MAX_FILE_BYTES} bytes")], SecretsError)
+        raise_if([Problem(f"the secrets file is over {MAX_FILE_BYTES} bytes", file=shown)], SecretsError)
     doc, problems = parse_yaml(raw, shown, "secrets file", quote_content=False, max_nodes=MAX_FILE_NODES)
     raise_if([_unquoted(problem) for problem in problems], SecretsError)
     data = doc.data
     if not isinstance(data, dict):
         raise_if(
-            [Problem(f"the secrets file {shown} must be a mapping of secret names to values", hint="write lines like `bgp-backend: <value>`")], SecretsError
+            [Problem("the secrets file must be a mapping of secret names to values", file=shown, hint="write lines like `bgp-backend: <value>`")], SecretsError
         )
     problems = []
     values = {}
     for name, value in data.items():
         if not isinstance(name, str) or not SECRET_NAME.fullmatch(name):
             problems.append(
-                Problem(f"the secrets file {shown} has a key that is not a secret name", hint="lower-case letters, digits and '-', starting with a letter")
+                Problem("the secrets file has a key that is not a secret name", file=shown, hint="lower-case letters, digits and '-', starting with a letter")
             )
         elif not isinstance(value, str):
-            problems.append(Problem(f"secret {name!r} in {shown} is not a string", hint="quote the value"))
+            problems.append(Problem(f"secret {name!r} is not a string", file=shown, hint="quote the value"))
         else:
             values[name] = value
     raise_if(problems, SecretsError)

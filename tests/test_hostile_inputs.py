@@ -483,7 +483,8 @@ def test_devices_and_pipes_are_not_catalogs(tmp_path, write_intent):
 def test_a_catalog_dir_that_is_not_a_directory(write_intent, tmp_path):
     with pytest.raises(IntentError) as caught:
         load_intent(write_intent("gpus: 64\n"), catalog_dirs=[tmp_path / "nowhere"])
-    assert "is not a directory" in caught.value.problems[0].message
+    (problem,) = caught.value.problems
+    assert "is not a directory" in problem.message and problem.file == str(tmp_path / "nowhere") and problem.field == ("--catalog-dir",)
 
 
 @pytest.mark.parametrize(

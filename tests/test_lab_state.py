@@ -314,3 +314,11 @@ def test_a_running_labs_state_names_only_devices_and_cables_of_its_build(lab_bui
     write_state(state_root, lab_build, state_document(lab_build, manifest_sha256=manifest, namespaces=own, interfaces=interfaces))
     state, _ = running_lab(lab_build)
     assert state.namespaces == own
+
+
+def test_no_lab_up_names_the_build_as_the_problem_s_file(tmp_path: Path, state_root: Path):
+    """Found by the paths fuzz campaign: the build was named only inside the message."""
+    with pytest.raises(LabError) as caught:
+        running_lab(tmp_path / "build")
+    (problem,) = caught.value.problems
+    assert problem.file == str(tmp_path / "build") and problem.message == "no lab is up for this build"

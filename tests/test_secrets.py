@@ -704,3 +704,19 @@ def test_a_long_secret_name_cannot_stand_as_a_sonic_snmp_community(tmp_path: Pat
     with pytest.raises(CheckError) as refused:
         compile_intent(_sonic_variant(tmp_path, 256, edit))
     assert "management.snmp.communities" in str(refused.value) and "at most 21 characters" in str(refused.value)
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "world-readable"])
+def test_a_secrets_file_that_cannot_be_used_is_the_problem_s_file(tmp_path, kind):
+    """Found by the paths fuzz campaign: the file was named only inside the message, so `--json`
+    and `--format github` had no file to point at."""
+    path = tmp_path / "secrets.yaml"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "world-readable":
+        path.write_text("bgp-backend: x\n")
+        path.chmod(0o644)
+    with pytest.raises(SecretsError) as caught:
+        load_secrets({"bgp-backend"}, path, environ={})
+    (problem,) = caught.value.problems
+    assert problem.file == str(path) and "the secrets file" in problem.message

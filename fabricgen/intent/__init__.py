@@ -145,7 +145,7 @@ def _catalog_paths(intent: Intent, directory: Path | None, doc: YamlDocument, ca
     for extra in catalog_dirs:
         root = Path(extra).resolve()
         if not root.is_dir():
-            problems.append(Problem(f"--catalog-dir {extra} is not a directory", hint="name a directory that holds catalog files"))
+            problems.append(Problem("is not a directory", field=("--catalog-dir",), file=str(extra), hint="name a directory that holds catalog files"))
         roots.append(root)
     raise_if(problems, IntentError)
     paths = []

@@ -240,7 +240,7 @@ def running_lab(build_dir: Path) -> tuple[LabState, LabPlan]:
     changed under it or its state names what the build has not."""
     state = load_state(build_dir)
     if state is None or state.phase != "up":
-        raise LabError(Problem(f"no lab is up for {build_dir}", hint=f"start one: fabricgen lab up {build_dir}"))
+        raise LabError(Problem("no lab is up for this build", file=str(build_dir), hint=f"start one: fabricgen lab up {build_dir}"))
     if manifest_hash(build_dir) != state.manifest_sha256:
         raise LabError(Problem(f"{build_dir} was rebuilt after the lab came up", hint=f"fabricgen lab down {build_dir}, then lab up again"))
     plan = read_plan(build_dir, state.network)
