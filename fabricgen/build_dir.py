@@ -31,6 +31,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic_core import ErrorDetails
 
 from fabricgen.catalog.model import Release
+from fabricgen.csv_format import spreadsheet_value
 from fabricgen.design.graph import LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.secrets import SecretName
@@ -512,7 +513,8 @@ class BuildFiles:
 
 
 def read_rows(text: str, model: type[BaseModel], file: str, error: type[FabricgenError]) -> list:
-    """A CSV report's rows as `model`s. Its header must be exactly the model's fields; a problem
+    """A CSV report's rows as `model`s, each cell as it was before the report neutralised it for
+    spreadsheets (`spreadsheet_value`). Its header must be exactly the model's fields; a problem
     names the file, the row's line and the column."""
     columns = list(model.model_fields)
     reader = csv.reader(io.StringIO(text))
@@ -521,12 +523,15 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
         shown = printable(",".join(header or []))[:200]
         raise error(Problem(f"the header is {shown!r}; expected {','.join(columns)}", hint=REBUILD, file=file, line=1))
     rows, lines, problems = [], [], []
+    neutralised = "'" in text  # a cell written by spreadsheet_safe (a single scan: most reports hold none)
     try:
         start = reader.line_num + 1  # a quoted cell may span lines: a row is named by its first
         for row in reader:
             if len(row) != len(columns):
                 problems.append(Problem(f"{len(row)} cells; expected {len(columns)}", hint=REBUILD, file=file, line=start))
             else:
+                if neutralised:
+                    row = list(map(spreadsheet_value, row))
                 rows.append(dict(zip(columns, row, strict=True)))
                 lines.append(start)
             start = reader.line_num + 1
