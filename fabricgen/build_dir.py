@@ -650,8 +650,8 @@ def _link_faults(
             faults.append((f"{side} role", f"cannot be the {'a' if side == 'source' else 'b'} end of a {kind} link"))
         elif kind in (LinkKind.HOST, LinkKind.FABRIC) and end[0] in FABRIC_ROLES and end[1] != network:
             faults.append((f"{side} network", f"is on a {network} {kind} link"))
-    if kind is LinkKind.FABRIC and not faults and (source[0], target[0]) not in FABRIC_TIERS:  # type: ignore[index]
-        faults.append(("kind", f"a fabric link joins a leaf to a spine or a spine to a core, not a {source[0]} to a {target[0]}"))  # type: ignore[index]
+    if kind is LinkKind.FABRIC and source is not None and target is not None and not faults and (source[0], target[0]) not in FABRIC_TIERS:
+        faults.append(("kind", f"a fabric link joins a leaf to a spine or a spine to a core, not a {source[0]} to a {target[0]}"))
     if (speed_gbps == 0) != (kind is LinkKind.CONSOLE):
         expected = "0: a console cable has no speed" if kind is LinkKind.CONSOLE else f"1 to {MAX_SPEED_GBPS} Gb/s"
         faults.append(("speed_gbps", f"{speed_gbps} on a {kind} link; expected {expected}"))

@@ -98,7 +98,8 @@ def read_backend(build: BuildFiles) -> Backend:
     topology = build.topology()
     graph = topology.graph
     design = str(graph.backend.get("design", "rail-optimized"))
-    tiers = int(graph.backend.get("tiers", 2))  # type: ignore[call-overload]  # 1, 2 or 3 when present (build_dir checks)
+    tiers = graph.backend.get("tiers", 2)
+    assert isinstance(tiers, int), "build_dir checks graph.backend.tiers: 1, 2 or 3"
     gpus, nodes = graph.backend.get("gpus"), graph.backend.get("nodes")  # whole numbers when present (build_dir checks)
     gpus_per_node = gpus // nodes if isinstance(gpus, int) and isinstance(nodes, int) else 8
     if gpus_per_node > MAX_GPUS_PER_NODE:
