@@ -18,11 +18,12 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_NEUTRALISE = re.compile(r"'*[=+\-@\t\r]")  # a formula start, or what a neutralised one looks like
-_NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
+FORMULA_STARTS = "=+-@\t\r"  # OWASP's list: a cell starting with one is a formula to a spreadsheet
+_START = f"[{re.escape(FORMULA_STARTS)}]"
+_NEUTRALISE = re.compile(f"'*{_START}")  # a formula start, or what a neutralised one looks like
+_NEUTRALISED = re.compile(f"'+{_START}")
 _INERT = re.compile(r"-(?:[0-9]+(?:\.[0-9]+)?)?")  # a negative number, or the reports' "-" for nothing
-_RISKY_FIRST = frozenset("=+-@\t\r'")  # a cell whose first character is not one of these is left alone at once
+_RISKY_FIRST = frozenset(FORMULA_STARTS + "'")  # a cell whose first character is not one of these is left alone at once
 
 
 def spreadsheet_safe(cell: str) -> str:
@@ -101,7 +102,7 @@ def _checked(text: str, commas: int, lines: int) -> str | None:
         return None
     # a field starts the text, or follows a comma or a line break; a character that occurs nowhere
     # is ruled out by one fast scan (names hold '-', so "-" takes the two slower ones)
-    for first in "=+-@\t'":
+    for first in _RISKY_FIRST:
         if first in text and (f",{first}" in text or f"\n{first}" in text):
             return None
     return text
