@@ -7,8 +7,13 @@ link). Missing, extra and edited files are all named in one error.
 
 The sha256s are a checksum, not a trust boundary: anyone who can edit a file can update the
 manifest too. So the files commands read structurally are parsed through models whose strings
-obey `fabricgen.trust` (device names, port names, addresses, enums): `BuildFiles.topology()`,
-`.cabling()`, `.ip_plan()` and `.bom()`. A malformed one is an error naming the file, row and field.
+obey `fabricgen.trust` (device names, port names, addresses, enums) and whose numbers are in range
+(speeds, QoS priorities and DSCP values): `BuildFiles.topology()`, `.cabling()`, `.ip_plan()` and
+`.bom()`. A malformed one is an error naming the file, row and field. The reports are also checked
+against each other, in time linear in the links: topology.json's nodes and links are unique, every
+link ends at two of its nodes and uses a port no other link uses, a fabric switch's host and fabric
+links are on its own network; cabling.csv lists each of topology.json's links once, as topology.json
+has it (ends, network, kind, speed, cable); ip-plan.csv names only topology.json's devices.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import re
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
+from operator import add, attrgetter, eq
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -31,7 +37,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic_core import ErrorDetails
 
 from fabricgen.catalog.model import Release
-from fabricgen.design.graph import LinkKind, Network, Role
+from fabricgen.csv_format import spreadsheet_value
+from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.secrets import SecretName
 from fabricgen.trust import (
@@ -46,6 +53,7 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
+from fabricgen.units import MAX_SPEED_GBPS
 from fabricgen.version import RELEASE, __version__, release_of
 from fabricgen.yaml_source import parse_yaml
 
@@ -127,6 +135,38 @@ def _blank_or(check: Callable[[str], str]) -> AfterValidator:
     return _remembered(check, blank="")
 
 
+def _check_cable_speed(value: str) -> str:
+    """cabling.csv's speed: "serial" (a console cable) or Gb/s as the reports write it (400G)."""
+    if value == "serial" or (value.endswith("G") and value[:-1].isdigit() and value[:1] != "0" and int(value[:-1]) <= MAX_SPEED_GBPS):
+        return value
+    raise ValueError(f"{quoted(value)} is not a link speed: 1G to {MAX_SPEED_GBPS}G, or serial")
+
+
+def _check_qos_summary(value: object) -> object:
+    """A switch's `qos` in topology.json (`fabricgen.reports.topology.qos_summary`): plain data whose
+    priorities are 0-7 and DSCP values 0-63, as the test plan and verify read them."""
+    value = check_plain_data(value)
+    if not isinstance(value, dict):
+        raise ValueError("a switch's qos is an object: lossless_priority, roce_dscp, cnp_priority, cnp_dscp, ...")
+    for key in ("lossless_priority", "cnp_priority"):
+        if not _whole_number_in(value.get(key), 0, 7):
+            raise ValueError(f"{key} is {_shown(value.get(key))}; expected a priority 0 to 7")
+    for key in ("roce_dscp", "cnp_dscp"):
+        codes = value.get(key)
+        if not isinstance(codes, list) or len(codes) > 64 or not all(_whole_number_in(code, 0, 63) for code in codes):
+            raise ValueError(f"{key} is {_shown(codes)}; expected a list of DSCP values 0 to 63")
+    return value
+
+
+def _shown(value: object) -> str:
+    """A JSON value for a message: text quoted, anything else as it reads, cut short."""
+    return quoted(value) if isinstance(value, str) else printable(value)[:60]
+
+
+def _whole_number_in(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def _dash_or_pid(value: str) -> str:
     return value if value == "-" else check_pid(value)  # "-": a device outside the build (management core)
 
@@ -198,7 +238,7 @@ class TopologyNode(_Strict):
     pod: Count | None = None
     plane: Count | None = None
     core_group: Count | None = None
-    qos: PlainData | None = None
+    qos: Annotated[object, AfterValidator(_check_qos_summary)] | None = None  # switches with a lossless profile
     boot_image: Token | None = None  # the NOS image the intent pins for this switch
     secrets: list[SecretName] = []  # names of the secrets its config refers to
 
@@ -211,15 +251,19 @@ class TopologyLink(_Strict):
     kind: LinkKind
     source_port: Port
     target_port: Port
-    speed_gbps: Count
+    speed_gbps: Annotated[int, Field(ge=0, le=MAX_SPEED_GBPS)]  # 0 for a console cable and only for one (checked with the links)
     cable: Annotated[str, _remembered(check_pid)] | None = None
     length_m: Annotated[float, Field(ge=0)] | None = None
+
+
+MAX_GPUS = 262_144  # the intent's bound on gpus and nodes
+MAX_GPUS_PER_NODE = 1024  # the catalog's bound on a node's GPUs
 
 
 class TopologyGraph(_Strict):
     name: Name
     fabricgen_version: Token
-    backend: dict[Token, PlainData] = {}
+    backend: dict[Token, PlainData] = {}  # sizing facts; the numbers commands read are checked by topology_problems
     fabrics: dict[Network, dict[Token, PlainData]] = {}
     notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = []
 
@@ -253,7 +297,7 @@ class CableRow(_Strict):
     b_ru: Annotated[str, _blank_or(_check_decimal)]
     cable: Annotated[str, _blank_or(check_pid)]
     length_m: Annotated[str, _blank_or(_check_decimal)]
-    speed: Token
+    speed: Annotated[str, _remembered(_check_cable_speed)]
 
 
 AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"]
@@ -490,35 +534,263 @@ class BuildFiles:
             raise self.error(_problems(exc, str(self.root / path))) from None
 
     def topology(self) -> Topology:
-        """topology.json, checked (parsed once per BuildFiles)."""
+        """topology.json, checked, its nodes and links consistent (`topology_problems`); parsed
+        once per BuildFiles."""
         if "topology.json" not in self._parsed:
+            file = str(self.root / "topology.json")
             try:
-                self._parsed["topology.json"] = _TOPOLOGY.validate_json(self.bytes("topology.json"))
+                topology = _TOPOLOGY.validate_json(self.bytes("topology.json"))
             except ValidationError as exc:
-                raise self.error(_problems(exc, str(self.root / "topology.json"))) from None
+                raise self.error(_problems(exc, file)) from None
+            problems = topology_problems(topology, file)
+            if problems:
+                raise self.error(_capped(problems))
+            self._parsed["topology.json"] = topology
         return self._parsed["topology.json"]  # type: ignore[return-value]
 
     def cabling(self) -> list[CableRow]:
-        """cabling.csv's rows, checked."""
-        return self._rows("cabling.csv", CableRow)
+        """cabling.csv's rows, checked, and each as topology.json has its link (`cabling_problems`)."""
+        if "cabling.csv" not in self._parsed:
+            file = str(self.root / "cabling.csv")
+            rows, lines = _read_rows(self.text("cabling.csv"), CableRow, file, self.error)
+            problems = cabling_problems(rows, lines, self.topology(), file, str(self.root / "topology.json"))
+            if problems:
+                raise self.error(_capped(problems))
+            self._parsed["cabling.csv"] = rows
+        return self._parsed["cabling.csv"]  # type: ignore[return-value]
 
     def ip_plan(self) -> list[AddressRow]:
-        """ip-plan.csv's rows, checked."""
-        return self._rows("ip-plan.csv", AddressRow)
+        """ip-plan.csv's rows, checked, naming only topology.json's devices."""
+        if "ip-plan.csv" not in self._parsed:
+            file = str(self.root / "ip-plan.csv")
+            rows, lines = _read_rows(self.text("ip-plan.csv"), AddressRow, file, self.error)
+            problems = address_problems(rows, lines, self.topology(), file)
+            if problems:
+                raise self.error(_capped(problems))
+            self._parsed["ip-plan.csv"] = rows
+        return self._parsed["ip-plan.csv"]  # type: ignore[return-value]
 
     def bom(self) -> list[BomRow]:
         """bom.csv's rows, checked."""
-        return self._rows("bom.csv", BomRow)
+        if "bom.csv" not in self._parsed:
+            self._parsed["bom.csv"] = read_rows(self.text("bom.csv"), BomRow, str(self.root / "bom.csv"), self.error)
+        return self._parsed["bom.csv"]  # type: ignore[return-value]
 
-    def _rows(self, path: str, model: type[BaseModel]) -> list:
-        if path not in self._parsed:
-            self._parsed[path] = read_rows(self.text(path), model, str(self.root / path), self.error)
-        return self._parsed[path]  # type: ignore[return-value]
+
+# --- the reports against each other --------------------------------------------------------------------
+
+
+# link kind -> the roles its a end (source) and its b end (target) may have: how fabricgen.design
+# cables a fabric (a server to a leaf; a leaf to a spine or a spine to a core; any device's
+# management port to an OOB switch and its console to a console server; an OOB switch to the
+# management core)
+ANY_ROLE = frozenset(Role)
+END_ROLES = {
+    LinkKind.HOST: (SERVER_ROLES, frozenset({Role.LEAF})),
+    LinkKind.FABRIC: (frozenset({Role.LEAF, Role.SPINE}), frozenset({Role.SPINE, Role.CORE})),
+    LinkKind.MANAGEMENT: (ANY_ROLE, frozenset({Role.OOB_SWITCH})),
+    LinkKind.CONSOLE: (ANY_ROLE, frozenset({Role.CONSOLE_SERVER})),
+    LinkKind.UPLINK: (frozenset({Role.OOB_SWITCH}), frozenset({Role.MANAGEMENT_CORE})),
+}
+FABRIC_TIERS = frozenset({(Role.LEAF, Role.SPINE), (Role.SPINE, Role.CORE)})  # a fabric link's (a, b) roles
+
+
+def topology_problems(topology: Topology, file: str) -> list[Problem]:
+    """What makes topology.json's nodes and links disagree: a node id or link key used twice, a link
+    end that is not a node, a port on two links, an end whose role its link's kind does not join
+    (`END_ROLES`), a leaf, spine or core whose host or fabric link is on another network than its
+    own, a speed of 0 on a link that is not a console cable (or a console cable with a speed), a
+    graph.backend number out of range (`_summary_problems`). A node is named once, at its first
+    such link.
+
+    Linear in nodes and links, and mostly in C: a link's faults depend only on its facts (kind,
+    speed, network, and each end's role and network), of which a build has a few hundred distinct
+    ones; the links are walked in Python only to name the place of a fault found."""
+    summary = _summary_problems(topology.graph.backend, file)
+    nodes, links = topology.nodes, topology.links
+    ends_of = {node.id: (node.role, node.network) for node in nodes}
+    sources, targets = [link.source for link in links], [link.target for link in links]
+    facts = zip(map(attrgetter("kind", "speed_gbps", "network"), links), map(ends_of.get, sources), map(ends_of.get, targets), strict=True)
+    # "device\0port" strings, not tuples: the collector counts containers, not strings
+    ports = set(map(add, sources, map("\0".__add__, map(attrgetter("source_port"), links))))
+    ports.update(map(add, targets, map("\0".__add__, map(attrgetter("target_port"), links))))
+    if (
+        len(ends_of) == len(nodes)
+        and len(ports) == 2 * len(links)
+        and len(set(map(attrgetter("key"), links))) == len(links)
+        and not any(_link_faults(*link, source, target) for link, source, target in set(facts))
+    ):
+        return summary
+    return summary + _located_topology_problems(topology, file)
+
+
+def _summary_problems(summary: dict[str, object], file: str) -> list[Problem]:
+    """graph.backend (sizing facts, free-form) where commands read numbers from it: gpus and nodes
+    (1 to 262,144, a whole number of GPUs per node, at most 1,024) and tiers (1, 2 or 3)."""
+    problems = []
+    gpus, nodes, tiers = summary.get("gpus"), summary.get("nodes"), summary.get("tiers")
+    for key, value in (("gpus", gpus), ("nodes", nodes)):
+        if value is not None and not _whole_number_in(value, 1, MAX_GPUS):
+            problems.append(Problem(f"{key} is {_shown(value)}; expected a count 1 to {MAX_GPUS:,}", hint=REBUILD, file=file, field=("graph", "backend", key)))
+    if not problems and isinstance(gpus, int) and isinstance(nodes, int) and (gpus % nodes or gpus // nodes > MAX_GPUS_PER_NODE):
+        message = f"{gpus:,} GPUs over {nodes:,} nodes; expected a whole number of GPUs per node, at most {MAX_GPUS_PER_NODE:,}"
+        problems.append(Problem(message, hint=REBUILD, file=file, field=("graph", "backend", "gpus")))
+    if tiers is not None and not _whole_number_in(tiers, 1, 3):
+        problems.append(Problem(f"tiers is {_shown(tiers)}; expected 1, 2 or 3", hint=REBUILD, file=file, field=("graph", "backend", "tiers")))
+    return problems
+
+
+def _link_faults(
+    kind: LinkKind, speed_gbps: int, network: Network, source: tuple[Role, Network] | None, target: tuple[Role, Network] | None
+) -> list[tuple[str, str]]:
+    """What is wrong with a link of these facts (`source` and `target`: each end's role and
+    network, None when it is not a node), as (where, message): where is "source" or "target" (the
+    end is not a node), "source role" / "target role" / "source network" / "target network" (the
+    node at that end), or "kind" / "speed_gbps" (the link)."""
+    faults = []
+    for side, end, roles in (("source", source, END_ROLES[kind][0]), ("target", target, END_ROLES[kind][1])):
+        if end is None:
+            faults.append((side, "is not a node of topology.json"))
+        elif end[0] not in roles:
+            faults.append((f"{side} role", f"cannot be the {'a' if side == 'source' else 'b'} end of a {kind} link"))
+        elif kind in (LinkKind.HOST, LinkKind.FABRIC) and end[0] in FABRIC_ROLES and end[1] != network:
+            faults.append((f"{side} network", f"is on a {network} {kind} link"))
+    if kind is LinkKind.FABRIC and source is not None and target is not None and not faults and (source[0], target[0]) not in FABRIC_TIERS:
+        faults.append(("kind", f"a fabric link joins a leaf to a spine or a spine to a core, not a {source[0]} to a {target[0]}"))
+    if (speed_gbps == 0) != (kind is LinkKind.CONSOLE):
+        expected = "0: a console cable has no speed" if kind is LinkKind.CONSOLE else f"1 to {MAX_SPEED_GBPS} Gb/s"
+        faults.append(("speed_gbps", f"{speed_gbps} on a {kind} link; expected {expected}"))
+    return faults
+
+
+def _located_topology_problems(topology: Topology, file: str) -> list[Problem]:
+    """`topology_problems`, each named by its node or link."""
+    problems: list[Problem] = []
+
+    def problem(message: str, *field: str | int) -> None:
+        problems.append(Problem(message, hint=REBUILD, file=file, field=field))
+
+    index_of: dict[str, int] = {}
+    for index, node in enumerate(topology.nodes):
+        first = index_of.setdefault(node.id, index)
+        if first != index:
+            problem(f"{node.id} is the id of nodes[{first}] too", "nodes", index, "id")
+    ends_of = {node.id: (node.role, node.network) for node in topology.nodes}
+    keys: dict[str, int] = {}
+    ports: dict[tuple[str, str], int] = {}  # (device, port) -> the link it is on
+    node_faults: dict[tuple[int, str], str] = {}  # (node index, "role" | "network") -> the first link showing it
+    for index, link in enumerate(topology.links):
+        first = keys.setdefault(link.key, index)
+        if first != index:
+            problem(f"{link.key} is the key of links[{first}] too", "links", index, "key")
+        for side, device, port in (("source", link.source, link.source_port), ("target", link.target, link.target_port)):
+            other = ports.setdefault((device, port), index)
+            if other != index:
+                problem(f"{device} {port} is on links[{other}] ({topology.links[other].key}) too", "links", index, f"{side}_port")
+        for where, message in _link_faults(link.kind, link.speed_gbps, link.network, ends_of.get(link.source), ends_of.get(link.target)):
+            side, _, what = where.partition(" ")
+            device = link.source if side == "source" else link.target
+            if where in ("source", "target"):
+                problem(f"{quoted(device)} {message}", "links", index, where)
+            elif what:
+                node_faults.setdefault((index_of[device], what), f"{link.key} ({message})")
+            else:
+                problem(message, "links", index, where)
+    for (index, what), example in sorted(node_faults.items()):
+        node = topology.nodes[index]
+        problem(f"{node.id} is a {node.network} {node.role}, but its link {example}", "nodes", index, what)
+    return problems
+
+
+def cabling_problems(rows: list[CableRow], lines: list[int], topology: Topology, file: str, topology_file: str) -> list[Problem]:
+    """Where cabling.csv (`rows`, each on its line) and topology.json (already consistent in
+    itself) disagree: a cable listed twice or not a link of topology.json, a row whose ends,
+    network, kind, speed or cable differ from its link's, a link with no row. Linear in links."""
+    links = topology.links
+    # The build writes both in link order: then row i is link i, compared field by field in C.
+    # Streamed (map, not lists of tuples): each tuple is freed at once, so the collector is not
+    # set off walking the build's million objects.
+    speeds = {speed: f"{speed}G" if speed else "serial" for speed in {link.speed_gbps for link in links}}
+    link_cables = map({None: ""}.get, map(attrgetter("cable"), links), map(attrgetter("cable"), links))  # None -> "", a PID as it is
+    if (
+        len(rows) == len(links)
+        and all(map(eq, map(attrgetter(*_ROW_FIELDS), rows), map(attrgetter(*_LINK_FIELDS), links)))
+        and all(map(eq, map(attrgetter("speed"), rows), map(speeds.__getitem__, map(attrgetter("speed_gbps"), links))))
+        and all(map(eq, map(attrgetter("cable"), rows), link_cables))
+    ):
+        return []
+    return _located_cabling_problems(rows, lines, topology, file, topology_file)
+
+
+# a row's fields and its link's, in the same order
+_ROW_FIELDS = ("cable_id", "a_device", "a_port", "b_device", "b_port", "network", "kind")
+_LINK_FIELDS = ("key", "source", "source_port", "target", "target_port", "network", "kind")
+
+
+def _located_cabling_problems(rows: list[CableRow], lines: list[int], topology: Topology, file: str, topology_file: str) -> list[Problem]:
+    """`cabling_problems`, each named by its row (or by the link no row lists)."""
+    problems: list[Problem] = []
+    links = {link.key: link for link in topology.links}  # keys are unique: topology_problems
+    seen: dict[str, int] = {}
+    speeds: dict[int, str] = {0: "serial"}  # speed_gbps -> as cabling.csv writes it
+    for row, line in zip(rows, lines, strict=True):
+        first = seen.setdefault(row.cable_id, line)
+        link = links.get(row.cable_id)
+        if first != line:
+            problems.append(Problem(f"{row.cable_id} is listed twice (first on line {first})", hint=REBUILD, file=file, line=line, field=("cable_id",)))
+            continue
+        if link is None:
+            problems.append(Problem(f"{row.cable_id} is not a link of topology.json", hint=REBUILD, file=file, line=line, field=("cable_id",)))
+            continue
+        speed = speeds.get(link.speed_gbps) or speeds.setdefault(link.speed_gbps, f"{link.speed_gbps}G")
+        if (row.a_device, row.a_port, row.b_device, row.b_port, row.network, row.kind, row.speed, row.cable) == (
+            link.source, link.source_port, link.target, link.target_port, link.network, link.kind, speed, link.cable or "",
+        ):  # fmt: skip
+            continue
+        source, target = f"ends at {link.source} {link.source_port}", f"ends at {link.target} {link.target_port}"
+        for field, value, built, says in (
+            ("a_device", row.a_device, link.source, source),
+            ("a_port", row.a_port, link.source_port, source),
+            ("b_device", row.b_device, link.target, target),
+            ("b_port", row.b_port, link.target_port, target),
+            ("network", row.network, link.network, f"is {link.network}"),
+            ("kind", row.kind, link.kind, f"is {link.kind}"),
+            ("speed", row.speed, speed, f"runs at {speed}"),
+            ("cable", row.cable, link.cable or "", f"is a {link.cable} cable" if link.cable else "names no cable"),
+        ):
+            if value != built:
+                problems.append(Problem(f"{quoted(value)}; topology.json's link {link.key} {says}", hint=REBUILD, file=file, line=line, field=(field,)))
+                break
+    if len(seen) != len(links):
+        for index, link in enumerate(topology.links):
+            if link.key not in seen:
+                problems.append(Problem(f"{link.key} is not in cabling.csv", hint=REBUILD, file=topology_file, field=("links", index)))
+    return problems
+
+
+def address_problems(rows: list[AddressRow], lines: list[int], topology: Topology, file: str) -> list[Problem]:
+    """ip-plan.csv's rows whose device or peer device topology.json does not list."""
+    nodes = {node.id for node in topology.nodes}
+    named = set(map(attrgetter("device"), rows)) | set(map(attrgetter("peer_device"), rows))
+    if not named - nodes - {""}:
+        return []
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        for field, device in (("device", row.device), ("peer_device", row.peer_device)):
+            if device and device not in nodes:
+                problems.append(Problem(f"{quoted(device)} is not a node of topology.json", hint=REBUILD, file=file, line=line, field=(field,)))
+    return problems
 
 
 def read_rows(text: str, model: type[BaseModel], file: str, error: type[FabricgenError]) -> list:
-    """A CSV report's rows as `model`s. Its header must be exactly the model's fields; a problem
+    """A CSV report's rows as `model`s, each cell as it was before the report neutralised it for
+    spreadsheets (`spreadsheet_value`). Its header must be exactly the model's fields; a problem
     names the file, the row's line and the column."""
+    return _read_rows(text, model, file, error)[0]
+
+
+def _read_rows(text: str, model: type[BaseModel], file: str, error: type[FabricgenError]) -> tuple[list, list[int]]:
+    """`read_rows`, and the line each row starts on."""
     columns = list(model.model_fields)
     reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
@@ -526,12 +798,15 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
         shown = printable(",".join(header or []))[:200]
         raise error(Problem(f"the header is {shown!r}; expected {','.join(columns)}", hint=REBUILD, file=file, line=1))
     rows, lines, problems = [], [], []
+    neutralised = "'" in text  # a cell written by spreadsheet_safe (a single scan: most reports hold none)
     try:
         start = reader.line_num + 1  # a quoted cell may span lines: a row is named by its first
         for row in reader:
             if len(row) != len(columns):
                 problems.append(Problem(f"{len(row)} cells; expected {len(columns)}", hint=REBUILD, file=file, line=start))
             else:
+                if neutralised:
+                    row = list(map(spreadsheet_value, row))
                 rows.append(dict(zip(columns, row, strict=True)))
                 lines.append(start)
             start = reader.line_num + 1
@@ -546,7 +821,7 @@ def read_rows(text: str, model: type[BaseModel], file: str, error: type[Fabricge
         ]
     if problems:
         raise error(_capped(problems))
-    return parsed
+    return parsed, lines
 
 
 @functools.cache

@@ -55,7 +55,7 @@ def check_relative_path(path: str) -> None:
     try:
         check_build_path(path)
     except ValueError:
-        raise OutputError(Problem(f"refusing to write {path!r}: not a plain relative file name")) from None
+        raise OutputError(Problem("refusing to write this: not a plain relative file name", file=path)) from None
 
 
 # --- what a directory fabricgen wrote holds ---------------------------------------------------------
@@ -152,7 +152,8 @@ def existing_contents(directory: Path) -> Contents | None:
         listed = ", ".join(quoted(entry) for entry in foreign[:MAX_FOREIGN_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
         raise OutputError(
             Problem(
-                f"{quoted(directory, SHOWN)} holds what fabricgen did not write there: {listed}",
+                f"holds what fabricgen did not write there: {listed}",
+                file=str(directory),
                 hint="choose an empty or new directory with -o; fabricgen only replaces its own builds, plans and exports, and nothing else in them",
             )
         )
@@ -201,9 +202,7 @@ def _contents(directory: Path, manifest: Manifest, strict: bool) -> Contents:
         except (UnreadableFile, ValidationError) as exc:
             if strict:
                 reason = exc.reason if isinstance(exc, UnreadableFile) else "not what fabricgen writes there"
-                raise OutputError(
-                    Problem(f"{quoted(directory, SHOWN)}: {MARKER}: {reason}", hint="remove the directory if it is yours, or choose another -o")
-                ) from None
+                raise OutputError(Problem(reason, file=str(directory / MARKER), hint="remove the directory if it is yours, or choose another -o")) from None
     if "testplan.json" in files:
         return Contents("testplan", intent=manifest.intent.file)
     if "topology.json" in files:
@@ -231,18 +230,20 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
     if inside is not None:
         raise OutputError(
             Problem(
-                f"{quoted(destination, SHOWN)} is inside {inside[1].directory} {quoted(inside[0], SHOWN)}: writing there would overwrite the {inside[1].noun}",
+                f"is inside {inside[1].directory} {quoted(inside[0], SHOWN)}: writing there would overwrite the {inside[1].noun}",
+                file=str(destination),
                 hint="choose another -o, outside it",
             )
         )
     if destination.exists():
         if not destination.is_dir():
-            raise OutputError(Problem(f"{quoted(destination, SHOWN)} exists and is not a directory", hint="choose another -o"))
+            raise OutputError(Problem("exists and is not a directory", file=str(destination), hint="choose another -o"))
         existing = existing_contents(destination)
         if existing is not None and not writing.may_replace(existing):
             raise OutputError(
                 Problem(
-                    f"{quoted(destination, SHOWN)} holds {existing.describe()}, which {writing.describe()} may not replace; nothing was deleted",
+                    f"holds {existing.describe()}, which {writing.describe()} may not replace; nothing was deleted",
+                    file=str(destination),
                     hint="choose another -o: a new or empty directory (fabricgen replaces a build with a build, an export or a plan only with its own newer self)",
                 )
             )
@@ -252,13 +253,13 @@ def write_build(files: Mapping[str, bytes], destination: Path) -> None:
         remove_abandoned_staging(parent, destination.name)
         staging, lock = _staging_directory(parent, destination.name, ".partial")
     except OSError as exc:
-        raise OutputError(Problem(f"cannot create a directory in {parent}: {exc.strerror}")) from None
+        raise OutputError(Problem(f"cannot create a directory here: {exc.strerror}", file=str(parent))) from None
     try:
         try:
             _write_files(files, staging)
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
-            raise OutputError(Problem(f"writing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
+            raise OutputError(Problem(f"writing failed: {exc.strerror or exc}; the previous build is untouched", file=str(destination))) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -367,7 +368,7 @@ def _swap_in(staging: Path, destination: Path) -> None:
                 os.close(lock)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise OutputError(Problem(f"replacing {destination} failed: {exc.strerror or exc}; the previous build is untouched")) from None
+        raise OutputError(Problem(f"replacing failed: {exc.strerror or exc}; the previous build is untouched", file=str(destination))) from None
     # The new build is in place; failing to clean up the old one loses nothing, so it is not an error.
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
@@ -437,10 +438,10 @@ def write_file_atomic(path: Path, data: bytes, replace: bool = True) -> None:
             _link_new(staging, path, data)
     except FileExistsError:
         staging.unlink(missing_ok=True)
-        raise OutputError(Problem(f"{path} already exists", hint="remove it or choose another file")) from None
+        raise OutputError(Problem("already exists", file=str(path), hint="remove it or choose another file")) from None
     except OSError as exc:
         staging.unlink(missing_ok=True)
-        raise OutputError(Problem(f"cannot write {path}: {exc.strerror}", hint="choose a writable path")) from None
+        raise OutputError(Problem(f"cannot write: {exc.strerror}", file=str(path), hint="choose a writable path")) from None
 
 
 def _link_new(staging: Path, path: Path, data: bytes) -> None:

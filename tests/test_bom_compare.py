@@ -79,6 +79,13 @@ def test_a_delta_shows_sign_and_the_builds_basis(tmp_path):
     assert "5 rows: 3 equal, 2 differ" in result.stdout
 
 
+def test_a_cell_the_build_neutralised_for_spreadsheets_reads_as_it_was_meant(tmp_path):
+    # fabricgen writes a cell starting with = + - @ with a quote in front (fabricgen/csv_format.py)
+    build = BUILD.replace("8,,one per GPU node,", "8,,'@one per GPU node,")
+    result, _ = compare(tmp_path, EQUAL_REFERENCE.replace("DGX-H100,,8", "DGX-H100,,5"), build)
+    assert row_of(result.stdout, "DGX-H100")[2:] == ["8", "5", "+3", "this build counts @one per GPU node"]
+
+
 def test_a_reference_counting_another_way_is_named(tmp_path):
     result, _ = compare(tmp_path, EQUAL_REFERENCE.replace("QDD-400G-DR4-S,,128", "QDD-400G-DR4-S,,640"))
     assert result.exit_code == 1

@@ -475,3 +475,127 @@ def test_push_refuses_a_config_that_is_not_utf8_even_with_the_manifest_updated(c
     with pytest.raises(PushError) as caught:
         read_targets(copy, "be-su01-leaf1", inventory, staging=tmp_path)
     assert caught.value.problems[0].file == str(frr) and "not UTF-8" in caught.value.problems[0].message
+
+
+# --- 5. an edited build never crashes a command: the reports agree with each other and the model ----------
+
+
+def _edit_topology(directory: Path, edit) -> None:
+    topology = json.loads((directory / "topology.json").read_text())
+    edit(topology)
+    (directory / "topology.json").write_text(json.dumps(topology))
+
+
+def _first(topology: dict, role: str) -> dict:
+    return next(node for node in topology["nodes"] if node["role"] == role)
+
+
+def _node_index(directory: Path, name: str) -> int:
+    return [node["id"] for node in json.loads((directory / "topology.json").read_text())["nodes"]].index(name)
+
+
+def _fabric_row(directory: Path) -> int:
+    return next(i for i, row in enumerate(csv.DictReader(io.StringIO((directory / "cabling.csv").read_text()))) if row["kind"] == "fabric")
+
+
+EDITED_BUILDS = {
+    # cabling.csv says the leaf's uplink goes to the other spine; topology.json keeps the link as built
+    "cable-moved": (lambda d: edit_csv(d / "cabling.csv", _fabric_row(d), "b_device", "be-spine02"), lambda d: f"cabling.csv:{_fabric_row(d) + 2}: b_device"),
+    "cable-speed-0": (lambda d: edit_csv(d / "cabling.csv", 0, "speed", "0G"), lambda d: "cabling.csv:2: speed"),
+    "link-speed-0": (lambda d: _edit_topology(d, lambda t: [link.update(speed_gbps=0) for link in t["links"]]), lambda d: "topology.json: links[0].speed_gbps"),
+    "leaf-network": (
+        lambda d: _edit_topology(d, lambda t: _first(t, "leaf").update(network="frontend")),
+        lambda d: f"topology.json: nodes[{_node_index(d, 'be-su01-leaf1')}].network",
+    ),
+    "qos-not-numbers": (
+        lambda d: _edit_topology(d, lambda t: _first(t, "leaf")["qos"].update(roce_dscp=["x"])),
+        lambda d: f"topology.json: nodes[{_node_index(d, 'be-su01-leaf1')}].qos",
+    ),
+    "summary-gpus": (
+        lambda d: _edit_topology(d, lambda t: t["graph"]["backend"].update(gpus=10**30)),
+        lambda d: "topology.json: graph.backend.gpus: gpus is 1000000000000000000000000000000; expected a count 1 to 262,144",
+    ),
+    "qos-out-of-range": (
+        lambda d: _edit_topology(d, lambda t: _first(t, "leaf")["qos"].update(roce_dscp=[999], lossless_priority=99)),
+        lambda d: f"topology.json: nodes[{_node_index(d, 'be-su01-leaf1')}].qos",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "edit"),
+    [
+        (command, edit)
+        for command in ("export containerlab", "testplan", "analyze")
+        for edit in EDITED_BUILDS
+        if not (command == "analyze" and edit.startswith("cable-"))  # analyze reads topology.json only
+    ],
+)
+def test_an_edited_build_with_its_manifest_updated_is_exit_2_naming_the_place(copy: Path, tmp_path: Path, command: str, edit: str):
+    """export containerlab (a KeyError), testplan (a ValidationError, a ValueError) and analyze
+    (zero speeds: a ValueError) crashed on these; the reader now refuses them for every command."""
+    change, where = EDITED_BUILDS[edit]
+    change(copy)
+    rehash(copy)
+    options = [] if command == "analyze" else ["-o", str(tmp_path / "out")]
+    result = fabricgen(*command.split(), str(copy), *options)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert where(copy) in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _set_netplan_mtu_low(directory: Path) -> None:
+    path = directory / "hosts" / "gpu0001" / "netplan.yaml"
+    path.write_text(path.read_text().replace("mtu: 9000", "mtu: 100", 1))
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (_set_netplan_mtu_low, "netplan.yaml: network.ethernets.nic1.mtu: Input should be greater than or equal to 1280"),
+        (lambda d: _edit_topology(d, lambda t: t["graph"]["backend"].update(gpus=72, nodes=1)), "topology.json: graph.backend.gpus: 72 GPUs per node"),
+    ],
+    ids=["netplan-mtu-100", "72-gpus-per-node"],
+)
+def test_testplan_refuses_what_its_plan_cannot_hold_naming_the_place(copy: Path, tmp_path: Path, edit, where: str):
+    """Both were a ValidationError of testplan.json's models (a traceback)."""
+    edit(copy)
+    rehash(copy)
+    result = fabricgen("testplan", str(copy), "-o", str(tmp_path / "out"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert where in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _cabling_lines(directory: Path) -> list[str]:
+    return (directory / "cabling.csv").read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda d: (d / "cabling.csv").write_text("\n".join(_cabling_lines(d)[:-1]) + "\n"), "topology.json: links[63]: BE-S00032 is not in cabling.csv"),
+        (
+            lambda d: (d / "cabling.csv").write_text("\n".join([*_cabling_lines(d), _cabling_lines(d)[5]]) + "\n"),
+            "cabling.csv:66: cable_id: BE-00005 is listed twice (first on line 6)",
+        ),
+        (lambda d: edit_csv(d / "cabling.csv", 3, "cable_id", "BE-99999"), "cabling.csv:5: cable_id: BE-99999 is not a link of topology.json"),
+        (lambda d: edit_csv(d / "cabling.csv", 3, "a_port", "nic7"), "cabling.csv:5: a_port: 'nic7'; topology.json's link BE-00004 ends at gpu0001 nic4"),
+        (lambda d: edit_csv(d / "cabling.csv", 3, "kind", "fabric"), "cabling.csv:5: kind: 'fabric'; topology.json's link BE-00004 is host"),
+        (lambda d: _edit_topology(d, lambda t: t["links"].append(dict(t["links"][0]))), "topology.json: links[64].key: BE-00001 is the key of links[0] too"),
+        (
+            lambda d: _edit_topology(d, lambda t: t["links"][2].update(target="be-nowhere")),
+            "topology.json: links[2].target: 'be-nowhere' is not a node of topology.json",
+        ),
+        (lambda d: _edit_topology(d, lambda t: t["nodes"].append(dict(t["nodes"][0]))), "topology.json: nodes[22].id: be-spine01 is the id of nodes[0] too"),
+    ],
+    ids=["cable-missing", "cable-twice", "cable-unknown", "end-differs", "kind-differs", "link-twice", "link-to-nowhere", "node-twice"],
+)
+def test_cabling_csv_and_topology_json_are_checked_against_each_other(copy: Path, edit, expected: str):
+    edit(copy)
+    rehash(copy)
+    with pytest.raises(LabError) as caught:
+        files = BuildFiles(copy, LabError)
+        files.topology()
+        files.cabling()
+    assert expected in caught.value.report(), caught.value.report()

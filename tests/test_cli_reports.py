@@ -45,5 +45,5 @@ def test_write_report_makes_the_directories_and_refuses_a_file_in_the_way(tmp_pa
     with pytest.raises(typer.Exit) as caught:
         write_report(tmp_path / "file" / "sub" / "r.md", b"x")
     assert caught.value.exit_code == 2
-    assert f"output: 1 problem\n  cannot create the directory {tmp_path / 'file' / 'sub'}: " in capsys.readouterr().err
+    assert f"output: 1 problem\n  {tmp_path / 'file' / 'sub'}: cannot create the directory: " in capsys.readouterr().err
     assert (tmp_path / "file").read_text() == ""

@@ -381,6 +381,34 @@ def test_netbox_csv_files_use_the_import_forms_columns(builds, tmp_path):
     assert addresses["be-spine01", "mgmt0"]["is_oob"] == "true"
 
 
+@pytest.mark.parametrize("rack", ["=cmd|' /C calc'!A0", "+1+1", "@SUM(1)", "-2+3"])
+def test_netbox_csv_cells_a_spreadsheet_would_run_get_a_quote_and_the_push_keeps_the_name(builds, tmp_path, rack):
+    """A rack name of an edited build (free text in topology.json) that a spreadsheet would run as a
+    formula (OWASP, CSV Injection): the CSV files start it with a quote, the API gets it as it is."""
+    from fabricgen.export.netbox import netbox_data
+    from fabricgen.export.netbox_push import push_plan
+    from fabricgen.export.source import open_build
+
+    edited = tmp_path / "layout"
+    shutil.copytree(builds["layout"], edited)
+    topology = json.loads((edited / "topology.json").read_text())
+    placed = [node["id"] for node in topology["nodes"] if node.get("rack") == "R01-01"]
+    for node in topology["nodes"]:
+        if node["id"] in placed:
+            node["rack"] = rack
+    (edited / "topology.json").write_text(json.dumps(topology))
+    rehash(edited, "topology.json")
+    out = export("netbox", edited, tmp_path / "nb")
+    assert "'" + rack in {r["name"] for r in rows(out / "racks.csv")}
+    assert {r["rack"] for r in rows(out / "devices.csv") if r["name"] in placed} == {"'" + rack}
+    for path in sorted(out.glob("*.csv")):
+        with open(path, newline="") as handle:
+            started = [cell for row in csv.reader(handle) for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r")]
+        assert started == [], (path.name, started[:3])
+    plan = push_plan(netbox_data(open_build(edited)))
+    assert rack in {r.body["name"] for r in plan if r.endpoint == "dcim.racks"}
+
+
 class FakeEndpoint:
     """Stands in for a pynetbox endpoint: get() by exact key, create() records the body."""
 

@@ -150,8 +150,9 @@ def test_a_file_written_without_replace_never_replaces_one(tmp_path):
     command looked) is kept and refused, and no staging file is left behind."""
     path = tmp_path / "intent.yaml"
     output.write_file_atomic(path, b"first\n", replace=False)
-    with pytest.raises(OutputError, match="already exists"):
+    with pytest.raises(OutputError, match="already exists") as caught:
         output.write_file_atomic(path, b"second\n", replace=False)
+    assert caught.value.problems[0].file == str(path)  # located: --json and --format github point at it
     assert path.read_bytes() == b"first\n"
     output.write_file_atomic(path, b"third\n")
     assert path.read_bytes() == b"third\n" and [p.name for p in tmp_path.iterdir()] == ["intent.yaml"]

@@ -6,16 +6,21 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from fabricgen.build_dir import BomRow, read_rows
+from fabricgen.csv_format import csv_text, joined_csv, spreadsheet_safe, spreadsheet_value
 from fabricgen.design.graph import LinkKind, Role
+from fabricgen.errors import DiffError
 from fabricgen.pipeline import compile_intent
 from fabricgen.reports import cabling, ip_plan
-from fabricgen.reports._csv import csv_text, joined_csv
 from fabricgen.reports.bom import _network_section, _octal_cables, bom_rows
 from fabricgen.reports.cabling import COLUMNS as COLUMNS_CABLING
 from fabricgen.reports.cabling import cabling_rows, render_cabling
@@ -439,7 +444,6 @@ def test_populate_all_fills_empty_cages_with_the_downlinks_breakout_dac(write_in
         [("a", "b,c")],  # a comma, a quote, a line break: csv quotes them
         [("a", 'say "hi"')],
         [("a", "two\nlines"), ("c", "d")],
-        [("a", "cr\r")],
         [("a", "b"), ("lone",), ("",)],  # a lone empty field is written as ""
         [("a", 1), ("b", None), ("c", 2.5)],  # numbers and None: the writer formats them
         [("x", "y", "z"), ("p,q", "r")],  # a comma in a short row cannot pass for a missing field
@@ -451,3 +455,81 @@ def test_csv_text_is_what_csv_writes(rows):
     writer.writerow(("h1", "h2"))
     writer.writerows(rows)
     assert csv_text(("h1", "h2"), rows) == buffer.getvalue()
+
+
+# --- spreadsheet formulas (CSV injection) -------------------------------------------------------------
+
+# Cells a spreadsheet would run as a formula (OWASP, CSV Injection): = + - @ tab and CR first.
+FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "@SUM(1)", "-2+3", "\t=1+1", "\r=1+1"]
+HOSTILE_NODE = """
+nodes:
+  EVIL-ARRAY:
+    kind: storage
+    description: {description}
+    rack_units: 2
+    storage: {{count: 2, speed: 100G, form_factor: QSFP28, names: "e{{n}}a", nic_family: ontap}}
+    bmc: {{count: 1, speed: 1G, form_factor: RJ45, names: "e0M"}}
+"""
+
+
+def cells(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+@pytest.mark.parametrize("value", FORMULAS)
+def test_a_formula_cell_gets_a_leading_quote_on_every_path_of_csv_text(value):
+    assert cells(csv_text(("a", "b"), [("x", value), (value, "y")]))[1:] == [["x", "'" + value], ["'" + value, "y"]]
+    assert cells(csv_text(("a", "b"), [("x", value), ("n", 1)]))[1] == ["x", "'" + value]  # the csv.writer path (a number)
+    # the joined fast path never lets one through: the caller writes those rows by csv_text
+    assert joined_csv(("a", "b"), [f"x,{value}"], 1) is None and joined_csv(("a", "b"), [f"{value},x"], 1) is None
+
+
+def test_numbers_and_the_reports_blank_marker_stay_as_they_are():
+    rows = [("-", "-2"), ("-0.5", "2.5"), ("a-b", "x@y"), ("1+1", "e=mc2"), ("'quoted'", "it's")]
+    assert csv_text(("a", "b"), rows) == written_by_csv(("a", "b"), rows)
+    # a '-' or '@' inside a field keeps the joined fast path (names hold dashes)
+    assert joined_csv(("a", "b"), ["a-b,x@y\n1+1,e=mc2"], 2) == written_by_csv(("a", "b"), rows[2:4])
+
+
+def test_a_carriage_return_in_a_cell_cannot_start_a_row():
+    # csv.writer leaves a CR unquoted when the line terminator is "\n": a spreadsheet would read
+    # "=1+1" as the first cell of a row of its own
+    text = csv_text(("a", "b"), [("x", "1\r=1+1"), ("y", 2)])
+    assert cells(text) == [["a", "b"], ["x", "1\r=1+1"], ["y", "2"]]
+
+
+@given(st.text(max_size=12))
+def test_a_neutralised_cell_reads_back_as_it_was(value):
+    written = spreadsheet_safe(value)
+    assert spreadsheet_value(written) == value
+    if written[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        assert written == "-" or re.fullmatch(r"-[0-9]+(\.[0-9]+)?", written), written
+
+
+@pytest.mark.parametrize("value", FORMULAS)
+def test_cabling_and_ip_plan_neutralise_a_formula_in_any_cell(write_intent, value):
+    # a rack or port name of an edited build's kind, put past every trust check
+    build = compile_intent(write_intent("gpus: 32\n"))
+    link = build.fabric.links[0]
+    link.a.device.rack, link.a.device.ru = value, 3
+    port = next(p for p in build.fabric.devices["be-spine01"].ports.values() if p in build.addresses.interfaces)
+    port.name = value
+    cabling_csv = cells(render_cabling(build.compiled)["cabling.csv"])
+    column = {name: COLUMNS_CABLING.index(name) for name in COLUMNS_CABLING}
+    assert cabling_csv[1][column["a_rack"]] == "'" + value
+    ends = [(row[column[f"{side}_device"]], row[column[f"{side}_port"]]) for row in cabling_csv[1:] for side in "ab"]
+    assert ("be-spine01", "'" + value) in ends
+    ip_csv = cells(render_ip_plan(build.compiled)["ip-plan.csv"])
+    assert ["be-spine01", "'" + value] in [row[1:3] for row in ip_csv]
+    for table in (cabling_csv, ip_csv):
+        assert not [cell for row in table for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and cell != "-"]
+
+
+@pytest.mark.parametrize("value", FORMULAS[:4])
+def test_a_catalog_description_reaches_bom_csv_neutralised_and_reads_back(tmp_path, write_intent, value):
+    (tmp_path / "hw.yaml").write_text(HOSTILE_NODE.format(description=json.dumps(value)))
+    build = compile_intent(write_intent("catalog: [hw.yaml]\ngpus: 256\nfrontend: {}\nstorage_nodes: {model: EVIL-ARRAY, count: 2}\n"))
+    row = next(r for r in read_csv(build, "bom.csv") if r["pid"] == "EVIL-ARRAY")
+    assert row["description"] == "'" + value
+    parsed = read_rows(build.files["bom.csv"].decode(), BomRow, "bom.csv", DiffError)  # as every command reads a build's bom.csv
+    assert next(r for r in parsed if r.pid == "EVIL-ARRAY").description == value

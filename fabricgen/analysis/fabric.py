@@ -1,8 +1,10 @@
 """A build's routed fabric as arrays, for analysis: leaves, spines, and the capacity between them.
 
 Read from the build directory only (a verified build, its topology.json parsed through the
-checked model of `fabricgen.build_dir`), so the fabric analysed is the one that was built and
-cabled, not the intent's idea of it.
+checked model of `fabricgen.build_dir`, its links consistent with its nodes and every speed
+positive), so the fabric analysed is the one that was built and cabled, not the intent's idea of
+it. cabling.csv is not read: parsing it to cross-check would cost the 32,768-GPU analysis 1.7 s
+of CPU and 250 MB, and no number here comes from it.
 """
 
 from __future__ import annotations

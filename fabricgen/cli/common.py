@@ -149,9 +149,8 @@ def write_report(path: Path, data: bytes) -> None:
 def _make_directory(directory: Path) -> None:
     """`mkdir -p directory`, or OutputError saying why not."""
     from fabricgen.errors import OutputError, Problem
-    from fabricgen.trust import printable
 
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(Problem(f"cannot create the directory {printable(directory)}: {exc.strerror}", hint="choose a path you can write")) from None
+        raise OutputError(Problem(f"cannot create the directory: {exc.strerror}", file=str(directory), hint="choose a path you can write")) from None

@@ -109,6 +109,9 @@ def netbox_command(
     push_url: str | None = typer.Option(
         None, "--push", metavar="URL", help="Also create the objects in the NetBox at URL (token from NETBOX_TOKEN; needs pip install 'fabricgen[netbox]')."
     ),
+    timeout: float = typer.Option(
+        30.0, "--timeout", metavar="SECONDS", help="With --push: how long to wait to connect to NetBox and for each answer, 1 to 600."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """NetBox bulk-import CSV files (NetBox 4.6): manufacturers, roles, platforms, device types,
@@ -117,10 +120,10 @@ def netbox_command(
     some could not be created."""
     from fabricgen.export.files import NetboxPushSummary
     from fabricgen.export.netbox import NetboxData, netbox_data, netbox_files
-    from fabricgen.export.netbox_push import connect, push, push_plan
+    from fabricgen.export.netbox_push import connect, push, push_plan, shown_url
     from fabricgen.trust import printable
 
-    api = run_or_exit(lambda: connect(push_url, os.environ)) if push_url else None
+    api = run_or_exit(lambda: connect(push_url, os.environ, timeout)) if push_url else None
     made: list[NetboxData] = []  # the rows, made once for the files and the push
 
     def render(build) -> dict[str, str]:
@@ -128,9 +131,12 @@ def netbox_command(
         return netbox_files(made[0])
 
     def push_to_netbox(build) -> NetboxPushSummary:
-        result = push(push_plan(made[0]), api)
+        result = push(push_plan(made[0]), api, push_url or "", timeout)
         summary = NetboxPushSummary(
-            url=printable(push_url), created=sum(result.created.values()), existing=sum(result.existing.values()), failed=[printable(f) for f in result.failed]
+            url=shown_url(push_url or ""),
+            created=sum(result.created.values()),
+            existing=sum(result.existing.values()),
+            failed=[printable(f) for f in result.failed],
         )
         if not as_json:
             out.print(f"{summary.url}: {summary.created:,} objects created, {summary.existing:,} already there, {len(summary.failed):,} failed", markup=False)

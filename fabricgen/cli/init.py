@@ -101,9 +101,9 @@ def init_command(
     # the path asked for on the terminal, or the default from the name, as -o is checked
     output = run_or_exit(lambda: check_path(output, INTENT_FILE, "--output"))
     if output.is_dir():
-        run_or_exit(lambda: _refuse(Problem(f"{output} is a directory", hint="name the intent file to write, e.g. -o cluster.yaml")))
+        run_or_exit(lambda: _refuse(Problem("is a directory", file=str(output), hint="name the intent file to write, e.g. -o cluster.yaml")))
     if output.exists() and not force:
-        run_or_exit(lambda: _refuse(Problem(f"{output} already exists", hint="pass --force to replace it, or choose another file with -o")))
+        run_or_exit(lambda: _refuse(Problem("already exists", file=str(output), hint="pass --force to replace it, or choose another file with -o")))
     text = render_starter(starter, catalog, schema_reference(output, schema_file()), output.name)
     run_or_exit(lambda: _check_builds(text))
     run_or_exit(lambda: _write(output, text.encode(), force))

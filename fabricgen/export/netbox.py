@@ -22,6 +22,10 @@ Written for NetBox 4.6 (release 4.6.8): the column names are the fields of its i
   type, status, label, length, length_unit): the cabling plan, label = the cable ID;
 - ip-addresses.csv (address, status, role, device, interface, is_oob, description).
 
+A cell that starts with `= + - @` (a rack named in an edited build, say) starts with a quote in
+the files, so a spreadsheet shows it as text (OWASP, CSV Injection; fabricgen.csv_format); `--push`
+sends the name as it is.
+
 Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables): a build is
 a plan until it is racked. Devices outside the build (the management core an OOB uplink ends at)
 and their cables are left out.
@@ -29,14 +33,13 @@ and their cables are left out.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fabricgen.build_dir import CableRow, TopologyNode
+from fabricgen.csv_format import csv_text
 from fabricgen.design.graph import Role
 from fabricgen.export.source import ExportBuild
 from fabricgen.sorting import natural_key
@@ -218,11 +221,9 @@ def netbox_files(data: NetboxData) -> dict[str, str]:
 
 
 def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows([row.get(column, "") for column in columns] for row in rows)
-    return buffer.getvalue()
+    """The rows as CSV, a cell a spreadsheet would run as a formula (a rack named "=cmd|...")
+    starting with a quote (fabricgen.csv_format); the push sends the values themselves."""
+    return csv_text(columns, [[row.get(column, "") for column in columns] for row in rows])
 
 
 def _other(row: CableRow, device: str) -> str:

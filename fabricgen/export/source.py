@@ -2,7 +2,7 @@
 
 `open_build(build_dir) -> ExportBuild` opens the directory through `fabricgen.build_dir.BuildFiles`
 (every file checked against manifest.json, topology.json, cabling.csv and ip-plan.csv parsed
-through their checked models), so every name, port and address an export writes has passed
+through their checked models and checked against each other), so every name, port and address an export writes has passed
 `fabricgen.trust` on the way in. Nothing else of the build is read, except by a format that says so
 (the FRR twins for containerlab, the switch configs for Batfish), and those through BuildFiles too.
 """
@@ -74,23 +74,9 @@ class ExportBuild:
         """The device's address on the OOB network (its mgmt0 / eth0), from the IP plan."""
         return next((row for row in self.addresses_of.get(device, ()) if row.kind == "management"), None)
 
-    def unknown_devices(self) -> list[str]:
-        """Devices cabling.csv names that topology.json does not list (an edited build)."""
-        cabled = {row.a_device for row in self.cables} | {row.b_device for row in self.cables}
-        return sorted(cabled - self.nodes.keys(), key=natural_key)
-
 
 def open_build(build_dir: Path) -> ExportBuild:
-    """`build_dir` verified and read (ExportError naming every missing, edited or malformed file)."""
+    """`build_dir` verified and read (ExportError naming every missing, edited, malformed or
+    inconsistent file: BuildFiles checks cabling.csv and ip-plan.csv against topology.json)."""
     files = BuildFiles(build_dir, ExportError, keep=lambda path: path in READ)
-    build = ExportBuild(build_dir, files, files.topology(), files.cabling(), files.ip_plan())
-    unknown = build.unknown_devices()
-    if unknown:
-        raise ExportError(
-            Problem(
-                f"cabled devices topology.json does not list: {', '.join(unknown[:5])}",
-                hint="rebuild the directory: it is inconsistent",
-                file=str(build_dir / "cabling.csv"),
-            )
-        )
-    return build
+    return ExportBuild(build_dir, files, files.topology(), files.cabling(), files.ip_plan())

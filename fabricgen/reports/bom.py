@@ -28,9 +28,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fabricgen.compiled import Compiled
+from fabricgen.csv_format import csv_text
 from fabricgen.design.graph import Device, LinkKind, Network, Role
 from fabricgen.render.environment import environment
-from fabricgen.reports._csv import csv_text
 
 SECTION_GPU_NODES = "GPU nodes"
 SECTION_MANAGEMENT_NODES = "Management nodes"

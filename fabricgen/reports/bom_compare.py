@@ -23,6 +23,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from fabricgen.csv_format import spreadsheet_value
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.trust import has_invisible
 
@@ -368,7 +369,8 @@ def _read_build(build_dir: Path, by_pid_only: bool) -> tuple[dict[Key, _BuildPar
         return {}, shown, [Problem(f"not a fabricgen bill of materials (no {names} column)", hint=REBUILD_HINT, file=shown)]
 
     parts: dict[Key, _BuildPart] = {}
-    for line, record in table.records:
+    for line, written in table.records:
+        record = [spreadsheet_value(cell) for cell in written]  # as the build meant it, before csv_format neutralised it
         section, pid, raw_quantity = (table.cell(record, name) for name in ("section", "pid", "quantity"))
         quantity = _whole_number(raw_quantity)
         alternatives, bad_alternative = _alternatives(table.cell(record, "alternatives"))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from fabricgen.compiled import Compiled
+from fabricgen.csv_format import csv_text, joined_csv
 from fabricgen.design.graph import Link, LinkKind
 from fabricgen.render.environment import environment
-from fabricgen.reports._csv import csv_text, joined_csv
 
 COLUMNS = (
     "cable_id", "network", "kind",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from operator import attrgetter
 
 from fabricgen.compiled import Compiled
+from fabricgen.csv_format import csv_text, joined_csv
 from fabricgen.design.graph import SERVER_ROLES, Device
-from fabricgen.reports._csv import csv_text, joined_csv
 
 CAGE_ORDER = attrgetter("cage", "sub")  # a device's ports in front-panel order
 COLUMNS = ("network", "device", "interface", "address", "kind", "gateway", "peer_device", "peer_interface", "peer_address")

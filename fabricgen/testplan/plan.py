@@ -19,15 +19,17 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from fabricgen.build_dir import REBUILD, BuildFiles, CableRow
+from fabricgen.build_dir import BuildFiles, CableRow
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.sorting import natural_key
 from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
 from fabricgen.testplan.runs import plan_runs
 
+MAX_GPUS_PER_NODE = 64  # what testplan.json holds: Run.gpus_per_node, Endpoint.rail (testplan/model.py)
 PERFTEST_BASE_PORT = 18515  # perftest's default TCP port for the connection exchange (perftest README, -p)
 QPS_PER_PATH = 4  # see `qps_for`
 MAX_QPS = 1024
@@ -76,7 +78,7 @@ class Backend:
 
 class _NetplanEthernet(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-    mtu: int | None = None
+    mtu: Annotated[int, Field(ge=1280, le=9216)] | None = None  # the intent's host_mtu bounds
 
 
 class _NetplanNetwork(BaseModel):
@@ -96,16 +98,26 @@ def read_backend(build: BuildFiles) -> Backend:
     topology = build.topology()
     graph = topology.graph
     design = str(graph.backend.get("design", "rail-optimized"))
-    tiers = _tiers(build, graph.backend.get("tiers", 2))
-    gpus, nodes = graph.backend.get("gpus"), graph.backend.get("nodes")
-    gpus_per_node = gpus // nodes if isinstance(gpus, int) and isinstance(nodes, int) and nodes else 8
+    tiers = graph.backend.get("tiers", 2)
+    assert isinstance(tiers, int), "build_dir checks graph.backend.tiers: 1, 2 or 3"
+    gpus, nodes = graph.backend.get("gpus"), graph.backend.get("nodes")  # whole numbers when present (build_dir checks)
+    gpus_per_node = gpus // nodes if isinstance(gpus, int) and isinstance(nodes, int) else 8
+    if gpus_per_node > MAX_GPUS_PER_NODE:
+        raise TestplanError(
+            Problem(
+                f"{gpus_per_node} GPUs per node; a test plan runs at most {MAX_GPUS_PER_NODE} ranks per node",
+                hint="plan a build of nodes with fewer GPUs",
+                field=("graph", "backend", "gpus"),
+                file=str(build.root / "topology.json"),
+            )
+        )
     switches = {n.id: n for n in topology.nodes if n.network == "backend" and n.role in ("leaf", "spine", "core")}
     gpu_nodes = {n.id for n in topology.nodes if n.role == "gpu-node"}
     backend = Backend(
         name=graph.name,
         design=design,
         tiers=tiers,
-        gpus_per_node=max(1, gpus_per_node),
+        gpus_per_node=gpus_per_node,
         role={name: str(n.role) for name, n in switches.items()},
         scalable_unit={name: n.scalable_unit for name, n in switches.items() if n.scalable_unit is not None},
     )
@@ -136,6 +148,14 @@ def read_backend(build: BuildFiles) -> Backend:
             ((row.a_port, row.b_device, row.b_port, row) if row.a_device == node else (row.b_port, row.a_device, row.a_port, row) for row in rows),
             key=lambda e: natural_key(e[0]),
         )
+        if len(ends) > MAX_GPUS_PER_NODE:
+            raise TestplanError(
+                Problem(
+                    f"{node} has {len(ends)} backend NICs; a test plan numbers at most {MAX_GPUS_PER_NODE} rails per node",
+                    hint="plan a build of nodes with fewer backend NICs",
+                    file=str(build.root / "cabling.csv"),
+                )
+            )
         nics = []
         for rail, (port, leaf, leaf_port, row) in enumerate(ends, start=1):
             nic = Nic(node, port, rail, leaf, leaf_port, row.cable_id, _speed(row.speed), addresses.get((node, port)))
@@ -151,20 +171,6 @@ def read_backend(build: BuildFiles) -> Backend:
             )
         )
     return backend
-
-
-def _tiers(build: BuildFiles, value: object) -> int:
-    """topology.json's graph.backend.tiers: 1, 2 or 3 (a plan's tiers); TestplanError otherwise."""
-    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 3:
-        return value
-    raise TestplanError(
-        Problem(
-            f"tiers is {repr(value)[:40]}; expected 1, 2 or 3",
-            hint=REBUILD,
-            field=("graph", "backend", "tiers"),
-            file=str(build.root / "topology.json"),
-        )
-    )
 
 
 def _speed(text: str) -> int:
