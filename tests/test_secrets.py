@@ -265,6 +265,16 @@ def test_render_writes_values_into_private_files(tmp_path: Path, planted: Path):
     assert sorted(p.name for p in (out / "configs").iterdir()) == ["be-spine01.cfg"]
 
 
+def test_render_shows_its_output_directory_escaped(tmp_path: Path, planted: Path):
+    """Found by the paths fuzz campaign: the directory's name reached the terminal raw (an escape
+    sequence or a bidirectional override in it drove the terminal)."""
+    out = tmp_path / "x\x1b[31m\u202eevil"
+    result = _run("secrets", "render", str(planted), "--out", str(out), env=_environment(_secrets_file(tmp_path / "s.yaml", FILE_MARKERS)))
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout + result.stderr and "\u202e" not in result.stdout + result.stderr
+    assert "x\\x1b[31m\\u202eevil" in result.stdout
+
+
 def test_render_refuses_before_writing_anything(tmp_path: Path, planted: Path):
     partial = {name: value for name, value in ENV_MARKERS.items() if name not in ("snmp-auth-key", "bgp-frontend")}
     out = tmp_path / "out"

@@ -349,8 +349,8 @@ def render_command(
         return len(files)
 
     count = _run(render, mask)
-    sys.stderr.write(WARNING.format(out=destination, count=count) + "\n")
-    out.print(f"wrote {count:,} config files to {destination}", markup=False)
+    sys.stderr.write(WARNING.format(out=printable(destination), count=count) + "\n")
+    out.print(f"wrote {count:,} config files to {printable(destination)}", markup=False)
 
 
 def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | None, environ: Mapping[str, str], mask: Masker | None = None) -> dict[str, bytes]:
