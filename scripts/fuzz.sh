@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `make fuzz`: 10,000 generated hostile inputs (intents, catalogs, build directories), each run
-# through the CLI in a forked, CPU-, time- and memory-limited child; then a report: cases per
-# generator, exit codes, wall and CPU time, peak memory, and every failure class with its smallest
-# input saved under the report directory.
+# `make fuzz`: 10,000 generated hostile inputs over every surface fabricgen reads (intents, YAML
+# bytes, catalogs, build directories, exports of edited builds, device answers, results files, paths
+# on the command line, lab state), each run through the CLI in a forked, CPU-, time- and
+# memory-limited child; then a report: cases per generator, exit codes, wall and CPU time, peak
+# memory, and every failure class with its smallest input saved under the report directory.
 #
 #   FABRICGEN_FUZZ_CASES=2000 bash scripts/fuzz.sh     # fewer (or more) cases
 #   FABRICGEN_FUZZ_SEED=1234 bash scripts/fuzz.sh      # rerun a report's seed
@@ -26,8 +27,8 @@ run() {  # run CAMPAIGNS LOG: one pytest process over the named campaigns
     .venv/bin/python -m pytest tests/test_fuzz.py -q -p no:cacheprovider -k "$1" >"$2" 2>&1 || true
 }
 if [ "${FUZZ_JOBS:-1}" -ge 2 ]; then
-    run "test_fuzz_intents or test_fuzz_yaml_bytes" "$report/pytest-1.log" &
-    run "test_fuzz_catalogs or test_fuzz_build_directories" "$report/pytest-2.log" &
+    run "test_fuzz_intents or test_fuzz_yaml_bytes or test_fuzz_device_answers or test_fuzz_lab_state" "$report/pytest-1.log" &
+    run "test_fuzz_catalogs or test_fuzz_build_directories or test_fuzz_exports or test_fuzz_results_files or test_fuzz_paths" "$report/pytest-2.log" &
     wait
 else
     run "test_fuzz_" "$report/pytest.log"

@@ -25,6 +25,7 @@ under a minute in all) and `full` (10,000 cases over the generators, `make fuzz`
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import hashlib
@@ -38,6 +39,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -70,9 +72,36 @@ class Profile:
 
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
-    "ci": Profile({"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45}, 4.0, 30.0, 2 << 30, 24, 8.0, True, ("superpod-4096.yaml",)),
+    "ci": Profile(
+        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "results": 30, "paths": 40, "lab-state": 25},
+        4.0,
+        30.0,
+        2 << 30,
+        24,
+        8.0,
+        True,
+        ("superpod-4096.yaml",),
+    ),
     # `make fuzz`: 10,000 cases in total
-    "full": Profile({"intent": 4000, "yaml-bytes": 1000, "catalog": 2000, "build": 3000}, 10.0, 120.0, 2 << 30, 400, 900.0, False),
+    "full": Profile(
+        {
+            "intent": 3000,
+            "yaml-bytes": 600,
+            "catalog": 1400,
+            "build": 1600,
+            "exports": 1000,
+            "answers": 1000,
+            "results": 500,
+            "paths": 400,
+            "lab-state": 500,
+        },
+        10.0,
+        120.0,
+        2 << 30,
+        400,
+        900.0,
+        False,
+    ),
 }
 
 
@@ -842,12 +871,44 @@ def apply_ops(tree, ops) -> tuple[bytes, list[str]]:
 # --- cases ----------------------------------------------------------------------------------------
 
 # Exit codes each command may give: 1 is "something differs / a device failed", never a crash.
-ALLOWED = {"build": {0, 2}, "validate": {0, 2}, "diff": {0, 1, 2}, "analyze": {0, 2}, "push": {0, 1, 2}, "bom": {0, 1, 2}}
+ALLOWED = {
+    "build": {0, 2},
+    "validate": {0, 2},
+    "diff": {0, 1, 2},
+    "analyze": {0, 2},
+    "push": {0, 1, 2},
+    "bom": {0, 1, 2},
+    "lab": {0, 2},
+    "export": {0, 2},
+    "testplan": {0, 1, 2},
+    "verify": {0, 1, 2},
+    "releases": {0, 2},
+    "schema": {0, 2},
+    "init": {0, 2},
+    "secrets": {0, 1, 2},
+}
 
 
 @dataclass(frozen=True)
 class Symlink:
     target: str
+
+
+@dataclass(frozen=True)
+class Fifo:
+    """A named pipe nobody writes to: a reader that opens it plainly waits forever."""
+
+
+@dataclass(frozen=True)
+class Directory:
+    """A directory where a file is expected."""
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """A file of `size` zero bytes that takes no disk (a hole)."""
+
+    size: int
 
 
 @dataclass
@@ -858,7 +919,7 @@ class Case:
     generator: str
     command: str
     argv: tuple[str, ...]
-    files: dict[str, bytes | Symlink | None]
+    files: dict[str, bytes | Symlink | Fifo | Directory | Sparse | None]
     mutations: list[str]
     ops: tuple = ()
     rebuild: Callable[[tuple], Case] | None = None  # the same case with other ops (for shrinking)
@@ -867,6 +928,13 @@ class Case:
     output: str | None = None  # written by the command; must not exist after exit 2
     base: str = ""
     templated: frozenset[str] = frozenset()  # files in which {dir} stands for the case's directory
+    env: dict[str, str] = field(default_factory=dict)  # added to ENV for this case ({dir} stands for its directory)
+    prepare: Callable[[Path], None] | None = None  # run in the parent once the files are written
+    # run in the child before the command (a stand-in for what cannot run in a case: a device, the
+    # lab's kernel commands); returns what the child reports back after the command, as `extra`
+    child_setup: Callable[[Path], Callable[[], dict]] | None = None
+    check: Callable[[Path, Outcome], str | None] | None = None  # a property of this generator: a failure class or None
+    placeholders: dict[str, str] = field(default_factory=dict)  # {NAME} in argv -> a value `prepare` set
 
     def materialize(self, directory: Path) -> None:
         if self.copy_tree is not None:
@@ -880,11 +948,23 @@ class Case:
                     path.unlink()
             elif isinstance(data, Symlink):
                 path.symlink_to(data.target)
+            elif isinstance(data, Fifo):
+                os.mkfifo(path)
+            elif isinstance(data, Directory):
+                path.mkdir()
+            elif isinstance(data, Sparse):
+                with path.open("wb") as sparse:
+                    sparse.truncate(data.size)
             else:
                 path.write_bytes(data.replace(b"{dir}", str(directory).encode()) if name in self.templated else data)
+        if self.prepare is not None:
+            self.prepare(directory)
 
     def size(self) -> int:
         return sum(len(data) for data in self.files.values() if isinstance(data, bytes)) + 100 * len(self.ops)
+
+    def __repr__(self) -> str:  # hypothesis prints a failing case: its files can be megabytes
+        return f"Case({self.generator}: fabricgen {' '.join(self.argv)}; {'; '.join(self.mutations) or 'unmutated'})"
 
 
 # --- running one case in a forked child -----------------------------------------------------------
@@ -911,6 +991,7 @@ class Outcome:
     cpu_seconds: float = 0.0
     reports_printed: bool = True  # every report is in stderr as FabricgenError.report() wrote it
     peak_rss: int = 0  # the case's peak resident set above what it started with (bytes)
+    extra: dict = field(default_factory=dict)  # what the case's child_setup reported back
 
 
 STDOUT_TAIL = 4000
@@ -949,6 +1030,8 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     directory.mkdir(parents=True)
     case.materialize(directory)
     argv = [arg.replace("{dir}", str(directory)) for arg in case.argv]
+    for key, value in case.placeholders.items():
+        argv = [arg.replace("{" + key + "}", value) for arg in argv]
     baseline = _vm_bytes("VmRSS")
     read_end, write_end = os.pipe()
     started = time.perf_counter()
@@ -959,7 +1042,7 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
         try:
             os.close(read_end)
             try:
-                result = _child(argv, directory, limits)
+                result = _child(argv, directory, limits, case)
             except BaseException as exc:  # noqa: BLE001 - the parent must hear of it
                 result = {"exit_code": 1, "exception": type(exc).__name__, "traceback": traceback.format_exc()}
             try:
@@ -1005,7 +1088,7 @@ def run_case(case: Case, directory: Path, limits: Profile) -> Outcome:
     return Outcome(**{"peak_rss": peak, **{k: v for k, v in data.items() if k in known}, "seconds": seconds, "cpu_seconds": cpu})
 
 
-def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
+def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None = None) -> dict:
     from typer.testing import CliRunner
 
     from fabricgen import cli
@@ -1019,6 +1102,9 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         Path("/proc/self/clear_refs").write_text("5")
     start_rss = _vm_bytes("VmRSS")
     attempts = _guard_network()
+    env = {**ENV, **{key: value.replace("{dir}", str(directory)) for key, value in (case.env if case else {}).items()}}
+    os.environ.update(env)  # also for what reads os.environ directly rather than through click
+    report_back = case.child_setup(directory) if case is not None and case.child_setup is not None else None
     reported: list = []
     original_report = FabricgenError.report
 
@@ -1035,7 +1121,7 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
     signal.signal(signal.SIGPROF, alarm)
     signal.setitimer(signal.ITIMER_PROF, limits.cpu_limit_s)
     try:
-        result = CliRunner().invoke(cli.app, argv, env=ENV, catch_exceptions=True, prog_name="fabricgen")
+        result = CliRunner().invoke(cli.app, argv, env=env, catch_exceptions=True, prog_name="fabricgen")
         signal.setitimer(signal.ITIMER_PROF, 0)
     except CaseTimeout as exc:
         resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
@@ -1057,7 +1143,14 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
         "stderr": stderr[:STDERR_MAX],
         "network": attempts,
         "peak_rss": _vm_bytes("VmHWM") - start_rss,
+        "extra": report_back() if report_back is not None else {},
     }
+    if "--json" in argv and result.exit_code in (0, 1):  # judged here: only the end of stdout travels
+        try:
+            json.loads(stdout)
+            outcome["extra"]["stdout_json"] = True
+        except ValueError:
+            outcome["extra"]["stdout_json"] = False
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         outcome["exception"] = type(result.exception).__name__
         outcome["traceback"] = "".join(traceback.format_exception(*result.exc_info))[-20_000:]
@@ -1071,14 +1164,17 @@ def _child(argv: list[str], directory: Path, limits: Profile) -> dict:
     outcome["reports_printed"] = all(text in stderr for text in texts)
     # every problem is judged here; only a few travel (a hostile input can make a million, or one of
     # a gigabyte), the first unlocated one always among them
-    judged = [(error.phase, problem, _located(problem)) for error in reported for problem in error.problems]
+    judged = [(error.phase, problem, _located(problem, error.phase)) for error in reported for problem in error.problems]
     unlocated = [entry for entry in judged if not entry[2]][:1]
     outcome["problems"] = [{"text": problem.format()[:2000], "phase": phase, "located": located} for phase, problem, located in unlocated + judged[:20]]
     return outcome
 
 
-def _located(problem) -> bool:
-    """A problem names where it is: a file, a device, or (diff) the side the user gave."""
+def _located(problem, phase: str = "") -> bool:
+    """A problem names where it is: a file, a device, (diff) the side the user gave, or (a path
+    on the command line) the option or argument that gave it."""
+    if phase == "arguments" and problem.field:
+        return True
     return bool(problem.file or problem.device or re.match(r"(old|new) side ", problem.message))
 
 
@@ -1190,6 +1286,10 @@ def judge(case: Case, outcome: Outcome, directory: Path) -> Finding | None:
         return Finding(f"{command}: accepted {case.must_refuse}", outcome.stdout[-800:])
     if outcome.exit_code == 2 and case.output and (directory / case.output).exists():
         return Finding(f"{command}: refused the input but wrote {case.output}", "")
+    if case.check is not None:
+        broken = case.check(directory, outcome)
+        if broken:
+            return Finding(f"{command}: {broken}", outcome.stderr[-1500:])
     return None
 
 
@@ -1497,9 +1597,12 @@ class CatalogField(Op):
         if not isinstance(entry, dict):
             return tree, "catalog field: no switch entry"
         holder = entry
-        for part in self.field[:-1]:
-            holder = holder.setdefault(part, {}) if isinstance(holder, dict) else holder[part]
-        holder[self.field[-1]] = self.value
+        try:
+            for part in self.field[:-1]:
+                holder = holder.setdefault(part, {}) if isinstance(holder, dict) else holder[part]
+            holder[self.field[-1]] = self.value
+        except (TypeError, IndexError, KeyError, AttributeError):  # an earlier change made a parent a scalar, an alias or a short list
+            return tree, f"catalog field {'.'.join(map(str, self.field))}: its parent is no longer a mapping"
         return tree, f"switch.{_dotted(self.field)} = {short(self.value)}"
 
 
@@ -1570,7 +1673,7 @@ def catalog_case(nos: str, with_oob: bool, ops: tuple) -> Case:
         elif isinstance(op, CatalogPath):
             said.append(f"catalog path {path!r}")
     catalog_blob, _ = apply_ops(catalog, ())
-    files: dict[str, bytes | Symlink | None] = {
+    files: dict[str, bytes | Symlink | Fifo | Directory | Sparse | None] = {
         "fabric/user.yaml": catalog_blob,
         "outside.yaml": catalog_blob,
         "fabric/link.yaml": Symlink("../outside.yaml"),
@@ -1785,8 +1888,17 @@ class MutateJson(BuildOp):
         except ValueError:
             return set(), f"{self.file}: not JSON"
         tree, what = self.op.apply(tree)
-        build[self.file] = json.dumps(tree, default=_json_default, indent=1, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        build[self.file] = json.dumps(_json_keys(tree), default=_json_default, indent=1, ensure_ascii=False).encode("utf-8", "surrogatepass")
         return ({self.file} if self.file != "manifest.json" else set()), f"{self.file}: {what}"
+
+
+def _json_keys(tree):
+    """`tree` with every key JSON can hold: a raw or tagged key (a YAML-only form) as its text."""
+    if isinstance(tree, dict):
+        return {(_json_default(key) if isinstance(key, (Raw, Tagged, Anchored)) else key): _json_keys(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_json_keys(value) for value in tree]
+    return tree
 
 
 def _json_default(value):
@@ -1851,8 +1963,9 @@ def _sign(build: dict, names: set[str]) -> None:
     build["manifest.json"] = json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> Case:
-    """A build directory after `ops`, given to one command."""
+def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple, generator: str = "build") -> Case:
+    """A build directory after `ops`, given to one command (of COMMANDS, or of EXPORT_COMMANDS for
+    the exports generator)."""
     root = bases[base]
     build = _read_build(root)
     original = dict(build)
@@ -1865,17 +1978,127 @@ def build_case(bases: dict[str, Path], base: str, command: str, ops: tuple) -> C
     files = {f"build/{name}": data for name, data in build.items() if data != original.get(name)}
     files["inventory.yaml"] = INVENTORY
     files["known_hosts"] = b""  # host keys are verified: port 9 refuses before any key is seen
-    argv = tuple(arg.replace("{base}", str(root)) for arg in COMMANDS[command]())
+    table = EXPORT_COMMANDS if generator == "exports" else COMMANDS
+    argv = tuple(arg.replace("{base}", str(root)) for arg in table[command]())
     return Case(
-        generator="build",
+        generator=generator,
         command=command.split("-")[0],
         argv=argv,
         files=files,
         mutations=said,
         ops=ops,
-        rebuild=lambda ops: build_case(bases, base, command, ops),
+        rebuild=lambda ops: build_case(bases, base, command, ops, generator),
         copy_tree=(root, "build"),
         base=f"{base} build",
+        output="out" if generator == "exports" else None,
+        check=_no_formula_cells if generator == "exports" else None,
+    )
+
+
+# exports: every `export` format and `testplan` of a build edited as above, and CSV cells a
+# spreadsheet would run as a formula (OWASP, "CSV Injection": = + - @ tab CR first)
+EXPORT_COMMANDS = {
+    **{
+        f"export-{kind}": (lambda kind=kind: ("export", kind, "{dir}/build", "-o", "{dir}/out"))
+        for kind in ("containerlab", "batfish", "nornir", "ansible", "netbox", "diagram")
+    },
+    "testplan": lambda: ("testplan", "{dir}/build", "-o", "{dir}/out"),
+}
+FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1", '=HYPERLINK("http://x")']
+_FORMULA_START = tuple("=+-@\t\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _no_formula_cells(directory: Path, outcome: Outcome) -> str | None:
+    """Every CSV the command wrote: no cell a spreadsheet would take for a formula (a number with
+    a sign is a number)."""
+    import csv
+
+    out = directory / "out"
+    if outcome.exit_code != 0 or not out.is_dir():
+        return None
+    for path in sorted(out.rglob("*.csv")):
+        with path.open(newline="", encoding="utf-8", errors="replace") as stream:
+            for row in csv.reader(stream):
+                for cell in row:
+                    if cell.startswith(_FORMULA_START) and not _NUMBER.fullmatch(cell):
+                        return f"a CSV cell starts as a formula would ({path.name})"
+    return None
+
+
+@dataclass(frozen=True)
+class FormulaColumn(BuildOp):
+    """A formula in one named column of a build's CSV, in one row (the manifest updated)."""
+
+    file: str
+    column: str
+    row: int
+    value: str
+
+    def apply(self, build):
+        import csv
+
+        blob = build.get(self.file)
+        if blob is None:
+            return set(), f"{self.file}: missing"
+        try:
+            rows = list(csv.reader(io.StringIO(blob.decode("utf-8"), newline="")))
+        except (UnicodeDecodeError, csv.Error):
+            return set(), f"{self.file}: not CSV"
+        if len(rows) < 2 or self.column not in rows[0]:
+            return set(), f"{self.file}: no {self.column}"
+        at = rows[0].index(self.column)
+        row = rows[1 + self.row % (len(rows) - 1)]
+        if at >= len(row):
+            return set(), f"{self.file}: short row"
+        row[at] = self.value
+        text = io.StringIO(newline="")
+        csv.writer(text, lineterminator="\n").writerows(rows)
+        build[self.file] = text.getvalue().encode()
+        return {self.file}, f"{self.file} {self.column} = {self.value!r} (manifest updated)"
+
+
+@dataclass(frozen=True)
+class FormulaNode(BuildOp):
+    """A formula as a value of every topology.json node's `key` (the rack a device sits in, its
+    model), the manifest updated."""
+
+    key: str
+    value: str
+
+    def apply(self, build):
+        try:
+            tree = json.loads(build["topology.json"])
+            for node in tree["nodes"]:
+                node[self.key] = self.value
+        except (TypeError, ValueError, KeyError):
+            return set(), "topology.json unreadable"
+        build["topology.json"] = json.dumps(tree, indent=1).encode()
+        return {"topology.json"}, f"topology.json: every node's {self.key} = {self.value!r} (manifest updated)"
+
+
+def export_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(bases)))
+        command = draw(st.sampled_from(sorted(EXPORT_COMMANDS)))
+        ops = draw(st.lists(st.one_of(build_ops(), formula_ops(), formula_ops()), min_size=0, max_size=3))
+        return build_case(bases, base, command, tuple(ops), "exports")
+
+    return cases()
+
+
+def formula_ops() -> st.SearchStrategy:
+    """A formula where a name or a description stands: in a CSV cell or a topology.json value."""
+    index = st.integers(0, 10_000)
+    formula = st.sampled_from(FORMULAS)
+    columns = [("bom.csv", "description"), ("bom.csv", "basis"), ("bom.csv", "alternatives"), ("cabling.csv", "a_rack"), ("cabling.csv", "b_rack")]
+    return st.one_of(
+        st.builds(MutateCsv, st.sampled_from(["cabling.csv", "ip-plan.csv", "bom.csv"]), index, index, formula),
+        st.builds(lambda where, row, value: FormulaColumn(*where, row, value), st.sampled_from(columns), index, formula),
+        st.builds(FormulaNode, st.sampled_from(["rack", "rack", "model"]), formula),
+        st.builds(MutateJson, st.just("topology.json"), st.builds(SetValue, index, formula)),
+        st.builds(RenameDevice, index, formula),
     )
 
 
@@ -1919,6 +2142,1030 @@ def build_cases(bases: dict[str, Path]) -> st.SearchStrategy:
         command = draw(st.sampled_from(sorted(COMMANDS)))
         ops = draw(st.lists(build_ops(), min_size=1, max_size=3))
         return build_case(bases, base, command, tuple(ops))
+
+    return cases()
+
+
+# device answers -------------------------------------------------------------------------------------
+# `fabricgen verify` of a real build against switches whose answers are hostile. No switch runs in
+# a case: in the child, either every getter answers from `tests.device_answers.FakeDriver` (NAPALM's
+# shapes, then mutated: any value, a getter raising, a whole answer of another type, counters
+# going backwards), or every SONiC switch is fabricgen's real SonicDriver over a scripted SSH
+# client whose command answers are mutated texts (broken JSON and tables, control characters,
+# answers of hundreds of MiB). The properties: exit 0, 1 or 2; a getter that fails is never
+# "everything matches"; a huge answer is not read whole; --json prints one JSON document.
+
+GETTER_NAMES = (
+    "get_facts",
+    "get_lldp_neighbors_detail",
+    "get_interfaces",
+    "get_interfaces_counters",
+    "get_bgp_neighbors",
+    "get_config",
+    "get_lossless_counters",
+    "get_optics",
+    "get_ecmp_widths",
+)
+GETTER_EXCEPTIONS = ("RuntimeError", "AttributeError", "KeyError", "TypeError", "ValueError", "OSError", "NotImplementedError", "UnicodeDecodeError")
+ODD_ANSWERS = [[], "x", None, 0, -1, float("nan"), float("inf"), {"x": 1}, {"": None}, [{}], True, 2**64, "\x1b[2J", {"Ethernet0": "up"}]
+_HEALTHY: dict[str, dict] = {}
+
+
+def _healthy(build: Path) -> dict:
+    from tests.device_answers import healthy
+
+    key = str(build)
+    if key not in _HEALTHY:
+        _HEALTHY[key] = healthy(build)
+    return copy.deepcopy(_HEALTHY[key])
+
+
+@dataclass(frozen=True)
+class AnswerOp(Op):
+    stage = "answers"
+
+
+@dataclass(frozen=True)
+class AnswerTree(AnswerOp):
+    """A tree op on one device's answers (device -> getter -> answer)."""
+
+    device: int
+    op: Op
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        tree, what = self.op.apply(answers[name])
+        answers[name] = tree if isinstance(tree, dict) else answers[name]
+        return f"{name}: {what}"
+
+
+@dataclass(frozen=True)
+class GetterFails(AnswerOp):
+    device: int
+    getter: str
+    exception: str
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        if self.exception == "UnicodeDecodeError":
+            answers[name][self.getter] = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        else:
+            answers[name][self.getter] = getattr(builtins, self.exception)("fuzz: \x1b[2J getter failed")
+        return f"{name}: {self.getter} raises {self.exception}"
+
+
+@dataclass(frozen=True)
+class GetterAnswer(AnswerOp):
+    device: int
+    getter: str
+    value: object
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        answers[name][self.getter] = self.value
+        return f"{name}: {self.getter} answers {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class CounterMoves(AnswerOp):
+    """Between the two samples a counter of one port moves by `delta` (negative: cleared or wrapped)."""
+
+    device: int
+    port: int
+    counter: str
+    delta: int
+
+    def apply(self, answers: dict, deltas: dict):
+        name = sorted(answers)[self.device % len(answers)]
+        counters = answers[name].get("get_interfaces_counters")
+        if not isinstance(counters, dict) or not counters:
+            return f"{name}: no counters to move"
+        port = sorted(counters)[self.port % len(counters)]
+        deltas.setdefault(name, {}).setdefault("get_interfaces_counters", {})[(port, self.counter)] = self.delta
+        return f"{name} {port}: {self.counter} moves by {self.delta}"
+
+
+def answer_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    getter = st.sampled_from(GETTER_NAMES)
+    return st.one_of(
+        st.builds(
+            AnswerTree, index, st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(InsertKey, index, hostile_text(), values()))
+        ),
+        st.builds(AnswerTree, index, st.builds(RenameKey, index, st.sampled_from(ODD_KEYS[4:]) | hostile_text())),
+        st.builds(GetterFails, index, getter, st.sampled_from(GETTER_EXCEPTIONS)),
+        st.builds(GetterAnswer, index, getter, st.sampled_from(ODD_ANSWERS) | values()),
+        st.builds(
+            CounterMoves, index, index, st.sampled_from(["rx_errors", "tx_errors", "rx_discards", "tx_discards"]), st.sampled_from([-1, -(2**32), 2**64, 5])
+        ),
+    )
+
+
+def _inventory(build: Path, driver: str) -> bytes:
+    """Every switch of the build by its own name (never resolved: the stand-in answers)."""
+    topology = json.loads((build / "topology.json").read_text())
+    names = sorted(n["id"] for n in topology["nodes"] if n.get("nos") in ("sonic", "nxos"))
+    return (f"defaults: {{driver: {driver}}}\ndevices:\n" + "".join(f"  {name}: {{host: {name}}}\n" for name in names)).encode()
+
+
+def getter_answer_case(bases: dict[str, Path], base: str, ops: tuple, as_json: bool) -> Case:
+    """`verify` of a real build, every switch answering as built and then as `ops` change it."""
+    build = bases[base]
+    answers = _healthy(build)
+    deltas: dict = {}
+    said = [op.apply(answers, deltas) for op in ops]
+    # a getter that raises must not pass, unless verify never asks the driver for it: an NX-OS
+    # switch's lossless counters and ECMP widths are read with show commands (verify/nxos.py)
+    nos = {n["id"]: n.get("nos") for n in json.loads((build / "topology.json").read_text())["nodes"]}
+    failing = any(
+        isinstance(op, GetterFails)
+        and op.exception != "NotImplementedError"
+        and not (nos.get(sorted(answers)[op.device % len(answers)]) == "nxos" and op.getter in ("get_lossless_counters", "get_ecmp_widths"))
+        for op in ops
+    )
+
+    def child_setup(directory: Path) -> Callable[[], dict]:
+        from fabricgen.push import rollout
+        from tests.device_answers import FakeDriver
+
+        def driver(host, username, password, timeout=60, optional_args=None):
+            return FakeDriver(answers[host], deltas.get(host))
+
+        rollout.resolve_drivers = lambda targets: {"mock": driver}
+        return dict
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if failing and outcome.exit_code == 0:
+            return "a getter that failed was taken for a match (exit 0)"
+        if as_json and outcome.extra.get("stdout_json") is False:
+            return "--json printed something else than one JSON document"
+        return None
+
+    return Case(
+        generator="answers",
+        command="verify",
+        argv=("verify", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--interval", "0", "--quiet", *(["--json"] if as_json else [])),
+        files={"inventory.yaml": _inventory(build, "mock")},
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: getter_answer_case(bases, base, ops, as_json),
+        copy_tree=(build, "build"),
+        base=f"{base} getters",
+        child_setup=child_setup,
+        check=check,
+    )
+
+
+# SONiC texts: what each command of the driver answers on a healthy leaf (a key is a part of the
+# command line the driver sends; the longest key found in it answers)
+def _sonic_texts(build: Path, device: str) -> dict[str, str]:
+    from fabricgen.push import sonic
+
+    data = REPO / "tests" / "data"
+    config = build / "configs" / device
+    db = (config / "config_db.json").read_text() if (config / "config_db.json").exists() else "{}"
+    frr = (config / "frr.conf").read_text() if (config / "frr.conf").exists() else ""
+    status = (
+        "  Interface            Lanes    Speed    MTU    FEC    Alias    Vlan    Oper    Admin    Type    Asym PFC\n"
+        "-----------  ---------------  -------  -----  -----  -------  ------  ------  -------  ------  ----------\n"
+        "  Ethernet0  0,1,2,3,4,5,6,7     400G   9216     rs     etp1  routed      up       up     N/A         N/A\n"
+    )
+    description = (
+        "  Interface    Oper    Admin    Alias                    Description\n"
+        "-----------  ------  -------  -------  -----------------------------\n"
+        "  Ethernet0      up       up     etp1  BE-00001 to gpu0001 nic1\n"
+    )
+    return {
+        sonic.SHOW_CONFIG_DB: db,
+        sonic.SHOW_VERSION: "SONiC Software Version: SONiC.202405.0\nDistribution: Debian 12\n",
+        sonic.VTYSH_VERSION: "FRRouting 8.4.4 (leaf1) on Linux(6.1.0).\n",
+        "cat /proc/uptime": "1234.56 4321.00\n",
+        "hostname": device + "\n",
+        sonic.VTYSH_BGP_SUMMARY: (data / "frr" / "bgp-summary-established.json").read_text(),
+        sonic.VTYSH_BGP_NEIGHBORS: (data / "frr" / "bgp-neighbors-established.json").read_text(),
+        sonic.VTYSH_RUNNING: frr,
+        sonic.VTYSH_ROUTES: '{"10.0.0.0/24": [{"selected": true, "nexthops": [{"fib": true, "ip": "10.8.0.0"}, {"fib": true, "ip": "10.8.0.2"}]}]}',
+        sonic.LLDPCTL_JSON: (data / "lldpctl" / "one-neighbour.json").read_text(),
+        sonic.SHOW_INTERFACES_STATUS: status,
+        sonic.SHOW_INTERFACES_DESCRIPTION: description,
+        "COUNTERS_PORT_NAME_MAP": '{"Ethernet0": {"SAI_PORT_STAT_IF_IN_ERRORS": "0", "SAI_PORT_STAT_IF_OUT_ERRORS": "0"}}',
+        "COUNTERS_QUEUE_NAME_MAP": '{"Ethernet0:3": {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": "0"}}',
+        "STATE_DB": '{"TRANSCEIVER_DOM_SENSOR|Ethernet0": {"rx1power": "-2.5", "tx1power": "-1.0", "tx1bias": "6.5"}}',
+    }
+
+
+@dataclass(frozen=True)
+class Huge:
+    """An answer of `mib` MiB of one repeated line: a runaway or hostile command."""
+
+    mib: int
+    line: bytes = b'{"x": "' + b"y" * 60 + b'"},\n'
+
+
+@dataclass(frozen=True)
+class TextOp(Op):
+    """A change to what one command answers on one switch (or on all of them)."""
+
+    device: int  # -1: every switch
+    command: int
+
+    stage = "texts"
+
+    def target(self, texts: dict[str, dict]) -> tuple[list[str], str]:
+        devices = sorted(texts)
+        chosen = devices if self.device < 0 else [devices[self.device % len(devices)]]
+        commands = sorted(texts[chosen[0]])
+        return chosen, commands[self.command % len(commands)]
+
+
+@dataclass(frozen=True)
+class TextAnswer(TextOp):
+    value: object  # str, bytes, Huge, or an int: the command's exit status with no answer
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        for device in chosen:
+            texts[device][command] = self.value
+        return f"{'every switch' if len(chosen) > 1 else chosen[0]}: `{command[:40]}` answers {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class TextEdit(TextOp):
+    at: int  # per mille
+    data: str
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        for device in chosen:
+            text = texts[device][command]
+            if isinstance(text, str):
+                at = len(text) * (self.at % 1001) // 1000
+                texts[device][command] = text[:at] + self.data + text[at:]
+        return f"{chosen[0]}: `{command[:40]}` with {short(self.data)} inserted"
+
+
+@dataclass(frozen=True)
+class TextJson(TextOp):
+    op: Op
+
+    def apply(self, texts: dict[str, dict]):
+        chosen, command = self.target(texts)
+        said = "not JSON"
+        for device in chosen:
+            try:
+                tree = json.loads(texts[device][command])
+            except (TypeError, ValueError):
+                continue
+            tree, said = self.op.apply(tree)
+            texts[device][command] = json.dumps(tree, default=_json_default, ensure_ascii=False)
+        return f"{chosen[0]}: `{command[:40]}` JSON: {said}"
+
+
+TEXT_VALUES = [
+    "",
+    "\n",
+    "null",
+    "[]",
+    "{}",
+    "nan",
+    "NaN",
+    "Infinity",
+    '{"a": NaN}',
+    "Error: redis is down\n",
+    "\x1b[2J\x1b]0;owned\x07",
+    "\ufeff{}",
+    "é" * 100,
+    1,
+    127,
+    255,
+]
+
+
+def sonic_text_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    device = st.one_of(st.just(-1), index)
+    return st.one_of(
+        st.builds(TextAnswer, device, index, st.sampled_from(TEXT_VALUES) | hostile_text()),
+        st.builds(TextAnswer, device, index, st.sampled_from([Huge(40), Huge(300)])),
+        st.builds(TextEdit, device, index, st.integers(0, 1000), st.sampled_from(CONTROL + FORMAT + INJECTION + WORDS) | hostile_text()),
+        st.builds(
+            TextJson,
+            device,
+            index,
+            st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(InsertKey, index, hostile_text(), values())),
+        ),
+    )
+
+
+class _Stream:
+    """One side of a scripted command's channel: its bytes in chunks, then EOF."""
+
+    def __init__(self, chunks, status: int = 0):
+        self._chunks = iter(chunks)
+        self._buffer = b""
+        self.status = status
+        self.channel = self
+        self.closed = False
+
+    def read(self, size: int = -1) -> bytes:
+        while not self.closed and (size < 0 or len(self._buffer) < size):
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                break
+            self._buffer += chunk
+        if size < 0:
+            size = len(self._buffer)
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+    def write(self, data) -> None:
+        pass
+
+    def shutdown_write(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def recv_exit_status(self) -> int:
+        return self.status
+
+
+class ScriptedClient:
+    """What SonicDriver's `_exec` uses of paramiko's SSHClient, answering from a script; records
+    the bytes of every answer it handed out."""
+
+    def __init__(self, script: dict[str, object]):
+        self.script = script
+        self.handed = 0
+
+    def exec_command(self, command: str, timeout=None):
+        keys = sorted((key for key in self.script if key in command), key=len, reverse=True)
+        answer = self.script[keys[0]] if keys else 127
+        if isinstance(answer, int):
+            return _Stream([]), _Stream([], answer), _Stream([b"not scripted\n"])
+        if isinstance(answer, Huge):
+            count = answer.mib * 2**20 // len(answer.line)
+            block = answer.line * 1024
+
+            def chunks():
+                for _ in range(count // 1024):
+                    self.handed += len(block)
+                    yield block
+
+            return _Stream([]), _Stream(chunks()), _Stream([])
+        data = answer.encode("utf-8", "surrogatepass") if isinstance(answer, str) else answer
+        self.handed += len(data)
+        return _Stream([]), _Stream([data[i : i + 65536] for i in range(0, len(data), 65536)]), _Stream([])
+
+    def close(self) -> None:
+        pass
+
+    def get_transport(self):
+        return None
+
+
+def sonic_text_case(bases: dict[str, Path], ops: tuple) -> Case:
+    """`verify` of tiny-sonic, every switch the real SonicDriver over a scripted SSH client."""
+    build = bases["tiny-sonic"]
+    topology = json.loads((build / "topology.json").read_text())
+    devices = sorted(n["id"] for n in topology["nodes"] if n.get("nos") == "sonic")
+    texts = {device: _sonic_texts(build, device) for device in devices}
+    said = [op.apply(texts) for op in ops]
+    huge = any(isinstance(value, Huge) for script in texts.values() for value in script.values())
+
+    def child_setup(directory: Path) -> Callable[[], dict]:
+        from fabricgen.push.sonic import SonicDriver
+
+        clients: list[ScriptedClient] = []
+
+        def open_scripted(driver) -> None:
+            driver._ssh = ScriptedClient(texts[driver.hostname])
+            clients.append(driver._ssh)
+
+        SonicDriver.open = open_scripted
+        SonicDriver.close = lambda driver: None
+        return lambda: {"handed_mib": round(sum(c.handed for c in clients) / 2**20, 1)}
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if huge and outcome.peak_rss > 400 << 20:
+            return f"read a huge answer whole ({outcome.peak_rss >> 20} MiB)"
+        return None
+
+    return Case(
+        generator="answers",
+        command="verify",
+        argv=("verify", "{dir}/build", "--inventory", "{dir}/inventory.yaml", "--interval", "0", "--quiet", "--known-hosts", "{dir}/known_hosts"),
+        files={"inventory.yaml": _inventory(build, "sonic"), "known_hosts": b""},
+        mutations=said,
+        ops=ops,
+        rebuild=lambda ops: sonic_text_case(bases, ops),
+        copy_tree=(build, "build"),
+        base="tiny-sonic texts",
+        child_setup=child_setup,
+        check=check,
+    )
+
+
+def answer_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        if draw(st.integers(0, 2)) == 0:
+            return sonic_text_case(bases, tuple(draw(st.lists(sonic_text_ops(), min_size=0, max_size=3))))
+        base = draw(st.sampled_from(sorted(bases)))
+        ops = draw(st.lists(answer_ops(), min_size=0, max_size=4))
+        return getter_answer_case(bases, base, tuple(ops), draw(st.booleans()))
+
+    return cases()
+
+
+# results files ------------------------------------------------------------------------------------
+# `testplan check` of a real plan (tiny-nxos's and tiny-sonic's) with perftest and nccl-tests /
+# rccl-tests outputs edited: hostile text, numbers no link can carry (above the pair's line rate or
+# the collective's bound, NaN, inf), files that are not regular (a FIFO, a directory, a link to a
+# device), truncated or binary, and a --report aimed into the plan. Properties: exit 0, 1 or 2; a
+# FIFO or an impossible number is refused (exit 2) at once; the plan is never changed.
+
+RESULT_SOURCES = {
+    "pair0001.txt": "pair0001.txt",
+    "pair0002.txt": "pair0002-mbs.txt",
+    "nccl-all_reduce-cluster.txt": "nccl-all_reduce-cluster.txt",
+    "rccl-all_reduce-cluster.txt": "rccl-all_reduce-cluster.txt",
+}
+# a result row, also behind `#` as a report pastes it (rccl-tests' own output, issue 33)
+_PERFTEST_ROW = re.compile(r"^(#? *\d+ +\d+ +)([0-9.]+)( +)([0-9.]+)", re.M)
+_BUSBW_ROW = re.compile(r"^(#? +\d+ +\d+ +\w+ +\w+ +-?\d+ +[0-9.]+ +[0-9.]+ +)([0-9.]+)", re.M)
+IMPOSSIBLE = ["1000000000000", "1e12", "400000.5", "99999999999999999999999"]  # Gb/s, GB/s or MB/s: 8x a 400G NIC and more
+MALFORMED_NUMBERS = ["nan", "NaN", "inf", "-inf", "-5", "0x10", "1e999", "4e-400", "", "12..5", "１２３"]
+RESULT_KINDS = ["FIFO", "directory", "link to /dev/zero", "empty", "binary", "60 MiB"]
+
+
+def plan_bases(bases: dict[str, Path], directory: Path) -> dict[str, Path]:
+    """A test plan of each base build, written once into `directory`."""
+    from fabricgen.testplan import write_plan
+
+    plans = {}
+    for name, build in bases.items():
+        target = directory / f"{name}-plan"
+        if not (target / "testplan.json").exists():
+            write_plan(build, target)
+        plans[name] = target
+    return plans
+
+
+@dataclass(frozen=True)
+class ResultOp(Op):
+    file: int
+
+    stage = "results"
+
+    def name(self, files: dict) -> str:
+        names = sorted(n for n, data in files.items() if isinstance(data, bytes))
+        return names[self.file % len(names)] if names else ""
+
+
+@dataclass(frozen=True)
+class ResultText(ResultOp):
+    at: int
+    data: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        blob = files[name]
+        at = len(blob) * (self.at % 1001) // 1000
+        files[name] = blob[:at] + self.data.encode("utf-8", "surrogatepass") + blob[at:]
+        return f"{name}: {short(self.data)} inserted at {at}"
+
+
+@dataclass(frozen=True)
+class ResultNumber(ResultOp):
+    """Every bandwidth figure of a file (perftest's BW columns, nccl-tests' busbw) becomes `value`."""
+
+    value: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        text = files[name].decode("utf-8", "surrogateescape")
+        text = _PERFTEST_ROW.sub(lambda m: m.group(1) + self.value + m.group(3) + self.value, text)
+        text = _BUSBW_ROW.sub(lambda m: m.group(1) + self.value, text)
+        files[name] = text.encode("utf-8", "surrogateescape")
+        return f"{name}: bandwidth {self.value!r}"
+
+
+@dataclass(frozen=True)
+class ResultKind(ResultOp):
+    kind: str
+
+    def apply(self, files: dict):
+        name = self.name(files)
+        if not name:
+            return "no file"
+        if self.kind == "FIFO":
+            files[name] = Fifo()
+        elif self.kind == "directory":
+            files[name] = Directory()
+        elif self.kind == "link to /dev/zero":
+            files[name] = Symlink("/dev/zero")
+        elif self.kind == "empty":
+            files[name] = b""
+        elif self.kind == "binary":
+            files[name] = bytes(range(256)) * 4
+        else:
+            files[name] = Sparse(60 << 20)
+        return f"{name}: {self.kind}"
+
+
+def result_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    return st.one_of(
+        st.builds(
+            ResultText,
+            index,
+            st.integers(0, 1000),
+            st.sampled_from(CONTROL + FORMAT + INJECTION + WORDS + ["\n#", "\n  1048576 1 391.24 391.02 0.04\n"]) | hostile_text(),
+        ),
+        st.builds(ResultNumber, index, st.sampled_from(IMPOSSIBLE + MALFORMED_NUMBERS + ["391.24", "0", "0.0001"])),
+        st.builds(ResultKind, index, st.sampled_from(RESULT_KINDS)),
+    )
+
+
+def _plan_hashes(plan: Path) -> dict[str, str]:
+    return {str(path.relative_to(plan)): hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(plan.rglob("*")) if path.is_file()}
+
+
+def results_case(plans: dict[str, Path], base: str, ops: tuple, report: str) -> Case:
+    """`testplan check` of a real plan with results edited by `ops`; `report`: where --report goes
+    ("" none, "beside", "in the plan", "over a plan file")."""
+    files: dict[str, object] = {f"results/{target}": (REPO / "tests" / "data" / "testplan" / source).read_bytes() for target, source in RESULT_SOURCES.items()}
+    said = [op.apply(files) for op in ops]
+    impossible = any(
+        (isinstance(op, ResultNumber) and op.value in IMPOSSIBLE) or (isinstance(op, ResultKind) and op.kind in ("FIFO", "directory", "link to /dev/zero"))
+        for op in ops
+    )
+    into_plan = report in ("in the plan", "over a plan file")
+    where = {"beside": "{dir}/report.md", "in the plan": "{dir}/plan/report.md", "over a plan file": "{dir}/plan/testplan.md"}.get(report)
+    hashes: dict[str, str] = {}
+
+    def prepare(directory: Path) -> None:
+        hashes.update(_plan_hashes(directory / "plan"))
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if _plan_hashes(directory / "plan") != hashes:
+            return "changed the plan it checks"
+        return None
+
+    return Case(
+        generator="results",
+        command="testplan",
+        argv=("testplan", "check", "{dir}/plan", *(f"{{dir}}/{name}" for name in sorted(files)), *(["--report", where] if where else [])),
+        files=files,
+        mutations=said + ([f"--report {report}"] if report else []),
+        ops=ops,
+        rebuild=lambda ops: results_case(plans, base, ops, report),
+        copy_tree=(plans[base], "plan"),
+        must_refuse="a results file no test could print" if impossible else ("a report inside the plan" if into_plan else ""),
+        base=f"{base} plan",
+        prepare=prepare,
+        check=check,
+    )
+
+
+def results_cases(plans: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(plans)))
+        ops = draw(st.lists(result_ops(), min_size=0, max_size=3))
+        report = draw(st.sampled_from(["", "", "beside", "in the plan", "over a plan file"]))
+        return results_case(plans, base, tuple(ops), report)
+
+    return cases()
+
+
+# paths ----------------------------------------------------------------------------------------------
+# Every path option and argument of every command (tests.test_cli_paths.SHAPES) given a path made
+# of hostile parts: names at and past NAME_MAX (in bytes: multibyte characters), paths past
+# PATH_MAX, `..`, control and format characters, names that read as options, and a last part that
+# is a FIFO, a directory, a file, a device, a loop or a dangling link, or lies under a file.
+# Properties: exit 0, 1 or 2, never a crash; a refusal is short and names the option or argument;
+# nothing is written outside the case's directory, and nothing at all when refused; a FIFO is
+# never waited on.
+
+PATH_PARTS = [
+    "a",
+    "out",
+    "..",
+    ".",
+    "",
+    "n" * 255,
+    "n" * 256,
+    "é" * 127,
+    "é" * 128,
+    "-o",
+    "--help",
+    "x y",
+    "a\nb",
+    "\x1b[2J",
+    "\u202eevil",
+    "~",
+    "*",
+    "$(id)",
+    "con",
+    ".hidden",
+]
+PATH_ENDS = ["none", "fifo", "directory", "file", "file as parent", "loop", "dangling link", "link to /dev/zero", "link to a FIFO", "socket", "deep"]
+_SHAPES = None
+
+
+def path_shapes() -> dict[str, tuple[tuple[str, ...], str, str]]:
+    global _SHAPES
+    if _SHAPES is None:
+        from tests.test_cli_paths import SHAPES
+
+        _SHAPES = SHAPES
+    return _SHAPES
+
+
+def _make_end(workspace: Path, relative: str, end: str) -> str:
+    """Make the path's last part what `end` says (in the parent, before the case runs); the path
+    to give."""
+    import socket as sockets
+
+    path = workspace / relative if relative else workspace / "p"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (OSError, UnicodeEncodeError):  # a part too long to create: the path is given as it is
+        return str(path)
+    try:
+        if end == "fifo":
+            os.mkfifo(path)
+        elif end == "directory":
+            path.mkdir()
+        elif end == "file":
+            path.write_text("hello\n")
+        elif end == "file as parent":
+            path.write_text("")
+            return str(path / "x.yaml")
+        elif end == "loop":
+            path.symlink_to(path.name)
+        elif end == "dangling link":
+            path.symlink_to(workspace / "nowhere" / "x")
+        elif end == "link to /dev/zero":
+            path.symlink_to("/dev/zero")
+        elif end == "link to a FIFO":
+            os.mkfifo(workspace / "fifo-target")
+            path.symlink_to(workspace / "fifo-target")
+        elif end == "socket" and len(os.fsencode(str(path))) < 100:
+            listener = sockets.socket(sockets.AF_UNIX)
+            listener.bind(str(path))
+            listener.close()
+        elif end == "deep":
+            return str(path) + ("/" + "d" * 200) * 21
+    except (OSError, ValueError):
+        pass
+    return str(path)
+
+
+def _argv_text(text: str) -> str:
+    """`text` as a command-line argument can hold it: no NUL (argv is C strings), surrogates only
+    as Python decodes undecodable bytes (U+DC80-U+DCFF, surrogateescape)."""
+    return "".join(ch for ch in text if ch != "\x00" and not ("\ud800" <= ch <= "\udfff" and not "\udc80" <= ch <= "\udcff"))
+
+
+def paths_case(bases: dict[str, Path], plans: dict[str, Path], shape: str, parts: tuple[str, ...], end: str) -> Case:
+    template, where, _role = path_shapes()[shape]
+    relative = "/".join(_argv_text(part) for part in parts)
+    prepared: dict[str, str] = {}
+    before: dict[str, list] = {}
+
+    def prepare(directory: Path) -> None:
+        shutil.copytree(bases["tiny-nxos"], directory / "fixtures" / "build")
+        shutil.copytree(plans["tiny-nxos"], directory / "fixtures" / "plan")
+        workspace = directory / "ws"
+        workspace.mkdir()
+        prepared["P"] = _make_end(workspace, relative, end)
+        before.clear()
+        before.update(_tree(directory))
+
+    def check(directory: Path, outcome: Outcome) -> str | None:
+        if outcome.exit_code == 2 and len(outcome.stderr) > 2000:
+            return "a refusal printed over 2,000 characters"
+        if outcome.exit_code == 2 and outcome.reports and outcome.reports[0]["head"].startswith("arguments") and f"{where}:" not in outcome.stderr:
+            return f"a refused path does not name {where}"
+        if outcome.exit_code == 2 and _tree(directory) != before:
+            return "refused the path but changed files"
+        return None
+
+    values = {
+        "build": "{dir}/fixtures/build",
+        "plan": "{dir}/fixtures/plan",
+        "result": str(REPO / "tests/data/testplan/pair0001.txt"),
+        "reference": "{dir}/fixtures/reference.csv",
+        "intent": str(REPO / "tests/golden/tiny-nxos.yaml"),
+        "none": "{dir}/no-such-build",
+    }
+    argv = tuple(part.format(P="{P}", **values) for part in template)
+    return Case(
+        generator="paths",
+        command=argv[0],
+        argv=argv,
+        files={"fixtures/reference.csv": b"pid,quantity\nN9K-C9364D-GX2A,1\n"},
+        mutations=[f"{shape}: {short(relative, 120)} ending in {end}"],
+        base=shape,
+        prepare=prepare,
+        check=check,
+        env={"HOME": "{dir}"},
+        placeholders=prepared,
+    )
+
+
+def _tree(directory: Path) -> dict[str, list]:
+    """Every entry under `directory`, not following links: kind and size (a file's content hash)."""
+    found: dict[str, list] = {}
+    for root, directories, files in os.walk(directory):
+        for name in sorted(directories + files):
+            path = Path(root) / name
+            info = path.lstat()
+            digest = hashlib.sha256(path.read_bytes()).hexdigest() if stat.S_ISREG(info.st_mode) and info.st_size < 1 << 20 else ""
+            found[str(path.relative_to(directory))] = [oct(info.st_mode), info.st_size if not stat.S_ISDIR(info.st_mode) else 0, digest]
+    return found
+
+
+def paths_cases(bases: dict[str, Path], plans: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        shape = draw(st.sampled_from(sorted(path_shapes())))
+        parts = draw(st.lists(st.sampled_from(PATH_PARTS) | hostile_text(), min_size=0, max_size=3))
+        end = draw(st.sampled_from(PATH_ENDS))
+        return paths_case(bases, plans, shape, tuple(parts), end)
+
+    return cases()
+
+
+# lab state ------------------------------------------------------------------------------------------
+# `lab down` of a real build whose lab state file (under $FABRICGEN_LAB_STATE, in the case's
+# directory) was forged or mutated. The lab's kernel commands cannot run in a case: the child's
+# `runtime.run` is a stand-in that records every command and answers `ip netns list` with this
+# lab's namespaces and another lab's; FRR's and lldpd's run directories are the case's own. The
+# property: nothing but this lab's own is ever removed (another lab's state, keys, namespaces and
+# run files, and a file outside the state root, survive), and a refused file removes nothing.
+
+OTHER_LAB = "abcdef"  # a lab id no case's build has (the ids are six hex digits of a path's hash)
+LAB_DEVICES = ("be-su01-leaf1", "be-spine01", "gpu01")
+
+
+def _lab_id(build: Path) -> str:
+    from fabricgen.lab.plan import lab_id_of
+
+    return lab_id_of(build)
+
+
+def lab_state_document(directory: Path) -> dict:
+    """The state `lab up` writes for the case's build: up, nothing failed."""
+    from fabricgen.version import __version__
+
+    build = directory / "build"
+    lab_id = _lab_id(build)
+    return {
+        "build_dir": str(build.resolve()),
+        "lab_id": lab_id,
+        "network": "backend",
+        "manifest_sha256": hashlib.sha256((build / "manifest.json").read_bytes()).hexdigest(),
+        "fabricgen_version": __version__,
+        "phase": "up",
+        "namespaces": [f"fg{lab_id}-{device}" for device in LAB_DEVICES],
+        "interfaces": {"be-su01-leaf1": {"Ethernet0": "Ethernet0"}},
+        "failures": [],
+        "notes": [],
+        "keys_given": [],
+        "keys_generated": ["bgp-backend"],
+        "started": 1_700_000_000.0,
+        "up_seconds": 2.5,
+        "loaded_at": 1_700_000_002.0,
+    }
+
+
+@dataclass(frozen=True)
+class StateOp(Op):
+    """A change to the state file: a tree op on its JSON, or a forgery of one of its fields."""
+
+    stage = "state"
+
+
+@dataclass(frozen=True)
+class StateTree(StateOp):
+    op: Op
+
+    def apply(self, state: dict, directory: Path):
+        state, what = self.op.apply(state)
+        return state, what
+
+
+FORGED_IDS = ["../../../tmp/x", "../../outside", "/etc", OTHER_LAB, "ABCDEF", "abcdeg", "", "abcdef0", ".", "..", "abc/ef", "\x1b[2J", 123456, None]
+FORGED_NAMESPACES = [f"fg{OTHER_LAB}-be-spine01", "fg{id}-../../x", "lo", "1", "", "fg{id}-", "fg{id}-a b", "default", "fg{id}-be-spine01\n", "/run/netns/x"]
+FORGED_PATHS = ["/", "/etc", "{dir}/outside", "{dir}/build/..", "relative/build", "", "{dir}/build\x00x", "x" * 5000]
+
+
+@dataclass(frozen=True)
+class ForgeId(StateOp):
+    value: object
+
+    def apply(self, state: dict, directory: Path):
+        state["lab_id"] = self.value
+        return state, f"lab_id = {self.value!r}"
+
+
+@dataclass(frozen=True)
+class ForgeNamespace(StateOp):
+    value: str
+
+    def apply(self, state: dict, directory: Path):
+        lab_id = _lab_id(directory / "build")
+        name = self.value.replace("{id}", lab_id)
+        state.setdefault("namespaces", [])
+        if isinstance(state["namespaces"], list):
+            state["namespaces"].append(name)
+        return state, f"namespace {name!r} added"
+
+
+@dataclass(frozen=True)
+class ForgeBuildDir(StateOp):
+    value: str
+
+    def apply(self, state: dict, directory: Path):
+        state["build_dir"] = self.value.replace("{dir}", str(directory))
+        return state, f"build_dir = {short(self.value)}"
+
+
+@dataclass(frozen=True)
+class StateFileKind(StateOp):
+    """The state file is not a plain file of this user's: a link, a FIFO, a directory, too big,
+    writable by others."""
+
+    kind: str
+
+    def apply(self, state: dict, directory: Path):
+        return state, f"state file: {self.kind}"
+
+
+STATE_FILE_KINDS = ["link to a file outside", "link to another lab's state", "FIFO", "directory", "oversized", "writable by others", "not JSON", "empty"]
+
+
+def _write_lab_state(directory: Path, ops: tuple) -> None:
+    """The case's state root: this lab's (mutated) state file, another lab's whole state, and a
+    file outside the root; FRR's and lldpd's run files of both labs under the case's `run/`."""
+    root = directory / "state"
+    lab_id = _lab_id(directory / "build")
+    other = root / OTHER_LAB
+    (other / "keys").mkdir(parents=True)
+    other_state = lab_state_document(directory) | {"lab_id": OTHER_LAB, "namespaces": [f"fg{OTHER_LAB}-be-spine01"]}
+    (other / "state.json").write_text(json.dumps(other_state))
+    (other / "keys" / "secrets.yaml").write_text("bgp-backend: keep\n")
+    (directory / "outside").mkdir()
+    (directory / "outside" / "keep.txt").write_text("keep\n")
+    for namespace in (f"fg{OTHER_LAB}-be-spine01", f"fg{lab_id}-be-spine01"):
+        (directory / "run" / "frr" / namespace).mkdir(parents=True)
+        (directory / "run" / "lldpd").mkdir(parents=True, exist_ok=True)
+        (directory / "run" / "lldpd" / f"{namespace}.pid").write_text("1\n")
+    state: object = lab_state_document(directory)
+    said = []
+    kind = ""
+    for op in ops:
+        state, what = op.apply(state, directory)
+        said.append(what)
+        if isinstance(op, StateFileKind):
+            kind = op.kind
+    mine = root / lab_id
+    mine.mkdir(parents=True, exist_ok=True, mode=0o700)
+    mine.chmod(0o700)
+    path = mine / "state.json"
+    text = json.dumps(state, default=_json_default, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if kind == "link to a file outside":
+        path.symlink_to(directory / "outside" / "keep.txt")
+    elif kind == "link to another lab's state":
+        path.symlink_to(other / "state.json")
+    elif kind == "FIFO":
+        os.mkfifo(path, 0o600)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        if kind == "oversized":
+            text = text[:-1] + b"," + b'"pad": "' + b"x" * (17 << 20) + b'"}'
+        elif kind == "not JSON":
+            text = text[: len(text) // 2]
+        elif kind == "empty":
+            text = b""
+        path.write_bytes(text)
+        path.chmod(0o666 if kind == "writable by others" else 0o600)
+
+
+def _fake_lab_host(directory: Path) -> Callable[[], dict]:
+    """In the child: the lab's kernel commands recorded instead of run; `ip netns list` names
+    this lab's namespaces and another lab's; the run directories are the case's."""
+    import subprocess
+
+    from fabricgen.lab import runtime, state
+
+    lab_id = _lab_id(directory / "build")
+    existing = [f"fg{lab_id}-{device}" for device in LAB_DEVICES] + [f"fg{OTHER_LAB}-be-spine01", f"fg{OTHER_LAB}-gpu01"]
+    commands: list[list[str]] = []
+
+    def run(args, stdin=None, check=True, timeout=60):
+        commands.append([str(a) for a in args] + ([f"<stdin: {stdin}>"] if stdin else []))
+        out = "\n".join(existing) + "\n" if list(args[:3]) == ["ip", "netns", "list"] else ""
+        return subprocess.CompletedProcess(args, 0, out, "")
+
+    runtime.run = run
+    runtime.require_lab_host = lambda: None
+    state.FRR_RUN = directory / "run" / "frr"
+    state.LLDPD_RUN = runtime.LLDPD_RUN = directory / "run" / "lldpd"
+    return lambda: {"commands": commands[:200]}
+
+
+def _lab_state_check(directory: Path, outcome: Outcome) -> str | None:
+    """Nothing but this lab's own removed; nothing at all when the state file was refused."""
+    lab_id = _lab_id(directory / "build")
+    for path in (
+        directory / "outside" / "keep.txt",
+        directory / "state" / OTHER_LAB / "state.json",
+        directory / "state" / OTHER_LAB / "keys" / "secrets.yaml",
+        directory / "run" / "frr" / f"fg{OTHER_LAB}-be-spine01",
+        directory / "run" / "lldpd" / f"fg{OTHER_LAB}-be-spine01.pid",
+    ):
+        if not path.exists():
+            return f"removed what is not this lab's ({path.relative_to(directory)})"
+    removed = []
+    for command in outcome.extra.get("commands", []):
+        text = " ".join(command)
+        if "netns delete" in text or "netns del " in text:
+            removed += re.findall(r"netns delete (\S+)", text)
+        if any(word in command for word in ("kill", "pkill")):
+            return f"killed processes directly: {short(text)}"
+    foreign = [name for name in removed if not name.startswith(f"fg{lab_id}-")]
+    if foreign:
+        return f"deleted another lab's namespace ({short(foreign[0])})"
+    if outcome.exit_code == 2:
+        if removed:
+            return "refused the state file but deleted namespaces"
+        if not (directory / "run" / "frr" / f"fg{lab_id}-be-spine01").exists():
+            return "refused the state file but removed this lab's FRR directory"
+    return None
+
+
+def lab_state_case(bases: dict[str, Path], base: str, ops: tuple) -> Case:
+    """`lab down` of a real build whose lab state was forged by `ops`."""
+    must = [op for op in ops if isinstance(op, (ForgeId, ForgeNamespace, StateFileKind, ForgeBuildDir))]
+    return Case(
+        generator="lab-state",
+        command="lab",
+        argv=("lab", "down", "{dir}/build"),
+        files={},
+        mutations=[_describe_state_op(op) for op in ops],
+        ops=ops,
+        rebuild=lambda ops: lab_state_case(bases, base, ops),
+        copy_tree=(bases[base], "build"),
+        must_refuse="a forged state file" if must else "",
+        base=f"{base} lab state",
+        env={"FABRICGEN_LAB_STATE": "{dir}/state"},
+        prepare=lambda directory: _write_lab_state(directory, ops),
+        child_setup=_fake_lab_host,
+        check=_lab_state_check,
+    )
+
+
+def _describe_state_op(op: StateOp) -> str:
+    if isinstance(op, StateTree):
+        return f"state tree: {type(op.op).__name__}"
+    return f"{type(op).__name__}({short(next(iter(op.__dict__.values()), ''))})"
+
+
+def lab_state_ops() -> st.SearchStrategy:
+    index = st.integers(0, 10_000)
+    return st.one_of(
+        st.builds(
+            StateTree,
+            st.one_of(
+                st.builds(SetValue, index, values()),
+                st.builds(DropKey, index),
+                st.builds(InsertKey, index, st.sampled_from(["pad", "keys_dir", "frr_dirs", "x"]), values()),
+            ),
+        ),
+        st.builds(ForgeId, st.sampled_from(FORGED_IDS)),
+        st.builds(ForgeNamespace, st.sampled_from(FORGED_NAMESPACES)),
+        st.builds(ForgeBuildDir, st.sampled_from(FORGED_PATHS)),
+        st.builds(StateFileKind, st.sampled_from(STATE_FILE_KINDS)),
+    )
+
+
+def lab_state_cases(bases: dict[str, Path]) -> st.SearchStrategy:
+    @st.composite
+    def cases(draw) -> Case:
+        base = draw(st.sampled_from(sorted(bases)))
+        ops = draw(st.lists(lab_state_ops(), min_size=0, max_size=3))
+        return lab_state_case(bases, base, tuple(ops))
 
     return cases()
 

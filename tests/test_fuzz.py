@@ -39,6 +39,11 @@ def bases(tmp_path_factory) -> dict[str, Path]:
     return fuzzing.build_bases(tmp_path_factory.mktemp("fuzz-bases"))
 
 
+@pytest.fixture(scope="module")
+def plans(bases, tmp_path_factory) -> dict[str, Path]:
+    return fuzzing.plan_bases(bases, tmp_path_factory.mktemp("fuzz-plans"))
+
+
 def run(case: fuzzing.Case, directory: Path, limits: fuzzing.Profile = QUICK) -> tuple[fuzzing.Outcome, fuzzing.Finding | None]:
     outcome = fuzzing.run_case(case, directory, limits)
     return outcome, fuzzing.judge(case, outcome, directory)
@@ -237,3 +242,43 @@ def test_fuzz_build_directories(bases, tmp_path):
     manifest re-signed or not), given to diff, analyze --no-traffic, push (to 127.0.0.1:9) and bom
     compare."""
     campaign("build", fuzzing.build_cases(bases), tmp_path)
+
+
+def test_fuzz_lab_state(bases, tmp_path):
+    """`lab down` of a real build whose lab state file was forged: another lab's id, a path as the
+    id, other labs' namespaces, another build's path, a link, a FIFO, a directory, an oversized or
+    world-writable file, or any field set, dropped or added. The lab's kernel commands are recorded,
+    not run; nothing but this lab's own may be removed, nothing at all on refusal."""
+    campaign("lab-state", fuzzing.lab_state_cases(bases), tmp_path)
+
+
+@pytest.mark.slow
+def test_fuzz_exports(bases, tmp_path):
+    """Every export format and `testplan` of a real build edited, pruned, renamed or re-signed as
+    in test_fuzz_build_directories, with spreadsheet formulas where names and descriptions stand;
+    no CSV written may hold a cell a spreadsheet would run."""
+    campaign("exports", fuzzing.export_cases(bases), tmp_path)
+
+
+def test_fuzz_device_answers(bases, tmp_path):
+    """`verify` against switches answering hostile data: NAPALM answers of any value or type, a
+    getter raising, counters going backwards, or SONiC command answers broken, poisoned with
+    control characters or hundreds of MiB long (through the real SonicDriver). A failing getter is
+    never a match; a huge answer is not read whole."""
+    campaign("answers", fuzzing.answer_cases(bases), tmp_path)
+
+
+def test_fuzz_results_files(plans, tmp_path):
+    """`testplan check` of a real plan with perftest and nccl-tests/rccl-tests outputs edited:
+    hostile text, bandwidths no link can carry, NaN, a FIFO, a directory, a link to /dev/zero, a
+    60 MiB file, a --report aimed into the plan. Impossible input is refused at once; the plan is
+    never changed."""
+    campaign("results", fuzzing.results_cases(plans), tmp_path)
+
+
+def test_fuzz_paths(bases, plans, tmp_path):
+    """Every path option and argument of every command given a path of hostile parts (names past
+    NAME_MAX in bytes, paths past PATH_MAX, `..`, control characters, names that read as options)
+    ending in a FIFO, a directory, a file, a device, a loop or a dangling link, or under a file. A
+    refusal is short and names the option; nothing changes when refused; a FIFO is never waited on."""
+    campaign("paths", fuzzing.paths_cases(bases, plans), tmp_path)
