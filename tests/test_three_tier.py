@@ -197,6 +197,19 @@ def test_nxos_leaves_accept_their_own_asn_back_once_when_asns_are_reused(write_i
     assert "allowas-in" not in "\n".join(core.router_bgp)
 
 
+def test_evpn_leaves_accept_their_own_asn_back_in_the_evpn_family_not_in_a_vrf(write_intent):
+    """With VXLAN EVPN the routes of the same leaf of another pod arrive as EVPN routes: allowas-in
+    goes into the l2vpn evpn family (NX-OS: per neighbor address family, cisco.nxos
+    nxos_bgp_neighbor_af), never into the tenant VRF, which has no neighbors (bgpd refused the line
+    there: tests/test_frr_loads.py)."""
+    build = compile_intent(write_intent(SMALL + "  asn: {leaves: per-pod}\n  routing: vxlan-evpn\n"))
+    bgp = parse_nxos(build.files["configs/be-su01-leaf1.cfg"].decode()).router_bgp
+    template = bgp[bgp.index("  template peer SPINES") : next(i for i, line in enumerate(bgp) if line.startswith("  neighbor "))]
+    assert "      allowas-in 1" in template[template.index("    address-family l2vpn evpn") :]
+    vrfs = bgp[next(i for i, line in enumerate(bgp) if line.startswith("  vrf ")) :]  # the tenant VRFs close the block
+    assert "    bestpath as-path multipath-relax" in vrfs and not any("allowas-in" in line for line in vrfs)
+
+
 @pytest.mark.slow
 def test_growing_by_two_pods_keeps_every_existing_address_asn_and_cable(write_intent):
     """With the core count pinned to the final size, 4,096 -> 6,144 GPUs only adds."""
