@@ -41,6 +41,7 @@ import signal
 import socket
 import stat
 import sys
+import tempfile
 import time
 import traceback
 import unicodedata
@@ -986,6 +987,7 @@ class Outcome:
     reports: list[dict] = field(default_factory=list)  # each report's head line, line count and end
     invisible: list[str] = field(default_factory=list)  # raw control/format characters printed
     network: list[str] = field(default_factory=list)  # non-loopback connections tried
+    writes: list[str] = field(default_factory=list)  # changes tried outside the case's directory
     killed: str = ""  # why the parent killed the child
     seconds: float = 0.0  # wall clock
     cpu_seconds: float = 0.0
@@ -1102,9 +1104,15 @@ def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None 
         Path("/proc/self/clear_refs").write_text("5")
     start_rss = _vm_bytes("VmRSS")
     attempts = _guard_network()
-    env = {**ENV, **{key: value.replace("{dir}", str(directory)) for key, value in (case.env if case else {}).items()}}
+    # a home and a lab state root of the case's own: nothing a command writes by default lands elsewhere
+    own = {"HOME": str(directory), "FABRICGEN_LAB_STATE": str(directory / "lab-state"), "TMPDIR": str(directory / "tmp")}
+    (directory / "tmp").mkdir(exist_ok=True)
+    tempfile.tempdir = str(directory / "tmp")  # gettempdir() remembers the parent's choice
+    env = {**ENV, **own, **{key: value.replace("{dir}", str(directory)) for key, value in (case.env if case else {}).items()}}
     os.environ.update(env)  # also for what reads os.environ directly rather than through click
     report_back = case.child_setup(directory) if case is not None and case.child_setup is not None else None
+    sys.dont_write_bytecode = True
+    writes = _guard_files(directory)
     reported: list = []
     original_report = FabricgenError.report
 
@@ -1142,6 +1150,7 @@ def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None 
         "stdout": stdout[-STDOUT_TAIL:],
         "stderr": stderr[:STDERR_MAX],
         "network": attempts,
+        "writes": writes[:5],
         "peak_rss": _vm_bytes("VmHWM") - start_rss,
         "extra": report_back() if report_back is not None else {},
     }
@@ -1234,6 +1243,72 @@ def _guard_network() -> list[str]:
     return attempts
 
 
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _guard_files(directory: Path) -> list[str]:
+    """Make every change to the file system outside the case's `directory` fail in this process
+    (a write, a create, a removal, a rename, a mode change), and note it: a case runs as root, and
+    neither fabricgen nor a generated path may touch anything else. Reads go anywhere. /dev/null
+    may be written. Subprocesses (git, dot) are not watched."""
+    import builtins
+    import io
+    import shutil as shutil_module
+
+    root = os.path.realpath(directory)
+    attempts: list[str] = []
+
+    def where(path, dir_fd=None, follow=False) -> str:
+        text = os.fsdecode(path)
+        if dir_fd is not None and not os.path.isabs(text):
+            text = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), text)
+        if follow:  # an open writes where a link leads
+            return os.path.realpath(text)
+        # a removal or a rename acts on the name itself, a link included: its parent resolved
+        return os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(text)) or "/"), os.path.basename(text))
+
+    def inside(path, dir_fd=None, follow=False) -> bool:
+        if isinstance(path, int):  # an open descriptor: checked where it was opened
+            return True
+        try:
+            real = where(path, dir_fd, follow)
+        except (OSError, ValueError):
+            return True  # the call itself will fail
+        return real == root or real.startswith(root + os.sep) or real == "/dev/null"
+
+    def refuse(what: str, path) -> None:
+        attempts.append(f"{what} {os.fsdecode(path)[:200]!r}")
+        raise PermissionError(13, "the fuzzer allows changes inside the case's directory only", os.fsdecode(path))
+
+    def guarded(name: str, function, *, flags_at: int | None = None, mode_at: int | None = None, paths: tuple[int, ...] = (0,)):
+        def wrapper(*args, **kwargs):
+            if flags_at is not None:
+                flags = args[flags_at] if len(args) > flags_at else kwargs.get("flags", 0)
+                if not flags & _WRITE_FLAGS:
+                    return function(*args, **kwargs)
+            if mode_at is not None:
+                mode = args[mode_at] if len(args) > mode_at else kwargs.get("mode", "r")
+                if not any(ch in str(mode) for ch in "wax+"):
+                    return function(*args, **kwargs)
+            follow = name == "open" and not (flags_at is not None and (args[flags_at] if len(args) > flags_at else kwargs.get("flags", 0)) & os.O_NOFOLLOW)
+            for index in paths:
+                if len(args) > index and not inside(args[index], kwargs.get("dir_fd") if index == 0 else kwargs.get("dst_dir_fd"), follow):
+                    refuse(name, args[index])
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    real_open = builtins.open
+    builtins.open = io.open = guarded("open", real_open, mode_at=1)
+    os.open = guarded("open", os.open, flags_at=1)
+    for name in ("unlink", "remove", "rmdir", "mkdir", "mkfifo", "chmod", "chown", "truncate", "utime"):
+        setattr(os, name, guarded(name, getattr(os, name)))
+    for name in ("rename", "replace", "link", "symlink"):
+        setattr(os, name, guarded(name, getattr(os, name), paths=(1,) if name == "symlink" else (0, 1)))
+    shutil_module.rmtree = guarded("rmtree", shutil_module.rmtree)
+    return attempts
+
+
 # --- the properties -------------------------------------------------------------------------------
 
 
@@ -1255,6 +1330,8 @@ def judge(case: Case, outcome: Outcome, directory: Path) -> Finding | None:
     command = case.command
     if outcome.network:
         return Finding(f"{command}: tried to reach a non-loopback address", "; ".join(outcome.network[:3]))
+    if outcome.writes:
+        return Finding(f"{command}: tried to change files outside its directory", "; ".join(outcome.writes[:3]))
     if outcome.killed:
         return Finding(f"{command}: {outcome.killed}", f"after {outcome.seconds:.1f} s")
     if outcome.exception == "CaseTimeout":
@@ -2835,9 +2912,26 @@ def _argv_text(text: str) -> str:
     return "".join(ch for ch in text if ch != "\x00" and not ("\ud800" <= ch <= "\udfff" and not "\udc80" <= ch <= "\udcff"))
 
 
+def _contained(parts: tuple[str, ...]) -> str:
+    """The parts joined into a path relative to the workspace that never leaves the case's
+    directory: an absolute part becomes relative, and a `..` that would climb above the case's
+    directory (the workspace's parent) is `dotdot` instead."""
+    kept: list[str] = []
+    depth = 0  # below the workspace
+    for part in "/".join(_argv_text(p) for p in parts).split("/"):
+        if part == ".." and depth <= -1:
+            part = "dotdot"
+        if part == "..":
+            depth -= 1
+        elif part not in ("", "."):
+            depth += 1
+        kept.append(part)
+    return "/".join(kept).lstrip("/")
+
+
 def paths_case(bases: dict[str, Path], plans: dict[str, Path], shape: str, parts: tuple[str, ...], end: str) -> Case:
     template, where, _role = path_shapes()[shape]
-    relative = "/".join(_argv_text(part) for part in parts)
+    relative = _contained(parts)
     prepared: dict[str, str] = {}
     before: dict[str, list] = {}
 
@@ -2886,6 +2980,8 @@ def _tree(directory: Path) -> dict[str, list]:
     """Every entry under `directory`, not following links: kind and size (a file's content hash)."""
     found: dict[str, list] = {}
     for root, directories, files in os.walk(directory):
+        if Path(root) == directory:  # the child's own temporary directory and lab state root
+            directories[:] = [d for d in directories if d not in ("tmp", "lab-state")]
         for name in sorted(directories + files):
             path = Path(root) / name
             info = path.lstat()

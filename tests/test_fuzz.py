@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shutil
 import socket
 import sys
 import time
@@ -145,6 +147,31 @@ def test_no_connection_leaves_the_loopback(monkeypatch, tmp_path):
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: tried to reach a non-loopback address"
     assert outcome.network == ["lookup '192.0.2.1'", "connect ('192.0.2.2', 9)"]
+
+
+def test_no_file_outside_the_case_changes(monkeypatch, tmp_path):
+    """A case that writes, creates or removes anything outside its own directory is stopped before
+    the change and reported (cases run as root: a generated path or a bug must not reach /etc)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep\n")
+
+    def reach_out(*args, **kwargs):
+        for action in (
+            lambda: (outside / "new").write_text("x"),
+            lambda: os.unlink(outside / "keep"),
+            lambda: os.replace(outside / "keep", Path.cwd() / "stolen"),
+            lambda: shutil.rmtree(outside),
+        ):
+            with contextlib.suppress(OSError):
+                action()
+        Path("inside.txt").write_text("fine\n")  # the case's own directory: allowed
+
+    monkeypatch.setattr("fabricgen.pipeline.build", reach_out)
+    outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
+    assert finding.kind == "build: tried to change files outside its directory"
+    assert [w.split()[0] for w in outcome.writes] == ["open", "unlink", "replace", "rmtree"]
+    assert (outside / "keep").read_text() == "keep\n" and not (outside / "new").exists()
 
 
 def test_an_unlocated_problem_is_a_failure(monkeypatch, tmp_path):
