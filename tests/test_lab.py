@@ -136,7 +136,7 @@ class KeyedPlan:
 @needs_lab
 def test_missing_incomplete_and_foreign_build_directories_are_refused(lab_build: Path, tmp_path: Path):
     missing = fabricgen("lab", "up", str(tmp_path / "nowhere"))
-    assert missing.returncode == 2 and "not a directory" in missing.stderr
+    assert missing.returncode == 2 and f"{tmp_path / 'nowhere'}: does not exist: a build directory is needed here" in missing.stderr
 
     incomplete = tmp_path / "incomplete"
     shutil.copytree(lab_build, incomplete)
