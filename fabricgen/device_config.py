@@ -256,9 +256,19 @@ class DeviceConfig:
     # `parameters`): a renderer leaves out a line whose value is the default
     nos_defaults: Mapping[str, int] = field(default_factory=dict)
 
+    @property
+    def ntp_key(self) -> str | None:
+        """The secret name of the NTP key where this switch's release can write one (the feature
+        matrix's ntp-authentication: SONiC before 202511 cannot load NTP_KEY); None otherwise."""
+        ntp = self.system.ntp if self.system is not None else None
+        return ntp.key if ntp is not None and "ntp-authentication" in self.features else None
+
     def secret_names(self) -> set[str]:
         """Every secret this switch's config refers to (by name)."""
-        return (self.bgp.secret_names() if self.bgp else set()) | (self.system.secret_names() if self.system else set())
+        names = self.bgp.secret_names() if self.bgp else set()
+        if self.system is not None:
+            names |= self.system.secret_names(with_ntp_key=False)
+        return names | ({self.ntp_key} if self.ntp_key else set())
 
 
 @dataclass

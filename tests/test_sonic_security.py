@@ -356,3 +356,30 @@ def test_the_shipped_sonic_intents_pass_every_release_yang(tmp_path, intent, rel
         target = build.configs[name].nos_release
         assert violations(db, target) == [], (name, target)
         assert violations(json.loads(values.fill(json.dumps(db), in_json=True)), target) == [], (name, target)
+
+
+def test_a_switch_that_cannot_write_the_ntp_key_does_not_list_it_as_its_secret(tmp_path):
+    """SONiC before 202511 leaves NTP_KEY out (its model cannot load it): topology.json and
+    summary.md list no `ntp-key` for those switches, as their configs hold none; the NX-OS OOB
+    switches of the same build still write and list it."""
+
+    def release(value):
+        def edit(doc):
+            for role in ("leaf", "spine"):
+                doc["backend"][role]["nos_release"] = value
+
+        return edit
+
+    for value, listed in (("202411", False), ("202511", True)):
+        (tmp_path / value).mkdir()
+        build = compile_intent(_sonic_variant(tmp_path / value, 256, release(value)))
+        nodes = {n["id"]: n for n in json.loads(build.files["topology.json"])["nodes"]}
+        leaf = nodes["be-su01-leaf1"]
+        assert ("ntp-key" in leaf.get("secrets", [])) is listed, value
+        assert ("NTP_KEY" in json.loads(build.files["configs/be-su01-leaf1/config_db.json"])) is listed
+        oob = next(n for n in nodes.values() if n["role"] == "oob-switch")
+        assert "ntp-key" in oob["secrets"] and "ntp authentication-key" in build.files[f"configs/{oob['id']}.cfg"].decode()
+        switches = [n for n in nodes.values() if "ntp-key" in n.get("secrets", [])]
+        summary = build.files["summary.md"].decode()
+        assert f"| `ntp-key` | `FABRICGEN_SECRET_NTP_KEY` | NTP authentication key | {len(switches)} |" in summary
+        assert len(switches) > 4 if listed else len(switches) == 4  # the 4 OOB switches use it either way

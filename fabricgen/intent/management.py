@@ -182,12 +182,14 @@ class Management(_Strict):
             result = result.merged(level)
         return result
 
-    def secret_names(self) -> set[str]:
+    def secret_names(self, with_ntp_key: bool = True) -> set[str]:
+        """The secrets the section names; `with_ntp_key` False: all but the NTP key (a switch whose
+        release cannot write it: DeviceConfig.ntp_key)."""
         names = {user.password_hash for user in self.users}
         for group in (self.tacacs, self.radius):
             if group is not None:
                 names.add(group.key)
-        if self.ntp is not None and self.ntp.key is not None:
+        if with_ntp_key and self.ntp is not None and self.ntp.key is not None:
             names.add(self.ntp.key)
         if self.snmp is not None:
             names.update(self.snmp.communities)

@@ -514,18 +514,18 @@ def _management_tables(c: DeviceConfig, m: Management) -> dict[str, dict[str, An
         # sonic-ntp.yang: src_intf is a leaf-list; vrf mgmt needs MGMT_VRF_CONFIG mgmtVrfEnabled
         # true (its `must`); server_role disabled: the switch is an NTP client, not a server for
         # others. NTP_KEY (and a server's key, a leafref to it) only where the release's model
-        # loads it (nos.yaml ntp-authentication, 202511): before, the servers are written without
+        # loads it (DeviceConfig.ntp_key, 202511): before, the servers are written without
         # authentication and the build notes it (unrendered)
-        authenticated = bool(m.ntp.key) and "ntp-authentication" in c.features
+        ntp_key = c.ntp_key
         ntp: dict[str, Any] = {"admin_state": "enabled", "server_role": "disabled", "dhcp": "disabled", "vrf": vrf}
         if c.management:
             ntp["src_intf"] = [c.management.port]
-        ntp["authentication"] = "enabled" if authenticated else "disabled"
+        ntp["authentication"] = "enabled" if ntp_key else "disabled"
         tables["NTP"] = {"global": ntp}
         server: dict[str, str] = {"association_type": "server", "iburst": "on", "version": "4"}
-        if authenticated and m.ntp.key:
+        if ntp_key:
             server.update({"key": str(m.ntp.key_id), "trusted": "yes"})
-            tables["NTP_KEY"] = {str(m.ntp.key_id): {"type": "md5", "value": placeholder(m.ntp.key), "trusted": "yes"}}
+            tables["NTP_KEY"] = {str(m.ntp.key_id): {"type": "md5", "value": placeholder(ntp_key), "trusted": "yes"}}
         tables["NTP_SERVER"] = {str(host): dict(server) for host in m.ntp.servers}
     if m.syslog is not None:
         # sonic-syslog.yang SYSLOG_SERVER: vrf default|mgmt|a VRF, severity an rsyslog-severity

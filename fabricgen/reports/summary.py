@@ -108,8 +108,8 @@ def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:
             for group, use in ((system.tacacs, secret_uses.TACACS_KEY), (system.radius, secret_uses.RADIUS_KEY)):
                 if group is not None:
                     found.add((group.key, use))
-            if system.ntp is not None and system.ntp.key is not None:
-                found.add((system.ntp.key, secret_uses.NTP_KEY))
+            if config.ntp_key is not None:
+                found.add((config.ntp_key, secret_uses.NTP_KEY))
             if system.snmp is not None:
                 found |= {(name, secret_uses.SNMP_COMMUNITY) for name in system.snmp.communities}
                 for user in system.snmp.users:
