@@ -40,7 +40,7 @@ from fabricgen.errors import Problem, SecretsError, raise_if
 from fabricgen.trust import SECRET_MARK
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
-PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"[=:]([a-z][a-z0-9-]{0,62})>>")  # `:`: builds before 2026-08
+PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"[=:]([a-z][a-z0-9-]{0,62})>>")  # `:`: builds written before the `=` form
 ENV_PREFIX = "FABRICGEN_SECRET_"
 FILE_ENV = "FABRICGEN_SECRETS_FILE"
 MAX_VALUE = 512  # a SHA-512 crypt hash is 106 characters; a BGP MD5 key at most 80
@@ -329,10 +329,6 @@ class Slot:
         return self.rule(None)
 
 
-def _line(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
 _KEY = r'(?P<value>"[^"]*"|\S+)'  # NX-OS quotes an encrypted key: key 7 "fewhg"
 _NXOS_SNMP = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guide, Configuring SNMP: passphrases of 8 to 64 characters in clear text"
 _SONIC_SNMP = "sonic-snmp.yang SNMP_USER: length 0..64, pattern [^ @:]*, at least 8 with authentication (every branch 202405 to master)"
@@ -345,7 +341,7 @@ SLOTS: tuple[Slot, ...] = (
         "nxos",
         USER_HASH,
         "username NAME password 5 HASH",
-        line=_line(r"^username \S+ password (?P<kind>\d+ )?(?P<value>\S+)"),
+        line=re.compile(r"^username \S+ password (?P<kind>\d+ )?(?P<value>\S+)"),
         dummy="$5$fabricgen$0000000000000000000000000000000000000000000",
     ),
     Slot(
@@ -353,44 +349,44 @@ SLOTS: tuple[Slot, ...] = (
         TACACS_KEY,
         "tacacs-server host ADDRESS key 0 KEY",
         (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring TACACS+: a key of at most 63 printable characters, no white space"),),
-        line=_line(r"^tacacs-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
+        line=re.compile(r"^tacacs-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
     ),
     Slot(
         "nxos",
         RADIUS_KEY,
         "radius-server host ADDRESS key 0 KEY",
         (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring RADIUS: a key of at most 63 characters"),),
-        line=_line(r"^radius-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
+        line=re.compile(r"^radius-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
     ),
-    Slot("nxos", NTP_KEY, "ntp authentication-key ID md5 KEY 0", line=_line(r"^ntp authentication-key \d+ md5 " + _KEY + r"(?P<kind> \d+)?")),
+    Slot("nxos", NTP_KEY, "ntp authentication-key ID md5 KEY 0", line=re.compile(r"^ntp authentication-key \d+ md5 " + _KEY + r"(?P<kind> \d+)?")),
     Slot(
         "nxos",
         SNMP_AUTH_KEY,
         "snmp-server user NAME ROLE auth ALGORITHM KEY",
         (Rule(8, 64, "", _NXOS_SNMP),),
-        line=_line(r"^snmp-server user \S+ (?:\S+ )*?auth (?:md5|sha(?:-\d+)?) (?P<value>\S+)(?:(?P<flag> localized\w*key)$)?"),
+        line=re.compile(r"^snmp-server user \S+ (?:\S+ )*?auth (?:md5|sha(?:-\d+)?) (?P<value>\S+)(?:(?P<flag> localized\w*key)$)?"),
     ),
     Slot(
         "nxos",
         SNMP_PRIVACY_KEY,
         "snmp-server user NAME ... priv aes-128 KEY",
         (Rule(8, 64, "", _NXOS_SNMP),),
-        line=_line(r"^snmp-server user \S+ .*? priv (?:aes-128 |3des )?(?P<value>\S+)(?P<flag> localized\w*key)?"),
+        line=re.compile(r"^snmp-server user \S+ .*? priv (?:aes-128 |3des )?(?P<value>\S+)(?P<flag> localized\w*key)?"),
     ),
     Slot(
         "nxos",
         SNMP_COMMUNITY,
         "snmp-server community COMMUNITY",
         (Rule(1, 32, "", "NX-OS System Management Configuration Guide, Configuring SNMP: a community string of up to 32 characters"),),
-        line=_line(r"^snmp-server community (?P<value>\S+)"),
+        line=re.compile(r"^snmp-server community (?P<value>\S+)"),
     ),
-    Slot("nxos", BGP_KEY, "router bgp: template peer / neighbor: password 0 KEY", line=_line(r"^\s+password (?P<kind>\d+ )?(?P<value>\S+)$")),
-    Slot("nxos", BGP_AO_KEY, "key chain: key-string KEY", line=_line(r"^\s+key-string (?P<kind>\d+ )?(?P<value>\S+)"), placed=False),
+    Slot("nxos", BGP_KEY, "router bgp: template peer / neighbor: password 0 KEY", line=re.compile(r"^\s+password (?P<kind>\d+ )?(?P<value>\S+)$")),
+    Slot("nxos", BGP_AO_KEY, "key chain: key-string KEY", line=re.compile(r"^\s+key-string (?P<kind>\d+ )?(?P<value>\S+)"), placed=False),
     Slot(
         "nxos",
         OSPF_KEY,
         "interface: ip ospf authentication-key / message-digest-key",
-        line=_line(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
+        line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
         placed=False,
     ),
     # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
@@ -399,7 +395,7 @@ SLOTS: tuple[Slot, ...] = (
         BGP_KEY,
         "router bgp: neighbor PEER password KEY",
         (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): bgpd sets the key with setsockopt(TCP_MD5SIG)"),),
-        line=_line(r"^\s*neighbor \S+ password (?P<value>\S+)"),
+        line=re.compile(r"^\s*neighbor \S+ password (?P<value>\S+)"),
     ),
     # SONiC config_db (render/sonic.py), each from sonic-buildimage src/sonic-yang-models/yang-models
     *(

@@ -172,12 +172,12 @@ def check_host(value: str) -> str:
     return value
 
 
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+IPV4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # 0-255, no leading zero (JSON Schema and re alike)
 HOST_SCHEMA = {
     "type": "string",
     "maxLength": MAX_HOST,
     "anyOf": [
-        {"pattern": rf"^{_OCTET}(?:\.{_OCTET}){{3}}$"},
+        {"pattern": rf"^{IPV4_OCTET}(?:\.{IPV4_OCTET}){{3}}$"},
         {"pattern": r"^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$", "format": "ipv6"},
         # dot-separated labels, the last not all digits
         {"pattern": rf"^(?:{HOSTNAME.pattern}\.)*(?![0-9]+$){HOSTNAME.pattern}$"},

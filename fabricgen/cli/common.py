@@ -87,20 +87,21 @@ def json_option(shape: str) -> Any:
     return typer.Option(False, "--json", help=f"Print the result as one JSON document on stdout (shape: {shape}); progress and problems stay on stderr.")
 
 
+def problem_format(args: Iterable[str]) -> ProblemFormat:
+    """How the command line `args` asks for problems to be reported, read before its options are
+    parsed: --json, --format json / --format=json, --format github / --format=github, else text."""
+    args = list(args or ())
+    if "--json" in args:
+        return ProblemFormat.json
+    for a, b in itertools.pairwise(["", *args]):
+        if b in ("--format=json", "--format=github") or (a == "--format" and b in ("json", "github")):
+            return ProblemFormat(b.removeprefix("--format="))
+    return ProblemFormat.text
+
+
 def asks_for_json(args: Iterable[str]) -> bool:
     """Whether a command line asks for JSON: --json, --format json or --format=json."""
-    args = list(args or ())
-    return "--json" in args or "--format=json" in args or any(a == "--format" and b == "json" for a, b in itertools.pairwise(args))
-
-
-def problem_format(args: Iterable[str]) -> ProblemFormat:
-    """How the command line `args` asks for problems to be reported (before its options are parsed)."""
-    args = list(args or ())
-    if asks_for_json(args):
-        return ProblemFormat.json
-    if "--format=github" in args or any(a == "--format" and b == "github" for a, b in itertools.pairwise(args)):
-        return ProblemFormat.github
-    return ProblemFormat.text
+    return problem_format(args) is ProblemFormat.json
 
 
 def run_or_exit(action, problems: ProblemFormat | str = ProblemFormat.text):

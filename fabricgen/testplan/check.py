@@ -41,8 +41,6 @@ from fabricgen.testplan.results import (
     ResultProblem,
     read_result,
 )
-from fabricgen.trust import quoted
-from fabricgen.user_paths import SHOWN
 
 MAX_RESULT_FILES = 100_000
 PRINTED = 0.01  # GB/s: nccl-tests prints busbw with two decimals, the plan rounds its bounds to two
@@ -160,9 +158,9 @@ def check_reports(reports: dict[str, Path | None], results: list[Path]) -> None:
             continue
         real = os.path.realpath(report)
         if real in inputs:
-            problems.append(Problem(f"{option}: {quoted(report, SHOWN)} is one of the results files it checks", hint="write the report to another file"))
+            problems.append(Problem("is one of the results files it checks", hint="write the report to another file", file=str(report), field=(option,)))
         elif real in seen:
-            problems.append(Problem(f"{option}: {quoted(report, SHOWN)} is the file {seen[real]} names too", hint="give each report a file of its own"))
+            problems.append(Problem(f"is the file {seen[real]} names too", hint="give each report a file of its own", file=str(report), field=(option,)))
         seen[real] = option
     if problems:
         raise TestplanError(problems)

@@ -28,16 +28,14 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from fabricgen.errors import dotted
-from fabricgen.trust import check_interface_name, printable, quoted
+from fabricgen.push.sonic_answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds the SONiC driver's parsers hold too
+from fabricgen.trust import IPV4_OCTET, check_interface_name, printable, quoted
 from fabricgen.units import MAX_SPEED_GBPS
 
-MAX_ENTRIES = 100_000  # ports, neighbours, peers or routes in one answer: no switch has as many
 MAX_LANES = 16  # optical lanes of one port (QSFP-DD and OSFP have 8)
 MAX_TEXT = 1024  # characters of a description or an LLDP field (255 octets, escaped at most 4 times over)
 MAX_CONFIG = 32 * 1024 * 1024  # characters of a running config (fabricgen's SONiC driver reads at most 32 MiB)
 MAX_COUNT = 2**64 - 1  # interface and PFC counters are 64-bit
-MAX_PREFIXES = 2**32 - 1
-MAX_AS = 4_294_967_295
 MAX_SPEED_MBPS = MAX_SPEED_GBPS * 1000
 MAX_MTU = 65_535
 MAX_ECMP = 65_536  # the catalog's bound on max_ecmp_paths
@@ -46,7 +44,6 @@ MAX_SECONDS = 10**10  # an uptime of three centuries
 # (0 mW is -inf dBm: an instant reading of -inf is read as that floor); nothing pluggable emits
 # 1 W (+30 dBm). Laser bias is kept in units of 2 uA, at most 131 mA (x4 with CMIS's
 # multiplier): 1 A is no transceiver's.
-DARK_DBM = -40.0
 MIN_DBM, MAX_DBM = -60.0, 30.0
 MAX_BIAS_MA = 1000.0
 
@@ -96,8 +93,7 @@ PortName = Annotated[str, AfterValidator(check_interface_name)]
 PeerName = Annotated[str, AfterValidator(_peer_name)]
 # An IPv4 prefix exactly, or an IPv6 one by its characters (checked in pydantic's core: a route
 # table has thousands of them; a wrong one can only fail to match a planned prefix).
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-PREFIX = rf"^(?:{_OCTET}(?:\.{_OCTET}){{3}}/(?:3[0-2]|[12]?[0-9])|[0-9A-Fa-f.]{{0,39}}:[0-9A-Fa-f:.]{{0,39}}/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))$"
+PREFIX = rf"^(?:{IPV4_OCTET}(?:\.{IPV4_OCTET}){{3}}/(?:3[0-2]|[12]?[0-9])|[0-9A-Fa-f.]{{0,39}}:[0-9A-Fa-f:.]{{0,39}}/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))$"
 Prefix = Annotated[str, Field(max_length=64, pattern=PREFIX)]
 Priority = Annotated[int, Field(ge=0, le=7)]
 Dbm = Annotated[float, Field(ge=MIN_DBM, le=MAX_DBM, allow_inf_nan=False)]
