@@ -2232,17 +2232,6 @@ def build_cases(bases: dict[str, Path]) -> st.SearchStrategy:
 # answers of hundreds of MiB). The properties: exit 0, 1 or 2; a getter that fails is never
 # "everything matches"; a huge answer is not read whole; --json prints one JSON document.
 
-GETTER_NAMES = (
-    "get_facts",
-    "get_lldp_neighbors_detail",
-    "get_interfaces",
-    "get_interfaces_counters",
-    "get_bgp_neighbors",
-    "get_config",
-    "get_lossless_counters",
-    "get_optics",
-    "get_ecmp_widths",
-)
 GETTER_EXCEPTIONS = ("RuntimeError", "AttributeError", "KeyError", "TypeError", "ValueError", "OSError", "NotImplementedError", "UnicodeDecodeError")
 ODD_ANSWERS = [[], "x", None, 0, -1, float("nan"), float("inf"), {"x": 1}, {"": None}, [{}], True, 2**64, "\x1b[2J", {"Ethernet0": "up"}]
 _HEALTHY: dict[str, dict] = {}
@@ -2324,7 +2313,9 @@ class CounterMoves(AnswerOp):
 
 def answer_ops() -> st.SearchStrategy:
     index = st.integers(0, 10_000)
-    getter = st.sampled_from(GETTER_NAMES)
+    from fabricgen.verify.collect import ONCE, SAMPLED  # every getter verify asks
+
+    getter = st.sampled_from(SAMPLED + ONCE)
     return st.one_of(
         st.builds(
             AnswerTree, index, st.one_of(st.builds(SetValue, index, values()), st.builds(DropKey, index), st.builds(InsertKey, index, hostile_text(), values()))
@@ -3020,28 +3011,27 @@ def _lab_id(build: Path) -> str:
 
 
 def lab_state_document(directory: Path) -> dict:
-    """The state `lab up` writes for the case's build: up, nothing failed."""
-    from fabricgen.version import __version__
+    """The state `lab up` writes for the case's build (up, nothing failed): the lab's own model,
+    so every field it has is in the document the ops then change."""
+    from fabricgen.design.graph import Network
+    from fabricgen.lab.state import LabState
 
     build = directory / "build"
     lab_id = _lab_id(build)
-    return {
-        "build_dir": str(build.resolve()),
-        "lab_id": lab_id,
-        "network": "backend",
-        "manifest_sha256": hashlib.sha256((build / "manifest.json").read_bytes()).hexdigest(),
-        "fabricgen_version": __version__,
-        "phase": "up",
-        "namespaces": [f"fg{lab_id}-{device}" for device in LAB_DEVICES],
-        "interfaces": {"be-su01-leaf1": {"Ethernet0": "Ethernet0"}},
-        "failures": [],
-        "notes": [],
-        "keys_given": [],
-        "keys_generated": ["bgp-backend"],
-        "started": 1_700_000_000.0,
-        "up_seconds": 2.5,
-        "loaded_at": 1_700_000_002.0,
-    }
+    state = LabState(
+        build_dir=str(build.resolve()),
+        lab_id=lab_id,
+        network=Network.BACKEND,
+        manifest_sha256=hashlib.sha256((build / "manifest.json").read_bytes()).hexdigest(),
+        phase="up",
+        namespaces=[f"fg{lab_id}-{device}" for device in LAB_DEVICES],
+        interfaces={"be-su01-leaf1": {"Ethernet0": "Ethernet0"}},
+        keys_generated=["bgp-backend"],
+        started=1_700_000_000.0,
+        up_seconds=2.5,
+        loaded_at=1_700_000_002.0,
+    )
+    return state.model_dump(mode="json")
 
 
 @dataclass(frozen=True)

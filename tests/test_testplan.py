@@ -434,7 +434,9 @@ def test_a_report_is_never_written_into_the_plan_or_over_its_inputs(plan_256, tm
     outside = tmp_path / "mine.txt"
     shutil.copy(DATA / "pair0001.txt", outside)
     result = fabricgen("testplan", "check", copy, outside, "--report", outside)
-    assert result.returncode == 2 and f"  {outside}: --report: is one of the results files it checks" in result.stderr, result.stderr  # located: the file and its option
+    assert result.returncode == 2 and f"  {outside}: --report: is one of the results files it checks" in result.stderr, (
+        result.stderr
+    )  # located: the file and its option
     result = fabricgen("testplan", "check", copy, result_file, "--report", tmp_path / "r", "--json-report", tmp_path / "r")
     assert result.returncode == 2 and f"  {tmp_path / 'r'}: --report: is the file --json-report names too" in result.stderr, result.stderr
     assert not (tmp_path / "r").exists()
