@@ -74,7 +74,7 @@ class Profile:
 PROFILES = {
     # under a minute in all on 2 shared cores, with the failures the fuzzer finds today
     "ci": Profile(
-        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 40, "answers": 40, "results": 30, "paths": 40, "lab-state": 25},
+        {"intent": 40, "yaml-bytes": 25, "catalog": 30, "build": 45, "exports": 20, "answers": 20, "results": 20, "paths": 25, "lab-state": 15},
         4.0,
         30.0,
         2 << 30,
