@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import textwrap
@@ -10,8 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer.testing
 
 from fabricgen.pipeline import Build, compile_intent
+
+# typer's CliRunner builds click's command tree from the app on every invoke (20 to 100 ms, the
+# larger figure on a loaded machine); the suite runs the command line a few thousand times, and
+# the tree of one app is the same every time: built once per worker
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 REPO = Path(__file__).resolve().parents[1]
 INTENTS = REPO / "intents"

@@ -34,19 +34,6 @@ SHORT = 600  # characters: a refusal is a line or two, never the path it refuses
 FILE_IN, DIR_IN, FILE_OUT, DIR_OUT, SIDE = "file in", "dir in", "file out", "dir out", "side"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_command_tree():
-    """typer builds the click command tree from the app on every CliRunner.invoke (0.1 s of the
-    0.15 s a refused command line takes here); these 250 command lines share one tree."""
-    import functools
-
-    import typer.testing
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(typer.testing, "_get_command", functools.cache(typer.testing._get_command))
-        yield
-
-
 @pytest.fixture(scope="module")
 def fixtures(tmp_path_factory) -> dict[str, Path]:
     """A built fabric, its test plan, a results file and a reference BOM, outside every test's
