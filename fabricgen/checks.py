@@ -656,7 +656,7 @@ def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: s
             where = next(field for field, level in reversed(levels) if level is not None)  # the innermost section
             needs.append(("password-hardening", "the password policy (PASSW_HARDENING)", (*where, "password_policy")))
             if management.access is not None:
-                # the idle timeout is left out (with a note) where SSH_SERVER lacks it: render/sonic.py
+                # the idle timeout is left out (with a note) where SSH_SERVER lacks it: nos/sonic/render.py
                 needs.append(("ssh-server-policies", "the SSH server policy (SSH_SERVER)", (*where, "access")))
             if management.banner:
                 needs.append(("banner-message", "the login banner (BANNER_MESSAGE)", (*where, "banner")))

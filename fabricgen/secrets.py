@@ -336,7 +336,7 @@ _SONIC_TACACS = "sonic-system-tacacs.yang passkey: pattern [^ #,]*, length 1..65
 _SONIC_RADIUS = "sonic-system-radius.yang passkey: pattern [^ #,]*, length 1..65 (every branch 202405 to master)"
 
 SLOTS: tuple[Slot, ...] = (
-    # NX-OS (templates/nxos/system.j2, bgp.j2); Cisco Nexus 9000 Series NX-OS configuration guides 10.4(x)
+    # NX-OS (fabricgen/nos/nxos/templates/system.j2, bgp.j2); Cisco Nexus 9000 Series NX-OS configuration guides 10.4(x)
     Slot(
         "nxos",
         USER_HASH,
@@ -397,7 +397,7 @@ SLOTS: tuple[Slot, ...] = (
         (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): bgpd sets the key with setsockopt(TCP_MD5SIG)"),),
         line=re.compile(r"^\s*neighbor \S+ password (?P<value>\S+)"),
     ),
-    # SONiC config_db (render/sonic.py), each from sonic-buildimage src/sonic-yang-models/yang-models
+    # SONiC config_db (nos/sonic/render.py), each from sonic-buildimage src/sonic-yang-models/yang-models
     *(
         Slot(
             "sonic",

@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from fabricgen.verify import nxos
+from fabricgen.nos.nxos import verify as nxos
 
 BGP_KEY = "s3cr3t-bgp-Key-9f2"  # the value the "switches" hold for <<secret=bgp-backend>>
 

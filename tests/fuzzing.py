@@ -2343,7 +2343,7 @@ def getter_answer_case(bases: dict[str, Path], base: str, ops: tuple, as_json: b
     deltas: dict = {}
     said = [op.apply(answers, deltas) for op in ops]
     # a getter that raises must not pass, unless verify never asks the driver for it: an NX-OS
-    # switch's lossless counters and ECMP widths are read with show commands (verify/nxos.py)
+    # switch's lossless counters and ECMP widths are read with show commands (nos/nxos/verify.py)
     nos = {n["id"]: n.get("nos") for n in json.loads((build / "topology.json").read_text())["nodes"]}
     failing = any(
         isinstance(op, GetterFails)
@@ -2387,7 +2387,7 @@ def getter_answer_case(bases: dict[str, Path], base: str, ops: tuple, as_json: b
 # SONiC texts: what each command of the driver answers on a healthy leaf (a key is a part of the
 # command line the driver sends; the longest key found in it answers)
 def _sonic_texts(build: Path, device: str) -> dict[str, str]:
-    from fabricgen.push import sonic
+    from fabricgen.nos.sonic import driver as sonic
 
     data = REPO / "tests" / "data"
     config = build / "configs" / device
@@ -2603,7 +2603,7 @@ def sonic_text_case(bases: dict[str, Path], ops: tuple) -> Case:
     huge = any(isinstance(value, Huge) for script in texts.values() for value in script.values())
 
     def child_setup(directory: Path) -> Callable[[], dict]:
-        from fabricgen.push.sonic import SonicDriver
+        from fabricgen.nos.sonic.driver import SonicDriver
 
         clients: list[ScriptedClient] = []
 
@@ -3269,10 +3269,10 @@ def preload() -> None:
     import fabricgen.catalog.releases  # noqa: F401
     import fabricgen.cli  # noqa: F401
     import fabricgen.diff  # noqa: F401
+    import fabricgen.nos.sonic.driver  # noqa: F401
     import fabricgen.output  # noqa: F401
     import fabricgen.push.report  # noqa: F401
     import fabricgen.push.rollout  # noqa: F401
-    import fabricgen.push.sonic  # noqa: F401
     import fabricgen.reports.bom_compare  # noqa: F401
     import fabricgen.testplan  # noqa: F401
     import fabricgen.verify  # noqa: F401

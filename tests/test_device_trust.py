@@ -24,6 +24,7 @@ import pytest
 from napalm.base.exceptions import ConnectAuthError
 
 from fabricgen.errors import PushError
+from fabricgen.nos.sonic.driver import SonicDriver
 from fabricgen.pipeline import build
 from fabricgen.push import known_hosts, rollout
 from fabricgen.push.credentials import Credentials
@@ -31,7 +32,6 @@ from fabricgen.push.inventory import read_targets
 from fabricgen.push.report import print_diffs, result_table
 from fabricgen.push.rollout import DeviceResult, Outcome, Rollout, RolloutOptions, push
 from fabricgen.push.security import DeviceVerification
-from fabricgen.push.sonic import SonicDriver
 from fabricgen.trust import check_host
 from tests import cli_runner
 

@@ -13,10 +13,10 @@ import pytest
 from fabricgen.catalog import load_catalog
 from fabricgen.errors import CatalogError, FabricgenError, IntentError
 from fabricgen.intent import load_intent
+from fabricgen.nos.nxos.render import render_nxos
+from fabricgen.nos.sonic.render import render_sonic
 from fabricgen.pipeline import compile_intent
 from fabricgen.render.environment import frr_text, nxos_text
-from fabricgen.render.nxos import render_nxos
-from fabricgen.render.sonic import render_sonic
 from fabricgen.yaml_source import MAX_DEPTH, load_yaml
 from tests import cli_runner
 from tests.conftest import build_refused

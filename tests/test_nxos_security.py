@@ -13,8 +13,8 @@ import yaml
 
 from fabricgen.design.graph import Role
 from fabricgen.errors import CheckError
+from fabricgen.nos.nxos.render import timezone_offset
 from fabricgen.pipeline import compile_intent
-from fabricgen.render.nxos import timezone_offset
 from fabricgen.secrets import env_name, names_in, placeholder
 from tests.nxos_parse import indentation_problems, parse_nxos
 

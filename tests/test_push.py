@@ -479,8 +479,8 @@ def test_each_nos_gets_its_napalm_driver(built, tmp_path):
     commit-confirm), SONiC through fabricgen's own, both found by name."""
     from napalm.nxos import NXOSDriver
 
-    from fabricgen.push.nxos import NxosDriver
-    from fabricgen.push.sonic import SonicDriver
+    from fabricgen.nos.nxos.push import NxosDriver
+    from fabricgen.nos.sonic.driver import SonicDriver
 
     sonic = tmp_path / "sonic.yaml"
     sonic.write_text(

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from napalm.base.exceptions import CommitError
 
+from fabricgen.nos.nxos import push as nxos_module
+from fabricgen.nos.nxos.push import NxosDriver
 from fabricgen.pipeline import build
-from fabricgen.push import nxos as nxos_module
-from fabricgen.push.nxos import NxosDriver
 from fabricgen.push.rollout import Outcome, RolloutOptions, push
 from fabricgen.secrets import Secrets
 from tests import cli_runner

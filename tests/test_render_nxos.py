@@ -436,7 +436,7 @@ def test_ports_at_another_speed_get_their_own_queuing_policy(whitepaper):
     import dataclasses
 
     from fabricgen.intent.model import default_ecn
-    from fabricgen.render.nxos import render_nxos
+    from fabricgen.nos.nxos.render import render_nxos
 
     leaf = whitepaper[256].configs["be-su01-leaf1"]
     slow = dataclasses.replace(leaf.interfaces[0], speed_gbps=100)

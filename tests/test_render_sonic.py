@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from fabricgen.design.graph import Device, LinkKind, Network, Role
+from fabricgen.nos.sonic.render import config_db_text
 from fabricgen.pipeline import compile_intent
-from fabricgen.render.sonic import config_db_text
 from tests.conftest import VTYSH, needs_frr
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations

@@ -1,4 +1,4 @@
-"""Parsing what a SONiC switch answers to the driver's getters (fabricgen/push/sonic_answers.py).
+"""Parsing what a SONiC switch answers to the driver's getters (fabricgen/nos/sonic/answers.py).
 
 The lldpctl answers in tests/data/lldpctl/ are captures of a real lldpd 1.0.16 (Debian bookworm's),
 not hand-written: two network namespaces joined by veths named like the lab's ports (Ethernet0 <->
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.push import sonic_answers
-from fabricgen.push.sonic_answers import AnswerError
+from fabricgen.nos.sonic import answers as sonic_answers
+from fabricgen.nos.sonic.answers import AnswerError
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "lldpctl"
 

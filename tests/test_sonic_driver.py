@@ -25,7 +25,7 @@ from napalm.base.exceptions import (
     ConnectionException,
 )
 
-from fabricgen.push.sonic import SonicDriver
+from fabricgen.nos.sonic.driver import SonicDriver
 from tests.sonic_target import (
     LLDPD_RUN,
     SSHD,

@@ -22,8 +22,8 @@ import paramiko
 import pytest
 from napalm.base.exceptions import CommandErrorException
 
-from fabricgen.push import sonic
-from fabricgen.push.sonic import SonicDriver
+from fabricgen.nos.sonic import driver as sonic
+from fabricgen.nos.sonic.driver import SonicDriver
 
 PASSWORD = "scripted-switch-pw"
 MIB = 1024 * 1024

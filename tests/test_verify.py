@@ -21,9 +21,10 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
+from fabricgen.nos.nxos import verify as nxos
 from fabricgen.pipeline import build
 from fabricgen.push.inventory import read_targets
-from fabricgen.verify import nxos, verify_fabric
+from fabricgen.verify import verify_fabric
 from fabricgen.verify.collect import Access, ReadOnlyDevice, ReadOnlyViolation
 from tests.device_answers import BGP_KEY, FakeDriver, healthy, rows
 

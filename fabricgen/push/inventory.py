@@ -326,7 +326,7 @@ DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
         "frr_container": _container,
         "lldp_container": _container,
         "sudo": _flag,
-    },  # lldp_container: push/sonic.py (verify's LLDP getter)
+    },  # lldp_container: nos/sonic/driver.py (verify's LLDP getter)
     "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
 }
 HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")

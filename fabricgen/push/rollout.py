@@ -47,11 +47,11 @@ from napalm.base.exceptions import (
 )
 
 from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.nos.nxos.push import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
 from fabricgen.push.inventory import Target
-from fabricgen.push.nxos import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.security import DeviceVerification
 from fabricgen.secrets import Secrets
 
@@ -62,7 +62,7 @@ REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
 NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
 # fabricgen's own drivers where NAPALM's lack what push needs (nxos: candidates from memory and
 # commit-confirm); every other name goes through NAPALM's lookup
-OWN_DRIVERS = {"nxos": "fabricgen.push.nxos:NxosDriver"}  # imported when needed (as NAPALM's lookup does)
+OWN_DRIVERS = {"nxos": "fabricgen.nos.nxos.push:NxosDriver"}  # imported when needed (as NAPALM's lookup does)
 
 
 class Outcome(str, Enum):

@@ -12,10 +12,11 @@ from dataclasses import replace
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import LoadBalancing, PfcWatchdog
-from fabricgen.render import nxos, sonic
+from fabricgen.nos.nxos import render as nxos
+from fabricgen.nos.nxos.render import render_nxos
+from fabricgen.nos.sonic import render as sonic
+from fabricgen.nos.sonic.render import render_sonic
 from fabricgen.render.capability import Gap
-from fabricgen.render.nxos import render_nxos
-from fabricgen.render.sonic import render_sonic
 
 RENDERERS: dict[str, Callable[[DeviceConfig], dict[str, str]]] = {
     "nxos": render_nxos,

@@ -72,10 +72,19 @@ def templates_dir() -> Path:
     raise RuntimeError(f"fabricgen's templates are missing (looked in {packaged} and {source})")
 
 
+def _loader() -> jinja2.BaseLoader:
+    """The shared templates (hosts/, reports/, frr/...), and each NOS package's own under its
+    name: `<nos>/switch.cfg.j2` is fabricgen/nos/<nos>/templates/switch.cfg.j2, so a NOS brings its
+    syntax with its package and no shared folder names it."""
+    nos_root = Path(__file__).resolve().parents[1] / "nos"
+    per_nos = {package.name: jinja2.FileSystemLoader(str(package / "templates")) for package in sorted(nos_root.iterdir()) if (package / "templates").is_dir()}
+    return jinja2.ChoiceLoader([jinja2.PrefixLoader(per_nos), jinja2.FileSystemLoader(str(templates_dir()))])
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=_loader(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

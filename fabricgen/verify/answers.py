@@ -1,7 +1,7 @@
 """What a switch may answer to each getter `verify` calls, checked before any check reads it.
 
 In: what a driver's getter returned (NAPALM 5's formats, napalm/base/models.py, and fabricgen's
-two extensions, see fabricgen/push/sonic.py). Out: the same data as frozen models, or an
+two extensions, see fabricgen/nos/sonic/driver.py). Out: the same data as frozen models, or an
 `AnswerError` saying where and what is wrong. A device is hostile until checked like any other
 input, whichever driver answers for it:
 
@@ -28,7 +28,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from fabricgen.errors import dotted
-from fabricgen.push.sonic_answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds the SONiC driver's parsers hold too
+from fabricgen.nos.sonic.answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds the SONiC driver's parsers hold too
 from fabricgen.trust import IPV4_OCTET, check_interface_name, printable, quoted
 from fabricgen.units import MAX_SPEED_GBPS
 

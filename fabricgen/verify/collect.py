@@ -23,8 +23,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricgen.nos.nxos import verify as nxos
 from fabricgen.push.inventory import Target
-from fabricgen.verify import answers, nxos
+from fabricgen.verify import answers
 
 # The getter contract of issue 20 (NAPALM's getters and fabricgen's two extensions), and what a
 # session needs around them. Nothing else is reachable through the wrapper.

@@ -166,7 +166,7 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
 def sonic_config_text(config_db: str, frr: str) -> str:
     """A SONiC switch's config as one text, in the layout fabricgen's SONiC driver gives
     get_config(retrieve="running"): the config_db JSON (sorted, indented) then frr.conf, each under
-    a `!` header line (push/sonic.py `_labelled`)."""
+    a `!` header line (nos/sonic/driver.py `_labelled`)."""
     canonical = json.dumps(json.loads(config_db), indent=4, sort_keys=True)
     return f"! config_db (config_db.json)\n{canonical}\n! frr (frr.conf)\n{frr.rstrip()}\n"
 

@@ -39,7 +39,8 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
-from fabricgen.push import known_hosts, sonic_answers
+from fabricgen.nos.sonic import answers as sonic_answers
+from fabricgen.push import known_hosts
 from fabricgen.trust import quoted
 
 # --- vendor commands, all in one place ------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""SONiC (community and vendor builds): config_db.json and frr.conf."""
