@@ -25,11 +25,9 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, Device, Link, Lin
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
+from fabricgen.nos.registry import plugin, title
 from fabricgen.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
-from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
-
-NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
@@ -523,7 +521,7 @@ def load_balancing_supported(c: Compiled) -> Iterable[Problem]:
                 groups[(device.model, device.nos)].append(device.name)  # type: ignore[index]
         for (pid, nos), names in sorted(groups.items()):
             model = c.catalog.switches[pid]
-            gaps = {gap.field: gap for gap in load_balancing_gaps(nos, lb)}
+            gaps = {gap.field: gap for gap in plugin(nos).load_balancing_gaps(lb)}
             affected = f"{len(names)} switch{'es' if len(names) != 1 else ''}: {names[0]}"
             if len(names) > 1:
                 affected += f" and {len(names) - 1} more"
@@ -568,7 +566,7 @@ def _dlb_note(c: Compiled, pid: str, nos: str, mode: str) -> str:
 
 
 def _gap_fields(nos: str, lb: LoadBalancing) -> set[str]:
-    return {gap.field for gap in load_balancing_gaps(nos, lb)}
+    return {gap.field for gap in plugin(nos).load_balancing_gaps(lb)}
 
 
 def _doing(c: Compiled, can: Callable) -> str:
@@ -589,7 +587,7 @@ def security_supported(c: Compiled) -> Iterable[Problem]:
             present = [(path, level) for path, level in c.management_levels(plan.network, role) if level is not None]
             management = Management.effective(level for _, level in present)
             for nos in sorted({d.nos for d in devices if d.nos is not None}):  # all of them: fabric roles are switches
-                for gap in security_gaps(nos, spec.bgp_security, management):
+                for gap in plugin(nos).security_gaps(spec.bgp_security, management):
                     head, _, rest = gap.field.partition(".")
                     if head == "bgp_security":
                         field = (plan.section, "bgp_security", *rest.split("."))
@@ -624,7 +622,7 @@ def nos_releases_known(c: Compiled) -> Iterable[Problem]:
             where, spec = c.role_spec(network, role)
             release = spec.nos_release or c.catalog.default_release(model, spec.nos)
             yield Problem(
-                f"{_names(names)} ({model}): {NOS_NAMES[spec.nos]} release {release} is not one fabricgen renders for",
+                f"{_names(names)} ({model}): {title(spec.nos)} release {release} is not one fabricgen renders for",
                 hint=f"use one of: {', '.join(c.catalog.releases_of(spec.nos))} (or add a flavour in a catalog file)",
                 field=(*where, "nos_release"),
             )
@@ -647,19 +645,15 @@ def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: s
         needs.append(("ipv6-flow-label-hash", "hashing on the IPv6 flow label", (plan.section, "load_balancing", "hash_fields")))
     if spec.qos.enabled and spec.qos.pfc_watchdog.enabled:
         needs.append(("pfc-watchdog", "the PFC watchdog", (plan.section, "qos", "pfc_watchdog", "enabled")))
-    if nos == "sonic":
-        # config_db tables and fields that exist from one sonic-buildimage branch on (nos.yaml)
-        needs.append(("generic-hash", "the ECMP hash fields (SWITCH_HASH)", (plan.section, "load_balancing", "hash_fields")))
-        levels = c.management_levels(network, role)
-        management = Management.effective(level for _, level in levels)
-        if management is not None:
+    levels = c.management_levels(network, role)
+    management = Management.effective(level for _, level in levels)
+    for need in plugin(nos).feature_needs(management):
+        head, _, rest = need.field.partition(".")
+        if head == "management":
             where = next(field for field, level in reversed(levels) if level is not None)  # the innermost section
-            needs.append(("password-hardening", "the password policy (PASSW_HARDENING)", (*where, "password_policy")))
-            if management.access is not None:
-                # the idle timeout is left out (with a note) where SSH_SERVER lacks it: nos/sonic/render.py
-                needs.append(("ssh-server-policies", "the SSH server policy (SSH_SERVER)", (*where, "access")))
-            if management.banner:
-                needs.append(("banner-message", "the login banner (BANNER_MESSAGE)", (*where, "banner")))
+            needs.append((need.feature, need.what, (*where, *rest.split("."))))
+        else:
+            needs.append((need.feature, need.what, (plan.section, *need.field.split("."))))
     return needs
 
 
@@ -677,7 +671,7 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
             if feature in target.features:
                 continue
             since = flavour.features[feature].since_on(model)
-            head = f"{_names(names)} ({model}, {NOS_NAMES[target.nos]} {target.release}): {what}"
+            head = f"{_names(names)} ({model}, {title(target.nos)} {target.release}): {what}"
             source = flavour.features[feature].source
             if since is None:
                 yield Problem(
@@ -685,7 +679,7 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
                 )
             else:
                 yield Problem(
-                    f"{head} needs {NOS_NAMES[target.nos]} {since} or later ({source})",
+                    f"{head} needs {title(target.nos)} {since} or later ({source})",
                     hint=f"set nos_release: {since}{'' if since == 'master' else ' (or later)'} for this role",
                     field=target.field,
                 )
@@ -694,7 +688,7 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
 def watchdog_in_range(c: Compiled) -> Iterable[Problem]:
     """Every PFC watchdog number a switch's config carries (the poll interval; on NX-OS the
     multipliers detection and restoration become) lies in the range its target release documents
-    (nos.yaml pfc-watchdog `parameters`): the fabric's profile and each switch's override."""
+    (releases.yaml pfc-watchdog `parameters`): the fabric's profile and each switch's override."""
     for (network, role, model), names in _switch_groups(c).items():
         if role is Role.OOB_SWITCH:
             continue
@@ -718,13 +712,14 @@ def watchdog_in_range(c: Compiled) -> Iterable[Problem]:
         for where, qos, affected in profiles:
             if not (qos.enabled and qos.pfc_watchdog.enabled):
                 continue
-            for parameter, (value, field) in watchdog_values(target.nos, qos.pfc_watchdog).items():
+            for parameter, (value, field) in plugin(target.nos).watchdog_values(qos.pfc_watchdog).items():
                 accepted = parameters[parameter].at(target.release) if parameter in parameters else None
                 if accepted is None or accepted.min <= value <= accepted.max:
                     continue
-                derived = "" if parameter == "poll-interval" or target.nos != "nxos" else f" gives {parameter} {value}, but"
+                # a number the NOS derives from the intent's (NX-OS: a multiple of the poll interval) is named as well
+                derived = "" if value == getattr(qos.pfc_watchdog, field) else f" gives {parameter} {value}, but"
                 yield Problem(
-                    f"{_names(affected)} ({model}, {NOS_NAMES[target.nos]} {target.release}): {field} {getattr(qos.pfc_watchdog, field)}"
+                    f"{_names(affected)} ({model}, {title(target.nos)} {target.release}): {field} {getattr(qos.pfc_watchdog, field)}"
                     f"{derived} is outside {accepted.min}-{accepted.max} for `{parameters[parameter].syntax}` ({parameters[parameter].source})",
                     hint=f"choose {field} so that {parameter} is {accepted.min}-{accepted.max}",
                     field=(*where, field),
@@ -877,27 +872,20 @@ def advisories(c: Compiled) -> list[str]:
     notes = []
     notes += _platform_qos_gaps(c)
     notes += _unrendered_management(c)
-    notes += _unmapped_sonic_platforms(c)
+    notes += _model_notes(c)
     return notes
 
 
-def _unmapped_sonic_platforms(c: Compiled) -> list[str]:
-    """One note per switch model built for SONiC whose catalog entry has no platform port map:
-    its config_db carries generic lanes and no platform or hwsku, so it does not load as is."""
-    roles: dict[str, set[str]] = defaultdict(set)
+def _model_notes(c: Compiled) -> list[str]:
+    """What each NOS says of a catalog model it writes for (SONiC: a model without its platform's
+    port map), one note per model and NOS, naming the network roles built on it."""
+    roles: dict[tuple[str, str], set[str]] = defaultdict(set)
     for device in c.fabric.switches():
-        if device.nos == "sonic" and not c.catalog.switches[device.model].platform_mapped:
-            roles[device.model].add(f"{device.network.value} {device.role.value}")
+        if device.nos is not None:
+            roles[(device.model, device.nos)].add(f"{device.network.value} {device.role.value}")
     notes = []
-    for pid in sorted(roles):
-        reason = c.catalog.switches[pid].sonic.unverified
-        notes.append(
-            f"UNVERIFIED SONiC platform: {pid} ({', '.join(sorted(roles[pid]))} switches) has no SONiC platform port map in the catalog"
-            + (f" ({reason})" if reason else "")
-            + ": PORT lanes are numbered generically from 0 and DEVICE_METADATA names no platform or hwsku, so config_db.json "
-            "will not load as is on the switch; give its catalog entry sonic.platform, hwsku, source and ports from the platform's "
-            "port_config.ini (sonic-buildimage device/<vendor>/<platform>/<hwsku>/)"
-        )
+    for pid, nos in sorted(roles):
+        notes += plugin(nos).model_notes(pid, c.catalog.switches[pid], ", ".join(sorted(roles[(pid, nos)])))
     return notes
 
 
@@ -912,21 +900,21 @@ def _unrendered_management(c: Compiled) -> list[str]:
             features = frozenset(c.nos_target(network, role, model).features)
         except KeyError:
             continue  # nos_releases_known reports it
-        missing = tuple(unrendered_management(nos, management, features)) if management is not None else ()
+        missing = tuple(plugin(nos).unrendered(management, features)) if management is not None else ()
         if missing and f"{network.value} {role.value}" not in by_missing[(nos, missing)]:
             by_missing[(nos, missing)].append(f"{network.value} {role.value}")
     return [
-        f"{NOS_NAMES.get(nos, nos)} {', '.join(where)} switches: not written to their configs (set by hand, or the NOS default stays): {'; '.join(missing)}"
+        f"{title(nos)} {', '.join(where)} switches: not written to their configs (set by hand, or the NOS default stays): {'; '.join(missing)}"
         for (nos, missing), where in by_missing.items()
     ]
 
 
 def _platform_qos_gaps(c: Compiled) -> list[str]:
     """Where a lossless switch's thresholds fall back to fabricgen's generic defaults (its catalog
-    entry publishes none for that speed and the intent writes none), and SONiC headroom without
-    the ASIC's MAC/PHY delay: one note per model, naming the speeds."""
+    entry publishes none for that speed and the intent writes none), and headroom a NOS computes
+    without the ASIC's MAC/PHY delay: one note per model, naming the speeds."""
     generic: dict[tuple[str, str], set[int]] = defaultdict(set)
-    no_delay: set[str] = set()
+    no_delay: set[tuple[str, str]] = set()  # (model, NOS title)
     for network, plan in c.plans.items():
         spec = plan.spec
         if not spec.qos.enabled:
@@ -946,8 +934,8 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
                     generic[(device.model, "ECN")].add(speed)
                 if t.trigger_source == GENERIC:
                     generic[(device.model, "the PFC trigger (pause point)")].add(speed)
-            if device.nos == "sonic" and platform.mac_phy_delay_bytes is None:
-                no_delay.add(device.model)
+            if device.nos is not None and plugin(device.nos).HEADROOM_FROM_ASIC_DELAY and platform.mac_phy_delay_bytes is None:
+                no_delay.add((device.model, title(device.nos)))
     field = {"ECN": "qos.ecn", "the PFC trigger (pause point)": "qos.pfc_trigger_kbytes"}
     notes = [
         f"{model}: {what} at {', '.join(f'{s}G' for s in sorted(speeds))} is fabricgen's generic default (the catalog "
@@ -956,8 +944,8 @@ def _platform_qos_gaps(c: Compiled) -> list[str]:
         for (model, what), speeds in sorted(generic.items())
     ]
     notes += [
-        f"{model}: SONiC lossless headroom leaves out the ASIC's MAC/PHY delay (the catalog publishes no "
+        f"{model}: {nos} lossless headroom leaves out the ASIC's MAC/PHY delay (the catalog publishes no "
         "qos.mac_phy_delay_bytes for it); the platform's own buffer tables may ask for more"
-        for model in sorted(no_delay)
+        for model, nos in sorted(no_delay)
     ]
     return notes

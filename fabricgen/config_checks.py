@@ -17,6 +17,7 @@ from fabricgen.design.graph import LinkKind, Network
 from fabricgen.device_config import DeviceConfig, InterfaceConfig, QosConfig
 from fabricgen.errors import Problem
 from fabricgen.host_config import HostConfig
+from fabricgen.nos.registry import title
 
 VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 bytes
 _mtu_of = attrgetter("mtu")
@@ -267,15 +268,15 @@ def lossless_headroom_fits(c: Compiled, configs: dict[str, DeviceConfig]) -> Ite
             )
 
 
-def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
-    """Every NX-OS ingress pause policy a config carries lies in the ranges its target release
-    takes (nos.yaml, pause-thresholds `parameters`). `pause-threshold` is the PFC trigger, so one
+def pause_policies_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable[Problem]:
+    """Every ingress pause policy a config carries lies in the ranges its target release takes
+    (the NOS's releases.yaml, pause-thresholds `parameters`; a NOS without them writes no policy). `pause-threshold` is the PFC trigger, so one
     outside is the intent's pfc_trigger_kbytes (named once per model, release and speed); a
     `pause buffer-size` too big (trigger + the cable's headroom) is the cable, named once."""
-    triggers: dict[tuple[str, str, str, int, int, str], list[str]] = defaultdict(list)
+    triggers: dict[tuple[str, str, str, str, int, int, str], list[str]] = defaultdict(list)
     reported: set[str] = set()
     for config in configs.values():
-        if config.nos != "nxos" or config.qos is None or not config.qos.pause_policies:
+        if config.qos is None or not config.qos.pause_policies:
             continue
         device = c.fabric.devices[config.hostname]
         target = c.nos_target(device.network, device.role, device.model)
@@ -289,7 +290,7 @@ def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterab
             values = {"buffer-size": policy.buffer_size, "pause-threshold": policy.pause_threshold, "resume-threshold": policy.resume_threshold}
             wrong = {name for name, value in values.items() if name in accepted and not accepted[name].min <= value <= accepted[name].max}
             if wrong & {"pause-threshold", "resume-threshold"}:
-                names = triggers[(device.model, target.flavour, target.release, policy.speed_gbps, policy.pause_threshold // 1024, section)]
+                names = triggers[(device.model, config.nos, target.flavour, target.release, policy.speed_gbps, policy.pause_threshold // 1024, section)]
                 if not names or names[-1] != config.hostname:
                     names.append(config.hostname)
                 continue
@@ -301,7 +302,7 @@ def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterab
             length = link.length_m if link is not None and link.length_m is not None else None
             where = f"cable {link.id} ({link.a.label} -- {link.b.label}, {length or policy.cable_length_m:g} m)" if link is not None else f"port {port_name}"
             yield Problem(
-                f"{where} is too long for a lossless {policy.speed_gbps}G port of {device.model} on NX-OS {target.release}: "
+                f"{where} is too long for a lossless {policy.speed_gbps}G port of {device.model} on {title(config.nos)} {target.release}: "
                 f"its `pause buffer-size` would be {policy.buffer_size} bytes (PFC trigger {policy.pause_threshold} + headroom "
                 f"{policy.buffer_size - policy.pause_threshold}), above the {accepted['buffer-size'].max} bytes that release takes ({buffer.source})",
                 hint="shorten the cable, or carry this traffic lossy" + (f", or set nos_release: {later} (or later) for this role" if later else ""),
@@ -310,15 +311,15 @@ def nxos_pause_in_range(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterab
             )
             if link is not None:
                 reported.add(link.id)  # a cable between two such switches once
-    for (model, flavour, release, speed, trigger, section), names in triggers.items():
+    for (model, nos, flavour, release, speed, trigger, section), names in triggers.items():
         parameter = c.catalog.nos_releases[flavour].features["pause-thresholds"].parameters["pause-threshold"]
         accepted_range = parameter.at(release)
-        # a group is recorded only for a threshold outside its range in this release; nos.yaml gives
+        # a group is recorded only for a threshold outside its range in this release; releases.yaml gives
         # pause-threshold and resume-threshold ranges from the same release, so the trigger's has one too
         assert accepted_range is not None, f"{flavour} {release}: pause-threshold has no range"
         more = f" and {len(names) - 1:,} more" if len(names) > 1 else ""
         yield Problem(
-            f"{names[0]}{more} ({model}, NX-OS {release}): the PFC trigger at {speed}G, {trigger} KB, gives `pause-threshold` "
+            f"{names[0]}{more} ({model}, {title(nos)} {release}): the PFC trigger at {speed}G, {trigger} KB, gives `pause-threshold` "
             f"{trigger * 1024} bytes, outside {accepted_range.min}-{accepted_range.max} ({parameter.source})",
             hint=f"set qos.pfc_trigger_kbytes for {speed}G to at most {accepted_range.max // 1024} KB",
             field=(section, "qos", "pfc_trigger_kbytes", f"{speed}G"),
@@ -335,7 +336,7 @@ CONFIG_CHECKS: tuple[Callable[[Compiled, dict[str, DeviceConfig]], Iterable[Prob
     mtu_carries_hosts,
     lossless_class_agrees,
     lossless_headroom_fits,
-    nxos_pause_in_range,
+    pause_policies_in_range,
 )
 
 

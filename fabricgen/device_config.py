@@ -19,14 +19,14 @@ from fabricgen.design.graph import Device, LinkKind, Network, Port, Role
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 from fabricgen.qos import (
-    NXOS_PAUSE_POLICY_ABOVE_M,
+    PAUSE_POLICY_ABOVE_M,
     FabricThresholds,
     LosslessBuffer,
     PausePolicy,
     cable_length_bucket,
     effective_qos,
+    ingress_pause_policy,
     lossless_headroom,
-    nxos_pause_policy,
 )
 
 
@@ -252,7 +252,7 @@ class DeviceConfig:
     system: Management | None = None  # the intent's management section for this switch; None: none given
     nos_release: str = ""  # the target release (catalog flavour's name for it)
     features: frozenset[str] = frozenset()  # the catalog feature matrix's features that release has on this model
-    # the release's documented parameter defaults, "feature.parameter" -> value (nos.yaml
+    # the release's documented parameter defaults, "feature.parameter" -> value (releases.yaml
     # `parameters`): a renderer leaves out a line whose value is the default
     nos_defaults: Mapping[str, int] = field(default_factory=dict)
 
@@ -628,10 +628,10 @@ def _qos_config(spec, device: Device, ports: list[Port], model: SwitchModel, sha
             if buffer is None:
                 buffer = shared.headroom[alike] = lossless_headroom(port.speed_gbps, spec.mtu, bucket, delay)
             policy = None
-            if always or length > NXOS_PAUSE_POLICY_ABOVE_M:
+            if always or length > PAUSE_POLICY_ABOVE_M:
                 key = (port.speed_gbps, bucket)
                 if key not in policies:
-                    policies[key] = nxos_pause_policy(buffer, thresholds[port.speed_gbps].pfc_trigger_kbytes)
+                    policies[key] = ingress_pause_policy(buffer, thresholds[port.speed_gbps].pfc_trigger_kbytes)
                 policy = policies[key]
             made = per_cable[port.speed_gbps, length] = (buffer, policy)
         buffers[port.name] = made[0]

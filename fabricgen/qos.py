@@ -14,7 +14,7 @@ says so in a note.
 the intent's values where it writes them, else the switch model's published values (catalog
 `qos:`), else fabricgen's generic defaults; each with where it came from.
 
-`nxos_pause_policy(buffer, trigger_kbytes)` is the NX-OS ingress `pause buffer-size /
+`ingress_pause_policy(buffer, trigger_kbytes)` is the NX-OS ingress `pause buffer-size /
 pause-threshold / resume-threshold` of a lossless class for one (speed, cable bucket): PAUSE at
 the same trigger the SONiC profile uses and the DCQCN check proves above ECN's maximum.
 
@@ -158,7 +158,7 @@ class FabricThresholds:
 
 # Cisco's NX-OS QoS configuration guide (Configuring Priority Flow Control, guidelines): the ingress
 # pause buffer configuration is optional for cables under 100 m and mandatory above.
-NXOS_PAUSE_POLICY_ABOVE_M = 100
+PAUSE_POLICY_ABOVE_M = 100
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ class PausePolicy:
     resume_threshold: int
 
 
-def nxos_pause_policy(buffer: LosslessBuffer, trigger_kbytes: int) -> PausePolicy:
+def ingress_pause_policy(buffer: LosslessBuffer, trigger_kbytes: int) -> PausePolicy:
     """The lossless class's ingress buffer in NX-OS's terms, laid out like the SONiC profile:
     PAUSE goes out when the class holds the PFC trigger (which the checks prove above ECN's
     maximum, so DCQCN marks first); above it, `xoff` bytes of headroom take what is still in

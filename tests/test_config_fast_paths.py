@@ -11,7 +11,7 @@ from fabricgen.design.graph import Network, Role
 from fabricgen.device_config import _qos_config, _Shared
 from fabricgen.host_config import HostNic, _NicQos
 from fabricgen.pipeline import compile_intent
-from fabricgen.qos import NXOS_PAUSE_POLICY_ABOVE_M, cable_length_bucket, lossless_headroom, nxos_pause_policy
+from fabricgen.qos import PAUSE_POLICY_ABOVE_M, cable_length_bucket, ingress_pause_policy, lossless_headroom
 
 
 def test_a_nics_qos_fields_fill_hostnics_qos_fields_in_order():
@@ -95,8 +95,8 @@ def test_each_ports_buffer_and_pause_policy_are_its_own_cables_shared_per_speed_
             lengths.add(length)
             buffer = lossless_headroom(port.speed_gbps, 9216, cable_length_bucket(length), delay.value if delay else 0)
             assert qos.buffers[port.name] == buffer, (device.name, port.name)
-            if pause == "always" or length > NXOS_PAUSE_POLICY_ABOVE_M:
-                assert qos.pause_policies[port.name] == nxos_pause_policy(buffer, qos.pfc_trigger_kbytes[port.speed_gbps]), (device.name, port.name)
+            if pause == "always" or length > PAUSE_POLICY_ABOVE_M:
+                assert qos.pause_policies[port.name] == ingress_pause_policy(buffer, qos.pfc_trigger_kbytes[port.speed_gbps]), (device.name, port.name)
             else:
                 assert port.name not in qos.pause_policies, (device.name, port.name)
     assert len({cable_length_bucket(length) for length in lengths}) >= 2

@@ -196,7 +196,11 @@ REFUSED = {
         "did you mean 'N9K-C9364D-GX2A'? PIDs are case-sensitive",
     ),
     "a bad fabric name": (["--gpus", "64", "--name", "my_lab"], "--name 'my_lab' is not a valid fabric name", "letters, digits"),
-    "a bad release name": (["--gpus", "64", "--nos-release", "latest"], "--nos-release 'latest' is not a release name", "10.5(3)F"),
+    "a bad release name": (
+        ["--gpus", "64", "--nos-release", "latest"],
+        "--nos-release 'latest' is not a release name",
+        "the NX-OS releases fabricgen knows: 10.3, 10.4, 10.5, 10.6",
+    ),
     "no GPU count off a terminal": (["--no-interactive"], "how many GPUs?", "give --gpus N"),
 }
 

@@ -25,6 +25,7 @@ from fabricgen.catalog.model import (
     Transceiver,
 )
 from fabricgen.errors import CatalogError, Problem, raise_if
+from fabricgen.nos import registry
 from fabricgen.validation import closest, problems_from_validation_error
 from fabricgen.yaml_source import MAX_CATALOG_NODES, YamlDocument, load_yaml
 
@@ -60,7 +61,7 @@ class Catalog:
 
     def default_release(self, model: str, nos: str) -> str:
         """The release a switch of `model` runs under `nos` when the intent names none."""
-        chosen = self.switches[model].nos_release.get(nos)  # type: ignore[call-overload]
+        chosen = self.switches[model].nos_release.get(nos)
         return chosen if chosen is not None else self.nos_releases[nos].default
 
     def releases_of(self, nos: str) -> list[str]:
@@ -94,7 +95,8 @@ def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
     origin: dict[str, YamlDocument] = {}
     problems: list[Problem] = []
     digests: dict[str, str] = {}
-    builtin = sorted(BUILTIN_DIR.glob("*.yaml"))
+    # the hardware, then each NOS package's releases (fabricgen/nos/<name>/releases.yaml)
+    builtin = [*sorted(BUILTIN_DIR.glob("*.yaml")), *(package.RELEASES for package in registry.plugins().values())]
     for path in [*builtin, *user_files]:
         doc, load_problems = load_yaml(path, what="catalog", quote_content=False, max_nodes=MAX_CATALOG_NODES)
         digests[doc.path] = doc.sha256
@@ -190,9 +192,11 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
     adapter asks about them by name); a release is in one flavour only; a model's default release
     and a feature's model exceptions name what exists."""
     problems = []
-    for nos in ("nxos", "sonic"):
+    for nos, package in registry.plugins().items():
         if nos not in catalog.nos_releases or catalog.nos_releases[nos].nos != nos:
-            problems.append(Problem(f"the catalog has no flavour '{nos}' of NOS {nos}", hint="keep the built-in nos.yaml"))
+            problems.append(
+                Problem(f"the catalog has no flavour '{nos}' of NOS {nos}", hint=f"keep the built-in {package.RELEASES.name} of fabricgen/nos/{nos}")
+            )
     owner: dict[tuple[str, str], str] = {}
     for name, flavour in catalog.nos_releases.items():
         base = catalog.nos_releases.get(flavour.nos)

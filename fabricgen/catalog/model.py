@@ -7,19 +7,43 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Annotated, Literal, TypeGuard, get_args
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema, field_validator, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
+from fabricgen.nos import registry
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
 
-Nos = Literal["nxos", "sonic"]
+
+def _registered_nos(name: str) -> str:
+    """`name` is a NOS package fabricgen has (fabricgen.nos.registry); refused as a Literal would
+    be, so the problem lists the choices and guesses the one meant."""
+    choices = registry.names()
+    if name not in choices:
+        expected = " or ".join(", ".join(f"'{n}'" for n in choices).rsplit(", ", 1))
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return name
 
 
-def is_nos(name: str) -> TypeGuard[Nos]:
+class _NosChoices:
+    """The JSON Schema of a NOS name: an enum of the registered NOSes, read when the schema is made."""
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema["enum"] = list(registry.names())
+        return schema
+
+
+# A NOS's name as intents and catalogs write it: one of the NOS packages (fabricgen/nos/<name>/).
+Nos = Annotated[str, AfterValidator(_registered_nos), _NosChoices()]
+
+
+def is_nos(name: str) -> bool:
     """`name` is a NOS the catalog keys its per-NOS tables by (a device's `nos` is a plain str)."""
-    return name in get_args(Nos)
+    return name in registry.names()
 
 
 Media = Literal["smf", "mmf", "copper", "dac", "aoc"]
@@ -42,6 +66,7 @@ _BREAKOUT = re.compile(r"^(\d{1,2})x(\d{1,5}[GM])$", re.IGNORECASE)
 MAX_CAGES = 1024  # of one switch; the largest chassis line card has 36, the largest fixed switch 128
 MAX_LANES = 64
 MAX_FANOUT = 16
+MAX_NOSES = 16  # a switch model runs a handful of NOSes
 MAX_RACK_UNITS = 60
 MAX_NODE_PORTS = 256  # of one kind on one server
 MAX_GPUS_PER_NODE = 1024  # a rack-scale "node" (NVL72, NVL576) included
@@ -298,8 +323,8 @@ class SonicPlatform(_Strict):
         return self
 
 
-def _default_management_ports() -> dict[Nos, str]:
-    return {"nxos": "mgmt0", "sonic": "eth0"}
+def _default_management_ports() -> dict[str, str]:
+    return {name: package.MANAGEMENT_PORT for name, package in registry.plugins().items()}
 
 
 class SwitchModel(_Strict):
@@ -308,7 +333,7 @@ class SwitchModel(_Strict):
         default_factory=dict, description="per NOS: the release a switch of this model runs when the intent names none (default: the NOS's own default)"
     )
     vendor: Text
-    nos: list[Nos] = Field(min_length=1, max_length=2, description="operating systems this hardware runs")
+    nos: list[Nos] = Field(min_length=1, max_length=MAX_NOSES, description="operating systems this hardware runs")
     port_groups: list[PortGroup] = Field(min_length=1, max_length=64)
     interface_names: dict[Nos, InterfaceNaming]
     max_ecmp_paths: int = Field(64, ge=1, le=65_536)
@@ -514,7 +539,7 @@ class SwitchModel(_Strict):
         key = (nos, cage, sub, speed if sub else 0)
         name = self.names_given.get(key)
         if name is None:
-            naming = self.interface_names[nos]  # type: ignore[index]
+            naming = self.interface_names[nos]
             if not sub:
                 name = naming.port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage])
             else:

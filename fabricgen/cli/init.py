@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from fabricgen.cli.common import checked, out, run_or_exit
+from fabricgen.nos import registry  # the NOS packages only, light: the help names them
 from fabricgen.user_paths import output_file
 
 # intent.model's MAX_GPUS (a test keeps them equal): the model is not imported before a command runs
@@ -21,11 +22,6 @@ if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
     from fabricgen.errors import Problem
     from fabricgen.intent.template import Starter
-
-
-class NosChoice(str, Enum):
-    nxos = "nxos"
-    sonic = "sonic"
 
 
 class RoutingChoice(str, Enum):
@@ -43,10 +39,15 @@ def init_command(
     gpus: int | None = typer.Option(None, "--gpus", min=1, max=MAX_GPUS, help="Total GPU count, a whole number of GPU nodes."),
     gpu_node: str | None = typer.Option(None, "--gpu-node", metavar="MODEL", help="GPU node model from the catalog (default DGX-H100)."),
     leaf: str | None = typer.Option(
-        None, "--leaf", metavar="MODEL", help="Backend leaf switch model (default: N9K-C9364D-GX2A, for SONiC a model with a SONiC platform map)."
+        None,
+        "--leaf",
+        metavar="MODEL",
+        help="Backend leaf switch model (default: N9K-C9364D-GX2A where the NOS runs on it; for a NOS that needs its platform's port map, a model with one).",
     ),
     spine: str | None = typer.Option(None, "--spine", metavar="MODEL", help="Backend spine switch model (default: the leaf's)."),
-    nos: NosChoice | None = typer.Option(None, "--nos", help="Switch operating system (default nxos)."),
+    nos: str | None = typer.Option(
+        None, "--nos", metavar="NOS", help=f"Switch operating system: {', '.join(registry.names())} (default {registry.default_name()})."
+    ),
     nos_release: str | None = typer.Option(None, "--nos-release", metavar="RELEASE", help="NOS release, e.g. 10.5(3)F or master (default: the catalog's)."),
     routing: RoutingChoice | None = typer.Option(None, "--routing", help="ebgp (routed) or vxlan-evpn (default ebgp)."),
     design: DesignChoice | None = typer.Option(None, "--design", help="rail-optimized, rail-only or top-of-rack (default rail-optimized)."),
@@ -84,7 +85,7 @@ def init_command(
         "gpu_node": gpu_node,
         "leaf": leaf,
         "spine": spine,
-        "nos": nos.value if nos else None,
+        "nos": nos,
         "nos_release": nos_release,
         "routing": routing.value if routing else None,
         "design": design.value if design else None,
@@ -121,7 +122,7 @@ def _refuse(*problems: Problem) -> None:
 def _defaults(given: dict, name: str | None, output: Path | None, catalog: Catalog) -> Starter:
     from fabricgen.intent.template import DEFAULT_GPU_NODE, Starter, default_switch
 
-    nos = given["nos"] or "nxos"
+    nos = given["nos"] or registry.default_name()
     leaf = given["leaf"] or default_switch(catalog, nos)
     return Starter(
         gpus=given["gpus"],
@@ -141,7 +142,6 @@ def _ask(given: dict, name: str | None, output: Path | None, catalog: Catalog) -
     from fabricgen.intent.template import (
         DEFAULT_GPU_NODE,
         DESIGNS,
-        NOSES,
         ROUTINGS,
         Starter,
         default_switch,
@@ -152,7 +152,7 @@ def _ask(given: dict, name: str | None, output: Path | None, catalog: Catalog) -
     gpus = given["gpus"] if given["gpus"] is not None else _ask_number("GPUs", 256)
     gpu_node = given["gpu_node"] or _ask_choice("GPU node model", gpu_node_choices(catalog), DEFAULT_GPU_NODE)
     design = given["design"] or _ask_choice("Backend design", DESIGNS, "rail-optimized")
-    nos = given["nos"] or _ask_choice("Switch NOS", NOSES, "nxos")
+    nos = given["nos"] or _ask_choice("Switch NOS", list(registry.names()), registry.default_name())
     models = switch_choices(catalog, nos)
     leaf = given["leaf"] or _ask_choice("Leaf switch model", models, default_switch(catalog, nos))
     spine = given["spine"] or _ask_choice("Spine switch model", models, leaf)

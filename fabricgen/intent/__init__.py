@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from fabricgen.catalog import Catalog, load_catalog, unknown_pid_hint
 from fabricgen.errors import IntentError, Problem, raise_if
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, HostFabric, Intent
+from fabricgen.nos import registry
 from fabricgen.validation import problems_from_validation_error
 from fabricgen.yaml_source import (
     MAX_FILE_BYTES,
@@ -254,9 +255,15 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         if servers is not None and (servers.model not in catalog.nodes or catalog.nodes[servers.model].kind != kind):
             known = sorted(pid for pid, m in catalog.nodes.items() if m.kind == kind)
             problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=unknown_pid_hint(servers.model, known), field=(key, "model")))
-    if intent.oob is not None and intent.oob.switch.nos != "nxos":
-        # its static default route would need an frr.conf, which SONiC builds only from BGP here
-        problems.append(Problem("OOB switches run NX-OS only for now", hint="use nos: nxos for oob.switch", field=("oob", "switch", "nos")))
+    if intent.oob is not None and not registry.plugin(intent.oob.switch.nos).RUNS_OOB_SWITCHES:
+        able = [name for name, package in registry.plugins().items() if package.RUNS_OOB_SWITCHES]
+        problems.append(
+            Problem(
+                f"fabricgen writes no {registry.title(intent.oob.switch.nos)} config for an OOB switch (static routes only, no BGP)",
+                hint=f"use nos: {' or '.join(able)} for oob.switch",
+                field=("oob", "switch", "nos"),
+            )
+        )
     if intent.oob is not None:
         console = intent.oob.console
         if console.model not in catalog.console_servers:

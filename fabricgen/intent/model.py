@@ -22,6 +22,7 @@ from pydantic import (
 
 from fabricgen.catalog.model import Nos, Release
 from fabricgen.intent.management import BgpSecurity, Management
+from fabricgen.nos import registry
 from fabricgen.trust import (
     HOSTNAME,
     HOSTNAME_SCHEMA,
@@ -75,11 +76,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+def _nos_choices_described(schema: dict) -> None:
+    """The description of a switch role's `nos`, naming the NOSes registered when the schema is made."""
+    choices = " or ".join(", ".join(f"{name} ({package.DESCRIPTION})" for name, package in registry.plugins().items()).rsplit(", ", 1))
+    schema["description"] = f"operating system the configs are written for: {choices}; the model must run it"
+
+
 class SwitchRole(_Strict):
     """The switches of one role (leaf, spine, core, OOB): which model, which NOS and release."""
 
     model: Pid = Field("N9K-C9364D-GX2A", description="switch model (PID) from the catalog, e.g. N9K-C9364D-GX2A")
-    nos: Nos = Field("nxos", description="operating system the configs are written for: nxos (Cisco NX-OS) or sonic (SONiC); the model must run it")
+    nos: Nos = Field(registry.default_name(), json_schema_extra=_nos_choices_described)
     nos_release: Release | None = Field(
         None, description="target release, e.g. 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC); default: the catalog's for the model"
     )

@@ -10,17 +10,18 @@ pipeline's to say (fabricgen.cli.init compiles it before writing anything).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
 from fabricgen.catalog import Catalog, unknown_pid_hint
-from fabricgen.catalog.model import NOS_RELEASE, Nos
+from fabricgen.catalog.model import NOS_RELEASE
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, SwitchRole
+from fabricgen.nos import registry
 from fabricgen.trust import has_invisible, quoted
+from fabricgen.validation import closest
 
-NOSES: tuple[str, ...] = get_args(Nos)
 DESIGNS: tuple[str, ...] = get_args(Backend.model_fields["design"].annotation)
 ROUTINGS: tuple[str, ...] = get_args(Backend.model_fields["routing"].annotation)
 DEFAULT_GPU_NODE = "DGX-H100"
@@ -52,7 +53,7 @@ class Starter:
     gpu_node: str = DEFAULT_GPU_NODE
     leaf: str = DEFAULT_SWITCH
     spine: str = DEFAULT_SWITCH
-    nos: str = "nxos"
+    nos: str = field(default_factory=registry.default_name)
     routing: str = "ebgp"
     design: str = "rail-optimized"
     nos_release: str | None = None
@@ -72,10 +73,12 @@ def switch_choices(catalog: Catalog, nos: str) -> list[str]:
 
 
 def default_switch(catalog: Catalog, nos: str) -> str:
-    """The built-in default model where it runs `nos` (for SONiC: with its platform's port map,
-    so config_db.json loads on the switch as written), else the first model that does."""
+    """The built-in default model where it runs `nos` (for a NOS that prefers it, SONiC: with its
+    platform's port map, so config_db.json loads on the switch as written), else the first model
+    that does. An unknown `nos` gets the default model; check_starter refuses the NOS."""
     choices = switch_choices(catalog, nos)
-    if nos == "sonic":
+    package = registry.plugins().get(nos)
+    if package is not None and package.PREFERS_MAPPED_PLATFORM:
         mapped = [pid for pid in choices if catalog.switches[pid].platform_mapped]
         choices = mapped or choices
     if DEFAULT_SWITCH in choices:
@@ -114,6 +117,15 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
         problems.append(
             Problem(f"--gpus {starter.gpus} is not a whole number of {starter.gpu_node} nodes ({node.gpus} GPUs each)", hint=f"use --gpus {choices}")
         )
+    if starter.nos not in registry.names():
+        close = closest(starter.nos, registry.names())
+        problems.append(
+            Problem(
+                f"--nos {quoted(starter.nos)} is not a NOS fabricgen writes for",
+                hint=(f"did you mean {close}? " if close else "") + f"choose one of {', '.join(registry.names())}",
+            )
+        )
+        return problems
     for option, pid in (("--leaf", starter.leaf), ("--spine", starter.spine)):
         model = catalog.switches.get(pid)
         if model is None:
@@ -128,7 +140,8 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
     if starter.nos_release is not None and not NOS_RELEASE.match(starter.nos_release):
         problems.append(
             Problem(
-                f"--nos-release {quoted(starter.nos_release)} is not a release name", hint="write it like 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC)"
+                f"--nos-release {quoted(starter.nos_release)} is not a release name",
+                hint=f"write it like the {registry.title(starter.nos)} releases fabricgen knows: {', '.join(catalog.releases_of(starter.nos))}",
             )
         )
     return problems

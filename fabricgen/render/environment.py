@@ -76,8 +76,11 @@ def _loader() -> jinja2.BaseLoader:
     """The shared templates (hosts/, reports/, frr/...), and each NOS package's own under its
     name: `<nos>/switch.cfg.j2` is fabricgen/nos/<nos>/templates/switch.cfg.j2, so a NOS brings its
     syntax with its package and no shared folder names it."""
-    nos_root = Path(__file__).resolve().parents[1] / "nos"
-    per_nos = {package.name: jinja2.FileSystemLoader(str(package / "templates")) for package in sorted(nos_root.iterdir()) if (package / "templates").is_dir()}
+    from fabricgen.nos.registry import plugins
+
+    per_nos = {
+        name: jinja2.FileSystemLoader(str(folder)) for name, package in plugins().items() if (folder := Path(package.__file__).parent / "templates").is_dir()
+    }
     return jinja2.ChoiceLoader([jinja2.PrefixLoader(per_nos), jinja2.FileSystemLoader(str(templates_dir()))])
 
 

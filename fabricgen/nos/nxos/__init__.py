@@ -1,1 +1,45 @@
-"""Cisco NX-OS (Nexus 9000, the nxos64-cs image)."""
+"""Cisco NX-OS (Nexus 9000, the nxos64-cs image): one `configs/<switch>.cfg` per switch.
+
+The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
+syntax, `capabilities.py` what it can write, `releases.yaml` its releases and features, `push.py`
+fabricgen's NAPALM driver for it, `verify.py` the readings NAPALM's driver lacks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fabricgen.nos.nxos.capabilities import (
+    feature_needs,
+    load_balancing_gaps,
+    model_notes,
+    security_gaps,
+    unrendered,
+    watchdog_values,
+)
+
+if TYPE_CHECKING:
+    from fabricgen.device_config import DeviceConfig
+
+NAME = "nxos"
+TITLE = "NX-OS"
+DESCRIPTION = "Cisco NX-OS"
+IS_DEFAULT = True
+RELEASES = Path(__file__).parent / "releases.yaml"
+MANAGEMENT_PORT = "mgmt0"
+RUNS_OOB_SWITCHES = True  # the OOB access switches route statically, which only this adapter writes
+HEADROOM_FROM_ASIC_DELAY = False  # NX-OS's own buffer profiles size the headroom; fabricgen writes none
+PREFERS_MAPPED_PLATFORM = False
+
+__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]
+
+
+def config_files(hostname: str) -> tuple[str, ...]:
+    return (f"configs/{hostname}.cfg",)
+
+
+def render_config(config: DeviceConfig) -> dict[str, str]:
+    from fabricgen.nos.nxos.render import render_nxos  # Jinja only when a config is written
+
+    return render_nxos(config)

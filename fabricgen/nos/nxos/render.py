@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 from fabricgen import version
 from fabricgen.device_config import DeviceConfig
-from fabricgen.intent.management import AaaServers, BgpSecurity, Management
-from fabricgen.intent.model import Bfd, LoadBalancing, PfcWatchdog
+from fabricgen.intent.management import AaaServers, Management
+from fabricgen.intent.model import Bfd
+from fabricgen.nos.nxos.capabilities import load_sharing, watchdog_values
 from fabricgen.qos import PausePolicy
-from fabricgen.render.capability import Gap
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_POLICY = "FABRICGEN-QOS-IN"
@@ -45,60 +45,12 @@ def queuing_policy_name(speed_gbps: int) -> str:
     return f"FABRICGEN-QUEUING-{speed_gbps}G"
 
 
-# `ip load-sharing address` hashes one of these field sets, not a free choice of fields (Cisco
-# NX-OS interfaces guide, "Configuring ECMP Load Balancing"). NX-OS has no keyword for the
-# protocol on its own; fabricgen pairs it with the L4 ports, which are only read per protocol.
-LOAD_SHARING: dict[tuple[str, ...], str] = {
-    ("src-ip", "dst-ip", "protocol", "src-port", "dst-port"): "source-destination port source-destination",
-    ("src-ip", "dst-ip"): "source-destination",
-    ("dst-ip", "protocol", "dst-port"): "destination port destination",
-    ("src-ip", "dst-ip", "ipv6-flow-label"): "source-destination ipv6-flowlabel",
-}
-# `hardware profile dlb` modes (NX-OS 10.5(1)F and later); ecmp is plain `ip load-sharing`
-DLB_MODES = ("flowlet", "per-packet")
-
-
-def watchdog_values(watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
-    """The PFC watchdog numbers this adapter writes, by their nos.yaml parameter name: the value
-    and the intent field (under qos.pfc_watchdog) it comes from. NX-OS counts detection and
-    restoration in poll intervals: `shutdown-multiplier` and `auto-restore multiplier`."""
-    poll = watchdog.poll_interval_ms
-    return {
-        "poll-interval": (poll, "poll_interval_ms"),
-        "shutdown-multiplier": (watchdog.detection_ms // poll, "detection_ms"),
-        "auto-restore-multiplier": (watchdog.restoration_ms // poll, "restoration_ms"),
-    }
-
-
 def _watchdog(config: DeviceConfig) -> dict[str, int]:
     """The watchdog numbers to write: those not at the release's documented default."""
     if config.qos is None or not config.qos.pfc_watchdog.enabled:
         return {}
     values = watchdog_values(config.qos.pfc_watchdog)
     return {name: value for name, (value, _) in values.items() if config.nos_defaults.get(f"pfc-watchdog.{name}") != value}
-
-
-def load_sharing(fields: Sequence[str]) -> str | None:
-    """The `ip load-sharing address` keywords hashing exactly `fields`; None if NX-OS has none."""
-    wanted = frozenset(fields)
-    return next((keywords for form, keywords in LOAD_SHARING.items() if frozenset(form) == wanted), None)
-
-
-def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
-    """What this adapter cannot write of `lb`: every mode it can, not every field set."""
-    gaps = []
-    if lb.mode not in ("ecmp", *DLB_MODES):
-        gaps.append(Gap("mode", f"fabricgen writes no NX-OS config for {lb.mode}", f"use one of: ecmp, {', '.join(DLB_MODES)}"))
-    if load_sharing(lb.hash_fields) is None:
-        forms = "; ".join(f"[{', '.join(form)}]" for form in LOAD_SHARING)
-        gaps.append(
-            Gap(
-                "hash_fields",
-                f"NX-OS cannot hash on exactly {', '.join(lb.hash_fields)}: `ip load-sharing` offers fixed field sets",
-                f"use one of the sets NX-OS has: {forms}",
-            )
-        )
-    return gaps
 
 
 # `logging server HOST LEVEL`: NX-OS takes the severity as its number (System Management
@@ -111,31 +63,6 @@ TACACS_PORT, RADIUS_PORTS, NTP_PORT, DNS_PORT = 49, (1812, 1813), 123, 53
 # A UDP reply goes to the port the switch sent from: an ephemeral one, which RFC 6056 (3.2) puts
 # in 1024-65535; the well-known ports below it (SNMP's 161 among them) are never a client's
 EPHEMERAL_ABOVE = 1023
-
-
-def bgp_security_gaps(security: BgpSecurity) -> list[Gap]:
-    """What this adapter cannot write of a network's `bgp_security`.
-
-    NX-OS 10.4(x) has TCP-AO for BGP (Security Configuration Guide 10.4(x), Configuring TCP
-    Authentication Option: `key chain NAME tcp`, keys with send-id and recv-id), but fabricgen
-    has not confirmed the neighbor command and the algorithm keywords, so it writes none."""
-    if security.tcp_ao:
-        return [
-            Gap(
-                "tcp_ao",
-                "fabricgen writes no NX-OS TCP-AO yet: the BGP neighbor's `ao` command and the key chain's algorithm keywords are not confirmed",
-                "set tcp_ao: false (TCP-MD5 with `password`)",
-            )
-        ]
-    return []
-
-
-def unrendered(management: Management) -> list[str]:
-    """Settings of the section this adapter writes nothing for (the build says so in its notes):
-    a login attempt limit (`login block-for`: its 10.x syntax is unconfirmed), when the intent sets one."""
-    if management.access is not None and "login_attempts" in management.access.model_fields_set:
-        return ["access.login_attempts (no `login block-for`)"]
-    return []
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,47 @@
-"""SONiC (community and vendor builds): config_db.json and frr.conf."""
+"""SONiC (community and vendor builds): `configs/<switch>/config_db.json` and `frr.conf`.
+
+The package's parts (fabricgen.nos.interface): `render.py` the adapter (config_db as data, FRR
+through the shared frr/ template), `capabilities.py` what it can write, `releases.yaml` its
+releases and features, `driver.py` fabricgen's NAPALM driver for it (registered by napalm_sonic)
+and `answers.py` its getters' answers parsed strictly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fabricgen.nos.sonic.capabilities import (
+    feature_needs,
+    load_balancing_gaps,
+    model_notes,
+    security_gaps,
+    unrendered,
+    watchdog_values,
+)
+
+if TYPE_CHECKING:
+    from fabricgen.device_config import DeviceConfig
+
+NAME = "sonic"
+TITLE = "SONiC"
+DESCRIPTION = "SONiC"
+IS_DEFAULT = False
+RELEASES = Path(__file__).parent / "releases.yaml"
+MANAGEMENT_PORT = "eth0"
+# Its static default route would need an frr.conf, which this adapter builds only from BGP.
+RUNS_OOB_SWITCHES = False
+HEADROOM_FROM_ASIC_DELAY = True  # fabricgen writes BUFFER_PROFILE headroom, with the ASIC's MAC/PHY delay when the catalog has it
+PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
+
+__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]
+
+
+def config_files(hostname: str) -> tuple[str, ...]:
+    return (f"configs/{hostname}/config_db.json", f"configs/{hostname}/frr.conf")
+
+
+def render_config(config: DeviceConfig) -> dict[str, str]:
+    from fabricgen.nos.sonic.render import render_sonic  # Jinja only when a config is written
+
+    return render_sonic(config)

@@ -1,0 +1,112 @@
+"""What a NOS package gives fabricgen: the one interface every stage asks a NOS through.
+
+A NOS is a package under `fabricgen.nos` whose `__init__.py` defines the names below (module
+attributes, as `NosPackage` lists them). The registry (`fabricgen.nos.registry`) finds the packages,
+checks that each defines every part with the right kind of value, and refuses one that does not,
+naming the part. Nothing outside the NOS packages names a NOS: the catalog's and the intent's
+NOS vocabulary, `fabricgen releases`, `fabricgen init`, the JSON Schema and the checks all read it
+from the registry.
+
+The package's `__init__` stays light (no Jinja, no NAPALM): the checks ask it what the NOS can
+write before anything renders, so `render_config` imports the adapter when it is first called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from fabricgen.catalog.model import SwitchModel
+    from fabricgen.device_config import DeviceConfig
+    from fabricgen.intent.management import BgpSecurity, Management
+    from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Something the intent asks for that this NOS's adapter cannot write: a check error, never a
+    half-written config. `field` is a dotted intent path: `load_balancing.*` or `bgp_security.*`
+    below the network section, `management.*` below a management section."""
+
+    field: str
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class FeatureNeed:
+    """A feature of the NOS's release matrix (its releases.yaml `features`) that a switch's config
+    uses whatever the intent says, beyond the ones every NOS is asked about (EVPN anycast gateway,
+    DLB, the IPv6 flow-label hash, the PFC watchdog). `field` as in Gap."""
+
+    feature: str
+    what: str  # what it is for, as a problem says it: "the ECMP hash fields (SWITCH_HASH)"
+    field: str
+
+
+class NosPackage(Protocol):
+    """The module attributes of a NOS package (`fabricgen/nos/<name>/__init__.py`)."""
+
+    __file__: str  # its __init__.py: its templates/ folder lies beside it
+    NAME: str  # the package's name, what intents and catalogs write (`nos: <NAME>`)
+    TITLE: str  # as problems and notes name it: "NX-OS"
+    DESCRIPTION: str  # one line for `fabricgen init` and the schema: "Cisco NX-OS"
+    IS_DEFAULT: bool  # the NOS of a switch role that names none (exactly one package says True)
+    RELEASES: Path  # its releases.yaml: the built-in flavour of this NOS (catalog nos_releases)
+    MANAGEMENT_PORT: str  # the out-of-band Ethernet port a switch has when its catalog entry names none
+    RUNS_OOB_SWITCHES: bool  # can write an OOB access switch (static routes, no BGP)
+    PREFERS_MAPPED_PLATFORM: bool  # `init` picks a catalog model whose port map is the platform's own
+    HEADROOM_FROM_ASIC_DELAY: bool  # its lossless headroom counts the catalog's MAC/PHY delay (a note when absent)
+
+    def config_files(self, hostname: str) -> tuple[str, ...]:
+        """The build-relative files `render_config` writes for one switch (the first is its main config)."""
+        ...
+
+    def render_config(self, config: DeviceConfig) -> dict[str, str]:
+        """A switch's files: build-relative path -> text."""
+        ...
+
+    def load_balancing_gaps(self, lb: LoadBalancing) -> list[Gap]: ...
+
+    def security_gaps(self, security: BgpSecurity, management: Management | None) -> list[Gap]: ...
+
+    def watchdog_values(self, watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
+        """The PFC watchdog numbers this NOS writes, by its releases.yaml parameter names: (value,
+        the intent field under qos.pfc_watchdog it comes from)."""
+        ...
+
+    def unrendered(self, management: Management, features: frozenset[str]) -> list[str]:
+        """What this NOS leaves out of a management section on a release with `features`, without
+        it being an error: build notes."""
+        ...
+
+    def feature_needs(self, management: Management | None) -> list[FeatureNeed]: ...
+
+    def model_notes(self, pid: str, model: SwitchModel, roles: str) -> list[str]:
+        """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""
+        ...
+
+
+# Each part, what it must be, and what it is for (the registry's message when one is missing).
+PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
+    "NAME": (str, "the NOS's name as intents write it"),
+    "TITLE": (str, "the name problems and notes give it"),
+    "DESCRIPTION": (str, "its one-line description"),
+    "IS_DEFAULT": (bool, "whether it is the default NOS"),
+    "RELEASES": (Path, "the path of its releases.yaml"),
+    "MANAGEMENT_PORT": (str, "its out-of-band Ethernet port's name"),
+    "RUNS_OOB_SWITCHES": (bool, "whether it writes OOB access switches"),
+    "PREFERS_MAPPED_PLATFORM": (bool, "whether init prefers models with a platform port map"),
+    "HEADROOM_FROM_ASIC_DELAY": (bool, "whether its headroom counts the ASIC's MAC/PHY delay"),
+    "config_files": (callable, "the files a switch's config is made of"),
+    "render_config": (callable, "the adapter: a device config to files"),
+    "load_balancing_gaps": (callable, "what it cannot write of load balancing"),
+    "security_gaps": (callable, "what it cannot write of BGP security and management"),
+    "watchdog_values": (callable, "the PFC watchdog numbers it writes"),
+    "unrendered": (callable, "what it leaves out of a management section"),
+    "feature_needs": (callable, "the release features its configs always use"),
+    "model_notes": (callable, "its build notes on a catalog model"),
+}

@@ -1,0 +1,221 @@
+"""The NOS interface: a NOS is one package under fabricgen/nos/, found and checked by the registry.
+
+A stub fourth NOS is written into a temporary folder that the test adds to `fabricgen.nos`'s
+package path, the way a new folder fabricgen/nos/<name>/ would be found: `releases`, `init`, the
+JSON Schema and the checks see it with no other file of fabricgen changed. A stub that lacks a part
+is refused when it registers, naming the part.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+import fabricgen.nos
+from fabricgen.cli import app
+from fabricgen.errors import CheckError
+from fabricgen.nos import registry
+from fabricgen.nos.interface import PARTS
+from fabricgen.render.environment import environment
+
+STUB = "stubnos"
+
+STUB_INIT = '''
+"""A stub NOS for the registry's tests: one text file per switch."""
+from pathlib import Path
+
+from fabricgen.nos.interface import Gap
+
+NAME = "stubnos"
+TITLE = "StubOS"
+DESCRIPTION = "a stub NOS"
+IS_DEFAULT = False
+RELEASES = Path(__file__).parent / "releases.yaml"
+MANAGEMENT_PORT = "oob0"
+RUNS_OOB_SWITCHES = False
+PREFERS_MAPPED_PLATFORM = False
+HEADROOM_FROM_ASIC_DELAY = False
+
+
+def config_files(hostname):
+    return (f"configs/{hostname}.stub",)
+
+
+def render_config(config):
+    from fabricgen.render.environment import environment
+
+    text = environment().get_template("stubnos/switch.j2").render(c=config)
+    return {f"configs/{config.hostname}.stub": text}
+
+
+def load_balancing_gaps(lb):
+    return [] if lb.mode == "ecmp" else [Gap("mode", f"StubOS writes no {lb.mode}", "use mode: ecmp on StubOS")]
+
+
+def security_gaps(security, management):
+    return []
+
+
+def watchdog_values(watchdog):
+    return {"poll-interval": (watchdog.poll_interval_ms, "poll_interval_ms")}
+
+
+def unrendered(management, features):
+    return []
+
+
+def feature_needs(management):
+    return []
+
+
+def model_notes(pid, model, roles):
+    return []
+'''
+
+STUB_RELEASES = """
+nos_releases:
+  stubnos:
+    nos: stubnos
+    description: a stub NOS
+    releases: ["1.0", "2.0"]
+    default: "1.0"
+    features:
+      evpn-anycast-gateway: {since: "1.0", source: the stub}
+      dlb: {since: null, source: the stub}
+      ipv6-flow-label-hash: {since: null, source: the stub}
+      pfc-watchdog:
+        since: "1.0"
+        source: the stub
+        parameters:
+          poll-interval:
+            syntax: watchdog poll <ms>
+            ranges: [{since: "1.0", min: 100, max: 1000, default: 100}]
+            source: the stub
+"""
+
+HARDWARE = """
+switches:
+  STUB-SW-32X400:
+    description: a switch that runs the stub NOS, 32 x 400G
+    vendor: Example
+    nos: [stubnos]
+    port_groups:
+      - {first: 1, count: 32, speed: 400G, form_factor: QSFP-DD, lanes: 8}
+    interface_names:
+      stubnos: {port: "port{port}", breakout: "port{port}.{sub}"}
+    load_balancing: {stubnos: [ecmp, flowlet]}  # the hardware can; the stub's adapter cannot write it
+"""
+
+INTENT = """
+catalog: [stub-hardware.yaml]
+gpus: 64
+backend:
+  scalable_unit_gpus: 64
+  leaf: {model: STUB-SW-32X400, nos: stubnos}
+  spine: {model: STUB-SW-32X400, nos: stubnos}
+"""
+
+
+def _write_stub(root, *, drop: str | None = None) -> None:
+    package = root / STUB
+    (package / "templates").mkdir(parents=True)
+    text = STUB_INIT
+    if drop is not None:  # take one part out: its assignment, or its function with its body
+        kept, dropping = [], False
+        for line in text.splitlines():
+            if line.startswith((f"{drop} = ", f"def {drop}(")):
+                dropping = line.startswith("def ")
+                continue
+            if dropping and (not line or line.startswith(" ")):
+                continue
+            dropping = False
+            kept.append(line)
+        text = "\n".join(kept)
+    (package / "__init__.py").write_text(textwrap.dedent(text))
+    (package / "releases.yaml").write_text(STUB_RELEASES)
+    (package / "templates" / "switch.j2").write_text("hostname {{ c.hostname }}\n{% for i in c.interfaces %}port {{ i.name }} mtu {{ i.mtu }}\n{% endfor %}")
+
+
+@pytest.fixture
+def stub_path(tmp_path, monkeypatch):
+    """fabricgen.nos with one more folder to find NOS packages in; the caches that hold the
+    registry's answers are cleared on the way in and out."""
+
+    def clear():
+        registry.plugins.cache_clear()
+        environment.cache_clear()
+
+    root = tmp_path / "nos"
+    root.mkdir()
+    monkeypatch.setattr(fabricgen.nos, "__path__", [*fabricgen.nos.__path__, str(root)])
+    clear()
+    yield root
+    clear()
+    import sys
+
+    for name in [name for name in sys.modules if name == f"fabricgen.nos.{STUB}" or name.startswith(f"fabricgen.nos.{STUB}.")]:
+        del sys.modules[name]
+
+
+def test_the_shipped_nos_packages_register_with_every_part():
+    found = registry.plugins()
+    assert {"nxos", "sonic"} <= set(found)
+    assert registry.default_name() in found
+    for name, package in found.items():
+        assert name == package.NAME
+        assert all(hasattr(package, part) for part in PARTS)
+
+
+def test_a_stub_fourth_nos_is_seen_by_releases_init_the_schema_and_the_checks(stub_path, tmp_path, write_intent):
+    _write_stub(stub_path)
+    assert STUB in registry.names()
+    runner = CliRunner()
+
+    releases = runner.invoke(app, ["releases", "--json"])
+    assert releases.exit_code == 0, releases.output
+    assert STUB in {flavour["name"] for flavour in json.loads(releases.output)["flavours"]}
+
+    schema = json.loads(runner.invoke(app, ["schema"]).output)
+    nos = schema["$defs"]["SwitchRole"]["properties"]["nos"]
+    assert STUB in nos["enum"] and "stubnos (a stub NOS)" in nos["description"]
+
+    # init takes it as a NOS (and then wants a catalog model that runs it: the built-in has none)
+    init = runner.invoke(app, ["init", "--gpus", "64", "--nos", STUB, "--no-interactive", "-o", str(tmp_path / "x.yaml")])
+    assert init.exit_code == 2
+    assert f"does not run {STUB}" in init.output and "not a NOS" not in init.output
+    unknown = runner.invoke(app, ["init", "--gpus", "64", "--nos", "stubos", "--no-interactive", "-o", str(tmp_path / "y.yaml")])
+    assert unknown.exit_code == 2 and f"did you mean {STUB}?" in unknown.output
+
+    # a fabric of it builds through the stub's own adapter and template
+    from fabricgen.pipeline import compile_intent
+
+    (tmp_path / "stub-hardware.yaml").write_text(HARDWARE)
+    result = compile_intent(write_intent(INTENT, name="stub-fabric"))
+    stub_files = sorted(path for path in result.files if path.endswith(".stub"))
+    leaves = [d for d in result.compiled.fabric.switches() if d.nos == STUB]
+    assert leaves and len(stub_files) == len(leaves)
+    assert result.files[stub_files[0]].startswith(b"hostname ")
+
+    # and its gaps reach the checks: the stub writes no DLB
+    with pytest.raises(CheckError) as refused:
+        compile_intent(write_intent(INTENT + "  load_balancing: {mode: flowlet}\n", name="stub-dlb"))
+    assert any("StubOS writes no flowlet" in problem.message for problem in refused.value.problems), refused.value.problems
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_a_stub_without_a_part_is_refused_when_it_registers_naming_the_part(stub_path, part):
+    _write_stub(stub_path, drop=part)
+    with pytest.raises(registry.NosRegistrationError) as refused:
+        registry.plugins()
+    assert f"fabricgen.nos.{STUB} lacks {part} " in str(refused.value)
+
+
+def test_a_part_of_the_wrong_kind_is_refused(stub_path):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("IS_DEFAULT = False", 'IS_DEFAULT = "no"'))
+    with pytest.raises(registry.NosRegistrationError, match="gives IS_DEFAULT as str, not bool"):
+        registry.plugins()
