@@ -33,8 +33,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "push/inventory.py": 9,
     "push/rollout.py": 10,
     "push/security.py": 13,
-    "render/environment.py": 5,
-    "render/twin.py": 1,
     "secrets.py": 46,
     "verify/answers.py": 1,
     "verify/collect.py": 5,

@@ -59,6 +59,8 @@ class NosPackage(Protocol):
     MANAGEMENT_PORT: str  # the out-of-band Ethernet port a switch has when its catalog entry names none
     RUNS_OOB_SWITCHES: bool  # can write an OOB access switch (static routes, no BGP)
     PREFERS_MAPPED_PLATFORM: bool  # `init` picks a catalog model whose port map is the platform's own
+    ROUTING_IS_FRR: bool  # its routing config is an frr.conf the lab runs as is (else the lab runs a twin)
+    TEMPLATE_FILTERS: dict[str, Callable[[object], str]]  # Jinja filters its templates use (free text on a config line)
     HEADROOM_FROM_ASIC_DELAY: bool  # its lossless headroom counts the catalog's MAC/PHY delay (a note when absent)
 
     def config_files(self, hostname: str) -> tuple[str, ...]:
@@ -100,6 +102,8 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "MANAGEMENT_PORT": (str, "its out-of-band Ethernet port's name"),
     "RUNS_OOB_SWITCHES": (bool, "whether it writes OOB access switches"),
     "PREFERS_MAPPED_PLATFORM": (bool, "whether init prefers models with a platform port map"),
+    "ROUTING_IS_FRR": (bool, "whether its routing config is an frr.conf the lab runs"),
+    "TEMPLATE_FILTERS": (dict, "the Jinja filters its templates use"),
     "HEADROOM_FROM_ASIC_DELAY": (bool, "whether its headroom counts the ASIC's MAC/PHY delay"),
     "config_files": (callable, "the files a switch's config is made of"),
     "render_config": (callable, "the adapter: a device config to files"),

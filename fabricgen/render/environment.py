@@ -5,8 +5,8 @@ Templates are compiled once and cached by the environment, so a large fabric pay
 once, not once per device; they are not checked for changes on disk at every use (auto_reload
 off: a stat per include, tens of thousands per large build), since a build never edits them.
 
-Free text (descriptions) goes into NX-OS configs through `nxos_text` and into frr.conf through
-`frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
+Free text (descriptions) goes into a NOS's configs through the filter its package gives
+(TEMPLATE_FILTERS) and into frr.conf through `frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
 control character there, and these filters make sure one that got past still cannot add a line
 to a config. config_db.json needs none: it is JSON-encoded. A value that becomes one word of a
 shell command goes through `shell_word` (POSIX shell quoting, as shlex.quote).
@@ -23,21 +23,15 @@ from pathlib import Path
 
 import jinja2
 
+from fabricgen.nos.registry import plugins
 from fabricgen.secrets import placeholder
 from fabricgen.trust import printable
 from fabricgen.units import network_of
 
-NXOS_MAX_DESCRIPTION = 254
 # A BgpNeighbor as the BGP neighbor loops of nxos/bgp.j2 and frr/frr.conf.j2 unpack it, in this
 # order: a tuple is unpacked in one step, where each `n.address` in a template is a call (524,288
 # sessions at 131,072 GPUs).
-NEIGHBOR_LINES = attrgetter("address", "group", "remote_asn", "description")  # NX-OS refuses a longer interface or neighbor description
-
-
-def nxos_text(value: object) -> str:
-    """Free text as one NX-OS config line's tail: control and format characters escaped (a
-    newline becomes the two characters \\n), at most 254 characters."""
-    return printable(value).strip()[:NXOS_MAX_DESCRIPTION]
+NEIGHBOR_LINES = attrgetter("address", "group", "remote_asn", "description")
 
 
 def frr_text(value: object) -> str:
@@ -76,8 +70,6 @@ def _loader() -> jinja2.BaseLoader:
     """The shared templates (hosts/, reports/, frr/...), and each NOS package's own under its
     name: `<nos>/switch.cfg.j2` is fabricgen/nos/<nos>/templates/switch.cfg.j2, so a NOS brings its
     syntax with its package and no shared folder names it."""
-    from fabricgen.nos.registry import plugins
-
     per_nos = {
         name: jinja2.FileSystemLoader(str(folder)) for name, package in plugins().items() if (folder := Path(package.__file__).parent / "templates").is_dir()
     }
@@ -97,11 +89,12 @@ def environment() -> jinja2.Environment:
     )
     env.filters["csv"] = lambda values: ",".join(str(v) for v in values)
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
-    env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
     env.filters["yaml_key"] = yaml_string  # netplan's interface names
     env.filters["yaml_string"] = yaml_string  # the names `fabricgen init` writes into an intent
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
+    for package in plugins().values():
+        env.filters.update(package.TEMPLATE_FILTERS)  # a NOS's own, e.g. how its config lines take free text
     env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.secrets.SLOTS); never its value
     # No global names (Jinja's are range, dict, lipsum, cycler, joiner, namespace): while there are
     # any, every render copies them into its context, half of a small render's cost (3 µs, some

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from fabricgen import version
 from fabricgen.device_config import DeviceConfig
+from fabricgen.nos.registry import plugin
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 TWIN_DIR = "lab/frr"
@@ -23,14 +24,14 @@ HOST_TWIN_DIR = "lab/hosts"
 
 
 def render_routing_twins(configs: Iterable[DeviceConfig]) -> dict[str, str]:
-    """`lab/frr/<device>.conf` for every routed switch whose NOS has no frr.conf of its own."""
+    """`lab/frr/<device>.conf` for every routed switch whose NOS's routing is not an frr.conf."""
     template = environment().get_template("frr/frr.conf.j2")
     return {
         f"{TWIN_DIR}/{config.hostname}.conf": template.render(
             c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE, twin=config.nos
         )
         for config in configs
-        if config.bgp is not None and config.nos != "sonic"
+        if config.bgp is not None and not plugin(config.nos).ROUTING_IS_FRR
     }
 
 

@@ -7,6 +7,7 @@ fabricgen's NAPALM driver for it, `verify.py` the readings NAPALM's driver lacks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from fabricgen.nos.nxos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.nxos.text import nxos_text
 
 if TYPE_CHECKING:
     from fabricgen.device_config import DeviceConfig
@@ -30,6 +32,8 @@ RELEASES = Path(__file__).parent / "releases.yaml"
 MANAGEMENT_PORT = "mgmt0"
 RUNS_OOB_SWITCHES = True  # the OOB access switches route statically, which only this adapter writes
 HEADROOM_FROM_ASIC_DELAY = False  # NX-OS's own buffer profiles size the headroom; fabricgen writes none
+ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
+TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]

@@ -8,6 +8,7 @@ and `answers.py` its getters' answers parsed strictly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ MANAGEMENT_PORT = "eth0"
 # Its static default route would need an frr.conf, which this adapter builds only from BGP.
 RUNS_OOB_SWITCHES = False
 HEADROOM_FROM_ASIC_DELAY = True  # fabricgen writes BUFFER_PROFILE headroom, with the ASIC's MAC/PHY delay when the catalog has it
+ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
+TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]
