@@ -41,10 +41,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from fabricgen.basics.files import SHOWN, UnreadableFile, read_regular_file
 from fabricgen.build_dir import MANIFEST, Manifest, list_build, read_manifest
 from fabricgen.errors import OutputError, Problem
 from fabricgen.trust import Hostname, Token, check_build_path, quoted
-from fabricgen.user_paths import SHOWN, UnreadableFile, read_regular_file
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
