@@ -33,9 +33,10 @@ from operator import add, attrgetter, eq
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from fabricgen.basics.models import FileModel
 from fabricgen.catalog.model import Release
 from fabricgen.csv_format import spreadsheet_value
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
@@ -195,24 +196,20 @@ InterfaceAddress = Annotated[str, AfterValidator(_check_interface_address)]
 PlainData = Annotated[object, AfterValidator(check_plain_data)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 # --- manifest.json -----------------------------------------------------------------------------------
 
 
-class IntentRecord(_Strict):
+class IntentRecord(FileModel):
     file: Text
     sha256: Sha256
 
 
-class Manifest(_Strict):
+class Manifest(FileModel):
     """What built the directory and the sha256 of every other file in it."""
 
     fabricgen_version: Token
     intent: IntentRecord
-    catalog: dict[Text, Sha256] = {}
+    catalog: dict[Text, Sha256] = Field({})
     nos_releases: dict[Token, list[Release]] = Field({}, max_length=8)
     files: dict[BuildPath, Sha256]
 
@@ -220,7 +217,7 @@ class Manifest(_Strict):
 # --- topology.json -----------------------------------------------------------------------------------
 
 
-class TopologyNode(_Strict):
+class TopologyNode(FileModel):
     id: Name
     role: Role
     network: Network
@@ -240,10 +237,10 @@ class TopologyNode(_Strict):
     core_group: Count | None = None
     qos: Annotated[object, AfterValidator(_check_qos_summary)] | None = None  # switches with a lossless profile
     boot_image: Token | None = None  # the NOS image the intent pins for this switch
-    secrets: list[SecretName] = []  # names of the secrets its config refers to
+    secrets: list[SecretName] = Field([])  # names of the secrets its config refers to
 
 
-class TopologyLink(_Strict):
+class TopologyLink(FileModel):
     source: Name
     target: Name
     key: Token
@@ -260,15 +257,15 @@ MAX_GPUS = 262_144  # the intent's bound on gpus and nodes
 MAX_GPUS_PER_NODE = 1024  # the catalog's bound on a node's GPUs
 
 
-class TopologyGraph(_Strict):
+class TopologyGraph(FileModel):
     name: Name
     fabricgen_version: Token
-    backend: dict[Token, PlainData] = {}  # sizing facts; the numbers commands read are checked by topology_problems
-    fabrics: dict[Network, dict[Token, PlainData]] = {}
-    notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = []
+    backend: dict[Token, PlainData] = Field({})  # sizing facts; the numbers commands read are checked by topology_problems
+    fabrics: dict[Network, dict[Token, PlainData]] = Field({})
+    notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = Field([])
 
 
-class Topology(_Strict):
+class Topology(FileModel):
     directed: Literal[False]
     multigraph: Literal[True]
     graph: TopologyGraph
@@ -279,7 +276,7 @@ class Topology(_Strict):
 # --- cabling.csv and ip-plan.csv -------------------------------------------------------------------
 
 
-class CableRow(_Strict):
+class CableRow(FileModel):
     """One row of cabling.csv; cells are kept as the report wrote them (strings)."""
 
     cable_id: Token
@@ -303,7 +300,7 @@ class CableRow(_Strict):
 AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"]
 
 
-class AddressRow(_Strict):
+class AddressRow(FileModel):
     """One row of ip-plan.csv."""
 
     network: Network
@@ -321,7 +318,7 @@ def _line(value: str) -> str:
     return check_text(value, 2000)  # a report's free text: one printable line
 
 
-class BomRow(_Strict):
+class BomRow(FileModel):
     """One row of bom.csv."""
 
     section: Annotated[str, _remembered(_line)]

@@ -1,5 +1,5 @@
 """The package's layout (docs/development/code-layout.md): imports run one way, with no cycle
-between fabricgen's modules.
+between fabricgen's modules, and each base of the pydantic models is defined once.
 
 Read statically (ast over every module's source, nothing imported), so an import inside a function
 or under TYPE_CHECKING counts as much as one at the top: each is a dependency a reader follows."""
@@ -7,7 +7,10 @@ or under TYPE_CHECKING counts as much as one at the top: each is a dependency a 
 from __future__ import annotations
 
 import ast
+import contextlib
 from pathlib import Path
+
+from fabricgen.basics.models import FileModel, InputModel, JsonOutputModel
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 
@@ -133,3 +136,34 @@ def test_no_import_cycle_between_fabricgen_modules():
     assert graph.get("fabricgen.pipeline"), "the walk found the package's imports"
     found = cycles(graph)
     assert not found, "import cycles (move what both modules need to the one that owns it): " + "; ".join(" -> ".join(cycle) for cycle in found)
+
+
+# The bases of fabricgen's pydantic models are defined once, in fabricgen/basics/models.py; the
+# private per-module copies they replaced must not come back, under their old names or new ones.
+RETIRED_MODEL_BASES = ("_Strict", "_Closed", "_Lab")
+
+
+def _model_configs(tree: ast.AST) -> list[tuple[int, dict[str, object]]]:
+    """Each `model_config = ConfigDict(key=literal, ...)` in a module: its line and settings."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            call = node.value
+            if any(isinstance(t, ast.Name) and t.id == "model_config" for t in targets) and getattr(call.func, "id", None) == "ConfigDict":
+                with contextlib.suppress(ValueError):  # a setting that is not a literal is not one of the bases'
+                    found.append((node.lineno, {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}))
+    return found
+
+
+def test_model_bases_are_defined_once():
+    bases = {name: dict(base.model_config) for name, base in (("InputModel", InputModel), ("FileModel", FileModel), ("JsonOutputModel", JsonOutputModel))}
+    home = PACKAGE / "basics" / "models.py"
+    again = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        where = path.relative_to(PACKAGE.parent)
+        again += [f"{where}:{node.lineno}: class {node.name}" for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name in RETIRED_MODEL_BASES]
+        if path != home:
+            again += [f"{where}:{line}: {name}'s model_config" for line, config in _model_configs(tree) for name, base in bases.items() if config == base]
+    assert not again, "derive from fabricgen.basics.models' bases instead: " + ", ".join(again)
