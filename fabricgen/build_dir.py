@@ -33,7 +33,7 @@ from operator import add, attrgetter, eq
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from fabricgen.basics.models import FileModel
@@ -318,20 +318,40 @@ def _line(value: str) -> str:
     return check_text(value, 2000)  # a report's free text: one printable line
 
 
+def _count_cell(value: object) -> object:
+    """bom.csv's quantity as a number: a cell must be digits, as the report writes a count (at
+    most 12); a number is left to the field's own check (a whole number, not a bool)."""
+    if not isinstance(value, str):
+        return value
+    if value.isdigit() and value.isascii() and len(value) <= 12:
+        return int(value)
+    raise ValueError(f"{quoted(value)} is not a count")
+
+
+def _length_cell(value: object) -> object:
+    """bom.csv's length_m as a number: an empty cell is no length, any other a decimal as the report
+    writes it (3, 2.5); a number is left to the field's own check."""
+    if not isinstance(value, str):
+        return value
+    return float(_check_decimal(value)) if value else None
+
+
+Length = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]  # metres; strict: an int is a float, a bool is not
+
+
 class BomRow(FileModel):
-    """One row of bom.csv."""
+    """One row of bom.csv: what the BoM report builds and writes (`fabricgen.reports.bom`, one
+    column per field, in this order) and what every command reads back (`BuildFiles.bom`). Read
+    from the file, a quantity is a cell of digits and a length a decimal or nothing; built in
+    Python, they are the numbers themselves."""
 
     section: Annotated[str, _remembered(_line)]
     pid: Annotated[str, _remembered(check_pid)]
     description: Annotated[str, _blank_or(_line)]
-    quantity: Annotated[str, AfterValidator(lambda v: v if v.isdigit() and v.isascii() and len(v) <= 12 else _not_a_count(v))]
-    length_m: Annotated[str, _blank_or(_check_decimal)]
-    basis: Annotated[str, _blank_or(_line)]
-    alternatives: Annotated[str, _blank_or(_line)]
-
-
-def _not_a_count(value: str) -> str:
-    raise ValueError(f"{quoted(value)} is not a count")
+    quantity: Annotated[int, BeforeValidator(_count_cell), Field(strict=True, ge=0, le=999_999_999_999)]
+    length_m: Annotated[Length | None, BeforeValidator(_length_cell)] = None
+    basis: Annotated[str, _blank_or(_line)] = ""
+    alternatives: Annotated[str, _blank_or(_line)] = ""
 
 
 _TOPOLOGY = TypeAdapter(Topology)
