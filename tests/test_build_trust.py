@@ -24,14 +24,14 @@ from pydantic import ValidationError
 
 from fabricgen import build_dir, output
 from fabricgen.analysis.fabric import read_fabric
-from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow, read_rows
+from fabricgen.build_dir import BomRow, BuildFiles, read_rows
 from fabricgen.diff import diff_builds
 from fabricgen.diff.render import render_markdown, render_text
 from fabricgen.errors import AnalysisError, DiffError, LabError, OutputError, PushError
 from fabricgen.lab.plan import lab_id_of, read_plan
 from fabricgen.pipeline import build, compile_intent
 from fabricgen.push.inventory import read_targets
-from fabricgen.reports import bom, cabling, ip_plan
+from fabricgen.reports import bom
 from fabricgen.version import __version__
 from tests import cli_runner
 from tests.conftest import INTENTS, REPO
@@ -292,12 +292,6 @@ def test_each_file_is_read_once_when_a_command_uses_it(copy: Path, monkeypatch: 
     monkeypatch.setattr(BuildFiles, "_read", counted)
     read_plan(copy)
     assert len(reads) == len(set(reads)) == len(json.loads((copy / "manifest.json").read_text())["files"])
-
-
-def test_the_report_models_have_the_reports_columns():
-    assert tuple(CableRow.model_fields) == cabling.COLUMNS
-    assert tuple(AddressRow.model_fields) == ip_plan.COLUMNS
-    assert tuple(BomRow.model_fields) == bom.COLUMNS
 
 
 def test_bom_csv_reads_back_as_the_very_rows_the_report_wrote(write_intent):
