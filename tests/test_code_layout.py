@@ -27,7 +27,9 @@ def modules() -> dict[str, Path]:
 
 def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The fabricgen modules `name` (at `path`) imports: `import a.b`, `from a import b` (the
-    submodule a.b when there is one, else a), relative imports resolved against its package."""
+    submodule a.b when there is one, else a), relative imports resolved against its package. A
+    module with no source here (fabricgen._version, written when the package is installed) is no
+    edge, and neither is the package a submodule's import loads first."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -41,11 +43,7 @@ def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
             continue
-        for target in targets:
-            while target and target not in known:  # `import fabricgen.a.b.c` where c is not a module
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+        found.update(target for target in targets if target in known and target != name)
     return found
 
 
@@ -56,7 +54,8 @@ def import_graph() -> dict[str, set[str]]:
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle through each strongly connected group of modules (Tarjan's algorithm, iterative),
-    as the modules in import order, the first repeated at the end."""
+    as the modules in import order, the first repeated at the end; a group larger than its cycle
+    ends with "(+ N more modules in the same knot)"."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -94,7 +93,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
                         break
                 if len(group) > 1:
                     groups.append(group)
-    return [_cycle_in(graph, group) for group in groups]
+    found = []
+    for group in groups:
+        cycle = _cycle_in(graph, group)
+        more = len(group) - len(cycle) + 1
+        found.append(cycle + ([f"(+ {more} more modules in the same knot)"] if more else []))
+    return found
 
 
 def _cycle_in(graph: dict[str, set[str]], group: set[str]) -> list[str]:
@@ -121,14 +125,16 @@ def _cycle_in(graph: dict[str, set[str]], group: set[str]) -> list[str]:
 def test_the_cycle_finder_names_each_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"f"}, "f": {"e"}}
     assert sorted(cycles(graph)) == [["a", "b", "c", "a"], ["e", "f", "e"]]
+    knot = {"a": {"b", "c"}, "b": {"a"}, "c": {"a"}}
+    assert cycles(knot) == [["a", "b", "a", "(+ 1 more modules in the same knot)"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_relative_and_function_level_imports_are_edges(tmp_path):
     known = {"fabricgen.x": Path(), "fabricgen.x.a": Path(), "fabricgen.x.b": Path(), "fabricgen.y": Path()}
     source = tmp_path / "a.py"
-    source.write_text("from . import b\ndef f():\n    from ..y import thing\n    import fabricgen.x.b.inner\n")
-    assert imported("fabricgen.x.a", source, known) == {"fabricgen.x.b", "fabricgen.y"}
+    source.write_text("from . import b\ndef f():\n    from ..y import thing\n    import fabricgen.x\n    from fabricgen._version import v\n")
+    assert imported("fabricgen.x.a", source, known) == {"fabricgen.x.b", "fabricgen.y", "fabricgen.x"}
 
 
 def test_no_import_cycle_between_fabricgen_modules():
