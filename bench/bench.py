@@ -155,9 +155,10 @@ def measure_analysis(build_dir: Path) -> dict:
     load-balancing modes over 10 seeds, the jobs sweep), figures included."""
     pin(1)
     started = time.perf_counter()
-    from fabricgen.analysis.balancing import TrafficOptions, analyse
+    from fabricgen.analysis.balancing import analyse
     from fabricgen.analysis.capacity import capacity, single_failures
     from fabricgen.analysis.fabric import read_fabric
+    from fabricgen.analysis.limits import TrafficOptions
     from fabricgen.analysis.plots import figures
 
     fabric = read_fabric(build_dir)

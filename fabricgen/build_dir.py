@@ -33,9 +33,10 @@ from operator import add, attrgetter, eq
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from fabricgen.basics.models import FileModel
 from fabricgen.catalog.model import Release
 from fabricgen.csv_format import spreadsheet_value
 from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
@@ -195,24 +196,20 @@ InterfaceAddress = Annotated[str, AfterValidator(_check_interface_address)]
 PlainData = Annotated[object, AfterValidator(check_plain_data)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 # --- manifest.json -----------------------------------------------------------------------------------
 
 
-class IntentRecord(_Strict):
+class IntentRecord(FileModel):
     file: Text
     sha256: Sha256
 
 
-class Manifest(_Strict):
+class Manifest(FileModel):
     """What built the directory and the sha256 of every other file in it."""
 
     fabricgen_version: Token
     intent: IntentRecord
-    catalog: dict[Text, Sha256] = {}
+    catalog: dict[Text, Sha256] = Field({})
     nos_releases: dict[Token, list[Release]] = Field({}, max_length=8)
     files: dict[BuildPath, Sha256]
 
@@ -220,7 +217,7 @@ class Manifest(_Strict):
 # --- topology.json -----------------------------------------------------------------------------------
 
 
-class TopologyNode(_Strict):
+class TopologyNode(FileModel):
     id: Name
     role: Role
     network: Network
@@ -240,10 +237,10 @@ class TopologyNode(_Strict):
     core_group: Count | None = None
     qos: Annotated[object, AfterValidator(_check_qos_summary)] | None = None  # switches with a lossless profile
     boot_image: Token | None = None  # the NOS image the intent pins for this switch
-    secrets: list[SecretName] = []  # names of the secrets its config refers to
+    secrets: list[SecretName] = Field([])  # names of the secrets its config refers to
 
 
-class TopologyLink(_Strict):
+class TopologyLink(FileModel):
     source: Name
     target: Name
     key: Token
@@ -260,15 +257,15 @@ MAX_GPUS = 262_144  # the intent's bound on gpus and nodes
 MAX_GPUS_PER_NODE = 1024  # the catalog's bound on a node's GPUs
 
 
-class TopologyGraph(_Strict):
+class TopologyGraph(FileModel):
     name: Name
     fabricgen_version: Token
-    backend: dict[Token, PlainData] = {}  # sizing facts; the numbers commands read are checked by topology_problems
-    fabrics: dict[Network, dict[Token, PlainData]] = {}
-    notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = []
+    backend: dict[Token, PlainData] = Field({})  # sizing facts; the numbers commands read are checked by topology_problems
+    fabrics: dict[Network, dict[Token, PlainData]] = Field({})
+    notes: list[Annotated[str, AfterValidator(lambda v: check_text(v, 2000))]] = Field([])
 
 
-class Topology(_Strict):
+class Topology(FileModel):
     directed: Literal[False]
     multigraph: Literal[True]
     graph: TopologyGraph
@@ -279,7 +276,7 @@ class Topology(_Strict):
 # --- cabling.csv and ip-plan.csv -------------------------------------------------------------------
 
 
-class CableRow(_Strict):
+class CableRow(FileModel):
     """One row of cabling.csv; cells are kept as the report wrote them (strings)."""
 
     cable_id: Token
@@ -303,7 +300,7 @@ class CableRow(_Strict):
 AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"]
 
 
-class AddressRow(_Strict):
+class AddressRow(FileModel):
     """One row of ip-plan.csv."""
 
     network: Network
@@ -321,20 +318,40 @@ def _line(value: str) -> str:
     return check_text(value, 2000)  # a report's free text: one printable line
 
 
-class BomRow(_Strict):
-    """One row of bom.csv."""
+def _count_cell(value: object) -> object:
+    """bom.csv's quantity as a number: a cell must be digits, as the report writes a count (at
+    most 12); a number is left to the field's own check (a whole number, not a bool)."""
+    if not isinstance(value, str):
+        return value
+    if value.isdigit() and value.isascii() and len(value) <= 12:
+        return int(value)
+    raise ValueError(f"{quoted(value)} is not a count")
+
+
+def _length_cell(value: object) -> object:
+    """bom.csv's length_m as a number: an empty cell is no length, any other a decimal as the report
+    writes it (3, 2.5); a number is left to the field's own check."""
+    if not isinstance(value, str):
+        return value
+    return float(_check_decimal(value)) if value else None
+
+
+Length = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]  # metres; strict: an int is a float, a bool is not
+
+
+class BomRow(FileModel):
+    """One row of bom.csv: what the BoM report builds and writes (`fabricgen.reports.bom`, one
+    column per field, in this order) and what every command reads back (`BuildFiles.bom`). Read
+    from the file, a quantity is a cell of digits and a length a decimal or nothing; built in
+    Python, they are the numbers themselves."""
 
     section: Annotated[str, _remembered(_line)]
     pid: Annotated[str, _remembered(check_pid)]
     description: Annotated[str, _blank_or(_line)]
-    quantity: Annotated[str, AfterValidator(lambda v: v if v.isdigit() and v.isascii() and len(v) <= 12 else _not_a_count(v))]
-    length_m: Annotated[str, _blank_or(_check_decimal)]
-    basis: Annotated[str, _blank_or(_line)]
-    alternatives: Annotated[str, _blank_or(_line)]
-
-
-def _not_a_count(value: str) -> str:
-    raise ValueError(f"{quoted(value)} is not a count")
+    quantity: Annotated[int, BeforeValidator(_count_cell), Field(strict=True, ge=0, le=999_999_999_999)]
+    length_m: Annotated[Length | None, BeforeValidator(_length_cell)] = None
+    basis: Annotated[str, _blank_or(_line)] = ""
+    alternatives: Annotated[str, _blank_or(_line)] = ""
 
 
 _TOPOLOGY = TypeAdapter(Topology)

@@ -25,7 +25,8 @@ from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, Device, Link, Lin
 from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
-from fabricgen.nos.registry import plugin, title
+from fabricgen.nos.interface import plugin
+from fabricgen.nos.registry import title
 from fabricgen.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 

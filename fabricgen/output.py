@@ -39,12 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from fabricgen.basics.files import SHOWN, UnreadableFile, read_regular_file
+from fabricgen.basics.models import FileModel
 from fabricgen.build_dir import MANIFEST, Manifest, list_build, read_manifest
 from fabricgen.errors import OutputError, Problem
 from fabricgen.trust import Hostname, Token, check_build_path, quoted
-from fabricgen.user_paths import SHOWN, UnreadableFile, read_regular_file
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -66,12 +67,10 @@ Kind = Literal["build", "export", "testplan"]
 _NOUNS: dict[str, str] = {"build": "build", "export": "export", "testplan": "test plan"}
 
 
-class OutputMarker(BaseModel):
+class OutputMarker(FileModel):
     """fabricgen-output.json in an export or a test plan: what the directory holds. Read back as
     hostile input: bounded, its sha256 the one manifest.json lists, every field checked; it names
     no path."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["export", "testplan"]
     format: Token | None = None  # an export's format (batfish, nornir ...)

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from fabricgen.analysis import clos as paths
-from fabricgen.analysis.balancing import TrafficOptions, clos_of, path_shares, traffic
+from fabricgen.analysis.balancing import clos_of, path_shares, traffic
 from fabricgen.analysis.fabric import read_fabric
+from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.analysis.schema import AnalysisOutput
 from fabricgen.pipeline import build
 from tests import cli_runner

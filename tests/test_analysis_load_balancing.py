@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from fabricgen.analysis import clos as paths
-from fabricgen.analysis.balancing import TrafficOptions, compare
+from fabricgen.analysis.balancing import compare
 from fabricgen.analysis.clos import Clos
+from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.analysis.loadbalance import Traffic, crc32_tuples, make_traffic
 from tests.test_analysis_paths import synthetic
 

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from fabricgen.analysis import clos as paths
-from fabricgen.analysis.balancing import TrafficOptions, analyse, clos_of, traffic
+from fabricgen.analysis.balancing import analyse, clos_of, traffic
 from fabricgen.analysis.clos import Clos
 from fabricgen.analysis.fabric import read_fabric
+from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.analysis.loadbalance import make_traffic
 from fabricgen.analysis.schema import AnalysisOutput
 from fabricgen.pipeline import build

@@ -20,9 +20,10 @@ from typer.testing import CliRunner
 
 from fabricgen.analysis import capacity as capacity_module
 from fabricgen.analysis import limits, loadbalance
-from fabricgen.analysis.balancing import TrafficOptions, plan
 from fabricgen.analysis.balancing import clos_of as leaf_spine
+from fabricgen.analysis.balancing import plan
 from fabricgen.analysis.fabric import read_fabric
+from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.cli import app
 from fabricgen.errors import AnalysisError
 from fabricgen.pipeline import build
@@ -221,9 +222,9 @@ def test_the_estimate_bounds_the_measured_peak(whitepaper_256):
     script = textwrap.dedent(
         f"""
         import json, tracemalloc
-        from fabricgen.analysis.balancing import TrafficOptions, analyse, clos_of as leaf_spine
+        from fabricgen.analysis.balancing import analyse, clos_of as leaf_spine
         from fabricgen.analysis.fabric import read_fabric
-        from fabricgen.analysis.limits import simulation_cost
+        from fabricgen.analysis.limits import TrafficOptions, simulation_cost
         from pathlib import Path
         fabric = read_fabric(Path({str(whitepaper_256)!r}))
         options = TrafficOptions(scope="cross-rail", flows_per_pair=4, seeds=1)

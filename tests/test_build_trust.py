@@ -20,17 +20,18 @@ import time
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from fabricgen import build_dir, output
 from fabricgen.analysis.fabric import read_fabric
-from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow
+from fabricgen.build_dir import BomRow, BuildFiles, read_rows
 from fabricgen.diff import diff_builds
 from fabricgen.diff.render import render_markdown, render_text
 from fabricgen.errors import AnalysisError, DiffError, LabError, OutputError, PushError
 from fabricgen.lab.plan import lab_id_of, read_plan
-from fabricgen.pipeline import build
+from fabricgen.pipeline import build, compile_intent
 from fabricgen.push.inventory import read_targets
-from fabricgen.reports import bom, cabling, ip_plan
+from fabricgen.reports import bom
 from fabricgen.version import __version__
 from tests import cli_runner
 from tests.conftest import INTENTS, REPO
@@ -293,10 +294,53 @@ def test_each_file_is_read_once_when_a_command_uses_it(copy: Path, monkeypatch: 
     assert len(reads) == len(set(reads)) == len(json.loads((copy / "manifest.json").read_text())["files"])
 
 
-def test_the_report_models_have_the_reports_columns():
-    assert tuple(CableRow.model_fields) == cabling.COLUMNS
-    assert tuple(AddressRow.model_fields) == ip_plan.COLUMNS
-    assert tuple(BomRow.model_fields) == bom.COLUMNS
+def test_bom_csv_reads_back_as_the_very_rows_the_report_wrote(write_intent):
+    # one model of a bom.csv row: the report builds its rows as it, every command reads them back as it
+    compiled = compile_intent(write_intent("gpus: 256\noob: {}\nlayout: {}\nbom: {spares_percent: 5}\n")).compiled
+    written = bom.bom_rows(compiled)
+    assert any(row.length_m is not None for row in written) and any(row.alternatives for row in written)
+    assert read_rows(bom.render_bom(compiled)["bom.csv"], BomRow, "bom.csv", DiffError) == written
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("quantity", True), ("quantity", 12.0), ("quantity", -1), ("quantity", 10**12), ("length_m", float("inf")), ("length_m", -2.0), ("length_m", True)],
+)
+def test_a_bom_row_takes_exact_numbers(field, value):
+    row = {"section": "Backend network", "pid": "QDD-400G-DR4-S", "description": "400G DR4", "quantity": 12, "length_m": 3.0}
+    BomRow(**row)
+    with pytest.raises(ValidationError):
+        BomRow(**{**row, field: value})
+
+
+@pytest.mark.parametrize(
+    "column, cell",
+    [
+        ("quantity", "12.0"),
+        ("quantity", "-1"),
+        ("quantity", "1e3"),
+        ("quantity", " 12"),
+        ("quantity", "1" * 13),
+        ("length_m", "inf"),
+        ("length_m", "-2"),
+        ("length_m", "nan"),
+    ],
+)
+def test_a_bom_cell_the_report_would_not_write_is_refused_by_row_and_column(column, cell):
+    cells = {
+        "section": "Backend network",
+        "pid": "QDD-400G-DR4-S",
+        "description": "400G DR4",
+        "quantity": "12",
+        "length_m": "3",
+        "basis": "",
+        "alternatives": "",
+    }
+    text = ",".join(bom.COLUMNS) + "\n" + ",".join({**cells, column: cell}.values()) + "\n"
+    with pytest.raises(DiffError) as caught:
+        read_rows(text, BomRow, "bom.csv", DiffError)
+    [problem] = caught.value.problems
+    assert (problem.line, problem.field) == (2, (column,))
 
 
 def test_a_csv_with_other_columns_is_refused_naming_the_header(copy: Path):

@@ -18,7 +18,7 @@ import fabricgen.nos
 from fabricgen.cli import app
 from fabricgen.errors import CheckError
 from fabricgen.nos import registry
-from fabricgen.nos.interface import PARTS
+from fabricgen.nos.registry import PARTS
 from fabricgen.render.environment import environment
 
 STUB = "stubnos"

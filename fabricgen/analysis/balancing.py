@@ -10,49 +10,11 @@ import numpy as np
 
 from fabricgen.analysis import clos as paths
 from fabricgen.analysis import loadbalance
-from fabricgen.analysis.clos import Clos, FlowletModel, PathResult
+from fabricgen.analysis.clos import Clos, PathResult
 from fabricgen.analysis.fabric import Fabric
-from fabricgen.analysis.limits import check_cost, option_problems
+from fabricgen.analysis.limits import TrafficOptions, check_cost
 from fabricgen.analysis.loadbalance import Summary, Traffic, estimate
-from fabricgen.errors import AnalysisError, Problem, raise_if
-
-
-@dataclass(frozen=True)
-class TrafficOptions:
-    pattern: str = "all-to-all"
-    scope: str = "rail"  # rail-optimized collectives stay on their rail; cross-rail moves every hop
-    jobs: int = 1
-    placement: str = "contiguous"
-    message_bytes: int = 1 << 20  # per GPU pair (all-to-all, permutation, shift) or per GPU (ring)
-    flows_per_pair: int = 1  # RoCE queue pairs, each with its own UDP source port
-    modes: tuple[str, ...] = loadbalance.MODES
-    hash: str = "crc32"
-    flowlets: int = 4
-    seeds: int = 10
-    sweep_seeds: int = 3  # per point of the JCT-vs-jobs sweep
-    senders: str = "all"  # or "leaf:NAME": only the GPUs on that leaf send
-    load: float = 1.0  # offered load, a fraction of NIC line rate
-    stretch_threshold: float = 1.5  # report the share of flows whose stretch is above it
-    flowlet_gap_us: float = 500.0  # flowlet timeout
-    idle_gap_us: float = 500.0  # mean idle gap between a flow's bursts
-
-    def check(self) -> None:
-        """Raise AnalysisError naming every option that is not one of its choices or is out of bounds."""
-        raise_if(option_problems(None, None, self), AnalysisError)
-
-    def traffic(self, jobs: int | None = None) -> dict:
-        return {
-            "pattern": self.pattern,
-            "scope": self.scope,
-            "jobs": jobs or self.jobs,
-            "placement": self.placement,
-            "message_bytes": self.message_bytes,
-            "flows_per_pair": self.flows_per_pair,
-        }
-
-    @property
-    def flowlet(self) -> FlowletModel:
-        return FlowletModel(flowlets=self.flowlets, gap_us=self.flowlet_gap_us, idle_gap_us=self.idle_gap_us)
+from fabricgen.errors import AnalysisError, Problem
 
 
 @dataclass

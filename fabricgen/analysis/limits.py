@@ -1,5 +1,6 @@
-"""What `fabricgen analyze` may be asked, checked before any work: every option's choices and
-bounds, the report's path, and the memory and work the load-balancing simulation will take.
+"""What `fabricgen analyze` may be asked, checked before any work: the traffic options
+(`TrafficOptions`), every option's choices and bounds, the report's path, and the memory and work
+the load-balancing simulation will take.
 
 The simulation is vectorised: every flow of a seed is a row of a dozen numpy arrays at once, so
 its memory grows with the number of flows (GPU pairs x --flows-per-pair; a GPU on a multi-plane NIC
@@ -21,12 +22,12 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.errors import AnalysisError, Problem
+from fabricgen.errors import AnalysisError, Problem, raise_if
 from fabricgen.trust import quoted
 
 if TYPE_CHECKING:
-    from fabricgen.analysis.balancing import TrafficOptions
     from fabricgen.analysis.clos import Clos as LeafSpine
+    from fabricgen.analysis.clos import FlowletModel
 
 # The simulation (numpy) is imported where it is used: the command line shows these bounds in its
 # help, and every other command should not pay for numpy.
@@ -75,6 +76,50 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "--flowlets": (1, 64),
     "--seeds": (1, 100),
 }
+
+
+@dataclass(frozen=True)
+class TrafficOptions:
+    """The traffic the load-balancing simulation runs (`analyze`'s traffic options), as given:
+    `check` says whether they are within their choices and bounds."""
+
+    pattern: str = "all-to-all"
+    scope: str = "rail"  # rail-optimized collectives stay on their rail; cross-rail moves every hop
+    jobs: int = 1
+    placement: str = "contiguous"
+    message_bytes: int = 1 << 20  # per GPU pair (all-to-all, permutation, shift) or per GPU (ring)
+    flows_per_pair: int = 1  # RoCE queue pairs, each with its own UDP source port
+    modes: tuple[str, ...] = tuple(mode.value for mode in Mode)  # loadbalance.MODES, in its order
+    hash: str = "crc32"
+    flowlets: int = 4
+    seeds: int = 10
+    sweep_seeds: int = 3  # per point of the JCT-vs-jobs sweep
+    senders: str = "all"  # or "leaf:NAME": only the GPUs on that leaf send
+    load: float = 1.0  # offered load, a fraction of NIC line rate
+    stretch_threshold: float = 1.5  # report the share of flows whose stretch is above it
+    flowlet_gap_us: float = 500.0  # flowlet timeout
+    idle_gap_us: float = 500.0  # mean idle gap between a flow's bursts
+
+    def check(self) -> None:
+        """Raise AnalysisError naming every option that is not one of its choices or is out of bounds."""
+        raise_if(option_problems(None, None, self), AnalysisError)
+
+    def traffic(self, jobs: int | None = None) -> dict:
+        return {
+            "pattern": self.pattern,
+            "scope": self.scope,
+            "jobs": jobs or self.jobs,
+            "placement": self.placement,
+            "message_bytes": self.message_bytes,
+            "flows_per_pair": self.flows_per_pair,
+        }
+
+    @property
+    def flowlet(self) -> FlowletModel:
+        from fabricgen.analysis.clos import FlowletModel
+
+        return FlowletModel(flowlets=self.flowlets, gap_us=self.flowlet_gap_us, idle_gap_us=self.idle_gap_us)
+
 
 # Peak memory of one mode's simulation of one seed's traffic, per NIC-port flow (bytes), measured
 # with tracemalloc: 270-311 (ECMP and flowlet), 147-187 (spray) on 2 and 3 tiers.

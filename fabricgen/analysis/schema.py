@@ -8,24 +8,21 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from fabricgen.analysis.loadbalance import MODES
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.errors import Problem
 
 
-class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Estimate(_Closed):
+class Estimate(JsonOutputModel):
     mean: float | None = Field(description="mean over the seeds (null: nothing crossed the fabric)")
     low: float | None = Field(description="95 % confidence interval, low end (Student t)")
     high: float | None
     seeds: int
 
 
-class ModeFindings(_Closed):
+class ModeFindings(JsonOutputModel):
     mode: str = Field(description="ecmp, flowlet or spray")
     metrics: dict[str, Estimate] = Field(
         description=(
@@ -35,7 +32,7 @@ class ModeFindings(_Closed):
     )
 
 
-class FabricShape(_Closed):
+class FabricShape(JsonOutputModel):
     network: str
     leaves: int
     spines: int
@@ -47,7 +44,7 @@ class FabricShape(_Closed):
     fabric_links: int
 
 
-class CapacityFindings(_Closed):
+class CapacityFindings(JsonOutputModel):
     """2-tier fabrics: the max-flow and single-failure analysis (capacity.py)."""
 
     leaf_uplink_gbps: float
@@ -59,7 +56,7 @@ class CapacityFindings(_Closed):
     worst_single_failure_cut: float | None = Field(description="share of the least leaf-to-leaf capacity it cuts, 0..1")
 
 
-class FailureFindings(_Closed):
+class FailureFindings(JsonOutputModel):
     down: list[str] = Field(description="the devices and cables failed (--fail)")
     capacity_cut: float = Field(description="1 - intact / failed makespan of the traffic under spraying, 0..1")
     flows_lost: float = Field(description="share of the flows whose GPU's leaf is down")
@@ -67,12 +64,12 @@ class FailureFindings(_Closed):
     modes: list[ModeFindings]
 
 
-class Verdict(_Closed):
+class Verdict(JsonOutputModel):
     passed: bool
     violations: list[str]
 
 
-class AnalysisOutput(_Closed):
+class AnalysisOutput(JsonOutputModel):
     """What `fabricgen analyze --json` prints (schema_version 1)."""
 
     schema_version: int = 1
@@ -80,7 +77,7 @@ class AnalysisOutput(_Closed):
     capacity: CapacityFindings | None = None
     traffic: dict[str, str | int | float] | None = Field(None, description="the traffic options simulated")
     crosses_fabric: bool | None = None
-    modes: list[ModeFindings] = []
+    modes: list[ModeFindings] = Field([])
     sweep: dict[str, dict[str, Estimate]] = Field({}, description="concurrent jobs -> mode -> slowest job's JCT / ideal")
     failure: FailureFindings | None = None
     verdict: Verdict

@@ -9,10 +9,11 @@ import re
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema, field_validator, model_validator
+from pydantic import AfterValidator, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema, field_validator, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
+from fabricgen.basics.models import InputModel
 from fabricgen.nos import registry
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
@@ -74,16 +75,12 @@ MAX_REACH_M = 200_000  # coherent ZR+ optics reach 120 km
 MAX_CABLE_M = 10_000
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class Breakout(_Strict):
+class Breakout(InputModel):
     fanout: int
     speed: int  # Gb/s of each sub-port
 
 
-class PortGroup(_Strict):
+class PortGroup(InputModel):
     """A run of identical front-panel cages, numbered from `first`."""
 
     first: int = Field(1, ge=0, le=MAX_CAGES)
@@ -167,7 +164,7 @@ Release = Annotated[
 NAME_FIELDS = ("port", "sub", "lane", "number")
 
 
-class InterfaceNaming(_Strict):
+class InterfaceNaming(InputModel):
     """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based),
     {lane} (the port's first SerDes lane) and {number} (the number SONiC gives the port, the N of
     EthernetN). Both come from the catalog's SONiC platform map (`sonic.ports`); a switch without
@@ -183,7 +180,7 @@ class InterfaceNaming(_Strict):
         return check_pattern(pattern, NAME_FIELDS, check=check_interface_name)
 
 
-class AliasNaming(_Strict):
+class AliasNaming(InputModel):
     """A SONiC platform's front-panel aliases (PORT `alias`), format strings over {port} (cage
     number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...)."""
 
@@ -207,7 +204,7 @@ MAX_LANE_NUMBER = 1 << 20  # ASIC lane ids: up to a few thousand (Cisco 8000 enc
 MAX_PORT_NUMBER = 1 << 20
 
 
-class PlatformPorts(_Strict):
+class PlatformPorts(InputModel):
     """How a run of cages appears in a SONiC platform's port_config.ini / platform.json: cage
     `first` + k is Ethernet<number_base + k * number_stride>, and its lanes are given one of
     three ways: regular (lane_base + k * lane_stride, then the group's lane count in a row),
@@ -258,14 +255,14 @@ class PlatformPorts(_Strict):
         return self.number_base + (cage - self.first) * self.number_stride
 
 
-class Sourced(_Strict):
+class Sourced(InputModel):
     """One published number and where it was published (document and section)."""
 
     value: int = Field(ge=1, le=2**40)
     source: Text
 
 
-class SourcedEcn(_Strict):
+class SourcedEcn(InputModel):
     """A vendor's recommended WRED/ECN thresholds for the RoCE queue at one port speed (KB)."""
 
     min_kbytes: int = Field(ge=1, le=1_000_000)
@@ -280,7 +277,7 @@ class SourcedEcn(_Strict):
         return self
 
 
-class PlatformQos(_Strict):
+class PlatformQos(InputModel):
     """What the vendor publishes about this switch's lossless behaviour; every entry names its
     source. Anything absent falls back to fabricgen's generic rules (with a build note)."""
 
@@ -297,7 +294,7 @@ BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
 SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?$")]
 
 
-class SonicPlatform(_Strict):
+class SonicPlatform(InputModel):
     """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
     the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
     platform's aliases. Without `ports` lanes are numbered generically and the build says so."""
@@ -327,7 +324,7 @@ def _default_management_ports() -> dict[str, str]:
     return {name: package.MANAGEMENT_PORT for name, package in registry.plugins().items()}
 
 
-class SwitchModel(_Strict):
+class SwitchModel(InputModel):
     description: Text
     nos_release: dict[Nos, Release] = Field(
         default_factory=dict, description="per NOS: the release a switch of this model runs when the intent names none (default: the NOS's own default)"
@@ -566,7 +563,7 @@ class SwitchModel(_Strict):
         return sum(group.fanout_at(speed) * group.count for group in self.port_groups)
 
 
-class Transceiver(_Strict):
+class Transceiver(InputModel):
     description: Text
     form_factor: Token
     speed: Speed = Field(description="speed of the cage it plugs into")
@@ -619,14 +616,14 @@ class Transceiver(_Strict):
         return self
 
 
-class Cable(_Strict):
+class Cable(InputModel):
     description: Text
     media: Media
     connector: Token
     lengths_m: list[Annotated[float, Field(gt=0, le=MAX_CABLE_M)]] = Field([], max_length=64)
 
 
-class NodePorts(_Strict):
+class NodePorts(InputModel):
     count: int = Field(ge=1, le=MAX_NODE_PORTS)
     speed: Speed
     form_factor: Token | None = None
@@ -665,7 +662,7 @@ class NodePorts(_Strict):
         return self.names.format(n=nic, p=port) if self.ports_per_nic > 1 else self.names.format(n=nic)
 
 
-class NodeModel(_Strict):
+class NodeModel(InputModel):
     kind: Literal["gpu", "storage", "management"]
     description: Text
     gpus: int = Field(0, ge=0, le=MAX_GPUS_PER_NODE)
@@ -699,7 +696,7 @@ class NodeModel(_Strict):
         return self
 
 
-class ConsoleServer(_Strict):
+class ConsoleServer(InputModel):
     description: Text
     module_slots: int = Field(0, ge=0, le=64)
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
@@ -713,18 +710,18 @@ class ConsoleServer(_Strict):
         return check_pattern(pattern, ("slot", "port"), check=check_line_name)
 
 
-class Module(_Strict):
+class Module(InputModel):
     description: Text
     async_ports: int = Field(0, ge=0, le=256)
     cable: Pid | None = Field(None, description="breakout cable PID for its async ports (e.g. an octal cable)")
     ports_per_cable: int = Field(1, ge=1, le=64)
 
 
-class Appliance(_Strict):
+class Appliance(InputModel):
     description: Text
 
 
-class ParameterRange(_Strict):
+class ParameterRange(InputModel):
     """What a release (and every later one, until the next entry) accepts for a parameter."""
 
     since: Release
@@ -739,7 +736,7 @@ class ParameterRange(_Strict):
         return self
 
 
-class Parameter(_Strict):
+class Parameter(InputModel):
     """A number a feature's config line or field takes (a CLI argument, a config_db field): its
     documented range and default per release, and where that is written down."""
 
@@ -764,7 +761,7 @@ class Parameter(_Strict):
         return found
 
 
-class Feature(_Strict):
+class Feature(InputModel):
     """One row of the feature matrix: from which release a rendered feature (or the form fabricgen
     writes it in) exists on this NOS, and where that is written down."""
 
@@ -781,7 +778,7 @@ class Feature(_Strict):
         return self.models.get(model, self.since)
 
 
-class NosFlavour(_Strict):
+class NosFlavour(InputModel):
     """A NOS as shipped by one supplier (Cisco NX-OS; community SONiC; a vendor's SONiC): its
     releases oldest first, the default, and the feature matrix fabricgen renders against."""
 
@@ -828,16 +825,16 @@ class NosFlavour(_Strict):
         return since is not None and release_key(since) <= release_key(release)
 
 
-class CatalogFile(_Strict):
+class CatalogFile(InputModel):
     """One catalog YAML file: every section optional, entries keyed by PID."""
 
-    switches: dict[Pid, SwitchModel] = {}
-    transceivers: dict[Pid, Transceiver] = {}
-    cables: dict[Pid, Cable] = {}
-    nodes: dict[Pid, NodeModel] = {}
-    console_servers: dict[Pid, ConsoleServer] = {}
-    modules: dict[Pid, Module] = {}
-    appliances: dict[Pid, Appliance] = {}
+    switches: dict[Pid, SwitchModel] = Field({})
+    transceivers: dict[Pid, Transceiver] = Field({})
+    cables: dict[Pid, Cable] = Field({})
+    nodes: dict[Pid, NodeModel] = Field({})
+    console_servers: dict[Pid, ConsoleServer] = Field({})
+    modules: dict[Pid, Module] = Field({})
+    appliances: dict[Pid, Appliance] = Field({})
     nos_releases: dict[Token, NosFlavour] = Field({}, description="NOS flavours by name: releases and feature matrix")
 
 

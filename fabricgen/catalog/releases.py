@@ -4,8 +4,7 @@ the README's support table is (a test keeps the two equal); as data for `release
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import NosFlavour, release_key
 
@@ -51,11 +50,7 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FeatureSupport(_Strict):
+class FeatureSupport(JsonOutputModel):
     """One feature of a flavour: the table's row."""
 
     feature: str
@@ -66,7 +61,7 @@ class FeatureSupport(_Strict):
     note: str | None
 
 
-class FlavourSupport(_Strict):
+class FlavourSupport(JsonOutputModel):
     name: str  # the flavour's key in the catalog (nxos, sonic, a vendor's SONiC)
     nos: str  # the adapter that writes its configs
     description: str
@@ -75,7 +70,7 @@ class FlavourSupport(_Strict):
     features: list[FeatureSupport]
 
 
-class ReleaseSupport(_Strict):
+class ReleaseSupport(JsonOutputModel):
     """`fabricgen releases --json`: the support table as data."""
 
     flavours: list[FlavourSupport]

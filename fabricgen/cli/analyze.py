@@ -149,10 +149,11 @@ def analyze_command(
         concurrent_jobs = old_jobs
     with _quiet_libraries():
         from fabricgen.analysis import schema
-        from fabricgen.analysis.balancing import TrafficOptions, analyse, plan, suits
+        from fabricgen.analysis.balancing import analyse, plan, suits
         from fabricgen.analysis.capacity import capacity, single_failures
         from fabricgen.analysis.fabric import read_fabric
         from fabricgen.analysis.limits import (
+            TrafficOptions,
             check_capacity_cost,
             option_problems,
             report_problems,

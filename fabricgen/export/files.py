@@ -12,28 +12,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.errors import Problem
 from fabricgen.export.source import ExportBuild, ExportError
 from fabricgen.output import beside, marker, write_build
 from fabricgen.reports.manifest import render_manifest
 
 
-class NetboxPushSummary(BaseModel):
+class NetboxPushSummary(JsonOutputModel):
     """`export netbox --push`: objects created, found already there (left as they are), refused."""
 
-    model_config = ConfigDict(extra="forbid")
     url: str
     created: int
     existing: int
     failed: list[str]
 
 
-class ExportSummary(BaseModel):
+class ExportSummary(JsonOutputModel):
     """What `fabricgen export FORMAT --json` prints: the export directory written."""
 
-    model_config = ConfigDict(extra="forbid")
     format: str
     fabric: str  # the build's fabric name
     directory: str

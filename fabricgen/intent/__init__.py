@@ -255,7 +255,7 @@ def _catalog_references(intent: Intent, catalog: Catalog) -> list[Problem]:
         if servers is not None and (servers.model not in catalog.nodes or catalog.nodes[servers.model].kind != kind):
             known = sorted(pid for pid, m in catalog.nodes.items() if m.kind == kind)
             problems.append(Problem(f"unknown {kind} node model {servers.model!r}", hint=unknown_pid_hint(servers.model, known), field=(key, "model")))
-    if intent.oob is not None and not registry.plugin(intent.oob.switch.nos).RUNS_OOB_SWITCHES:
+    if intent.oob is not None and not registry.plugins()[intent.oob.switch.nos].RUNS_OOB_SWITCHES:
         able = [name for name, package in registry.plugins().items() if package.RUNS_OOB_SWITCHES]
         problems.append(
             Problem(

@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from fabricgen.basics.models import InputModel
 from fabricgen.secrets import SecretName
 from fabricgen.trust import Host, Text, Token
 from fabricgen.units import Address, Network
@@ -29,11 +30,7 @@ USERNAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")  # Linux (SONiC) and NX-OS alik
 RESERVED_USERS = {"root", "daemon", "bin", "sys", "nobody", "sshd", "ntp", "redis", "frr", "snmp", "_apt", "lldpd"}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class AaaServers(_Strict):
+class AaaServers(InputModel):
     """A TACACS+ or RADIUS server group, reached through the management VRF."""
 
     servers: list[Address] = Field(min_length=1, max_length=MAX_SERVERS, description="server IPv4 addresses, tried in order")
@@ -41,7 +38,7 @@ class AaaServers(_Strict):
     timeout_s: int = Field(5, ge=1, le=60, description="seconds to wait for a server before the next")
 
 
-class LocalUser(_Strict):
+class LocalUser(InputModel):
     """A local account: the fallback when no AAA server answers."""
 
     name: str = Field(
@@ -62,7 +59,7 @@ class LocalUser(_Strict):
         return value
 
 
-class Ntp(_Strict):
+class Ntp(InputModel):
     """Time from NTP servers through the management VRF."""
 
     servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS, description="NTP servers: addresses or DNS names")
@@ -70,7 +67,7 @@ class Ntp(_Strict):
     key: SecretName | None = Field(None, description="secret name of the MD5 key; set: NTP authentication on")
 
 
-class Syslog(_Strict):
+class Syslog(InputModel):
     """Log messages to remote syslog servers through the management VRF."""
 
     servers: list[Host] = Field(min_length=1, max_length=MAX_SERVERS, description="syslog servers: addresses or DNS names")
@@ -79,7 +76,7 @@ class Syslog(_Strict):
     )
 
 
-class SnmpUser(_Strict):
+class SnmpUser(InputModel):
     """An SNMPv3 user, always authPriv."""
 
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$", description="SNMPv3 user name, as the poller knows it")
@@ -90,7 +87,7 @@ class SnmpUser(_Strict):
     access: Literal["read-only"] = Field("read-only", description="monitoring reads; fabricgen writes no SNMP write access")
 
 
-class Snmp(_Strict):
+class Snmp(InputModel):
     """SNMP monitoring: SNMPv3 users (authPriv), trap receivers, optional v2c communities."""
 
     users: list[SnmpUser] = Field(min_length=1, max_length=8, description="SNMPv3 users")
@@ -100,7 +97,7 @@ class Snmp(_Strict):
     contact: Text = Field("", description="sysContact, e.g. the NOC's mail address")
 
 
-class Access(_Strict):
+class Access(InputModel):
     """Who may reach the switches' management plane, and how."""
 
     management_networks: list[Network] = Field(min_length=1, max_length=32, description="sources allowed to SSH, NX-API, SNMP and NTP on the switches")
@@ -111,14 +108,14 @@ class Access(_Strict):
     )
 
 
-class PasswordPolicy(_Strict):
+class PasswordPolicy(InputModel):
     """What a local password must be."""
 
     min_length: int = Field(12, ge=8, le=127, description="shortest password accepted")
     strength_check: bool = Field(True, description="refuse weak passwords (NX-OS password strength-check)")
 
 
-class Timezone(_Strict):
+class Timezone(InputModel):
     """How the switches show time: NX-OS takes an abbreviation and an offset, SONiC an IANA name."""
 
     iana: str = Field("Etc/UTC", pattern=r"^[A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2}$", description="IANA time zone name (SONiC), e.g. Europe/Paris")
@@ -126,7 +123,7 @@ class Timezone(_Strict):
     utc_offset: str = Field("+00:00", pattern=r"^[+-](0\d|1[0-4]):(00|30|45)$", description="offset from UTC (NX-OS), e.g. +01:00")
 
 
-class BootImages(_Strict):
+class BootImages(InputModel):
     """The NOS image each switch must run, pinned so a config replace keeps the boot setting."""
 
     nxos: str | None = Field(
@@ -135,7 +132,7 @@ class BootImages(_Strict):
     sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
 
 
-class Management(_Strict):
+class Management(InputModel):
     """Day-0 management and security of every switch. Every sub-section may be overridden per
     network and per role; an override replaces the sub-sections it sets."""
 
@@ -198,7 +195,7 @@ class Management(_Strict):
         return names
 
 
-class BgpSecurity(_Strict):
+class BgpSecurity(InputModel):
     """How a routed network's eBGP sessions are secured. Inbound and outbound prefix policy on
     every session is always written (RFC 8212); these settings add authentication, GTSM and the
     maximum-prefix margin."""

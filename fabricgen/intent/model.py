@@ -12,7 +12,6 @@ from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     WithJsonSchema,
@@ -20,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from fabricgen.basics.models import InputModel
 from fabricgen.catalog.model import Nos, Release
 from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.nos import registry
@@ -71,18 +71,13 @@ def check_name(value: str, what: str = "name") -> str:
     return value
 
 
-class _Strict(BaseModel):
-    # strict: 256 must be written as a number, true is not 1, "no" is not false
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
 def _nos_choices_described(schema: dict) -> None:
     """The description of a switch role's `nos`, naming the NOSes registered when the schema is made."""
     choices = " or ".join(", ".join(f"{name} ({package.DESCRIPTION})" for name, package in registry.plugins().items()).rsplit(", ", 1))
     schema["description"] = f"operating system the configs are written for: {choices}; the model must run it"
 
 
-class SwitchRole(_Strict):
+class SwitchRole(InputModel):
     """The switches of one role (leaf, spine, core, OOB): which model, which NOS and release."""
 
     model: Pid = Field("N9K-C9364D-GX2A", description="switch model (PID) from the catalog, e.g. N9K-C9364D-GX2A")
@@ -99,7 +94,7 @@ class SwitchRole(_Strict):
     management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
 
-class Bfd(_Strict):
+class Bfd(InputModel):
     """BFD beside every BGP session, so a dead link is noticed in about interval x multiplier."""
 
     enabled: bool = Field(True, description="run BFD on the fabric's BGP sessions")
@@ -108,7 +103,7 @@ class Bfd(_Strict):
     multiplier: int = Field(3, ge=1, le=50, description="packets missed before the session is declared down")
 
 
-class AsnPlan(_Strict):
+class AsnPlan(InputModel):
     """RFC 7938: one ASN shared by the spines, a unique ASN per leaf. With 3 tiers: one ASN
     shared by the cores, one per pod shared by its spines, and leaves unique across the fabric or
     (`leaves: per-pod`) the same set reused in every pod, accepted back with allowas-in."""
@@ -127,7 +122,7 @@ class AsnPlan(_Strict):
     leaves: Literal["unique", "per-pod"] = Field("unique", description="3 tiers: per-pod reuses the same leaf ASNs in every pod (leaves then need allowas-in)")
 
 
-class _DisjointPools(_Strict):
+class _DisjointPools(InputModel):
     """Address pools of one network: every field is a network (or unset), and none overlaps another."""
 
     @model_validator(mode="after")
@@ -149,7 +144,7 @@ class Pools(_DisjointPools):
     fabric_links: Network = Field(IPv4Network("10.8.0.0/13"), description="a /31 per leaf-spine (and spine-core) link")
 
 
-class EcnThresholds(_Strict):
+class EcnThresholds(InputModel):
     """WRED with ECN on the lossless queue: marking starts at min_kbytes queued and rises to
     drop_probability percent at max_kbytes (above it every packet is marked)."""
 
@@ -172,7 +167,7 @@ def default_ecn(speed_gbps: int) -> EcnThresholds:
     return EcnThresholds(min_kbytes=max(1, 150 * scale // 100), max_kbytes=max(2, 3000 * scale // 100), drop_probability=7)
 
 
-class PfcWatchdog(_Strict):
+class PfcWatchdog(InputModel):
     """Detects a lossless queue stuck in PAUSE (a PFC storm) and stops it spreading."""
 
     enabled: bool = Field(True, description="watch every lossless queue for PFC storms")
@@ -189,7 +184,7 @@ class PfcWatchdog(_Strict):
         return self
 
 
-class Qos(_Strict):
+class Qos(InputModel):
     """RoCEv2 lossless profile: RoCE data on a PFC priority with ECN, CNPs strict priority."""
 
     enabled: bool = Field(True, description="write the lossless QoS profile (classification, PFC, ECN, queuing) on every switch and host")
@@ -273,7 +268,7 @@ class Qos(_Strict):
         return self
 
 
-class QosOverride(_Strict):
+class QosOverride(InputModel):
     """Per-switch differences from the fabric's QoS profile, e.g. a platform generation that needs
     other ECN thresholds during a migration. Every path is still checked end to end: an override
     that breaks agreement with a neighbour (priority, DSCP) is rejected, naming the hop."""
@@ -300,7 +295,7 @@ class QosOverride(_Strict):
 HashField = Literal["src-ip", "dst-ip", "protocol", "src-port", "dst-port", "ipv6-flow-label", "inner"]
 
 
-class LoadBalancing(_Strict):
+class LoadBalancing(InputModel):
     """How a switch spreads traffic over equal-cost uplinks.
 
     ecmp: a hash of `hash_fields` per flow (no reordering; elephant flows can collide);
@@ -327,7 +322,7 @@ class LoadBalancing(_Strict):
         return values
 
 
-class Optics(_Strict):
+class Optics(InputModel):
     """Transceiver PIDs; default: the catalog's default for each cage."""
 
     host_links: Pid | None = Field(None, description="transceiver PID at the switch end of host links (GPU NICs, servers)")
@@ -337,7 +332,7 @@ class Optics(_Strict):
 _NODE_RANGE = re.compile(r"^\s*(\d{1,7})\s*(?:-\s*(\d{1,7}))?\s*$")
 
 
-class Tenant(_Strict):
+class Tenant(InputModel):
     """A tenant VRF: its own L3 VNI (symmetric IRB) and route-target. `nodes` picks the GPU
     nodes whose NICs sit in its segments, as 1-based node numbers like "1-32"; the tenant
     without `nodes` gets every node no other tenant names."""
@@ -389,7 +384,7 @@ def check_route_target(value: str) -> str:
     return value
 
 
-class Evpn(_Strict):
+class Evpn(InputModel):
     """VXLAN EVPN over the eBGP fabric: one VTEP loopback per leaf, an L2 VNI per segment with an
     anycast gateway, an L3 VNI per tenant VRF. Route-targets are explicit (route_target_asn:VNI):
     auto route-targets embed each leaf's own ASN and would not match across leaves."""
@@ -419,7 +414,7 @@ class Evpn(_Strict):
         return self
 
 
-class Uplinks(_Strict):
+class Uplinks(InputModel):
     """A leaf's uplinks as bought: how many and how fast. The count is built as given (no rounding
     to a ratio); the downlink:uplink bandwidth it gives is reported as the built ratio."""
 
@@ -427,7 +422,7 @@ class Uplinks(_Strict):
     speed: Speed | None = Field(None, description="uplink speed, e.g. 800G; default: the GPU NICs' speed")
 
 
-class Backend(_Strict):
+class Backend(InputModel):
     """The backend (GPU-to-GPU) network: RoCEv2 only, lossless, routed leaf/spine (or
     leaf/spine/core) built per scalable unit."""
 
@@ -529,7 +524,7 @@ class HostPools(_DisjointPools):
     fabric_links: Network = Field(description="a /31 per leaf-spine (and spine-core) link")
 
 
-class HostFabric(_Strict):
+class HostFabric(InputModel):
     """A frontend or storage leaf/spine fabric. Servers attach with the ports their catalog entry
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
@@ -628,7 +623,7 @@ class StorageFabric(HostFabric):
     )
 
 
-class Servers(_Strict):
+class Servers(InputModel):
     """Storage or management servers: a catalog model and how many. Their ports attach to the
     frontend (or storage) fabric and the OOB network as the catalog entry lists them."""
 
@@ -636,7 +631,7 @@ class Servers(_Strict):
     count: int = Field(ge=0, le=MAX_SERVERS, description="how many")
 
 
-class ConsoleServers(_Strict):
+class ConsoleServers(InputModel):
     """Console servers whose async serial lines reach every switch's console port."""
 
     model: Pid = Field("C8300-1N1S-4T2X", description="console server model (PID) from the catalog")
@@ -651,7 +646,7 @@ class OobPools(_DisjointPools):
     uplinks: Network = Field(IPv4Network("172.31.255.0/24"), description="/31s from OOB switches to the management core")
 
 
-class Oob(_Strict):
+class Oob(InputModel):
     """Out-of-band management: copper access switches for every mgmt0, BMC, host management NIC,
     PDU and console server; console servers for every switch's console port."""
 
@@ -663,14 +658,14 @@ class Oob(_Strict):
     management: Management | None = Field(None, description="the OOB switches' management settings, where they differ from the cluster's")
 
 
-class Appliances(_Strict):
+class Appliances(InputModel):
     """Appliances the network does not configure but the BOM lists."""
 
     model: Pid = Field(description="appliance model (PID) from the catalog's 'appliances', e.g. ND-CLUSTER-L4")
     count: int = Field(1, ge=1, le=1000, description="how many")
 
 
-class BomOptions(_Strict):
+class BomOptions(InputModel):
     """How the bill of materials counts."""
 
     spares_percent: int = Field(0, ge=0, le=100, description="extra optics and cables, rounded up per row")
@@ -684,7 +679,7 @@ class BomOptions(_Strict):
     )
 
 
-class Layout(_Strict):
+class Layout(InputModel):
     """Where things stand: racks in rows, filled in order. GPU racks hold `gpu_nodes_per_rack`
     nodes; server racks hold storage and management nodes by rack units; network racks hold every
     switch and console server by rack units, and stand where `network_racks` says in the
@@ -707,7 +702,7 @@ def name_from(pattern: str, index: int, su: int = 0, rail: int = 0, node: int = 
     return pattern.format(index=index, su=su, rail=rail, node=node, pod=pod, plane=plane)
 
 
-class Naming(_Strict):
+class Naming(InputModel):
     """Device name patterns. Fields: {index} (1-based within the role), {su} and {rail} (1-based),
     {node} (1-based within its scalable unit), {pod} and {plane} (1-based; 3-tier and planes)."""
 
@@ -745,7 +740,7 @@ def _intent_as_written(schema: dict) -> None:
     ]
 
 
-class Intent(_Strict):
+class Intent(InputModel):
     """An AI cluster as fabricgen builds it: the GPU count (or node count) and the GPU node model;
     the backend fabric; optionally the frontend, storage and OOB networks, the servers they
     carry, the racks and day-0 management. Every field but gpus/nodes has a default."""

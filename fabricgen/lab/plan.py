@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 import netaddr
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabricgen.basics.models import FileModel
 from fabricgen.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
 from fabricgen.design.graph import Network
 from fabricgen.errors import LabError, Problem
@@ -57,11 +58,7 @@ FRR_TOP_LEVEL = {
 FRR_FORBIDDEN = {"do", "end", "start-shell", "shell", "write", "copy", "configure", "enable", "disable", "quit", "exit-vtysh", "terminal", "run"}
 
 
-class _Lab(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class OverlaySegment(_Lab):
+class OverlaySegment(FileModel):
     name: Text
     vlan: Annotated[int, Field(ge=1, le=4094)]
     vni: Annotated[int, Field(ge=1, le=16_777_215)]
@@ -70,19 +67,19 @@ class OverlaySegment(_Lab):
     members: list[Port]
 
 
-class OverlayVrf(_Lab):
+class OverlayVrf(FileModel):
     name: Text
     l3_vni: Annotated[int, Field(ge=1, le=16_777_215)]
     l3_vlan: Annotated[int, Field(ge=1, le=4094)]
 
 
-class LeafOverlay(_Lab):
+class LeafOverlay(FileModel):
     """lab/overlay.json: what a VTEP leaf needs that neither the IP plan nor frr.conf says."""
 
     vtep: Address
     anycast_gateway_mac: Annotated[str, Field(pattern=r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")]
-    segments: list[OverlaySegment] = []
-    vrfs: list[OverlayVrf] = []
+    segments: list[OverlaySegment] = Field([])
+    vrfs: list[OverlayVrf] = Field([])
 
 
 Table = Annotated[int, Field(ge=1, le=4_294_967_295)]

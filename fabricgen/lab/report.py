@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.session import FailureReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
@@ -134,14 +134,10 @@ def markdown(report: RunReport) -> str:
 # --- JSON (`lab verify --json`, `lab run --json`) -------------------------------------------------
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 Cell = str | int | float | None
 
 
-class CheckJson(_Strict):
+class CheckJson(JsonOutputModel):
     name: str  # BGP, BFD, ECMP, LLDP, EVPN, traffic
     passed: bool | None  # null: not checked
     summary: str
@@ -151,7 +147,7 @@ class CheckJson(_Strict):
     row_ok: list[bool]  # per row: as planned
 
 
-class VerificationJson(_Strict):
+class VerificationJson(JsonOutputModel):
     """`fabricgen lab verify --json`."""
 
     passed: bool
@@ -161,7 +157,7 @@ class VerificationJson(_Strict):
     notes: list[str]
 
 
-class UpJson(_Strict):
+class UpJson(JsonOutputModel):
     lab_id: str
     network: str
     fabric: str
@@ -180,7 +176,7 @@ class UpJson(_Strict):
     notes: list[str]
 
 
-class FailureJson(_Strict):
+class FailureJson(JsonOutputModel):
     action: str  # fail, restore
     what: str
     converged: bool
@@ -188,13 +184,13 @@ class FailureJson(_Strict):
     bfd_detect_ms: int | None
 
 
-class RoundJson(_Strict):
+class RoundJson(JsonOutputModel):
     name: str  # after up, <failure>, <failure>, restored
     failure: FailureJson | None
     verification: VerificationJson
 
 
-class RunJson(_Strict):
+class RunJson(JsonOutputModel):
     """`fabricgen lab run --json`."""
 
     passed: bool

@@ -2,8 +2,10 @@
 
 A NOS is a package under `fabricgen.nos` whose `__init__.py` defines the names below (module
 attributes, as `NosPackage` lists them). The registry (`fabricgen.nos.registry`) finds the packages,
-checks that each defines every part with the right kind of value, and refuses one that does not,
-naming the part. Nothing outside the NOS packages names a NOS: the catalog's and the intent's
+checks that each defines every part with the right kind of value (its `PARTS`), and refuses one
+that does not, naming the part. The registry knows the names and kinds only, so the intent's and
+catalog's models can ask it for the NOS vocabulary without importing this typed interface (whose
+types are the compiler's); `plugin()` here is the typed way in. Nothing outside the NOS packages names a NOS: the catalog's and the intent's
 NOS vocabulary, `fabricgen releases`, `fabricgen init`, the JSON Schema and the checks all read it
 from the registry.
 
@@ -16,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
+
+from fabricgen.nos import registry
 
 if TYPE_CHECKING:
     from fabricgen.catalog.model import SwitchModel
@@ -92,25 +96,12 @@ class NosPackage(Protocol):
         ...
 
 
-# Each part, what it must be, and what it is for (the registry's message when one is missing).
-PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
-    "NAME": (str, "the NOS's name as intents write it"),
-    "TITLE": (str, "the name problems and notes give it"),
-    "DESCRIPTION": (str, "its one-line description"),
-    "IS_DEFAULT": (bool, "whether it is the default NOS"),
-    "RELEASES": (Path, "the path of its releases.yaml"),
-    "MANAGEMENT_PORT": (str, "its out-of-band Ethernet port's name"),
-    "RUNS_OOB_SWITCHES": (bool, "whether it writes OOB access switches"),
-    "PREFERS_MAPPED_PLATFORM": (bool, "whether init prefers models with a platform port map"),
-    "ROUTING_IS_FRR": (bool, "whether its routing config is an frr.conf the lab runs"),
-    "TEMPLATE_FILTERS": (dict, "the Jinja filters its templates use"),
-    "HEADROOM_FROM_ASIC_DELAY": (bool, "whether its headroom counts the ASIC's MAC/PHY delay"),
-    "config_files": (callable, "the files a switch's config is made of"),
-    "render_config": (callable, "the adapter: a device config to files"),
-    "load_balancing_gaps": (callable, "what it cannot write of load balancing"),
-    "security_gaps": (callable, "what it cannot write of BGP security and management"),
-    "watchdog_values": (callable, "the PFC watchdog numbers it writes"),
-    "unrendered": (callable, "what it leaves out of a management section"),
-    "feature_needs": (callable, "the release features its configs always use"),
-    "model_notes": (callable, "its build notes on a catalog model"),
-}
+def plugin(name: str) -> NosPackage:
+    """The NOS package `name`, typed as the interface (KeyError if there is none: names reach here
+    validated)."""
+    return cast(NosPackage, registry.plugins()[name])
+
+
+def plugins() -> dict[str, NosPackage]:
+    """Every NOS package by name, in name order, typed as the interface."""
+    return cast(dict[str, NosPackage], registry.plugins())

@@ -1,7 +1,7 @@
 """The NOS packages fabricgen knows: found under `fabricgen.nos`, checked when registered.
 
 `plugins()` imports every package below `fabricgen.nos` (a folder with an `__init__.py`) and
-checks it against `fabricgen.nos.interface.PARTS`: a package that lacks a part, or gives one of
+checks it against `PARTS`: a package that lacks a part, or gives one of
 the wrong kind, stops fabricgen with `NosRegistrationError` naming the package and the part, so a
 half-made NOS never silently passes a check it cannot answer.
 """
@@ -10,14 +10,38 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from types import ModuleType
-from typing import cast
 
 import fabricgen.nos
-from fabricgen.nos.interface import PARTS, NosPackage
 
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
+
+# Each part of the interface (fabricgen.nos.interface.NosPackage), what it must be, and what it is for
+# (the message when a package lacks it).
+PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
+    "NAME": (str, "the NOS's name as intents write it"),
+    "TITLE": (str, "the name problems and notes give it"),
+    "DESCRIPTION": (str, "its one-line description"),
+    "IS_DEFAULT": (bool, "whether it is the default NOS"),
+    "RELEASES": (Path, "the path of its releases.yaml"),
+    "MANAGEMENT_PORT": (str, "its out-of-band Ethernet port's name"),
+    "RUNS_OOB_SWITCHES": (bool, "whether it writes OOB access switches"),
+    "PREFERS_MAPPED_PLATFORM": (bool, "whether init prefers models with a platform port map"),
+    "ROUTING_IS_FRR": (bool, "whether its routing config is an frr.conf the lab runs"),
+    "TEMPLATE_FILTERS": (dict, "the Jinja filters its templates use"),
+    "HEADROOM_FROM_ASIC_DELAY": (bool, "whether its headroom counts the ASIC's MAC/PHY delay"),
+    "config_files": (callable, "the files a switch's config is made of"),
+    "render_config": (callable, "the adapter: a device config to files"),
+    "load_balancing_gaps": (callable, "what it cannot write of load balancing"),
+    "security_gaps": (callable, "what it cannot write of BGP security and management"),
+    "watchdog_values": (callable, "the PFC watchdog numbers it writes"),
+    "unrendered": (callable, "what it leaves out of a management section"),
+    "feature_needs": (callable, "the release features its configs always use"),
+    "model_notes": (callable, "its build notes on a catalog model"),
+}
 
 
 class NosRegistrationError(RuntimeError):
@@ -26,9 +50,9 @@ class NosRegistrationError(RuntimeError):
 
 
 @cache
-def plugins() -> dict[str, NosPackage]:
+def plugins() -> dict[str, ModuleType]:
     """Every NOS package by name, in name order."""
-    found: dict[str, NosPackage] = {}
+    found: dict[str, ModuleType] = {}
     for info in sorted(pkgutil.iter_modules(fabricgen.nos.__path__), key=lambda info: info.name):
         if not info.ispkg or info.name in NOT_NOS_PACKAGES:
             continue
@@ -40,7 +64,7 @@ def plugins() -> dict[str, NosPackage]:
     return found
 
 
-def register(module: ModuleType) -> NosPackage:
+def register(module: ModuleType) -> ModuleType:
     """`module` as a NOS package, once every part of the interface is there and of its kind."""
     short = module.__name__.rpartition(".")[2]
     problems = []
@@ -58,12 +82,7 @@ def register(module: ModuleType) -> NosPackage:
         problems.append(f"gives RELEASES {module.RELEASES}, which is not a file")
     if problems:
         raise NosRegistrationError(f"NOS package {module.__name__} " + "; ".join(problems))
-    return cast(NosPackage, module)
-
-
-def plugin(name: str) -> NosPackage:
-    """The NOS package `name` (KeyError if there is none: names reach here validated)."""
-    return plugins()[name]
+    return module
 
 
 def names() -> tuple[str, ...]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.push.rollout import Outcome, Rollout
 from fabricgen.trust import printable
 
@@ -81,9 +81,7 @@ def _changed_lines(diff: str) -> int:
 # --- JSON (`push --json`) ---------------------------------------------------------------------------
 
 
-class DeviceJson(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DeviceJson(JsonOutputModel):
     device: str
     role: str
     network: str
@@ -98,10 +96,8 @@ class DeviceJson(BaseModel):
     message: str
 
 
-class PushJson(BaseModel):
+class PushJson(JsonOutputModel):
     """`fabricgen push --json`: the rollout, device by device in build order."""
-
-    model_config = ConfigDict(extra="forbid")
 
     committed: bool  # --commit was asked (otherwise a dry run: nothing changed)
     ok: bool  # every device succeeded (the exit code is 0)

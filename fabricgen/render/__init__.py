@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fabricgen.device_config import DeviceConfig
-from fabricgen.nos.registry import plugin
+from fabricgen.nos.interface import plugin
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:

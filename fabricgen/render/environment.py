@@ -23,7 +23,7 @@ from pathlib import Path
 
 import jinja2
 
-from fabricgen.nos.registry import plugins
+from fabricgen.nos.interface import plugins
 from fabricgen.secrets import placeholder
 from fabricgen.trust import printable
 from fabricgen.units import network_of

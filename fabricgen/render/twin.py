@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from fabricgen import version
 from fabricgen.device_config import DeviceConfig
-from fabricgen.nos.registry import plugin
+from fabricgen.nos.interface import plugin
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 TWIN_DIR = "lab/frr"

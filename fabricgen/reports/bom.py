@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 
+from fabricgen.build_dir import BomRow
 from fabricgen.compiled import Compiled
 from fabricgen.csv_format import csv_text
 from fabricgen.design.graph import Device, LinkKind, Network, Role
@@ -43,18 +43,7 @@ SECTION_OOB = "OOB management network"
 SECTION_PLATFORM = "Management platform"
 
 POPULATE_ALL = "populate-all (every cage of a port group facing down or leaving the fabric)"
-COLUMNS = ("section", "pid", "description", "quantity", "length_m", "basis", "alternatives")
-
-
-@dataclass(frozen=True)
-class BomRow:
-    section: str
-    pid: str
-    description: str
-    quantity: int
-    length_m: float | None = None
-    basis: str = ""
-    alternatives: str = ""
+COLUMNS = tuple(BomRow.model_fields)  # bom.csv's header: the row's fields, in their order
 
 
 def _network_section(c: Compiled, network: Network) -> str:
@@ -93,7 +82,7 @@ def bom_rows(c: Compiled) -> list[BomRow]:
 
     for section, role in ((SECTION_GPU_NODES, Role.GPU_NODE), (SECTION_MANAGEMENT_NODES, Role.MANAGEMENT_NODE), (SECTION_STORAGE_NODES, Role.STORAGE_NODE)):
         nodes = Counter(d.model for d in c.fabric.by_role(role))
-        rows += [BomRow(section, pid, catalog.description(pid), n, basis="one per node") for pid, n in sorted(nodes.items())]
+        rows += [BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=n, basis="one per node") for pid, n in sorted(nodes.items())]
 
     switches_by_network: dict[Network, list[Device]] = defaultdict(list)
     for device in c.fabric.switches():
@@ -114,7 +103,7 @@ def bom_rows(c: Compiled) -> list[BomRow]:
             by_model[device.model][_role_word(device)] += 1
         for pid, roles in by_model.items():
             basis = "one per switch: " + " + ".join(_plural(n, role) for role, n in roles.items())
-            rows.append(BomRow(section, pid, catalog.description(pid), sum(roles.values()), basis=basis))
+            rows.append(BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=sum(roles.values()), basis=basis))
 
         populated = _populated_groups(c, switches) if populate_all else None
         rows += _optic_and_cable_rows(c, section, switches, links, populated, spares)
@@ -124,7 +113,15 @@ def bom_rows(c: Compiled) -> list[BomRow]:
 
     if c.intent.management_platform is not None:
         platform = c.intent.management_platform
-        rows.append(BomRow(SECTION_PLATFORM, platform.model, catalog.description(platform.model), platform.count, basis="as the intent lists"))
+        rows.append(
+            BomRow(
+                section=SECTION_PLATFORM,
+                pid=platform.model,
+                description=catalog.description(platform.model),
+                quantity=platform.count,
+                basis="as the intent lists",
+            )
+        )
     return rows
 
 
@@ -258,13 +255,15 @@ def _optic_and_cable_rows(
                 left = " + ".join(f"{n} on {_plural_word(role)}" for role, n in far_end[pid].items())
                 basis += f"; not the {left} cabled only to the next tier (the far end is counted)"
             alternatives = "; ".join(text for text in (f"one per cabled switch cage={cabled_optics[pid]}", alternatives) if text)
-        rows.append(_spared(BomRow(section, pid, catalog.description(pid), total, basis=basis, alternatives=alternatives), spares))
+        rows.append(
+            _spared(BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=total, basis=basis, alternatives=alternatives), spares)
+        )
     for pid in sorted(set(built_in) | set(empty_built_in)):
         n, extra = built_in[pid], empty_built_in[pid]
         basis = f"one per switch cage ({fanout[pid]} links each, cable built in)" if pid in fanout else "one per link (cable built in)"
         if extra:
             basis = f"{POPULATE_ALL}: {basis}, + {extra} empty cages"
-        rows.append(_spared(BomRow(section, pid, catalog.description(pid), n + extra, basis=basis), spares))
+        rows.append(_spared(BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=n + extra, basis=basis), spares))
 
     # cables: one per link, by PID and length
     # by PID and length: (link kind, cables each link takes) -> links; "empty cage" -> cables
@@ -296,7 +295,16 @@ def _optic_and_cable_rows(
             if kinds.get("empty cage"):
                 basis += f" + one per empty cage ({kinds['empty cage']})"
             alternatives = "; ".join(text for text in (f"one per link={per_link[pid]}", alternatives) if text)
-        rows.append(_spared(BomRow(section, pid, catalog.description(pid), sum(kinds.values()), length, basis, alternatives), spares))
+        row = BomRow(
+            section=section,
+            pid=pid,
+            description=catalog.description(pid),
+            quantity=sum(kinds.values()),
+            length_m=length,
+            basis=basis,
+            alternatives=alternatives,
+        )
+        rows.append(_spared(row, spares))
     return rows
 
 
@@ -304,7 +312,7 @@ def _spared(row: BomRow, percent: int) -> BomRow:
     if not percent:
         return row
     extra = math.ceil(row.quantity * percent / 100)
-    return BomRow(row.section, row.pid, row.description, row.quantity + extra, row.length_m, f"{row.basis}; + {extra} spares ({percent} %)", row.alternatives)
+    return BomRow.model_validate({**dict(row), "quantity": row.quantity + extra, "basis": f"{row.basis}; + {extra} spares ({percent} %)"})
 
 
 def _alternatives(c: Compiled, switches: list[Device], optic_pid: str) -> str:
@@ -347,22 +355,40 @@ def _console_rows(c: Compiled, spares: int, populate_all: bool = False) -> list[
     modules = sum(c.oob.modules.values())
     rows = [
         BomRow(
-            SECTION_OOB, console.model, catalog.description(console.model), len(servers), basis=f"one per console server: {c.oob.console_ports} switch consoles"
+            section=SECTION_OOB,
+            pid=console.model,
+            description=catalog.description(console.model),
+            quantity=len(servers),
+            basis=f"one per console server: {c.oob.console_ports} switch consoles",
         ),
         BomRow(
-            SECTION_OOB, console.module, catalog.description(console.module), modules, basis=f"one per slot with lines in use ({module.async_ports} lines each)"
+            section=SECTION_OOB,
+            pid=console.module,
+            description=catalog.description(console.module),
+            quantity=modules,
+            basis=f"one per slot with lines in use ({module.async_ports} lines each)",
         ),
     ]
     if model.uplink_optic:
         rows.append(
             _spared(
-                BomRow(SECTION_OOB, model.uplink_optic, catalog.description(model.uplink_optic), len(servers), basis="one per console server uplink"), spares
+                BomRow(
+                    section=SECTION_OOB,
+                    pid=model.uplink_optic,
+                    description=catalog.description(model.uplink_optic),
+                    quantity=len(servers),
+                    basis="one per console server uplink",
+                ),
+                spares,
             )
         )
     octal = _octal_cables(c)
     if octal is not None and not populate_all:
         pid, count = octal
-        rows.append(_spared(BomRow(SECTION_OOB, pid, catalog.description(pid), count, basis=f"one per {module.ports_per_cable} console lines in use"), spares))
+        row = BomRow(
+            section=SECTION_OOB, pid=pid, description=catalog.description(pid), quantity=count, basis=f"one per {module.ports_per_cable} console lines in use"
+        )
+        rows.append(_spared(row, spares))
     return rows
 
 

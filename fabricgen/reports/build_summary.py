@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.trust import printable
 from fabricgen.units import format_ratio
 
@@ -18,11 +17,7 @@ if TYPE_CHECKING:
     from fabricgen.pipeline import Build
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DeviceCount(_Strict):
+class DeviceCount(JsonOutputModel):
     """How many devices of one kind the fabric has (one row of the text summary's table)."""
 
     network: str  # backend, frontend, storage, oob
@@ -32,7 +27,7 @@ class DeviceCount(_Strict):
     count: int
 
 
-class Backend(_Strict):
+class Backend(JsonOutputModel):
     gpus: int
     nodes: int
     scalable_units: int
@@ -44,7 +39,7 @@ class Backend(_Strict):
     leaf_ratio: str  # the built downlink:uplink bandwidth of a leaf, e.g. '1:1'
 
 
-class BuildSummary(_Strict):
+class BuildSummary(JsonOutputModel):
     """The document `build --json` and `validate --json` print on stdout (exit 0)."""
 
     ok: Literal[True] = True

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+from fabricgen.build_dir import CableRow
 from fabricgen.compiled import Compiled
 from fabricgen.csv_format import csv_text, joined_csv
 from fabricgen.design.graph import Link, LinkKind
 from fabricgen.render.environment import environment
 
-COLUMNS = (
-    "cable_id", "network", "kind",
-    "a_device", "a_port", "a_optic", "a_rack", "a_ru",
-    "b_device", "b_port", "b_optic", "b_rack", "b_ru",
-    "cable", "length_m", "speed",
-)  # fmt: skip
+COLUMNS = tuple(CableRow.model_fields)  # cabling.csv's header: the fields of the row every command reads back, in order
 
 
 # links per block of render_cabling: a block's rows and lines are freed before the next one is made, so

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from fabricgen.build_dir import AddressRow
 from fabricgen.compiled import Compiled
 from fabricgen.csv_format import csv_text, joined_csv
 from fabricgen.design.graph import SERVER_ROLES, Device
 
 CAGE_ORDER = attrgetter("cage", "sub")  # a device's ports in front-panel order
-COLUMNS = ("network", "device", "interface", "address", "kind", "gateway", "peer_device", "peer_interface", "peer_address")
+COLUMNS = tuple(AddressRow.model_fields)  # ip-plan.csv's header: the fields of the row every command reads back, in order
 
 
 def render_ip_plan(c: Compiled) -> dict[str, str]:

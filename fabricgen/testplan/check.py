@@ -27,8 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.build_dir import BuildFiles
 from fabricgen.errors import Problem
 from fabricgen.sorting import natural_key
@@ -284,10 +283,8 @@ def _suspects(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
     return found
 
 
-class CheckJson(BaseModel):
+class CheckJson(JsonOutputModel):
     """`fabricgen testplan check --json` (and --json-report FILE): every pair and run judged."""
-
-    model_config = ConfigDict(extra="forbid")
 
     fabric: str
     passed: bool  # every measured result met the plan (the exit code is 0)

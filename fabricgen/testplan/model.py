@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from fabricgen.basics.models import FileModel
 from fabricgen.trust import Hostname, PortName, Token
 
 Gbps = Annotated[float, Field(ge=0, le=100_000)]
@@ -20,11 +21,7 @@ PLAN_FORMAT: Final = 1  # Final: mypy reads it as Literal[1], the type of TestPl
 RESULTS_DIR = "results"  # where the plan's scripts write their outputs, inside the plan directory by default
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Qos(_Strict):
+class Qos(FileModel):
     """What the plan's commands set so RDMA lands in the fabric's lossless class."""
 
     lossless: bool  # False: the backend runs without a lossless class (no PFC): traffic class 0
@@ -36,7 +33,7 @@ class Qos(_Strict):
     roce_mtu: Literal[256, 512, 1024, 2048, 4096]
 
 
-class Endpoint(_Strict):
+class Endpoint(FileModel):
     """One end of a perftest pair: a GPU node's backend NIC and the leaf port it is cabled to."""
 
     node: Hostname
@@ -49,7 +46,7 @@ class Endpoint(_Strict):
     speed_gbps: Annotated[int, Field(ge=1, le=100_000)]
 
 
-class Pair(_Strict):
+class Pair(FileModel):
     id: Token  # results/<id>.txt is where the client writes its output
     round: Annotated[int, Field(ge=1, le=100_000)]
     server: Endpoint
@@ -62,7 +59,7 @@ class Pair(_Strict):
     threshold_gbps: Gbps  # expected_gbps x efficiency: below it the pair fails
 
 
-class Run(_Strict):
+class Run(FileModel):
     id: Token  # results/<id>.txt
     library: Library
     test: Collective
@@ -78,7 +75,7 @@ class Run(_Strict):
     command: Annotated[str, Field(max_length=2000)]
 
 
-class Link(_Strict):
+class Link(FileModel):
     """A fabric (switch-to-switch) link of cabling.csv, for naming what a short pair shares."""
 
     cable: Token
@@ -88,7 +85,7 @@ class Link(_Strict):
     b_port: PortName
 
 
-class TestPlan(_Strict):
+class TestPlan(FileModel):
     format: Literal[1] = PLAN_FORMAT
     fabric: Hostname
     design: Token
@@ -101,4 +98,4 @@ class TestPlan(_Strict):
     uncovered: list[Token]  # fabric links no leaf-to-leaf path crosses (none in a healthy build)
     runs: list[Run]
     links: list[Link]
-    notes: list[Annotated[str, Field(max_length=2000)]] = []
+    notes: list[Annotated[str, Field(max_length=2000)]] = Field([])

@@ -17,7 +17,6 @@ its UDP source port) onto one of those paths.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from fabricgen.build_dir import BuildFiles, CableRow
 from fabricgen.errors import FabricgenError, Problem
 from fabricgen.sorting import natural_key
+from fabricgen.testplan.backend import Backend, Nic
 from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
 from fabricgen.testplan.runs import plan_runs
 
@@ -43,37 +43,6 @@ class TestplanError(FabricgenError):
 
 
 # --- the build, as the planner needs it -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Nic:
-    node: str
-    port: str
-    rail: int  # 1-based position among the node's backend NICs (the lab numbers rails the same way)
-    leaf: str
-    leaf_port: str
-    cable: str
-    speed_gbps: int
-    address: str | None
-
-
-@dataclass
-class Backend:
-    """The backend fabric of a build: switches and their fabric links, GPU NICs per leaf."""
-
-    name: str
-    design: str
-    tiers: int
-    gpus_per_node: int
-    role: dict[str, str]  # switch -> leaf | spine | core
-    scalable_unit: dict[str, int]  # leaf -> its scalable unit
-    up: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # leaf -> spines, spine -> cores
-    down: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # spine -> leaves, core -> spines
-    cables: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))  # (lower, upper) -> cable ids
-    links: list[Link] = field(default_factory=list)
-    nics_of_leaf: dict[str, list[Nic]] = field(default_factory=lambda: defaultdict(list))
-    nics_of_node: dict[str, list[Nic]] = field(default_factory=dict)
-    qos: dict | None = None  # a backend leaf's lossless profile (topology.json), None without one
 
 
 class _NetplanEthernet(BaseModel):

@@ -24,13 +24,10 @@ from __future__ import annotations
 
 import shlex
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from fabricgen.sorting import natural_key
+from fabricgen.testplan.backend import Backend
 from fabricgen.testplan.model import Collective, Library, Qos, Run
-
-if TYPE_CHECKING:
-    from fabricgen.testplan.plan import Backend
 
 TESTS: tuple[Collective, ...] = ("all_reduce", "alltoall")
 LIBRARIES: tuple[Library, ...] = ("nccl", "rccl")

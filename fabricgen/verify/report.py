@@ -7,12 +7,12 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.table import Table
 
+from fabricgen.basics.models import JsonOutputModel
 from fabricgen.trust import printable
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import ERROR, INFO, WARNING, Finding
@@ -99,11 +99,7 @@ def render_markdown(result: Verification) -> str:
     return "\n".join(lines + ["## devices", ""] + devices) + "\n"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FindingJson(_Strict):
+class FindingJson(JsonOutputModel):
     check: str  # reach, answers, cabling, ports, routing, lossless, drift
     severity: str  # error, warning, info
     device: str
@@ -114,7 +110,7 @@ class FindingJson(_Strict):
     detail: dict  # check-specific data (a drift finding: the device's full config diff)
 
 
-class DeviceJson(_Strict):
+class DeviceJson(JsonOutputModel):
     reached: bool
     error: str  # why it was not reached
     seconds: float
@@ -122,7 +118,7 @@ class DeviceJson(_Strict):
     getter_errors: dict[str, str]  # getter -> what went wrong
 
 
-class VerifyJson(_Strict):
+class VerifyJson(JsonOutputModel):
     """`fabricgen verify --json` (and --json-report FILE): the findings, worst check first. Every
     string (keys included) is printable: control and format characters are escaped as `\x1b`."""
 

@@ -1,0 +1,1 @@
+"""The shared basics every stage uses."""
