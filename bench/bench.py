@@ -112,8 +112,8 @@ def pin(cores: int) -> int:
 def measure_one(intent: Path, output: Path, jobs: int) -> dict:
     cores = pin(max(jobs, 1))
     started = time.perf_counter()
-    from fabricgen.output import write_build
-    from fabricgen.pipeline import build  # imports count: a user pays for them too
+    from fabricgen.build.output import write_build
+    from fabricgen.compiler.pipeline import build  # imports count: a user pays for them too
 
     result, _ = build(intent, output, jobs=jobs)
     wall = time.perf_counter() - started

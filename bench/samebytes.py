@@ -39,8 +39,8 @@ def intents(only: list[str] | None) -> list[Path]:
 def file_hashes(intent: Path) -> dict[str, str]:
     """Every file the build of `intent` writes but the manifest, by path: its sha256, or the
     error that stopped the build (an intent that no longer builds is a difference too)."""
-    from fabricgen.errors import FabricgenError
-    from fabricgen.pipeline import compile_intent
+    from fabricgen.basics.errors import FabricgenError
+    from fabricgen.compiler.pipeline import compile_intent
 
     try:
         build = compile_intent(intent)

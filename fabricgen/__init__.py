@@ -7,18 +7,18 @@ The Python API (docs/python-api.md) is `fabricgen.compile(intent) -> fabricgen.B
 
 from __future__ import annotations
 
-from fabricgen.version import __version__
+from fabricgen.basics.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers know the name)
 
 if TYPE_CHECKING:
     from fabricgen.api import compile
-    from fabricgen.errors import FabricgenError
-    from fabricgen.pipeline import Build
+    from fabricgen.basics.errors import FabricgenError
+    from fabricgen.compiler.pipeline import Build
 
 __all__ = ["Build", "FabricgenError", "__version__", "compile"]
 
-_LAZY = {"compile": "fabricgen.api", "Build": "fabricgen.pipeline", "FabricgenError": "fabricgen.errors"}
+_LAZY = {"compile": "fabricgen.api", "Build": "fabricgen.compiler.pipeline", "FabricgenError": "fabricgen.basics.errors"}
 
 
 def __getattr__(name: str) -> object:

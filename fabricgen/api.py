@@ -9,8 +9,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fabricgen.compiler.pipeline import Build, compile_loaded
 from fabricgen.intent import load_intent, load_intent_data, load_intent_text
-from fabricgen.pipeline import Build, compile_loaded
 
 
 def compile(
@@ -33,7 +33,7 @@ def compile(
 
     `jobs` processes render the devices (0: one per CPU); the bytes are the same for any number.
 
-    Raises the `fabricgen.errors.FabricgenError` subclass of the first phase with problems
+    Raises the `fabricgen.basics.errors.FabricgenError` subclass of the first phase with problems
     (IntentError, CatalogError, DesignError, CheckError), carrying every problem of that phase in
     `.problems`, each naming the field (and the line, for a file or text) as the CLI prints them.
     A `TypeError` for an `intent` of another type.

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-from fabricgen.pipeline import Build, compile_intent
+from fabricgen.compiler.pipeline import Build, compile_intent
 
 # typer's CliRunner builds click's command tree from the app on every invoke (20 to 100 ms, the
 # larger figure on a loaded machine); the suite runs the command line a few thousand times, and
@@ -165,8 +165,8 @@ def two_unit_lab(tmp_path_factory: pytest.TempPathFactory):
     drives a lab leaf over SSH (the SONiC driver and push tests); down afterwards whatever happened.
     Its BGP keys come from the test process's FABRICGEN_SECRET_* (a push test sets the values it
     will push), else the lab generates them. Yields (build_dir, plan)."""
+    from fabricgen.compiler.pipeline import build
     from fabricgen.lab import session
-    from fabricgen.pipeline import build
     from tests.test_lab import LAB_INTENT, leftovers
 
     # Without the intent's BGP key: the driver tests load the build's own files, placeholders and
@@ -204,7 +204,7 @@ LAB_INTENTS = Path(__file__).resolve().parent / "lab"
 
 
 def _lab_build(tmp_path_factory: pytest.TempPathFactory, intent: str) -> Path:
-    from fabricgen.pipeline import build
+    from fabricgen.compiler.pipeline import build
 
     destination = tmp_path_factory.mktemp("lab") / intent
     build(LAB_INTENTS / f"{intent}.yaml", destination)

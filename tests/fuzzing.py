@@ -253,7 +253,7 @@ def _block(value, indent: int, lines: list[str]) -> None:
 
 def load_base(path: Path):
     """A real input file as plain data (through fabricgen's own loader: `ratio: 2:1` stays a string)."""
-    from fabricgen.yaml_source import load_yaml
+    from fabricgen.basics.yaml_source import load_yaml
 
     doc, problems = load_yaml(path, what="intent")
     assert not problems, problems
@@ -1094,7 +1094,7 @@ def _child(argv: list[str], directory: Path, limits: Profile, case: Case | None 
     from typer.testing import CliRunner
 
     from fabricgen import cli
-    from fabricgen.errors import FabricgenError
+    from fabricgen.basics.errors import FabricgenError
 
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     soft = _vm_bytes("VmSize") + limits.memory_limit
@@ -1821,7 +1821,7 @@ COMMANDS = {
 
 def build_bases(directory: Path) -> dict[str, Path]:
     """The tiny golden intents built once into `directory` (in-process; a fixture calls this once)."""
-    from fabricgen.pipeline import build
+    from fabricgen.compiler.pipeline import build
 
     built = {}
     for name in BUILD_BASES:
@@ -3013,7 +3013,7 @@ def _lab_id(build: Path) -> str:
 def lab_state_document(directory: Path) -> dict:
     """The state `lab up` writes for the case's build (up, nothing failed): the lab's own model,
     so every field it has is in the document the ops then change."""
-    from fabricgen.design.graph import Network
+    from fabricgen.compiler.design.graph import Network
     from fabricgen.lab.state import LabState
 
     build = directory / "build"
@@ -3266,18 +3266,18 @@ def preload() -> None:
     import fabricgen.analysis.capacity  # noqa: F401
     import fabricgen.analysis.fabric  # noqa: F401
     import fabricgen.analysis.report  # noqa: F401
+    import fabricgen.build.output  # noqa: F401
     import fabricgen.catalog.releases  # noqa: F401
     import fabricgen.cli  # noqa: F401
     import fabricgen.diff  # noqa: F401
     import fabricgen.nos.sonic.driver  # noqa: F401
-    import fabricgen.output  # noqa: F401
     import fabricgen.push.report  # noqa: F401
     import fabricgen.push.rollout  # noqa: F401
     import fabricgen.reports.bom_compare  # noqa: F401
     import fabricgen.testplan  # noqa: F401
     import fabricgen.verify  # noqa: F401
     import napalm_sonic  # noqa: F401
-    from fabricgen.pipeline import compile_intent
+    from fabricgen.compiler.pipeline import compile_intent
 
     # compile every template (and fill every cache) once here rather than in every child
     for name in ("tiny-nxos.yaml", "tiny-evpn.yaml", "cisco-256-gpu.yaml"):

@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.build.secrets import Secrets
 from fabricgen.lab import keys
 from fabricgen.lab.plan import LabLink, LabPlan, LabPort
 from fabricgen.lab.runtime import LabState, ip_batch, keys_directory, lldp_port_command, lldpcli, node_routes_again, port_commands, run, vtysh
-from fabricgen.secrets import Secrets
 
 
 @dataclass

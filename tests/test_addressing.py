@@ -6,9 +6,9 @@ from ipaddress import IPv4Address, IPv4Network, ip_network
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Network, Role
-from fabricgen.errors import DesignError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.errors import DesignError
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 
 
 def test_every_link_is_a_31_and_the_spine_takes_the_even_address(whitepaper):

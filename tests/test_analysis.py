@@ -22,8 +22,8 @@ from fabricgen.analysis.capacity import (
     single_failures,
 )
 from fabricgen.analysis.fabric import read_fabric
-from fabricgen.errors import AnalysisError
-from fabricgen.pipeline import build
+from fabricgen.basics.errors import AnalysisError
+from fabricgen.compiler.pipeline import build
 from tests import cli_runner
 
 INTENTS = Path(__file__).resolve().parents[1] / "intents"

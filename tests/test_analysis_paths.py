@@ -21,7 +21,7 @@ from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.analysis.loadbalance import make_traffic
 from fabricgen.analysis.schema import AnalysisOutput
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import fabricgen
-from fabricgen.errors import CatalogError, DesignError, FabricgenError, IntentError
+from fabricgen.basics.errors import CatalogError, DesignError, FabricgenError, IntentError
 from fabricgen.intent import DATA_SOURCE, TEXT_SOURCE
 from tests.conftest import INTENTS
 from tests.test_user_hardware import HARDWARE
@@ -192,13 +192,13 @@ def test_import_fabricgen_loads_no_compiler_and_the_api_on_first_use():
         "print(sorted(set(sys.modules) - before))\n"  # not even typing or re
         "print(fabricgen.__version__)\n"
         "fabricgen.compile\n"
-        "print('fabricgen.pipeline' in sys.modules, fabricgen.Build is sys.modules['fabricgen.pipeline'].Build)\n"
+        "print('fabricgen.compiler.pipeline' in sys.modules, fabricgen.Build is sys.modules['fabricgen.compiler.pipeline'].Build)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     loaded, version, lazy = result.stdout.splitlines()
-    assert loaded == "['__future__', 'fabricgen', 'fabricgen._version', 'fabricgen.version']"  # __future__: the annotations import
+    assert loaded == "['__future__', 'fabricgen', 'fabricgen._version', 'fabricgen.basics', 'fabricgen.basics.version']"  # __future__: the annotations import
     assert version == fabricgen.__version__
     assert lazy == "True True"
-    with pytest.raises(AttributeError, match="no attribute 'compiler'"):
-        fabricgen.compiler  # noqa: B018 - a typo is an AttributeError, not an import
+    with pytest.raises(AttributeError, match="no attribute 'compil'"):
+        fabricgen.compil  # type: ignore[attr-defined]  # noqa: B018 - a typo is an AttributeError, not an import
     assert fabricgen.FabricgenError is FabricgenError

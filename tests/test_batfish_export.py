@@ -21,9 +21,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from fabricgen.build.secrets import env_name, names_in, placeholder
 from fabricgen.cli import app
-from fabricgen.pipeline import build as build_intent
-from fabricgen.secrets import env_name, names_in, placeholder
+from fabricgen.compiler.pipeline import build as build_intent
 
 REPO = Path(__file__).resolve().parents[1]
 runner = CliRunner()

@@ -80,7 +80,7 @@ def test_a_delta_shows_sign_and_the_builds_basis(tmp_path):
 
 
 def test_a_cell_the_build_neutralised_for_spreadsheets_reads_as_it_was_meant(tmp_path):
-    # fabricgen writes a cell starting with = + - @ with a quote in front (fabricgen/csv_format.py)
+    # fabricgen writes a cell starting with = + - @ with a quote in front (fabricgen/basics/csv_format.py)
     build = BUILD.replace("8,,one per GPU node,", "8,,'@one per GPU node,")
     result, _ = compare(tmp_path, EQUAL_REFERENCE.replace("DGX-H100,,8", "DGX-H100,,5"), build)
     assert row_of(result.stdout, "DGX-H100")[2:] == ["8", "5", "+3", "this build counts @one per GPU node"]
@@ -296,7 +296,7 @@ def test_a_bad_row_in_the_builds_bom_csv_is_named(tmp_path):
 def test_the_shipped_whitepaper_intents_match_the_papers_table_exactly(tmp_path, gpus):
     # acceptance of issue 19: with the intents as shipped (bom.counting: populate-all) every row
     # of the paper's components table is equal, and the build lists nothing the paper does not
-    from fabricgen.pipeline import build
+    from fabricgen.compiler.pipeline import build
 
     intent = Path(__file__).parents[1] / "intents" / f"cisco-{gpus}-gpu.yaml"
     assert "bom: {counting: populate-all}" in intent.read_text()

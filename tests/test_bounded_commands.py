@@ -24,9 +24,9 @@ from fabricgen.analysis.balancing import clos_of as leaf_spine
 from fabricgen.analysis.balancing import plan
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.limits import TrafficOptions
+from fabricgen.basics.errors import AnalysisError
 from fabricgen.cli import app
-from fabricgen.errors import AnalysisError
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from fabricgen.reports import bom_compare
 from fabricgen.reports.bom_compare import compare_bom
 

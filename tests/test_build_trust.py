@@ -22,17 +22,17 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from fabricgen import build_dir, output
 from fabricgen.analysis.fabric import read_fabric
-from fabricgen.build_dir import BomRow, BuildFiles, read_rows
+from fabricgen.basics.errors import AnalysisError, DiffError, LabError, OutputError, PushError
+from fabricgen.basics.version import __version__
+from fabricgen.build import build_dir, output
+from fabricgen.build.build_dir import BomRow, BuildFiles, read_rows
+from fabricgen.compiler.pipeline import build, compile_intent
 from fabricgen.diff import diff_builds
 from fabricgen.diff.render import render_markdown, render_text
-from fabricgen.errors import AnalysisError, DiffError, LabError, OutputError, PushError
 from fabricgen.lab.plan import lab_id_of, read_plan
-from fabricgen.pipeline import build, compile_intent
 from fabricgen.push.inventory import read_targets
 from fabricgen.reports import bom
-from fabricgen.version import __version__
 from tests import cli_runner
 from tests.conftest import INTENTS, REPO
 

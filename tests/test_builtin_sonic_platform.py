@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from fabricgen.catalog import load_catalog
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import needs_frr
 from tests.sonic_yang import violations
 from tests.test_render_sonic import config_dbs, frr_confs, sonic_switches, vtysh_dryrun

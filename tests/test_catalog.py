@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fabricgen.basics.errors import CatalogError
 from fabricgen.catalog import load_catalog
-from fabricgen.errors import CatalogError
 from fabricgen.intent import load_intent
 
 # Every PID of the whitepaper's components table (shared/DOMAIN.md §1), by catalog section.
@@ -128,7 +128,7 @@ def test_dangling_cable_reference(tmp_path):
 
 
 def test_missing_user_catalog_file(write_intent):
-    from fabricgen.errors import IntentError
+    from fabricgen.basics.errors import IntentError
 
     with pytest.raises(IntentError) as caught:
         load_intent(write_intent("catalog: [nowhere.yaml]\ngpus: 256\n"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fabricgen.addressing import InterfaceAddress
-from fabricgen.checks import (
+from fabricgen.compiler.addressing import InterfaceAddress
+from fabricgen.compiler.checks import (
     addresses_unique,
     asns_as_planned,
     ecn_below_pfc_trigger,
@@ -18,8 +18,8 @@ from fabricgen.checks import (
     run_checks,
     switch_ports_exist,
 )
-from fabricgen.design.graph import Link, LinkKind, Network, Port
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.design.graph import Link, LinkKind, Network, Port
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import INTENTS
 
 
@@ -54,7 +54,7 @@ def test_port_used_twice_is_found_past_the_identity_pass(compiled, how):
     device and name is still found when its end is the same object, a copy, or a copy on a twin device."""
     from dataclasses import replace
 
-    from fabricgen.design.graph import Device
+    from fabricgen.compiler.design.graph import Device
 
     link = first_fabric_link(compiled)
     end = link.b
@@ -146,7 +146,7 @@ def test_the_switch_port_walk_finds_each_switchs_data_port_speeds(compiled):
     """ecn_below_pfc_trigger reads a switch's data-port speeds off the shared walk, which counts
     ports at a speed only outside copper cages: equal to the speeds taken port by port, on copper
     OOB switches (1, 10 and 100G) and on a leaf with a port at a new speed."""
-    from fabricgen.checks import _front_panel_speeds, _switch_ports
+    from fabricgen.compiler.checks import _front_panel_speeds, _switch_ports
 
     first_fabric_link(compiled).a.speed_gbps = 200
     walked = _switch_ports(compiled)
@@ -207,7 +207,7 @@ def _break_address(c, how: str) -> None:
 @pytest.mark.parametrize("how", ["loopback", "link /31", "NIC block", "NIC outside", "NIC outside, leaf as a", "uplink /31", "link /8", None])
 def test_address_clash_is_seen_without_labels(compiled, how):
     """addresses_unique labels problems only when its quick pass finds one: both must agree."""
-    from fabricgen.checks import _address_problems, _addresses_clash
+    from fabricgen.compiler.checks import _address_problems, _addresses_clash
 
     if how is not None:
         _break_address(compiled, how)

@@ -9,8 +9,8 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from fabricgen.basics.errors import IntentError, Problem
 from fabricgen.cli import app
-from fabricgen.errors import IntentError, Problem
 
 runner = CliRunner()
 COMMAND = re.compile(r"^::error (?P<properties>[^:]*)::(?P<message>.*)$")
@@ -63,7 +63,7 @@ def test_properties_and_message_are_escaped():
 
 
 def test_the_escapes_follow_the_toolkit():
-    from fabricgen.errors import _github_data, _github_property
+    from fabricgen.basics.errors import _github_data, _github_property
 
     assert _github_data("50% a:b,c\r\n") == "50%25 a:b,c%0D%0A"
     assert _github_property("50% a:b,c\r\n") == "50%25 a%3Ab%2Cc%0D%0A"

@@ -10,9 +10,9 @@ import pytest
 from pydantic import TypeAdapter
 from typer.testing import CliRunner
 
+from fabricgen.basics.errors import ErrorDocument, ProblemJson
 from fabricgen.cli import app
-from fabricgen.errors import ErrorDocument, ProblemJson
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from tests.conftest import INTENTS
 
 runner = CliRunner()

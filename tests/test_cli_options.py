@@ -13,7 +13,7 @@ from fabricgen.analysis import loadbalance
 from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Scope
 from fabricgen.cli import app
 from fabricgen.cli.common import Network
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from tests.conftest import INTENTS, REPO
 
 runner = CliRunner()
@@ -105,7 +105,7 @@ def test_version_and_help_load_no_compiler():
         "import sys, runpy; sys.argv = ['fabricgen', %r]\n"
         "try:\n    runpy.run_module('fabricgen', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = sorted(m for m in sys.modules if m.startswith(('fabricgen.pipeline', 'fabricgen.design', 'numpy', 'matplotlib', 'napalm', 'networkx', 'jinja2')))\n"
+        "heavy = sorted(m for m in sys.modules if m.startswith(('fabricgen.compiler.pipeline', 'fabricgen.compiler.design', 'numpy', 'matplotlib', 'napalm', 'networkx', 'jinja2')))\n"
         "print('HEAVY', heavy)\n"
     )
     for option in ("--version", "--help"):

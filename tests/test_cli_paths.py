@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from fabricgen.testplan import write_plan
 from tests.cli_runner import fabricgen
 

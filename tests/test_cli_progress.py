@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
-from fabricgen.pipeline import PHASES, build, compile_intent
+from fabricgen.compiler.pipeline import PHASES, build, compile_intent
 from tests.conftest import INTENTS
 
 runner = CliRunner()

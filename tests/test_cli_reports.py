@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from tests.conftest import INTENTS
 
 runner = CliRunner()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from netaddr import IPNetwork
 
-from fabricgen.design.graph import SERVER_ROLES, LinkKind, Network, Role
-from fabricgen.errors import DesignError, IntentError
-from fabricgen.pipeline import build, compile_intent
+from fabricgen.basics.errors import DesignError, IntentError
+from fabricgen.compiler.design.graph import SERVER_ROLES, LinkKind, Network, Role
+from fabricgen.compiler.pipeline import build, compile_intent
 from fabricgen.reports.bom_compare import compare_bom
 from tests import cli_runner
 
@@ -340,8 +340,8 @@ def test_pinning_fewer_oob_switches_than_rows_says_why(write_intent):
 def test_oob_port_counts_are_the_ports_cabled(whitepaper):
     """The OOB layout counts each device's management ports without making them: the count is
     the number of ports build_oob cables, for every kind of device on the OOB network."""
-    from fabricgen.design.graph import Device
-    from fabricgen.design.oob import _endpoint_port_count, _endpoint_ports
+    from fabricgen.compiler.design.graph import Device
+    from fabricgen.compiler.design.oob import _endpoint_port_count, _endpoint_ports
 
     compiled = whitepaper[256].compiled
     devices = [d for d in compiled.fabric.devices.values() if d.role is not Role.MANAGEMENT_CORE and d.role is not Role.OOB_SWITCH]

@@ -6,12 +6,12 @@ from dataclasses import fields, replace
 
 import pytest
 
-from fabricgen.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
-from fabricgen.design.graph import Network, Role
-from fabricgen.device_config import _qos_config, _Shared
-from fabricgen.host_config import HostNic, _NicQos
-from fabricgen.pipeline import compile_intent
-from fabricgen.qos import PAUSE_POLICY_ABOVE_M, cable_length_bucket, ingress_pause_policy, lossless_headroom
+from fabricgen.compiler.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
+from fabricgen.compiler.design.graph import Network, Role
+from fabricgen.compiler.device_config import _qos_config, _Shared
+from fabricgen.compiler.host_config import HostNic, _NicQos
+from fabricgen.compiler.pipeline import compile_intent
+from fabricgen.compiler.qos import PAUSE_POLICY_ABOVE_M, cable_length_bucket, ingress_pause_policy, lossless_headroom
 
 
 def test_a_nics_qos_fields_fill_hostnics_qos_fields_in_order():

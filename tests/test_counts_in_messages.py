@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fabricgen.basics.errors import DesignError, IntentError, Problem
 from fabricgen.diff.render import _plural, _signed
-from fabricgen.errors import DesignError, IntentError, Problem
 from fabricgen.intent import load_intent
 
 

@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Network, Role
-from fabricgen.errors import DesignError
-from fabricgen.pipeline import compile_intent
-from fabricgen.units import format_ratio
+from fabricgen.basics.errors import DesignError
+from fabricgen.basics.units import format_ratio
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 
 
 def design(write_intent, text):
@@ -288,7 +288,7 @@ def test_port_allocation_skips_cages_claimed_at_another_speed():
     takes the native cages first, then sub-ports of the first 400G cage; 400G then skips that
     cage, and runs out when every other 400G cage is taken."""
     from fabricgen.catalog import load_catalog
-    from fabricgen.design.graph import Device, OutOfPorts, PortAllocator
+    from fabricgen.compiler.design.graph import Device, OutOfPorts, PortAllocator
 
     model = load_catalog().switches["N9K-C93600CD-GX"]
     switches = [Device(f"leaf{i}", Role.LEAF, Network.BACKEND, "N9K-C93600CD-GX", "nxos", i) for i in (1, 2)]
@@ -311,7 +311,7 @@ def test_port_allocation_skips_cages_claimed_at_another_speed():
 def test_cable_ids_are_numbered_per_tier_and_widen_past_five_digits():
     """connect_numbered: each series (links to a leaf, to a spine, to a core) counts from 1 on
     its own, zero-padded to five digits or to its own count's width; both ends are wired."""
-    from fabricgen.design.graph import Device, Fabric, Port
+    from fabricgen.compiler.design.graph import Device, Fabric, Port
 
     fabric = Fabric("ids")
     leaf, spine, core, node = (
@@ -339,7 +339,7 @@ def test_cable_ids_are_numbered_per_tier_and_widen_past_five_digits():
 def test_cable_ids_of_a_series_connected_on_its_own_are_connect_numbered_s():
     """connect_series (backend: one call per tier) numbers and wires a series as connect_numbered
     does when the series are mixed in one list, past the five-digit width too."""
-    from fabricgen.design.graph import Device, Fabric, Port
+    from fabricgen.compiler.design.graph import Device, Fabric, Port
 
     def tiers(fabric):
         leaf, spine, core, node = (
@@ -373,7 +373,7 @@ def test_optics_by_cage_answer_as_choose_and_report_a_misfit_once():
     none for RJ45, the default per cage type, the intent's optic where it fits; a misfit is None
     and one problem however many ports ask."""
     from fabricgen.catalog import load_catalog
-    from fabricgen.design.optics import SwitchOptics
+    from fabricgen.compiler.design.optics import SwitchOptics
 
     catalog = load_catalog()
     for preferred in (None, "QSFP-100G-DR-S"):
@@ -393,8 +393,8 @@ def test_cable_by_optic_answers_as_link_cable():
     """The backend's per-link cable lookup gives link_cable's answer for every catalog optic, a
     fixed-cable one (DAC/AOC: none) included, and for a link without an optic."""
     from fabricgen.catalog import load_catalog
-    from fabricgen.design.graph import Device, Port
-    from fabricgen.design.optics import cable_by_optic, link_cable
+    from fabricgen.compiler.design.graph import Device, Port
+    from fabricgen.compiler.design.optics import cable_by_optic, link_cable
 
     catalog = load_catalog()
     cable_of = cable_by_optic(catalog)

@@ -23,16 +23,16 @@ import paramiko
 import pytest
 from napalm.base.exceptions import ConnectAuthError
 
-from fabricgen.errors import PushError
+from fabricgen.basics.errors import PushError
+from fabricgen.basics.trust import check_host
+from fabricgen.compiler.pipeline import build
 from fabricgen.nos.sonic.driver import SonicDriver
-from fabricgen.pipeline import build
 from fabricgen.push import known_hosts, rollout
 from fabricgen.push.credentials import Credentials
 from fabricgen.push.inventory import read_targets
 from fabricgen.push.report import print_diffs, result_table
 from fabricgen.push.rollout import DeviceResult, Outcome, Rollout, RolloutOptions, push
 from fabricgen.push.security import DeviceVerification
-from fabricgen.trust import check_host
 from tests import cli_runner
 
 PASSWORD = "pw-4c1e-only-for-real-switches"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from fabricgen.basics.errors import CatalogError, IntentError
+from fabricgen.basics.validation import closest
 from fabricgen.catalog import load_catalog, unknown_pid_hint
-from fabricgen.errors import CatalogError, IntentError
 from fabricgen.intent import load_intent
-from fabricgen.validation import closest
 
 
 def test_closest_prefers_the_choice_equal_but_for_case():

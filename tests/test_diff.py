@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from fabricgen.compiler.pipeline import build
 from fabricgen.diff import diff_builds
 from fabricgen.diff.compare import frr_bgp
 from fabricgen.diff.render import render_markdown
-from fabricgen.pipeline import build
 from tests import cli_runner
 from tests.conftest import REPO
 

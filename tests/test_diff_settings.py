@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
+from fabricgen.compiler.pipeline import build
 from fabricgen.diff.compare import FileDiff, setting_changes, unified_diff
-from fabricgen.pipeline import build
 from tests.conftest import INTENTS
 
 runner = CliRunner()

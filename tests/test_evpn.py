@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.config_checks import segments_agree, vteps_reachable
-from fabricgen.design.graph import LinkKind, Network, Role
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.config_checks import segments_agree, vteps_reachable
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import INTENTS, build_refused, needs_frr
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations

@@ -9,9 +9,9 @@ import json
 import pytest
 import yaml
 
-from fabricgen.design.graph import Role
-from fabricgen.errors import CheckError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.errors import CheckError
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import INTENTS
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations

@@ -19,9 +19,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from fabricgen.build.secrets import dummy_secrets, names_in
 from fabricgen.cli import app
-from fabricgen.pipeline import build as build_intent
-from fabricgen.secrets import dummy_secrets, names_in
+from fabricgen.compiler.pipeline import build as build_intent
 from tests.conftest import INTENTS
 from tests.push_build import rehash
 

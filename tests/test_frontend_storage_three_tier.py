@@ -13,10 +13,10 @@ from collections import Counter
 
 import pytest
 
-from fabricgen.checks import run_checks
-from fabricgen.design.graph import LinkKind, Network, Role
-from fabricgen.errors import IntentError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.errors import IntentError
+from fabricgen.compiler.checks import run_checks
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 
 FRONTEND_ASNS = "asn: {scheme: private-4byte, core: 4200100000, spine: 4200100001, leaf_first: 4200100100}"
 

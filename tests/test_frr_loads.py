@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 
 FRR = Path("/usr/lib/frr")
 FRR_RUN = Path("/var/run/frr")

@@ -93,7 +93,7 @@ def test_a_crash_is_a_failure_named_by_where_it_happened(monkeypatch, tmp_path):
     def crash(*args, **kwargs):
         return {}["missing"]
 
-    monkeypatch.setattr("fabricgen.pipeline.build", crash)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", crash)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert outcome.exit_code == 1 and outcome.exception == "KeyError"
     assert finding.kind == "build: crash KeyError in tests/test_fuzz.py:crash"
@@ -104,13 +104,13 @@ def test_a_busy_case_is_stopped_at_the_cpu_limit_and_says_where(monkeypatch, tmp
         while True:
             pass
 
-    monkeypatch.setattr("fabricgen.pipeline.build", spin)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", spin)
     _, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, cpu_limit_s=0.5))
     assert finding.kind == "build: over the CPU time limit, in tests/test_fuzz.py:spin"
 
 
 def test_a_blocked_case_is_killed_at_the_wall_clock_limit(monkeypatch, tmp_path):
-    monkeypatch.setattr("fabricgen.pipeline.build", lambda *a, **k: time.sleep(60))
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", lambda *a, **k: time.sleep(60))
     started = time.perf_counter()
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, wall_limit_s=1.0))
     assert outcome.exit_code is None and finding.kind.startswith("build: still running after 1 s")
@@ -128,7 +128,7 @@ def test_memory_is_bounded(how, monkeypatch, tmp_path):
         while True:
             held.append(bytearray(1 << 20))
 
-    monkeypatch.setattr("fabricgen.pipeline.build", hog)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", hog)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case", replace(QUICK, memory_limit=256 << 20))
     assert finding.kind == "build: over the memory limit, in tests/test_fuzz.py:hog"
     assert outcome.peak_rss < 512 << 20
@@ -143,7 +143,7 @@ def test_no_connection_leaves_the_loopback(monkeypatch, tmp_path):
         with socket.socket() as raw:
             raw.connect(("192.0.2.2", 9))
 
-    monkeypatch.setattr("fabricgen.pipeline.build", reach_out)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", reach_out)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: tried to reach a non-loopback address"
     assert outcome.network == ["lookup '192.0.2.1'", "connect ('192.0.2.2', 9)"]
@@ -167,7 +167,7 @@ def test_no_file_outside_the_case_changes(monkeypatch, tmp_path):
                 action()
         Path("inside.txt").write_text("fine\n")  # the case's own directory: allowed
 
-    monkeypatch.setattr("fabricgen.pipeline.build", reach_out)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", reach_out)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: tried to change files outside its directory"
     assert [w.split()[0] for w in outcome.writes] == ["open", "unlink", "replace", "rmtree"]
@@ -175,19 +175,19 @@ def test_no_file_outside_the_case_changes(monkeypatch, tmp_path):
 
 
 def test_an_unlocated_problem_is_a_failure(monkeypatch, tmp_path):
-    from fabricgen.errors import IntentError, Problem
+    from fabricgen.basics.errors import IntentError, Problem
 
     def refuse(*args, **kwargs):
         raise IntentError([Problem("somewhere", file="intent.yaml", line=1), Problem("nowhere", field=("gpus",))])
 
-    monkeypatch.setattr("fabricgen.pipeline.build", refuse)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", refuse)
     outcome, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert outcome.exit_code == 2
     assert finding.kind == "build: a problem names no file or device (intent: gpus: nowhere)"
 
 
 def test_raw_control_characters_on_the_terminal_are_a_failure(monkeypatch, tmp_path):
-    monkeypatch.setattr("fabricgen.pipeline.build", lambda *a, **k: sys.stdout.write("\x1b[2J") and exit(0))
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", lambda *a, **k: sys.stdout.write("\x1b[2J") and exit(0))
     _, finding = run(fuzzing.intent_case("tiny-nxos.yaml", ()), tmp_path / "case")
     assert finding.kind == "build: printed raw control or format characters"
 
@@ -195,14 +195,14 @@ def test_raw_control_characters_on_the_terminal_are_a_failure(monkeypatch, tmp_p
 def test_a_campaign_keeps_going_shrinks_and_saves(monkeypatch, tmp_path):
     """Failures are collected, not raised one by one; each class is shrunk to the mutations that
     matter and saved with the command and what it printed."""
-    from fabricgen.errors import IntentError, Problem
+    from fabricgen.basics.errors import IntentError, Problem
 
     def refuse_boom(intent, output, jobs, catalog_dirs=(), on_phase=None):
         if b"BOOM" in Path(intent).read_bytes():
             raise IntentError(Problem("boom"))
         raise IntentError(Problem("fine", file=str(intent)))
 
-    monkeypatch.setattr("fabricgen.pipeline.build", refuse_boom)
+    monkeypatch.setattr("fabricgen.compiler.pipeline.build", refuse_boom)
     campaign = fuzzing.Campaign("intent", tmp_path / "work", tmp_path / "report")
     campaign.limits = QUICK
     noise = (fuzzing.InsertKey(0, "a", "x"), fuzzing.InsertKey(0, "c", "y"))

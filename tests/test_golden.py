@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen import version
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics import version
+from fabricgen.compiler.pipeline import compile_intent
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_RELEASE = "1.2.3"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.design.graph import Network, Role
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.design.graph import Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.reports import render_cabling, render_ip_plan, render_topology
 from tests.conftest import INTENTS
 

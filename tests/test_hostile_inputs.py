@@ -10,15 +10,15 @@ import tracemalloc
 
 import pytest
 
+from fabricgen.basics.errors import CatalogError, FabricgenError, IntentError
+from fabricgen.basics.yaml_source import MAX_DEPTH, load_yaml
 from fabricgen.catalog import load_catalog
-from fabricgen.errors import CatalogError, FabricgenError, IntentError
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.intent import load_intent
 from fabricgen.nos.nxos.render import render_nxos
 from fabricgen.nos.nxos.text import nxos_text
 from fabricgen.nos.sonic.render import render_sonic
-from fabricgen.pipeline import compile_intent
 from fabricgen.render.environment import frr_text
-from fabricgen.yaml_source import MAX_DEPTH, load_yaml
 from tests import cli_runner
 from tests.conftest import build_refused
 from tests.test_user_hardware import HARDWARE, INTENT

@@ -16,8 +16,8 @@ import subprocess
 import pytest
 import yaml
 
-from fabricgen.design.graph import Network, Role
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.design.graph import Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 
 GPUS = (256, 512)
 

@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from fabricgen.basics.trust import HOSTNAME, PID
+from fabricgen.basics.yaml_source import load_yaml, parse_yaml
 from fabricgen.catalog import load_catalog
 from fabricgen.cli import app
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.intent.template import schema_reference, switch_choices
-from fabricgen.pipeline import compile_intent
-from fabricgen.trust import HOSTNAME, PID
-from fabricgen.yaml_source import load_yaml, parse_yaml
 from tests.conftest import REPO
 
 runner = CliRunner()

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.errors import IntentError
+from fabricgen.basics.errors import IntentError
+from fabricgen.basics.yaml_source import MAX_FILE_BYTES, load_yaml
 from fabricgen.intent import load_intent
-from fabricgen.yaml_source import MAX_FILE_BYTES, load_yaml
 
 
 def problems_of(path):
@@ -30,7 +30,7 @@ def test_gpu_count_alone_is_a_complete_intent(write_intent):
     assert intent.backend.bfd.interval_ms == 150 and intent.backend.bfd.multiplier == 3
     assert intent.backend.qos.roce_dscp == [24, 26] and intent.backend.qos.lossless_priority == 3
     assert intent.backend.qos.cnp_dscp == [48]
-    # thresholds the intent does not write come from each switch model (fabricgen.qos.lossless_thresholds)
+    # thresholds the intent does not write come from each switch model (fabricgen.compiler.qos.lossless_thresholds)
     assert intent.backend.qos.ecn == {} and intent.backend.qos.pfc_trigger_kbytes == {}
 
 

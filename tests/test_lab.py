@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.build.secrets import ENV_PREFIX, FILE_ENV, env_name
+from fabricgen.compiler.pipeline import build
 from fabricgen.lab import keys, runtime, session
 from fabricgen.lab.plan import (
     LabPlan,
@@ -30,8 +32,6 @@ from fabricgen.lab.plan import (
     lab_id_of,
     read_plan,
 )
-from fabricgen.pipeline import build
-from fabricgen.secrets import ENV_PREFIX, FILE_ENV, env_name
 from tests import cli_runner
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,12 +12,12 @@ from pathlib import Path
 import netaddr
 import pytest
 
-from fabricgen.errors import LabError
+from fabricgen.basics.errors import LabError
+from fabricgen.build.secrets import env_name
+from fabricgen.compiler.pipeline import build
 from fabricgen.lab import keys, session
 from fabricgen.lab.plan import _announced, _keyed_peers, check_frr_conf, kernel_names, read_plan
 from fabricgen.lab.routing import ecmp_widths
-from fabricgen.pipeline import build
-from fabricgen.secrets import env_name
 from tests.test_lab import (
     CROSS_POD,
     FRONTEND_INTENT,

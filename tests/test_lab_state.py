@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.errors import LabError
+from fabricgen.basics.errors import LabError
+from fabricgen.basics.version import __version__
 from fabricgen.lab import runtime
 from fabricgen.lab.plan import lab_id_of, read_plan
 from fabricgen.lab.state import load_state, manifest_hash, running_lab
-from fabricgen.version import __version__
 from tests import cli_runner
 
 STATE_ENV = "FABRICGEN_LAB_STATE"

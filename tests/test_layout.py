@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fabricgen.basics.errors import CatalogError, Problem
 from fabricgen.catalog import load_catalog
-from fabricgen.design.layout import (
+from fabricgen.compiler.design.layout import (
     MediaChoice,
     Position,
     Rack,
@@ -13,7 +14,6 @@ from fabricgen.design.layout import (
     choose_media,
     place,
 )
-from fabricgen.errors import CatalogError, Problem
 from fabricgen.intent.model import Layout
 
 RU = 0.04445

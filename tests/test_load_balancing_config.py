@@ -10,12 +10,12 @@ from typing import get_args
 import pytest
 import yaml
 
+from fabricgen.basics.errors import CatalogError, CheckError
 from fabricgen.catalog import load_catalog
 from fabricgen.catalog.model import HashFieldName, LoadBalancingMode
-from fabricgen.design.graph import Role
-from fabricgen.errors import CatalogError, CheckError
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.intent.model import HashField, LoadBalancing
-from fabricgen.pipeline import compile_intent
 from tests import cli_runner
 from tests.conftest import REPO
 from tests.nxos_parse import parse_nxos

@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from fabricgen.design.graph import Role
-from fabricgen.errors import IntentError
+from fabricgen.basics.errors import IntentError
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.intent import load_intent
-from fabricgen.pipeline import compile_intent
 
 MANAGEMENT = """
 management:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.pipeline import build as build_intent
+from fabricgen.compiler.pipeline import build as build_intent
 from tests import cli_runner
 from tests.conftest import REPO
 

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 import fabricgen.nos
+from fabricgen.basics.errors import CheckError
 from fabricgen.cli import app
-from fabricgen.errors import CheckError
 from fabricgen.nos import registry
 from fabricgen.nos.registry import PARTS
 from fabricgen.render.environment import environment
@@ -192,7 +192,7 @@ def test_a_stub_fourth_nos_is_seen_by_releases_init_the_schema_and_the_checks(st
     assert unknown.exit_code == 2 and f"did you mean {STUB}?" in unknown.output
 
     # a fabric of it builds through the stub's own adapter and template
-    from fabricgen.pipeline import compile_intent
+    from fabricgen.compiler.pipeline import compile_intent
 
     (tmp_path / "stub-hardware.yaml").write_text(HARDWARE)
     result = compile_intent(write_intent(INTENT, name="stub-fabric"))

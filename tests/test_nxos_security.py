@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.design.graph import Role
-from fabricgen.errors import CheckError
+from fabricgen.basics.errors import CheckError
+from fabricgen.build.secrets import env_name, names_in, placeholder
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.nos.nxos.render import timezone_offset
-from fabricgen.pipeline import compile_intent
-from fabricgen.secrets import env_name, names_in, placeholder
 from tests.nxos_parse import indentation_problems, parse_nxos
 
 REPO = Path(__file__).resolve().parents[1]

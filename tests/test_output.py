@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen import output
-from fabricgen.errors import FabricgenError, OutputError
-from fabricgen.pipeline import build
+from fabricgen.basics.errors import FabricgenError, OutputError
+from fabricgen.build import output
+from fabricgen.compiler.pipeline import build
 from tests.cli_runner import fabricgen
 from tests.conftest import INTENTS
 

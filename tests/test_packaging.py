@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from fabricgen import version
-from fabricgen.build_dir import read_manifest
+from fabricgen.basics import version
+from fabricgen.basics.errors import LabError
+from fabricgen.build.build_dir import read_manifest
 from fabricgen.cli.extras import EXTRAS
-from fabricgen.errors import LabError
 from tests.conftest import INTENTS, REPO
 
 TAG = "9.8.7"
@@ -91,7 +91,7 @@ def _build_from(wheel: Path, intent: Path, into: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(unpacked)
     script = (
         "import fabricgen.render.environment as e, pathlib, sys;"
-        "from fabricgen.pipeline import build;"
+        "from fabricgen.compiler.pipeline import build;"
         "from fabricgen.intent.schema import schema_file, schema_text;"
         "build(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]));"
         "assert schema_file().read_text() == schema_text();"
@@ -221,7 +221,7 @@ def test_without_a_git_checkout_the_version_comes_from_the_sdist_or_the_archive_
 def test_the_release_names_the_files_the_full_version_the_manifest():
     """What this copy writes: the release in every header and topology.json, the full version in
     manifest.json (the wheel test above checks both against a real tag)."""
-    from fabricgen.pipeline import compile_intent
+    from fabricgen.compiler.pipeline import compile_intent
 
     files = compile_intent(TINY).files
     assert version.release_of(version.__version__) == version.RELEASE
@@ -248,8 +248,8 @@ def test_the_release_of_a_version(version_string: str, release: str):
 
 
 def test_a_build_of_another_commit_of_the_release_is_read_one_of_another_release_is_refused(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr("fabricgen.build_dir.RELEASE", "0.2.0")
-    monkeypatch.setattr("fabricgen.build_dir.__version__", "0.2.0.post1.dev5+gfeedbee")
+    monkeypatch.setattr("fabricgen.build.build_dir.RELEASE", "0.2.0")
+    monkeypatch.setattr("fabricgen.build.build_dir.__version__", "0.2.0.post1.dev5+gfeedbee")
     manifest = {"intent": {"file": "x.yaml", "sha256": "0" * 64}, "files": {}}
     for same in ("0.2.0", "0.2.0.post1.dev3+g1a2b3c4d", "0.2.0+d20250101"):
         (tmp_path / "manifest.json").write_text(json.dumps({"fabricgen_version": same, **manifest}))

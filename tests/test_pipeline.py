@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import INTENTS
 
 INTENT = INTENTS / "small-32-gpu.yaml"
@@ -71,7 +71,7 @@ def test_the_build_command_leaves_the_collector_as_it_found_it(tmp_path):
 def test_the_write_runs_with_the_collector_off(tmp_path, monkeypatch):
     """A build's objects join the oldest generation uncounted, so a full pass may come due during the
     write: `build` keeps the collector off until its files are on disk."""
-    import fabricgen.pipeline as pipeline
+    import fabricgen.compiler.pipeline as pipeline
 
     during_write: list[bool] = []
     real_write = pipeline.write_build

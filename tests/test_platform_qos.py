@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.errors import CheckError
-from fabricgen.pipeline import compile_intent
-from fabricgen.qos import GENERIC, INTENT
+from fabricgen.basics.errors import CheckError
+from fabricgen.compiler.pipeline import compile_intent
+from fabricgen.compiler.qos import GENERIC, INTENT
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
 from tests.test_render_nxos import nxos_rule_violations

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from napalm.base.mock import MockDriver
 
-from fabricgen.errors import PushError
-from fabricgen.pipeline import build
+from fabricgen.basics.errors import PushError
+from fabricgen.compiler.pipeline import build
 from fabricgen.push import rollout
 from fabricgen.push.credentials import Credentials, read_credentials
 from fabricgen.push.inventory import read_targets

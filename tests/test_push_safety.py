@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from napalm.base.exceptions import CommitError
 
+from fabricgen.build.secrets import Secrets
+from fabricgen.compiler.pipeline import build
 from fabricgen.nos.nxos import push as nxos_module
 from fabricgen.nos.nxos.push import NxosDriver
-from fabricgen.pipeline import build
 from fabricgen.push.rollout import Outcome, RolloutOptions, push
-from fabricgen.secrets import Secrets
 from tests import cli_runner
 from tests.push_build import completed_copy, rehash
 from tests.test_push import CREDENTIALS, FAST, TINY_OOB, all_peers, mocked

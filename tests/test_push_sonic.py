@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.secrets import env_name
+from fabricgen.build.secrets import env_name
 from tests import cli_runner
 from tests.push_build import completed_copy, rehash
 from tests.sonic_target import free_port, start_sonic_target, wait_until

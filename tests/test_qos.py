@@ -8,10 +8,10 @@ import json
 import pytest
 import yaml
 
-from fabricgen.design.graph import Role
-from fabricgen.errors import CheckError
-from fabricgen.pipeline import compile_intent
-from fabricgen.qos import CABLE_LENGTH_BUCKETS_M, cable_length_bucket, lossless_headroom
+from fabricgen.basics.errors import CheckError
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.pipeline import compile_intent
+from fabricgen.compiler.qos import CABLE_LENGTH_BUCKETS_M, cable_length_bucket, lossless_headroom
 from tests.conftest import build_refused
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
@@ -262,7 +262,7 @@ def test_an_override_keeps_the_fabrics_other_speeds(write_intent):
     qos = {"ecn": {"100G": {"min_kbytes": 100, "max_kbytes": 2000, "drop_probability": 5}}}
     override = {"be-su01-leaf1": {"ecn": {"400G": {"min_kbytes": 800, "max_kbytes": 2500, "drop_probability": 5}}}}
     build = compile_intent(intent(write_intent, {"qos": qos, "qos_overrides": override}))
-    from fabricgen.qos import effective_qos
+    from fabricgen.compiler.qos import effective_qos
 
     effective = effective_qos(build.compiled.intent.backend, "be-su01-leaf1")
     assert effective.ecn_at(100).max_kbytes == 2000 and effective.ecn_at(400).max_kbytes == 2500
@@ -351,8 +351,8 @@ def test_fabric_thresholds_share_the_profiles_answer_and_work_out_an_overrides_o
     """FabricThresholds (device configs and the checks): switches on the fabric's profile get one
     answer per model and speed; a switch with an override gets its own values, never the shared ones."""
     from fabricgen.catalog.model import PlatformQos
+    from fabricgen.compiler.qos import FabricThresholds, lossless_thresholds
     from fabricgen.intent.model import Qos
-    from fabricgen.qos import FabricThresholds, lossless_thresholds
 
     profile = Qos()
     override = Qos(pfc_trigger_kbytes={400: 5000})

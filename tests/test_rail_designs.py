@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
-from fabricgen.errors import DesignError
-from fabricgen.pipeline import build, compile_intent
+from fabricgen.basics.errors import DesignError
+from fabricgen.compiler.design.graph import LinkKind, Role
+from fabricgen.compiler.pipeline import build, compile_intent
 from tests.conftest import INTENTS, build_refused
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from fabricgen.basics.errors import CatalogError, CheckError, IntentError
 from fabricgen.catalog import load_catalog
 from fabricgen.catalog.model import release_key
-from fabricgen.errors import CatalogError, CheckError, IntentError
-from fabricgen.pipeline import build, compile_intent
+from fabricgen.compiler.pipeline import build, compile_intent
 from tests import cli_runner
 from tests.conftest import build_refused
 

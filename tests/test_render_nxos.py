@@ -8,8 +8,8 @@ import re
 import pytest
 import yaml
 
-from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
+from fabricgen.compiler.pipeline import compile_intent
 from tests.nxos_parse import parse_nxos
 
 

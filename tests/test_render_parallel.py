@@ -7,7 +7,7 @@ import multiprocessing
 
 import pytest
 
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.render import parallel
 from fabricgen.render.parallel import effective_jobs, render_devices
 from tests.conftest import INTENTS

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.design.graph import Device, LinkKind, Network, Role
+from fabricgen.compiler.design.graph import Device, LinkKind, Network, Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.nos.sonic.render import config_db_text
-from fabricgen.pipeline import compile_intent
 from tests.conftest import VTYSH, needs_frr
 from tests.nxos_parse import parse_nxos
 from tests.sonic_yang import violations
@@ -173,7 +173,7 @@ def test_qos_tables(whitepaper_sonic):
 
 
 def test_headroom_grows_with_cable_length_and_speed():
-    from fabricgen.qos import lossless_headroom
+    from fabricgen.compiler.qos import lossless_headroom
 
     short, long = lossless_headroom(400, 9216, 5), lossless_headroom(400, 9216, 300)
     # about 505 bytes per metre of round trip at 400G

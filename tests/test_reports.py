@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabricgen.build_dir import BomRow, read_rows
-from fabricgen.csv_format import csv_text, joined_csv, spreadsheet_safe, spreadsheet_value
-from fabricgen.design.graph import LinkKind, Role
-from fabricgen.errors import DiffError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.csv_format import csv_text, joined_csv, spreadsheet_safe, spreadsheet_value
+from fabricgen.basics.errors import DiffError
+from fabricgen.build.build_dir import BomRow, read_rows
+from fabricgen.compiler.design.graph import LinkKind, Role
+from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.reports import cabling, ip_plan
 from fabricgen.reports.bom import _network_section, _octal_cables, bom_rows
 from fabricgen.reports.cabling import COLUMNS as COLUMNS_CABLING

@@ -11,12 +11,12 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
+from fabricgen.basics.trust import check_host, check_hostname, check_pid, check_text
+from fabricgen.basics.units import parse_ratio, parse_speed
+from fabricgen.basics.yaml_source import load_yaml
+from fabricgen.build.secrets import check_secret_name
 from fabricgen.cli import app
 from fabricgen.intent.schema import DRAFT, intent_schema, schema_file, schema_text
-from fabricgen.secrets import check_secret_name
-from fabricgen.trust import check_host, check_hostname, check_pid, check_text
-from fabricgen.units import parse_ratio, parse_speed
-from fabricgen.yaml_source import load_yaml
 from tests.conftest import REPO
 
 runner = CliRunner()

@@ -1,5 +1,5 @@
 """Secrets never leave memory except through `secrets render`: the acceptance proof for build,
-validate, diff and `secrets list`, and the unit tests of fabricgen.secrets.
+validate, diff and `secrets list`, and the unit tests of fabricgen.build.secrets.
 
 Marker values are planted for every secret of intents/cisco-256-gpu.yaml, one set in the
 environment (FABRICGEN_SECRET_*) and another in a 0600 secrets file ($FABRICGEN_SECRETS_FILE);
@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.errors import SecretsError
-from fabricgen.pipeline import compile_intent
-from fabricgen.secrets import (
+from fabricgen.basics.errors import SecretsError
+from fabricgen.build.secrets import (
     BGP_KEY,
     MAX_FILE_BYTES,
     NTP_KEY,
@@ -43,6 +42,7 @@ from fabricgen.secrets import (
     sonic_slot,
     uses_in,
 )
+from fabricgen.compiler.pipeline import compile_intent
 from tests import cli_runner
 from tests.conftest import INTENTS
 
@@ -364,7 +364,7 @@ def test_summary_lists_each_secret_once_without_values(monkeypatch: pytest.Monke
     _assert_no_marker("summary.md", summary)
 
 
-# --- fabricgen.secrets --------------------------------------------------------------------------
+# --- fabricgen.build.secrets --------------------------------------------------------------------------
 
 
 def test_fill_and_mask():
@@ -600,7 +600,7 @@ def test_values_a_sonic_field_refuses_are_refused_before_writing(tmp_path: Path,
     assert rendered.returncode == 2 and f"secret {name!r}" in rendered.stderr and expected in rendered.stderr
     assert not out.exists() and value not in rendered.stdout + rendered.stderr
 
-    from fabricgen.errors import PushError
+    from fabricgen.basics.errors import PushError
     from fabricgen.push.candidate import read_secrets
     from fabricgen.push.inventory import read_targets
 
@@ -646,7 +646,7 @@ def _every_shipped_build(tmp_path: Path):
 
 
 def test_every_placeholder_of_every_shipped_intent_stands_in_a_declared_slot(tmp_path: Path):
-    from fabricgen.secrets import file_nos, placements
+    from fabricgen.build.secrets import file_nos, placements
 
     counted: dict[str, int] = {}
     for intent, build in _every_shipped_build(tmp_path):
@@ -705,7 +705,7 @@ def test_masking_is_the_slots_on_both_sides():
 
 
 def test_a_long_secret_name_cannot_stand_as_a_sonic_snmp_community(tmp_path: Path):
-    from fabricgen.errors import CheckError
+    from fabricgen.basics.errors import CheckError
     from tests.test_sonic_security import _sonic_variant
 
     def edit(doc):

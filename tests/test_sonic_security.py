@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fabricgen.basics.errors import CheckError
+from fabricgen.build.secrets import Secrets
 from fabricgen.catalog import load_catalog
-from fabricgen.errors import CheckError
-from fabricgen.pipeline import compile_intent
-from fabricgen.secrets import Secrets
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import needs_frr
 from tests.sonic_yang import RELEASES, violations
 from tests.test_render_sonic import config_dbs, frr_confs, sonic_switches, vtysh_dryrun

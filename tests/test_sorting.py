@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fabricgen.basics.sorting import natural_key
 from fabricgen.diff.compare import _cabling
-from fabricgen.sorting import natural_key
 
 # names as a catalog or an intent may spell them: letters, ASCII digits (numbers), other
 # scripts' digits (text, not numbers), the separators of port and cable names

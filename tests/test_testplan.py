@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
-from fabricgen.pipeline import build
+from fabricgen.compiler.pipeline import build
 from fabricgen.testplan import TestplanError as PlanError
 from fabricgen.testplan import write_plan
 

@@ -14,11 +14,11 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.checks import run_checks
-from fabricgen.design.graph import LinkKind, Network, Role
-from fabricgen.design.three_tier import size_three_tier
-from fabricgen.errors import DesignError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.errors import DesignError
+from fabricgen.compiler.checks import run_checks
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
+from fabricgen.compiler.design.three_tier import size_three_tier
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import build_refused, needs_frr
 from tests.nxos_parse import parse_nxos
 from tests.test_render_sonic import vtysh_dryrun

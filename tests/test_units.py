@@ -7,7 +7,7 @@ from ipaddress import IPv4Address, IPv4Interface
 
 import pytest
 
-from fabricgen.units import ipv4_ints, ipv4_text, ipv4_texts, network_of, network_text
+from fabricgen.basics.units import ipv4_ints, ipv4_text, ipv4_texts, network_of, network_text
 
 EDGES = [0, 1, 254, 255, 256, 0x0A000000, 0x0AFFFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFF00]
 

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from fabricgen.design.graph import LinkKind, Role
-from fabricgen.errors import DesignError, IntentError
-from fabricgen.pipeline import compile_intent
+from fabricgen.basics.errors import DesignError, IntentError
+from fabricgen.compiler.design.graph import LinkKind, Role
+from fabricgen.compiler.pipeline import compile_intent
 from tests import cli_runner
 
 # 4 DGX nodes (32 GPUs, 8 rails): 8 leaves of 4 downlinks each, on 800G OSFP switches whose cages

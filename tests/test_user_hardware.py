@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import needs_frr
 from tests.sonic_yang import violations
 from tests.test_render_sonic import vtysh_dryrun

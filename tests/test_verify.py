@@ -21,8 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.cli import app
+from fabricgen.compiler.pipeline import build
 from fabricgen.nos.nxos import verify as nxos
-from fabricgen.pipeline import build
 from fabricgen.push.inventory import read_targets
 from fabricgen.verify import verify_fabric
 from fabricgen.verify.collect import Access, ReadOnlyDevice, ReadOnlyViolation
@@ -624,7 +624,7 @@ def _strings(value):
 def test_json_string_values_carry_no_control_character(build_dir, inventory):
     """What devices answered (an LLDP name, a getter's error) reaches the JSON escaped as the table
     and Markdown escape it: a consumer printing a value gets no terminal control or hidden line."""
-    from fabricgen.trust import has_invisible
+    from fabricgen.basics.trust import has_invisible
     from fabricgen.verify import report
 
     answers = healthy(build_dir)

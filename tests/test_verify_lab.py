@@ -37,8 +37,8 @@ LLDP_WAIT = 60.0  # seconds for lldpd to report a rewired port's new neighbour
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory):
     """(build_dir, plan, state, targets, inventory, known_hosts, password); everything down after."""
+    from fabricgen.compiler.pipeline import build
     from fabricgen.lab import runtime, session
-    from fabricgen.pipeline import build
 
     directory = tmp_path_factory.mktemp("verify-lab")
     build_dir = directory / "build"

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from fabricgen.basics.errors import CheckError
 from fabricgen.catalog import load_catalog
-from fabricgen.errors import CheckError
-from fabricgen.pipeline import compile_intent
+from fabricgen.compiler.pipeline import compile_intent
 
 CATALOG = load_catalog()
 NXOS = CATALOG.nos_releases["nxos"]

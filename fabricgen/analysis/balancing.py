@@ -14,7 +14,7 @@ from fabricgen.analysis.clos import Clos, PathResult
 from fabricgen.analysis.fabric import Fabric
 from fabricgen.analysis.limits import TrafficOptions, check_cost
 from fabricgen.analysis.loadbalance import Summary, Traffic, estimate
-from fabricgen.errors import AnalysisError, Problem
+from fabricgen.basics.errors import AnalysisError, Problem
 
 
 @dataclass

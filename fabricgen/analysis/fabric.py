@@ -1,7 +1,7 @@
 """A build's routed fabric as arrays, for analysis: leaves, spines, and the capacity between them.
 
 Read from the build directory only (a verified build, its topology.json parsed through the
-checked model of `fabricgen.build_dir`, its links consistent with its nodes and every speed
+checked model of `fabricgen.build.build_dir`, its links consistent with its nodes and every speed
 positive), so the fabric analysed is the one that was built and cabled, not the intent's idea of
 it. cabling.csv is not read: parsing it to cross-check would cost the 32,768-GPU analysis 1.7 s
 of CPU and 250 MB, and no number here comes from it.
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fabricgen.build_dir import BuildFiles
-from fabricgen.errors import AnalysisError, Problem
-from fabricgen.sorting import natural_key
-from fabricgen.trust import printable
+from fabricgen.basics.errors import AnalysisError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.basics.trust import printable
+from fabricgen.build.build_dir import BuildFiles
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.errors import AnalysisError, Problem, raise_if
-from fabricgen.trust import quoted
+from fabricgen.basics.errors import AnalysisError, Problem, raise_if
+from fabricgen.basics.trust import quoted
 
 if TYPE_CHECKING:
     from fabricgen.analysis.clos import Clos as LeafSpine

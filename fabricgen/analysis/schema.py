@@ -11,8 +11,8 @@ import math
 from pydantic import Field
 
 from fabricgen.analysis.loadbalance import MODES
+from fabricgen.basics.errors import Problem
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.errors import Problem
 
 
 class Estimate(JsonOutputModel):

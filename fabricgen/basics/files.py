@@ -12,7 +12,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from fabricgen.trust import quoted
+from fabricgen.basics.trust import quoted
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -24,7 +24,7 @@ class InputModel(BaseModel):
 class FileModel(BaseModel):
     """What a file fabricgen wrote holds, as a command reads it back: frozen once read. Values
     are taken as JSON, YAML or a CSV cell gives them (a number for a float field, a string cell);
-    each field's own type and validators bound them (`fabricgen.build_dir`)."""
+    each field's own type and validators bound them (`fabricgen.build.build_dir`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from fabricgen.basics.errors import CatalogError, Problem, raise_if
+from fabricgen.basics.validation import closest, problems_from_validation_error
+from fabricgen.basics.yaml_source import MAX_CATALOG_NODES, YamlDocument, load_yaml
 from fabricgen.catalog.model import (
     SECTIONS,
     Appliance,
@@ -24,10 +27,7 @@ from fabricgen.catalog.model import (
     SwitchModel,
     Transceiver,
 )
-from fabricgen.errors import CatalogError, Problem, raise_if
 from fabricgen.nos import registry
-from fabricgen.validation import closest, problems_from_validation_error
-from fabricgen.yaml_source import MAX_CATALOG_NODES, YamlDocument, load_yaml
 
 BUILTIN_DIR = Path(__file__).parent / "data"
 

@@ -14,9 +14,9 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from fabricgen.basics.models import InputModel
+from fabricgen.basics.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
+from fabricgen.basics.units import Speed, parse_speed
 from fabricgen.nos import registry
-from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
-from fabricgen.units import Speed, parse_speed
 
 
 def _registered_nos(name: str) -> str:

@@ -12,6 +12,7 @@ import gc
 import typer
 from typer.core import TyperGroup
 
+from fabricgen.basics.version import __version__
 from fabricgen.cli import (
     analyze,
     bom,
@@ -26,7 +27,6 @@ from fabricgen.cli import (
     testplan,
 )
 from fabricgen.cli.common import asks_for_json, out, print_json
-from fabricgen.version import __version__
 
 
 class _Commands(TyperGroup):
@@ -60,7 +60,7 @@ def _usage_json(exc: Exception, arguments) -> None:
     is a public name of typer."""
     if getattr(exc, "exit_code", None) != 2 or not hasattr(exc, "ctx") or not hasattr(exc, "format_message") or not asks_for_json(arguments):
         return
-    from fabricgen.errors import Problem, error_document
+    from fabricgen.basics.errors import Problem, error_document
 
     command = exc.ctx.command_path if exc.ctx is not None else "fabricgen"
     print_json(error_document("usage", [Problem(exc.format_message(), hint=f"see {command} --help").as_json()]))

@@ -11,6 +11,9 @@ import typer
 
 from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
 from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Scope
+from fabricgen.basics.errors import AnalysisError, Problem, raise_if
+from fabricgen.basics.trust import printable
+from fabricgen.basics.user_paths import STAGING_ROOM, output_file
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     NETWORK_CHOICE_OPTION,
@@ -26,9 +29,6 @@ from fabricgen.cli.common import (
 )
 from fabricgen.cli.extras import require_extra
 from fabricgen.cli.progress import Phases
-from fabricgen.errors import AnalysisError, Problem, raise_if
-from fabricgen.trust import printable
-from fabricgen.user_paths import STAGING_ROOM, output_file
 
 # the phases progress shows, in order; a fabric skips those it has no use for
 PHASES = ("read build", "capacity", "single failures", "load balancing", "figures", "write")

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from fabricgen.basics.user_paths import INPUT_DIRECTORY, INPUT_FILE
 from fabricgen.cli.common import (
     OutputFormat,
     ProblemFormat,
@@ -16,7 +17,6 @@ from fabricgen.cli.common import (
     out,
     run_or_exit,
 )
-from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE
 
 app = typer.Typer(no_args_is_help=True, help="Work with a build's bill of materials.", rich_markup_mode=None)
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from fabricgen.basics.trust import printable
+from fabricgen.basics.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
 from fabricgen.cli.common import (
     CATALOG_DIR_HELP,
     ProblemFormat,
@@ -19,11 +21,9 @@ from fabricgen.cli.common import (
     run_or_exit,
 )
 from fabricgen.cli.progress import Phases
-from fabricgen.trust import printable
-from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
 
 if TYPE_CHECKING:
-    from fabricgen.pipeline import Build
+    from fabricgen.compiler.pipeline import Build
 
 INTENT_ARG = typer.Argument(..., help="The intent YAML file, e.g. intents/cisco-256-gpu.yaml.", callback=checked(INPUT_FILE))
 OUTPUT_OPTION = typer.Option(
@@ -39,7 +39,7 @@ FORMAT_OPTION = typer.Option(
     "--format",
     help="text; json (as --json); github: problems also as GitHub Actions annotations (::error file=...,line=...) on stdout, one per problem.",
 )
-JSON_OPTION = json_option("fabricgen/reports/build_summary.py BuildSummary; problems: fabricgen/errors.py ErrorDocument")
+JSON_OPTION = json_option("fabricgen/reports/build_summary.py BuildSummary; problems: fabricgen/basics/errors.py ErrorDocument")
 
 
 def build_command(
@@ -59,7 +59,7 @@ def build_command(
     server: nic-qos.sh or nic-qos.txt, netplan.yaml), cabling.csv/.md, bom.csv/.md, ip-plan.csv,
     topology.json, summary.md and manifest.json.
     """
-    from fabricgen.pipeline import PHASES, build
+    from fabricgen.compiler.pipeline import PHASES, build
 
     problems = ProblemFormat.json if as_json else output_format
     started = time.perf_counter()
@@ -89,7 +89,7 @@ def validate_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ) -> None:
     """Run every check on INTENT (schema, catalog, design, addressing, fabric invariants); write nothing."""
-    from fabricgen.pipeline import PHASES, compile_intent
+    from fabricgen.compiler.pipeline import PHASES, compile_intent
 
     problems = ProblemFormat.json if as_json else output_format
     checked = PHASES[: PHASES.index("device configs") + 1]
@@ -108,7 +108,7 @@ def validate_command(
 def _print_summary(result: Build) -> None:
     from rich.table import Table
 
-    from fabricgen.units import format_ratio
+    from fabricgen.basics.units import format_ratio
 
     s = result.sizing
     table = Table(title=f"{result.loaded.intent.name}", show_header=True, header_style="bold")

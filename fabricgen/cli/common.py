@@ -19,8 +19,8 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from fabricgen.errors import FabricgenError
-from fabricgen.user_paths import INPUT_DIRECTORY, PathError, Role, path_problems
+from fabricgen.basics.errors import FabricgenError
+from fabricgen.basics.user_paths import INPUT_DIRECTORY, PathError, Role, path_problems
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -31,7 +31,7 @@ CATALOG_DIR_HELP = "A directory the intent's catalog files may also come from (r
 
 def checked(role: Role) -> Callable[..., Any]:
     """The typer callback of a path option or argument: its value (one path, or each of a list)
-    checked by `fabricgen.user_paths` as `role` says, while the command line is read, before the
+    checked by `fabricgen.basics.user_paths` as `role` says, while the command line is read, before the
     command runs. A refusal names the option (`--output`) or argument (`BUILD_DIR`) and is printed
     as every problem is (`refuse`: exit 2, and the error document when the command line asks for
     JSON)."""
@@ -138,7 +138,7 @@ def print_json(document) -> None:
 def write_report(path: Path, data: bytes) -> None:
     """Write a report file a command was asked for (--report, --json-report FILE) atomically, its
     directory created first; exit 2 when it cannot be written."""
-    from fabricgen.output import write_file_atomic
+    from fabricgen.build.output import write_file_atomic
 
     def write() -> None:
         _make_directory(path.parent)
@@ -149,7 +149,7 @@ def write_report(path: Path, data: bytes) -> None:
 
 def _make_directory(directory: Path) -> None:
     """`mkdir -p directory`, or OutputError saying why not."""
-    from fabricgen.errors import OutputError, Problem
+    from fabricgen.basics.errors import OutputError, Problem
 
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, TaskID, TextColumn
 
+from fabricgen.basics.user_paths import INPUT_FILE, output_file
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     QUIET_OPTION,
@@ -24,7 +25,6 @@ from fabricgen.cli.common import (
     write_report,
 )
 from fabricgen.cli.extras import require_extra
-from fabricgen.user_paths import INPUT_FILE, output_file
 
 DEVICES_OPTION = typer.Option(
     None, "--devices", help="Comma-separated switch names, patterns (be-su01-*), roles (leaf, spine) or networks (backend, oob). Default: every switch."

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from fabricgen.basics.user_paths import DIFF_SIDE, INPUT_DIRECTORY
 from fabricgen.cli.common import (
     CATALOG_DIR_HELP,
     QUIET_OPTION,
@@ -18,7 +19,6 @@ from fabricgen.cli.common import (
     run_or_exit,
 )
 from fabricgen.cli.progress import Phases
-from fabricgen.user_paths import DIFF_SIDE, INPUT_DIRECTORY
 
 DIFF_OLD_ARG = typer.Argument(
     ...,

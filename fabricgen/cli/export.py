@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
+from fabricgen.basics.user_paths import OUTPUT_DIRECTORY
 from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, checked, json_option, out, print_json, run_or_exit
-from fabricgen.user_paths import OUTPUT_DIRECTORY
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -31,10 +31,10 @@ JSON_OPTION = json_option("fabricgen/export/files.py ExportSummary")
 def _export(build_dir: Path, output: Path | None, format_name: str, render: Callable, as_json: bool, push: Callable | None = None) -> None:
     """Verify the build, render the format, write the directory; print where and how much (and,
     with `push`, what it pushed: push(build) -> NetboxPushSummary)."""
+    from fabricgen.basics.trust import printable
+    from fabricgen.basics.user_paths import check_path
     from fabricgen.export.files import ExportSummary, default_destination, write_export
     from fabricgen.export.source import open_build
-    from fabricgen.trust import printable
-    from fabricgen.user_paths import check_path
 
     def action():
         # the default, derived from BUILD_DIR, checked as -o would be (a long name plus the suffix)
@@ -118,10 +118,10 @@ def netbox_command(
     site, racks, devices, interfaces, console ports, cables, IP addresses. With --push, the same
     objects are created through NetBox's API (existing ones are left as they are); exit 1 when
     some could not be created."""
+    from fabricgen.basics.trust import printable
     from fabricgen.export.files import NetboxPushSummary
     from fabricgen.export.netbox import NetboxData, netbox_data, netbox_files
     from fabricgen.export.netbox_push import connect, push, push_plan, shown_url
-    from fabricgen.trust import printable
 
     api = run_or_exit(lambda: connect(push_url, os.environ, timeout)) if push_url else None
     made: list[NetboxData] = []  # the rows, made once for the files and the push

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from fabricgen.basics.user_paths import output_file
 from fabricgen.cli.common import checked, out, run_or_exit
 from fabricgen.nos import registry  # the NOS packages only, light: the help names them
-from fabricgen.user_paths import output_file
 
 # intent.model's MAX_GPUS (a test keeps them equal): the model is not imported before a command runs
 MAX_GPUS = 262_144
 INTENT_FILE = output_file("the intent", "cluster.yaml")
 
 if TYPE_CHECKING:
+    from fabricgen.basics.errors import Problem
     from fabricgen.catalog import Catalog
-    from fabricgen.errors import Problem
     from fabricgen.intent.template import Starter
 
 
@@ -67,16 +67,16 @@ def init_command(
     combination that does not build is refused and nothing is written. Then run
     `fabricgen build FILE`.
     """
+    from fabricgen.basics.errors import Problem
+    from fabricgen.basics.trust import printable
+    from fabricgen.basics.user_paths import check_path
     from fabricgen.catalog import load_catalog
-    from fabricgen.errors import Problem
     from fabricgen.intent.schema import schema_file
     from fabricgen.intent.template import (
         check_starter,
         render_starter,
         schema_reference,
     )
-    from fabricgen.trust import printable
-    from fabricgen.user_paths import check_path
 
     catalog = run_or_exit(load_catalog)
     ask = sys.stdin.isatty() if interactive is None else interactive
@@ -114,7 +114,7 @@ def init_command(
 
 
 def _refuse(*problems: Problem) -> None:
-    from fabricgen.errors import InitError, raise_if
+    from fabricgen.basics.errors import InitError, raise_if
 
     raise_if(problems, InitError)
 
@@ -185,7 +185,7 @@ def _ask_number(text: str, default: int, most: int = MAX_GPUS) -> int:
         # ASCII digits only: "²" passes str.isdigit() but int() refuses it (a traceback, not a retry)
         value = value.strip()
         if not (value.isascii() and value.isdigit() and len(value) <= len(str(most))) or not 1 <= int(value) <= most:
-            from fabricgen.trust import printable
+            from fabricgen.basics.trust import printable
 
             raise typer.BadParameter(f"{printable(value)!r} is not a whole number from 1 to {most:,}")
         return int(value)
@@ -214,10 +214,10 @@ def _stripped(value: str) -> str:
 def _check_builds(text: str) -> None:
     """Compile the intent text in memory (every check, no rendering); a problem it finds is
     reported against the option that set the field, or as it is, and nothing is written."""
-    from fabricgen.errors import FabricgenError, InitError
+    from fabricgen.basics.errors import FabricgenError, InitError
+    from fabricgen.compiler.pipeline import compile_loaded
     from fabricgen.intent import load_intent_text
     from fabricgen.intent.template import option_of
-    from fabricgen.pipeline import compile_loaded
 
     try:
         compile_loaded(load_intent_text(text), render=False)
@@ -228,7 +228,7 @@ def _check_builds(text: str) -> None:
 def _for_init(problem: Problem, option: str | None) -> Problem:
     from dataclasses import replace
 
-    from fabricgen.errors import dotted
+    from fabricgen.basics.errors import dotted
 
     field = dotted(problem.field)
     where = f"{option} ({field})" if option and field else option or field or problem.device or ""
@@ -237,6 +237,6 @@ def _for_init(problem: Problem, option: str | None) -> Problem:
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:
-    from fabricgen.output import write_file_atomic
+    from fabricgen.build.output import write_file_atomic
 
     write_file_atomic(path, data, replace=force)

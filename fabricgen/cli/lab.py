@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from fabricgen.basics.trust import printable
+from fabricgen.basics.user_paths import INPUT_FILE, output_file
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     NETWORK_CHOICE_OPTION,
@@ -21,8 +23,6 @@ from fabricgen.cli.common import (
     write_report,
 )
 from fabricgen.cli.progress import Phases
-from fabricgen.trust import printable
-from fabricgen.user_paths import INPUT_FILE, output_file
 
 app = typer.Typer(
     no_args_is_help=True,

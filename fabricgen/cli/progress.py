@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Self
 
-from fabricgen.trust import printable
+from fabricgen.basics.trust import printable
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
+from fabricgen.basics.user_paths import output_file
 from fabricgen.cli.common import checked, out, write_report
-from fabricgen.user_paths import output_file
 
 
 def schema_command(
@@ -29,8 +29,8 @@ def schema_command(
     field may hold; rules across fields (overlapping pools, catalog models, design settings) are
     checked by `fabricgen validate`.
     """
+    from fabricgen.basics.trust import printable
     from fabricgen.intent.schema import schema_file, schema_text
-    from fabricgen.trust import printable
 
     if path:
         out.print(printable(schema_file()), markup=False)

@@ -1,11 +1,11 @@
 """`fabricgen secrets`: which secrets a build refers to, and the configs with their values filled in.
 
-`secrets list BUILD_DIR` reads a verified build (fabricgen.build_dir.BuildFiles): the secret names
+`secrets list BUILD_DIR` reads a verified build (fabricgen.build.build_dir.BuildFiles): the secret names
 topology.json lists per switch, checked against the placeholders its config files really hold (a
 placeholder the topology does not list is an error), what each is used for (read back from the
 config line or config_db field), its environment variable, and whether a value is available now.
 It never prints a value. Each value available is checked against every field it goes into on
-each switch's release (`fabricgen.secrets.SLOTS`: an SNMPv3 key with `:` or `@` on SONiC, a
+each switch's release (`fabricgen.build.secrets.SLOTS`: an SNMPv3 key with `:` or `@` on SONiC, a
 TACACS+ key with `#`), an exit 2 naming the secret, the field and the rule.
 
 `secrets render BUILD_DIR --out DIR` is for people who load configs another way than `push`: the
@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, TypeVar
 import typer
 from rich.table import Table
 
-from fabricgen.cli.common import EXIT_INPUT, checked, out
-from fabricgen.errors import FabricgenError, Problem, PushError, SecretsError, raise_if
-from fabricgen.secrets import (
+from fabricgen.basics.errors import FabricgenError, Problem, PushError, SecretsError, raise_if
+from fabricgen.basics.trust import printable
+from fabricgen.basics.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
+from fabricgen.build.secrets import (
     ENV_PREFIX,
     FILE_ENV,
     SECRET_NAME,
@@ -53,11 +54,10 @@ from fabricgen.secrets import (
     placements,
     value_problems,
 )
-from fabricgen.trust import printable
-from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY
+from fabricgen.cli.common import EXIT_INPUT, checked, out
 
 if TYPE_CHECKING:
-    from fabricgen.build_dir import BuildFiles
+    from fabricgen.build.build_dir import BuildFiles
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -124,7 +124,7 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
     """Every secret name BUILD_DIR refers to, from topology.json and the placeholders in its
     configs. SecretsError when the build cannot be read, or a config holds a placeholder its
     switch's topology node does not list (the build is not what fabricgen wrote)."""
-    from fabricgen.build_dir import (  # here: reading a build loads the catalog models
+    from fabricgen.build.build_dir import (  # here: reading a build loads the catalog models
         REBUILD,
         BuildFiles,
     )
@@ -380,7 +380,7 @@ def fill_configs(build_dir: Path, selection: str | None, secrets_file: Path | No
             try:
                 json.loads(filled)
             except ValueError:
-                from fabricgen.build_dir import REBUILD
+                from fabricgen.build.build_dir import REBUILD
 
                 problems.append(Problem("is not JSON once its secrets are filled in", hint=REBUILD, file=str(found.build.root / path)))
         files[path] = filled.encode("utf-8")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from fabricgen.basics.trust import printable
+from fabricgen.basics.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY, output_file
 from fabricgen.cli.common import (
     BUILD_DIR_ARG,
     ProblemFormat,
@@ -17,8 +19,6 @@ from fabricgen.cli.common import (
     run_or_exit,
     write_report,
 )
-from fabricgen.trust import printable
-from fabricgen.user_paths import INPUT_DIRECTORY, INPUT_FILE, OUTPUT_DIRECTORY, output_file
 
 
 class _PlanByDefault(typer.core.TyperGroup):
@@ -62,9 +62,9 @@ def testplan_command(
     """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
     NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
     testplan.json. Exit 2 on a bad build (nothing written)."""
-    from fabricgen.output import beside
+    from fabricgen.basics.user_paths import check_path
+    from fabricgen.build.output import beside
     from fabricgen.testplan import write_plan
-    from fabricgen.user_paths import check_path
 
     # the default, derived from BUILD_DIR, checked as -o would be (a long name plus the suffix)
     destination = output or run_or_exit(lambda: check_path(beside(build_dir, "-testplan"), OUTPUT_DIRECTORY, "--output (default BUILD_DIR-testplan)"))

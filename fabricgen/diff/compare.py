@@ -3,7 +3,7 @@
 `compare_sides(old, new)` takes two opened sides (fabricgen.diff.sides) and returns a `BuildDiff`.
 Both sides are verified builds (every file hashed against its manifest when opened), so their
 manifests' sha256 say exactly which files differ; only those are compared, so a small change to a
-large fabric stays fast. The reports are read through the checked models of `fabricgen.build_dir`.
+large fabric stays fast. The reports are read through the checked models of `fabricgen.build.build_dir`.
 
 - configs/<dev>* and hosts/<node>/* are diffed per device (unified, `a/` and `b/` paths);
 - lab/ holds derived files (FRR routing twins, the lab overlay): counted, not diffed;
@@ -27,10 +27,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fabricgen.build_dir import AddressRow, BomRow, BuildFiles, CableRow, TopologyNode
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import AddressRow, BomRow, BuildFiles, CableRow, TopologyNode
+from fabricgen.build.secrets import PLACEHOLDER_PATTERN, use_of
 from fabricgen.diff.sides import Side
-from fabricgen.secrets import PLACEHOLDER_PATTERN, use_of
-from fabricgen.sorting import natural_key
 
 CONTEXT_LINES = 3
 REFINE_LIMIT = 250_000  # lines x lines of a replaced block matched again (see _RefinedMatcher)

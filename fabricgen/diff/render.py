@@ -7,9 +7,9 @@ import json
 import re
 from dataclasses import dataclass
 
+from fabricgen.basics.trust import printable
 from fabricgen.diff.compare import BuildDiff, FileDiff, FileStat, Neighbor, file_stat
 from fabricgen.diff.sides import Side
-from fabricgen.trust import printable
 
 SECTION_ROWS = 50  # rows per semantic section in text and markdown; JSON has them all
 SWITCHES_SHOWN = 8  # switch names listed per QoS change

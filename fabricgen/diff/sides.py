@@ -1,7 +1,7 @@
 """The two sides of `fabricgen diff`, each opened as a manifest-checked build.
 
 `open_side(label, spec)` is a context manager yielding a `Side` for one of:
-- a build directory (holds manifest.json), verified when opened (`fabricgen.build_dir.BuildFiles`:
+- a build directory (holds manifest.json), verified when opened (`fabricgen.build.build_dir.BuildFiles`:
   every listed file present and unedited, nothing else there);
 - an intent YAML file in the working tree, built into a temporary directory;
 - `path/to/intent.yaml@REV`: the repository tree at git revision REV is extracted into a temporary
@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from fabricgen.build_dir import BuildFiles
-from fabricgen.errors import DiffError, FabricgenError, Problem
-from fabricgen.pipeline import build
+from fabricgen.basics.errors import DiffError, FabricgenError, Problem
+from fabricgen.build.build_dir import BuildFiles
+from fabricgen.compiler.pipeline import build
 
 INTENT_SUFFIXES = (".yaml", ".yml")
 T = TypeVar("T")

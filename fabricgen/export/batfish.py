@@ -12,7 +12,7 @@ data" (pybatfish docs/source/formats.md) asks:
   "interfaceName"}, "node2": {...}}]}`, each cable in both directions as Batfish's example
   (networks/example/example_layer1_topology.json) lists them: Batfish's Layer1Topology is a
   directed graph.
-Secrets: each placeholder becomes a stand-in of the form its slot takes (`fabricgen.secrets.
+Secrets: each placeholder becomes a stand-in of the form its slot takes (`fabricgen.build.secrets.
 dummy_secrets`: a SHA-256 crypt hash for a user's password, 15 letters and digits elsewhere, the
 same for one secret on every switch), never a value: the export reads no secret. Batfish parses config text line by line, and a placeholder
 is not a token its NX-OS grammar takes where a key is a WORD (CiscoNxosLexer.g4 `F_WordChar` has no
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import json
 
-from fabricgen.errors import Problem
+from fabricgen.basics.errors import Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.secrets import dummy_secrets
 from fabricgen.export.source import ExportBuild, ExportError
-from fabricgen.secrets import dummy_secrets
-from fabricgen.sorting import natural_key
 
 RANCID_HEADER = {"nxos": "!RANCID-CONTENT-TYPE: cisco-nx"}
 SONIC_FILES = ("config_db.json", "frr.conf")

@@ -38,12 +38,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from fabricgen import __version__
-from fabricgen.build_dir import CableRow, TopologyNode
-from fabricgen.design.graph import FABRIC_ROLES
-from fabricgen.errors import Problem
+from fabricgen.basics.errors import Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.basics.trust import quoted
+from fabricgen.build.build_dir import CableRow, TopologyNode
+from fabricgen.compiler.design.graph import FABRIC_ROLES
 from fabricgen.export.source import ExportBuild, ExportError
-from fabricgen.sorting import natural_key
-from fabricgen.trust import quoted
 
 # FRR's own image, as containerlab's FRR example lab (lab-examples/frr01) runs it; the host image is
 # the one that lab gives its hosts (iproute2, ping, traceroute). SONiC-VS has no registry image:
@@ -70,7 +70,7 @@ def lab_name(build: ExportBuild, network: str) -> str:
 
 def render_containerlab(build: ExportBuild, network: str = "backend", images: Images = Images()) -> dict[str, str]:
     """The topology file and the FRR files of `network` (ExportError when the build has no such fabric)."""
-    from fabricgen.errors import LabError
+    from fabricgen.basics.errors import LabError
     from fabricgen.lab.plan import plan_of
     from fabricgen.lab.runtime import node_commands, switch_commands
     from fabricgen.render.twin import TWIN_DIR

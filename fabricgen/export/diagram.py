@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape as xml_escape
 
 from fabricgen import __version__
-from fabricgen.build_dir import CableRow, TopologyNode
-from fabricgen.design.graph import Role
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import CableRow, TopologyNode
+from fabricgen.compiler.design.graph import Role
 from fabricgen.export.source import ExportBuild
-from fabricgen.sorting import natural_key
 
 MAX_DEVICES = 200  # above this a network is drawn per unit
 # Colour-blind-safe qualitative palette (Okabe and Ito), then four more; rails past 12 repeat.

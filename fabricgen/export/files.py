@@ -1,8 +1,8 @@
 """Writing an export directory: all of it or nothing, like a build.
 
-The files go through `fabricgen.output.write_build` (a staging directory swapped in with one
+The files go through `fabricgen.build.output.write_build` (a staging directory swapped in with one
 rename), with a manifest.json of their own that names the build they came from and a marker
-(`fabricgen.output.marker`: an export, its format, its fabric), so a later export of the same
+(`fabricgen.build.output.marker`: an export, its format, its fabric), so a later export of the same
 format of the same fabric replaces it, and nothing else does: an export never replaces a build, a
 test plan, another format's export or another fabric's, nor a directory of someone else's.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from fabricgen.basics.errors import Problem
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.errors import Problem
+from fabricgen.build.output import beside, marker, write_build
 from fabricgen.export.source import ExportBuild, ExportError
-from fabricgen.output import beside, marker, write_build
 from fabricgen.reports.manifest import render_manifest
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fabricgen.build_dir import TopologyNode
+from fabricgen.build.build_dir import TopologyNode
 from fabricgen.export.source import ExportBuild
 
 

@@ -23,7 +23,7 @@ Written for NetBox 4.6 (release 4.6.8): the column names are the fields of its i
 - ip-addresses.csv (address, status, role, device, interface, is_oob, description).
 
 A cell that starts with `= + - @` (a rack named in an edited build, say) starts with a quote in
-the files, so a spreadsheet shows it as text (OWASP, CSV Injection; fabricgen.csv_format); `--push`
+the files, so a spreadsheet shows it as text (OWASP, CSV Injection; fabricgen.basics.csv_format); `--push`
 sends the name as it is.
 
 Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables): a build is
@@ -38,11 +38,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fabricgen.build_dir import CableRow, TopologyNode
-from fabricgen.csv_format import csv_text
-from fabricgen.design.graph import Role
+from fabricgen.basics.csv_format import csv_text
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import CableRow, TopologyNode
+from fabricgen.compiler.design.graph import Role
 from fabricgen.export.source import ExportBuild
-from fabricgen.sorting import natural_key
 
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
@@ -222,7 +222,7 @@ def netbox_files(data: NetboxData) -> dict[str, str]:
 
 def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     """The rows as CSV, a cell a spreadsheet would run as a formula (a rack named "=cmd|...")
-    starting with a quote (fabricgen.csv_format); the push sends the values themselves."""
+    starting with a quote (fabricgen.basics.csv_format); the push sends the values themselves."""
     return csv_text(columns, [[row.get(column, "") for column in columns] for row in rows])
 
 

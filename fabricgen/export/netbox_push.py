@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from fabricgen.errors import Problem
+from fabricgen.basics.errors import Problem
+from fabricgen.basics.trust import check_host, has_invisible, printable, quoted
 from fabricgen.export.netbox import NetboxData
 from fabricgen.export.source import ExportError
-from fabricgen.trust import check_host, has_invisible, printable, quoted
 
 EXTRA = "pip install 'fabricgen[netbox]'"
 TOKEN_VARIABLE = "NETBOX_TOKEN"

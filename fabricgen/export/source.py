@@ -1,9 +1,9 @@
 """The build an export reads: a verified build directory and the indexes every format needs.
 
-`open_build(build_dir) -> ExportBuild` opens the directory through `fabricgen.build_dir.BuildFiles`
+`open_build(build_dir) -> ExportBuild` opens the directory through `fabricgen.build.build_dir.BuildFiles`
 (every file checked against manifest.json, topology.json, cabling.csv and ip-plan.csv parsed
 through their checked models and checked against each other), so every name, port and address an export writes has passed
-`fabricgen.trust` on the way in. Nothing else of the build is read, except by a format that says so
+`fabricgen.basics.trust` on the way in. Nothing else of the build is read, except by a format that says so
 (the FRR twins for containerlab, the switch configs for Batfish), and those through BuildFiles too.
 """
 
@@ -13,11 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricgen.build_dir import AddressRow, BuildFiles, CableRow, Topology, TopologyNode
-from fabricgen.design.graph import FABRIC_ROLES, Role
-from fabricgen.errors import FabricgenError, Problem
-from fabricgen.sorting import natural_key
-from fabricgen.trust import printable
+from fabricgen.basics.errors import FabricgenError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.basics.trust import printable
+from fabricgen.build.build_dir import AddressRow, BuildFiles, CableRow, Topology, TopologyNode
+from fabricgen.compiler.design.graph import FABRIC_ROLES, Role
 
 READ = ("topology.json", "cabling.csv", "ip-plan.csv")
 SWITCH_ROLES = frozenset({*FABRIC_ROLES, Role.OOB_SWITCH})

@@ -19,12 +19,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fabricgen.catalog import Catalog, load_catalog, unknown_pid_hint
-from fabricgen.errors import IntentError, Problem, raise_if
-from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, HostFabric, Intent
-from fabricgen.nos import registry
-from fabricgen.validation import problems_from_validation_error
-from fabricgen.yaml_source import (
+from fabricgen.basics.errors import IntentError, Problem, raise_if
+from fabricgen.basics.validation import problems_from_validation_error
+from fabricgen.basics.yaml_source import (
     MAX_FILE_BYTES,
     MAX_INTENT_NODES,
     YamlDocument,
@@ -32,6 +29,9 @@ from fabricgen.yaml_source import (
     load_yaml,
     parse_yaml,
 )
+from fabricgen.catalog import Catalog, load_catalog, unknown_pid_hint
+from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, HostFabric, Intent
+from fabricgen.nos import registry
 
 __all__ = ["Intent", "LoadedIntent", "load_intent", "load_intent_data", "load_intent_text"]
 

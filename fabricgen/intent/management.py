@@ -5,7 +5,7 @@ One section for the cluster, overridable per network (`backend.management`, `fro
 override replaces the sub-sections it sets (`ntp`, `tacacs`, ...) and inherits the rest
 (`Management.merged`). `bgp_security` in each routed network says how its BGP sessions are secured.
 
-Keys and password hashes are secret *names* (fabricgen.secrets): the values come from the
+Keys and password hashes are secret *names* (fabricgen.build.secrets): the values come from the
 environment or a secrets file, never from the intent.
 """
 
@@ -18,9 +18,9 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from fabricgen.basics.models import InputModel
-from fabricgen.secrets import SecretName
-from fabricgen.trust import Host, Text, Token
-from fabricgen.units import Address, Network
+from fabricgen.basics.trust import Host, Text, Token
+from fabricgen.basics.units import Address, Network
+from fabricgen.build.secrets import SecretName
 
 MAX_SERVERS = 8  # per AAA group, NTP or syslog: NX-OS and SONiC take a handful
 MAX_USERS = 32

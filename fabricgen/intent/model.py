@@ -20,10 +20,7 @@ from pydantic import (
 )
 
 from fabricgen.basics.models import InputModel
-from fabricgen.catalog.model import Nos, Release
-from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.nos import registry
-from fabricgen.trust import (
+from fabricgen.basics.trust import (
     HOSTNAME,
     HOSTNAME_SCHEMA,
     Hostname,
@@ -32,7 +29,10 @@ from fabricgen.trust import (
     check_hostname,
     check_pattern,
 )
-from fabricgen.units import Network, Ratio, Speed, SpeedKey
+from fabricgen.basics.units import Network, Ratio, Speed, SpeedKey
+from fabricgen.catalog.model import Nos, Release
+from fabricgen.intent.management import BgpSecurity, Management
+from fabricgen.nos import registry
 
 # trust's RFC 1123 label, anchored for the design's .match(): a device name becomes a hostname and
 # a file name, so nothing that could escape a directory
@@ -200,7 +200,7 @@ class Qos(InputModel):
     )
     storage_bandwidth_percent: int = Field(20, ge=1, le=98, description="the storage class's share (with storage_dscp)")
     # Only the speeds the intent writes; the others come from each switch model's catalog data
-    # (fabricgen.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
+    # (fabricgen.compiler.qos.lossless_thresholds), or fabricgen's generic defaults where it has none.
     ecn: dict[SpeedKey, EcnThresholds] = Field(
         {},
         description="ECN thresholds per port speed, e.g. {400G: {min_kbytes: ..., max_kbytes: ..., drop_probability: ...}}; unwritten speeds: the switch model's published values",
@@ -237,7 +237,7 @@ class Qos(InputModel):
 
     def ecn_at(self, speed_gbps: int) -> EcnThresholds:
         """The intent's thresholds for this port speed, or the generic default (without the
-        platform's published values: fabricgen.qos.lossless_thresholds has those)."""
+        platform's published values: fabricgen.compiler.qos.lossless_thresholds has those)."""
         return self.ecn.get(speed_gbps) or default_ecn(speed_gbps)
 
     @field_validator("roce_dscp", "cnp_dscp", "storage_dscp")

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
+from fabricgen.basics.errors import FieldPath, Problem
+from fabricgen.basics.trust import has_invisible, quoted
+from fabricgen.basics.validation import closest
 from fabricgen.catalog import Catalog, unknown_pid_hint
 from fabricgen.catalog.model import NOS_RELEASE
-from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.model import MAX_GPUS, NAME_PATTERN, Backend, SwitchRole
 from fabricgen.nos import registry
-from fabricgen.trust import has_invisible, quoted
-from fabricgen.validation import closest
 
 DESIGNS: tuple[str, ...] = get_args(Backend.model_fields["design"].annotation)
 ROUTINGS: tuple[str, ...] = get_args(Backend.model_fields["routing"].annotation)

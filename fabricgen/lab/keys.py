@@ -2,7 +2,7 @@
 
 A build's frr.conf (SONiC) and routing twin (other NOSes) hold `<<secret=NAME>>` where a BGP key
 goes. The lab fills them like `push` does: values from `FABRICGEN_SECRET_<NAME>`, `--secrets FILE`
-or `$FABRICGEN_SECRETS_FILE` (`fabricgen.secrets.load_secrets`); a name with no value gets a random
+or `$FABRICGEN_SECRETS_FILE` (`fabricgen.build.secrets.load_secrets`); a name with no value gets a random
 one for this lab, the same on every switch (both ends of a session must agree).
 
 Every value the lab uses is kept in one file, mode 0600, in a directory of the lab's state, mode
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.build.secrets import SECRET_NAME, Secrets, check_value, load_secrets, names_in, placements, value_problems
 from fabricgen.lab.plan import LabPlan, check_frr_conf
-from fabricgen.secrets import SECRET_NAME, Secrets, check_value, load_secrets, names_in, placements, value_problems
 
 KEYS_FILE = "secrets.yaml"
 GENERATED_BYTES = 24  # token_urlsafe(24): 32 characters of [A-Za-z0-9_-], 192 random bits
@@ -61,7 +61,7 @@ def lab_keys(plan: LabPlan, directory: Path, secrets_file: Path | None = None, e
 
 
 def check_keys(plan: LabPlan, secrets: Secrets) -> list[Problem]:
-    """Values the configs cannot carry: a value its FRR slot refuses (fabricgen.secrets.SLOTS: a
+    """Values the configs cannot carry: a value its FRR slot refuses (fabricgen.build.secrets.SLOTS: a
     TCP-MD5 key over Linux's 80 bytes), or a filled line that is no longer a plain configuration
     line. Messages name secrets, never values."""
     uses = [(p.name, p.slot, None, switch.name) for switch in plan.switches.values() for p in placements("frr.conf", switch.frr_conf)[0]]

@@ -6,7 +6,7 @@ node's netplan.yaml of its addresses and routes, topology.json of roles and the 
 width. Nothing here touches the system; `fabricgen.lab.runtime` does that.
 
 Everything here ends up in commands run as root (`ip -batch`, namespace names, `vtysh -f`), so every
-value is read through a checked model (`fabricgen.build_dir`, and the lab's own files below): device
+value is read through a checked model (`fabricgen.build.build_dir`, and the lab's own files below): device
 names are hostnames, kernel interface names are derived and sanitised, addresses parse as addresses,
 VLANs, VNIs, tables and MTUs are integers in range, and an FRR config is plain configuration lines.
 """
@@ -23,13 +23,13 @@ from typing import Annotated, Literal
 import netaddr
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabricgen.basics.errors import LabError, Problem
 from fabricgen.basics.models import FileModel
-from fabricgen.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
-from fabricgen.design.graph import Network
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.basics.trust import Text, has_invisible, printable, quoted
+from fabricgen.build.build_dir import Address, AddressRow, BuildFiles, InterfaceAddress, Name, Port, TopologyNode
+from fabricgen.compiler.design.graph import Network
 from fabricgen.render.twin import HOST_TWIN_DIR, OVERLAY_FILE, TWIN_DIR
-from fabricgen.sorting import natural_key
-from fabricgen.trust import Text, has_invisible, printable, quoted
 
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SWITCH_ROLES = ("leaf", "spine", "core")

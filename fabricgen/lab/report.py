@@ -10,10 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from fabricgen.basics.models import JsonOutputModel
+from fabricgen.basics.trust import printable
 from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.session import FailureReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
-from fabricgen.trust import printable
 
 MAX_ROWS = 24  # per table on a terminal; the Markdown report has every row
 

@@ -30,12 +30,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 
-from fabricgen.design.graph import Network
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.build.secrets import Secrets
+from fabricgen.compiler.design.graph import Network
 from fabricgen.lab import keys
 from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
 from fabricgen.lab.state import LLDPD_RUN, LabFailure, LabState, frr_dir, keys_directory, lab_lock, load_state, manifest_hash, state_directory
-from fabricgen.secrets import Secrets
 
 FRR_BIN = Path("/usr/lib/frr")
 DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it

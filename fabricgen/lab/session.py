@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.basics.sorting import natural_key
 from fabricgen.lab import runtime
 from fabricgen.lab.plan import LabPlan
 from fabricgen.lab.state import LabFailure, running_lab
 from fabricgen.lab.verify import Verification, verify, wait_converged
-from fabricgen.sorting import natural_key
 
 
 @dataclass

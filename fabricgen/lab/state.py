@@ -12,7 +12,7 @@ The state file records what `up` created before it creates it (write-ahead), so 
 exactly that, also after a crash. It is read like a build directory: a regular file of this user's
 that nobody else may write, in a directory of the same kind (never through a symbolic link, never
 blocking on a FIFO), at most `MAX_STATE_BYTES`, parsed into a strict model (exact types, no
-unknown field, every name checked by `fabricgen.trust`), and bound to the build it is loaded for:
+unknown field, every name checked by `fabricgen.basics.trust`), and bound to the build it is loaded for:
 its lab id and build path must be that build's, each namespace it names one this lab's id gives,
 and for a lab that is up (`running_lab`) each device and cable one of the build's plan. Anything
 else is refused, naming the file and how to remove the lab by hand, and nothing is deleted.
@@ -34,13 +34,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
-from fabricgen.design.graph import Network
-from fabricgen.errors import LabError, Problem
+from fabricgen.basics.errors import LabError, Problem
+from fabricgen.basics.trust import HOSTNAME, Hostname, PortName, Text, Token, printable, quoted
+from fabricgen.basics.version import __version__
+from fabricgen.build.secrets import SecretName
+from fabricgen.compiler.design.graph import Network
 from fabricgen.lab.keys import private_directory, write_private
 from fabricgen.lab.plan import LAB_ID, LabPlan, is_kernel_name, lab_id_of, read_plan
-from fabricgen.secrets import SecretName
-from fabricgen.trust import HOSTNAME, Hostname, PortName, Text, Token, printable, quoted
-from fabricgen.version import __version__
 
 STATE_ENV = "FABRICGEN_LAB_STATE"
 DEFAULT_STATE_ROOT = Path("/run/fabricgen/lab")

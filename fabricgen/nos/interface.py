@@ -24,7 +24,7 @@ from fabricgen.nos import registry
 
 if TYPE_CHECKING:
     from fabricgen.catalog.model import SwitchModel
-    from fabricgen.device_config import DeviceConfig
+    from fabricgen.compiler.device_config import DeviceConfig
     from fabricgen.intent.management import BgpSecurity, Management
     from fabricgen.intent.model import LoadBalancing, PfcWatchdog
 

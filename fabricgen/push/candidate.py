@@ -4,7 +4,7 @@
   every selected config uses (from the verified staged copies) and loads their values
   (`FABRICGEN_SECRET_<NAME>`, `--secrets FILE`); one missing is a refusal naming the secret, its
   environment variable and the devices that need it, and so is a value the field it goes into
-  refuses on that switch's release (fabricgen.secrets.SLOTS: an SNMPv3 key with `:` on SONiC). `candidate` fills them in, in memory only:
+  refuses on that switch's release (fabricgen.build.secrets.SLOTS: an SNMPv3 key with `:` on SONiC). `candidate` fills them in, in memory only:
   the text goes to the driver as `load_*_candidate(config=...)`, never to a file or a command line.
 - Completeness: `--commit` replaces a switch's whole config, so a config without a way back in
   (management VRF and address, a login, SSH, the boot image) would lock everyone out.
@@ -22,9 +22,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.basics.errors import Problem, PushError, raise_if
+from fabricgen.build.secrets import Secrets, env_name, load_secrets, names_in, placements, value_problems
 from fabricgen.push.inventory import Target
-from fabricgen.secrets import Secrets, env_name, load_secrets, names_in, placements, value_problems
 
 SONIC_FILES = ("config_db.json", "frr.conf")
 

@@ -11,7 +11,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from fabricgen.errors import Problem, PushError
+from fabricgen.basics.errors import Problem, PushError
 
 USERNAME_ENV = "FABRICGEN_USERNAME"
 PASSWORD_ENV = "FABRICGEN_PASSWORD"

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import netaddr
 
-from fabricgen.build_dir import BuildFiles
-from fabricgen.errors import Problem, PushError, raise_if
-from fabricgen.trust import check_host, check_hostname, check_text, check_token, printable
-from fabricgen.yaml_source import load_yaml
+from fabricgen.basics.errors import Problem, PushError, raise_if
+from fabricgen.basics.trust import check_host, check_hostname, check_text, check_token, printable
+from fabricgen.basics.yaml_source import load_yaml
+from fabricgen.build.build_dir import BuildFiles
 
 # fabricgen's NOS name -> the NAPALM driver that manages it. "sonic" is fabricgen's own
 # (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver.
@@ -59,7 +59,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     bytes of each config; the drivers then read those, so a build file edited after it was checked
     never reaches a switch. Without it the drivers read the build directory itself."""
     build = BuildFiles(build_dir, PushError)
-    # checked names and enums (fabricgen.build_dir), as plain dicts for the selection below
+    # checked names and enums (fabricgen.build.build_dir), as plain dicts for the selection below
     switches = [node.model_dump(mode="json", exclude_none=True, exclude={"qos"}) for node in build.topology().nodes if node.nos in DRIVERS]
     chosen = select_devices(switches, selection, build_dir)
     overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}) if inventory_file else {}

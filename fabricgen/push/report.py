@@ -16,8 +16,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from fabricgen.basics.models import JsonOutputModel
+from fabricgen.basics.trust import printable
 from fabricgen.push.rollout import Outcome, Rollout
-from fabricgen.trust import printable
 
 _STYLE = {
     Outcome.unchanged: "dim",

@@ -46,14 +46,14 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
-from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.basics.errors import Problem, PushError, raise_if
+from fabricgen.build.secrets import Secrets
 from fabricgen.nos.nxos.push import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
 from fabricgen.push.inventory import Target
 from fabricgen.push.security import DeviceVerification
-from fabricgen.secrets import Secrets
 
 # Exceptions with which a driver says "the device refused the commit and kept its config":
 # NX-OS applies a replace atomically (rollback-patch), fabricgen's SONiC driver restores its own

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fabricgen.errors import Problem, PushError, raise_if
+from fabricgen.basics.errors import Problem, PushError, raise_if
+from fabricgen.basics.trust import check_host
 from fabricgen.push import known_hosts
 from fabricgen.push.inventory import Target
-from fabricgen.trust import check_host
 
 SONIC, NXOS = "sonic", "nxos"  # the drivers whose transport fabricgen secures
 

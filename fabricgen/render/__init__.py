@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fabricgen.device_config import DeviceConfig
+from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.nos.interface import plugin
 
 

@@ -6,7 +6,7 @@ once, not once per device; they are not checked for changes on disk at every use
 off: a stat per include, tens of thousands per large build), since a build never edits them.
 
 Free text (descriptions) goes into a NOS's configs through the filter its package gives
-(TEMPLATE_FILTERS) and into frr.conf through `frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
+(TEMPLATE_FILTERS) and into frr.conf through `frr_text`: the catalog and intent checks (`fabricgen.basics.trust`) already refuse a line break or a
 control character there, and these filters make sure one that got past still cannot add a line
 to a config. config_db.json needs none: it is JSON-encoded. A value that becomes one word of a
 shell command goes through `shell_word` (POSIX shell quoting, as shlex.quote).
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import jinja2
 
+from fabricgen.basics.trust import printable
+from fabricgen.basics.units import network_of
+from fabricgen.build.secrets import placeholder
 from fabricgen.nos.interface import plugins
-from fabricgen.secrets import placeholder
-from fabricgen.trust import printable
-from fabricgen.units import network_of
 
 # A BgpNeighbor as the BGP neighbor loops of nxos/bgp.j2 and frr/frr.conf.j2 unpack it, in this
 # order: a tuple is unpacked in one step, where each `n.address` in a template is a call (524,288
@@ -95,7 +95,7 @@ def environment() -> jinja2.Environment:
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
     for package in plugins().values():
         env.filters.update(package.TEMPLATE_FILTERS)  # a NOS's own, e.g. how its config lines take free text
-    env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.secrets.SLOTS); never its value
+    env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.build.secrets.SLOTS); never its value
     # No global names (Jinja's are range, dict, lipsum, cycler, joiner, namespace): while there are
     # any, every render copies them into its context, half of a small render's cost (3 µs, some
     # 56,000 renders at 131,072 GPUs). A template that needs one is loaded with it: TEMPLATE_GLOBALS.

@@ -21,8 +21,8 @@ from typing import NamedTuple
 
 from netaddr import IPNetwork
 
-from fabricgen import version
-from fabricgen.host_config import HostConfig, HostNic
+from fabricgen.basics import version
+from fabricgen.compiler.host_config import HostConfig, HostNic
 from fabricgen.render.environment import TEMPLATE_GLOBALS, environment
 from fabricgen.render.twin import HOST_TWIN_DIR
 

@@ -16,8 +16,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from fabricgen.device_config import DeviceConfig
-from fabricgen.host_config import HostConfig
+from fabricgen.compiler.device_config import DeviceConfig
+from fabricgen.compiler.host_config import HostConfig
 from fabricgen.render import render_configs
 from fabricgen.render.hosts import render_hosts
 from fabricgen.render.twin import render_lab_overlay, render_routing_twins

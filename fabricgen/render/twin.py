@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from fabricgen import version
-from fabricgen.device_config import DeviceConfig
+from fabricgen.basics import version
+from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.nos.interface import plugin
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 

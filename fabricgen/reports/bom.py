@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from fabricgen.build_dir import BomRow
-from fabricgen.compiled import Compiled
-from fabricgen.csv_format import csv_text
-from fabricgen.design.graph import Device, LinkKind, Network, Role
+from fabricgen.basics.csv_format import csv_text
+from fabricgen.build.build_dir import BomRow
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import Device, LinkKind, Network, Role
 from fabricgen.render.environment import environment
 
 SECTION_GPU_NODES = "GPU nodes"

@@ -23,9 +23,9 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from fabricgen.csv_format import spreadsheet_value
-from fabricgen.errors import FabricgenError, Problem
-from fabricgen.trust import has_invisible
+from fabricgen.basics.csv_format import spreadsheet_value
+from fabricgen.basics.errors import FabricgenError, Problem
+from fabricgen.basics.trust import has_invisible
 
 # A BOM is a few hundred rows of a few hundred characters (the 4,096-GPU build's bom.csv: 13 rows,
 # cells of at most 192 characters); anything far beyond these is the wrong file, or a hostile one.

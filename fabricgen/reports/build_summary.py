@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.trust import printable
-from fabricgen.units import format_ratio
+from fabricgen.basics.trust import printable
+from fabricgen.basics.units import format_ratio
 
 if TYPE_CHECKING:
-    from fabricgen.pipeline import Build
+    from fabricgen.compiler.pipeline import Build
 
 
 class DeviceCount(JsonOutputModel):

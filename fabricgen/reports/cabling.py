@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fabricgen.build_dir import CableRow
-from fabricgen.compiled import Compiled
-from fabricgen.csv_format import csv_text, joined_csv
-from fabricgen.design.graph import Link, LinkKind
+from fabricgen.basics.csv_format import csv_text, joined_csv
+from fabricgen.build.build_dir import CableRow
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import Link, LinkKind
 from fabricgen.render.environment import environment
 
 COLUMNS = tuple(CableRow.model_fields)  # cabling.csv's header: the fields of the row every command reads back, in order

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from fabricgen.build_dir import AddressRow
-from fabricgen.compiled import Compiled
-from fabricgen.csv_format import csv_text, joined_csv
-from fabricgen.design.graph import SERVER_ROLES, Device
+from fabricgen.basics.csv_format import csv_text, joined_csv
+from fabricgen.build.build_dir import AddressRow
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import SERVER_ROLES, Device
 
 CAGE_ORDER = attrgetter("cage", "sub")  # a device's ports in front-panel order
 COLUMNS = tuple(AddressRow.model_fields)  # ip-plan.csv's header: the fields of the row every command reads back, in order

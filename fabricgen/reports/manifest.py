@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from fabricgen.basics.version import __version__
 from fabricgen.catalog.model import release_key
-from fabricgen.version import __version__
 
 
 def render_manifest(

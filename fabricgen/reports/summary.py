@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 
-from fabricgen import secrets as secret_uses
-from fabricgen.compiled import Compiled
-from fabricgen.design.graph import Link, LinkKind, Network, Role
-from fabricgen.device_config import DeviceConfig
+from fabricgen.basics.units import format_ratio
+from fabricgen.build import secrets as secret_uses
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import Link, LinkKind, Network, Role
+from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.render.environment import environment
-from fabricgen.units import format_ratio
 
 
 def render_summary(c: Compiled, configs: Mapping[str, DeviceConfig] | None = None) -> dict[str, str]:

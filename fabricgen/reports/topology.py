@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring_ascii
 
-from fabricgen import version
-from fabricgen.compiled import Compiled
-from fabricgen.design.graph import Link
-from fabricgen.device_config import DeviceConfig, QosConfig
-from fabricgen.units import format_ratio
+from fabricgen.basics import version
+from fabricgen.basics.units import format_ratio
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import Link
+from fabricgen.compiler.device_config import DeviceConfig, QosConfig
 
 
 def qos_summary(qos: QosConfig) -> dict:

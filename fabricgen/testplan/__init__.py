@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabricgen.output import write_build
+from fabricgen.build.output import write_build
 from fabricgen.testplan.model import TestPlan
 from fabricgen.testplan.plan import TestplanError, build_plan, open_build
 from fabricgen.testplan.render import render_plan

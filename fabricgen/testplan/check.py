@@ -27,10 +27,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fabricgen.basics.errors import Problem
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.build_dir import BuildFiles
-from fabricgen.errors import Problem
-from fabricgen.sorting import natural_key
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import BuildFiles
 from fabricgen.testplan.model import RESULTS_DIR, Pair, Run, TestPlan
 from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.results import (
@@ -148,7 +148,7 @@ def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
 def check_reports(reports: dict[str, Path | None], results: list[Path]) -> None:
     """TestplanError when a report (option -> file, None when not asked for) would be written over
     a results file it is made from, or two reports over one file. (Where a report may go at all,
-    outside every plan and build directory, is its option's check: fabricgen.user_paths.)"""
+    outside every plan and build directory, is its option's check: fabricgen.basics.user_paths.)"""
     problems = []
     inputs = {os.path.realpath(path) for path in results}
     seen: dict[str, str] = {}

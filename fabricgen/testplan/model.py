@@ -8,7 +8,7 @@ from typing import Annotated, Final, Literal
 from pydantic import Field
 
 from fabricgen.basics.models import FileModel
-from fabricgen.trust import Hostname, PortName, Token
+from fabricgen.basics.trust import Hostname, PortName, Token
 
 Gbps = Annotated[float, Field(ge=0, le=100_000)]
 GBps = Annotated[float, Field(ge=0, le=100_000)]

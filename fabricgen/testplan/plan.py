@@ -1,7 +1,7 @@
 """The GPU-side acceptance plan of a build: perftest pairs that cross every fabric link of the
 backend under its routing, and NCCL/RCCL runs per scalable unit and for the cluster.
 
-Input is a build directory read through `fabricgen.build_dir` (verified, checked models only):
+Input is a build directory read through `fabricgen.build.build_dir` (verified, checked models only):
 topology.json (roles, scalable units, each switch's lossless QoS profile), cabling.csv (which NIC
 meets which leaf port, every leaf-spine and spine-core cable), ip-plan.csv (the NICs' addresses)
 and hosts/<node>/netplan.yaml (the host MTU the build gives each NIC).
@@ -22,9 +22,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fabricgen.build_dir import BuildFiles, CableRow
-from fabricgen.errors import FabricgenError, Problem
-from fabricgen.sorting import natural_key
+from fabricgen.basics.errors import FabricgenError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import BuildFiles, CableRow
 from fabricgen.testplan.backend import Backend, Nic
 from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
 from fabricgen.testplan.runs import plan_runs

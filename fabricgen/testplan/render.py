@@ -1,7 +1,7 @@
 """The plan directory: testplan.json (what `check` reads back), testplan.md, nodes/<node>.sh (each
 node's perftest servers and clients), runs/<run-id>.sh with hostfiles/<scope>.txt (NCCL/RCCL),
 rank-env.sh (a rank's NCCL_* settings from its own NICs), fabricgen-output.json (a test plan of
-this fabric: `fabricgen.output.marker`, so a later plan of another fabric never replaces it) and a
+this fabric: `fabricgen.build.output.marker`, so a later plan of another fabric never replaces it) and a
 manifest.json of them all.
 
 The text of each is a template under templates/testplan/ (rendered through the one environment);
@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from fabricgen import version
-from fabricgen.build_dir import Manifest
-from fabricgen.output import marker
+from fabricgen.basics import version
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import Manifest
+from fabricgen.build.output import marker
 from fabricgen.render.environment import environment
 from fabricgen.render.hosts import shell_names
 from fabricgen.reports.manifest import render_manifest
-from fabricgen.sorting import natural_key
 from fabricgen.testplan.model import RESULTS_DIR, Endpoint, Pair, Run, TestPlan
 from fabricgen.testplan.runs import TEST_ARGS
 

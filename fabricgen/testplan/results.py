@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fabricgen.basics.errors import Problem
 from fabricgen.basics.files import UnreadableFile, read_regular_file
-from fabricgen.errors import Problem
-from fabricgen.trust import printable
+from fabricgen.basics.trust import printable
 
 MAX_RESULT_BYTES = 8 << 20  # a full nccl-tests sweep of 4,096 ranks prints under 1 MB
 MAX_LINE = 4000

@@ -25,7 +25,7 @@ from __future__ import annotations
 import shlex
 from collections import defaultdict
 
-from fabricgen.sorting import natural_key
+from fabricgen.basics.sorting import natural_key
 from fabricgen.testplan.backend import Backend
 from fabricgen.testplan.model import Collective, Library, Qos, Run
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from fabricgen.build_dir import BuildFiles
-from fabricgen.errors import VerifyError
+from fabricgen.basics.errors import VerifyError
+from fabricgen.build.build_dir import BuildFiles
+from fabricgen.build.secrets import Secrets, load_secrets, names_in
 from fabricgen.push.inventory import Target
-from fabricgen.secrets import Secrets, load_secrets, names_in
 from fabricgen.verify.collect import Access, Observation, collect
 from fabricgen.verify.compare import Thresholds, compare
 from fabricgen.verify.plan import planned_widths, read_plan

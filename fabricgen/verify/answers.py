@@ -27,10 +27,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
-from fabricgen.errors import dotted
+from fabricgen.basics.errors import dotted
+from fabricgen.basics.trust import IPV4_OCTET, check_interface_name, printable, quoted
+from fabricgen.basics.units import MAX_SPEED_GBPS
 from fabricgen.nos.sonic.answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds the SONiC driver's parsers hold too
-from fabricgen.trust import IPV4_OCTET, check_interface_name, printable, quoted
-from fabricgen.units import MAX_SPEED_GBPS
 
 MAX_LANES = 16  # optical lanes of one port (QSFP-DD and OSFP have 8)
 MAX_TEXT = 1024  # characters of a description or an LLDP field (255 octets, escaped at most 4 times over)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import netaddr
 
-from fabricgen.secrets import Secrets
+from fabricgen.build.secrets import Secrets
 from fabricgen.verify.answers import Counters, Interface, LosslessCounters, Neighbour, Optic, Peer, Vrf
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.drift import check_drift

@@ -1,7 +1,7 @@
 """Drift: a device's running config against the build's, statement by statement, secrets masked
 on both sides (one `Finding` per device that differs).
 
-A secret is masked where it stands: the slots `fabricgen.secrets.SLOTS` declares for each NOS
+A secret is masked where it stands: the slots `fabricgen.build.secrets.SLOTS` declares for each NOS
 (the same places the renderers write placeholders), in the build and in the device's answer
 alike, so a placeholder and the device's value (or its encrypted form) compare equal and neither
 is printed. Values the user gave (--secrets) are masked wherever they appear, first."""
@@ -12,7 +12,7 @@ import json
 import re
 from collections import Counter
 
-from fabricgen.secrets import MASK, Secrets, mask_config_db, mask_text
+from fabricgen.build.secrets import MASK, Secrets, mask_config_db, mask_text
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import WARNING, Finding
 from fabricgen.verify.plan import Plan

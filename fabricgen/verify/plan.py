@@ -1,6 +1,6 @@
 """What `fabricgen verify` expects to find on the live fabric, read from the build only.
 
-Everything comes through fabricgen.build_dir (verified against manifest.json): cabling.csv gives
+Everything comes through fabricgen.build.build_dir (verified against manifest.json): cabling.csv gives
 every cable with both ends' device, port, rack and RU and its speed; ip-plan.csv the link
 addresses, hence each planned BGP session's port and subnet; topology.json the roles and each
 switch's lossless priority; the configs the MTU of every port, the BGP neighbors each switch
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import netaddr
 
-from fabricgen.build_dir import BuildFiles
-from fabricgen.design.graph import Role
-from fabricgen.errors import FabricgenError
+from fabricgen.basics.errors import FabricgenError
+from fabricgen.build.build_dir import BuildFiles
+from fabricgen.compiler.design.graph import Role
 from fabricgen.push.inventory import Target
 
 _SPEED = re.compile(r"^(\d+)G$")
@@ -188,7 +188,7 @@ def planned_widths(build: BuildFiles, polled: set[str], notes: list[str]) -> dic
     """switch -> prefix -> next hops, for the prefixes every other leaf of the backend announces,
     as the lab's routing model converges them with every link up. It models every leaf of the
     fabric, so `verify_fabric` asks for it only when a device reported its table."""
-    from fabricgen.errors import LabError
+    from fabricgen.basics.errors import LabError
     from fabricgen.lab.plan import read_plan as read_lab_plan
     from fabricgen.lab.routing import ecmp_widths
 

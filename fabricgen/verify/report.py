@@ -13,7 +13,7 @@ from rich.progress import Progress, TextColumn
 from rich.table import Table
 
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.trust import printable
+from fabricgen.basics.trust import printable
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import ERROR, INFO, WARNING, Finding
 

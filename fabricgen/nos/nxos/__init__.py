@@ -22,7 +22,7 @@ from fabricgen.nos.nxos.capabilities import (
 from fabricgen.nos.nxos.text import nxos_text
 
 if TYPE_CHECKING:
-    from fabricgen.device_config import DeviceConfig
+    from fabricgen.compiler.device_config import DeviceConfig
 
 NAME = "nxos"
 TITLE = "NX-OS"

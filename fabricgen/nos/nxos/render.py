@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from fabricgen import version
-from fabricgen.device_config import DeviceConfig
+from fabricgen.basics import version
+from fabricgen.compiler.device_config import DeviceConfig
+from fabricgen.compiler.qos import PausePolicy
 from fabricgen.intent.management import AaaServers, Management
 from fabricgen.intent.model import Bfd
 from fabricgen.nos.nxos.capabilities import load_sharing, watchdog_values
-from fabricgen.qos import PausePolicy
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_POLICY = "FABRICGEN-QOS-IN"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricgen.trust import printable
+from fabricgen.basics.trust import printable
 
 MAX_DESCRIPTION = 254  # NX-OS refuses a longer interface or neighbor description
 

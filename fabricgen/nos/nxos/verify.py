@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from fabricgen.trust import check_interface_name, quoted
+from fabricgen.basics.trust import check_interface_name, quoted
 from fabricgen.verify.answers import MAX_CONFIG, MAX_COUNT, MAX_ENTRIES, AnswerError
 
 ROUTES = "show ip route | json"

@@ -22,7 +22,7 @@ from fabricgen.nos.sonic.capabilities import (
 )
 
 if TYPE_CHECKING:
-    from fabricgen.device_config import DeviceConfig
+    from fabricgen.compiler.device_config import DeviceConfig
 
 NAME = "sonic"
 TITLE = "SONiC"

@@ -18,8 +18,8 @@ import math
 import re
 from typing import Any
 
-from fabricgen.sorting import natural_key
-from fabricgen.trust import check_interface_name, check_token, has_invisible, printable, quoted
+from fabricgen.basics.sorting import natural_key
+from fabricgen.basics.trust import check_interface_name, check_token, has_invisible, printable, quoted
 
 MAX_TLV = 255  # an LLDP string TLV carries at most 255 octets (IEEE 802.1AB-2016, 8.5)
 DARK_DBM = -40.0

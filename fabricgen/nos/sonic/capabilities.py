@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fabricgen.build.secrets import placeholder, placeholder_problem, sonic_slot
 from fabricgen.nos.interface import FeatureNeed, Gap
-from fabricgen.secrets import placeholder, placeholder_problem, sonic_slot
 
 # annotations only: the registry imports this package while the intent's models are being defined
 if TYPE_CHECKING:

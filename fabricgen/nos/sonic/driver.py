@@ -39,9 +39,9 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
+from fabricgen.basics.trust import quoted
 from fabricgen.nos.sonic import answers as sonic_answers
 from fabricgen.push import known_hosts
-from fabricgen.trust import quoted
 
 # --- vendor commands, all in one place ------------------------------------------------------------
 SHOW_CONFIG_DB = "show runningconfiguration all"  # the running CONFIG_DB as JSON

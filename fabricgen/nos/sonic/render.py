@@ -13,14 +13,14 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from fabricgen import version
-from fabricgen.design.graph import Role
-from fabricgen.device_config import DeviceConfig
+from fabricgen.basics import version
+from fabricgen.build.secrets import placeholder
+from fabricgen.compiler.design.graph import Role
+from fabricgen.compiler.device_config import DeviceConfig
+from fabricgen.compiler.qos import LosslessBuffer
 from fabricgen.intent.management import Management
 from fabricgen.nos.sonic.capabilities import ecmp_hash
-from fabricgen.qos import LosslessBuffer
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
-from fabricgen.secrets import placeholder
 
 QOS_MAP = "FABRICGEN"
 SCHEDULER_STRICT = "FABRICGEN_STRICT"
@@ -49,7 +49,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     if c.asn is not None:
         metadata["bgp_asn"] = str(c.asn)
     # platform and hwsku where the catalog knows them (always with a port map); otherwise they
-    # stay the device's own and the build says so (fabricgen.checks, unmapped SONiC platforms)
+    # stay the device's own and the build says so (fabricgen.compiler.checks, unmapped SONiC platforms)
     if c.hardware.sonic.platform:
         metadata["platform"] = c.hardware.sonic.platform
     if c.hardware.sonic.hwsku:
@@ -464,7 +464,7 @@ def _control_plane_acls(m: Management, snmp: str | None) -> dict[str, dict[str, 
     service, one ACCEPT rule per management network. caclmgrd ends INPUT with a DROP once any
     control-plane rule exists (scripts/caclmgrd, "drop all other incoming packets"), keeping its
     own accepts for BGP (tcp 179), established connections, ICMP and DHCP. Management networks
-    are IPv4 (fabricgen.units.Network), so every table is an IPv4 one (caclmgrd takes a table's
+    are IPv4 (fabricgen.basics.units.Network), so every table is an IPv4 one (caclmgrd takes a table's
     IP version from its rules)."""
     assert m.access is not None
     acl_table: dict[str, Any] = {}

@@ -37,7 +37,7 @@ HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 INTERFACE = re.compile(r"[A-Za-z][A-Za-z0-9/.:_-]{0,63}")
 PID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+()-]{0,79}")
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
-SECRET_MARK = "<<secret"  # how fabricgen.secrets.placeholder() begins (<<secret=NAME>>; <<secret:NAME>> in older builds)
+SECRET_MARK = "<<secret"  # how fabricgen.build.secrets.placeholder() begins (<<secret=NAME>>; <<secret:NAME>> in older builds)
 MAX_TEXT = 240  # NX-OS takes 254 characters of interface description; a catalog description is a line
 
 # Unicode categories that are not text a person can see: controls (C0, C1, DEL), format characters

@@ -10,7 +10,7 @@ each sized for its members plus network, gateway and broadcast.
 
 `plan_evpn` only plans; collisions between the numbers it derives (a tenant's explicit L3 VNI
 equal to a segment's, VLANs past 4094, a route-target used twice) are the checks' job
-(fabricgen.checks), so a broken intent is reported the same way as any other inconsistency.
+(fabricgen.compiler.checks), so a broken intent is reported the same way as any other inconsistency.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from netaddr import IPAddress, IPNetwork
 
-from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
-from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.errors import Problem
+from fabricgen.basics.errors import Problem
+from fabricgen.compiler.design.graph import Device, Fabric, LinkKind, Network, Port, Role
+from fabricgen.compiler.design.plan import LeafSpinePlan
 from fabricgen.intent.model import Evpn
 
 

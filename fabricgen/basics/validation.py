@@ -8,8 +8,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ValidationError
 
-from fabricgen.errors import FieldPath, Problem
-from fabricgen.yaml_source import YamlDocument
+from fabricgen.basics.errors import FieldPath, Problem
+from fabricgen.basics.yaml_source import YamlDocument
 
 
 def closest(name: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:

@@ -20,9 +20,11 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from fabricgen.basics.errors import DesignError, Problem
+from fabricgen.basics.units import format_ratio
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import NodePorts, SwitchModel
-from fabricgen.design.graph import (
+from fabricgen.compiler.design.graph import (
     Device,
     Fabric,
     LinkKind,
@@ -32,13 +34,11 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
-from fabricgen.design.optics import SwitchOptics, link_cable
-from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.design.sizing import MIN_SPINES, choose_uplinks, free_uplink_ports
-from fabricgen.design.three_tier import ThreeTierSizing, size_three_tier
-from fabricgen.errors import DesignError, Problem
+from fabricgen.compiler.design.optics import SwitchOptics, link_cable
+from fabricgen.compiler.design.plan import LeafSpinePlan
+from fabricgen.compiler.design.sizing import MIN_SPINES, choose_uplinks, free_uplink_ports
+from fabricgen.compiler.design.three_tier import ThreeTierSizing, size_three_tier
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
-from fabricgen.units import format_ratio
 
 CABLE_PREFIX = {Network.FRONTEND: "FE-", Network.STORAGE: "ST-"}
 SERVER_SECTIONS = {"storage_nodes": Role.STORAGE_NODE, "management_nodes": Role.MANAGEMENT_NODE}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fabricgen.addressing import AddressPlan
 from fabricgen.catalog import Catalog
-from fabricgen.design.evpn import EvpnPlan
-from fabricgen.design.graph import Fabric, Network, Role
-from fabricgen.design.oob import OobPlan
-from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.design.sizing import BackendSizing
+from fabricgen.compiler.addressing import AddressPlan
+from fabricgen.compiler.design.evpn import EvpnPlan
+from fabricgen.compiler.design.graph import Fabric, Network, Role
+from fabricgen.compiler.design.oob import OobPlan
+from fabricgen.compiler.design.plan import LeafSpinePlan
+from fabricgen.compiler.design.sizing import BackendSizing
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import Intent, SwitchRole
 

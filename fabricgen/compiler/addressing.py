@@ -24,13 +24,13 @@ from operator import attrgetter
 
 from netaddr import IPNetwork
 
-from fabricgen.design.evpn import EvpnPlan
-from fabricgen.design.graph import Device, Fabric, LinkKind, Network, Port, Role
-from fabricgen.design.oob import OobPlan
-from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.errors import Problem
+from fabricgen.basics.errors import Problem
+from fabricgen.basics.units import ipv4_text, ipv4_texts
+from fabricgen.compiler.design.evpn import EvpnPlan
+from fabricgen.compiler.design.graph import Device, Fabric, LinkKind, Network, Port, Role
+from fabricgen.compiler.design.oob import OobPlan
+from fabricgen.compiler.design.plan import LeafSpinePlan
 from fabricgen.intent.model import Backend, HostFabric, Intent
-from fabricgen.units import ipv4_text, ipv4_texts
 
 ASN_RANGES = {
     "private-2byte": (64512, 65534),

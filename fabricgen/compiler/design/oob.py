@@ -39,8 +39,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from fabricgen.basics.errors import Problem
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import (
+from fabricgen.compiler.design.graph import (
     SERVER_ROLES,
     Device,
     Fabric,
@@ -52,10 +53,9 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
-from fabricgen.design.optics import SwitchOptics, link_cable
-from fabricgen.design.plan import LeafSpinePlan
-from fabricgen.design.sizing import BackendSizing
-from fabricgen.errors import Problem
+from fabricgen.compiler.design.optics import SwitchOptics, link_cable
+from fabricgen.compiler.design.plan import LeafSpinePlan
+from fabricgen.compiler.design.sizing import BackendSizing
 from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
 
 MANAGEMENT_CORE = "mgmt-core"

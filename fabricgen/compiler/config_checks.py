@@ -1,6 +1,6 @@
 """Checks on what will be rendered: the per-device configs of the whole cluster, hop by hop.
 
-`fabricgen.checks` proves the graph and the plans; these prove that the configs built from them
+`fabricgen.compiler.checks` proves the graph and the plans; these prove that the configs built from them
 agree where devices must agree (every leaf of an EVPN segment, both ends of a link), so a bug in
 a config builder or a per-device override cannot slip into the rendered files. Every problem
 names the device (and port) where agreement breaks. Linear in interfaces.
@@ -12,11 +12,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from operator import attrgetter
 
-from fabricgen.compiled import Compiled
-from fabricgen.design.graph import LinkKind, Network
-from fabricgen.device_config import DeviceConfig, InterfaceConfig, QosConfig
-from fabricgen.errors import Problem
-from fabricgen.host_config import HostConfig
+from fabricgen.basics.errors import Problem
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import LinkKind, Network
+from fabricgen.compiler.device_config import DeviceConfig, InterfaceConfig, QosConfig
+from fabricgen.compiler.host_config import HostConfig
 from fabricgen.nos.registry import title
 
 VXLAN_OVERHEAD = 50  # outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 bytes

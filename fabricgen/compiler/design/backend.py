@@ -14,8 +14,9 @@ spine-core links spine by spine.
 
 from __future__ import annotations
 
+from fabricgen.basics.errors import Problem
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import (
+from fabricgen.compiler.design.graph import (
     Device,
     Fabric,
     LinkKind,
@@ -25,9 +26,8 @@ from fabricgen.design.graph import (
     PortAllocator,
     Role,
 )
-from fabricgen.design.optics import SwitchOptics, cable_by_optic
-from fabricgen.design.sizing import BackendSizing
-from fabricgen.errors import Problem
+from fabricgen.compiler.design.optics import SwitchOptics, cable_by_optic
+from fabricgen.compiler.design.sizing import BackendSizing
 from fabricgen.intent.model import NAME_PATTERN, Intent, name_from
 
 CABLE_PREFIX = "BE-"

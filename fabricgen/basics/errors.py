@@ -13,7 +13,7 @@ from typing import Literal
 
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-from fabricgen.trust import printable
+from fabricgen.basics.trust import printable
 
 FieldPath = tuple[str | int, ...]
 

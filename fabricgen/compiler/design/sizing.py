@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypedDict
 
+from fabricgen.basics.errors import DesignError, Problem, raise_if
+from fabricgen.basics.units import format_ratio
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
-from fabricgen.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
-from fabricgen.design.three_tier import size_three_tier
-from fabricgen.errors import DesignError, Problem, raise_if
+from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
+from fabricgen.compiler.design.three_tier import size_three_tier
 from fabricgen.intent.model import Intent
-from fabricgen.units import format_ratio
 
 MIN_SPINES = 2
 

@@ -36,8 +36,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
-from fabricgen.errors import Problem, SecretsError, raise_if
-from fabricgen.trust import SECRET_MARK
+from fabricgen.basics.errors import Problem, SecretsError, raise_if
+from fabricgen.basics.trust import SECRET_MARK
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
 PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"[=:]([a-z][a-z0-9-]{0,62})>>")  # `:`: builds written before the `=` form
@@ -146,7 +146,7 @@ def load_secrets(names: Iterable[str], secrets_file: Path | None = None, environ
 def _read_file(path: Path) -> dict[str, str]:
     """A secrets file: a regular file of the user's, readable by nobody else, a YAML mapping of
     secret names to string values. Never quoted in an error: it holds secrets."""
-    from fabricgen.yaml_source import parse_yaml  # the bounded loader; late: yaml_source imports errors
+    from fabricgen.basics.yaml_source import parse_yaml  # the bounded loader; late: yaml_source imports errors
 
     shown = str(path)
     try:

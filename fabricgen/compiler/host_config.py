@@ -27,11 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from fabricgen.basics.units import network_text
 from fabricgen.catalog.model import NodeModel
-from fabricgen.compiled import Compiled
-from fabricgen.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
-from fabricgen.device_config import DeviceConfig, QosConfig
-from fabricgen.units import network_text
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import SERVER_ROLES, Device, LinkKind, Network, Port, Role
+from fabricgen.compiler.device_config import DeviceConfig, QosConfig
 
 PORT_SETS = ("backend", "frontend", "storage")  # a node model's data port sets, in NIC order
 _PORT_SET_ORDER = {kind: i for i, kind in enumerate(PORT_SETS)}

@@ -32,8 +32,8 @@ from typing import Any
 
 import yaml
 
-from fabricgen.errors import FieldPath, Problem
-from fabricgen.trust import printable
+from fabricgen.basics.errors import FieldPath, Problem
+from fabricgen.basics.trust import printable
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: an intent is a page of YAML, a catalog a few hundred entries
 # Nodes composed, and nodes visited once aliases and merges are expanded: the built-in catalog's

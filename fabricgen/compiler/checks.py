@@ -18,17 +18,17 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from fabricgen.addressing import InterfaceAddress
+from fabricgen.basics.errors import FieldPath, Problem
+from fabricgen.basics.units import cidr_span, format_ratio, ipv4_ints, network_of
 from fabricgen.catalog.model import PortGroup
-from fabricgen.compiled import Compiled
-from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, Device, Link, LinkKind, Network, Port, Role
-from fabricgen.errors import FieldPath, Problem
+from fabricgen.compiler.addressing import InterfaceAddress
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.graph import FABRIC_ROLES, SERVER_ROLES, Device, Link, LinkKind, Network, Port, Role
+from fabricgen.compiler.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
 from fabricgen.nos.interface import plugin
 from fabricgen.nos.registry import title
-from fabricgen.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
-from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:

@@ -13,12 +13,10 @@ from functools import cached_property
 from operator import attrgetter
 
 from fabricgen.catalog.model import SwitchModel
-from fabricgen.compiled import Compiled
-from fabricgen.design.evpn import EvpnPlan
-from fabricgen.design.graph import Device, LinkKind, Network, Port, Role
-from fabricgen.intent.management import Management
-from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
-from fabricgen.qos import (
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.design.evpn import EvpnPlan
+from fabricgen.compiler.design.graph import Device, LinkKind, Network, Port, Role
+from fabricgen.compiler.qos import (
     PAUSE_POLICY_ABOVE_M,
     FabricThresholds,
     LosslessBuffer,
@@ -28,6 +26,8 @@ from fabricgen.qos import (
     ingress_pause_policy,
     lossless_headroom,
 )
+from fabricgen.intent.management import Management
+from fabricgen.intent.model import Bfd, EcnThresholds, LoadBalancing, PfcWatchdog
 
 
 # Not frozen, though nothing changes one once built: a frozen dataclass sets every field through

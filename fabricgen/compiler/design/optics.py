@@ -1,5 +1,5 @@
 """The switch-end transceiver of each cage when the intent has no rack layout (with a layout,
-fabricgen.design.layout picks the medium from each run's length)."""
+fabricgen.compiler.design.layout picks the medium from each run's length)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
+from fabricgen.basics.errors import Problem, dotted
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import Port
-from fabricgen.errors import Problem, dotted
+from fabricgen.compiler.design.graph import Port
 
 
 def link_cable(catalog: Catalog, a: Port, b: Port) -> str | None:

@@ -36,14 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fabricgen.basics.errors import FabricgenError, Problem
 from fabricgen.basics.files import describe, shown
-from fabricgen.errors import FabricgenError, Problem
-from fabricgen.trust import quoted
+from fabricgen.basics.trust import quoted
 
 NAME_MAX = 255  # bytes in one name (Linux <linux/limits.h>; ext4, xfs, btrfs, tmpfs)
 PATH_MAX = 4096  # bytes in a path, its terminating NUL included
 # What fabricgen adds to a name it writes, for the staging file or directory beside it:
-# `.<name>.<pid>-<8 random>.partial` (fabricgen.output: 1 + 1 + 7 + 1 + 8 + 8 bytes; Linux pids
+# `.<name>.<pid>-<8 random>.partial` (fabricgen.build.output: 1 + 1 + 7 + 1 + 8 + 8 bytes; Linux pids
 # have at most 7 digits), `.<name>.fabricgen-tmp` (15) and mkstemp's `.<name>.<8 random>.tmp` (14).
 STAGING_ROOM = 26
 
@@ -159,7 +159,7 @@ def _first_non_directory(raw: bytes) -> str:
 
 
 def _inside_output(path: Path, role: Role) -> tuple[str, str] | None:
-    from fabricgen.output import enclosing_output  # reads manifests: only when a path to write is given
+    from fabricgen.build.output import enclosing_output  # reads manifests: only when a path to write is given
 
     found = enclosing_output(path)
     if found is None:

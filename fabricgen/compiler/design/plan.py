@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from ipaddress import IPv4Network
 
-from fabricgen.design.graph import Network
-from fabricgen.design.sizing import BackendSizing
+from fabricgen.compiler.design.graph import Network
+from fabricgen.compiler.design.sizing import BackendSizing
 from fabricgen.intent.model import Backend, HostFabric, Intent
 
 

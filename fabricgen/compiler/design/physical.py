@@ -1,5 +1,5 @@
 """The physical pass: with a rack layout in the intent, every device gets a rack and rack unit,
-and every cable a length and the medium that reaches (fabricgen.design.layout holds the rules).
+and every cable a length and the medium that reaches (fabricgen.compiler.design.layout holds the rules).
 
 `oob_rows` runs before the OOB network exists, to learn the racks (each rack's PDUs are OOB
 endpoints); `apply_layout` runs after, to place everything and choose media. Without a layout it does nothing:
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fabricgen.basics.errors import Problem
 from fabricgen.catalog import Catalog
-from fabricgen.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
-from fabricgen.design.layout import Position, Rack, RackKind, cable_length_m, choose_media, place
-from fabricgen.design.oob import GrowthUnits, oob_counts
-from fabricgen.errors import Problem
+from fabricgen.compiler.design.graph import SERVER_ROLES, Device, Fabric, LinkKind, Role
+from fabricgen.compiler.design.layout import Position, Rack, RackKind, cable_length_m, choose_media, place
+from fabricgen.compiler.design.oob import GrowthUnits, oob_counts
 from fabricgen.intent.model import Intent
 
 PLACED_ROLES = {Role.LEAF, Role.SPINE, Role.CORE, Role.OOB_SWITCH, Role.CONSOLE_SERVER} | SERVER_ROLES

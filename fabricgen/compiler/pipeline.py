@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fabricgen.addressing import (
+from fabricgen.basics.errors import CheckError, DesignError, raise_if
+from fabricgen.build.output import write_build
+from fabricgen.compiler.addressing import (
     AddressPlan,
     address_plan_problems,
     allocate_addresses,
@@ -25,22 +27,20 @@ from fabricgen.addressing import (
     cluster_pool_problems,
     spine_asn_of,
 )
-from fabricgen.checks import advisories, run_checks
-from fabricgen.compiled import Compiled
-from fabricgen.config_checks import hosts_agree_with_leaves, run_config_checks
-from fabricgen.design.backend import build_backend
-from fabricgen.design.evpn import EvpnPlan, plan_evpn
-from fabricgen.design.graph import Fabric, Network
-from fabricgen.design.hosts import add_servers, build_host_fabric, server_port_problems
-from fabricgen.design.oob import OobPlan, build_oob, growth_units
-from fabricgen.design.physical import apply_layout, oob_rows
-from fabricgen.design.plan import LeafSpinePlan, backend_plan
-from fabricgen.design.sizing import BackendSizing, size_backend
-from fabricgen.device_config import DeviceConfig, build_device_configs
-from fabricgen.errors import CheckError, DesignError, raise_if
-from fabricgen.host_config import HostConfig, build_host_configs
+from fabricgen.compiler.checks import advisories, run_checks
+from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.config_checks import hosts_agree_with_leaves, run_config_checks
+from fabricgen.compiler.design.backend import build_backend
+from fabricgen.compiler.design.evpn import EvpnPlan, plan_evpn
+from fabricgen.compiler.design.graph import Fabric, Network
+from fabricgen.compiler.design.hosts import add_servers, build_host_fabric, server_port_problems
+from fabricgen.compiler.design.oob import OobPlan, build_oob, growth_units
+from fabricgen.compiler.design.physical import apply_layout, oob_rows
+from fabricgen.compiler.design.plan import LeafSpinePlan, backend_plan
+from fabricgen.compiler.design.sizing import BackendSizing, size_backend
+from fabricgen.compiler.device_config import DeviceConfig, build_device_configs
+from fabricgen.compiler.host_config import HostConfig, build_host_configs
 from fabricgen.intent import LoadedIntent, load_intent
-from fabricgen.output import write_build
 from fabricgen.render.parallel import render_devices
 from fabricgen.reports import (
     render_bom,

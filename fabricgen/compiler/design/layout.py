@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from fabricgen.basics.errors import Problem
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import Cable, Transceiver
-from fabricgen.errors import Problem
 from fabricgen.intent.model import Layout
 
 RackKind = Literal["gpu", "server", "network"]

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from fabricgen.errors import DesignError, Problem
-from fabricgen.units import format_ratio
+from fabricgen.basics.errors import DesignError, Problem
+from fabricgen.basics.units import format_ratio
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ link). Missing, extra and edited files are all named in one error.
 
 The sha256s are a checksum, not a trust boundary: anyone who can edit a file can update the
 manifest too. So the files commands read structurally are parsed through models whose strings
-obey `fabricgen.trust` (device names, port names, addresses, enums) and whose numbers are in range
+obey `fabricgen.basics.trust` (device names, port names, addresses, enums) and whose numbers are in range
 (speeds, QoS priorities and DSCP values): `BuildFiles.topology()`, `.cabling()`, `.ip_plan()` and
 `.bom()`. A malformed one is an error naming the file, row and field. The reports are also checked
 against each other, in time linear in the links: topology.json's nodes and links are unique, every
@@ -38,11 +38,11 @@ from pydantic_core import ErrorDetails
 
 from fabricgen.basics.models import FileModel
 from fabricgen.catalog.model import Release
-from fabricgen.csv_format import spreadsheet_value
-from fabricgen.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
-from fabricgen.errors import FabricgenError, Problem
-from fabricgen.secrets import SecretName
-from fabricgen.trust import (
+from fabricgen.basics.csv_format import spreadsheet_value
+from fabricgen.compiler.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
+from fabricgen.basics.errors import FabricgenError, Problem
+from fabricgen.build.secrets import SecretName
+from fabricgen.basics.trust import (
     BuildPath,
     Text,
     check_hostname,
@@ -54,9 +54,9 @@ from fabricgen.trust import (
     printable,
     quoted,
 )
-from fabricgen.units import MAX_SPEED_GBPS
-from fabricgen.version import RELEASE, __version__, release_of
-from fabricgen.yaml_source import parse_yaml
+from fabricgen.basics.units import MAX_SPEED_GBPS
+from fabricgen.basics.version import RELEASE, __version__, release_of
+from fabricgen.basics.yaml_source import parse_yaml
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 32 << 20  # 13,552 files of a 32,768-GPU build list in 1.4 MB
@@ -597,7 +597,7 @@ class BuildFiles:
 # --- the reports against each other --------------------------------------------------------------------
 
 
-# link kind -> the roles its a end (source) and its b end (target) may have: how fabricgen.design
+# link kind -> the roles its a end (source) and its b end (target) may have: how fabricgen.compiler.design
 # cables a fabric (a server to a leaf; a leaf to a spine or a spine to a core; any device's
 # management port to an OOB switch and its console to a console server; an OOB switch to the
 # management core)

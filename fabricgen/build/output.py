@@ -43,9 +43,9 @@ from pydantic import ValidationError
 
 from fabricgen.basics.files import SHOWN, UnreadableFile, read_regular_file
 from fabricgen.basics.models import FileModel
-from fabricgen.build_dir import MANIFEST, Manifest, list_build, read_manifest
-from fabricgen.errors import OutputError, Problem
-from fabricgen.trust import Hostname, Token, check_build_path, quoted
+from fabricgen.build.build_dir import MANIFEST, Manifest, list_build, read_manifest
+from fabricgen.basics.errors import OutputError, Problem
+from fabricgen.basics.trust import Hostname, Token, check_build_path, quoted
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
