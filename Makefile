@@ -1,5 +1,5 @@
 # Shortcuts; the scripts do the work (a fresh Debian may not have make).
-.PHONY: demo test test-fast test-lab lint bench fuzz clean
+.PHONY: demo test test-fast test-lab lint bench bench-avd fuzz clean
 
 demo:
 	bash scripts/demo.sh
@@ -22,6 +22,10 @@ lint:
 
 bench:
 	bash scripts/bench.sh
+
+# fabricgen beside Arista AVD on the same EVPN fabric; pyavd only in bench/.venv-avd
+bench-avd:
+	bash scripts/bench-avd.sh
 
 fuzz:
 	bash scripts/fuzz.sh
