@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import fabricgen
-from fabricgen.build_dir import AddressRow, CableRow, Topology, read_rows
-from fabricgen.errors import FabricgenError
+from fabricgen.basics.errors import FabricgenError
+from fabricgen.build.build_dir import AddressRow, CableRow, Topology, read_rows
 
 AVD_BENCH = Path(__file__).resolve().parents[1] / "bench" / "avd"
 

@@ -51,9 +51,9 @@ import ipaddress
 from collections import defaultdict
 from typing import Any
 
-from fabricgen.build_dir import AddressRow, CableRow, Topology, read_rows
-from fabricgen.errors import FabricgenError
-from fabricgen.pipeline import Build
+from fabricgen.basics.errors import FabricgenError
+from fabricgen.build.build_dir import AddressRow, CableRow, Topology, read_rows
+from fabricgen.compiler.pipeline import Build
 
 AvdInputs = dict[str, Any]  # one device's inputs, as pyavd.validate_inputs takes them
 
