@@ -22,8 +22,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 # Not yet moved behind the NOS interface (issue 31): day-2 drivers, exports, secrets' slots, the
 # catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
 NOT_YET_MOVED: dict[str, int] = {
-    "build/secrets.py": 46,
-    "catalog/model.py": 20,
+    "build/secrets.py": 50,
+    "catalog/model.py": 27,
     "cli/export.py": 5,
     "export/ansible.py": 4,
     "export/batfish.py": 7,

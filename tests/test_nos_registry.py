@@ -73,6 +73,14 @@ def feature_needs(management):
     return []
 
 
+def settings_gaps(spec):
+    return []
+
+
+def notes(spec):
+    return []
+
+
 def model_notes(pid, model, roles):
     return []
 '''

@@ -235,7 +235,7 @@ LDAP_PASSWORD = "LDAP bind password"
 MACSEC_KEY = "MACsec key"
 
 MASK = "<<masked>>"  # what a masked slot shows, on both sides of a drift
-NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "frr": "FRR"}
+NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "eos": "EOS", "frr": "FRR"}
 
 
 @dataclass(frozen=True)
@@ -389,6 +389,15 @@ SLOTS: tuple[Slot, ...] = (
         line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
         placed=False,
     ),
+    # EOS (fabricgen/nos/eos/templates/bgp.j2); EOS sets the key on the kernel's TCP-MD5 socket
+    # option, so Linux's 80-byte limit holds (EOS's own CLI limit was not read)
+    Slot(
+        "eos",
+        BGP_KEY,
+        "router bgp: neighbor GROUP password 0 KEY",
+        (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): EOS runs BGP on Linux's TCP-MD5"),),
+        line=re.compile(r"^\s+neighbor \S+ password (?P<kind>\d+ )?(?P<value>\S+)$"),
+    ),
     # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
     Slot(
         "frr",
@@ -443,20 +452,23 @@ SLOTS: tuple[Slot, ...] = (
     ),
 )
 
-_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr")}
+_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "eos", "frr")}
+# A .cfg is an NX-OS or an EOS config: the file name does not say which, and no slot of one
+# matches a line of the other, so a .cfg is read with both.
+_CFG_SLOTS = _TEXT_SLOTS["nxos"] + _TEXT_SLOTS["eos"]
 _DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
 
 
 def file_nos(path: str) -> str | None:
-    """Which slots a build file has: NX-OS configs (.cfg), FRR (frr.conf, the lab's twins) or
-    SONiC config_db (config_db.json); None for a file that holds no secret."""
+    """Which slots a build file has: NX-OS or EOS configs (.cfg: "cfg"), FRR (frr.conf, the lab's
+    twins) or SONiC config_db (config_db.json); None for a file that holds no secret."""
     name = path.rsplit("/", 1)[-1]
     if name == "config_db.json":
         return "sonic"
     if name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf")):
         return "frr"
     if name.endswith(".cfg"):
-        return "nxos"
+        return "cfg"
     return None
 
 
@@ -488,7 +500,7 @@ def placements(path: str, text: str) -> tuple[list[Placement], list[str]]:
         if SECRET_MARK not in line:
             continue
         spans: dict[tuple[int, int], Slot] = {}
-        for slot in _TEXT_SLOTS.get(nos or "", ()):
+        for slot in _CFG_SLOTS if nos == "cfg" else _TEXT_SLOTS.get(nos or "", ()):
             match = slot.line.search(line) if slot.line else None
             if match:
                 spans[match.span("value")] = slot

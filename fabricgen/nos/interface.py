@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.compiler.device_config import DeviceConfig
     from fabricgen.intent.management import BgpSecurity, Management
-    from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+    from fabricgen.intent.model import Backend, HostFabric, LoadBalancing, PfcWatchdog
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,16 @@ class NosPackage(Protocol):
         ...
 
     def feature_needs(self, management: Management | None) -> list[FeatureNeed]: ...
+
+    def settings_gaps(self, spec: Backend | HostFabric) -> list[Gap]:
+        """What it cannot write of a routed network's own settings (BFD, MTU...): Gap.field is the
+        path below the network section."""
+        ...
+
+    def notes(self, spec: Backend | HostFabric) -> list[str]:
+        """What it leaves to the switch, or writes otherwise than the network asks: build notes,
+        once per network."""
+        ...
 
     def model_notes(self, pid: str, model: SwitchModel, roles: str) -> list[str]:
         """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""

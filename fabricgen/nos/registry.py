@@ -40,6 +40,8 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "watchdog_values": (callable, "the PFC watchdog numbers it writes"),
     "unrendered": (callable, "what it leaves out of a management section"),
     "feature_needs": (callable, "the release features its configs always use"),
+    "settings_gaps": (callable, "what it cannot write of a network's own settings"),
+    "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
 }
 

@@ -15,7 +15,9 @@ from fabricgen.nos.nxos.capabilities import (
     feature_needs,
     load_balancing_gaps,
     model_notes,
+    notes,
     security_gaps,
+    settings_gaps,
     unrendered,
     watchdog_values,
 )
@@ -36,7 +38,7 @@ ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
 
-__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]
+__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 
 
 def config_files(hostname: str) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from fabricgen.nos.interface import FeatureNeed, Gap
 if TYPE_CHECKING:
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.intent.management import BgpSecurity, Management
-    from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+    from fabricgen.intent.model import Backend, HostFabric, LoadBalancing, PfcWatchdog
 
 # `ip load-sharing address` hashes one of these field sets, not a free choice of fields (Cisco
 # NX-OS interfaces guide, "Configuring ECMP Load Balancing"). NX-OS has no keyword for the
@@ -100,4 +100,14 @@ def feature_needs(management: Management | None) -> list[FeatureNeed]:
 
 def model_notes(pid: str, model: SwitchModel, roles: str) -> list[str]:
     """Nothing: the catalog's NX-OS entries are the switch's own port layout."""
+    return []
+
+
+def settings_gaps(spec: Backend | HostFabric) -> list[Gap]:
+    """Nothing: NX-OS takes every network setting the intent can ask for."""
+    return []
+
+
+def notes(spec: Backend | HostFabric) -> list[str]:
+    """Nothing beyond the notes the checks write for every NOS."""
     return []

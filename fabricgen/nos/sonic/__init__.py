@@ -16,7 +16,9 @@ from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
     model_notes,
+    notes,
     security_gaps,
+    settings_gaps,
     unrendered,
     watchdog_values,
 )
@@ -37,7 +39,7 @@ ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
 
-__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "security_gaps", "unrendered", "watchdog_values"]
+__all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 
 
 def config_files(hostname: str) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from fabricgen.nos.interface import FeatureNeed, Gap
 if TYPE_CHECKING:
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.intent.management import BgpSecurity, Management
-    from fabricgen.intent.model import HashField, LoadBalancing, PfcWatchdog
+    from fabricgen.intent.model import Backend, HashField, HostFabric, LoadBalancing, PfcWatchdog
 
 # SWITCH_HASH|GLOBAL ecmp_hash values (sonic-hash.yang, the Generic Hash feature: on every branch
 # from 202305; IPV6_FLOW_LABEL from 202505, refused on earlier targets: releases.yaml ipv6-flow-label-hash).
@@ -180,3 +180,13 @@ def model_notes(pid: str, model: SwitchModel, roles: str) -> list[str]:
         "will not load as is on the switch; give its catalog entry sonic.platform, hwsku, source and ports from the platform's "
         "port_config.ini (sonic-buildimage device/<vendor>/<platform>/<hwsku>/)"
     ]
+
+
+def settings_gaps(spec: Backend | HostFabric) -> list[Gap]:
+    """Nothing: SONiC takes every network setting the intent can ask for."""
+    return []
+
+
+def notes(spec: Backend | HostFabric) -> list[str]:
+    """Nothing beyond the notes the checks write for every NOS."""
+    return []

@@ -1,0 +1,60 @@
+"""Arista EOS (the 7060X5/X6 fixed switches; the EOS64.swi image): one `configs/<switch>.cfg`.
+
+The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
+syntax (every line shape's source: docs/reference/eos.md), `capabilities.py` what it can write,
+`releases.yaml` its releases and features, `system.py` the management baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fabricgen.nos.eos.capabilities import (
+    feature_needs,
+    load_balancing_gaps,
+    model_notes,
+    notes,
+    security_gaps,
+    settings_gaps,
+    unrendered,
+    watchdog_values,
+)
+from fabricgen.nos.eos.text import eos_text
+
+if TYPE_CHECKING:
+    from fabricgen.compiler.device_config import DeviceConfig
+
+NAME = "eos"
+TITLE = "EOS"
+DESCRIPTION = "Arista EOS"
+IS_DEFAULT = False
+RELEASES = Path(__file__).parent / "releases.yaml"
+MANAGEMENT_PORT = "Management1"
+RUNS_OOB_SWITCHES = False  # the OOB access switches' static-route config is NX-OS's only so far
+ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
+TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"eos_text": eos_text}
+HEADROOM_FROM_ASIC_DELAY = False  # fabricgen writes no EOS buffer config: the platform's defaults stay
+PREFERS_MAPPED_PLATFORM = False
+
+__all__ = [
+    "feature_needs",
+    "load_balancing_gaps",
+    "model_notes",
+    "notes",
+    "security_gaps",
+    "settings_gaps",
+    "unrendered",
+    "watchdog_values",
+]
+
+
+def config_files(hostname: str) -> tuple[str, ...]:
+    return (f"configs/{hostname}.cfg",)
+
+
+def render_config(config: DeviceConfig) -> dict[str, str]:
+    from fabricgen.nos.eos.render import render_eos  # Jinja only when a config is written
+
+    return render_eos(config)
