@@ -1,0 +1,176 @@
+"""EOS day-0 management baseline: the out-of-band port and the intent's `management` section.
+
+`system_text(config) -> str` is the text the EOS switch config includes as `{{ system }}`: the
+management VRF with Management1 and its default route whenever the switch has an out-of-band
+address, and with a `management` section everything the NX-OS and SONiC adapters write from it:
+local users (password hashes as secret placeholders), TACACS+ and RADIUS groups and AAA, SSH and
+console timeouts, the management ACL as the control-plane ACL of the management VRF, eAPI over
+HTTPS in the management VRF (push uses it), NTP (its key a placeholder), DNS, the clock, remote
+logging, SNMPv3 (keys as placeholders), the login banner and the password policy. Sources for
+each line are in templates/system.j2 and docs/reference/eos-sources.md.
+
+Not written here: `boot system`. On EOS it writes flash:/boot-config and is no part of the
+running config (EOS User Manual, "Boot Loader - Aboot"; `show running-config` shows it only as a
+comment), so a config line could never match the switch and a config replace cannot change it.
+The image the intent pins (management.boot.eos) is topology.json's `boot_image`, which push
+checks against the switch's boot-config and running version before it commits
+(fabricgen/nos/eos/push.py `get_boot_images`).
+
+`security_gaps(security, management)` and `unrendered(management, features)` say what this
+adapter cannot write (a check error) or leaves out (a build note).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from fabricgen.device_config import DeviceConfig
+from fabricgen.intent.management import BgpSecurity, Management
+from fabricgen.nos.nxos.render import AaaGroup, AclRule, aaa_groups, management_acl
+from fabricgen.render.capability import Gap
+from fabricgen.render.environment import environment
+from fabricgen.trust import printable
+
+MGMT_VRF = "MGMT"  # EOS has no built-in management VRF; Arista's examples and AVD name it MGMT
+MGMT_PORT = "Management1"
+MGMT_ACL = "MGMT-ACCESS"
+SNMP_GROUP = "FABRICGEN-READ"  # an SNMPv3 group that reads the view below, authPriv
+SNMP_VIEW = "FABRICGEN-READ"
+# The intent's SNMPv3 algorithms as EOS names them (SNMP chapter: snmp-server user ... auth
+# {md5|sha|sha224|sha256|sha384|sha512} ... priv {des|aes|aes192|aes256})
+SNMP_AUTH = {"sha": "sha", "sha-256": "sha256"}
+SNMP_PRIVACY = {"aes-128": "aes"}
+# `username NAME privilege N role ROLE`: the default roles' privilege levels (User Security:
+# network-admin at 15, network-operator at 1)
+PRIVILEGE = {"network-admin": 15, "network-operator": 1}
+BANNER_END = "EOF"  # `banner login` reads lines up to one that is EOF alone
+
+
+@dataclass(frozen=True)
+class ManagementPort:
+    """What templates/management_port.j2 writes: the out-of-band port in the management VRF."""
+
+    vrf: str
+    port: str
+    address: str  # CIDR
+    gateway: str
+
+
+def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
+    """What this adapter cannot write of a network's `bgp_security` or of a management section;
+    `field` is the path below the network section.
+
+    EOS has TCP-AO for BGP (TOI "TCP Authentication Option for BGP", EOS 4.28.2F: a shared-secret
+    profile under `management security` and `neighbor ... password shared-secret profile NAME
+    algorithm ...`), but fabricgen writes no shared-secret profile yet. A banner line that is
+    `EOF` alone would end `banner login` early; one that starts with `!` is a comment to NAPALM's
+    EOS driver, which drops it from what it sends (napalm/eos/eos.py `_load_config`)."""
+    gaps = []
+    if security.tcp_ao:
+        gaps.append(
+            Gap(
+                "bgp_security.tcp_ao",
+                "fabricgen writes no EOS TCP-AO yet (a management security shared-secret profile per key)",
+                "set tcp_ao: false (TCP-MD5 with `password`)",
+            )
+        )
+    if management is not None:
+        bad = [line for line in management.banner if line.strip() == BANNER_END or line.lstrip().startswith("!")]
+        if bad:
+            gaps.append(
+                Gap(
+                    "management.banner",
+                    f"EOS cannot take a banner line that is {BANNER_END!r} alone (it ends the banner) or starts with '!' (a comment to the EOS driver)",
+                    "reword those banner lines",
+                )
+            )
+    return gaps
+
+
+def unrendered(management: Management, features: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Settings of the section this adapter writes nothing for (the build says so in its notes)."""
+    missing = []
+    if management.access is not None and "login_attempts" in management.access.model_fields_set:
+        missing.append("access.login_attempts (EOS has a lockout policy per user, not a number of attempts per session)")
+    if management.password_policy.strength_check and "password_policy" in management.model_fields_set:
+        missing.append("password_policy.strength_check (EOS has password policies of per-class minimums, not one strength check)")
+    if "copp_profile" in management.model_fields_set:
+        missing.append("copp_profile (an NX-OS CoPP profile; EOS keeps its own copp-system-policy)")
+    return missing
+
+
+class SystemSection(NamedTuple):
+    """What templates/system.j2 reads besides the management section: names, rules, escaped text."""
+
+    mgmt_vrf: str
+    mgmt_port: str
+    mgmt_acl_name: str
+    mgmt_acl: tuple[AclRule, ...]
+    aaa_groups: tuple[AaaGroup, ...]
+    tacacs_group: str | None
+    accounting_group: str | None
+    eapi: bool
+    banner: tuple[str, ...]
+    snmp_location: str
+    snmp_contact: str
+    snmp_auth: dict[str, str]
+    snmp_privacy: dict[str, str]
+    snmp_group: str
+    snmp_view: str
+    privilege: dict[str, int]
+
+
+# Rendered management sections by the section object and port: the switches of one role share the
+# section (device_config), so a fabric of thousands of switches renders a handful. The object is
+# kept beside its text, so its id cannot be reused while the entry lives.
+_SYSTEM_TEXTS: dict[tuple[int, str, bool], tuple[Management, str]] = {}
+
+
+def system_text(config: DeviceConfig) -> str:
+    """The management VRF and port (with an out-of-band address) and the management section
+    (with one) in EOS syntax; "" with neither."""
+    port = config.management.port if config.management is not None else MGMT_PORT
+    text = ""
+    if config.management is not None:
+        mgmt = ManagementPort(MGMT_VRF, port, config.management.address, config.management.gateway)
+        text = environment().get_template("eos/management_port.j2").render(p=mgmt)
+    system = config.system
+    if system is None:
+        return text
+    key = (id(system), port, bool(config.ntp_key))
+    cached = _SYSTEM_TEXTS.get(key)
+    if cached is None or cached[0] is not system:
+        section = _section(system, port)
+        rendered = environment().get_template("eos/system.j2").render(m=system, s=section, ntp_key=config.ntp_key)
+        cached = _SYSTEM_TEXTS[key] = (system, rendered)
+    return text + cached[1]
+
+
+def _section(system: Management, port: str) -> SystemSection:
+    groups = aaa_groups(system)
+    snmp = system.snmp
+    return SystemSection(
+        mgmt_vrf=MGMT_VRF,
+        mgmt_port=port,
+        mgmt_acl_name=MGMT_ACL,
+        mgmt_acl=tuple(management_acl(system)),
+        aaa_groups=tuple(groups),
+        tacacs_group=next((g.name for g in groups if g.protocol == "tacacs"), None),
+        accounting_group=groups[0].name if groups and system.accounting else None,
+        eapi=system.access is None or system.access.nxapi,
+        banner=tuple(_text(line) for line in system.banner),
+        snmp_location=_text(snmp.location) if snmp else "",
+        snmp_contact=_text(snmp.contact) if snmp else "",
+        snmp_auth=SNMP_AUTH,
+        snmp_privacy=SNMP_PRIVACY,
+        snmp_group=SNMP_GROUP,
+        snmp_view=SNMP_VIEW,
+        privilege=PRIVILEGE,
+    )
+
+
+def _text(value: object) -> str:
+    """Free text as one EOS line's tail: control and format characters escaped (the intent's
+    checks already refuse them; this keeps one that got past from adding a line)."""
+    return printable(value).strip()
