@@ -20,7 +20,7 @@ captured from a switch). It keeps the state configuration sessions need:
 - BGP: every neighbor address under `router bgp` of the running config is a peer, Established
   unless `bgp_up` is False.
 
-Switches: `refuse` (a pattern: config lines it rejects as invalid input), `lock_out_after_commit`
+Switches: `answers` (show commands answered otherwise than recorded), `refuse` (a pattern: config lines it rejects as invalid input), `lock_out_after_commit`
 (after a commit with a timer it drops every connection, as a config that locks out the management
 plane would, until the timer restores the old config), `hostile` (every answer replaced by one
 of HOSTILE: over the client's bound, not JSON, not JSON-RPC, too few results, nested too deep).
@@ -139,6 +139,7 @@ class EapiStandIn:
     refuse: re.Pattern[str] | None = None
     lock_out_after_commit: bool = False
     hostile: str | None = None
+    answers: dict = field(default_factory=dict)  # show command -> answer, in place of the recorded one
 
     def __post_init__(self) -> None:
         self.startup = list(self.running)
@@ -213,6 +214,7 @@ class EapiStandIn:
             else:
                 self.sessions[session].lines.append(command)
             return ({"output": ""} if text else {}), session
+        command = " ".join(command.split())  # EOS's parser takes any run of spaces between words (NAPALM asks "show lldp neighbors  detail")
         if command == "enable":
             return ({"output": ""} if text else {}), None
         match = _SESSION.match(command)
@@ -319,6 +321,8 @@ class EapiStandIn:
                 for peer in self._peers()
             ]
             return answer
+        if command in self.answers:
+            return copy.deepcopy(self.answers[command])
         if command in RECORDED and command.startswith("show "):
             return copy.deepcopy(RECORDED[command])
         return None
