@@ -509,21 +509,24 @@ SLOTS: tuple[Slot, ...] = (
 
 _TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr", "eos")}
 CONFIG_NOSES = ("nxos", "eos")  # the NOSes whose whole config is one `configs/<switch>.cfg`
+# A .cfg of a switch whose NOS the caller does not say is read with the slots of both. A few
+# lines fit a slot of each (EOS's `tacacs-server host A ... key K` pattern takes NX-OS's `tacacs-server
+# host A key K timeout T`): NX-OS's come last and win, so an NX-OS config keeps NX-OS's rules.
+_CFG_SLOTS = _TEXT_SLOTS["eos"] + _TEXT_SLOTS["nxos"]
 _DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
 
 
 def file_nos(path: str, nos: str | None = None) -> str | None:
-    """Which slots a build file has: a switch's one config (.cfg: NX-OS, or EOS when `nos`, the
-    switch's NOS, says so), FRR (frr.conf, the lab's twins) or SONiC config_db (config_db.json);
-    None for a file that holds no secret. A `.cfg` of a switch whose NOS the caller does not
-    know is read as NX-OS."""
+    """Which slots a build file has: a switch's one config (.cfg: NX-OS or EOS as `nos`, the
+    switch's NOS, says; "cfg" when the caller does not know it: both), FRR (frr.conf, the lab's
+    twins) or SONiC config_db (config_db.json); None for a file that holds no secret."""
     name = path.rsplit("/", 1)[-1]
     if name == "config_db.json":
         return "sonic"
     if name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf")):
         return "frr"
     if name.endswith(".cfg"):
-        return nos if nos in CONFIG_NOSES else "nxos"
+        return nos if nos in CONFIG_NOSES else "cfg"
     return None
 
 
@@ -556,7 +559,7 @@ def placements(path: str, text: str, nos: str | None = None) -> tuple[list[Place
         if SECRET_MARK not in line:
             continue
         spans: dict[tuple[int, int], Slot] = {}
-        for slot in _TEXT_SLOTS.get(nos or "", ()):
+        for slot in _CFG_SLOTS if nos == "cfg" else _TEXT_SLOTS.get(nos or "", ()):
             match = slot.line.search(line) if slot.line else None
             if match:
                 spans[match.span("value")] = slot

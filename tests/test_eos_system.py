@@ -1,5 +1,5 @@
-"""EOS day-0 management baseline (fabricgen/nos/eos/system.py): the out-of-band port in its VRF,
-the intent's `management` section in EOS syntax with every key and hash a placeholder in a
+"""EOS day-0 management baseline (fabricgen/nos/eos/system.py): the intent's `management` section
+in EOS syntax, every service in the management port's VRF, every key and hash a placeholder in a
 declared slot, and the slots' masking on both sides of a drift (a device shows keys encrypted,
 SNMPv3 keys localized).
 
@@ -16,11 +16,12 @@ import pytest
 
 from fabricgen.intent.management import AaaServers, Access, BgpSecurity, Management, Snmp, SnmpUser
 from fabricgen.nos.eos import system as eos_system
-from fabricgen.nos.eos.system import MGMT_ACL, MGMT_VRF, security_gaps, system_text, unrendered
+from fabricgen.nos.eos.system import MGMT_ACL, security_gaps, system_text, unrendered
 from fabricgen.pipeline import compile_intent
 from fabricgen.secrets import SLOTS, dummy_secrets, mask_text, names_in, placements
 
 REPO = Path(__file__).resolve().parents[1]
+MGMT_VRF = "management"  # the ManagementConfig's VRF, which switch.cfg.j2 declares and puts Management1 in
 
 
 @pytest.fixture(scope="module")
@@ -42,19 +43,14 @@ def block(text: str, header: str) -> list[str]:
     return body
 
 
-def test_the_management_port_sits_in_its_vrf_with_a_default_route(leaf):
+def test_the_services_use_the_management_port_s_vrf_and_the_port_is_left_to_the_switch_config(leaf):
     text = system_text(leaf)
-    lines = text.splitlines()
-    assert lines.index(f"vrf instance {MGMT_VRF}") < lines.index("interface Management1")  # the VRF before the port that joins it
-    assert block(text, "interface Management1") == [
-        "   description out-of-band management",
-        f"   vrf {MGMT_VRF}",
-        f"   ip address {leaf.management.address}",
-    ]
-    assert f"ip route vrf {MGMT_VRF} 0.0.0.0/0 {leaf.management.gateway}" in lines
-    # without a management section: the port and nothing else
-    bare = system_text(replace(leaf, system=None))
-    assert "interface Management1" in bare and "username" not in bare and "management api" not in bare
+    assert leaf.management.vrf == MGMT_VRF
+    assert "interface Management1" not in text.splitlines() and "vrf instance" not in text  # switch.cfg.j2 writes both
+    assert f"logging vrf {MGMT_VRF} source-interface Management1" in text.splitlines()
+    other = replace(leaf, management=replace(leaf.management, vrf="OOB", port="Management0"))
+    assert "ntp server vrf OOB 10.250.0.21 key 1" in system_text(other) and "ntp local-interface vrf OOB Management0" in system_text(other)
+    assert system_text(replace(leaf, system=None)) == ""
 
 
 def test_the_management_section_in_eos_syntax(leaf):
@@ -93,8 +89,13 @@ def test_every_placeholder_stands_in_an_eos_slot_and_the_nxos_slots_would_not_ta
     assert stray == []
     assert len(found) == text.count("<<secret=") and {p.name for p in found} == names_in(text)
     assert {p.slot.nos for p in found} == {"eos"}
-    # the same file read as NX-OS (no NOS given): the EOS forms are in no NX-OS slot
-    assert placements(f"configs/{leaf.hostname}.cfg", text)[1] != []
+    # read as NX-OS: the EOS forms are in no NX-OS slot; read without a NOS: both NOSes' slots
+    assert placements(f"configs/{leaf.hostname}.cfg", text, "nxos")[1] != []
+    unknown = placements(f"configs/{leaf.hostname}.cfg", text)
+    assert unknown[1] == [] and [(p.name, p.slot.use) for p in unknown[0]] == [(p.name, p.slot.use) for p in found]
+    # and an NX-OS line that an EOS slot would also take keeps its NX-OS slot (and its 63-character rule)
+    (nxos_tacacs,) = placements("configs/n.cfg", "tacacs-server host 10.0.0.1 key 0 <<secret=tacacs-key>> timeout 5\n")[0]
+    assert nxos_tacacs.slot.nos == "nxos" and nxos_tacacs.slot.rule(None).max_length == 63
     # Batfish's stand-ins take each slot's form: a SHA-512 crypt hash for the user
     dummies = dummy_secrets({"configs/x.cfg": text}, {"configs/x.cfg": "eos"})
     assert dummies.values["admin-password-hash"].startswith("$6$") and len(dummies.values["admin-password-hash"].split("$")[3]) == 86
@@ -180,6 +181,4 @@ def test_every_eos_slot_a_renderer_writes_is_written_by_this_one(leaf):
 def test_switches_of_one_role_share_one_rendering(leaf):
     eos_system._SYSTEM_TEXTS.clear()
     other = replace(leaf, hostname="other", management=replace(leaf.management, address="172.16.0.99/26"))
-    first, second = system_text(leaf), system_text(other)
-    assert len(eos_system._SYSTEM_TEXTS) == 1
-    assert first.split("!\n", 3)[3] == second.split("!\n", 3)[3] and "172.16.0.99/26" in second
+    assert system_text(leaf) is system_text(other) and len(eos_system._SYSTEM_TEXTS) == 1

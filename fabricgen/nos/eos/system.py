@@ -1,9 +1,9 @@
 """EOS day-0 management baseline: the out-of-band port and the intent's `management` section.
 
-`system_text(config) -> str` is the text the EOS switch config includes as `{{ system }}`: the
-management VRF with Management1 and its default route whenever the switch has an out-of-band
-address, and with a `management` section everything the NX-OS and SONiC adapters write from it:
-local users (password hashes as secret placeholders), TACACS+ and RADIUS groups and AAA, SSH and
+`system_text(config) -> str` is the text the EOS switch config (switch.cfg.j2, which writes the
+management port, its VRF and default route itself) includes after `hostname`: with a
+`management` section everything the NX-OS and SONiC adapters write from it, every service in
+the management port's VRF: local users (password hashes as secret placeholders), TACACS+ and RADIUS groups and AAA, SSH and
 console timeouts, the management ACL as the control-plane ACL of the management VRF, eAPI over
 HTTPS in the management VRF (push uses it), NTP (its key a placeholder), DNS, the clock, remote
 logging, SNMPv3 (keys as placeholders), the login banner and the password policy. Sources for
@@ -22,7 +22,6 @@ adapter cannot write (a check error) or leaves out (a build note).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from fabricgen.device_config import DeviceConfig
@@ -32,7 +31,9 @@ from fabricgen.render.capability import Gap
 from fabricgen.render.environment import environment
 from fabricgen.trust import printable
 
-MGMT_VRF = "MGMT"  # EOS has no built-in management VRF; Arista's examples and AVD name it MGMT
+# The management port and its VRF when the switch has no out-of-band address (else the switch's
+# ManagementConfig: the VRF switch.cfg.j2 declares and puts the port in)
+MGMT_VRF = "management"
 MGMT_PORT = "Management1"
 MGMT_ACL = "MGMT-ACCESS"
 SNMP_GROUP = "FABRICGEN-READ"  # an SNMPv3 group that reads the view below, authPriv
@@ -45,16 +46,6 @@ SNMP_PRIVACY = {"aes-128": "aes"}
 # network-admin at 15, network-operator at 1)
 PRIVILEGE = {"network-admin": 15, "network-operator": 1}
 BANNER_END = "EOF"  # `banner login` reads lines up to one that is EOF alone
-
-
-@dataclass(frozen=True)
-class ManagementPort:
-    """What templates/management_port.j2 writes: the out-of-band port in the management VRF."""
-
-    vrf: str
-    port: str
-    address: str  # CIDR
-    gateway: str
 
 
 def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
@@ -124,34 +115,30 @@ class SystemSection(NamedTuple):
 # Rendered management sections by the section object and port: the switches of one role share the
 # section (device_config), so a fabric of thousands of switches renders a handful. The object is
 # kept beside its text, so its id cannot be reused while the entry lives.
-_SYSTEM_TEXTS: dict[tuple[int, str, bool], tuple[Management, str]] = {}
+_SYSTEM_TEXTS: dict[tuple[int, str, str, str | None], tuple[Management, str]] = {}
 
 
 def system_text(config: DeviceConfig) -> str:
-    """The management VRF and port (with an out-of-band address) and the management section
-    (with one) in EOS syntax; "" with neither."""
-    port = config.management.port if config.management is not None else MGMT_PORT
-    text = ""
-    if config.management is not None:
-        mgmt = ManagementPort(MGMT_VRF, port, config.management.address, config.management.gateway)
-        text = environment().get_template("eos/management_port.j2").render(p=mgmt)
+    """The switch's management section in EOS syntax, its services in the management port's
+    VRF; "" without a section."""
     system = config.system
     if system is None:
-        return text
-    key = (id(system), port, bool(config.ntp_key))
+        return ""
+    port, vrf = (config.management.port, config.management.vrf) if config.management is not None else (MGMT_PORT, MGMT_VRF)
+    key = (id(system), port, vrf, config.ntp_key)
     cached = _SYSTEM_TEXTS.get(key)
     if cached is None or cached[0] is not system:
-        section = _section(system, port)
+        section = _section(system, port, vrf)
         rendered = environment().get_template("eos/system.j2").render(m=system, s=section, ntp_key=config.ntp_key)
         cached = _SYSTEM_TEXTS[key] = (system, rendered)
-    return text + cached[1]
+    return cached[1]
 
 
-def _section(system: Management, port: str) -> SystemSection:
+def _section(system: Management, port: str, vrf: str) -> SystemSection:
     groups = aaa_groups(system)
     snmp = system.snmp
     return SystemSection(
-        mgmt_vrf=MGMT_VRF,
+        mgmt_vrf=vrf,
         mgmt_port=port,
         mgmt_acl_name=MGMT_ACL,
         mgmt_acl=tuple(management_acl(system)),
