@@ -26,10 +26,10 @@ from fabricgen.errors import FieldPath, Problem
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos, QosOverride
 from fabricgen.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
-from fabricgen.render import load_balancing_gaps, security_gaps, unrendered_management, watchdog_values
+from fabricgen.render import adapter_notes, load_balancing_gaps, security_gaps, settings_gaps, unrendered_management, watchdog_values
 from fabricgen.units import cidr_span, format_ratio, ipv4_ints, network_of
 
-NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC"}  # as notes name them
+NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "eos": "EOS"}  # as notes name them
 
 
 def ports_used_once(c: Compiled) -> Iterable[Problem]:
@@ -602,6 +602,27 @@ def security_supported(c: Compiled) -> Iterable[Problem]:
                     yield Problem(f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''} ({nos}): {gap.message}", hint=gap.hint, field=field)
 
 
+def settings_supported(c: Compiled) -> Iterable[Problem]:
+    """Every leaf, spine and core's NOS adapter can write its network's own settings (EOS: a BFD
+    multiplier of 3 or more). One problem per network, NOS and gap."""
+    for plan in c.plans.values():
+        devices = [d for role in FABRIC_ROLES for d in c.fabric.by_role(role, plan.network)]
+        for nos in sorted({d.nos for d in devices if d.nos is not None}):
+            for gap in settings_gaps(nos, plan.spec):
+                names = [d.name for d in devices if d.nos == nos]
+                yield Problem(f"{_names(names)} ({nos}): {gap.message}", hint=gap.hint, field=(plan.section, *gap.field.split(".")))
+
+
+def _adapter_notes(c: Compiled) -> list[str]:
+    """What each NOS adapter says of a network it writes for: left to the switch, or written
+    otherwise than asked (EOS: its MTU ceiling, the platform's lossless headroom)."""
+    notes = []
+    for plan in c.plans.values():
+        noses = sorted({d.nos for role in FABRIC_ROLES for d in c.fabric.by_role(role, plan.network) if d.nos is not None})
+        notes += [f"{NOS_NAMES.get(nos, nos)} {plan.section} switches: {note}" for nos in noses for note in adapter_notes(nos, plan.spec)]
+    return notes
+
+
 def _switch_groups(c: Compiled) -> dict[tuple[Network, Role, str], list[str]]:
     """Switch names by (network, role, model): what shares one NOS target."""
     groups: dict[tuple[Network, Role, str], list[str]] = defaultdict(list)
@@ -852,6 +873,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     evpn_numbers_unique,
     load_balancing_supported,
     security_supported,
+    settings_supported,
     nos_releases_known,
     features_in_release,
     watchdog_in_range,
@@ -878,6 +900,7 @@ def advisories(c: Compiled) -> list[str]:
     notes += _platform_qos_gaps(c)
     notes += _unrendered_management(c)
     notes += _unmapped_sonic_platforms(c)
+    notes += _adapter_notes(c)
     return notes
 
 

@@ -395,6 +395,15 @@ SLOTS: tuple[Slot, ...] = (
         line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
         placed=False,
     ),
+    # EOS (fabricgen/nos/eos/templates/bgp.j2); EOS sets the key on the kernel's TCP-MD5 socket
+    # option, so Linux's 80-byte limit holds (EOS's own CLI limit was not read)
+    Slot(
+        "eos",
+        BGP_KEY,
+        "router bgp: neighbor GROUP password 0 KEY",
+        (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): EOS runs BGP on Linux's TCP-MD5"),),
+        line=re.compile(r"^\s+neighbor \S+ password (?P<kind>(?:0|7|8a) )?(?P<value>\S+)$"),
+    ),
     # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
     Slot(
         "frr",
@@ -446,7 +455,6 @@ SLOTS: tuple[Slot, ...] = (
         line=re.compile(r"^snmp-server user \S+ \S+ v3 .*? priv (?P<kind>\S+ )(?P<value>\S+)"),
     ),
     Slot("eos", SNMP_COMMUNITY, "snmp-server community COMMUNITY ro", line=re.compile(r"^snmp-server community (?P<value>\S+)")),
-    Slot("eos", BGP_KEY, "router bgp: neighbor PEER-GROUP password 0 KEY", line=re.compile(r"^\s+neighbor \S+ password (?P<kind>(?:0|7|8a) )?(?P<value>\S+)$")),
     Slot(
         "eos",
         BGP_AO_KEY,

@@ -51,7 +51,7 @@ def arista_build(tmp_path_factory):
 def test_the_catalog_entry_is_the_platforms_port_config():
     model = load_catalog().switches[PID]
     assert (model.sonic.platform, model.sonic.hwsku) == PLATFORM and model.platform_mapped
-    assert model.nos == ["sonic"] and model.ports_at(400) == 128 and model.ports_at(800) == 64
+    assert "sonic" in model.nos and model.ports_at(400) == 128 and model.ports_at(800) == 64
     for name, (lanes, alias, index) in PORT_CONFIG_INI.items():
         cage, sub = int(index), 1 if alias.endswith("a") else 2
         got = (model.name_of("sonic", cage, sub, 400), model.port_lanes(cage, sub, 400), model.sonic.alias.name(cage, sub))

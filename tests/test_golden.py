@@ -1,4 +1,4 @@
-"""Golden files: whole outputs of two tiny fabrics, reviewed by eye, so any change shows as a diff.
+"""Golden files: whole outputs of tiny fabrics, reviewed by eye, so any change shows as a diff.
 
 Regenerate after an intended change with FABRICGEN_UPDATE_GOLDEN=1 and review the git diff.
 
@@ -36,6 +36,10 @@ CASES = {
         "configs/be-su01-leaf1/frr.conf",
         "configs/be-spine02/frr.conf",
         "hosts/gpu0002/netplan.yaml",
+    ],
+    "tiny-eos": [
+        "configs/be-su02-leaf1.cfg",
+        "configs/be-spine01.cfg",
     ],
     "tiny-evpn": [
         "configs/be-su02-leaf1/config_db.json",

@@ -244,7 +244,7 @@ def test_interactive_answers_with_a_wrong_one_asked_again(tmp_path):
         "64",  # GPUs: not a whole number from 1 to 262,144, asked again
         "DGX-H200",  # GPU node
         "top-of-rack",  # design
-        "eos",
+        "junos",
         "sonic",  # NOS: not a choice, asked again
         "",  # leaf: the default for SONiC
         "N9364E-SG2-O",  # spine
@@ -253,7 +253,7 @@ def test_interactive_answers_with_a_wrong_one_asked_again(tmp_path):
     ]
     result = init("--interactive", "-o", str(path), input="\n".join(answers) + "\n")
     assert result.exit_code == 0, result.output
-    assert result.output.count("is not a whole number from 1 to 262,144") == 4 and "choose one of nxos, sonic" in result.output
+    assert result.output.count("is not a whole number from 1 to 262,144") == 4 and "choose one of nxos, sonic, eos" in result.output
     assert f"Leaf switch model ({sonic_models}) [DCS-7060X6-64PE]: " in result.output
     assert "Write to" not in result.output  # -o given: not asked
     data = data_of(path)

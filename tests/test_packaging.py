@@ -125,6 +125,7 @@ def test_the_wheel_ships_data_license_and_version_and_a_commit_changes_only_the_
     names = set(archive.namelist())
     for required in (
         "fabricgen/nos/nxos/templates/switch.cfg.j2",
+        "fabricgen/nos/eos/templates/switch.cfg.j2",
         "fabricgen/templates/frr/frr.conf.j2",
         "fabricgen/templates/reports/bom.md.j2",
         "fabricgen/templates/hosts/nic-qos.sh.j2",

@@ -108,7 +108,7 @@ BROKEN = {
     "queue 0 as lossless priority": ("gpus: 256\nbackend: {qos: {lossless_priority: 0}}", "backend.qos.lossless_priority"),
     "an unknown routing": ("gpus: 256\nbackend: {routing: ospf}", "backend.routing"),
     "an unknown design": ("gpus: 256\nbackend: {design: fat-tree}", "backend.design"),
-    "an unknown NOS": ("gpus: 256\nbackend: {leaf: {nos: eos}}", "backend.leaf.nos"),
+    "an unknown NOS": ("gpus: 256\nbackend: {leaf: {nos: junos}}", "backend.leaf.nos"),
     "a fabric name that is no hostname": ("name: my_fabric\ngpus: 256", "name"),
     "a naming pattern with an unknown field": ("gpus: 256\nnaming: {spine: 'sp{rack}'}", "naming.spine"),
     "a ratio without a colon": ('gpus: 256\nbackend: {ratio: "2"}', "backend.ratio"),

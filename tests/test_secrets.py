@@ -625,10 +625,12 @@ def test_valid_sonic_values_are_listed_and_rendered(tmp_path: Path, sonic_build:
 
 
 def _every_shipped_build(tmp_path: Path):
+    from tests.test_render_eos import eos_variant
     from tests.test_sonic_security import _sonic_variant
 
     intents = [*sorted(INTENTS.glob("*.yaml")), *sorted((Path(__file__).parent / "golden").glob("*.yaml"))]
     intents += [_sonic_variant(tmp_path, gpus) for gpus in (256, 512)]
+    intents += [eos_variant(tmp_path, gpus) for gpus in (256, 512)]
 
     def every_slot(doc):  # RADIUS and an SNMPv2c community, which no shipped intent asks for
         doc["management"]["radius"] = {"servers": ["10.250.0.61"], "key": "radius-key"}

@@ -190,7 +190,7 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
     adapter asks about them by name); a release is in one flavour only; a model's default release
     and a feature's model exceptions name what exists."""
     problems = []
-    for nos in ("nxos", "sonic"):
+    for nos in ("nxos", "sonic", "eos"):
         if nos not in catalog.nos_releases or catalog.nos_releases[nos].nos != nos:
             problems.append(Problem(f"the catalog has no flavour '{nos}' of NOS {nos}", hint="keep the built-in nos.yaml"))
     owner: dict[tuple[str, str], str] = {}

@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from fabricgen.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.units import Speed, parse_speed
 
-Nos = Literal["nxos", "sonic"]
+Nos = Literal["nxos", "sonic", "eos"]
 
 
 def is_nos(name: str) -> TypeGuard[Nos]:
@@ -67,6 +67,9 @@ class PortGroup(_Strict):
     form_factor: Token
     lanes: int = Field(1, ge=1, le=MAX_LANES, description="SerDes lanes per cage; SONiC names ports by first lane")
     breakouts: list[str] = Field([], max_length=8)
+    interface_names: dict[Nos, InterfaceNaming] = Field(
+        {}, description="per NOS: how this group's cages are named, where it differs from the switch's interface_names (EOS: Ethernet65, not Ethernet65/1)"
+    )
 
     @field_validator("breakouts")
     @classmethod
@@ -106,7 +109,10 @@ class PortGroup(_Strict):
         return self
 
 
-NOS_RELEASE = re.compile(r"^(?:(\d{1,2})\.(\d{1,2})(?:\((\d{1,2})\)([A-Z]{0,2}))?|(\d{6})|(master))$")
+# NX-OS 10.5(3)F, EOS 4.32.2F (or a hotfix 4.32.2.1F), either's train 10.5 / 4.32, SONiC 202411 or
+# master. Plain groups (the JSON Schema carries the pattern, and ECMAScript has no (?P<name>...)):
+# 1 major, 2 minor, 3 NX-OS maintenance, 4 EOS maintenance, 5 EOS hotfix, 6 SONiC branch, 7 master.
+NOS_RELEASE = re.compile(r"^(?:(\d{1,2})\.(\d{1,2})(?:\((\d{1,2})\)[A-Z]{0,2}|\.(\d{1,2})(?:\.(\d{1,2}))?[A-Z]{0,2})?|(\d{6})|(master))$")
 MAX_RELEASES = 64
 MAX_FEATURES = 256
 MAX_PARAMETER = 2**63 - 1  # a documented range is at most a 64-bit integer's (NX-OS DME uint64)
@@ -114,16 +120,26 @@ MAX_PARAMETER = 2**63 - 1  # a documented range is at most a 64-bit integer's (N
 
 def release_key(release: str) -> tuple[int, ...]:
     """Sort key of a release name: NX-OS `10.5(3)F` -> (10, 5, 3) (a train `10.5` is its first
-    maintenance release, 10.5(1)); SONiC `202411` -> (202411,); `master` after every branch."""
+    maintenance release, 10.5(1)); EOS `4.32.2F` -> (4, 32, 2), a hotfix `4.32.2.1F` -> (4, 32,
+    2, 1) (an EOS train's first release is 4.32.0F, so EOS features name full releases); SONiC
+    `202411` -> (202411,); `master` after every branch."""
     match = NOS_RELEASE.match(release)
     if match is None:
-        raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 10.5, 202411 or master")
-    major, minor, maintenance, _, branch, master = match.groups()
+        raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 4.32.2F, 10.5, 202411 or master")
+    major, minor, maintenance, eos_maintenance, eos_hotfix, branch, master = match.groups()
     if master:
         return (999_999,)
     if branch:
         return (int(branch),)
+    if eos_maintenance is not None:
+        return (int(major), int(minor), int(eos_maintenance), *((int(eos_hotfix),) if eos_hotfix is not None else ()))
     return (int(major), int(minor), int(maintenance or 1))
+
+
+def is_train(release: str) -> bool:
+    """Whether `release` names a train (10.5, 4.32) rather than one release of it."""
+    match = NOS_RELEASE.match(release)
+    return match is not None and match.group(1) is not None and match.group(3) is None and match.group(4) is None
 
 
 def _check_release(value: str) -> str:
@@ -135,18 +151,20 @@ Release = Annotated[
     str,
     Field(max_length=16),
     AfterValidator(_check_release),
-    WithJsonSchema({"type": "string", "maxLength": 16, "pattern": NOS_RELEASE.pattern, "examples": ["10.5(3)F", "10.5", "202411", "master"]}),
+    WithJsonSchema({"type": "string", "maxLength": 16, "pattern": NOS_RELEASE.pattern, "examples": ["10.5(3)F", "10.5", "4.32.2F", "202411", "master"]}),
 ]
 
 
-NAME_FIELDS = ("port", "sub", "lane", "number")
+NAME_FIELDS = ("port", "sub", "lane", "number", "cage_lane")
 
 
 class InterfaceNaming(_Strict):
     """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based),
-    {lane} (the port's first SerDes lane) and {number} (the number SONiC gives the port, the N of
-    EthernetN). Both come from the catalog's SONiC platform map (`sonic.ports`); a switch without
-    one numbers lanes from 0 across all port groups, and its {number} is that first lane."""
+    {lane} (the port's first SerDes lane), {number} (the number SONiC gives the port, the N of
+    EthernetN) and {cage_lane} (the port's first lane within its cage, 1-based: EOS names the
+    2x400G sub-ports of an 8-lane cage Ethernet1/1 and Ethernet1/5). {lane} and {number} come
+    from the catalog's SONiC platform map (`sonic.ports`); a switch without one numbers lanes
+    from 0 across all port groups, and its {number} is that first lane."""
 
     port: str
     breakout: str
@@ -298,8 +316,17 @@ class SonicPlatform(_Strict):
         return self
 
 
+class EosPlatform(_Strict):
+    """What EOS's CLI needs of a switch model beyond its ports: the transmit queue sub-mode its
+    chip exposes (Arista's QoS chapter is per chip family: Broadcom XGS switches take their
+    queue settings under `uc-tx-queue`, Jericho-based ones under `tx-queue`)."""
+
+    tx_queue: Literal["tx-queue", "uc-tx-queue"] = Field("tx-queue", description="the interface / qos profile sub-mode of a transmit queue")
+    source: Text | None = Field(None, description="where this is written down")
+
+
 def _default_management_ports() -> dict[Nos, str]:
-    return {"nxos": "mgmt0", "sonic": "eth0"}
+    return {"nxos": "mgmt0", "sonic": "eth0", "eos": "Management1"}
 
 
 class SwitchModel(_Strict):
@@ -316,6 +343,7 @@ class SwitchModel(_Strict):
     management_port: dict[Nos, InterfaceName] = Field(default_factory=_default_management_ports, description="the out-of-band Ethernet port, per NOS")
     console_port: InterfaceName = "console"
     sonic: SonicPlatform = SonicPlatform()
+    eos: EosPlatform = EosPlatform()
     qos: PlatformQos = PlatformQos()
     load_balancing: dict[Nos, list[LoadBalancingMode]] = Field(
         default_factory=dict, description="load-balancing modes this hardware does under each NOS (ecmp only when a NOS is not listed)"
@@ -350,7 +378,25 @@ class SwitchModel(_Strict):
         missing = [nos for nos in self.nos if nos not in self.interface_names]
         if missing:
             raise ValueError(f"interface_names has no entry for {', '.join(missing)}")
+        for group in self.port_groups:
+            other = [nos for nos in group.interface_names if nos not in self.nos]
+            if other:
+                raise ValueError(f"port group {group.first}-{group.first + group.count - 1} names ports for {', '.join(other)}, which this switch does not run")
         return self
+
+    def naming(self, nos: str, cage: int) -> InterfaceNaming:
+        """How `nos` names `cage` and its sub-ports: its port group's patterns, else the switch's."""
+        group = self.group_of(cage)
+        override = group.interface_names.get(nos) if group is not None else None  # type: ignore[call-overload]
+        return override or self.interface_names[nos]  # type: ignore[index]
+
+    def _port_name(self, nos: str, cage: int) -> str:
+        return self.naming(nos, cage).port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage], cage_lane=1)
+
+    def _subport_name(self, nos: str, cage: int, sub: int, number: int, lanes: tuple[int, ...]) -> str:
+        # a sub-port's number is its cage's plus its lane offset in the cage (subports)
+        offset = number - self.port_numbers[cage]
+        return self.naming(nos, cage).breakout.format(port=cage, sub=sub, lane=lanes[0], number=number, cage_lane=offset + 1)
 
     @model_validator(mode="after")
     def _groups_do_not_overlap(self) -> SwitchModel:
@@ -420,13 +466,11 @@ class SwitchModel(_Strict):
     @model_validator(mode="after")
     def _names_are_unique(self) -> SwitchModel:
         """Every cage, and every sub-port of each breakout mode, gets a name of its own."""
-        lanes = self.first_lanes
-        numbers = self.port_numbers
-        for nos, naming in self.interface_names.items():
+        for nos in self.interface_names:
             native: dict[str, int] = {}
             for group in self.port_groups:
                 for cage in range(group.first, group.first + group.count):
-                    name = naming.port.format(port=cage, sub=0, lane=lanes[cage], number=numbers[cage])
+                    name = self._port_name(nos, cage)
                     if name in native:
                         raise ValueError(f"{nos} names cages {native[name]} and {cage} both {name!r}; the pattern needs {{port}} or {{lane}}")
                     native[name] = cage
@@ -435,12 +479,12 @@ class SwitchModel(_Strict):
                     seen: dict[str, int] = {}
                     for cage in range(group.first, group.first + group.count):
                         for sub, number, sub_lanes in self.subports(cage, mode.speed):
-                            name = naming.breakout.format(port=cage, sub=sub, lane=sub_lanes[0], number=number)
+                            name = self._subport_name(nos, cage, sub, number, sub_lanes)
                             other = seen.get(name, native.get(name, cage))
                             if other != cage:
                                 raise ValueError(f"{nos} breakout name {name!r} of cage {cage} is also cage {other}'s")
                             if name in seen and sub > 1:
-                                raise ValueError(f"{nos} breakout names of cage {cage} repeat {name!r}; the pattern needs {{sub}} or {{lane}}")
+                                raise ValueError(f"{nos} breakout names of cage {cage} repeat {name!r}; the pattern needs {{sub}}, {{lane}} or {{cage_lane}}")
                             seen[name] = cage
         return self
 
@@ -514,12 +558,11 @@ class SwitchModel(_Strict):
         key = (nos, cage, sub, speed if sub else 0)
         name = self.names_given.get(key)
         if name is None:
-            naming = self.interface_names[nos]  # type: ignore[index]
             if not sub:
-                name = naming.port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage])
+                name = self._port_name(nos, cage)
             else:
                 _, number, lanes = self.subports(cage, speed)[sub - 1]
-                name = naming.breakout.format(port=cage, sub=sub, lane=lanes[0], number=number)
+                name = self._subport_name(nos, cage, sub, number, lanes)
             self.names_given[key] = name
         return name
 
@@ -783,7 +826,7 @@ class NosFlavour(_Strict):
             return None
         for listed in self.releases:
             listed_key = release_key(listed)
-            train = NOS_RELEASE.match(listed).group(3) is None and len(key) == 3  # type: ignore[union-attr]
+            train = is_train(listed) and len(key) >= 3
             if listed_key == key or (train and listed_key[:2] == key[:2]):
                 return listed
         return None

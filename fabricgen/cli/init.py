@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 class NosChoice(str, Enum):
     nxos = "nxos"
     sonic = "sonic"
+    eos = "eos"
 
 
 class RoutingChoice(str, Enum):

@@ -79,7 +79,9 @@ class SwitchRole(_Strict):
     """The switches of one role (leaf, spine, core, OOB): which model, which NOS and release."""
 
     model: Pid = Field("N9K-C9364D-GX2A", description="switch model (PID) from the catalog, e.g. N9K-C9364D-GX2A")
-    nos: Nos = Field("nxos", description="operating system the configs are written for: nxos (Cisco NX-OS) or sonic (SONiC); the model must run it")
+    nos: Nos = Field(
+        "nxos", description="operating system the configs are written for: nxos (Cisco NX-OS), sonic (SONiC) or eos (Arista EOS); the model must run it"
+    )
     nos_release: Release | None = Field(
         None, description="target release, e.g. 10.5(3)F or 10.5 (NX-OS), 202411 or master (SONiC); default: the catalog's for the model"
     )

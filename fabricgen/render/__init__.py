@@ -11,7 +11,9 @@ from dataclasses import replace
 
 from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
-from fabricgen.intent.model import LoadBalancing, PfcWatchdog
+from fabricgen.intent.model import Backend, HostFabric, LoadBalancing, PfcWatchdog
+from fabricgen.nos.eos import render as eos
+from fabricgen.nos.eos.render import render_eos
 from fabricgen.nos.nxos import render as nxos
 from fabricgen.nos.nxos.render import render_nxos
 from fabricgen.nos.sonic import render as sonic
@@ -21,6 +23,7 @@ from fabricgen.render.capability import Gap
 RENDERERS: dict[str, Callable[[DeviceConfig], dict[str, str]]] = {
     "nxos": render_nxos,
     "sonic": render_sonic,
+    "eos": render_eos,
 }
 
 
@@ -28,6 +31,7 @@ RENDERERS: dict[str, Callable[[DeviceConfig], dict[str, str]]] = {
 LOAD_BALANCING_GAPS: dict[str, Callable[[LoadBalancing], list[Gap]]] = {
     "nxos": nxos.load_balancing_gaps,
     "sonic": sonic.load_balancing_gaps,
+    "eos": eos.load_balancing_gaps,
 }
 
 
@@ -42,6 +46,7 @@ def load_balancing_gaps(nos: str, lb: LoadBalancing) -> list[Gap]:
 WATCHDOG_VALUES: dict[str, Callable[[PfcWatchdog], dict[str, tuple[int, str]]]] = {
     "nxos": nxos.watchdog_values,
     "sonic": sonic.watchdog_values,
+    "eos": eos.watchdog_values,
 }
 
 
@@ -54,6 +59,7 @@ def watchdog_values(nos: str, watchdog: PfcWatchdog) -> dict[str, tuple[int, str
 SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] = {
     "nxos": lambda security, _: [replace(gap, field=f"bgp_security.{gap.field}") for gap in nxos.bgp_security_gaps(security)],
     "sonic": sonic.security_gaps,
+    "eos": eos.security_gaps,
 }
 
 
@@ -62,6 +68,7 @@ SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] 
 UNRENDERED: dict[str, Callable[[Management, frozenset[str]], list[str]]] = {
     "nxos": lambda management, _features: nxos.unrendered(management),
     "sonic": sonic.unrendered,
+    "eos": eos.unrendered,
 }
 
 
@@ -75,6 +82,30 @@ def security_gaps(nos: str, security: BgpSecurity, management: Management | None
     path: bgp_security.* below the network section, management.* below a management section."""
     adapter = SECURITY_GAPS.get(nos)
     return adapter(security, management) if adapter else []
+
+
+# What an adapter cannot write of a routed network's own settings (BFD, MTU...): Gap.field is the
+# path below the network section. NOSes that can write them all have no entry.
+SETTINGS_GAPS: dict[str, Callable[[Backend | HostFabric], list[Gap]]] = {
+    "eos": eos.settings_gaps,
+}
+
+
+def settings_gaps(nos: str, spec: Backend | HostFabric) -> list[Gap]:
+    adapter = SETTINGS_GAPS.get(nos)
+    return adapter(spec) if adapter else []
+
+
+# What an adapter leaves to the switch, or writes otherwise than the network asks, that the build
+# notes should say (once per NOS and network).
+NOTES: dict[str, Callable[[Backend | HostFabric], list[str]]] = {
+    "eos": eos.notes,
+}
+
+
+def adapter_notes(nos: str, spec: Backend | HostFabric) -> list[str]:
+    adapter = NOTES.get(nos)
+    return adapter(spec) if adapter else []
 
 
 def render_configs(configs: Iterable[DeviceConfig]) -> dict[str, str]:

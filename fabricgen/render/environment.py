@@ -5,10 +5,10 @@ Templates are compiled once and cached by the environment, so a large fabric pay
 once, not once per device; they are not checked for changes on disk at every use (auto_reload
 off: a stat per include, tens of thousands per large build), since a build never edits them.
 
-Free text (descriptions) goes into NX-OS configs through `nxos_text` and into frr.conf through
-`frr_text`: the catalog and intent checks (`fabricgen.trust`) already refuse a line break or a
-control character there, and these filters make sure one that got past still cannot add a line
-to a config. config_db.json needs none: it is JSON-encoded. A value that becomes one word of a
+Free text (descriptions) goes into NX-OS configs through `nxos_text`, into EOS configs through
+`eos_text` and into frr.conf through `frr_text`: the catalog and intent checks
+(`fabricgen.trust`) already refuse a line break or a control character there, and these filters
+make sure one that got past still cannot add a line to a config. config_db.json needs none: it is JSON-encoded. A value that becomes one word of a
 shell command goes through `shell_word` (POSIX shell quoting, as shlex.quote).
 """
 
@@ -38,6 +38,12 @@ def nxos_text(value: object) -> str:
     """Free text as one NX-OS config line's tail: control and format characters escaped (a
     newline becomes the two characters \\n), at most 254 characters."""
     return printable(value).strip()[:NXOS_MAX_DESCRIPTION]
+
+
+def eos_text(value: object) -> str:
+    """Free text as one EOS config line's tail: control and format characters escaped (a newline
+    becomes the two characters \\n), so it cannot add a line."""
+    return printable(value).strip()
 
 
 def frr_text(value: object) -> str:
@@ -96,6 +102,7 @@ def environment() -> jinja2.Environment:
     env.filters["network"] = network_of  # 10.4.0.1/24 -> 10.4.0.0/24
     env.filters["nxos_text"] = nxos_text
     env.filters["frr_text"] = frr_text
+    env.filters["eos_text"] = eos_text
     env.filters["yaml_key"] = yaml_string  # netplan's interface names
     env.filters["yaml_string"] = yaml_string  # the names `fabricgen init` writes into an intent
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
