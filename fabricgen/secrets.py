@@ -516,11 +516,11 @@ SLOTS: tuple[Slot, ...] = (
 )
 
 _TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr", "eos")}
-CONFIG_NOSES = ("nxos", "eos")  # the NOSes whose whole config is one `configs/<switch>.cfg`
-# A .cfg of a switch whose NOS the caller does not say is read with the slots of both. A few
-# lines fit a slot of each (EOS's `tacacs-server host A ... key K` pattern takes NX-OS's `tacacs-server
-# host A key K timeout T`): NX-OS's come last and win, so an NX-OS config keeps NX-OS's rules.
-_CFG_SLOTS = _TEXT_SLOTS["eos"] + _TEXT_SLOTS["nxos"]
+# The NOSes whose whole config is one `configs/<switch>.cfg`. A .cfg of a switch whose NOS the
+# caller does not say is read as the one whose slots hold its placeholders (placements): a few
+# lines fit a slot of each (EOS's `tacacs-server host A ... key K` pattern takes NX-OS's
+# `tacacs-server host A key K timeout T`), the file as a whole fits one.
+CONFIG_NOSES = ("nxos", "eos")
 _DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
 
 
@@ -563,11 +563,19 @@ def placements(path: str, text: str, nos: str | None = None) -> tuple[list[Place
             return [], ["the file is not a JSON object"] if PLACEHOLDER_PATTERN.search(text) else []
         _db_placements(document, found, stray)
         return found, stray
+    if nos == "cfg":  # NX-OS or EOS: the reading that leaves fewer placeholders outside a slot (a tie: NX-OS)
+        return min((_text_placements(text, config_nos) for config_nos in CONFIG_NOSES), key=lambda reading: len(reading[1]))
+    return _text_placements(text, nos or "")
+
+
+def _text_placements(text: str, nos: str) -> tuple[list[Placement], list[str]]:
+    found: list[Placement] = []
+    stray: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if SECRET_MARK not in line:
             continue
         spans: dict[tuple[int, int], Slot] = {}
-        for slot in _CFG_SLOTS if nos == "cfg" else _TEXT_SLOTS.get(nos or "", ()):
+        for slot in _TEXT_SLOTS.get(nos, ()):
             match = slot.line.search(line) if slot.line else None
             if match:
                 spans[match.span("value")] = slot

@@ -9,6 +9,7 @@ test_render_eos.py."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,9 +74,8 @@ def test_the_management_section_in_eos_syntax(leaf):
         f"   vrf {MGMT_VRF}",
         "      no shutdown",
     ]
-    # the banner ends at EOF, as `banner login` reads it
-    banner = lines.index("banner login")
-    assert lines[banner + 2] == "EOF"
+    assert "banner login" not in lines  # not yet (system.py BANNER), and the build notes say so
+    assert any(note.startswith("banner") for note in unrendered(leaf.system))
     # the management ACL guards the management VRF's control plane, and ends by dropping the rest
     assert block(text, "system control-plane") == [f"   ip access-group {MGMT_ACL} vrf {MGMT_VRF} in"]
     rules = block(text, f"ip access-list {MGMT_ACL}")
@@ -182,3 +182,46 @@ def test_switches_of_one_role_share_one_rendering(leaf):
     eos_system._SYSTEM_TEXTS.clear()
     other = replace(leaf, hostname="other", management=replace(leaf.management, address="172.16.0.99/26"))
     assert system_text(leaf) is system_text(other) and len(eos_system._SYSTEM_TEXTS) == 1
+
+
+def test_the_banner_once_written_ends_at_eof(leaf, monkeypatch):
+    monkeypatch.setattr(eos_system, "BANNER", True)
+    eos_system._SYSTEM_TEXTS.clear()
+    try:
+        lines = system_text(leaf).splitlines()
+        start = lines.index("banner login")
+        assert lines[start + 1 : start + 3] == ["Authorized access only. Activity on this device is logged and monitored.", "EOF"]
+        assert not any(note.startswith("banner") for note in unrendered(leaf.system))
+    finally:
+        eos_system._SYSTEM_TEXTS.clear()
+
+
+def _shapes() -> list[re.Pattern[str]]:
+    """docs/reference/eos.md's line shapes: its main tables' (tests/test_render_eos.py reads
+    those) and the table of lines only other settings write (their second cell)."""
+    from tests.test_render_eos import documented_shapes
+
+    shapes = documented_shapes()
+    for row in (REPO / "docs" / "reference" / "eos.md").read_text().splitlines():
+        match = re.match(r"\| with [^|]* \| `([^`]+)`", row)
+        if match:
+            parts = re.split(r"(<[^>]+>)", match[1])
+            shapes.append(re.compile("".join((".+" if p.endswith("...>") else r"\S+") if p.startswith("<") else re.escape(p) for p in parts)))
+    return shapes
+
+
+def test_every_line_of_the_baseline_has_a_documented_shape(leaf):
+    shapes = _shapes()
+    snmp = leaf.system.snmp.model_copy(update={"communities": ["ro-community"], "users": [SnmpUser(name="p", auth="sha-256", auth_key="a", privacy_key="b")]})
+    variants = [
+        leaf.system,
+        leaf.system.model_copy(update={"radius": AaaServers(servers=["10.250.0.15"], key="radius-key"), "snmp": snmp, "lldp": False}),
+        leaf.system.model_copy(update={"ntp": leaf.system.ntp.model_copy(update={"key": None}), "tacacs": None, "access": None}),
+    ]
+    written = set()
+    for management in variants:
+        config = replace(leaf, system=management)
+        written |= {line.strip() for line in system_text(config).splitlines()}
+    for line in sorted(written):
+        assert any(shape.fullmatch(line) for shape in shapes), f"{line!r} has no documented shape in docs/reference/eos.md"
+    assert {"no lldp run", "snmp-server community <<secret=ro-community>> ro", "ntp server vrf management 10.250.0.21"} <= written

@@ -13,6 +13,7 @@ from fabricgen.device_config import DeviceConfig
 from fabricgen.intent.management import BgpSecurity, Management
 from fabricgen.intent.model import Backend, HostFabric, LoadBalancing, PfcWatchdog
 from fabricgen.nos.eos import render as eos
+from fabricgen.nos.eos import system as eos_system  # the management baseline's gaps and notes
 from fabricgen.nos.eos.render import render_eos
 from fabricgen.nos.nxos import render as nxos
 from fabricgen.nos.nxos.render import render_nxos
@@ -59,7 +60,7 @@ def watchdog_values(nos: str, watchdog: PfcWatchdog) -> dict[str, tuple[int, str
 SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] = {
     "nxos": lambda security, _: [replace(gap, field=f"bgp_security.{gap.field}") for gap in nxos.bgp_security_gaps(security)],
     "sonic": sonic.security_gaps,
-    "eos": eos.security_gaps,
+    "eos": eos_system.security_gaps,
 }
 
 
@@ -68,7 +69,7 @@ SECURITY_GAPS: dict[str, Callable[[BgpSecurity, Management | None], list[Gap]]] 
 UNRENDERED: dict[str, Callable[[Management, frozenset[str]], list[str]]] = {
     "nxos": lambda management, _features: nxos.unrendered(management),
     "sonic": sonic.unrendered,
-    "eos": eos.unrendered,
+    "eos": eos_system.unrendered,
 }
 
 

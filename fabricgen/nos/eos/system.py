@@ -1,13 +1,18 @@
-"""EOS day-0 management baseline: the out-of-band port and the intent's `management` section.
+"""EOS day-0 management baseline: the intent's `management` section.
 
 `system_text(config) -> str` is the text the EOS switch config (switch.cfg.j2, which writes the
-management port, its VRF and default route itself) includes after `hostname`: with a
-`management` section everything the NX-OS and SONiC adapters write from it, every service in
-the management port's VRF: local users (password hashes as secret placeholders), TACACS+ and RADIUS groups and AAA, SSH and
+management port, its VRF and default route itself) includes after `hostname`: everything the
+NX-OS and SONiC adapters write from the section, every service in the management port's VRF:
+local users (password hashes as secret placeholders), TACACS+ and RADIUS groups and AAA, SSH and
 console timeouts, the management ACL as the control-plane ACL of the management VRF, eAPI over
 HTTPS in the management VRF (push uses it), NTP (its key a placeholder), DNS, the clock, remote
-logging, SNMPv3 (keys as placeholders), the login banner and the password policy. Sources for
-each line are in templates/system.j2 and docs/reference/eos-sources.md.
+logging, SNMPv3 (keys as placeholders) and the password policy. Sources for each line are in
+templates/system.j2 and docs/reference/eos.md.
+
+Not written yet: the login banner. Its lines are free text, and the EOS line-shape check of
+tests/test_render_eos.py (every line a build writes has a documented shape) cannot tell
+`banner login`'s lines from the config's; system.j2 writes it once `BANNER` is on and that check
+skips a banner's body (the build notes say so meanwhile).
 
 Not written here: `boot system`. On EOS it writes flash:/boot-config and is no part of the
 running config (EOS User Manual, "Boot Loader - Aboot"; `show running-config` shows it only as a
@@ -46,6 +51,7 @@ SNMP_PRIVACY = {"aes-128": "aes"}
 # network-admin at 15, network-operator at 1)
 PRIVILEGE = {"network-admin": 15, "network-operator": 1}
 BANNER_END = "EOF"  # `banner login` reads lines up to one that is EOF alone
+BANNER = False  # see the module docstring
 
 
 def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
@@ -82,6 +88,8 @@ def security_gaps(security: BgpSecurity, management: Management | None) -> list[
 def unrendered(management: Management, features: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Settings of the section this adapter writes nothing for (the build says so in its notes)."""
     missing = []
+    if management.banner and not BANNER:
+        missing.append("banner (the EOS adapter writes no `banner login` yet)")
     if management.access is not None and "login_attempts" in management.access.model_fields_set:
         missing.append("access.login_attempts (EOS has a lockout policy per user, not a number of attempts per session)")
     if management.password_policy.strength_check and "password_policy" in management.model_fields_set:
@@ -146,7 +154,7 @@ def _section(system: Management, port: str, vrf: str) -> SystemSection:
         tacacs_group=next((g.name for g in groups if g.protocol == "tacacs"), None),
         accounting_group=groups[0].name if groups and system.accounting else None,
         eapi=system.access is None or system.access.nxapi,
-        banner=tuple(_text(line) for line in system.banner),
+        banner=tuple(_text(line) for line in system.banner) if BANNER else (),
         snmp_location=_text(snmp.location) if snmp else "",
         snmp_contact=_text(snmp.contact) if snmp else "",
         snmp_auth=SNMP_AUTH,
