@@ -140,11 +140,13 @@ def fabric(ca, tmp_path):
 
 
 def statements(path: Path, secrets: dict[str, str]) -> list[str]:
-    """A config file as NAPALM's eos driver sends it: stripped lines, comments left out, secrets filled."""
+    """A config file as NAPALM's eos driver sends it into the session: stripped lines, comments
+    left out, secrets filled, up to `end` (which leaves the session)."""
     text = path.read_text()
     for name, value in secrets.items():
         text = text.replace(f"<<secret={name}>>", value)
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("!")]
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("!")]
+    return lines[: lines.index("end")] if "end" in lines else lines
 
 
 def session_commands(switch: EapiStandIn, pattern: str) -> list[str]:
@@ -334,3 +336,115 @@ def test_a_replace_keeps_management_login_ssh_and_eapi():
     }
     for case, (config, missing) in cases.items():
         assert any(missing in part for part in missing_parts(config)), (case, missing_parts(config))
+
+
+# --- `fabricgen push` of an EOS build to two stand-in switches -----------------------------------
+
+TINY_EOS = """
+name: tiny-eos-push
+gpus: 16
+backend:
+  leaf: {model: DCS-7060DX5-64S, nos: eos}
+  spine: {model: DCS-7060DX5-64S, nos: eos}
+  bgp_security: {password: bgp-backend}
+oob:
+  switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}
+  console: {model: C8300-1N1S-4T2X, module: NIM-24A}
+management:
+  users: [{name: admin, role: network-admin, password_hash: admin-password-hash}]
+  access: {management_networks: [10.250.0.0/24]}
+  ntp: {servers: [10.250.0.21], key: ntp-key}
+  boot: {eos: EOS-4.32.2F.swi}
+"""
+NTP_KEY = "ntp-key-77e1-SECRET"
+SECRET_ENV = {
+    "FABRICGEN_USERNAME": CREDENTIALS.username,
+    "FABRICGEN_PASSWORD": PASSWORD,
+    "FABRICGEN_SECRET_ADMIN_PASSWORD_HASH": ADMIN_HASH,
+    "FABRICGEN_SECRET_BGP_BACKEND": BGP_KEY,
+    "FABRICGEN_SECRET_NTP_KEY": NTP_KEY,
+}
+PUSHED = ("be-su01-leaf1", "be-spine01")
+
+
+@pytest.fixture(scope="module")
+def eos_build(tmp_path_factory) -> Path:
+    """A leaf/spine EOS build with a management section (complete for a replace) and an OOB plan."""
+    from fabricgen.pipeline import build
+
+    root = tmp_path_factory.mktemp("eos-build")
+    (root / "tiny-eos.yaml").write_text(TINY_EOS.lstrip())
+    build(root / "tiny-eos.yaml", root / "build")
+    return root / "build"
+
+
+class BuildSwitches:
+    """A stand-in for each pushed switch of `eos_build`, its inventory and its CA bundle."""
+
+    def __init__(self, build: Path, directory: Path, **options) -> None:
+        self.ca = TestCa(directory / "ca")
+        self.switches = {}
+        lines = ["devices:"]
+        for octet, name in enumerate(PUSHED, start=2):
+            certificate, key = self.ca.server_files()
+            running = [line.format(name=name, octet=octet) for line in BEFORE]
+            self.switches[name] = EapiStandIn(name, certificate, key, CREDENTIALS.username, PASSWORD, running=running, **options)
+            lines.append(f"  {name}: {{host: 127.0.0.1, optional_args: {{port: {self.switches[name].port}}}}}")
+        self.inventory = directory / "inventory.yaml"
+        self.inventory.write_text("\n".join(lines) + "\n")
+        self.build = build
+
+    def push(self, *args: str):
+        from tests import cli_runner
+
+        selection = ["--devices", ",".join(PUSHED), "--inventory", str(self.inventory), "--ca-bundle", str(self.ca.bundle)]
+        return cli_runner.fabricgen("push", str(self.build), *selection, *args, env=SECRET_ENV)
+
+    def close(self) -> None:
+        for switch in self.switches.values():
+            switch.close()
+
+
+def test_fabricgen_push_commits_an_eos_build_canary_first_and_confirms_after_verification(eos_build, tmp_path):
+    switches = BuildSwitches(eos_build, tmp_path)
+    try:
+        dry = switches.push()
+        assert dry.returncode == 0, dry.stdout + dry.stderr
+        assert "dry run of 2 device(s): 2 would change; nothing was changed" in dry.stdout
+        assert all(switch.timer is None and switch.running == switch.startup for switch in switches.switches.values())
+
+        result = switches.push("--commit", "--confirm-timeout", "600", "--verify-timeout", "2")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "commit of 2 device(s): 2 committed" in result.stdout
+        leaf, spine = switches.switches["be-su01-leaf1"], switches.switches["be-spine01"]
+        assert leaf.first(r"configure session napalm_\d+ commit timer 00:10:00") < leaf.first(r"configure session napalm_\d+ commit")
+        assert leaf.first(r"configure session napalm_\d+ commit") < spine.first(r"configure session napalm_\d+ commit timer 00:10:00")  # the canary first
+        secrets = {"admin-password-hash": ADMIN_HASH, "bgp-backend": BGP_KEY, "ntp-key": NTP_KEY}
+        for name, switch in switches.switches.items():
+            assert switch.running == switch.startup == statements(eos_build / "configs" / f"{name}.cfg", secrets), name
+            assert switch.timer is None and not switch.timer_expired.is_set()
+        output = result.stdout + result.stderr
+        for value in (PASSWORD, BGP_KEY, NTP_KEY, ADMIN_HASH):
+            assert value not in output
+        assert "<<secret=bgp-backend>>" in output  # the diffs say which secret a line uses
+        again = switches.push("--commit")
+        assert again.returncode == 0 and "2 unchanged" in again.stdout, again.stdout
+    finally:
+        switches.close()
+
+
+def test_fabricgen_push_to_eos_whose_confirm_never_comes_is_undone_by_the_switch_s_timer(eos_build, tmp_path):
+    switches = BuildSwitches(eos_build, tmp_path, lock_out_after_commit=True)
+    try:
+        before = {name: list(switch.running) for name, switch in switches.switches.items()}
+        result = switches.push("--commit", "--confirm-timeout", "600", "--verify-timeout", "0.5")
+        assert result.returncode == 1
+        assert "canary failed; later devices were not touched" in result.stdout, result.stdout
+        leaf, spine = switches.switches["be-su01-leaf1"], switches.switches["be-spine01"]
+        assert leaf.timer is not None and leaf.running != before["be-su01-leaf1"]  # committed, never confirmed
+        assert spine.running == before["be-spine01"] and spine.timer is None
+        leaf.advance(600)
+        assert leaf.timer_expired.wait(10) and leaf.running == before["be-su01-leaf1"] and leaf.timer is None
+        assert "Traceback" not in result.stderr and PASSWORD not in result.stdout + result.stderr
+    finally:
+        switches.close()
