@@ -225,3 +225,15 @@ def test_every_line_of_the_baseline_has_a_documented_shape(leaf):
     for line in sorted(written):
         assert any(shape.fullmatch(line) for shape in shapes), f"{line!r} has no documented shape in docs/reference/eos.md"
     assert {"no lldp run", "snmp-server community <<secret=ro-community>> ro", "ntp server vrf management 10.250.0.21"} <= written
+
+
+def test_a_banner_line_eos_cannot_take_is_a_check_error_of_the_build(write_intent):
+    from fabricgen.errors import CheckError
+    from tests.test_eos_push import TINY_EOS
+
+    intent = write_intent(TINY_EOS + '  banner: ["Authorized access only", "EOF"]\n', name="eos-banner")
+    with pytest.raises(CheckError) as refused:
+        compile_intent(intent)
+    messages = [problem.format() for problem in refused.value.problems]
+    assert any("management.banner" in m and "EOS cannot take a banner line that is 'EOF' alone" in m for m in messages), messages
+    compile_intent(write_intent(TINY_EOS + '  banner: ["Authorized access only", "EOF follows"]\n', name="eos-banner-ok"))

@@ -144,3 +144,58 @@ def test_drift_masks_the_eos_secrets_the_device_shows_encrypted():
     assert Counter(statements(mask_config(built, secrets, "eos"))) != Counter(statements(mask_config(changed, secrets, "eos")))
     # a key the user gave is masked wherever the device prints it, too
     assert "plain-bgp-key" not in mask_config(running + "\n! neighbor key plain-bgp-key", secrets, "eos")
+
+
+def test_fabricgen_verify_reads_an_eos_switch_of_a_build_and_masks_its_secrets_in_drift(tmp_path):
+    """`fabricgen verify` of one leaf of an EOS build, the stand-in running the build's config with
+    its keys as EOS shows them (type 7): every getter answers, drift is only what differs, and no
+    secret value is printed."""
+    import json
+
+    from fabricgen.pipeline import build as build_intent
+    from tests import cli_runner
+    from tests.test_eos_push import TINY_EOS
+
+    (tmp_path / "tiny.yaml").write_text(TINY_EOS.lstrip())
+    build_intent(tmp_path / "tiny.yaml", tmp_path / "build")
+    built = (tmp_path / "build" / "configs" / "be-su01-leaf1.cfg").read_text()
+    shown = (
+        built.replace("<<secret=admin-password-hash>>", "$6$abc$def")
+        .replace("password 0 <<secret=bgp-backend>>", "password 7 q+VNViP5i4rVjW1cxFv2wA==")
+        .replace("md5 0 <<secret=ntp-key>>", "md5 7 044F0E151B")
+        .replace("ip address 10.4.0.0/31", "ip address 10.4.0.9/31")  # the one real drift
+    )
+    ca = TestCa(tmp_path / "ca")
+    certificate, key = ca.server_files()
+    switch = EapiStandIn("be-su01-leaf1", certificate, key, "netops", PASSWORD, running=shown.splitlines()[:-1])
+    try:
+        inventory = tmp_path / "inventory.yaml"
+        inventory.write_text(f"devices:\n  be-su01-leaf1: {{host: 127.0.0.1, optional_args: {{port: {switch.port}}}}}\n")
+        env = {"FABRICGEN_USERNAME": "netops", "FABRICGEN_PASSWORD": PASSWORD, "FABRICGEN_SECRET_BGP_BACKEND": "bgp-value-4e2a"}
+        result = cli_runner.fabricgen(
+            "verify",
+            str(tmp_path / "build"),
+            "--devices",
+            "be-su01-leaf1",
+            "--inventory",
+            str(inventory),
+            "--ca-bundle",
+            str(ca.bundle),
+            "--interval",
+            "0",
+            "--json",
+            env=env,
+        )
+        assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
+        document = json.loads(result.stdout)
+        findings = document["findings"]
+        assert not [f for f in findings if f["check"] in ("reach", "answers")], [f for f in findings if f["check"] in ("reach", "answers")]
+        (drift,) = [f for f in findings if f["check"] == "drift"]
+        assert drift["detail"]["diff"] == ["-interface Ethernet1/1 > ip address 10.4.0.0/31", "+interface Ethernet1/1 > ip address 10.4.0.9/31"], drift[
+            "detail"
+        ]["diff"]
+        for value in (PASSWORD, "q+VNViP5i4rVjW1cxFv2wA==", "044F0E151B", "$6$abc$def", "bgp-value-4e2a"):
+            assert value not in result.stdout + result.stderr
+        assert {c for c in switch.commands() if not c.startswith("show ")} == {"enable"}  # read-only
+    finally:
+        switch.close()
