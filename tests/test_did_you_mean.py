@@ -43,7 +43,7 @@ def intent_problems(write_intent, text):
         ),
         ("gpus: 256\ngpu_node: dgx-h100\n", "gpu_node", "did you mean 'DGX-H100'? PIDs are case-sensitive"),
         ("gpus: 256\nbackend:\n  MTU: 9000\n", "backend.MTU", "did you mean 'mtu'?"),
-        ("gpus: 256\nbackend:\n  leaf: {nos: SONiC}\n", "backend.leaf.nos", "did you mean 'sonic'? the choices are 'nxos' or 'sonic'"),
+        ("gpus: 256\nbackend:\n  leaf: {nos: SONiC}\n", "backend.leaf.nos", "did you mean 'sonic'? the choices are 'nxos', 'sonic' or 'eos'"),
     ],
 )
 def test_the_intent_gets_one_suggestion(write_intent, text, field, hint):
