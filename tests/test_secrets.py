@@ -639,6 +639,8 @@ def _every_shipped_build(tmp_path: Path):
 
     (tmp_path / "every-slot").mkdir()
     intents.append(_sonic_variant(tmp_path / "every-slot", 256, every_slot))
+    (tmp_path / "every-slot-eos").mkdir()
+    intents.append(eos_variant(tmp_path / "every-slot-eos", 256, every_slot))
     nxos = yaml.safe_load(INTENT.read_text())
     every_slot(nxos)
     (tmp_path / "nxos-every-slot.yaml").write_text(yaml.safe_dump(nxos))

@@ -235,7 +235,7 @@ LDAP_PASSWORD = "LDAP bind password"
 MACSEC_KEY = "MACsec key"
 
 MASK = "<<masked>>"  # what a masked slot shows, on both sides of a drift
-NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "eos": "EOS", "frr": "FRR"}
+NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "frr": "FRR", "eos": "EOS"}
 
 
 @dataclass(frozen=True)
@@ -304,6 +304,10 @@ class Slot:
             salt = "".join(CRYPT_ALPHABET[b % 64] for b in digest[:8])
             body = hashlib.sha512(digest).digest()
             return f"$5${salt}${''.join(CRYPT_ALPHABET[b % 64] for b in body[:42])}{CRYPT_ALPHABET[body[42] % 16]}"
+        if self.dummy.startswith("$6$"):  # crypt(3)'s SHA-512 form: $6$SALT$ and 86 characters of ./0-9A-Za-z
+            salt = "".join(CRYPT_ALPHABET[b % 64] for b in digest[:8])
+            body = hashlib.sha512(digest).digest() + hashlib.sha512(digest[::-1]).digest()
+            return f"$6${salt}${''.join(CRYPT_ALPHABET[b % 64] for b in body[:85])}{CRYPT_ALPHABET[body[85] % 4]}"
         return "fgDummy" + digest[:4].hex()  # as DUMMY: 15 letters and digits
 
     def rule(self, release: str | None) -> Rule:
@@ -334,6 +338,8 @@ _NXOS_SNMP = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guid
 _SONIC_SNMP = "sonic-snmp.yang SNMP_USER: length 0..64, pattern [^ @:]*, at least 8 with authentication (every branch 202405 to master)"
 _SONIC_TACACS = "sonic-system-tacacs.yang passkey: pattern [^ #,]*, length 1..65"
 _SONIC_RADIUS = "sonic-system-radius.yang passkey: pattern [^ #,]*, length 1..65 (every branch 202405 to master)"
+_EOS_KEY = r"(?P<kind>(?:0|7|8a) )?(?P<value>\S+)"  # EOS: 0 the key in clear, 7 or 8a encrypted
+_RFC3414 = "RFC 3414 11.2: an SNMPv3 passphrase of at least 8 characters"
 
 SLOTS: tuple[Slot, ...] = (
     # NX-OS (fabricgen/nos/nxos/templates/system.j2, bgp.j2); Cisco Nexus 9000 Series NX-OS configuration guides 10.4(x)
@@ -396,7 +402,7 @@ SLOTS: tuple[Slot, ...] = (
         BGP_KEY,
         "router bgp: neighbor GROUP password 0 KEY",
         (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): EOS runs BGP on Linux's TCP-MD5"),),
-        line=re.compile(r"^\s+neighbor \S+ password (?P<kind>\d+ )?(?P<value>\S+)$"),
+        line=re.compile(r"^\s+neighbor \S+ password (?P<kind>(?:0|7|8a) )?(?P<value>\S+)$"),
     ),
     # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
     Slot(
@@ -405,6 +411,63 @@ SLOTS: tuple[Slot, ...] = (
         "router bgp: neighbor PEER password KEY",
         (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): bgpd sets the key with setsockopt(TCP_MD5SIG)"),),
         line=re.compile(r"^\s*neighbor \S+ password (?P<value>\S+)"),
+    ),
+    # EOS (fabricgen/nos/eos/templates/system.j2 and the BGP template); Arista EOS User Manual
+    # 4.32: "User Security" (username secret, tacacs-server and radius-server key, encryption types
+    # 0 clear, 7 and 8a encrypted), "SNMP" (snmp-server user ... v3 auth ... priv; the running
+    # config shows the keys localized to the engine ID: `v3 localized ENGINEID auth sha256 KEY`),
+    # "NTP" (ntp authentication-key ID md5 [0|7|8a] KEY), "Border Gateway Protocol" (neighbor
+    # password). A key the device shows encrypted (type 7 or 8a) is masked with its type.
+    Slot(
+        "eos",
+        USER_HASH,
+        "username NAME privilege N role ROLE secret sha512 HASH",
+        line=re.compile(r"^username \S+ (?:privilege \d+ )?(?:role \S+ )?secret (?P<kind>(?:sha512|5|0) )?(?P<value>\S+)"),
+        dummy="$6$fabricgen$" + "0" * 86,
+    ),
+    Slot(
+        "eos",
+        USER_HASH,
+        "enable password / aaa root secret: sha512 HASH",
+        line=re.compile(r"^(?:enable password|aaa root secret) (?P<kind>(?:sha512|5|7|0) )?(?P<value>\S+)"),
+        placed=False,
+    ),
+    Slot(
+        "eos", TACACS_KEY, "tacacs-server host ADDRESS vrf VRF timeout N key 0 KEY", line=re.compile(r"^tacacs-server (?:host \S+ (?:\S+ )*?)?key " + _EOS_KEY)
+    ),
+    Slot(
+        "eos", RADIUS_KEY, "radius-server host ADDRESS vrf VRF timeout N key 0 KEY", line=re.compile(r"^radius-server (?:host \S+ (?:\S+ )*?)?key " + _EOS_KEY)
+    ),
+    Slot("eos", NTP_KEY, "ntp authentication-key ID md5 0 KEY", line=re.compile(r"^ntp authentication-key \d+ (?:md5|sha1) " + _EOS_KEY)),
+    Slot(
+        "eos",
+        SNMP_AUTH_KEY,
+        "snmp-server user NAME GROUP v3 auth ALGORITHM KEY",
+        (Rule(8, MAX_VALUE, "", _RFC3414),),
+        # the algorithm is masked with the key: a device shows it beside the engine ID its key is localized to
+        line=re.compile(r"^snmp-server user \S+ \S+ v3 (?P<flag>localized \S+ )?(?P<kind>auth \S+ )(?P<value>\S+)"),
+    ),
+    Slot(
+        "eos",
+        SNMP_PRIVACY_KEY,
+        "snmp-server user NAME GROUP v3 ... priv aes KEY",
+        (Rule(8, MAX_VALUE, "", _RFC3414),),
+        line=re.compile(r"^snmp-server user \S+ \S+ v3 .*? priv (?P<kind>\S+ )(?P<value>\S+)"),
+    ),
+    Slot("eos", SNMP_COMMUNITY, "snmp-server community COMMUNITY ro", line=re.compile(r"^snmp-server community (?P<value>\S+)")),
+    Slot(
+        "eos",
+        BGP_AO_KEY,
+        "management security: session shared-secret profile NAME: secret ID 0 KEY",
+        line=re.compile(r"^\s+secret \S+ " + _EOS_KEY),
+        placed=False,
+    ),
+    Slot(
+        "eos",
+        OSPF_KEY,
+        "interface: ip ospf authentication-key / message-digest-key",
+        line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) " + _EOS_KEY),
+        placed=False,
     ),
     # SONiC config_db (nos/sonic/render.py), each from sonic-buildimage src/sonic-yang-models/yang-models
     *(
@@ -452,15 +515,18 @@ SLOTS: tuple[Slot, ...] = (
     ),
 )
 
-_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "eos", "frr")}
-# A .cfg is an NX-OS or an EOS config: the file name does not say which, and no slot of one
-# matches a line of the other, so a .cfg is read with both.
-_CFG_SLOTS = _TEXT_SLOTS["nxos"] + _TEXT_SLOTS["eos"]
+_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr", "eos")}
+# The NOSes whose whole config is one `configs/<switch>.cfg`. A .cfg of a switch whose NOS the
+# caller does not say is read as the one whose slots hold its placeholders (placements): a few
+# lines fit a slot of each (EOS's `tacacs-server host A ... key K` pattern takes NX-OS's
+# `tacacs-server host A key K timeout T`), the file as a whole fits one.
+CONFIG_NOSES = ("nxos", "eos")
 _DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
 
 
-def file_nos(path: str) -> str | None:
-    """Which slots a build file has: NX-OS or EOS configs (.cfg: "cfg"), FRR (frr.conf, the lab's
+def file_nos(path: str, nos: str | None = None) -> str | None:
+    """Which slots a build file has: a switch's one config (.cfg: NX-OS or EOS as `nos`, the
+    switch's NOS, says; "cfg" when the caller does not know it: both), FRR (frr.conf, the lab's
     twins) or SONiC config_db (config_db.json); None for a file that holds no secret."""
     name = path.rsplit("/", 1)[-1]
     if name == "config_db.json":
@@ -468,7 +534,7 @@ def file_nos(path: str) -> str | None:
     if name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf")):
         return "frr"
     if name.endswith(".cfg"):
-        return "cfg"
+        return nos if nos in CONFIG_NOSES else "cfg"
     return None
 
 
@@ -481,10 +547,11 @@ class Placement:
     where: str  # `line 12` or `TACPLUS|global.passkey`
 
 
-def placements(path: str, text: str) -> tuple[list[Placement], list[str]]:
+def placements(path: str, text: str, nos: str | None = None) -> tuple[list[Placement], list[str]]:
     """Every placeholder of a build file, in its slot; and where a placeholder stands outside
-    every slot (a build edited by hand, or a renderer fabricgen must fix)."""
-    nos = file_nos(path)
+    every slot (a build edited by hand, or a renderer fabricgen must fix). `nos`: the switch's
+    NOS, which tells an EOS `.cfg` from an NX-OS one (file_nos)."""
+    nos = file_nos(path, nos)
     found: list[Placement] = []
     stray: list[str] = []
     if nos == "sonic":
@@ -496,11 +563,19 @@ def placements(path: str, text: str) -> tuple[list[Placement], list[str]]:
             return [], ["the file is not a JSON object"] if PLACEHOLDER_PATTERN.search(text) else []
         _db_placements(document, found, stray)
         return found, stray
+    if nos == "cfg":  # NX-OS or EOS: the reading that leaves fewer placeholders outside a slot (a tie: NX-OS)
+        return min((_text_placements(text, config_nos) for config_nos in CONFIG_NOSES), key=lambda reading: len(reading[1]))
+    return _text_placements(text, nos or "")
+
+
+def _text_placements(text: str, nos: str) -> tuple[list[Placement], list[str]]:
+    found: list[Placement] = []
+    stray: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if SECRET_MARK not in line:
             continue
         spans: dict[tuple[int, int], Slot] = {}
-        for slot in _CFG_SLOTS if nos == "cfg" else _TEXT_SLOTS.get(nos or "", ()):
+        for slot in _TEXT_SLOTS.get(nos, ()):
             match = slot.line.search(line) if slot.line else None
             if match:
                 spans[match.span("value")] = slot
@@ -542,10 +617,10 @@ def _db_placements(document: dict, found: list[Placement], stray: list[str]) -> 
                     stray.append(f"{where}.{field_name}")
 
 
-def uses_in(path: str, text: str) -> list[tuple[str, str]]:
+def uses_in(path: str, text: str, nos: str | None = None) -> list[tuple[str, str]]:
     """(secret name, what it is used for) for each placeholder of a config file that stands in
     a slot, the use read from the slot (`placements` names those that do not)."""
-    return [(placement.name, placement.slot.use) for placement in placements(path, text)[0]]
+    return [(placement.name, placement.slot.use) for placement in placements(path, text, nos)[0]]
 
 
 def use_of(line: str, start: int | None = None) -> str:
@@ -643,13 +718,14 @@ def sonic_slot(table: str, field_name: str | None) -> Slot:
     return _DB_SLOTS[(table, field_name)]
 
 
-def dummy_secrets(files: Mapping[str, str]) -> Secrets:
+def dummy_secrets(files: Mapping[str, str], noses: Mapping[str, str] | None = None) -> Secrets:
     """A valid stand-in for every secret the files (build path -> text) refer to, taken from
     the slot it stands in: for tools that parse configs but must never see a real key (Batfish).
-    Fill each file with `dummy_secrets(files).fill(text, in_json=path.endswith(".json"))`."""
+    `noses`: each path's switch NOS, where a `.cfg` may be EOS (file_nos). Fill each file with
+    `dummy_secrets(files).fill(text, in_json=path.endswith(".json"))`."""
     values: dict[str, str] = {}
     for path, text in files.items():
-        found, _ = placements(path, text)
+        found, _ = placements(path, text, (noses or {}).get(path))
         for placement in found:
             values.setdefault(placement.name, placement.slot.dummy_for(placement.name))
         for name in names_in(text):

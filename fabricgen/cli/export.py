@@ -63,21 +63,24 @@ def containerlab_command(
         None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."
     ),
     host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
+    ceos_image: str | None = typer.Option(
+        None, "--ceos-image", help="Image of the EOS nodes (default ceos:<the build's EOS release>, imported from Arista's cEOS-lab archive)."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
-    routing twins (SONiC switches as sonic-vs), servers as Linux nodes with their netplan, every
-    cable of the fabric a link."""
+    routing twins (SONiC switches as sonic-vs, EOS switches as cEOS booting their build config),
+    servers as Linux nodes with their netplan, every cable of the fabric a link."""
     from fabricgen.export.containerlab import Images, render_containerlab
 
     defaults = Images()
-    images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host)
+    images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host, ceos_image)
     _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network.value, images), as_json)
 
 
 @app.command("batfish")
 def batfish_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
-    """A Batfish snapshot: configs/ (NX-OS), sonic_configs/<switch>/ (SONiC) and
+    """A Batfish snapshot: configs/ (NX-OS, EOS), sonic_configs/<switch>/ (SONiC) and
     batfish/layer1_topology.json from the cabling plan. Secrets stay placeholders."""
     from fabricgen.export.batfish import render_batfish
 

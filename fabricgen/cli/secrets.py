@@ -147,7 +147,7 @@ def read_build_secrets(build_dir: Path) -> BuildSecrets:
     for device, paths in configs.items():
         listed = set(nodes[device].secrets)
         for path in paths:
-            found, stray = placements(path, build.text(path))
+            found, stray = placements(path, build.text(path), nodes[device].nos)
             problems += [
                 Problem(f"holds a secret placeholder where no secret goes ({where})", hint=REBUILD, file=str(build.root / path), device=device)
                 for where in stray

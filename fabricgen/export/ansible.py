@@ -12,7 +12,12 @@ Per NOS the group's vars say how Ansible reaches it:
   the one SONiC collection in Ansible's community package (ansible-collections/dellemc.enterprise_sonic,
   "supports network_cli and httpapi connections"). It drives the SONiC Management Framework CLI
   (sonic-mgmt-framework), which Enterprise SONiC ships and community images may lack; without it
-  use `ansible_connection: ssh` and the SONiC shell (`config`, `vtysh`).
+  use `ansible_connection: ssh` and the SONiC shell (`config`, `vtysh`);
+- EOS: `ansible_network_os: arista.eos.eos` over `ansible.netcommon.httpapi`, eAPI as fabricgen's
+  build enables it (HTTPS only, in the management VRF), with the certificate validated and
+  privileges raised with `enable` (Ansible's "EOS Platform Options": httpapi with
+  `ansible_become_method: enable`; ansible.netcommon's httpapi connection options
+  `ansible_httpapi_use_ssl`, `ansible_httpapi_validate_certs`).
 No credentials: `ansible_user` and `ansible_password` come from the command line or a vault.
 """
 
@@ -23,9 +28,17 @@ import yaml
 from fabricgen.export.inventory import managed_switches
 from fabricgen.export.source import ExportBuild
 
-NETWORK_OS = {
+NETWORK_OS: dict[str, dict[str, str | bool]] = {
     "nxos": {"ansible_network_os": "cisco.nxos.nxos", "ansible_connection": "ansible.netcommon.network_cli"},
     "sonic": {"ansible_network_os": "dellemc.enterprise_sonic.sonic", "ansible_connection": "ansible.netcommon.network_cli"},
+    "eos": {
+        "ansible_network_os": "arista.eos.eos",
+        "ansible_connection": "ansible.netcommon.httpapi",
+        "ansible_httpapi_use_ssl": True,
+        "ansible_httpapi_validate_certs": True,
+        "ansible_become": True,
+        "ansible_become_method": "enable",
+    },
 }
 
 

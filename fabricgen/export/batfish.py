@@ -2,9 +2,11 @@
 
 `render_batfish(build) -> {path: text}`, laid out as Batfish's "Format of vendor and supplemental
 data" (pybatfish docs/source/formats.md) asks:
-- `configs/<switch>.cfg`: an NX-OS switch's config as the build wrote it, with Batfish's vendor
-  header `!RANCID-CONTENT-TYPE: cisco-nx` as its first line (generated files lack the tell-tale
-  lines Batfish detects NX-OS by);
+- `configs/<switch>.cfg`: an NX-OS or EOS switch's config as the build wrote it, with Batfish's
+  vendor header as its first line, `!RANCID-CONTENT-TYPE: cisco-nx` or `!RANCID-CONTENT-TYPE:
+  arista` (generated files lack the tell-tale lines Batfish detects a vendor by: an EOS
+  running config's `! device: NAME (MODEL, EOS-VERSION)` comment; Batfish's VendorConfigurationFormatDetector
+  reads the RANCID type first);
 - `sonic_configs/<switch>/config_db.json` and `frr.conf`: a SONiC switch's two files, nothing else in
   its folder (the page: "The device folder must have only these files");
 - `batfish/layer1_topology.json`: every cable whose two ends are both in the snapshot (fabric,
@@ -29,12 +31,13 @@ from fabricgen.basics.sorting import natural_key
 from fabricgen.build.secrets import dummy_secrets
 from fabricgen.export.source import ExportBuild, ExportError
 
-RANCID_HEADER = {"nxos": "!RANCID-CONTENT-TYPE: cisco-nx"}
+RANCID_HEADER = {"nxos": "!RANCID-CONTENT-TYPE: cisco-nx", "eos": "!RANCID-CONTENT-TYPE: arista"}
 SONIC_FILES = ("config_db.json", "frr.conf")
 
 
 def render_batfish(build: ExportBuild) -> dict[str, str]:
     configs: dict[str, tuple[str, str]] = {}  # snapshot path -> (build path, text)
+    noses: dict[str, str] = {}  # build path -> its switch's NOS: which slots its placeholders stand in
     problems: list[Problem] = []
     in_snapshot: set[str] = set()
     for switch in build.switches():
@@ -52,13 +55,14 @@ def render_batfish(build: ExportBuild) -> dict[str, str]:
             header = RANCID_HEADER.get(switch.nos or "")
             text = build.files.text(f"configs/{name}.cfg")
             configs[f"configs/{name}.cfg"] = (f"configs/{name}.cfg", f"{header}\n{text}" if header else text)
+            noses[f"configs/{name}.cfg"] = switch.nos or ""
         else:
             problems.append(Problem(f"{name} ({switch.nos}) has no configs/{name}.cfg", hint="rebuild the directory", file=str(build.root / "manifest.json")))
             continue
         in_snapshot.add(name)
     if problems:
         raise ExportError(problems)
-    dummies = dummy_secrets(dict(configs.values()))
+    dummies = dummy_secrets(dict(configs.values()), noses)
     files = {path: dummies.fill(text, in_json=path.endswith(".json")) for path, (_, text) in configs.items()}
     files["batfish/layer1_topology.json"] = layer1_topology(build, in_snapshot)
     return files

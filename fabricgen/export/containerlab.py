@@ -17,6 +17,14 @@ manual/kinds/linux.md, manual/kinds/sonic-vs.md, lab-examples/frr01):
   ports are wired to eth1, eth2, ... in the natural order of their build names (each link's comment
   names both). Its config is SONiC-VS's own: the build's config_db.json is written for the real
   platform's port map and is not loaded;
+- an EOS switch: an `arista_ceos` node (containerlab's cEOS kind, also named `ceos`; image
+  `images.ceos`, by default `ceos:<the release the build is written for>`, which the user imports
+  from Arista's cEOS-lab archive) that boots the build's config (`startup-config`, its secrets
+  replaced by stand-ins of their slots' forms, as the Batfish export does: the lab never sees a
+  real key). Its cabled ports are wired to eth1, eth2, ... in natural order, and a cEOS interface
+  mapping file (containerlab's ceos page, "User-defined interface mapping", cEOS 4.28.0F and
+  later: /mnt/flash/EosIntfMapping.json) gives each the build's name (eth1 -> Ethernet1/1) and
+  eth0 the build's management port, so the config's interface names are the container's;
 - a GPU, storage or management node: a `linux` node (`images.host`) whose `exec` applies its
   netplan as `fabricgen lab up` does (`node_commands`: addresses, MTU, the per-NIC routing
   tables and rules).
@@ -42,6 +50,7 @@ from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.basics.trust import quoted
 from fabricgen.build.build_dir import CableRow, TopologyNode
+from fabricgen.build.secrets import dummy_secrets
 from fabricgen.compiler.design.graph import FABRIC_ROLES
 from fabricgen.export.source import ExportBuild, ExportError
 
@@ -51,6 +60,8 @@ from fabricgen.export.source import ExportBuild, ExportError
 FRR_IMAGE = "quay.io/frrouting/frr:10.5.1"
 HOST_IMAGE = "wbitt/network-multitool:3.22.2"
 SONIC_IMAGE = "docker-sonic-vs:latest"
+CEOS_KIND = "arista_ceos"  # containerlab nodes/ceos/ceos.go KindNames: ceos, arista_ceos
+CEOS_MAPPING = "/mnt/flash/EosIntfMapping.json"
 # FRR's daemons file (docs.frrouting.org, "Daemons Configuration File"): the daemons a fabricgen
 # routing twin needs, each bound to the loopback for vtysh only.
 DAEMONS = ("zebra", "bgpd", "bfdd", "staticd")
@@ -62,6 +73,7 @@ class Images:
     frr: str = FRR_IMAGE
     sonic: str = SONIC_IMAGE
     host: str = HOST_IMAGE
+    ceos: str | None = None  # None: ceos:<the switch's EOS release>
 
 
 def lab_name(build: ExportBuild, network: str) -> str:
@@ -77,8 +89,8 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
 
     bad = [
         (option, value)
-        for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host))
-        if not IMAGE.fullmatch(value)
+        for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host), ("--ceos-image", images.ceos))
+        if value is not None and not IMAGE.fullmatch(value)
     ]
     if bad:
         raise ExportError(
@@ -101,7 +113,8 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
         ports[row.b_device].append(row.b_port)
     devices = sorted(ports, key=natural_key)
     sonic = {d for d in devices if build.nodes[d].nos == "sonic"}
-    names = {d: _sonic_names(ports[d]) if d in sonic else {port.port: port.ifname for port in plan.ports_of(d)} for d in devices}
+    ceos = {d for d in devices if build.nodes[d].nos == "eos" and build.nodes[d].role in FABRIC_ROLES}
+    names = {d: _numbered(ports[d]) if d in sonic | ceos else {port.port: port.ifname for port in plan.ports_of(d)} for d in devices}
 
     files: dict[str, str] = {}
     blocks: list[str] = []
@@ -110,6 +123,16 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
         node = build.nodes[device]
         if node.role in FABRIC_ROLES and device in sonic:
             blocks.append(_sonic_node(device, node, ports[device], names[device], images))
+        elif device in ceos:
+            config = f"configs/{device}.cfg"
+            if not build.files.has(config):
+                problems.append(Problem(f"{device} (eos) has no {config}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+                continue
+            text = build.files.text(config)
+            files[f"ceos/{device}/startup-config"] = dummy_secrets({config: text}, {config: "eos"}).fill(text)
+            port = build.management_address(device)
+            files[f"ceos/{device}/EosIntfMapping.json"] = _ceos_mapping(names[device], port.interface if port else None)
+            blocks.append(_ceos_node(device, node, names[device], images))
         elif node.role in FABRIC_ROLES:
             twin = f"{TWIN_DIR}/{device}.conf"
             if not build.files.has(twin):
@@ -156,8 +179,8 @@ def _daemons() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _sonic_names(ports: list[str]) -> dict[str, str]:
-    """SONiC-VS's wires: eth1, eth2, ... in the natural order of the build's port names."""
+def _numbered(ports: list[str]) -> dict[str, str]:
+    """SONiC-VS's and cEOS's wires: eth1, eth2, ... in the natural order of the build's port names."""
     return {port: f"eth{index}" for index, port in enumerate(sorted(ports, key=natural_key), start=1)}
 
 
@@ -186,6 +209,34 @@ def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[s
             f"    {_q(device)}:",
             '      kind: "sonic-vs"',
             f"      image: {_q(images.sonic)}",
+            *_labels(node),
+        ]
+    )
+
+
+def _ceos_mapping(names: dict[str, str], management_port: str | None) -> str:
+    """A cEOS interface mapping: each wire to the build's name of the port behind it, eth0 to the
+    build's management port (ManagementIntf, EthernetIntf: containerlab's ceos page)."""
+    document = {
+        "ManagementIntf": {"eth0": management_port or "Management1"},
+        "EthernetIntf": {wire: port for port, wire in sorted(names.items(), key=lambda item: int(item[1][3:]))},
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _ceos_node(device: str, node: TopologyNode, names: dict[str, str], images: Images) -> str:
+    wires = ", ".join(f"{wire}={port}" for port, wire in sorted(names.items(), key=lambda item: int(item[1][3:])))
+    release = f"ceos:{node.nos_release}" if node.nos_release and IMAGE.fullmatch(f"ceos:{node.nos_release}") else "ceos:latest"
+    image = images.ceos or release
+    return "\n".join(
+        [
+            f"    # {device}: EOS ({node.model}) as cEOS-lab booting the build's config; ports {wires}",
+            f"    {_q(device)}:",
+            f"      kind: {_q(CEOS_KIND)}",
+            f"      image: {_q(image)}",
+            f"      startup-config: {_q(f'ceos/{device}/startup-config')}",
+            "      binds:",
+            f"        - {_q(f'ceos/{device}/EosIntfMapping.json:{CEOS_MAPPING}:ro')}",
             *_labels(node),
         ]
     )

@@ -2,7 +2,7 @@
 
 `managed_switches(build) -> [ManagedSwitch]`: every switch with a config (fabric tiers and OOB
 switches), in natural order, each with its management address (the IP plan's `management` row:
-mgmt0 on NX-OS, eth0 on SONiC), the NAPALM driver `fabricgen push` uses for its NOS, and its
+mgmt0 on NX-OS, eth0 on SONiC, Management1 on EOS), the NAPALM driver `fabricgen push` uses for its NOS, and its
 groups: its NOS, its network, and its network and role (`backend_leaf`). Group names are
 identifiers (letters, digits, `_`), which Ansible requires of group names.
 

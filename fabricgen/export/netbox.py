@@ -54,7 +54,7 @@ IMPORT_ORDER = (
     "manufacturers.csv", "device-roles.csv", "platforms.csv", "device-types.csv", "sites.csv", "racks.csv", "devices.csv",
     "interfaces.csv", "console-ports.csv", "console-server-ports.csv", "cables.csv", "ip-addresses.csv",
 )  # fmt: skip
-PLATFORMS = {"nxos": ("Cisco NX-OS", "Cisco"), "sonic": ("SONiC", None)}
+PLATFORMS = {"nxos": ("Cisco NX-OS", "Cisco"), "sonic": ("SONiC", None), "eos": ("Arista EOS", "Arista")}
 ROLE_COLORS = {  # NetBox ColorField: six hex digits, no '#'
     "gpu-node": "4caf50", "storage-node": "795548", "management-node": "607d8b", "leaf": "2196f3", "spine": "3f51b5",
     "core": "9c27b0", "oob-switch": "ff9800", "console-server": "ffc107", "pdu": "9e9e9e",

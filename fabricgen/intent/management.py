@@ -130,6 +130,11 @@ class BootImages(InputModel):
         None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin"
     )
     sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
+    eos: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
+        description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
+    )
 
 
 class Management(InputModel):

@@ -45,7 +45,7 @@ def read_secrets(targets: list[Target], secrets_file: Path | None = None, enviro
         for file_name, text in config_files(target).items():
             for name in names_in(text):
                 users.setdefault(name, []).append(target.name)
-            slots += [(p.name, p.slot, target.nos_release, target.name) for p in placements(file_name, text)[0]]
+            slots += [(p.name, p.slot, target.nos_release, target.name) for p in placements(file_name, text, target.nos)[0]]
     secrets = load_secrets(users, secrets_file, environ)
     problems = value_problems(slots, secrets)
     for name in sorted(set(users) - set(secrets.values)):
@@ -94,6 +94,10 @@ def missing_parts(target: Target) -> list[str]:
     files = config_files(target)
     if target.nos == "sonic":
         return _sonic_missing(json.loads(files["config_db.json"]), target)
+    if target.nos == "eos":
+        from fabricgen.nos.eos.push import missing_parts as eos_missing  # EOS's own rules (its management port in a VRF, eAPI, SSH)
+
+        return eos_missing(files[target.config.name])
     return _nxos_missing(files[target.config.name], target)
 
 

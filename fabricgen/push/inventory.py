@@ -23,8 +23,9 @@ from fabricgen.basics.yaml_source import load_yaml
 from fabricgen.build.build_dir import BuildFiles
 
 # fabricgen's NOS name -> the NAPALM driver that manages it. "sonic" is fabricgen's own
-# (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver.
-DRIVERS = {"nxos": "nxos", "sonic": "sonic"}
+# (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver,
+# "eos" NAPALM's eAPI driver (both through fabricgen's subclasses: push/rollout.py OWN_DRIVERS).
+DRIVERS = {"nxos": "nxos", "sonic": "sonic", "eos": "eos"}
 MAX_INVENTORY_BYTES = 8 << 20  # a host and a few options for each of some 10,000 switches, with room
 INVENTORY_KEYS = {"host", "driver", "optional_args"}
 # Credentials come from the environment or a prompt; an inventory that carries them is refused
@@ -327,6 +328,7 @@ DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
         "lldp_container": _container,
         "sudo": _flag,
     },  # lldp_container: nos/sonic/driver.py (verify's LLDP getter)
+    "eos": {"port": _port, "ssl_verify": _verify},  # eAPI over HTTPS only (nos/eos/push.py OPTIONS)
     "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
 }
 HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")

@@ -48,6 +48,7 @@ from napalm.base.exceptions import (
 
 from fabricgen.basics.errors import Problem, PushError, raise_if
 from fabricgen.build.secrets import Secrets
+from fabricgen.nos.eos.push import COMMIT_TIMER_RANGE as EOS_COMMIT_TIMER
 from fabricgen.nos.nxos.push import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
@@ -62,7 +63,10 @@ REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
 NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
 # fabricgen's own drivers where NAPALM's lack what push needs (nxos: candidates from memory and
 # commit-confirm); every other name goes through NAPALM's lookup
-OWN_DRIVERS = {"nxos": "fabricgen.nos.nxos.push:NxosDriver"}  # imported when needed (as NAPALM's lookup does)
+OWN_DRIVERS = {
+    "nxos": "fabricgen.nos.nxos.push:NxosDriver",
+    "eos": "fabricgen.nos.eos.push:EosDriver",  # eos: a verified, bounded eAPI transport (nos/eos/push.py)
+}  # imported when needed (as NAPALM's lookup does)
 
 
 class Outcome(str, Enum):
@@ -178,14 +182,14 @@ def push(
         )
     if options.commit and not options.merge:
         check_complete(targets)  # a replace of an incomplete config would lock everyone out
-        low, high = NXOS_COMMIT_TIMEOUT
-        if any(t.driver == "nxos" for t in targets) and not low <= options.revert_in <= high:
-            raise PushError(
-                Problem(
-                    f"the confirm timeout is {options.revert_in} s; NX-OS's commit-timeout takes {low}-{high} s",
-                    hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+        for driver, (low, high), what in (("nxos", NXOS_COMMIT_TIMEOUT, "NX-OS's commit-timeout"), ("eos", EOS_COMMIT_TIMER, "EOS's commit timer")):
+            if any(t.driver == driver for t in targets) and not low <= options.revert_in <= high:
+                raise PushError(
+                    Problem(
+                        f"the confirm timeout is {options.revert_in} s; {what} takes {low}-{high} s",
+                        hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+                    )
                 )
-            )
     session = DeviceSession(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 
@@ -258,14 +262,14 @@ def _dry_run(session: DeviceSession, target: Target) -> DeviceResult:
 
 
 def _image_problem(device, target: Target, session: DeviceSession) -> str:
-    """A SONiC switch that does not run (or will not boot) the image the build pins; "" when it
-    does or the driver cannot tell."""
+    """A switch that does not run (or will not boot) the image the build pins (SONiC, EOS: drivers
+    with get_boot_images); "" when it does or the driver cannot tell."""
     if not target.boot_image or not hasattr(device, "get_boot_images"):
         return ""
     try:
         images = device.get_boot_images()
     except Exception as exc:  # noqa: BLE001
-        return f"cannot read its images (sonic-installer list): {session.clean(exc)}"
+        return f"cannot read its images ({target.driver} driver): {session.clean(exc)}"
     wrong = [f"{which} {images.get(which) or '(none)'}" for which in ("current", "next") if images.get(which) != target.boot_image]
     return f"runs another image than the build pins ({target.boot_image}): {', '.join(wrong)}" if wrong else ""
 

@@ -6,6 +6,9 @@
 - NX-OS (NX-API over HTTPS): the TLS certificate is verified against `--ca-bundle FILE` or the
   system's CAs (NAPALM's `ssl_verify`, which it hands to requests as `verify`; NAPALM's default is
   no verification). Plain http is refused.
+- EOS (eAPI over HTTPS): the same `ssl_verify`, read by fabricgen's EOS driver, which verifies the
+  certificate itself (pyeapi, under NAPALM's EOS driver, does not unless given an SSL context:
+  nos/eos/push.py). It speaks HTTPS only.
 - `--insecure` turns both checks off, explicitly, and the command warns on every run.
 
 The inventory can name a CA bundle per device (`ssl_verify: FILE`) but cannot switch a check off:
@@ -24,7 +27,8 @@ from fabricgen.basics.trust import check_host
 from fabricgen.push import known_hosts
 from fabricgen.push.inventory import Target
 
-SONIC, NXOS = "sonic", "nxos"  # the drivers whose transport fabricgen secures
+SONIC, NXOS, EOS = "sonic", "nxos", "eos"  # the drivers whose transport fabricgen secures
+TLS_DRIVERS = (NXOS, EOS)  # HTTPS APIs: the certificate checked against --ca-bundle or the system's CAs
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +66,7 @@ class DeviceVerification:
         args = dict(target.optional_args)
         if target.driver == SONIC:
             args |= {"host_keys": self.host_keys, "known_hosts": str(self.known_hosts_file)}
-        elif target.driver == NXOS:
+        elif target.driver in TLS_DRIVERS:
             if self.insecure:
                 args["ssl_verify"] = False
             elif isinstance(args.get("ssl_verify"), str):  # a device's own CA bundle wins
@@ -81,6 +85,8 @@ class DeviceVerification:
             unverified.append(f"the SSH host keys of {drivers[SONIC]} SONiC switch(es)")
         if drivers[NXOS]:
             unverified.append(f"the TLS certificates of {drivers[NXOS]} NX-OS switch(es)")
+        if drivers[EOS]:
+            unverified.append(f"the TLS certificates of {drivers[EOS]} EOS switch(es)")
         what = " and ".join(unverified) or "device identities (SSH host keys, TLS certificates)"
         return f"warning: --insecure: {what} are not verified; anyone on the path can pose as a switch and take the password"
 
@@ -123,7 +129,7 @@ class DeviceVerification:
                 Problem(
                     "no such CA bundle file",
                     file=str(self.ca_bundle),
-                    hint="--ca-bundle names a PEM file of the CA certificates that signed the switches' NX-API certificates",
+                    hint="--ca-bundle names a PEM file of the CA certificates that signed the switches' NX-API or eAPI certificates",
                 )
             )
         return problems
@@ -136,7 +142,7 @@ def _target_problems(target: Target, insecure: bool) -> list[Problem]:
         check_host(target.host)
     except ValueError as exc:
         problems.append(Problem(str(exc), device=target.name))
-    if target.driver != NXOS:
+    if target.driver not in TLS_DRIVERS:
         return problems
     args = target.optional_args
     transport = args.get("transport", args.get("nxos_protocol", "https"))

@@ -56,16 +56,6 @@ def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     return gaps
 
 
-def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
-    """What this adapter cannot write of a network's BGP security or a switch's management
-    section; `field` is the path below the network section (bgp_security.tcp_ao) or below
-    `management`. The sessions' keys are TCP-MD5 (`neighbor GROUP password`); EOS's TCP-AO
-    commands are not sourced."""
-    if security.tcp_ao:
-        return [Gap("bgp_security.tcp_ao", "fabricgen writes no EOS TCP-AO: its commands are not sourced", "set tcp_ao: false (TCP-MD5 with `password`)")]
-    return []
-
-
 def settings_gaps(spec: Backend | HostFabric) -> list[Gap]:
     """What this adapter cannot write of a routed network's own settings; `field` is the path
     below the network section: a BFD multiplier under EOS's 3."""
@@ -98,16 +88,6 @@ def notes(spec: Backend | HostFabric) -> list[str]:
     return found
 
 
-def unrendered(management: Management, features: frozenset[str]) -> list[str]:
-    """Settings of the section this adapter writes nothing for (the build says so in its notes):
-    the management baseline (fabricgen.nos.eos.system) writes none yet, so every part the
-    section sets."""
-    parts = [name for name in ("users", "access", "tacacs", "radius", "ntp", "syslog", "snmp", "banner", "boot") if getattr(management, name, None)]
-    if management.domain_name or management.dns_servers:
-        parts.append("domain_name / dns_servers")
-    return [f"{', '.join(parts)} (the EOS management baseline is not written yet)"] if parts else []
-
-
 def feature_needs(management: Management | None) -> list[FeatureNeed]:
     """EOS configs use no release feature beyond the ones every NOS is asked about."""
     return []
@@ -116,3 +96,52 @@ def feature_needs(management: Management | None) -> list[FeatureNeed]:
 def model_notes(pid: str, model: SwitchModel, roles: str) -> list[str]:
     """Nothing: the catalog's EOS names are the switch's own."""
     return []
+
+
+BANNER_END = "EOF"  # `banner login` reads lines up to one that is EOF alone
+BANNER = False  # written once the line-shape check of docs/reference/eos.md can take free banner lines (system.py)
+
+
+def security_gaps(security: BgpSecurity, management: Management | None) -> list[Gap]:
+    """What this adapter cannot write of a network's `bgp_security` or of a management section;
+    `field` is the path below the network section.
+
+    EOS has TCP-AO for BGP (TOI "TCP Authentication Option for BGP", EOS 4.28.2F: a shared-secret
+    profile under `management security` and `neighbor ... password shared-secret profile NAME
+    algorithm ...`), but fabricgen writes no shared-secret profile yet. A banner line that is
+    `EOF` alone would end `banner login` early; one that starts with `!` is a comment to NAPALM's
+    EOS driver, which drops it from what it sends (napalm/eos/eos.py `_load_config`)."""
+    gaps = []
+    if security.tcp_ao:
+        gaps.append(
+            Gap(
+                "bgp_security.tcp_ao",
+                "fabricgen writes no EOS TCP-AO yet (a management security shared-secret profile per key)",
+                "set tcp_ao: false (TCP-MD5 with `password`)",
+            )
+        )
+    if management is not None:
+        bad = [line for line in management.banner if line.strip() == BANNER_END or line.lstrip().startswith("!")]
+        if bad:
+            gaps.append(
+                Gap(
+                    "management.banner",
+                    f"EOS cannot take a banner line that is {BANNER_END!r} alone (it ends the banner) or starts with '!' (a comment to the EOS driver)",
+                    "reword those banner lines",
+                )
+            )
+    return gaps
+
+
+def unrendered(management: Management, features: frozenset[str] = frozenset()) -> list[str]:
+    """Settings of the section this adapter writes nothing for (the build says so in its notes)."""
+    missing = []
+    if management.banner and not BANNER:
+        missing.append("banner (the EOS adapter writes no `banner login` yet)")
+    if management.access is not None and "login_attempts" in management.access.model_fields_set:
+        missing.append("access.login_attempts (EOS has a lockout policy per user, not a number of attempts per session)")
+    if management.password_policy.strength_check and "password_policy" in management.model_fields_set:
+        missing.append("password_policy.strength_check (EOS has password policies of per-class minimums, not one strength check)")
+    if "copp_profile" in management.model_fields_set:
+        missing.append("copp_profile (an NX-OS CoPP profile; EOS keeps its own copp-system-policy)")
+    return missing
