@@ -146,7 +146,8 @@ def test_the_switch_port_walk_finds_each_switchs_data_port_speeds(compiled):
     """ecn_below_pfc_trigger reads a switch's data-port speeds off the shared walk, which counts
     ports at a speed only outside copper cages: equal to the speeds taken port by port, on copper
     OOB switches (1, 10 and 100G) and on a leaf with a port at a new speed."""
-    from fabricgen.compiler.checks import _front_panel_speeds, _switch_ports
+    from fabricgen.compiler.checks.ports import switch_ports as _switch_ports
+    from fabricgen.compiler.checks.qos import _front_panel_speeds
 
     first_fabric_link(compiled).a.speed_gbps = 200
     walked = _switch_ports(compiled)
@@ -207,7 +208,7 @@ def _break_address(c, how: str) -> None:
 @pytest.mark.parametrize("how", ["loopback", "link /31", "NIC block", "NIC outside", "NIC outside, leaf as a", "uplink /31", "link /8", None])
 def test_address_clash_is_seen_without_labels(compiled, how):
     """addresses_unique labels problems only when its quick pass finds one: both must agree."""
-    from fabricgen.compiler.checks import _address_problems, _addresses_clash
+    from fabricgen.compiler.checks.addresses import _address_problems, _addresses_clash
 
     if how is not None:
         _break_address(compiled, how)

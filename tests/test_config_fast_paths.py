@@ -6,7 +6,7 @@ from dataclasses import fields, replace
 
 import pytest
 
-from fabricgen.compiler.config_checks import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
+from fabricgen.compiler.checks.configs import _lossless_profile, hosts_agree_with_leaves, mtu_carries_hosts, qos_differences
 from fabricgen.compiler.design.graph import Network, Role
 from fabricgen.compiler.device_config import _qos_config, _Shared
 from fabricgen.compiler.host_config import HostNic, _NicQos

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricgen.compiler.config_checks import lossless_class_agrees
+from fabricgen.compiler.checks.configs import lossless_class_agrees
 from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import build_refused
 
@@ -40,7 +40,7 @@ def test_a_host_whose_nic_disagrees_with_its_leaf_is_named(whitepaper):
     or trusting another DSCP map is reported on its first hop, naming server, port and cable."""
     from dataclasses import replace
 
-    from fabricgen.compiler.config_checks import hosts_agree_with_leaves
+    from fabricgen.compiler.checks.configs import hosts_agree_with_leaves
 
     build = whitepaper[256]
     assert hosts_agree_with_leaves(build.compiled, build.configs, build.hosts) == []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabricgen.compiler.config_checks import segments_agree, vteps_reachable
+from fabricgen.compiler.checks.configs import segments_agree, vteps_reachable
 from fabricgen.compiler.design.graph import LinkKind, Network, Role
 from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import INTENTS, build_refused, needs_frr

@@ -28,8 +28,8 @@ from fabricgen.compiler.addressing import (
     spine_asn_of,
 )
 from fabricgen.compiler.checks import advisories, run_checks
+from fabricgen.compiler.checks.configs import hosts_agree_with_leaves, run_config_checks
 from fabricgen.compiler.compiled import Compiled
-from fabricgen.compiler.config_checks import hosts_agree_with_leaves, run_config_checks
 from fabricgen.compiler.design.backend import build_backend
 from fabricgen.compiler.design.evpn import EvpnPlan, plan_evpn
 from fabricgen.compiler.design.graph import Fabric, Network
