@@ -302,3 +302,33 @@ def test_a_catalog_outside_the_intents_directory_needs_catalog_dir_on_both_sides
     allowed = _cli("intents/tiny.yaml@HEAD", "intents/tiny.yaml", "--catalog-dir", "hardware", "--format", "json", cwd=repo)
     assert allowed.returncode == 1, allowed.stderr
     assert json.loads(allowed.stdout)["counts"]["devices"]["added"] == 1
+
+
+def test_an_nxos_to_eos_change_shows_by_device(tmp_path):
+    """cisco-256-gpu with its backend moved from NX-OS to EOS (the same switches on
+    DCS-7060DX5-64S): every backend leaf and spine is a device whose model and NOS changed, each
+    with its own config diff; the frontend, the OOB switches and the cabling plan's ends stay."""
+    import yaml
+
+    doc = yaml.safe_load((REPO / "intents" / "cisco-256-gpu.yaml").read_text())
+    old = _build(tmp_path, "nxos", yaml.safe_dump(doc, sort_keys=False))
+    doc["backend"]["leaf"] = {"model": "DCS-7060DX5-64S", "nos": "eos"}
+    doc["backend"]["spine"] = {"model": "DCS-7060DX5-64S", "nos": "eos"}
+    new = _build(tmp_path, "eos", yaml.safe_dump(doc, sort_keys=False))
+    result = _cli(str(old), str(new), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    document = json.loads(result.stdout)
+    backend = {d["device"]: d for d in document["devices"] if d["device"].startswith("be-")}
+    topology = json.loads((new / "topology.json").read_text())
+    switches = {n["id"] for n in topology["nodes"] if n["id"].startswith("be-") and n.get("nos") == "eos"}
+    assert switches and set(backend) == switches  # every backend switch, and only they
+    for name, device in backend.items():
+        assert device["status"] == "changed"
+        changes = {c["attribute"]: (c["old"], c["new"]) for c in device["changes"]}
+        assert changes["nos"] == ("nxos", "eos") and changes["model"][1] == "DCS-7060DX5-64S", name
+    files = document["files"]["devices"]
+    assert switches <= set(files)  # each switch's config diff is under its own name
+    assert all(any(f["path"] == f"configs/{name}.cfg" and f["status"] == "changed" for f in files[name]) for name in switches)
+    assert not [d for d in document["devices"] if not d["device"].startswith("be-")]  # frontend and OOB untouched
+    text = _cli(str(old), str(new))
+    assert "be-su01-leaf1" in text.stdout and "nxos -> eos" in text.stdout.replace("→", "->")
