@@ -354,6 +354,27 @@ def test_evpn_fabric_bridges_each_rail_over_vxlan_and_reports_what_it_cannot_che
 
 
 @needs_lab
+def test_an_eos_fabric_boots_its_routing_twins_and_verifies(tmp_path: Path):
+    """tests/golden/tiny-eos.yaml: EOS leaves and spines, VXLAN EVPN. The lab runs each switch's
+    FRR routing twin (lab/frr/), made from the same device config as its EOS config: every
+    session with its key, BFD, the VTEPs' ECMP width, LLDP on every cable end, each rail's VNI."""
+    build_dir = tmp_path / "tiny-eos"
+    build(REPO / "tests" / "golden" / "tiny-eos.yaml", build_dir)
+    try:
+        assert fabricgen("lab", "up", str(build_dir)).returncode == 0
+        verify = fabricgen("lab", "verify", str(build_dir))
+        assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr
+        summary = " ".join(verify.stdout.split())
+        assert "BGP sessions: PASS, 64/64 expected sessions Established; 64/64 with the TCP-MD5 key" in summary
+        assert "ECMP width: PASS, 272/272 routes to remote VTEPs at the planned width" in summary
+        assert "EVPN: PASS, 16/16 remote VTEPs seen per VNI" in summary
+        assert "Traffic: PASS, 16/16 probes reached their target" in summary
+    finally:
+        fabricgen("lab", "down", str(build_dir))
+        assert leftovers(build_dir) == []
+
+
+@needs_lab
 def test_a_3_tier_fabric_comes_up_verifies_and_survives_a_core_down(three_tier_build: Path, tmp_path: Path):
     """tests/lab/three-tiers.yaml through `lab run`: every round verifies, traceroutes between
     pods cross leaf, spine, core, spine, leaf, and the core round loses what the simulation says."""
