@@ -27,7 +27,7 @@ STUB_INIT = '''
 """A stub NOS for the registry's tests: one text file per switch."""
 from pathlib import Path
 
-from fabricgen.nos.interface import Gap
+from fabricgen.nos.interface import ExportParts, Gap
 
 NAME = "stubnos"
 TITLE = "StubOS"
@@ -40,6 +40,7 @@ PREFERS_MAPPED_PLATFORM = False
 HEADROOM_FROM_ASIC_DELAY = False
 ROUTING_IS_FRR = False
 TEMPLATE_FILTERS = {}
+EXPORT = ExportParts(ansible_network_os="stub.os", ansible_connection="ssh", ansible_vars={}, nornir_group={}, netbox_platform="StubOS", netbox_manufacturer=None, batfish_folder="configs", batfish_rancid_type=None, containerlab=None)
 
 
 def config_files(hostname):
