@@ -120,6 +120,33 @@ def test_the_default_destination_is_beside_the_build(builds, tmp_path):
     assert (tmp_path / "fabric-ansible" / "inventory.yaml").is_file()
 
 
+def test_a_switch_of_a_nos_fabricgen_has_no_package_for_exports_as_any_switch(builds, tmp_path):
+    """A build whose switches run a NOS this fabricgen has no package for (one written where a
+    plug-in NOS was installed) still exports: no Ansible vars, a NetBox platform and a Nornir
+    platform named after the NOS, its .cfg as Batfish reads it without a header, FRR running its
+    twin in containerlab."""
+    edited = tmp_path / "build"
+    shutil.copytree(builds["nxos"], edited)
+    topology = json.loads((edited / "topology.json").read_text())
+    for node in topology["nodes"]:
+        if node.get("network") == "backend" and node["role"] in ("leaf", "spine"):
+            node["nos"] = "junos"
+    (edited / "topology.json").write_text(json.dumps(topology, indent=2))
+    rehash(edited, "topology.json")
+
+    inventory = yaml.safe_load((export("ansible", edited, tmp_path / "ansible") / "inventory.yaml").read_text())
+    assert "vars" not in inventory["all"]["children"]["junos"] and inventory["all"]["children"]["nxos"]["vars"]
+    groups = yaml.safe_load((export("nornir", edited, tmp_path / "nornir") / "groups.yaml").read_text())
+    assert groups["junos"] == {"platform": "junos", "data": {"nos": "junos"}}
+    platforms = rows(export("netbox", edited, tmp_path / "netbox") / "platforms.csv")
+    assert {"name": "junos", "slug": "junos", "manufacturer": ""} in platforms
+    batfish = export("batfish", edited, tmp_path / "batfish")
+    built = (edited / "configs/be-su01-leaf1.cfg").read_text()
+    assert (batfish / "configs/be-su01-leaf1.cfg").read_text().splitlines()[0] == built.splitlines()[0] != "!RANCID-CONTENT-TYPE: cisco-nx"
+    nodes = yaml.safe_load((export("containerlab", edited, tmp_path / "clab") / "cisco-256-gpu.clab.yml").read_text())["topology"]["nodes"]
+    assert nodes["be-su01-leaf1"]["kind"] == "linux" and nodes["be-su01-leaf1"]["labels"]["fabricgen.nos"] == "junos"
+
+
 # --- containerlab ------------------------------------------------------------------------------
 
 
@@ -179,6 +206,20 @@ def test_containerlab_runs_sonic_switches_as_sonic_vs_on_eth_ports(builds, tmp_p
     # a leaf's ports are eth1.. in the natural order of its build ports: 32 servers then 32 uplinks
     leaf = sorted(int(ifname[3:]) for device, ifname in sonic_ends if device == "be-su01-leaf1")
     assert leaf == list(range(1, 65))
+
+
+def test_containerlab_takes_the_image_option_of_each_nos_package(builds, tmp_path):
+    """--sonic-image and --ceos-image come from the NOS packages (ExportParts.containerlab), under
+    the names users' scripts already pass."""
+    help_text = runner.invoke(app, ["export", "containerlab", "--help"]).output
+    assert "--sonic-image" in help_text and "--ceos-image" in help_text
+    out = export("containerlab", builds["sonic"], tmp_path / "clab", "--sonic-image", "registry.example/sonic-vs:202505")
+    nodes = yaml.safe_load((out / "c256-sonic.clab.yml").read_text())["topology"]["nodes"]
+    images = {node["image"] for node in nodes.values() if node["kind"] == "sonic-vs"}
+    assert images == {"registry.example/sonic-vs:202505"}
+    result = runner.invoke(app, ["export", "containerlab", str(builds["sonic"]), "-o", str(tmp_path / "bad"), "--sonic-image", "sonic vs"])
+    assert result.exit_code == 2 and "--sonic-image" in result.output and "is not an image reference" in result.output
+    assert not (tmp_path / "bad").exists()
 
 
 def test_containerlab_exports_the_frontend_and_refuses_an_unknown_network(builds, tmp_path):

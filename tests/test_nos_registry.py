@@ -27,7 +27,7 @@ STUB_INIT = '''
 """A stub NOS for the registry's tests: one text file per switch."""
 from pathlib import Path
 
-from fabricgen.nos.interface import Gap
+from fabricgen.nos.interface import ExportParts, Gap
 
 NAME = "stubnos"
 TITLE = "StubOS"
@@ -40,6 +40,7 @@ PREFERS_MAPPED_PLATFORM = False
 HEADROOM_FROM_ASIC_DELAY = False
 ROUTING_IS_FRR = False
 TEMPLATE_FILTERS = {}
+EXPORT = ExportParts(ansible_network_os="stub.os", ansible_connection="ssh", ansible_vars={}, nornir_group={}, netbox_platform="StubOS", netbox_manufacturer=None, batfish_folder="configs", batfish_rancid_type=None, containerlab=None)
 
 
 def config_files(hostname):
@@ -229,3 +230,71 @@ def test_a_part_of_the_wrong_kind_is_refused(stub_path):
     init.write_text(init.read_text().replace("IS_DEFAULT = False", 'IS_DEFAULT = "no"'))
     with pytest.raises(registry.NosRegistrationError, match="gives IS_DEFAULT as str, not bool"):
         registry.plugins()
+
+
+def test_an_export_part_that_is_not_export_parts_is_refused(stub_path):
+    """EXPORT is checked by its class (the registry cannot import the interface's ExportParts)."""
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("EXPORT = ExportParts(", "EXPORT = dict("))
+    with pytest.raises(registry.NosRegistrationError, match="gives EXPORT as dict, not ExportParts"):
+        registry.plugins()
+
+
+STUB_CONTAINER = """
+
+def stub_node(switch):
+    from fabricgen.nos.interface import LabNode
+
+    wires = {port: f"p{index}" for index, port in enumerate(sorted(switch.ports), start=1)}
+    config = f"configs/{switch.device}.stub"
+    return LabNode(
+        comment=f"{switch.device}: StubOS", kind="stub-vm", image=switch.image or "stub:1", wires=wires,
+        startup_config=f"stub/{switch.device}.cfg", files={f"stub/{switch.device}.cfg": switch.files.text(config)},
+    )
+
+
+EXPORT = ExportParts(**{**EXPORT.__dict__, "containerlab": ContainerlabNode("--stub-image", "Image of the stub nodes.", stub_node)})
+"""
+
+
+def test_the_exports_write_what_a_stub_nos_package_gives(stub_path, tmp_path, write_intent):
+    """Each export format asks the NOS's package (its EXPORT) and nothing else: the stub's Ansible
+    vars, NetBox platform, Batfish layout and containerlab node come out as it gives them."""
+    import csv
+
+    import yaml
+
+    from fabricgen.compiler.pipeline import build as build_intent
+    from fabricgen.export.containerlab import Images, render_containerlab
+    from fabricgen.export.source import open_build
+
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("import ExportParts, Gap", "import ContainerlabNode, ExportParts, Gap") + STUB_CONTAINER)
+    (tmp_path / "stub-hardware.yaml").write_text(HARDWARE)
+    build_dir = tmp_path / "stub-fabric"
+    build_intent(write_intent(INTENT, name="stub-fabric"), build_dir)
+    runner = CliRunner()
+    for fmt in ("ansible", "netbox", "batfish"):
+        result = runner.invoke(app, ["export", fmt, str(build_dir), "-o", str(tmp_path / fmt)])
+        assert result.exit_code == 0, result.output
+
+    inventory = yaml.safe_load((tmp_path / "ansible" / "inventory.yaml").read_text())
+    assert inventory["all"]["children"][STUB]["vars"] == {"ansible_network_os": "stub.os", "ansible_connection": "ssh"}
+    with open(tmp_path / "netbox" / "platforms.csv", newline="") as handle:
+        assert list(csv.DictReader(handle)) == [{"name": "StubOS", "slug": STUB, "manufacturer": ""}]
+    stub_configs = sorted(path.name for path in (build_dir / "configs").glob("*.stub"))
+    assert stub_configs and sorted(path.name for path in (tmp_path / "batfish" / "configs").iterdir()) == stub_configs
+    first = stub_configs[0]
+    assert (tmp_path / "batfish" / "configs" / first).read_bytes() == (build_dir / "configs" / first).read_bytes()  # no RANCID header
+
+    files = render_containerlab(open_build(build_dir), images=Images(nos={STUB: "registry.example/stub:2"}))
+    topology = yaml.safe_load(files["stub-fabric.clab.yml"])
+    switches = {name: node for name, node in topology["topology"]["nodes"].items() if node["kind"] == "stub-vm"}
+    assert len(switches) == len(stub_configs)
+    assert {node["image"] for node in switches.values()} == {"registry.example/stub:2"}
+    name, node = next(iter(switches.items()))
+    assert files[node["startup-config"]] == (build_dir / "configs" / f"{name}.stub").read_text()
+    ends = [end for link in topology["topology"]["links"] for end in link["endpoints"] if end.split(":")[0] in switches]
+    assert ends and all(end.split(":")[1].startswith("p") for end in ends)  # the links name the stub's wires

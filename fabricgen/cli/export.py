@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ import typer
 
 from fabricgen.basics.user_paths import OUTPUT_DIRECTORY
 from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, checked, json_option, out, print_json, run_or_exit
+from fabricgen.nos.interface import ContainerlabNode, plugins  # the NOS packages only, light: their image options
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -53,20 +55,46 @@ def _export(build_dir: Path, output: Path | None, format_name: str, render: Call
         raise typer.Exit(1)
 
 
+def _with_nos_image_options(command: Callable) -> Callable:
+    """`command` with an image option per NOS whose package runs its switches in a container of
+    their own (`ExportParts.containerlab`: --sonic-image, --ceos-image), before --json: the option
+    and its help come from the NOS's package, so a new NOS brings its own and the names users'
+    scripts pass stay. Typer reads the options from the signature set here; the command receives
+    them in `**nos_images`, by the option's name as a parameter (`sonic_image`)."""
+    signature = inspect.signature(command, eval_str=True)
+    fixed = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    added = [
+        inspect.Parameter(
+            _image_parameter(own.image_option),
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=typer.Option(None, own.image_option, help=own.image_help),
+            annotation=str | None,
+        )
+        for own in _own_containers().values()
+    ]
+    command.__signature__ = signature.replace(parameters=[*fixed[:-1], *added, fixed[-1]])  # type: ignore[attr-defined]
+    return command
+
+
+def _own_containers() -> dict[str, ContainerlabNode]:
+    """The NOSes whose switches run in a container of their own, and that container."""
+    return {name: package.EXPORT.containerlab for name, package in plugins().items() if package.EXPORT.containerlab is not None}
+
+
+def _image_parameter(option: str) -> str:
+    return option.removeprefix("--").replace("-", "_")
+
+
 @app.command("containerlab")
+@_with_nos_image_options
 def containerlab_command(
     build_dir: Path = BUILD_DIR_ARG,
     output: Path | None = OUTPUT_OPTION,
     network: Network = NETWORK_CHOICE_OPTION,
     frr_image: str | None = typer.Option(None, "--frr-image", help="Image of the FRR nodes (default quay.io/frrouting/frr:10.5.1)."),
-    sonic_image: str | None = typer.Option(
-        None, "--sonic-image", help="Image of the SONiC nodes (default docker-sonic-vs:latest, built from sonic-buildimage)."
-    ),
     host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
-    ceos_image: str | None = typer.Option(
-        None, "--ceos-image", help="Image of the EOS nodes (default ceos:<the build's EOS release>, imported from Arista's cEOS-lab archive)."
-    ),
     as_json: bool = JSON_OPTION,
+    **nos_images: str | None,
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
     routing twins (SONiC switches as sonic-vs, EOS switches as cEOS booting their build config),
@@ -74,7 +102,8 @@ def containerlab_command(
     from fabricgen.export.containerlab import Images, render_containerlab
 
     defaults = Images()
-    images = Images(frr_image or defaults.frr, sonic_image or defaults.sonic, host_image or defaults.host, ceos_image)
+    given = {nos: nos_images.get(_image_parameter(own.image_option)) for nos, own in _own_containers().items()}
+    images = Images(frr_image or defaults.frr, host_image or defaults.host, {nos: image for nos, image in given.items() if image})
     _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network.value, images), as_json)
 
 

@@ -2,13 +2,14 @@
 
 `render_batfish(build) -> {path: text}`, laid out as Batfish's "Format of vendor and supplemental
 data" (pybatfish docs/source/formats.md) asks:
-- `configs/<switch>.cfg`: an NX-OS or EOS switch's config as the build wrote it, with Batfish's
-  vendor header as its first line, `!RANCID-CONTENT-TYPE: cisco-nx` or `!RANCID-CONTENT-TYPE:
-  arista` (generated files lack the tell-tale lines Batfish detects a vendor by: an EOS
-  running config's `! device: NAME (MODEL, EOS-VERSION)` comment; Batfish's VendorConfigurationFormatDetector
-  reads the RANCID type first);
-- `sonic_configs/<switch>/config_db.json` and `frr.conf`: a SONiC switch's two files, nothing else in
-  its folder (the page: "The device folder must have only these files");
+- each switch's config files (its NOS's `config_files`) in the folder its NOS's package names
+  (`ExportParts.batfish_folder`), where they lie below configs/ in the build: NX-OS and EOS as
+  `configs/<switch>.cfg` with Batfish's vendor header as its first line (`!RANCID-CONTENT-TYPE:
+  <batfish_rancid_type>`: cisco-nx, arista; generated files lack the tell-tale lines Batfish
+  detects a vendor by, and its VendorConfigurationFormatDetector reads the RANCID type first),
+  SONiC as `sonic_configs/<switch>/config_db.json` and `frr.conf` with nothing else in its folder
+  (the page: "The device folder must have only these files"); a switch of a NOS fabricgen has no
+  package for as `configs/<switch>.cfg`, no header;
 - `batfish/layer1_topology.json`: every cable whose two ends are both in the snapshot (fabric,
   management and OOB links between switches), as `{"edges": [{"node1": {"hostname",
   "interfaceName"}, "node2": {...}}]}`, each cable in both directions as Batfish's example
@@ -30,9 +31,9 @@ from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.secrets import dummy_secrets
 from fabricgen.export.source import ExportBuild, ExportError
+from fabricgen.nos.interface import plugins
 
-RANCID_HEADER = {"nxos": "!RANCID-CONTENT-TYPE: cisco-nx", "eos": "!RANCID-CONTENT-TYPE: arista"}
-SONIC_FILES = ("config_db.json", "frr.conf")
+BUILD_FOLDER = "configs/"  # where a switch's config files lie in the build
 
 
 def render_batfish(build: ExportBuild) -> dict[str, str]:
@@ -41,24 +42,19 @@ def render_batfish(build: ExportBuild) -> dict[str, str]:
     problems: list[Problem] = []
     in_snapshot: set[str] = set()
     for switch in build.switches():
-        name = switch.id
-        if switch.nos == "sonic":
-            missing = [f for f in SONIC_FILES if not build.files.has(f"configs/{name}/{f}")]
-            if missing:
-                problems.append(
-                    Problem(f"{name} (sonic) has no configs/{name}/{missing[0]}", hint="rebuild the directory", file=str(build.root / "manifest.json"))
-                )
-                continue
-            for file in SONIC_FILES:
-                configs[f"sonic_configs/{name}/{file}"] = (f"configs/{name}/{file}", build.files.text(f"configs/{name}/{file}"))
-        elif build.files.has(f"configs/{name}.cfg"):
-            header = RANCID_HEADER.get(switch.nos or "")
-            text = build.files.text(f"configs/{name}.cfg")
-            configs[f"configs/{name}.cfg"] = (f"configs/{name}.cfg", f"{header}\n{text}" if header else text)
-            noses[f"configs/{name}.cfg"] = switch.nos or ""
-        else:
-            problems.append(Problem(f"{name} ({switch.nos}) has no configs/{name}.cfg", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+        name, nos = switch.id, switch.nos or ""
+        package = plugins().get(nos)  # None: a NOS fabricgen has no package for, its config a .cfg
+        paths = package.config_files(name) if package is not None else (f"{BUILD_FOLDER}{name}.cfg",)
+        missing = [path for path in paths if not build.files.has(path)]
+        if missing:
+            problems.append(Problem(f"{name} ({nos}) has no {missing[0]}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
             continue
+        folder, rancid_type = (package.EXPORT.batfish_folder, package.EXPORT.batfish_rancid_type) if package is not None else ("configs", None)
+        header = f"!RANCID-CONTENT-TYPE: {rancid_type}\n" if rancid_type else ""
+        for index, path in enumerate(paths):  # the first is its main config
+            text = build.files.text(path)
+            configs[f"{folder}/{path.removeprefix(BUILD_FOLDER)}"] = (path, header + text if index == 0 else text)
+            noses[path] = nos
         in_snapshot.add(name)
     if problems:
         raise ExportError(problems)

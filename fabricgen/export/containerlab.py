@@ -1,30 +1,25 @@
 """A containerlab topology of one routed fabric of a build: the lab `fabricgen lab` runs, as containers.
 
 `render_containerlab(build, network, images) -> {path: text}`
-    `<lab>.clab.yml` (lab = the fabric's name, `-<network>` added for frontend and storage) and,
-    per switch that runs FRR, `frr/<switch>/frr.conf` and `frr/<switch>/daemons`.
+    `<lab>.clab.yml` (lab = the fabric's name, `-<network>` added for frontend and storage),
+    per switch that runs FRR `frr/<switch>/frr.conf` and `frr/<switch>/daemons`, per switch in
+    its NOS's own container the files its package writes (cEOS: `ceos/<switch>/startup-config`
+    and `ceos/<switch>/EosIntfMapping.json`).
 
 What each device becomes (containerlab's docs: manual/topo-def-file.md, manual/nodes.md,
-manual/kinds/linux.md, manual/kinds/sonic-vs.md, lab-examples/frr01):
-- a switch of any NOS but SONiC: a `linux` node running FRR (`images.frr`) with the build's routing
-  twin (lab/frr/<switch>.conf, the same BGP/BFD model its NX-OS config comes from) bound to
+manual/kinds/linux.md, lab-examples/frr01):
+- a switch whose NOS's package gives no container of its own (`ExportParts.containerlab` None:
+  NX-OS): a `linux` node running FRR (`images.frr`) with the build's routing twin
+  (lab/frr/<switch>.conf, the same BGP/BFD model its config comes from) bound to
   /etc/frr/frr.conf and a daemons file (zebra, bgpd, bfdd, staticd) to /etc/frr/daemons; `exec`
   runs the `ip` lines `fabricgen lab up` runs for it (`fabricgen.lab.runtime.switch_commands`:
   loopback addresses, a bridge with the servers' gateway per segment, under EVPN its VXLAN
   device, every port's MTU and address);
-- a SONiC switch: a `sonic-vs` node (`images.sonic`). SONiC-VS names its data ports after its
-  own lane map, eth1 behind Ethernet0, eth2 behind Ethernet4 and so on, so the switch's cabled
-  ports are wired to eth1, eth2, ... in the natural order of their build names (each link's comment
-  names both). Its config is SONiC-VS's own: the build's config_db.json is written for the real
-  platform's port map and is not loaded;
-- an EOS switch: an `arista_ceos` node (containerlab's cEOS kind, also named `ceos`; image
-  `images.ceos`, by default `ceos:<the release the build is written for>`, which the user imports
-  from Arista's cEOS-lab archive) that boots the build's config (`startup-config`, its secrets
-  replaced by stand-ins of their slots' forms, as the Batfish export does: the lab never sees a
-  real key). Its cabled ports are wired to eth1, eth2, ... in natural order, and a cEOS interface
-  mapping file (containerlab's ceos page, "User-defined interface mapping", cEOS 4.28.0F and
-  later: /mnt/flash/EosIntfMapping.json) gives each the build's name (eth1 -> Ethernet1/1) and
-  eth0 the build's management port, so the config's interface names are the container's;
+- a switch whose NOS's package gives its own container (SONiC as `sonic-vs`, EOS as cEOS-lab
+  booting the build's config): the node its package writes (`ContainerlabNode.write`: kind, image,
+  what it boots and binds, the files it needs, and its wires: the container's interface behind
+  each of its cabled ports), with the image of the NOS's option (`images.nos`) or the package's
+  default;
 - a GPU, storage or management node: a `linux` node (`images.host`) whose `exec` applies its
   netplan as `fabricgen lab up` does (`node_commands`: addresses, MTU, the per-NIC routing
   tables and rules).
@@ -43,25 +38,22 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from fabricgen import __version__
 from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.basics.trust import quoted
 from fabricgen.build.build_dir import CableRow, TopologyNode
-from fabricgen.build.secrets import dummy_secrets
 from fabricgen.compiler.design.graph import FABRIC_ROLES
-from fabricgen.export.source import ExportBuild, ExportError
+from fabricgen.export.source import ExportBuild, ExportError, export_parts
+from fabricgen.nos.interface import ContainerlabNode, LabNode, LabSwitch, plugin
 
 # FRR's own image, as containerlab's FRR example lab (lab-examples/frr01) runs it; the host image is
-# the one that lab gives its hosts (iproute2, ping, traceroute). SONiC-VS has no registry image:
-# containerlab's sonic-vs page has it built from the sonic-buildimage pipeline (docker-sonic-vs.gz).
+# the one that lab gives its hosts (iproute2, ping, traceroute).
 FRR_IMAGE = "quay.io/frrouting/frr:10.5.1"
 HOST_IMAGE = "wbitt/network-multitool:3.22.2"
-SONIC_IMAGE = "docker-sonic-vs:latest"
-CEOS_KIND = "arista_ceos"  # containerlab nodes/ceos/ceos.go KindNames: ceos, arista_ceos
-CEOS_MAPPING = "/mnt/flash/EosIntfMapping.json"
 # FRR's daemons file (docs.frrouting.org, "Daemons Configuration File"): the daemons a fabricgen
 # routing twin needs, each bound to the loopback for vtysh only.
 DAEMONS = ("zebra", "bgpd", "bfdd", "staticd")
@@ -71,9 +63,8 @@ IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")  # registry/name:tag
 @dataclass(frozen=True)
 class Images:
     frr: str = FRR_IMAGE
-    sonic: str = SONIC_IMAGE
     host: str = HOST_IMAGE
-    ceos: str | None = None  # None: ceos:<the switch's EOS release>
+    nos: Mapping[str, str] = field(default_factory=dict)  # NOS -> the image of its own container, when given (its option)
 
 
 def lab_name(build: ExportBuild, network: str) -> str:
@@ -87,11 +78,9 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
     from fabricgen.lab.runtime import node_commands, switch_commands
     from fabricgen.render.twin import TWIN_DIR
 
-    bad = [
-        (option, value)
-        for option, value in (("--frr-image", images.frr), ("--sonic-image", images.sonic), ("--host-image", images.host), ("--ceos-image", images.ceos))
-        if value is not None and not IMAGE.fullmatch(value)
-    ]
+    options = [("--frr-image", images.frr), ("--host-image", images.host)]
+    options += [(_own_container(nos).image_option, image) for nos, image in images.nos.items()]
+    bad = [(option, value) for option, value in options if not IMAGE.fullmatch(value)]
     if bad:
         raise ExportError(
             [
@@ -111,29 +100,29 @@ def render_containerlab(build: ExportBuild, network: str = "backend", images: Im
     for row in cables:
         ports[row.a_device].append(row.a_port)
         ports[row.b_device].append(row.b_port)
-    devices = sorted(ports, key=natural_key)
-    sonic = {d for d in devices if build.nodes[d].nos == "sonic"}
-    ceos = {d for d in devices if build.nodes[d].nos == "eos" and build.nodes[d].role in FABRIC_ROLES}
-    names = {d: _numbered(ports[d]) if d in sonic | ceos else {port.port: port.ifname for port in plan.ports_of(d)} for d in devices}
 
+    names: dict[str, Mapping[str, str]] = {}  # device -> build port -> the interface its links name
     files: dict[str, str] = {}
     blocks: list[str] = []
     problems: list[Problem] = []
-    for device in devices:
+    for device in sorted(ports, key=natural_key):
         node = build.nodes[device]
-        if node.role in FABRIC_ROLES and device in sonic:
-            blocks.append(_sonic_node(device, node, ports[device], names[device], images))
-        elif device in ceos:
-            config = f"configs/{device}.cfg"
-            if not build.files.has(config):
-                problems.append(Problem(f"{device} (eos) has no {config}", hint="rebuild the directory", file=str(build.root / "manifest.json")))
+        parts = export_parts(node.nos)
+        own = parts.containerlab if parts is not None and node.role in FABRIC_ROLES else None
+        if own is not None:
+            address = build.management_address(device)
+            switch = LabSwitch(build.files, device, node, tuple(ports[device]), address.interface if address else None, images.nos.get(node.nos or ""))
+            try:
+                written = own.write(switch)
+            except ExportError as exc:
+                problems += exc.problems
                 continue
-            text = build.files.text(config)
-            files[f"ceos/{device}/startup-config"] = dummy_secrets({config: text}, {config: "eos"}).fill(text)
-            port = build.management_address(device)
-            files[f"ceos/{device}/EosIntfMapping.json"] = _ceos_mapping(names[device], port.interface if port else None)
-            blocks.append(_ceos_node(device, node, names[device], images))
-        elif node.role in FABRIC_ROLES:
+            names[device] = written.wires
+            files.update(written.files)
+            blocks.append(_own_node(device, node, written))
+            continue
+        names[device] = {port.port: port.ifname for port in plan.ports_of(device)}
+        if node.role in FABRIC_ROLES:
             twin = f"{TWIN_DIR}/{device}.conf"
             if not build.files.has(twin):
                 problems.append(
@@ -179,8 +168,9 @@ def _daemons() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _numbered(ports: list[str]) -> dict[str, str]:
-    """SONiC-VS's and cEOS's wires: eth1, eth2, ... in the natural order of the build's port names."""
+def numbered_wires(ports: tuple[str, ...]) -> dict[str, str]:
+    """A container's wires that are eth1, eth2, ... in the natural order of the build's port names
+    (SONiC-VS's and cEOS's): build port -> its wire."""
     return {port: f"eth{index}" for index, port in enumerate(sorted(ports, key=natural_key), start=1)}
 
 
@@ -201,42 +191,25 @@ def _exec(commands: list[str]) -> list[str]:
     return ["      exec:", *(f"        - {_q(command)}" for command in commands)] if commands else []
 
 
-def _sonic_node(device: str, node: TopologyNode, ports: list[str], names: dict[str, str], images: Images) -> str:
-    wires = ", ".join(f"{names[p]}={p}" for p in sorted(ports, key=natural_key))
+def _own_container(nos: str) -> ContainerlabNode:
+    """The container of its own that `nos`'s package gives (Images.nos names only such NOSes)."""
+    own = plugin(nos).EXPORT.containerlab
+    if own is None:
+        raise ValueError(f"{nos} runs no container of its own in containerlab: its switches run FRR")
+    return own
+
+
+def _own_node(device: str, node: TopologyNode, written: LabNode) -> str:
+    """The node block of a switch in its NOS's own container, as its package described it."""
+    binds = ["      binds:", *(f"        - {_q(bind)}" for bind in written.binds)] if written.binds else []
     return "\n".join(
         [
-            f"    # {device}: SONiC ({node.model}); SONiC-VS ports behind {wires}",
+            f"    # {written.comment}",
             f"    {_q(device)}:",
-            '      kind: "sonic-vs"',
-            f"      image: {_q(images.sonic)}",
-            *_labels(node),
-        ]
-    )
-
-
-def _ceos_mapping(names: dict[str, str], management_port: str | None) -> str:
-    """A cEOS interface mapping: each wire to the build's name of the port behind it, eth0 to the
-    build's management port (ManagementIntf, EthernetIntf: containerlab's ceos page)."""
-    document = {
-        "ManagementIntf": {"eth0": management_port or "Management1"},
-        "EthernetIntf": {wire: port for port, wire in sorted(names.items(), key=lambda item: int(item[1][3:]))},
-    }
-    return json.dumps(document, indent=2) + "\n"
-
-
-def _ceos_node(device: str, node: TopologyNode, names: dict[str, str], images: Images) -> str:
-    wires = ", ".join(f"{wire}={port}" for port, wire in sorted(names.items(), key=lambda item: int(item[1][3:])))
-    release = f"ceos:{node.nos_release}" if node.nos_release and IMAGE.fullmatch(f"ceos:{node.nos_release}") else "ceos:latest"
-    image = images.ceos or release
-    return "\n".join(
-        [
-            f"    # {device}: EOS ({node.model}) as cEOS-lab booting the build's config; ports {wires}",
-            f"    {_q(device)}:",
-            f"      kind: {_q(CEOS_KIND)}",
-            f"      image: {_q(image)}",
-            f"      startup-config: {_q(f'ceos/{device}/startup-config')}",
-            "      binds:",
-            f"        - {_q(f'ceos/{device}/EosIntfMapping.json:{CEOS_MAPPING}:ro')}",
+            f"      kind: {_q(written.kind)}",
+            f"      image: {_q(written.image)}",
+            *([f"      startup-config: {_q(written.startup_config)}"] if written.startup_config else []),
+            *binds,
             *_labels(node),
         ]
     )

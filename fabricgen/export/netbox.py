@@ -7,7 +7,9 @@ Written for NetBox 4.6 (release 4.6.8): the column names are the fields of its i
 
 - manufacturers.csv (name, slug): the catalog's `vendor` of each switch model; models whose
   catalog entry names no vendor (nodes, console servers) get `UNKNOWN_MANUFACTURER`;
-- device-roles.csv (name, slug, color), platforms.csv (name, slug, manufacturer: the NOSes);
+- device-roles.csv (name, slug, color), platforms.csv (name, slug, manufacturer: the NOSes, named
+  as their packages say, `ExportParts.netbox_platform` and `netbox_manufacturer`; every NOS
+  package's manufacturer is in manufacturers.csv);
 - device-types.csv (manufacturer, model, slug, part_number, u_height): rack units from fabricgen's
   built-in catalog, 1 for a model it does not hold;
 - sites.csv (name, slug, status): one site, the fabric;
@@ -42,7 +44,8 @@ from fabricgen.basics.csv_format import csv_text
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import CableRow, TopologyNode
 from fabricgen.compiler.design.graph import Role
-from fabricgen.export.source import ExportBuild
+from fabricgen.export.source import ExportBuild, export_parts
+from fabricgen.nos.interface import plugins
 
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
@@ -54,7 +57,6 @@ IMPORT_ORDER = (
     "manufacturers.csv", "device-roles.csv", "platforms.csv", "device-types.csv", "sites.csv", "racks.csv", "devices.csv",
     "interfaces.csv", "console-ports.csv", "console-server-ports.csv", "cables.csv", "ip-addresses.csv",
 )  # fmt: skip
-PLATFORMS = {"nxos": ("Cisco NX-OS", "Cisco"), "sonic": ("SONiC", None), "eos": ("Arista EOS", "Arista")}
 ROLE_COLORS = {  # NetBox ColorField: six hex digits, no '#'
     "gpu-node": "4caf50", "storage-node": "795548", "management-node": "607d8b", "leaf": "2196f3", "spine": "3f51b5",
     "core": "9c27b0", "oob-switch": "ff9800", "console-server": "ffc107", "pdu": "9e9e9e",
@@ -86,6 +88,13 @@ def slug(value: str) -> str:
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9_-]", "-", value.lower())).strip("-") or "x"
 
 
+def platform(nos: str) -> tuple[str, str]:
+    """A NOS's NetBox platform and its manufacturer ("" for none): as its package names them, the
+    NOS's own name for one fabricgen has no package for."""
+    parts = export_parts(nos)
+    return (parts.netbox_platform, parts.netbox_manufacturer or "") if parts is not None else (nos, "")
+
+
 def netbox_data(build: ExportBuild) -> NetboxData:
     """The objects of `build` as NetBox import rows (see the module docstring)."""
     from fabricgen.catalog import load_catalog
@@ -107,14 +116,13 @@ def netbox_data(build: ExportBuild) -> NetboxData:
         return 1
 
     models = sorted({n.model for n in inside}, key=natural_key)
-    manufacturers = sorted({vendor(m) for m in models} | {m for _, m in PLATFORMS.values() if m}, key=str.lower)
+    makers = {package.EXPORT.netbox_manufacturer for package in plugins().values()}
+    manufacturers = sorted({vendor(m) for m in models} | {m for m in makers if m}, key=str.lower)
     data.rows["manufacturers.csv"] = [{"name": m, "slug": slug(m)} for m in manufacturers]
     roles = sorted({n.role.value for n in inside})
     data.rows["device-roles.csv"] = [{"name": r, "slug": slug(r), "color": ROLE_COLORS.get(r, "9e9e9e")} for r in roles]
     noses = sorted({n.nos for n in inside if n.nos})
-    data.rows["platforms.csv"] = [
-        {"name": PLATFORMS.get(nos, (nos, None))[0], "slug": slug(nos), "manufacturer": PLATFORMS.get(nos, (nos, None))[1] or ""} for nos in noses
-    ]
+    data.rows["platforms.csv"] = [{"name": platform(nos)[0], "slug": slug(nos), "manufacturer": platform(nos)[1]} for nos in noses]
     data.rows["device-types.csv"] = [{"manufacturer": vendor(m), "model": m, "slug": slug(m), "part_number": m, "u_height": str(height(m))} for m in models]
     data.rows["sites.csv"] = [{"name": site, "slug": slug(site), "status": "planned"}]
     racks = sorted({n.rack for n in inside if n.rack}, key=natural_key)
@@ -127,7 +135,7 @@ def netbox_data(build: ExportBuild) -> NetboxData:
         data.rows["devices.csv"].append(
             {
                 "name": n.id, "role": n.role.value, "manufacturer": vendor(n.model), "device_type": n.model,
-                "platform": PLATFORMS.get(n.nos, (n.nos, None))[0] if n.nos else "", "status": "planned", "site": site,
+                "platform": platform(n.nos)[0] if n.nos else "", "status": "planned", "site": site,
                 "rack": n.rack or "", "position": str(n.ru) if n.rack and n.ru else "", "face": "front" if n.rack and n.ru else "",
             }
         )  # fmt: skip

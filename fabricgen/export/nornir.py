@@ -4,12 +4,10 @@ The three files as Nornir's SimpleInventory plugin reads them (nornir docs, "Inv
 nornir/plugins/inventory/simple.py): a host's `hostname` (the management address), `platform`
 (the NAPALM driver: NAPALM's `nxos` NX-API driver for NX-OS, NAPALM's `eos` eAPI driver for EOS,
 fabricgen's own `sonic` driver from napalm_sonic for SONiC, as `fabricgen push` uses them),
-`groups` and `data`; groups per NOS (which carry the platform), per network and per network and
-role (whose parent is the network's group); defaults with the fabric's name. The EOS group also
-asks NAPALM to verify the switches' eAPI certificates (`connection_options: napalm: extras:
-optional_args: {enforce_verification: true}`): without it pyeapi, under NAPALM's eos driver,
-accepts any certificate (pyeapi/eapilib.py HttpsEapiConnection), and with it the system's CAs
-verify them (nornir_napalm hands `extras` to the driver as keyword arguments). No username or password: Nornir takes them from the code that
+`groups` and `data`; groups per NOS (which carry the platform, and what the NOS's package adds to
+its group, `ExportParts.nornir_group`: the EOS group asks NAPALM to verify the switches' eAPI
+certificates), per network and per network and role (whose parent is the network's group);
+defaults with the fabric's name. No username or password: Nornir takes them from the code that
 runs it (or the environment), never from these files.
 """
 
@@ -18,10 +16,7 @@ from __future__ import annotations
 import yaml
 
 from fabricgen.export.inventory import ManagedSwitch, group_name, managed_switches
-from fabricgen.export.source import ExportBuild
-
-# What a NOS group adds so that Nornir's NAPALM connections verify the switch (see above)
-VERIFY = {"eos": {"connection_options": {"napalm": {"extras": {"optional_args": {"enforce_verification": True}}}}}}
+from fabricgen.export.source import ExportBuild, export_parts
 
 
 def render_nornir(build: ExportBuild) -> dict[str, str]:
@@ -41,7 +36,9 @@ def _groups(switches: list[ManagedSwitch]) -> dict:
     groups: dict[str, dict] = {}
     for switch in switches:
         nos, network, role = switch.groups
-        groups.setdefault(nos, {"platform": switch.driver, "data": {"nos": switch.node.nos}} | VERIFY.get(switch.driver, {}))
+        if nos not in groups:
+            parts = export_parts(switch.node.nos)
+            groups[nos] = {"platform": switch.driver, "data": {"nos": switch.node.nos}} | (dict(parts.nornir_group) if parts is not None else {})
         groups.setdefault(network, {"data": {"network": switch.node.network.value}})
         groups.setdefault(role, {"groups": [group_name(switch.node.network.value)], "data": {"role": switch.node.role.value}})
     return dict(sorted(groups.items()))

@@ -18,6 +18,7 @@ from fabricgen.basics.sorting import natural_key
 from fabricgen.basics.trust import printable
 from fabricgen.build.build_dir import AddressRow, BuildFiles, CableRow, Topology, TopologyNode
 from fabricgen.compiler.design.graph import FABRIC_ROLES, Role
+from fabricgen.nos.interface import ExportParts, plugins
 
 READ = ("topology.json", "cabling.csv", "ip-plan.csv")
 SWITCH_ROLES = frozenset({*FABRIC_ROLES, Role.OOB_SWITCH})
@@ -80,3 +81,13 @@ def open_build(build_dir: Path) -> ExportBuild:
     inconsistent file: BuildFiles checks cabling.csv and ip-plan.csv against topology.json)."""
     files = BuildFiles(build_dir, ExportError, keep=lambda path: path in READ)
     return ExportBuild(build_dir, files, files.topology(), files.cabling(), files.ip_plan())
+
+
+def export_parts(nos: str | None) -> ExportParts | None:
+    """What the package of the NOS `nos` says each format writes for its switches; None for a NOS
+    this fabricgen has no package for (a build written where a plug-in NOS was installed): each
+    format then writes what it writes for any switch (no Ansible vars, a NetBox platform named
+    after the NOS, the config as configs/<switch>.cfg without a Batfish header, FRR running the
+    routing twin in containerlab)."""
+    package = plugins().get(nos or "")
+    return package.EXPORT if package is not None else None

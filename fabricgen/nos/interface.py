@@ -15,14 +15,15 @@ write before anything renders, so `render_config` imports the adapter when it is
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from fabricgen.nos import registry
 
 if TYPE_CHECKING:
+    from fabricgen.build.build_dir import BuildFiles, TopologyNode
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.compiler.device_config import DeviceConfig
     from fabricgen.intent.management import BgpSecurity, Management
@@ -66,6 +67,7 @@ class NosPackage(Protocol):
     ROUTING_IS_FRR: bool  # its routing config is an frr.conf the lab runs as is (else the lab runs a twin)
     TEMPLATE_FILTERS: dict[str, Callable[[object], str]]  # Jinja filters its templates use (free text on a config line)
     HEADROOM_FROM_ASIC_DELAY: bool  # its lossless headroom counts the catalog's MAC/PHY delay (a note when absent)
+    EXPORT: ExportParts  # what `fabricgen export` writes for its switches, per format
 
     def config_files(self, hostname: str) -> tuple[str, ...]:
         """The build-relative files `render_config` writes for one switch (the first is its main config)."""
@@ -115,3 +117,55 @@ def plugin(name: str) -> NosPackage:
 def plugins() -> dict[str, NosPackage]:
     """Every NOS package by name, in name order, typed as the interface."""
     return cast(dict[str, NosPackage], registry.plugins())
+
+
+# --- export: what `fabricgen export` writes for a NOS's switches (fabricgen/export/) ---------------
+
+
+@dataclass(frozen=True)
+class ExportParts:
+    """What each format of `fabricgen export` writes for a switch of the NOS (EXPORT)."""
+
+    ansible_network_os: str  # its group's `ansible_network_os`: the collection's platform, "cisco.nxos.nxos"
+    ansible_connection: str  # its group's `ansible_connection`: "ansible.netcommon.network_cli"
+    ansible_vars: Mapping[str, str | bool]  # the group's further vars, in this order (privilege, TLS); no credentials
+    nornir_group: Mapping[str, object]  # what its Nornir group holds beside `platform` and `data` (connection options)
+    netbox_platform: str  # the NetBox platform's name: "Cisco NX-OS"
+    netbox_manufacturer: str | None  # the platform's manufacturer, None for none (a NOS many vendors ship)
+    batfish_folder: str  # the snapshot folder its config files go to, as configs/ in the build: "configs"
+    batfish_rancid_type: str | None  # the RANCID content type its main config starts with, None for no header
+    containerlab: ContainerlabNode | None  # its own container; None: a Linux node running FRR with its routing twin
+
+
+@dataclass(frozen=True)
+class ContainerlabNode:
+    """A NOS's own container in `fabricgen export containerlab`, instead of FRR running its twin."""
+
+    image_option: str  # the command-line option that names its image: "--sonic-image"
+    image_help: str  # that option's help, its default included
+    write: Callable[[LabSwitch], LabNode]  # a fabric switch's node (raises ExportError naming what is missing)
+
+
+@dataclass(frozen=True)
+class LabSwitch:
+    """A switch of the network a containerlab export wires, for its NOS's `ContainerlabNode.write`."""
+
+    files: BuildFiles  # the verified build: its config files
+    device: str
+    node: TopologyNode
+    ports: tuple[str, ...]  # the build's names of its ports the network's cables use
+    management_port: str | None  # its port on the OOB network, as the IP plan names it; None when the plan has none
+    image: str | None  # the image given with the NOS's option (checked to be an image reference); None: the NOS's default
+
+
+@dataclass(frozen=True)
+class LabNode:
+    """A switch's containerlab node as its NOS's package writes it; the export writes it as YAML."""
+
+    comment: str  # the line above the node: what it runs, how its ports are wired
+    kind: str  # containerlab's kind: "sonic-vs"
+    image: str
+    wires: Mapping[str, str]  # build port -> the container's interface a link names (eth1)
+    startup_config: str | None = None  # the export's file the node boots
+    binds: tuple[str, ...] = ()  # "export file:container path[:ro]"
+    files: Mapping[str, str] = field(default_factory=dict)  # export path -> text: what it boots or binds

@@ -19,6 +19,18 @@ import fabricgen.nos
 
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
 
+
+def instance_of(name: str) -> Callable[[object], bool]:
+    """The kind of a part whose value is an instance of the interface's class `name`, told by the
+    class's name and module: the registry cannot import fabricgen.nos.interface, which imports it."""
+
+    def fits(value: object) -> bool:
+        return type(value).__name__ == name and type(value).__module__ == "fabricgen.nos.interface"
+
+    fits.__name__ = name
+    return fits
+
+
 # Each part of the interface (fabricgen.nos.interface.NosPackage), what it must be, and what it is for
 # (the message when a package lacks it).
 PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
@@ -43,6 +55,7 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
+    "EXPORT": (instance_of("ExportParts"), "what fabricgen export writes for its switches"),
 }
 
 
@@ -75,7 +88,7 @@ def register(module: ModuleType) -> ModuleType:
             problems.append(f"lacks {part} ({what})")
             continue
         value = getattr(module, part)
-        fits = kind(value) if kind is callable else isinstance(value, kind)  # type: ignore[arg-type]
+        fits = isinstance(value, kind) if isinstance(kind, type) else kind(value)
         if not fits or (kind is bool and not isinstance(value, bool)):
             problems.append(f"gives {part} as {type(value).__name__}, not {getattr(kind, '__name__', 'a function')} ({what})")
     if not problems and short != module.NAME:

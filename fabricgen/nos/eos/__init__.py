@@ -3,6 +3,7 @@
 The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
 syntax (every line shape's source: docs/reference/eos.md), `capabilities.py` what it can write,
 `releases.yaml` its releases and features, `system.py` the management baseline.
+`export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from fabricgen.nos.eos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.eos.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
 from fabricgen.nos.eos.text import eos_text
 
 if TYPE_CHECKING:

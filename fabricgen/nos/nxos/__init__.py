@@ -3,6 +3,7 @@
 The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
 syntax, `capabilities.py` what it can write, `releases.yaml` its releases and features, `push.py`
 fabricgen's NAPALM driver for it, `verify.py` the readings NAPALM's driver lacks.
+`export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from fabricgen.nos.nxos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.nxos.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
 from fabricgen.nos.nxos.text import nxos_text
 
 if TYPE_CHECKING:

@@ -4,6 +4,7 @@ The package's parts (fabricgen.nos.interface): `render.py` the adapter (config_d
 through the shared frr/ template), `capabilities.py` what it can write, `releases.yaml` its
 releases and features, `driver.py` fabricgen's NAPALM driver for it (registered by napalm_sonic)
 and `answers.py` its getters' answers parsed strictly.
+`export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fabricgen.nos.sonic.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.sonic.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
