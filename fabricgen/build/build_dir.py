@@ -36,12 +36,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from fabricgen.basics.models import FileModel
-from fabricgen.catalog.model import Release
 from fabricgen.basics.csv_format import spreadsheet_value
-from fabricgen.compiler.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 from fabricgen.basics.errors import FabricgenError, Problem
-from fabricgen.build.secrets import SecretName
+from fabricgen.basics.models import FileModel
 from fabricgen.basics.trust import (
     BuildPath,
     Text,
@@ -57,6 +54,9 @@ from fabricgen.basics.trust import (
 from fabricgen.basics.units import MAX_SPEED_GBPS
 from fabricgen.basics.version import RELEASE, __version__, release_of
 from fabricgen.basics.yaml_source import parse_yaml
+from fabricgen.build.secrets import SecretName
+from fabricgen.catalog.model import Release
+from fabricgen.compiler.design.graph import FABRIC_ROLES, SERVER_ROLES, LinkKind, Network, Role
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 32 << 20  # 13,552 files of a 32,768-GPU build list in 1.4 MB

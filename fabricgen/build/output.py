@@ -41,11 +41,11 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from fabricgen.basics.errors import OutputError, Problem
 from fabricgen.basics.files import SHOWN, UnreadableFile, read_regular_file
 from fabricgen.basics.models import FileModel
-from fabricgen.build.build_dir import MANIFEST, Manifest, list_build, read_manifest
-from fabricgen.basics.errors import OutputError, Problem
 from fabricgen.basics.trust import Hostname, Token, check_build_path, quoted
+from fabricgen.build.build_dir import MANIFEST, Manifest, list_build, read_manifest
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
