@@ -35,7 +35,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "push/inventory.py": 12,
     "push/rollout.py": 15,
     "push/security.py": 16,
-    "verify/answers.py": 1,
     "verify/collect.py": 8,
     "verify/drift.py": 1,
     "verify/plan.py": 9,

@@ -19,6 +19,19 @@ import fabricgen.nos
 
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
 
+
+def declared(name: str) -> Callable[[object], bool]:
+    """The kind of a part that is one of fabricgen.nos.interface's dataclasses, `name`, told by its
+    class's module and name: interface.py imports this module (`plugin()`), so this one cannot
+    import it back."""
+
+    def fits(value: object) -> bool:
+        return any(kind.__module__ == "fabricgen.nos.interface" and kind.__qualname__ == name for kind in type(value).__mro__)
+
+    fits.__name__ = name
+    return fits
+
+
 # Each part of the interface (fabricgen.nos.interface.NosPackage), what it must be, and what it is for
 # (the message when a package lacks it).
 PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
@@ -43,6 +56,8 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
+    "PUSH": (declared("PushParts"), "how push reaches and changes its switches"),
+    "VERIFY": (declared("VerifyParts"), "what verify reads of its switches beyond NAPALM's getters"),
 }
 
 
@@ -75,7 +90,7 @@ def register(module: ModuleType) -> ModuleType:
             problems.append(f"lacks {part} ({what})")
             continue
         value = getattr(module, part)
-        fits = kind(value) if kind is callable else isinstance(value, kind)  # type: ignore[arg-type]
+        fits = isinstance(value, kind) if isinstance(kind, type) else kind(value)
         if not fits or (kind is bool and not isinstance(value, bool)):
             problems.append(f"gives {part} as {type(value).__name__}, not {getattr(kind, '__name__', 'a function')} ({what})")
     if not problems and short != module.NAME:
