@@ -19,7 +19,7 @@ from fabricgen.nos import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 
-# Not yet moved behind the NOS interface (issue 31): day-2 drivers, exports, secrets' slots, the
+# Not yet moved behind the NOS interface (issue 31): exports, secrets' slots, the
 # catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
 NOT_YET_MOVED: dict[str, int] = {
     "build/secrets.py": 66,
@@ -31,13 +31,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "export/netbox.py": 3,
     "export/nornir.py": 1,
     "intent/management.py": 4,
-    "push/candidate.py": 17,
-    "push/inventory.py": 12,
-    "push/rollout.py": 15,
-    "push/security.py": 16,
-    "verify/collect.py": 8,
-    "verify/drift.py": 1,
-    "verify/plan.py": 9,
 }
 
 
