@@ -19,20 +19,12 @@ from fabricgen.nos import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 
-# Not yet moved behind the NOS interface (issue 31): day-2 drivers, secrets' slots, the
+# Not yet moved behind the NOS interface (issue 31): secrets' slots, the
 # catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
 NOT_YET_MOVED: dict[str, int] = {
     "build/secrets.py": 66,
     "catalog/model.py": 27,
     "intent/management.py": 4,
-    "push/candidate.py": 17,
-    "push/inventory.py": 12,
-    "push/rollout.py": 15,
-    "push/security.py": 16,
-    "verify/answers.py": 1,
-    "verify/collect.py": 8,
-    "verify/drift.py": 1,
-    "verify/plan.py": 9,
 }
 
 

@@ -42,6 +42,12 @@ ROUTING_IS_FRR = False
 TEMPLATE_FILTERS = {}
 EXPORT = ExportParts(ansible_network_os="stub.os", ansible_connection="ssh", ansible_vars={}, nornir_group={}, netbox_platform="StubOS", netbox_manufacturer=None, batfish_folder="configs", batfish_rancid_type=None, containerlab=None)
 
+from fabricgen.nos.interface import Lazy, PushParts, VerifyParts
+
+_ANY = Lazy("builtins:str")  # no test pushes to or verifies the stub
+PUSH = PushParts(napalm_driver="stubnos", own_driver=None, driver_options={}, transport="ssh", commit_timer=None, merge_refused=None, candidate=_ANY, replace_must_keep=_ANY)
+VERIFY = VerifyParts(extensions=None, running_config=_ANY, port_mtus=_ANY, mask_slots=_ANY)
+
 
 def config_files(hostname):
     return (f"configs/{hostname}.stub",)
@@ -298,3 +304,48 @@ def test_the_exports_write_what_a_stub_nos_package_gives(stub_path, tmp_path, wr
     assert files[node["startup-config"]] == (build_dir / "configs" / f"{name}.stub").read_text()
     ends = [end for link in topology["topology"]["links"] for end in link["endpoints"] if end.split(":")[0] in switches]
     assert ends and all(end.split(":")[1].startswith("p") for end in ends)  # the links name the stub's wires
+
+
+# --- the push and verify parts ------------------------------------------------------------------
+
+
+def test_the_push_and_verify_parts_of_the_shipped_noses_name_what_exists():
+    """PUSH and VERIFY name their NOS's day-2 code lazily ("module:attribute", imported when push
+    or verify runs, so a misspelt one would only fail on a live switch): each resolves here."""
+    from napalm.base import get_network_driver
+
+    from fabricgen.verify.collect import READ_ONLY
+
+    for name, package in registry.plugins().items():
+        push, verify = package.PUSH, package.VERIFY
+        driver = push.own_driver.load() if push.own_driver is not None else get_network_driver(push.napalm_driver)
+        assert isinstance(driver, type) and all(hasattr(driver, method) for method in ("load_replace_candidate", "commit_config", "get_facts")), name
+        for part in (push.candidate, push.replace_must_keep, verify.running_config, verify.port_mtus, verify.mask_slots):
+            assert callable(part.load()), (name, part.reference)
+        if verify.extensions is not None:
+            extensions = verify.extensions.load()
+            assert extensions and set(extensions) <= READ_ONLY and all(map(callable, extensions.values())), name
+    assert len({package.PUSH.napalm_driver for package in registry.plugins().values()}) == len(registry.plugins())  # push keys its drivers by name
+
+
+def test_a_push_part_of_the_wrong_kind_is_refused_naming_its_dataclass(stub_path):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("PUSH = PushParts(", "PUSH = dict("))
+    with pytest.raises(registry.NosRegistrationError, match="gives PUSH as dict, not PushParts"):
+        registry.plugins()
+
+
+def test_push_parts_refuse_a_transport_push_would_secure_with_neither_check():
+    """push checks an SSH host key or a TLS certificate by the NOS's transport: a third value (a
+    typo) must stop the NOS from loading, not leave its switches unverified."""
+    from fabricgen.nos.interface import Lazy, PushParts
+
+    anything = Lazy("builtins:str")
+    fields = {"napalm_driver": "x", "own_driver": None, "commit_timer": None, "merge_refused": None, "candidate": anything, "replace_must_keep": anything}
+    with pytest.raises(ValueError, match="transport 'http' is none of ssh, https"):
+        PushParts(**fields, driver_options={}, transport="http")
+    with pytest.raises(ValueError, match="driver_options ssl_verify: kinds are"):
+        PushParts(**fields, driver_options={"ssl_verify": "bool"}, transport="https")
+    with pytest.raises(ValueError, match="'nomodule' is not a reference"):
+        Lazy("nomodule")

@@ -501,7 +501,7 @@ def test_drift_never_prints_the_ntp_key_nxos_or_sonic():
     assert "swqWxyzEnc9" not in shown
     assert "+ntp server 10.0.0.9 use-vrf management" in shown and "ntp authentication-key" not in shown  # the key line is the same once masked
 
-    from fabricgen.verify.plan import sonic_config_text
+    from fabricgen.nos.sonic.verify import sonic_config_text
 
     db = {"NTP": {"global": {"authentication": "enabled"}}, "NTP_KEY": {"1": {"type": "md5", "value": "<<secret=ntp-key>>", "trusted": "yes"}}}
     device = {"NTP": {"global": {"authentication": "enabled", "vrf": "mgmt"}}, "NTP_KEY": {"1": {"type": "md5", "value": "ntpClearKey42", "trusted": "yes"}}}

@@ -10,15 +10,18 @@ NOS vocabulary, `fabricgen releases`, `fabricgen init`, the JSON Schema and the 
 from the registry.
 
 The package's `__init__` stays light (no Jinja, no NAPALM): the checks ask it what the NOS can
-write before anything renders, so `render_config` imports the adapter when it is first called.
+write before anything renders, so `render_config` imports the adapter when it is first called, and
+its PUSH and VERIFY parts name its day-2 modules as `Lazy` references, imported when push or
+verify runs.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast, get_args
 
 from fabricgen.nos import registry
 
@@ -68,6 +71,8 @@ class NosPackage(Protocol):
     TEMPLATE_FILTERS: dict[str, Callable[[object], str]]  # Jinja filters its templates use (free text on a config line)
     HEADROOM_FROM_ASIC_DELAY: bool  # its lossless headroom counts the catalog's MAC/PHY delay (a note when absent)
     EXPORT: ExportParts  # what `fabricgen export` writes for its switches, per format
+    PUSH: PushParts  # how `fabricgen push` reaches and changes its switches
+    VERIFY: VerifyParts  # what `fabricgen verify` reads of its switches beyond NAPALM's getters
 
     def config_files(self, hostname: str) -> tuple[str, ...]:
         """The build-relative files `render_config` writes for one switch (the first is its main config)."""
@@ -169,3 +174,101 @@ class LabNode:
     startup_config: str | None = None  # the export's file the node boots
     binds: tuple[str, ...] = ()  # "export file:container path[:ro]"
     files: Mapping[str, str] = field(default_factory=dict)  # export path -> text: what it boots or binds
+
+
+# --- push and verify ---------------------------------------------------------------------------
+# A NOS's day-2 code (its NAPALM driver and the modules around it) is heavy: NAPALM, paramiko, an
+# HTTPS client. The parts below name it as "module:attribute" (`Lazy`), imported when push or
+# verify first asks, so the CLI's start-up, the compiler and `fabricgen --version` never load it.
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Lazy(Generic[T]):
+    """Something of a NOS's day-2 modules, named "module:attribute" and imported by `load()`."""
+
+    reference: str
+
+    def __post_init__(self) -> None:
+        module, colon, attribute = self.reference.partition(":")
+        if not (module and colon and attribute):
+            raise ValueError(f"{self.reference!r} is not a reference of the form 'module:attribute'")
+
+    def load(self) -> T:
+        module, _, attribute = self.reference.partition(":")
+        return cast(T, getattr(importlib.import_module(module), attribute))
+
+
+# What an inventory's optional_args value may be (push/inventory.py checks each against its kind):
+# a TCP port, true/false, a file path, a container name ("" for the host), "https" or "http", or
+# TLS verification (true, false or a CA bundle's path).
+OptionKind = Literal["port", "flag", "path", "container", "transport", "tls_verify"]
+Transport = Literal["ssh", "https"]
+
+
+class SecretValues(Protocol):
+    """The secret values push fills a candidate with (fabricgen.build.secrets.Secrets)."""
+
+    def fill(self, text: str, *, in_json: bool = False) -> str:
+        """`text` with every placeholder replaced by its value (JSON-escaped inside JSON strings)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CommitTimer:
+    """A driver's commit-confirm timer: what problems call it and the seconds it takes."""
+
+    name: str  # "NX-OS's commit-timeout"
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why push refuses something on this NOS, and what to do instead."""
+
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class PushParts:
+    """How `fabricgen push` (and `verify`, which reaches switches the same way) talks to a switch of
+    this NOS. Config files are given as {file name: text}, the files `config_files` names."""
+
+    napalm_driver: str  # NAPALM's name for the driver (get_network_driver, the inventory's `driver`)
+    own_driver: Lazy[type] | None  # fabricgen's driver class where NAPALM's lacks what push needs; None: NAPALM's lookup
+    driver_options: Mapping[str, OptionKind]  # the optional_args the driver reads, each with what its value may be
+    # how push makes sure it talks to the real switch before the password goes: "ssh", its host key
+    # against known_hosts (push/known_hosts.py); "https", its TLS certificate against CAs (`ssl_verify`)
+    transport: Transport
+    commit_timer: CommitTimer | None  # the range push checks the confirm timeout against first; None: none
+    merge_refused: Refusal | None  # why `--merge` cannot be offered; None: the driver merges
+    # the text the driver's load_*_candidate(config=...) takes: its config files, secrets filled in
+    candidate: Lazy[Callable[[Mapping[str, str], SecretValues], str]]
+    # what its config files lack that a replace must keep (a way back in), given the boot image the
+    # build pins (None: none): one phrase each, [] when nothing
+    replace_must_keep: Lazy[Callable[[Mapping[str, str], str | None], list[str]]]
+
+    def __post_init__(self) -> None:
+        # a transport push does not know would be secured by neither check: refused when the NOS loads
+        if self.transport not in get_args(Transport):
+            raise ValueError(f"PushParts transport {self.transport!r} is none of {', '.join(get_args(Transport))}")
+        unknown = sorted(key for key, kind in self.driver_options.items() if kind not in get_args(OptionKind))
+        if unknown:
+            raise ValueError(f"PushParts driver_options {', '.join(unknown)}: kinds are {', '.join(get_args(OptionKind))}")
+
+
+@dataclass(frozen=True)
+class VerifyParts:
+    """What `fabricgen verify` needs of this NOS beyond NAPALM's getters. Config files as in PushParts."""
+
+    # the getters its NAPALM driver lacks (get_ecmp_widths, get_lossless_counters), each a function
+    # of the read-only device that answers as the getter would; None: its driver has them all
+    extensions: Lazy[Mapping[str, Callable[[Any], object]]] | None
+    # its config files as its driver's get_config(retrieve="running") shows a running config
+    running_config: Lazy[Callable[[Mapping[str, str]], str]]
+    port_mtus: Lazy[Callable[[Mapping[str, str]], dict[str, int]]]  # port -> the MTU its config files set
+    # a config in that running layout with every secret slot masked (fabricgen.build.secrets.SLOTS)
+    mask_slots: Lazy[Callable[[str], str]]

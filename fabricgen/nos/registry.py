@@ -20,12 +20,13 @@ import fabricgen.nos
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
 
 
-def instance_of(name: str) -> Callable[[object], bool]:
-    """The kind of a part whose value is an instance of the interface's class `name`, told by the
-    class's name and module: the registry cannot import fabricgen.nos.interface, which imports it."""
+def declared(name: str) -> Callable[[object], bool]:
+    """The kind of a part that is one of fabricgen.nos.interface's dataclasses, `name`, told by its
+    class's module and name: interface.py imports this module (`plugin()`), so this one cannot
+    import it back."""
 
     def fits(value: object) -> bool:
-        return type(value).__name__ == name and type(value).__module__ == "fabricgen.nos.interface"
+        return any(kind.__module__ == "fabricgen.nos.interface" and kind.__qualname__ == name for kind in type(value).__mro__)
 
     fits.__name__ = name
     return fits
@@ -55,7 +56,9 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
-    "EXPORT": (instance_of("ExportParts"), "what fabricgen export writes for its switches"),
+    "EXPORT": (declared("ExportParts"), "what fabricgen export writes for its switches"),
+    "PUSH": (declared("PushParts"), "how push reaches and changes its switches"),
+    "VERIFY": (declared("VerifyParts"), "what verify reads of its switches beyond NAPALM's getters"),
 }
 
 

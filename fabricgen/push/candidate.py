@@ -5,35 +5,32 @@
   (`FABRICGEN_SECRET_<NAME>`, `--secrets FILE`); one missing is a refusal naming the secret, its
   environment variable and the devices that need it, and so is a value the field it goes into
   refuses on that switch's release (fabricgen.build.secrets.SLOTS: an SNMPv3 key with `:` on SONiC). `candidate` fills them in, in memory only:
-  the text goes to the driver as `load_*_candidate(config=...)`, never to a file or a command line.
+  the text goes to the driver as `load_*_candidate(config=...)`, never to a file or a command line;
+  its form is the NOS's (PUSH.candidate: the config's text, or SONiC's one JSON of config_db and FRR).
 - Completeness: `--commit` replaces a switch's whole config, so a config without a way back in
   (management VRF and address, a login, SSH, the boot image) would lock everyone out.
-  `check_complete` refuses such a build, naming what each switch lacks.
-
-SONiC candidates are one JSON text, `{"config_db": {...tables...}, "frr": "frr.conf text"}`: what
-fabricgen's SonicDriver takes as `load_replace_candidate(config=...)`.
+  `check_complete` refuses such a build, naming what each switch lacks (PUSH.replace_must_keep).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from fabricgen.basics.errors import Problem, PushError, raise_if
 from fabricgen.build.secrets import Secrets, env_name, load_secrets, names_in, placements, value_problems
+from fabricgen.nos.interface import plugin
 from fabricgen.push.inventory import Target
-
-SONIC_FILES = ("config_db.json", "frr.conf")
 
 
 def config_files(target: Target) -> dict[str, str]:
-    """The target's staged config files as text, by file name."""
-    if target.nos == "sonic":
-        return {name: (target.config / name).read_text() for name in SONIC_FILES}
-    return {target.config.name: target.config.read_text()}
+    """The target's staged config files as text, by file name: its one file, or each of its NOS's
+    config files in its folder."""
+    files = plugin(target.nos).config_files(target.name)
+    if len(files) == 1:
+        return {target.config.name: target.config.read_text()}
+    return {name: (target.config / name).read_text() for name in (PurePosixPath(path).name for path in files)}
 
 
 def read_secrets(targets: list[Target], secrets_file: Path | None = None, environ: Mapping[str, str] = os.environ) -> Secrets:
@@ -63,12 +60,8 @@ def read_secrets(targets: list[Target], secrets_file: Path | None = None, enviro
 
 
 def candidate(target: Target, secrets: Secrets) -> str:
-    """The config to load, secrets filled in (in memory). SONiC: the JSON object the driver takes."""
-    files = config_files(target)
-    if target.nos != "sonic":
-        return secrets.fill(files[target.config.name])
-    config_db = json.loads(secrets.fill(files["config_db.json"], in_json=True))  # a `"` in a value stays in its string
-    return json.dumps({"config_db": config_db, "frr": secrets.fill(files["frr.conf"])})
+    """The config to load, secrets filled in (in memory), in the form its driver takes."""
+    return plugin(target.nos).PUSH.candidate.load()(config_files(target), secrets)
 
 
 # --- completeness ------------------------------------------------------------------------------
@@ -91,73 +84,5 @@ def check_complete(targets: list[Target]) -> None:
 
 
 def missing_parts(target: Target) -> list[str]:
-    files = config_files(target)
-    if target.nos == "sonic":
-        return _sonic_missing(json.loads(files["config_db.json"]), target)
-    if target.nos == "eos":
-        from fabricgen.nos.eos.push import missing_parts as eos_missing  # EOS's own rules (its management port in a VRF, eAPI, SSH)
-
-        return eos_missing(files[target.config.name])
-    return _nxos_missing(files[target.config.name], target)
-
-
-def _nxos_missing(config: str, target: Target) -> list[str]:
-    """NX-OS: what a replace must keep so the switch can still be reached and logged into."""
-    lines = config.splitlines()
-    top = {line.rstrip() for line in lines if line and not line[0].isspace()}
-    missing = []
-    if "vrf context management" not in top:
-        missing.append("`vrf context management`")
-    mgmt0 = _block(lines, "interface mgmt0")
-    if not any(line.strip() == "vrf member management" for line in mgmt0) or not any(re.match(r"\s+ip address \S+", line) for line in mgmt0):
-        missing.append("`interface mgmt0` with `vrf member management` and an `ip address`")
-    if not any(line.startswith("aaa authentication login") or re.match(r"username \S+ ", line) for line in top):
-        missing.append("a login: `aaa authentication login ...` or a local `username`")
-    # SSH: Cisco Nexus 9000 NX-OS Security Configuration Guide, "Configuring SSH and Telnet":
-    # `feature ssh` (the SSH server) and `feature telnet` (off by default; a replace without it
-    # turns it off, so `no feature telnet` or its absence both do).
-    if "feature ssh" not in top:
-        missing.append("`feature ssh`")
-    if "feature telnet" in top:
-        missing.append("telnet off (the config has `feature telnet`)")
-    boot = [line for line in top if line.startswith("boot nxos ")]
-    if not boot:
-        missing.append("the boot image (`boot nxos bootflash:...`)")
-    elif target.boot_image and not any(line.endswith(target.boot_image) for line in boot):
-        missing.append(f"`boot nxos` naming the pinned image {target.boot_image}")
-    return missing
-
-
-def _sonic_missing(config_db: dict, target: Target) -> list[str]:
-    """SONiC: the management interface in the management VRF, a login that works, a pinned image.
-    Local Linux users (the image's `admin`) live in /etc/passwd, not config_db, so a replace of
-    config_db cannot delete them: without an AAA table login stays local."""
-    missing = []
-    # sonic-mgmt_interface.yang: MGMT_INTERFACE keys "eth0|ADDRESS/LEN"; sonic-mgmt_vrf.yang:
-    # MGMT_VRF_CONFIG|vrf_global mgmtVrfEnabled
-    if not any("|" in key for key in (config_db.get("MGMT_INTERFACE") or {})):
-        missing.append("MGMT_INTERFACE (eth0 with an address)")
-    if str((config_db.get("MGMT_VRF_CONFIG") or {}).get("vrf_global", {}).get("mgmtVrfEnabled", "")).lower() != "true":
-        missing.append("the management VRF (MGMT_VRF_CONFIG|vrf_global mgmtVrfEnabled true)")
-    # sonic-system-aaa.yang: AAA|authentication login, e.g. "tacacs+,local"
-    login = str((config_db.get("AAA") or {}).get("authentication", {}).get("login", "local"))
-    methods = [method.strip() for method in login.split(",") if method.strip()]
-    servers = {"tacacs+": "TACPLUS_SERVER", "radius": "RADIUS_SERVER"}
-    if "local" not in methods and not any(config_db.get(servers[m]) for m in methods if m in servers):
-        missing.append(f"a login: AAA login {login!r} has no server table ({', '.join(servers.values())}) and no local fallback")
-    if not target.boot_image:
-        missing.append("a pinned image (topology.json `boot_image`: the intent's management.boot.sonic)")
-    return missing
-
-
-def _block(lines: list[str], header: str) -> list[str]:
-    """The indented lines under a top-level `header` line."""
-    block, inside = [], False
-    for line in lines:
-        if line.rstrip() == header:
-            inside = True
-        elif inside and line[:1].isspace():
-            block.append(line)
-        elif inside:
-            break
-    return block
+    """What the target's config lacks that a replace must keep (its NOS's rules: a way back in)."""
+    return plugin(target.nos).PUSH.replace_must_keep.load()(config_files(target), target.boot_image)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,11 +21,17 @@ from fabricgen.basics.errors import Problem, PushError, raise_if
 from fabricgen.basics.trust import check_host, check_hostname, check_text, check_token, printable
 from fabricgen.basics.yaml_source import load_yaml
 from fabricgen.build.build_dir import BuildFiles
+from fabricgen.nos.interface import OptionKind, PushParts, plugin, plugins
 
-# fabricgen's NOS name -> the NAPALM driver that manages it. "sonic" is fabricgen's own
-# (napalm_sonic, registered through the napalm_<name> lookup); "nxos" is NAPALM's NX-API driver,
-# "eos" NAPALM's eAPI driver (both through fabricgen's subclasses: push/rollout.py OWN_DRIVERS).
-DRIVERS = {"nxos": "nxos", "sonic": "sonic", "eos": "eos"}
+
+def driver_parts() -> dict[str, PushParts]:
+    """NAPALM driver name -> the push parts of the NOS it drives (its PUSH), for every NOS."""
+    return {package.PUSH.napalm_driver: package.PUSH for package in plugins().values()}
+
+
+# fabricgen's NOS name -> the NAPALM driver that manages it (its PUSH part's napalm_driver; the
+# exports' inventories name the same drivers)
+DRIVERS = {name: package.PUSH.napalm_driver for name, package in plugins().items()}
 MAX_INVENTORY_BYTES = 8 << 20  # a host and a few options for each of some 10,000 switches, with room
 INVENTORY_KEYS = {"host", "driver", "optional_args"}
 # Credentials come from the environment or a prompt; an inventory that carries them is refused
@@ -33,6 +39,7 @@ INVENTORY_KEYS = {"host", "driver", "optional_args"}
 SECRET_WORDS = ("password", "secret", "passphrase", "token")
 
 _NEIGHBOR = re.compile(r"^\s+neighbor\s+(\S+)")
+OptionCheck = Callable[[object], None]  # raises ValueError saying what is wrong with an optional_args value
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +52,7 @@ class Target:
     nos: str
     host: str
     driver: str
-    config: Path  # configs/<name>.cfg (NX-OS) or configs/<name>/ (SONiC: config_db.json + frr.conf)
+    config: Path  # its one config file (configs/<name>.cfg), or the folder of its several (SONiC: configs/<name>/)
     expected_peers: tuple[str, ...]  # BGP neighbor addresses the pushed config declares
     optional_args: dict = field(default_factory=dict, hash=False)
     boot_image: str | None = None  # the NOS image the intent pins (topology.json `boot_image`)
@@ -63,7 +70,8 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     # checked names and enums (fabricgen.build.build_dir), as plain dicts for the selection below
     switches = [node.model_dump(mode="json", exclude_none=True, exclude={"qos"}) for node in build.topology().nodes if node.nos in DRIVERS]
     chosen = select_devices(switches, selection, build_dir)
-    overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}) if inventory_file else {}
+    checks = driver_checks()
+    overrides = _read_inventory(inventory_file, {node["id"]: node["nos"] for node in switches}, checks) if inventory_file else {}
     defaults = overrides.pop(None, {})
     management = {row.device: row.address.split("/")[0] for row in build.ip_plan() if row.kind == "management"}
 
@@ -94,7 +102,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
                 driver=driver,
                 config=config,
                 expected_peers=bgp_neighbors(config_text),
-                optional_args=driver_options(defaults, own, driver),
+                optional_args=driver_options(defaults, own, checks.get(driver, {})),
                 boot_image=node.get("boot_image"),
                 nos_release=node.get("nos_release"),
             )
@@ -104,7 +112,7 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
 
 
 def bgp_neighbors(config: str) -> tuple[str, ...]:
-    """The neighbor addresses of every `router bgp` block, in NX-OS or FRR syntax: both put
+    """The neighbor addresses of every `router bgp` block, in NX-OS, EOS or FRR syntax: each puts
     `neighbor ADDRESS ...` indented under `router bgp ASN`. Peer-group names are not addresses."""
     found: dict[str, None] = {}
     in_bgp = False
@@ -127,10 +135,12 @@ def _is_address(text: str) -> bool:
 
 
 def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tuple[Path, str]:
-    """The path handed to the driver and the routing config the expected neighbors are read from;
-    reading through BuildFiles checks each file against the manifest before it is pushed, and with
-    `staging` the checked bytes are what the driver gets."""
-    files = [f"configs/{name}/config_db.json", f"configs/{name}/frr.conf"] if nos == "sonic" else [f"configs/{name}.cfg"]
+    """The path handed to the driver (the switch's one config file, or the folder of its several:
+    its NOS's config_files) and the routing config the expected neighbors are read from (the
+    last file: the config itself, or SONiC's frr.conf); reading through BuildFiles checks each
+    file against the manifest before it is pushed, and with `staging` the checked bytes are what
+    the driver gets."""
+    files = plugin(nos).config_files(name)
     contents = {path: build.bytes(path) for path in files}
     root = build.root if staging is None else staging
     if staging is not None:
@@ -144,7 +154,7 @@ def _config(build: BuildFiles, name: str, nos: str, staging: Path | None) -> tup
         raise PushError(
             Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint="rebuild the directory with `fabricgen build`", file=str(build.root / files[-1]))
         ) from None
-    return (root / "configs" / name if nos == "sonic" else root / files[0]), routing
+    return (root / files[0] if len(files) == 1 else (root / files[0]).parent), routing
 
 
 def select_devices(switches: list[dict], selection: str | None, build_dir: Path) -> list[dict]:
@@ -178,10 +188,10 @@ def select_devices(switches: list[dict], selection: str | None, build_dir: Path)
     return [node for node in switches if node["id"] in chosen]
 
 
-def _read_inventory(path: Path, known: dict[str, str]) -> dict[str | None, dict]:
+def _read_inventory(path: Path, known: dict[str, str], checks: dict[str, dict[str, OptionCheck]]) -> dict[str | None, dict]:
     """The inventory file: per-device settings, plus `defaults` under the key None. `known` maps
-    the build's switches to their NOS. Every value is checked here (see `_settings`); every
-    problem is raised together, with its file, line and field.
+    the build's switches to their NOS, `checks` is `driver_checks()`. Every value is checked here
+    (see `_settings`); every problem is raised together, with its file, line and field.
 
         defaults: {optional_args: {transport: https, port: 443}}
         devices:
@@ -200,7 +210,7 @@ def _read_inventory(path: Path, known: dict[str, str]) -> dict[str | None, dict]
         raise PushError(problem("expected a mapping with `devices` (and optionally `defaults`)", hint="see `fabricgen push --help`"))
     defaults = data.get("defaults") or {}
     default_driver = defaults.get("driver") if isinstance(defaults, dict) and isinstance(defaults.get("driver"), str) else None
-    settings: dict[str | None, dict] = {None: _settings(defaults, ("defaults",), None, problem, problems)}
+    settings: dict[str | None, dict] = {None: _settings(defaults, ("defaults",), None, checks, problem, problems)}
     devices = data.get("devices") or {}
     if not isinstance(devices, dict):
         problems.append(problem("must map device names to settings", ("devices",)))
@@ -217,12 +227,12 @@ def _read_inventory(path: Path, known: dict[str, str]) -> dict[str | None, dict]
             continue
         own_driver = entry.get("driver") if isinstance(entry, dict) and isinstance(entry.get("driver"), str) else None
         driver = own_driver or default_driver or DRIVERS[known[name]]
-        settings[name] = _settings(entry or {}, field, driver, problem, problems)
+        settings[name] = _settings(entry or {}, field, driver, checks, problem, problems)
     raise_if(problems, PushError)
     return settings
 
 
-def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> dict:
+def _settings(entry, path: tuple, driver, supported: dict[str, dict[str, OptionCheck]], problem, problems: list[Problem]) -> dict:
     """One device's (or the defaults') host, driver and optional_args, each checked: `host` an IP
     address or DNS name, `driver` a supported one, `optional_args` only keys `driver` reads (any
     supported driver's for the defaults), each value of its type, one bounded line of text."""
@@ -238,12 +248,12 @@ def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> d
             check_host(host if isinstance(host, str) else repr(host))
         except ValueError as exc:
             problems.append(problem(str(exc), (*path, "host")))
-    if "driver" in entry and (not isinstance(entry["driver"], str) or entry["driver"] not in DRIVER_OPTIONS):
+    if "driver" in entry and (not isinstance(entry["driver"], str) or entry["driver"] not in supported):
         problems.append(
             problem(
                 f"{entry['driver']!r} is not a supported driver",
                 (*path, "driver"),
-                hint=f"use {', '.join(DRIVER_OPTIONS)} (or leave it out: the NOS's own driver)",
+                hint=f"use {', '.join(supported)} (or leave it out: the NOS's own driver)",
             )
         )
         driver = None
@@ -254,7 +264,7 @@ def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> d
     if len(options) > MAX_OPTIONAL_ARGS:
         problems.append(problem(f"{len(options)} keys; at most {MAX_OPTIONAL_ARGS}", (*path, "optional_args")))
         return {}
-    readers = {driver: DRIVER_OPTIONS[driver]} if driver in DRIVER_OPTIONS else DRIVER_OPTIONS
+    readers = {driver: supported[driver]} if driver in supported else supported
     for key, value in options.items():
         field = (*path, "optional_args", key)
         message, hint = _option_problem(str(key), value, readers)
@@ -263,7 +273,7 @@ def _settings(entry, path: tuple, driver, problem, problems: list[Problem]) -> d
     return dict(entry)
 
 
-def _option_problem(key: str, value, readers: dict[str, dict]) -> tuple[str, str]:
+def _option_problem(key: str, value, readers: dict[str, dict[str, OptionCheck]]) -> tuple[str, str]:
     """What is wrong with one optional_args entry for drivers `readers` ("" when nothing)."""
     if any(word in key.lower() for word in SECRET_WORDS):
         return (
@@ -316,29 +326,35 @@ def _verify(value) -> None:
         _path(value)  # a CA bundle
 
 
-# The optional_args each driver reads, and what each value may be. A key the device's driver does
-# not read is refused, not passed on: NAPALM drops unknown keys silently, so a misspelt
-# `ssl_verfy` would otherwise vanish. Host key checking is the command's (HOST_KEY_OPTIONS).
-DRIVER_OPTIONS: dict[str, dict[str, Callable[[object], None]]] = {
-    "nxos": {"transport": _transport, "nxos_protocol": _transport, "port": _port, "ssl_verify": _verify},
-    "sonic": {
-        "port": _port,
-        "key_file": _path,
-        "frr_container": _container,
-        "lldp_container": _container,
-        "sudo": _flag,
-    },  # lldp_container: nos/sonic/driver.py (verify's LLDP getter)
-    "eos": {"port": _port, "ssl_verify": _verify},  # eAPI over HTTPS only (nos/eos/push.py OPTIONS)
-    "mock": {"path": _path, "fail_on_open": _flag},  # NAPALM's MockDriver: answers from fixture files, contacts nothing
+# How each kind of optional_args value a NOS's PUSH.driver_options names is checked.
+OPTION_CHECKS: dict[OptionKind, OptionCheck] = {
+    "port": _port,
+    "flag": _flag,
+    "path": _path,
+    "container": _container,
+    "transport": _transport,
+    "tls_verify": _verify,
 }
+# NAPALM's MockDriver: answers from fixture files, contacts nothing
+MOCK_OPTIONS: dict[str, OptionCheck] = {"path": _path, "fail_on_open": _flag}
+
+
+def driver_checks() -> dict[str, dict[str, OptionCheck]]:
+    """The optional_args each driver reads (its NOS's PUSH.driver_options, then NAPALM's mock), and
+    how each value is checked. A key the device's driver does not read is refused, not passed on:
+    NAPALM drops unknown keys silently, so a misspelt `ssl_verfy` would otherwise vanish. Host key
+    checking is the command's (HOST_KEY_OPTIONS)."""
+    checks = {driver: {key: OPTION_CHECKS[kind] for key, kind in parts.driver_options.items()} for driver, parts in driver_parts().items()}
+    return {**checks, "mock": MOCK_OPTIONS}
+
+
 HOST_KEY_OPTIONS = ("host_keys", "known_hosts", "ssh_strict")
 MAX_OPTIONAL_ARGS = 32
 MAX_PATH = 1024
 
 
-def driver_options(defaults: dict, own: dict, driver: str) -> dict:
-    """A device's optional_args: the defaults' ones its driver reads (a transport for all, while
-    `frr_container` means nothing to an NX-OS switch), then its own on top."""
-    readable = DRIVER_OPTIONS.get(driver, {})
+def driver_options(defaults: dict, own: dict, readable: Mapping[str, OptionCheck]) -> dict:
+    """A device's optional_args: the defaults' ones its driver reads (`readable`: a transport for
+    all, while `frr_container` means nothing to an NX-OS switch), then its own on top."""
     inherited = {key: value for key, value in (defaults.get("optional_args") or {}).items() if key in readable}
     return {**inherited, **(own.get("optional_args") or {})}

@@ -48,12 +48,11 @@ from napalm.base.exceptions import (
 
 from fabricgen.basics.errors import Problem, PushError, raise_if
 from fabricgen.build.secrets import Secrets
-from fabricgen.nos.eos.push import COMMIT_TIMER_RANGE as EOS_COMMIT_TIMER
-from fabricgen.nos.nxos.push import COMMIT_TIMEOUT_RANGE as NXOS_COMMIT_TIMEOUT
+from fabricgen.nos.interface import plugin
 from fabricgen.push.candidate import candidate as filled_candidate
 from fabricgen.push.candidate import check_complete
 from fabricgen.push.credentials import Credentials
-from fabricgen.push.inventory import Target
+from fabricgen.push.inventory import Target, driver_parts
 from fabricgen.push.security import DeviceVerification
 
 # Exceptions with which a driver says "the device refused the commit and kept its config":
@@ -61,12 +60,6 @@ from fabricgen.push.security import DeviceVerification
 # checkpoint before raising. Anything else during a commit leaves the device's state unknown.
 REFUSED_COMMIT = (CommitError, ReplaceConfigException, MergeConfigException)
 NO_CANARY = "none"  # --canary none: straight to batches (both ends of a renumbered link at once)
-# fabricgen's own drivers where NAPALM's lack what push needs (nxos: candidates from memory and
-# commit-confirm); every other name goes through NAPALM's lookup
-OWN_DRIVERS = {
-    "nxos": "fabricgen.nos.nxos.push:NxosDriver",
-    "eos": "fabricgen.nos.eos.push:EosDriver",  # eos: a verified, bounded eAPI transport (nos/eos/push.py)
-}  # imported when needed (as NAPALM's lookup does)
 
 
 class Outcome(str, Enum):
@@ -128,13 +121,14 @@ Progress = Callable[[DeviceResult], None]
 
 
 def resolve_drivers(targets: Iterable[Target]) -> dict[str, type]:
-    """Every driver the targets need, looked up before any device is contacted."""
+    """Every driver the targets need, looked up before any device is contacted: fabricgen's own
+    where a NOS's PUSH names one (NAPALM's lacks what push needs), else NAPALM's lookup."""
     drivers, problems = {}, []
+    own = {name: parts.own_driver for name, parts in driver_parts().items() if parts.own_driver is not None}
     for name in sorted({target.driver for target in targets}):
         try:
-            if name in OWN_DRIVERS:
-                module, _, attribute = OWN_DRIVERS[name].partition(":")
-                drivers[name] = getattr(__import__(module, fromlist=[attribute]), attribute)
+            if name in own:
+                drivers[name] = own[name].load()  # imported when needed (as NAPALM's lookup does)
                 continue
             drivers[name] = get_network_driver(name)
         except ModuleImportError as exc:
@@ -172,24 +166,11 @@ def push(
     if options.canary not in (None, NO_CANARY) and options.canary not in {target.name for target in targets}:
         raise PushError(Problem(f"--canary {options.canary!r} is not among the selected devices", hint="name one of the devices --devices selects"))
     options.verification.check(targets)
-    if options.merge and (sonic := sorted(t.name for t in targets if t.nos == "sonic")):
-        raise PushError(
-            Problem(
-                f"--merge is not supported on SONiC ({', '.join(sonic[:3])}{' and more' if len(sonic) > 3 else ''}): config_db and FRR "
-                "have no merge that can be checked and rolled back as one change",
-                hint="push SONiC switches without --merge (a replace keeps the image's local users: they are not in config_db)",
-            )
-        )
+    if options.merge:
+        _refuse_merge(targets)
     if options.commit and not options.merge:
         check_complete(targets)  # a replace of an incomplete config would lock everyone out
-        for driver, (low, high), what in (("nxos", NXOS_COMMIT_TIMEOUT, "NX-OS's commit-timeout"), ("eos", EOS_COMMIT_TIMER, "EOS's commit timer")):
-            if any(t.driver == driver for t in targets) and not low <= options.revert_in <= high:
-                raise PushError(
-                    Problem(
-                        f"the confirm timeout is {options.revert_in} s; {what} takes {low}-{high} s",
-                        hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
-                    )
-                )
+        _check_commit_timers(targets, options.revert_in)
     session = DeviceSession(resolve_drivers(targets), credentials, secrets or Secrets(), options)
     report = on_result or (lambda result: None)
 
@@ -213,6 +194,40 @@ def push(
             result = replace(result, outcome=Outcome.not_attempted, stage="")  # the summary says why
         final.append(result)
     return Rollout(final, committed=True, stopped=stopped)
+
+
+def _refuse_merge(targets: list[Target]) -> None:
+    """PushError for the targets whose NOS refuses --merge (its PUSH.merge_refused), one per NOS."""
+    problems = []
+    for nos in sorted({target.nos for target in targets}):
+        package = plugin(nos)
+        refusal = package.PUSH.merge_refused
+        if refusal is None:
+            continue
+        names = sorted(target.name for target in targets if target.nos == nos)
+        problems.append(
+            Problem(
+                f"--merge is not supported on {package.TITLE} ({', '.join(names[:3])}{' and more' if len(names) > 3 else ''}): {refusal.message}",
+                hint=refusal.hint,
+            )
+        )
+    raise_if(problems, PushError)
+
+
+def _check_commit_timers(targets: list[Target], revert_in: int) -> None:
+    """PushError when a driver's commit-confirm timer (its NOS's PUSH.commit_timer) cannot hold
+    `revert_in`: refused before any device is contacted, not by the device after the change."""
+    parts = driver_parts()
+    timers = {parts[t.driver].commit_timer for t in targets if t.driver in parts}
+    problems = [
+        Problem(
+            f"the confirm timeout is {revert_in} s; {timer.name} takes {timer.low}-{timer.high} s",
+            hint="set --confirm-timeout in that range (or lower --verify-timeout / --connect-timeout)",
+        )
+        for timer in sorted((timer for timer in timers if timer is not None), key=lambda timer: timer.name)
+        if not timer.low <= revert_in <= timer.high
+    ]
+    raise_if(problems, PushError)
 
 
 def _stages(changed: list[Target], options: RolloutOptions) -> list[tuple[str, list[Target]]]:

@@ -1,5 +1,7 @@
 """How `fabricgen push` makes sure it talks to the real switch before it hands over the password.
 
+Each NOS's PUSH part says which transport its driver speaks (`transport`), so which check applies:
+
 - SONiC (SSH): the switch's host key must be listed in a known_hosts file (`--known-hosts FILE`,
   default ~/.ssh/known_hosts); `--trust-on-first-use` pins unknown keys in that file instead, and
   a listed key that changed is still refused (push/known_hosts.py does the checking).
@@ -24,11 +26,17 @@ from pathlib import Path
 
 from fabricgen.basics.errors import Problem, PushError, raise_if
 from fabricgen.basics.trust import check_host
+from fabricgen.nos.interface import NosPackage, PushParts, plugins
 from fabricgen.push import known_hosts
-from fabricgen.push.inventory import Target
+from fabricgen.push.inventory import Target, driver_parts
 
-SONIC, NXOS, EOS = "sonic", "nxos", "eos"  # the drivers whose transport fabricgen secures
-TLS_DRIVERS = (NXOS, EOS)  # HTTPS APIs: the certificate checked against --ca-bundle or the system's CAs
+SSH, HTTPS = "ssh", "https"  # the transports fabricgen secures (PushParts.transport): host keys, TLS certificates
+
+
+def _transport(target: Target) -> str:
+    """The transport of the target's driver ("" for one no NOS gives, such as NAPALM's mock)."""
+    parts = driver_parts().get(target.driver)
+    return parts.transport if parts is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +50,7 @@ class DeviceVerification:
 
     @property
     def host_keys(self) -> str:
-        """The SONiC driver's host_keys mode these options ask for."""
+        """The host_keys mode these options ask an SSH driver for (the SONiC driver's optional_args)."""
         if self.insecure:
             return known_hosts.ACCEPT_ANY
         return known_hosts.TRUST_ON_FIRST_USE if self.trust_on_first_use else known_hosts.VERIFY
@@ -55,7 +63,7 @@ class DeviceVerification:
         """Raise PushError with every problem of these options and of the targets' own transport
         settings, before any device is contacted."""
         targets = list(targets)
-        problems = self._option_problems(any(t.driver == SONIC for t in targets))
+        problems = self._option_problems(any(_transport(t) == SSH for t in targets))
         for target in targets:
             problems += _target_problems(target, self.insecure)
         raise_if(problems, PushError)
@@ -64,9 +72,10 @@ class DeviceVerification:
         """The optional_args to hand `target`'s NAPALM driver: the inventory's, with verification
         set as these options say (call `check` first: it refuses what this would override)."""
         args = dict(target.optional_args)
-        if target.driver == SONIC:
+        transport = _transport(target)
+        if transport == SSH:
             args |= {"host_keys": self.host_keys, "known_hosts": str(self.known_hosts_file)}
-        elif target.driver in TLS_DRIVERS:
+        elif transport == HTTPS:
             if self.insecure:
                 args["ssl_verify"] = False
             elif isinstance(args.get("ssl_verify"), str):  # a device's own CA bundle wins
@@ -80,17 +89,16 @@ class DeviceVerification:
         if not self.insecure:
             return ""
         drivers = Counter(target.driver for target in targets)
-        unverified = []
-        if drivers[SONIC]:
-            unverified.append(f"the SSH host keys of {drivers[SONIC]} SONiC switch(es)")
-        if drivers[NXOS]:
-            unverified.append(f"the TLS certificates of {drivers[NXOS]} NX-OS switch(es)")
-        if drivers[EOS]:
-            unverified.append(f"the TLS certificates of {drivers[EOS]} EOS switch(es)")
+        checked = {SSH: "the SSH host keys", HTTPS: "the TLS certificates"}
+        unverified = [
+            f"{checked[package.PUSH.transport]} of {drivers[package.PUSH.napalm_driver]} {package.TITLE} switch(es)"
+            for package in sorted(plugins().values(), key=_ssh_first)
+            if drivers[package.PUSH.napalm_driver]
+        ]
         what = " and ".join(unverified) or "device identities (SSH host keys, TLS certificates)"
         return f"warning: --insecure: {what} are not verified; anyone on the path can pose as a switch and take the password"
 
-    def _option_problems(self, any_sonic: bool) -> list[Problem]:
+    def _option_problems(self, any_ssh: bool) -> list[Problem]:
         problems = []
         if self.insecure:
             given = [
@@ -115,7 +123,7 @@ class DeviceVerification:
             )
         elif self.known_hosts is not None and self.known_hosts.exists() and not self.known_hosts.is_file():
             problems.append(Problem("is not a file", file=str(self.known_hosts), hint="--known-hosts names an OpenSSH known_hosts file"))
-        elif any_sonic and not self.trust_on_first_use and not self.known_hosts_file.is_file():
+        elif any_ssh and not self.trust_on_first_use and not self.known_hosts_file.is_file():
             problems.append(
                 Problem(
                     "no such known_hosts file: no SONiC switch's SSH host key could be verified",
@@ -135,6 +143,11 @@ class DeviceVerification:
         return problems
 
 
+def _ssh_first(package: NosPackage) -> tuple[bool, str]:
+    """The order --insecure's warning names NOSes in: those reached over SSH, then over HTTPS."""
+    return (package.PUSH.transport != SSH, package.NAME)
+
+
 def _target_problems(target: Target, insecure: bool) -> list[Problem]:
     """A target whose address is not a host, or whose inventory settings would switch TLS off."""
     problems = []
@@ -142,10 +155,13 @@ def _target_problems(target: Target, insecure: bool) -> list[Problem]:
         check_host(target.host)
     except ValueError as exc:
         problems.append(Problem(str(exc), device=target.name))
-    if target.driver not in TLS_DRIVERS:
+    parts: PushParts | None = driver_parts().get(target.driver)
+    if parts is None or parts.transport != HTTPS:
         return problems
     args = target.optional_args
-    transport = args.get("transport", args.get("nxos_protocol", "https"))
+    # the options that choose http or https (kind "transport" in its PUSH.driver_options), the first given wins
+    schemes = [key for key, kind in parts.driver_options.items() if kind == "transport" and key in args]
+    transport = args[schemes[0]] if schemes else "https"
     if transport != "https" and not insecure:
         problems.append(
             Problem(

@@ -30,8 +30,11 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from fabricgen.basics.errors import dotted
 from fabricgen.basics.trust import IPV4_OCTET, check_interface_name, printable, quoted
 from fabricgen.basics.units import MAX_SPEED_GBPS
-from fabricgen.nos.sonic.answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds the SONiC driver's parsers hold too
 
+# Bounds the NOS modules' own parsers of device answers hold too (they import them from here)
+MAX_ENTRIES = 100_000  # no switch has this many ports, queues, neighbours or routes per answer
+MAX_AS = 4_294_967_295
+MAX_PREFIXES = 2**32 - 1
 MAX_LANES = 16  # optical lanes of one port (QSFP-DD and OSFP have 8)
 MAX_TEXT = 1024  # characters of a description or an LLDP field (255 octets, escaped at most 4 times over)
 MAX_CONFIG = 32 * 1024 * 1024  # characters of a running config (fabricgen's SONiC driver reads at most 32 MiB)
@@ -41,10 +44,11 @@ MAX_MTU = 65_535
 MAX_ECMP = 65_536  # the catalog's bound on max_ecmp_paths
 MAX_SECONDS = 10**10  # an uptime of three centuries
 # Optical DOM (SFF-8472, CMIS) keeps power in units of 0.1 uW, so the weakest reading is -40 dBm
-# (0 mW is -inf dBm: an instant reading of -inf is read as that floor); nothing pluggable emits
-# 1 W (+30 dBm). Laser bias is kept in units of 2 uA, at most 131 mA (x4 with CMIS's
+# (0 mW is -inf dBm: an instant reading of -inf is read as that floor, DARK_DBM); nothing pluggable
+# emits 1 W (+30 dBm). Laser bias is kept in units of 2 uA, at most 131 mA (x4 with CMIS's
 # multiplier): 1 A is no transceiver's.
 MIN_DBM, MAX_DBM = -60.0, 30.0
+DARK_DBM = -40.0
 MAX_BIAS_MA = 1000.0
 
 

@@ -23,8 +23,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabricgen.nos.eos import verify as eos
-from fabricgen.nos.nxos import verify as nxos
+from fabricgen.nos.interface import plugin
 from fabricgen.push.inventory import Target
 from fabricgen.verify import answers
 
@@ -149,15 +148,13 @@ def observe(target: Target, access: Access, interval: float) -> Observation:
 
 
 MAX_ERROR = 400  # characters of a getter's error kept (masked first)
-# The modules of the getters a NOS's NAPALM driver lacks (their EXTENSIONS), read from the
-# switch's own show output; looked up when asked (they import verify.answers, which imports this)
-EXTENDED = {"nxos": nxos, "eos": eos}
 
 
 def _ask(device: ReadOnlyDevice, getter: str, observation: Observation, into: dict, access: Access) -> None:
-    """Ask `getter`, check its answer, keep it in `into`; or record why not."""
-    module = EXTENDED.get(observation.target.nos)
-    extension = module.EXTENSIONS.get(getter) if module is not None else None
+    """Ask `getter`, check its answer, keep it in `into`; or record why not. A getter the NOS's
+    NAPALM driver lacks is its VERIFY part's extension, read from the switch's own show output."""
+    extensions = plugin(observation.target.nos).VERIFY.extensions
+    extension = extensions.load().get(getter) if extensions is not None else None
     if extension is not None:
         ask = lambda: extension(device)  # noqa: E731
     elif getter == "get_config":

@@ -2,23 +2,22 @@
 on both sides (one `Finding` per device that differs).
 
 A secret is masked where it stands: the slots `fabricgen.build.secrets.SLOTS` declares for each NOS
-(the same places the renderers write placeholders), in the build and in the device's answer
-alike, so a placeholder and the device's value (or its encrypted form) compare equal and neither
+(the same places the renderers write placeholders; the NOS's VERIFY.mask_slots finds them in its
+running config's layout), in the build and in the device's answer alike, so a placeholder and the device's value (or its encrypted form) compare equal and neither
 is printed. Values the user gave (--secrets) are masked wherever they appear, first."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
-from fabricgen.build.secrets import MASK, Secrets, mask_config_db, mask_text
+from fabricgen.build.secrets import Secrets
+from fabricgen.nos.interface import plugin
 from fabricgen.verify.collect import Observation
 from fabricgen.verify.findings import WARNING, Finding
 from fabricgen.verify.plan import Plan
 
 DRIFT_LINES_SHOWN = 5
-NOT_JSON = f"{MASK} (the running config_db is not JSON: not compared)"
 # lines a NOS writes around its running config that no build holds
 _NOISE = re.compile(
     r"^\s*(!.*|Building configuration.*|Current configuration.*|end|exit|exit-address-family|exit-vrf|frr version .*|frr defaults .*|version .*)?$"
@@ -27,22 +26,9 @@ _NOT_STATEMENTS = {"{", "}", "[", "]", "},", "],"}
 
 
 def mask_config(text: str, secrets: Secrets, nos: str) -> str:
-    """A config of `nos` with every secret masked: the known values first (as push masks them),
-    then every slot. SONiC: the driver's text, `! config_db ...` (JSON, masked by table and
-    field and re-serialised sorted) then `! frr ...`; a config_db that is not JSON is not shown."""
-    text = secrets.mask(text)
-    if nos != "sonic":
-        return mask_text(text, nos)
-    head, _, rest = text.partition("\n")
-    if not head.startswith("! config_db"):
-        return mask_text(text, "frr")
-    db, marker, frr = rest.partition("\n! frr")
-    try:
-        document = json.loads(db)
-    except ValueError:
-        document = None
-    shown = json.dumps(mask_config_db(document), indent=4, sort_keys=True) if isinstance(document, dict) else NOT_JSON
-    return f"{head}\n{shown}\n{marker.strip()}{mask_text(frr, 'frr')}"
+    """A config of `nos` (in its running config's layout) with every secret masked: the known
+    values first (as push masks them), then every slot (its VERIFY.mask_slots)."""
+    return plugin(nos).VERIFY.mask_slots.load()(secrets.mask(text))
 
 
 def statements(text: str) -> list[str]:

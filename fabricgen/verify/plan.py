@@ -3,29 +3,29 @@
 Everything comes through fabricgen.build.build_dir (verified against manifest.json): cabling.csv gives
 every cable with both ends' device, port, rack and RU and its speed; ip-plan.csv the link
 addresses, hence each planned BGP session's port and subnet; topology.json the roles and each
-switch's lossless priority; the configs the MTU of every port, the BGP neighbors each switch
-declares (push's own reading) and the text the running config is compared with. The ECMP widths
+switch's lossless priority; the configs, as each NOS's VERIFY part reads them, the MTU of every
+port and the text the running config is compared with, and the BGP neighbors each switch
+declares (push's own reading). The ECMP widths
 a switch should hold towards every other leaf come from the lab's routing model (lab/routing.py:
 what eBGP converges to on this build's fabric), so verify and `lab verify` expect the same.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import netaddr
 
 from fabricgen.basics.errors import FabricgenError
 from fabricgen.build.build_dir import BuildFiles
 from fabricgen.compiler.design.graph import Role
+from fabricgen.nos.interface import plugin
 from fabricgen.push.inventory import Target
 
 _SPEED = re.compile(r"^(\d+)G$")
-_NXOS_INTERFACE = re.compile(r"^interface (\S+)")
-_NXOS_MTU = re.compile(r"^\s+mtu (\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,17 +142,10 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
 
     configs, mtu = {}, {}
     for target in targets:
-        if target.nos == "sonic":
-            config_db = build.text(f"configs/{target.name}/config_db.json")
-            frr = build.text(f"configs/{target.name}/frr.conf")
-            configs[target.name] = sonic_config_text(config_db, frr)
-            for port, settings in (json.loads(config_db).get("PORT") or {}).items():
-                if str(settings.get("mtu", "")).isdigit():
-                    mtu[(target.name, port)] = int(settings["mtu"])
-        else:
-            text = build.text(f"configs/{target.name}.cfg")
-            configs[target.name] = text
-            mtu.update({(target.name, port): value for port, value in nxos_mtus(text).items()})
+        package = plugin(target.nos)
+        files = {PurePosixPath(path).name: build.text(path) for path in package.config_files(target.name)}
+        configs[target.name] = package.VERIFY.running_config.load()(files)
+        mtu.update({(target.name, port): value for port, value in package.VERIFY.port_mtus.load()(files).items()})
 
     lossless = {}
     for node in topology.nodes:
@@ -161,27 +154,6 @@ def read_plan(build: BuildFiles, targets: list[Target], error: type[FabricgenErr
             lossless[node.id] = {priority}
 
     return Plan(targets, roles, cables, by_end, sessions, mtu, lossless, {}, configs)
-
-
-def sonic_config_text(config_db: str, frr: str) -> str:
-    """A SONiC switch's config as one text, in the layout fabricgen's SONiC driver gives
-    get_config(retrieve="running"): the config_db JSON (sorted, indented) then frr.conf, each under
-    a `!` header line (nos/sonic/driver.py `_labelled`)."""
-    canonical = json.dumps(json.loads(config_db), indent=4, sort_keys=True)
-    return f"! config_db (config_db.json)\n{canonical}\n! frr (frr.conf)\n{frr.rstrip()}\n"
-
-
-def nxos_mtus(config: str) -> dict[str, int]:
-    """`mtu N` under each `interface NAME` block of an NX-OS config."""
-    found, current = {}, None
-    for line in config.splitlines():
-        if match := _NXOS_INTERFACE.match(line):
-            current = match.group(1)
-        elif line and not line[0].isspace():
-            current = None
-        elif current and (match := _NXOS_MTU.match(line)):
-            found[current] = int(match.group(1))
-    return found
 
 
 def planned_widths(build: BuildFiles, polled: set[str], notes: list[str]) -> dict[str, dict[str, int]]:

@@ -2,7 +2,9 @@
 
 The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
 syntax (every line shape's source: docs/reference/eos.md), `capabilities.py` what it can write,
-`releases.yaml` its releases and features, `system.py` the management baseline.
+`releases.yaml` its releases and features, `system.py` the management baseline, `push.py`
+fabricgen's NAPALM driver for it and what push reads of a config, `verify.py` the readings NAPALM's
+driver lacks and what verify reads of a config (both named in PUSH and VERIFY, imported when used).
 `export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
@@ -24,6 +26,7 @@ from fabricgen.nos.eos.capabilities import (
 )
 from fabricgen.nos.eos.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
 from fabricgen.nos.eos.text import eos_text
+from fabricgen.nos.interface import CommitTimer, Lazy, PushParts, VerifyParts
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -39,6 +42,25 @@ ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"eos_text": eos_text}
 HEADROOM_FROM_ASIC_DELAY = False  # fabricgen writes no EOS buffer config: the platform's defaults stay
 PREFERS_MAPPED_PLATFORM = False
+
+# hh:mm:ss, which NAPALM writes with time.gmtime: 24 hours or more would wrap to a short timer
+COMMIT_TIMER_RANGE = (1, 86_399)
+PUSH = PushParts(
+    napalm_driver="eos",  # NAPALM's eAPI driver, through fabricgen's subclass:
+    own_driver=Lazy("fabricgen.nos.eos.push:EosDriver"),  # a verified, bounded eAPI transport
+    driver_options={"port": "port", "ssl_verify": "tls_verify"},  # eAPI over HTTPS only
+    transport="https",  # eAPI: the certificate checked against --ca-bundle or the system's CAs
+    commit_timer=CommitTimer("EOS's commit timer", *COMMIT_TIMER_RANGE),
+    merge_refused=None,
+    candidate=Lazy("fabricgen.nos.eos.push:candidate"),
+    replace_must_keep=Lazy("fabricgen.nos.eos.push:replace_must_keep"),
+)
+VERIFY = VerifyParts(
+    extensions=Lazy("fabricgen.nos.eos.verify:EXTENSIONS"),  # ECMP widths and PFC counters from eAPI's JSON
+    running_config=Lazy("fabricgen.nos.eos.verify:running_config"),
+    port_mtus=Lazy("fabricgen.nos.eos.verify:port_mtus"),
+    mask_slots=Lazy("fabricgen.nos.eos.verify:mask_slots"),
+)
 
 __all__ = [
     "feature_needs",

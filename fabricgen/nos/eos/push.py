@@ -25,7 +25,8 @@ What it lacks, added here:
 3. `get_boot_images`: the image the switch runs and boots (`show version`, `show boot-config`),
    which push compares with the image the intent pins before it commits.
 
-`missing_parts(config, target)` says what an EOS config must keep for a replace (push/candidate.py).
+And what push asks of EOS through the package's PUSH part: `candidate` (the config's text, secrets
+filled in) and `replace_must_keep` (`missing_parts`: what an EOS config must keep for a replace).
 """
 
 from __future__ import annotations
@@ -33,23 +34,27 @@ from __future__ import annotations
 import json
 import re
 import ssl
+from collections.abc import Mapping
 from http.client import HTTPException
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from napalm.base.exceptions import CommitError, ConnectionException
 from napalm.eos.eos import EOSDriver
 from pyeapi.eapilib import CommandError, ConnectionError, EapiConnection, HttpsConnection  # type: ignore[import-untyped]
 
 from fabricgen.basics.trust import printable
+from fabricgen.nos.eos import COMMIT_TIMER_RANGE, PUSH
+from fabricgen.nos.indented_config import block
 
-# hh:mm:ss, which NAPALM writes with time.gmtime: 24 hours or more would wrap to a short timer
-COMMIT_TIMER_RANGE = (1, 86_399)
+if TYPE_CHECKING:
+    from fabricgen.nos.interface import SecretValues
+
 MAX_ANSWER = 32 * 1024 * 1024  # bytes of one eAPI answer: a running config of a large chassis fits
 MAX_MESSAGE = 400  # characters of a switch's error message kept
 EAPI_PATH = "/command-api"  # eAPI's JSON-RPC endpoint (Command API Guide)
 EAPI_PORT = 443
-# Inventory optional_args this driver reads (push/inventory.py DRIVER_OPTIONS checks their values)
-OPTIONS = ("port", "ssl_verify")
+OPTIONS = tuple(PUSH.driver_options)  # the optional_args this driver reads (push/inventory.py checks their values)
 
 
 class VerifiedHttpsEapi(EapiConnection):
@@ -182,7 +187,19 @@ _VERSION = re.compile(r"[0-9][0-9A-Za-z.-]{0,63}")
 _MANAGEMENT_PORT = re.compile(r"interface Management[0-9/]+")
 
 
-# --- what a replace must keep ------------------------------------------------------------------
+# --- what push asks of an EOS config -----------------------------------------------------------
+
+
+def candidate(files: Mapping[str, str], secrets: SecretValues) -> str:
+    """The switch's one config file, secrets filled in: what load_*_candidate(config=) takes."""
+    (text,) = files.values()
+    return secrets.fill(text)
+
+
+def replace_must_keep(files: Mapping[str, str], boot_image: str | None) -> list[str]:
+    """`missing_parts` of the switch's one config file (the boot image is no part of it)."""
+    (text,) = files.values()
+    return missing_parts(text)
 
 
 def missing_parts(config: str) -> list[str]:
@@ -196,31 +213,31 @@ def missing_parts(config: str) -> list[str]:
     top = {line.rstrip() for line in lines if line and not line[0].isspace()}
     missing = []
     management_port = next((line.split()[1] for line in lines if _MANAGEMENT_PORT.fullmatch(line.rstrip())), "Management1")
-    port = _block(lines, f"interface {management_port}")
+    port = block(lines, f"interface {management_port}")
     vrf = next((line.split()[1] for line in port if line.strip().startswith("vrf ") and len(line.split()) == 2), None)
     if vrf is None or f"vrf instance {vrf}" not in top or not any(re.match(r"\s+ip address \S+", line) for line in port):
         missing.append(f"`interface {management_port}` with `vrf NAME` (a `vrf instance NAME`) and an `ip address`")
     if not any(line.startswith("aaa authentication login") or re.match(r"username \S+ .*secret ", line) for line in top):
         missing.append("a login: `aaa authentication login ...` or a local `username ... secret`")
     for service, what in (("management ssh", "SSH"), ("management api http-commands", "eAPI")):
-        block = _block(lines, service)
-        if not _runs_in(block, vrf):
+        service_block = block(lines, service)
+        if not _runs_in(service_block, vrf):
             missing.append(f"{what} in the management VRF (`{service}` with `vrf {vrf or 'NAME'}` and `no shutdown`)")
-        elif any(line == "   shutdown" for line in block):
+        elif any(line == "   shutdown" for line in service_block):
             missing.append(f"{what} on (`{service}` has `shutdown`)")
-    if any(line.strip() == "protocol http" for line in _block(lines, "management api http-commands")):
+    if any(line.strip() == "protocol http" for line in block(lines, "management api http-commands")):
         missing.append("eAPI over HTTPS only (`management api http-commands` has `protocol http`)")
-    if any(line.strip() == "no shutdown" for line in _block(lines, "management telnet")):
+    if any(line.strip() == "no shutdown" for line in block(lines, "management telnet")):
         missing.append("telnet off (the config has `management telnet` with `no shutdown`)")
     return missing
 
 
-def _runs_in(block: list[str], vrf: str | None) -> bool:
+def _runs_in(service: list[str], vrf: str | None) -> bool:
     """A `management ...` block turns its service on in `vrf`: `vrf NAME` then `no shutdown` under it."""
     if vrf is None:
         return False
     inside = False
-    for line in block:
+    for line in service:
         stripped, depth = line.strip(), len(line) - len(line.lstrip())
         if depth == 3 and stripped.startswith("vrf "):
             inside = stripped == f"vrf {vrf}"
@@ -229,16 +246,3 @@ def _runs_in(block: list[str], vrf: str | None) -> bool:
         elif depth <= 3 and stripped != "!":
             inside = False
     return False
-
-
-def _block(lines: list[str], header: str) -> list[str]:
-    """The indented lines under a top-level `header` line."""
-    block, inside = [], False
-    for line in lines:
-        if line.rstrip() == header:
-            inside = True
-        elif inside and line[:1].isspace():
-            block.append(line)
-        elif inside:
-            break
-    return block

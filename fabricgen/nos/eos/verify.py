@@ -22,11 +22,18 @@ command that way (verify's read-only wrapper lets only show commands pass) and r
 Answers are parsed strictly: an object of another shape, a route or interface name that is not
 one, a count that is not a whole number of at most 64 bits raises AnswerError (the getter then
 reports the device's answer as malformed); sizes are bounded as for every getter.
+
+What verify reads of an EOS build (the package's VERIFY part): the config as `show running-config`
+gives it (the file itself), each port's `mtu`, and the config with its secret slots masked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fabricgen.basics.trust import check_interface_name, printable, quoted
+from fabricgen.build.secrets import mask_text
+from fabricgen.nos.indented_config import interface_mtus
 from fabricgen.verify.answers import MAX_COUNT, MAX_ENTRIES, AnswerError
 
 ROUTES = "show ip route vrf default"
@@ -125,3 +132,22 @@ def _count(value: object, what: str) -> int:
 
 
 EXTENSIONS = {"get_ecmp_widths": ecmp_widths, "get_lossless_counters": lossless_counters}
+
+
+# --- what verify reads of an EOS build ----------------------------------------------------------
+
+
+def running_config(files: Mapping[str, str]) -> str:
+    """The build's config as drift compares it with get_config(retrieve="running"): the file itself."""
+    (text,) = files.values()
+    return text
+
+
+def port_mtus(files: Mapping[str, str]) -> dict[str, int]:
+    """`mtu N` under each `interface NAME` of the config: {NAME: N}."""
+    return interface_mtus(running_config(files))
+
+
+def mask_slots(text: str) -> str:
+    """A running config with every EOS secret slot masked (fabricgen.build.secrets)."""
+    return mask_text(text, "eos")

@@ -2,7 +2,8 @@
 
 The package's parts (fabricgen.nos.interface): `render.py` the adapter and `templates/` its
 syntax, `capabilities.py` what it can write, `releases.yaml` its releases and features, `push.py`
-fabricgen's NAPALM driver for it, `verify.py` the readings NAPALM's driver lacks.
+fabricgen's NAPALM driver for it and what push reads of a config, `verify.py` the readings NAPALM's
+driver lacks and what verify reads of a config (both named in PUSH and VERIFY, imported when used).
 `export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fabricgen.nos.interface import CommitTimer, Lazy, PushParts, VerifyParts
 from fabricgen.nos.nxos.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -39,6 +41,26 @@ HEADROOM_FROM_ASIC_DELAY = False  # NX-OS's own buffer profiles size the headroo
 ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
+
+# "The timer value range is between 30-3600 seconds." (Cisco Nexus 7000 Series NX-OS Fundamentals
+# Configuration Guide 8.x, "Configure Replace"; the Nexus 9000 chapter describes the same feature)
+COMMIT_TIMEOUT_RANGE = (30, 3600)
+PUSH = PushParts(
+    napalm_driver="nxos",  # NAPALM's NX-API driver, through fabricgen's subclass:
+    own_driver=Lazy("fabricgen.nos.nxos.push:NxosDriver"),  # candidates from memory, commit-confirm
+    driver_options={"transport": "transport", "nxos_protocol": "transport", "port": "port", "ssl_verify": "tls_verify"},
+    transport="https",  # NX-API: the certificate checked against --ca-bundle or the system's CAs
+    commit_timer=CommitTimer("NX-OS's commit-timeout", *COMMIT_TIMEOUT_RANGE),
+    merge_refused=None,
+    candidate=Lazy("fabricgen.nos.nxos.push:candidate"),
+    replace_must_keep=Lazy("fabricgen.nos.nxos.push:replace_must_keep"),
+)
+VERIFY = VerifyParts(
+    extensions=Lazy("fabricgen.nos.nxos.verify:EXTENSIONS"),  # ECMP widths and PFC counters from `show ... | json`
+    running_config=Lazy("fabricgen.nos.nxos.verify:running_config"),
+    port_mtus=Lazy("fabricgen.nos.nxos.verify:port_mtus"),
+    mask_slots=Lazy("fabricgen.nos.nxos.verify:mask_slots"),
+)
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

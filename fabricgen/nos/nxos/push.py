@@ -14,19 +14,29 @@
    chapter "Performing Configuration Replace": "About Configuration Replace and Commit-timeout",
    "Performing a Configuration Replace"). NAPALM's own replace (`rollback running-config file`)
    has no such timer, so with revert_in this driver uses configure replace instead.
+
+And what push asks of NX-OS through the package's PUSH part: `candidate` (the config's text,
+secrets filled in) and `replace_must_keep` (what a replace must keep so the switch can still be
+reached and logged into).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from napalm.base.exceptions import CommitError, ReplaceConfigException
 from napalm.nxos.nxos import NXOSDriver, ensure_netmiko_conn
 
-# "The timer value range is between 30-3600 seconds." (Cisco Nexus 7000 Series NX-OS Fundamentals
-# Configuration Guide 8.x, "Configure Replace"; the Nexus 9000 chapter describes the same feature)
-COMMIT_TIMEOUT_RANGE = (30, 3600)
+from fabricgen.nos.indented_config import block
+from fabricgen.nos.nxos import COMMIT_TIMEOUT_RANGE
+
+if TYPE_CHECKING:
+    from fabricgen.nos.interface import SecretValues
+
 CONFIGURE_REPLACE = "configure replace {path} commit-timeout {seconds}"
 CONFIGURE_REPLACE_COMMIT = "configure replace commit"
 
@@ -113,3 +123,42 @@ class NxosDriver(NXOSDriver):
         if self._uploaded:
             self._delete_file(self.candidate_cfg)
             self._uploaded = False
+
+
+# --- what push asks of an NX-OS config -----------------------------------------------------------
+
+
+def candidate(files: Mapping[str, str], secrets: SecretValues) -> str:
+    """The switch's one config file, secrets filled in: what load_*_candidate(config=) takes."""
+    (text,) = files.values()
+    return secrets.fill(text)
+
+
+def replace_must_keep(files: Mapping[str, str], boot_image: str | None) -> list[str]:
+    """What a replace must keep so the switch can still be reached and logged into, and what the
+    config lacks of it: the management VRF and mgmt0 in it, a login, SSH on and telnet off, the
+    boot image (the one the build pins, when it pins one)."""
+    (config,) = files.values()
+    lines = config.splitlines()
+    top = {line.rstrip() for line in lines if line and not line[0].isspace()}
+    missing = []
+    if "vrf context management" not in top:
+        missing.append("`vrf context management`")
+    mgmt0 = block(lines, "interface mgmt0")
+    if not any(line.strip() == "vrf member management" for line in mgmt0) or not any(re.match(r"\s+ip address \S+", line) for line in mgmt0):
+        missing.append("`interface mgmt0` with `vrf member management` and an `ip address`")
+    if not any(line.startswith("aaa authentication login") or re.match(r"username \S+ ", line) for line in top):
+        missing.append("a login: `aaa authentication login ...` or a local `username`")
+    # SSH: Cisco Nexus 9000 NX-OS Security Configuration Guide, "Configuring SSH and Telnet":
+    # `feature ssh` (the SSH server) and `feature telnet` (off by default; a replace without it
+    # turns it off, so `no feature telnet` or its absence both do).
+    if "feature ssh" not in top:
+        missing.append("`feature ssh`")
+    if "feature telnet" in top:
+        missing.append("telnet off (the config has `feature telnet`)")
+    boot = [line for line in top if line.startswith("boot nxos ")]
+    if not boot:
+        missing.append("the boot image (`boot nxos bootflash:...`)")
+    elif boot_image and not any(line.endswith(boot_image) for line in boot):
+        missing.append(f"`boot nxos` naming the pinned image {boot_image}")
+    return missing

@@ -25,14 +25,21 @@ an object instead of a list of one (napalm/nxos/nxos.py `_get_table_rows` handle
 Answers are parsed strictly: a table or row of another shape, a row without its name, a count
 that is not a whole number of at most 64 bits raises AnswerError (the getter then reports the
 device's answer as malformed); only a table NX-OS leaves out (no rows) reads as empty.
+
+What verify reads of an NX-OS build (the package's VERIFY part): the config as `show
+running-config` gives it (the file itself), each port's `mtu`, and the config with its secret
+slots masked.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 from fabricgen.basics.trust import check_interface_name, quoted
+from fabricgen.build.secrets import mask_text
+from fabricgen.nos.indented_config import interface_mtus
 from fabricgen.verify.answers import MAX_CONFIG, MAX_COUNT, MAX_ENTRIES, AnswerError
 
 ROUTES = "show ip route | json"
@@ -147,3 +154,22 @@ def _long_name(name: str) -> str:
 
 
 EXTENSIONS = {"get_ecmp_widths": ecmp_widths, "get_lossless_counters": lossless_counters}
+
+
+# --- what verify reads of an NX-OS build ---------------------------------------------------------
+
+
+def running_config(files: Mapping[str, str]) -> str:
+    """The build's config as drift compares it with get_config(retrieve="running"): the file itself."""
+    (text,) = files.values()
+    return text
+
+
+def port_mtus(files: Mapping[str, str]) -> dict[str, int]:
+    """`mtu N` under each `interface NAME` of the config: {NAME: N}."""
+    return interface_mtus(running_config(files))
+
+
+def mask_slots(text: str) -> str:
+    """A running config with every NX-OS secret slot masked (fabricgen.build.secrets)."""
+    return mask_text(text, "nxos")

@@ -2,8 +2,9 @@
 
 The package's parts (fabricgen.nos.interface): `render.py` the adapter (config_db as data, FRR
 through the shared frr/ template), `capabilities.py` what it can write, `releases.yaml` its
-releases and features, `driver.py` fabricgen's NAPALM driver for it (registered by napalm_sonic)
-and `answers.py` its getters' answers parsed strictly.
+releases and features, `driver.py` fabricgen's NAPALM driver for it (registered by napalm_sonic),
+`answers.py` its getters' answers parsed strictly, `push.py` and `verify.py` what push and verify
+read of a config (named in PUSH and VERIFY, imported when used).
 `export.py` what `fabricgen export` writes for its switches (EXPORT).
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fabricgen.nos.interface import Lazy, PushParts, Refusal, VerifyParts
 from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -40,6 +42,26 @@ HEADROOM_FROM_ASIC_DELAY = True  # fabricgen writes BUFFER_PROFILE headroom, wit
 ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
+
+PUSH = PushParts(
+    napalm_driver="sonic",  # fabricgen's own, found by NAPALM's napalm_<name> lookup (napalm_sonic)
+    own_driver=None,
+    driver_options={"port": "port", "key_file": "path", "frr_container": "container", "lldp_container": "container", "sudo": "flag"},
+    transport="ssh",  # the host key checked against known_hosts (push/known_hosts.py)
+    commit_timer=None,  # the driver's own timer refuses what it cannot hold (driver.py MAX_REVERT_IN)
+    merge_refused=Refusal(
+        "config_db and FRR have no merge that can be checked and rolled back as one change",
+        "push SONiC switches without --merge (a replace keeps the image's local users: they are not in config_db)",
+    ),
+    candidate=Lazy("fabricgen.nos.sonic.push:candidate"),
+    replace_must_keep=Lazy("fabricgen.nos.sonic.push:replace_must_keep"),
+)
+VERIFY = VerifyParts(
+    extensions=None,  # the driver reads every getter itself
+    running_config=Lazy("fabricgen.nos.sonic.verify:running_config"),
+    port_mtus=Lazy("fabricgen.nos.sonic.verify:port_mtus"),
+    mask_slots=Lazy("fabricgen.nos.sonic.verify:mask_slots"),
+)
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

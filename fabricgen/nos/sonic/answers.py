@@ -20,10 +20,9 @@ from typing import Any
 
 from fabricgen.basics.sorting import natural_key
 from fabricgen.basics.trust import check_interface_name, check_token, has_invisible, printable, quoted
+from fabricgen.verify.answers import DARK_DBM, MAX_AS, MAX_ENTRIES, MAX_PREFIXES  # the bounds verify checks every answer against
 
 MAX_TLV = 255  # an LLDP string TLV carries at most 255 octets (IEEE 802.1AB-2016, 8.5)
-DARK_DBM = -40.0
-MAX_ENTRIES = 100_000  # no switch has this many ports, queues, neighbours or routes per answer
 
 
 class AnswerError(ValueError):
@@ -428,8 +427,6 @@ def boot_images(text: str) -> dict[str, str]:
 # "vrfId", "vrfName"}}: only the summary's peers are read from it.
 
 BGP_FAMILIES = {"ipv4Unicast": "ipv4", "ipv6Unicast": "ipv6"}  # FRR's keys -> NAPALM's
-MAX_AS = 4_294_967_295
-MAX_PREFIXES = 2**32 - 1
 MAX_MSEC = 2**63 - 1
 
 
