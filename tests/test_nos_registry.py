@@ -9,6 +9,7 @@ is refused when it registers, naming the part.
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 import pytest
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 import fabricgen.nos
 from fabricgen.basics.errors import CheckError
+from fabricgen.build.secrets import Secrets, file_nos, mask_text, placements, value_problems
 from fabricgen.cli import app
 from fabricgen.nos import registry
 from fabricgen.nos.registry import PARTS
@@ -27,7 +29,7 @@ STUB_INIT = '''
 """A stub NOS for the registry's tests: one text file per switch."""
 from pathlib import Path
 
-from fabricgen.nos.interface import Gap
+from fabricgen.nos.interface import Gap, SecretSlots
 
 NAME = "stubnos"
 TITLE = "StubOS"
@@ -40,6 +42,7 @@ PREFERS_MAPPED_PLATFORM = False
 HEADROOM_FROM_ASIC_DELAY = False
 ROUTING_IS_FRR = False
 TEMPLATE_FILTERS = {}
+SECRETS = SecretSlots(slots=(), files=())
 
 
 def config_files(hostname):
@@ -164,7 +167,6 @@ def stub_path(tmp_path, monkeypatch):
     clear()
     yield root
     clear()
-    import sys
 
     for name in [name for name in sys.modules if name == f"fabricgen.nos.{STUB}" or name.startswith(f"fabricgen.nos.{STUB}.")]:
         del sys.modules[name]
@@ -229,3 +231,43 @@ def test_a_part_of_the_wrong_kind_is_refused(stub_path):
     init.write_text(init.read_text().replace("IS_DEFAULT = False", 'IS_DEFAULT = "no"'))
     with pytest.raises(registry.NosRegistrationError, match="gives IS_DEFAULT as str, not bool"):
         registry.plugins()
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("SECRETS = ()", "gives SECRETS as tuple, not SecretSlots"),
+    ],
+)
+def test_a_stage_part_of_another_kind_is_refused_naming_its_kind(stub_path, line, message):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    part = line.split(" = ")[0]
+    text = "\n".join(line if row.startswith(f"{part} = ") else row for row in init.read_text().splitlines())
+    init.write_text(text)
+    with pytest.raises(registry.NosRegistrationError, match=message):
+        registry.plugins()
+
+
+STUB_SLOT = """
+import re
+
+from fabricgen.build.secrets import Rule, Slot
+
+SECRETS = SecretSlots(
+    slots=(Slot("stubnos", "TACACS+ key", "aaa key KEY", (Rule(1, 8, "#", "the stub's manual"),), line=re.compile(r"^aaa key (?P<value>\\S+)")),),
+    files=("*.stub",),
+)
+"""
+
+
+def test_a_stub_s_secret_slots_are_found_checked_and_masked(stub_path):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("SECRETS = SecretSlots(slots=(), files=())\n", STUB_SLOT))
+    assert file_nos("configs/x.stub") == (STUB,)
+    found, stray = placements("configs/x.stub", "hostname x\naaa key <<secret=stub-key>>\n")
+    assert stray == [] and [(p.name, p.slot.nos, p.where) for p in found] == [("stub-key", STUB, "line 2")]
+    [problem] = value_problems([(p.name, p.slot, None, "x") for p in found], Secrets({"stub-key": "a#b"}))
+    assert "holds '#'" in problem.message and "(StubOS, aaa key KEY)" in problem.message
+    assert mask_text("hostname x\naaa key s3cret\n", STUB) == "hostname x\naaa key <<masked>>\n"

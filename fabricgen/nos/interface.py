@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from fabricgen.nos import registry
 
 if TYPE_CHECKING:
+    from fabricgen.build.secrets import Slot
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.compiler.device_config import DeviceConfig
     from fabricgen.intent.management import BgpSecurity, Management
@@ -105,6 +106,9 @@ class NosPackage(Protocol):
         """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""
         ...
 
+    # the build's secrets
+    SECRETS: SecretSlots  # where its build files carry a secret
+
 
 def plugin(name: str) -> NosPackage:
     """The NOS package `name`, typed as the interface (KeyError if there is none: names reach here
@@ -115,3 +119,17 @@ def plugin(name: str) -> NosPackage:
 def plugins() -> dict[str, NosPackage]:
     """Every NOS package by name, in name order, typed as the interface."""
     return cast(dict[str, NosPackage], registry.plugins())
+
+
+# --- the build's secrets ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SecretSlots:
+    """Where this NOS's build files carry a secret (fabricgen.build.secrets): `secrets list`,
+    `secrets render`, push, verify and the exports find, check and mask secrets by these slots."""
+
+    slots: tuple[Slot, ...]  # each config line or config_db field of its files that holds one, with the values it takes
+    # the names of its files the slots are in (fnmatch patterns: "*.cfg", "config_db.json"); an
+    # frr.conf has FRR's slots, which the lab's twins of every NOS share (fabricgen.build.secrets.FRR_SLOTS)
+    files: tuple[str, ...]

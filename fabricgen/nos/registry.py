@@ -18,6 +18,19 @@ from types import ModuleType
 import fabricgen.nos
 
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
+INTERFACE = "fabricgen.nos.interface"
+
+
+def _interface_class(name: str) -> Callable[[object], bool]:
+    """The kind of a part that is an instance of the interface's class `name` (a stage's parts,
+    one frozen dataclass). The class is named, not imported: the interface imports this registry."""
+
+    def fits(value: object) -> bool:
+        return any(base.__module__ == INTERFACE and base.__qualname__ == name for base in type(value).__mro__)
+
+    fits.__name__ = name
+    return fits
+
 
 # Each part of the interface (fabricgen.nos.interface.NosPackage), what it must be, and what it is for
 # (the message when a package lacks it).
@@ -43,6 +56,8 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
+    # the build's secrets
+    "SECRETS": (_interface_class("SecretSlots"), "where its build files carry secrets"),
 }
 
 
@@ -75,7 +90,7 @@ def register(module: ModuleType) -> ModuleType:
             problems.append(f"lacks {part} ({what})")
             continue
         value = getattr(module, part)
-        fits = kind(value) if kind is callable else isinstance(value, kind)  # type: ignore[arg-type]
+        fits = isinstance(value, kind) if isinstance(kind, type) else kind(value)
         if not fits or (kind is bool and not isinstance(value, bool)):
             problems.append(f"gives {part} as {type(value).__name__}, not {getattr(kind, '__name__', 'a function')} ({what})")
     if not problems and short != module.NAME:

@@ -21,7 +21,9 @@ from fabricgen.nos.eos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.eos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.eos.text import eos_text
+from fabricgen.nos.interface import SecretSlots
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -37,6 +39,9 @@ ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"eos_text": eos_text}
 HEADROOM_FROM_ASIC_DELAY = False  # fabricgen writes no EOS buffer config: the platform's defaults stay
 PREFERS_MAPPED_PLATFORM = False
+
+# the build's secrets
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 
 __all__ = [
     "feature_needs",

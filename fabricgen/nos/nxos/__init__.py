@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fabricgen.nos.interface import SecretSlots
 from fabricgen.nos.nxos.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -21,6 +22,7 @@ from fabricgen.nos.nxos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.nxos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.nxos.text import nxos_text
 
 if TYPE_CHECKING:
@@ -37,6 +39,9 @@ HEADROOM_FROM_ASIC_DELAY = False  # NX-OS's own buffer profiles size the headroo
 ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
+
+# the build's secrets
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

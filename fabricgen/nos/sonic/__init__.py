@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fabricgen.nos.interface import SecretSlots
 from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -22,6 +23,7 @@ from fabricgen.nos.sonic.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.sonic.secret_slots import SECRET_SLOTS
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -38,6 +40,9 @@ HEADROOM_FROM_ASIC_DELAY = True  # fabricgen writes BUFFER_PROFILE headroom, wit
 ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
+
+# the build's secrets
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("config_db.json",))  # its frr.conf has FRR's slots
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 
