@@ -23,7 +23,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 # catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
 NOT_YET_MOVED: dict[str, int] = {
     "cli/export.py": 5,
-    "catalog/model.py": 27,
     "export/ansible.py": 6,
     "export/batfish.py": 8,
     "export/containerlab.py": 17,

@@ -43,6 +43,7 @@ HEADROOM_FROM_ASIC_DELAY = False
 ROUTING_IS_FRR = False
 TEMPLATE_FILTERS = {}
 SECRETS = SecretSlots(slots=(), files=())
+CATALOG_PLATFORM = None
 
 
 def config_files(hostname):
@@ -237,6 +238,7 @@ def test_a_part_of_the_wrong_kind_is_refused(stub_path):
     "line, message",
     [
         ("SECRETS = ()", "gives SECRETS as tuple, not SecretSlots"),
+        ("CATALOG_PLATFORM = dict", "gives CATALOG_PLATFORM as type, not a CatalogPlatform class or None"),
     ],
 )
 def test_a_stage_part_of_another_kind_is_refused_naming_its_kind(stub_path, line, message):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
+from fabricgen.basics.models import InputModel
 from fabricgen.nos import registry
 
 if TYPE_CHECKING:
@@ -106,8 +107,9 @@ class NosPackage(Protocol):
         """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""
         ...
 
-    # the build's secrets
+    # the build's secrets and the catalog's per-NOS sections
     SECRETS: SecretSlots  # where its build files carry a secret
+    CATALOG_PLATFORM: type[CatalogPlatform] | None  # its section of a catalog switch entry; None: it has none
 
 
 def plugin(name: str) -> NosPackage:
@@ -121,7 +123,7 @@ def plugins() -> dict[str, NosPackage]:
     return cast(dict[str, NosPackage], registry.plugins())
 
 
-# --- the build's secrets ------------------------------------------------------------------------
+# --- the build's secrets and the catalog's per-NOS sections ---------------------------------------
 
 
 @dataclass(frozen=True)
@@ -133,3 +135,21 @@ class SecretSlots:
     # the names of its files the slots are in (fnmatch patterns: "*.cfg", "config_db.json"); an
     # frr.conf has FRR's slots, which the lab's twins of every NOS share (fabricgen.build.secrets.FRR_SLOTS)
     files: tuple[str, ...]
+
+
+class CatalogPlatform(InputModel):
+    """A NOS's section of a catalog switch entry, under the NOS's name (`sonic: {platform: ...,
+    ports: [...]}`): what the NOS needs to know of a switch model beyond its ports. A NOS package
+    gives its subclass as CATALOG_PLATFORM (None when its switches need no section); every switch
+    entry has one of each, its defaults when the catalog writes none. The catalog asks a section
+    two things of its entry (catalog.model.SwitchModel)."""
+
+    def cage_ports(self, cage: int, width: int) -> tuple[tuple[int, ...], int] | None:
+        """The SerDes lanes and the port number (the N of SONiC's EthernetN) the NOS's platform
+        definition gives `cage`, a cage of `width` lanes; None when it maps no ports (the catalog
+        then numbers lanes generically)."""
+        return None
+
+    def check_entry(self, switch: SwitchModel) -> None:
+        """Raise ValueError when the section does not fit the rest of its switch entry (a port
+        map that misses a cage): the catalog locates the problem at the entry."""

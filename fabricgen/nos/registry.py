@@ -21,14 +21,18 @@ NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabric
 INTERFACE = "fabricgen.nos.interface"
 
 
-def _interface_class(name: str) -> Callable[[object], bool]:
+def _interface_class(name: str, *, a_class: bool = False) -> Callable[[object], bool]:
     """The kind of a part that is an instance of the interface's class `name` (a stage's parts,
-    one frozen dataclass). The class is named, not imported: the interface imports this registry."""
+    one frozen dataclass), or with `a_class` that class or a subclass of it, or None. The class
+    is named, not imported: the interface imports this registry."""
 
     def fits(value: object) -> bool:
-        return any(base.__module__ == INTERFACE and base.__qualname__ == name for base in type(value).__mro__)
+        if a_class and value is None:
+            return True
+        kind = value if a_class else type(value)
+        return isinstance(kind, type) and any(base.__module__ == INTERFACE and base.__qualname__ == name for base in kind.__mro__)
 
-    fits.__name__ = name
+    fits.__name__ = f"a {name} class or None" if a_class else name
     return fits
 
 
@@ -56,8 +60,9 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
-    # the build's secrets
+    # the build's secrets and the catalog's per-NOS sections
     "SECRETS": (_interface_class("SecretSlots"), "where its build files carry secrets"),
+    "CATALOG_PLATFORM": (_interface_class("CatalogPlatform", a_class=True), "its section of a catalog switch entry"),
 }
 
 

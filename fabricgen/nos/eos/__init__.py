@@ -21,6 +21,7 @@ from fabricgen.nos.eos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.eos.catalog import EosPlatform
 from fabricgen.nos.eos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.eos.text import eos_text
 from fabricgen.nos.interface import SecretSlots
@@ -40,8 +41,9 @@ TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"eos_text": eos_text}
 HEADROOM_FROM_ASIC_DELAY = False  # fabricgen writes no EOS buffer config: the platform's defaults stay
 PREFERS_MAPPED_PLATFORM = False
 
-# the build's secrets
+# the build's secrets and the catalog's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
+CATALOG_PLATFORM = EosPlatform  # `eos:` in a switch entry: the transmit queue sub-mode
 
 __all__ = [
     "feature_needs",

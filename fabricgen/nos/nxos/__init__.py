@@ -40,8 +40,9 @@ ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
 
-# the build's secrets
+# the build's secrets and the catalog's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
+CATALOG_PLATFORM = None  # a switch entry has no NX-OS section
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

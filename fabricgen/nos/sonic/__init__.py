@@ -23,6 +23,7 @@ from fabricgen.nos.sonic.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.sonic.catalog import SonicPlatform
 from fabricgen.nos.sonic.secret_slots import SECRET_SLOTS
 
 if TYPE_CHECKING:
@@ -41,8 +42,9 @@ ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
 
-# the build's secrets
+# the build's secrets and the catalog's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("config_db.json",))  # its frr.conf has FRR's slots
+CATALOG_PLATFORM = SonicPlatform  # `sonic:` in a switch entry: the platform, hwsku and port map
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from fabricgen.build.secrets import placeholder, placeholder_problem
 from fabricgen.nos.interface import FeatureNeed, Gap
+from fabricgen.nos.sonic.catalog import platform_of
 from fabricgen.nos.sonic.secret_slots import config_db_slot
 
 # annotations only: the registry imports this package while the intent's models are being defined
@@ -173,7 +174,7 @@ def model_notes(pid: str, model: SwitchModel, roles: str) -> list[str]:
     and no platform or hwsku, so it does not load as is."""
     if model.platform_mapped:
         return []
-    reason = model.sonic.unverified
+    reason = platform_of(model).unverified
     return [
         f"UNVERIFIED SONiC platform: {pid} ({roles} switches) has no SONiC platform port map in the catalog"
         + (f" ({reason})" if reason else "")
