@@ -28,7 +28,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "export/containerlab.py": 17,
     "export/netbox.py": 3,
     "export/nornir.py": 1,
-    "intent/management.py": 4,
     "push/candidate.py": 17,
     "push/inventory.py": 12,
     "push/rollout.py": 15,

@@ -107,9 +107,10 @@ class NosPackage(Protocol):
         """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""
         ...
 
-    # the build's secrets and the catalog's per-NOS sections
+    # the build's secrets, the catalog's and the intent's per-NOS sections
     SECRETS: SecretSlots  # where its build files carry a secret
     CATALOG_PLATFORM: type[CatalogPlatform] | None  # its section of a catalog switch entry; None: it has none
+    BOOT_IMAGE: BootImage  # the image its switches boot, as the intent pins it
 
 
 def plugin(name: str) -> NosPackage:
@@ -123,7 +124,7 @@ def plugins() -> dict[str, NosPackage]:
     return cast(dict[str, NosPackage], registry.plugins())
 
 
-# --- the build's secrets and the catalog's per-NOS sections ---------------------------------------
+# --- the build's secrets, the catalog's and the intent's per-NOS sections ------------------------
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,15 @@ class SecretSlots:
     # the names of its files the slots are in (fnmatch patterns: "*.cfg", "config_db.json"); an
     # frr.conf has FRR's slots, which the lab's twins of every NOS share (fabricgen.build.secrets.FRR_SLOTS)
     files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BootImage:
+    """The image a switch of this NOS must run, as the intent pins it (`management.boot.<NAME>`)."""
+
+    pattern: str  # an image name of it, as a regular expression (anchored); the JSON Schema's pattern too
+    description: str  # the field's description (schema and docs)
+    example: str  # one image name, for the message that refuses another
 
 
 class CatalogPlatform(InputModel):

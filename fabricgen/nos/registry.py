@@ -60,9 +60,10 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "settings_gaps": (callable, "what it cannot write of a network's own settings"),
     "notes": (callable, "its build notes on a network"),
     "model_notes": (callable, "its build notes on a catalog model"),
-    # the build's secrets and the catalog's per-NOS sections
+    # the build's secrets, the catalog's and the intent's per-NOS sections
     "SECRETS": (_interface_class("SecretSlots"), "where its build files carry secrets"),
     "CATALOG_PLATFORM": (_interface_class("CatalogPlatform", a_class=True), "its section of a catalog switch entry"),
+    "BOOT_IMAGE": (_interface_class("BootImage"), "the image name its switches boot"),
 }
 
 

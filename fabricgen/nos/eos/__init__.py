@@ -24,7 +24,7 @@ from fabricgen.nos.eos.capabilities import (
 from fabricgen.nos.eos.catalog import EosPlatform
 from fabricgen.nos.eos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.eos.text import eos_text
-from fabricgen.nos.interface import SecretSlots
+from fabricgen.nos.interface import BootImage, SecretSlots
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -41,9 +41,14 @@ TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"eos_text": eos_text}
 HEADROOM_FROM_ASIC_DELAY = False  # fabricgen writes no EOS buffer config: the platform's defaults stay
 PREFERS_MAPPED_PLATFORM = False
 
-# the build's secrets and the catalog's per-NOS sections
+# the build's secrets, the catalog's and the intent's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 CATALOG_PLATFORM = EosPlatform  # `eos:` in a switch entry: the transmit queue sub-mode
+BOOT_IMAGE = BootImage(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
+    description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
+    example="EOS-4.32.2F.swi",
+)
 
 __all__ = [
     "feature_needs",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.nos.interface import SecretSlots
+from fabricgen.nos.interface import BootImage, SecretSlots
 from fabricgen.nos.nxos.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -40,9 +40,14 @@ ROUTING_IS_FRR = False  # the lab runs a routing twin for it (lab/frr/)
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {"nxos_text": nxos_text}
 PREFERS_MAPPED_PLATFORM = False
 
-# the build's secrets and the catalog's per-NOS sections
+# the build's secrets, the catalog's and the intent's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 CATALOG_PLATFORM = None  # a switch entry has no NX-OS section
+BOOT_IMAGE = BootImage(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$",
+    description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin",
+    example="nxos64-cs.10.4.5.M.bin",
+)
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 

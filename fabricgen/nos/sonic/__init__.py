@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.nos.interface import SecretSlots
+from fabricgen.basics.trust import TOKEN
+from fabricgen.nos.interface import BootImage, SecretSlots
 from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -42,9 +43,14 @@ ROUTING_IS_FRR = True  # its frr.conf is what the lab runs
 TEMPLATE_FILTERS: dict[str, Callable[[object], str]] = {}
 PREFERS_MAPPED_PLATFORM = True  # config_db.json loads on the switch as written only with the platform's port map
 
-# the build's secrets and the catalog's per-NOS sections
+# the build's secrets, the catalog's and the intent's per-NOS sections
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("config_db.json",))  # its frr.conf has FRR's slots
 CATALOG_PLATFORM = SonicPlatform  # `sonic:` in a switch entry: the platform, hwsku and port map
+BOOT_IMAGE = BootImage(
+    pattern=f"^{TOKEN.pattern}$",
+    description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0",
+    example="SONiC-OS-202405.0",
+)
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
 
