@@ -19,8 +19,7 @@ from fabricgen.nos import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
 
-# Not yet moved behind the NOS interface (issue 31): day-2 drivers, exports, secrets' slots, the
-# catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
+# Not yet moved behind the NOS interface (issue 31): day-2 drivers and exports. Path -> mentions today.
 NOT_YET_MOVED: dict[str, int] = {
     "cli/export.py": 5,
     "export/ansible.py": 6,
