@@ -280,6 +280,31 @@ def test_bad_platform_maps_are_refused(tmp_path, ports, pattern, message):
     assert problem.file == str(extra) and problem.line is not None
 
 
+@pytest.mark.parametrize(
+    "section, field, message",
+    [
+        ("    sonic: {platform: x86_64-lab-r0, breakout_modes: {2x400G: two-by-400}}", ("sonic", "breakout_modes", "2x400G"), "should match pattern"),
+        (
+            "    sonic: {ports: [{first: 1, count: 4, number_base: 0, number_stride: 0, lane_base: 0, lane_stride: 4}]}",
+            ("sonic", "ports", 0, "number_stride"),
+            "",
+        ),
+        ("    eos: {tx_queue: queue}", ("eos", "tx_queue"), "is not allowed here"),
+        ("    nxos: {}", ("nxos",), "unknown key 'nxos'"),
+        ("    sonc: {platform: x}", ("sonc",), "unknown key 'sonc'"),
+    ],
+    ids=["sonic-mode-name", "sonic-map-stride", "eos-queue", "no-nxos-section", "misspelt-section"],
+)
+def test_a_nos_section_s_problem_is_located_in_the_section(tmp_path, section, field, message):
+    # each NOS's section of a switch entry is its package's model (CATALOG_PLATFORM), under the NOS's name
+    text = SWITCH.format(groups="      - {count: 4, speed: 400G, form_factor: OSFP, lanes: 8}", port="Ethernet{lane}", breakout="Ethernet{lane}")
+    [problem] = catalog_problems(tmp_path, text + section + "\n")
+    assert problem.field == ("switches", "LAB-SW", *field) and problem.line == text.count("\n") + 1, problem
+    assert message in problem.message, problem.message
+    if field == ("sonc",):
+        assert problem.hint == "did you mean 'sonic'?"
+
+
 def test_a_map_without_its_platform_is_refused(tmp_path):
     text = MAPPED.format(ports="        - {first: 1, count: 4, number_base: 0, number_stride: 4, lane_base: 0, lane_stride: 4}", pattern="Ethernet{number}")
     [problem] = catalog_problems(tmp_path, text.replace("      hwsku: Example-Lab4\n", ""))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricgen.build.secrets import SLOTS, dummy_secrets, mask_text, names_in, placements
+from fabricgen.build.secrets import dummy_secrets, mask_text, names_in, placements, slots
 from fabricgen.compiler.pipeline import compile_intent
 from fabricgen.intent.management import AaaServers, Access, BgpSecurity, Management, Snmp, SnmpUser
 from fabricgen.nos.eos import capabilities as eos_capabilities
@@ -24,6 +24,7 @@ from fabricgen.nos.eos.capabilities import security_gaps, unrendered
 from fabricgen.nos.eos.system import MGMT_ACL, system_text
 
 REPO = Path(__file__).resolve().parents[1]
+SLOTS = slots()
 MGMT_VRF = "management"  # the ManagementConfig's VRF, which switch.cfg.j2 declares and puts Management1 in
 
 

@@ -3,9 +3,7 @@
 Every Python file of fabricgen outside fabricgen/nos/ is read token by token: a name (split at
 underscores) or a string literal that holds a registered NOS's name as a word is a place that
 decides something for one NOS, which belongs in that NOS's package. Comments and docstrings may
-name a NOS (they cite sources and explain). The places not moved yet are listed below with the
-count of their mentions: the list may only shrink, and a file that no longer names a NOS must
-leave it.
+name a NOS (they cite sources and explain).
 """
 
 from __future__ import annotations
@@ -18,14 +16,6 @@ from pathlib import Path
 from fabricgen.nos import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricgen"
-
-# Not yet moved behind the NOS interface (issue 31): secrets' slots, the
-# catalog's SONiC platform section and the intent's per-NOS boot image. Path -> mentions today.
-NOT_YET_MOVED: dict[str, int] = {
-    "build/secrets.py": 66,
-    "catalog/model.py": 27,
-    "intent/management.py": 4,
-}
 
 
 def _is_docstring(tokens: list[tokenize.TokenInfo], i: int) -> bool:
@@ -57,17 +47,12 @@ def test_the_finder_sees_names_and_strings_but_not_docstrings_or_comments():
 
 def test_no_nos_is_named_outside_the_nos_packages():
     names = registry.names()
-    counts = {}
+    found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE).as_posix()
         if relative.startswith("nos/"):
             continue
-        found = nos_mentions(path.read_text(encoding="utf-8"), names)
-        if found:
-            counts[relative] = (len(found), found[:3])
-    new = {path: found for path, (count, found) in counts.items() if path not in NOT_YET_MOVED}
-    assert not new, f"NOS names outside fabricgen/nos/ (move the decision into the NOS's package): {new}"
-    grown = {path: count for path, (count, _) in counts.items() if count > NOT_YET_MOVED.get(path, 0)}
-    assert not grown, f"more NOS names than before in {grown}: move them into the NOS's package"
-    done = sorted(set(NOT_YET_MOVED) - set(counts))
-    assert not done, f"{done} no longer name a NOS: take them off NOT_YET_MOVED"
+        mentions = nos_mentions(path.read_text(encoding="utf-8"), names)
+        if mentions:
+            found[relative] = mentions[:3]
+    assert not found, f"NOS names outside fabricgen/nos/ (move the decision into the NOS's package as a part of the interface): {found}"

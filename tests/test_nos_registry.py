@@ -9,13 +9,17 @@ is refused when it registers, naming the part.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import fabricgen.nos
 from fabricgen.basics.errors import CheckError
+from fabricgen.build.secrets import Secrets, file_nos, mask_text, placements, value_problems
 from fabricgen.cli import app
 from fabricgen.nos import registry
 from fabricgen.nos.registry import PARTS
@@ -28,6 +32,7 @@ STUB_INIT = '''
 from pathlib import Path
 
 from fabricgen.nos.interface import ExportParts, Gap
+from fabricgen.nos.interface import BootImage, Gap, SecretSlots
 
 NAME = "stubnos"
 TITLE = "StubOS"
@@ -47,6 +52,9 @@ from fabricgen.nos.interface import Lazy, PushParts, VerifyParts
 _ANY = Lazy("builtins:str")  # no test pushes to or verifies the stub
 PUSH = PushParts(napalm_driver="stubnos", own_driver=None, driver_options={}, transport="ssh", commit_timer=None, merge_refused=None, candidate=_ANY, replace_must_keep=_ANY)
 VERIFY = VerifyParts(extensions=None, running_config=_ANY, port_mtus=_ANY, mask_slots=_ANY)
+SECRETS = SecretSlots(slots=(), files=())
+CATALOG_PLATFORM = None
+BOOT_IMAGE = BootImage(pattern=r"^stub-.+$", description="the stub's image", example="stub-1.0")
 
 
 def config_files(hostname):
@@ -349,3 +357,104 @@ def test_push_parts_refuse_a_transport_push_would_secure_with_neither_check():
         PushParts(**fields, driver_options={"ssl_verify": "bool"}, transport="https")
     with pytest.raises(ValueError, match="'nomodule' is not a reference"):
         Lazy("nomodule")
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("SECRETS = ()", "gives SECRETS as tuple, not SecretSlots"),
+        ("CATALOG_PLATFORM = dict", "gives CATALOG_PLATFORM as type, not a CatalogPlatform class or None"),
+        ('BOOT_IMAGE = "stub-1.0"', "gives BOOT_IMAGE as str, not BootImage"),
+    ],
+)
+def test_a_stage_part_of_another_kind_is_refused_naming_its_kind(stub_path, line, message):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    part = line.split(" = ")[0]
+    text = "\n".join(line if row.startswith(f"{part} = ") else row for row in init.read_text().splitlines())
+    init.write_text(text)
+    with pytest.raises(registry.NosRegistrationError, match=message):
+        registry.plugins()
+
+
+STUB_SLOT = """
+import re
+
+from fabricgen.build.secrets import Rule, Slot
+
+SECRETS = SecretSlots(
+    slots=(Slot("stubnos", "TACACS+ key", "aaa key KEY", (Rule(1, 8, "#", "the stub's manual"),), line=re.compile(r"^aaa key (?P<value>\\S+)")),),
+    files=("*.stub",),
+)
+"""
+
+
+def test_a_stub_s_secret_slots_are_found_checked_and_masked(stub_path):
+    _write_stub(stub_path)
+    init = stub_path / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("SECRETS = SecretSlots(slots=(), files=())\n", STUB_SLOT))
+    assert file_nos("configs/x.stub") == (STUB,)
+    found, stray = placements("configs/x.stub", "hostname x\naaa key <<secret=stub-key>>\n")
+    assert stray == [] and [(p.name, p.slot.nos, p.where) for p in found] == [("stub-key", STUB, "line 2")]
+    [problem] = value_problems([(p.name, p.slot, None, "x") for p in found], Secrets({"stub-key": "a#b"}))
+    assert "holds '#'" in problem.message and "(StubOS, aaa key KEY)" in problem.message
+    assert mask_text("hostname x\naaa key s3cret\n", STUB) == "hostname x\naaa key <<masked>>\n"
+
+
+# A NOS package present when fabricgen starts, as a folder fabricgen/nos/<name>/ is: the catalog's
+# switch entries and the intent's boot images get a field for it when their models are defined,
+# so this runs in a process of its own that adds the stub's folder before importing them.
+STUB_PLATFORM = """
+from typing import Literal
+
+from fabricgen.nos.interface import CatalogPlatform
+
+
+class StubPlatform(CatalogPlatform):
+    queue_mode: Literal["fifo", "strict"] = "fifo"
+
+
+CATALOG_PLATFORM = StubPlatform
+"""
+
+PROBE = """
+import json, sys
+from pathlib import Path
+import fabricgen.nos
+fabricgen.nos.__path__.append(sys.argv[1])
+from fabricgen.basics.errors import CatalogError
+from fabricgen.catalog import load_catalog
+from fabricgen.intent.management import Management
+from fabricgen.intent.schema import intent_schema
+
+found = {"boot": intent_schema()["$defs"]["BootImages"]["properties"]["stubnos"]}
+found["image"] = Management.model_validate({"boot": {"stubnos": "stub-2.0"}}).boot.image("stubnos")
+hardware = Path(sys.argv[2])
+model = load_catalog([hardware]).switches["STUB-SW-32X400"]
+found["section"] = type(model.stubnos).__name__, model.stubnos.queue_mode
+hardware.write_text(hardware.read_text().replace("queue_mode: strict", "queue_mode: wfq"))
+try:
+    load_catalog([hardware])
+except CatalogError as refused:
+    found["refused"] = [(list(p.field), p.line) for p in refused.problems]
+print(json.dumps(found))
+"""
+
+
+def test_a_nos_package_there_at_start_gets_its_boot_image_and_its_catalog_section(tmp_path):
+    root = tmp_path / "nos"
+    _write_stub(root)
+    init = root / STUB / "__init__.py"
+    init.write_text(init.read_text().replace("CATALOG_PLATFORM = None\n", STUB_PLATFORM))
+    hardware = tmp_path / "stub-hardware.yaml"
+    hardware.write_text(HARDWARE + "    stubnos: {queue_mode: strict}\n")
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE, str(root), str(hardware)], capture_output=True, text=True, timeout=120, check=False, cwd=Path(__file__).parents[1]
+    )
+    assert probe.returncode == 0, probe.stderr
+    found = json.loads(probe.stdout)
+    assert found["boot"] == {"anyOf": [{"pattern": "^stub-.+$", "type": "string"}, {"type": "null"}], "default": None, "description": "the stub's image"}
+    assert found["image"] == "stub-2.0"
+    assert found["section"] == ["StubPlatform", "strict"]
+    line = HARDWARE.count("\n") + 1  # the section's line, as the file has it
+    assert found["refused"] == [[["switches", "STUB-SW-32X400", "stubnos", "queue_mode"], line]]

@@ -124,6 +124,9 @@ BROKEN = {
     "a description starting with a space": ('description: " padded"\ngpus: 256', "description"),
     "a frontend pools section missing pools": ("gpus: 256\nfrontend: {pools: {loopbacks: 10.16.0.0/16}}", "frontend.pools"),
     "an NTP server that is no host": ("gpus: 256\nmanagement: {ntp: {servers: [10.0.0.300]}}", "management.ntp.servers.0"),
+    "an EOS image pinned for NX-OS": ("gpus: 256\nmanagement: {boot: {nxos: EOS-4.32.2F.swi}}", "management.boot.nxos"),
+    "a SONiC image name with a space": ('gpus: 256\nmanagement: {boot: {sonic: "SONiC OS"}}', "management.boot.sonic"),
+    "a boot image for no NOS": ("gpus: 256\nmanagement: {boot: {junos: junos.tgz}}", "management.boot"),
 }
 
 
@@ -156,6 +159,7 @@ ACCEPTED = {
     ),
     "a netmask pool": "gpus: 256\nbackend: {pools: {loopbacks: 10.0.0.0/255.255.0.0}}",
     "DNS names and addresses for NTP": "gpus: 256\nmanagement: {ntp: {servers: [ntp.example.net, 192.0.2.1, '2001:db8::1']}}",
+    "a boot image per NOS": "gpus: 256\nmanagement: {boot: {nxos: nxos64-cs.10.4.5.M.bin, sonic: SONiC-OS-202405.0, eos: EOS-4.32.2F.swi}}",
 }
 
 
@@ -228,3 +232,16 @@ def test_description_paragraphs_are_unwrapped():
     """Docstrings wrapped in the source read as paragraphs in an editor's hover."""
     text = intent_schema()["$defs"]["LoadBalancing"]["description"]
     assert "\n\n" in text and "\n" not in text.replace("\n\n", "")
+
+
+@pytest.mark.parametrize(
+    "nos, image, example",
+    [("nxos", "nxos64-cs.10.4.5.M.img", "nxos64-cs.10.4.5.M.bin"), ("eos", "EOS-4.32.2F.bin", "EOS-4.32.2F.swi"), ("sonic", "SONiC/OS", "SONiC-OS-202405.0")],
+)
+def test_a_boot_image_of_another_form_is_refused_with_an_image_of_its_nos(tmp_path, nos, image, example):
+    # each NOS package says what its image names look like (BOOT_IMAGE); the problem shows one
+    path = tmp_path / "boot.yaml"
+    path.write_text(f'gpus: 256\nmanagement:\n  boot: {{{nos}: "{image}"}}\n')
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f":3: management.boot.{nos}: '{image}' is not an image name like {example}" in result.output, result.output

@@ -27,7 +27,6 @@ from fabricgen.build.secrets import (
     MAX_FILE_BYTES,
     NTP_KEY,
     PLACEHOLDER_PATTERN,
-    SLOTS,
     SNMP_AUTH_KEY,
     SNMP_PRIVACY_KEY,
     TACACS_KEY,
@@ -39,14 +38,16 @@ from fabricgen.build.secrets import (
     mask_config_db,
     mask_text,
     names_in,
-    sonic_slot,
+    slots,
     uses_in,
 )
 from fabricgen.compiler.pipeline import compile_intent
+from fabricgen.nos.sonic.secret_slots import config_db_slot as sonic_slot
 from tests import cli_runner
 from tests.conftest import INTENTS
 
 INTENT = INTENTS / "cisco-256-gpu.yaml"
+SLOTS = slots()
 TAG = "7f3a9c1e"
 
 

@@ -14,6 +14,10 @@ from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
 _SPEED = re.compile(r"^\s*(\d{1,9})\s*([GM])(?:b(?:ps|/s)?|bE|E)?\s*$", re.IGNORECASE)
 MAX_SPEED_GBPS = 3200  # a port faster than 3.2T does not exist yet; a bound keeps every product of speeds small
+# A switch's front-panel cages and a cage's SerDes lanes, as the catalog and the NOS packages' catalog
+# sections bound them (no real hardware comes near: the largest fixed switch has 128 cages)
+MAX_CAGES = 1024
+MAX_LANES = 64
 # A ratio side is a short decimal (2, 2.5, 1.333): Fraction("1e99999999") would build a 100-million-digit number
 _RATIO_SIDE = re.compile(r"\s*(\d{1,6}(?:\.\d{1,6})?)\s*")
 MAX_RATIO_PART = 1000

@@ -10,8 +10,9 @@ still holds one (`missing_in`), and NX-OS refuses `<` in an encrypted key. Build
 before this form wrote `<<secret:NAME>>`; both are read (filled, listed, masked), only the new one
 is written.
 
-Where a secret may stand is declared once, below (`SLOTS`): each NOS's config lines and config_db
-fields that carry one, with the values each takes per release. `secrets list`, `secrets render`
+Where a secret may stand is declared once (`slots()`): each NOS package gives the config lines
+and config_db fields of its files that carry one, with the values each takes per release (its
+SECRETS: fabricgen/nos/<name>/secret_slots.py), and FRR's are here. `secrets list`, `secrets render`
 and `push` check every value against the slots it fills before anything is written or contacted;
 `verify` masks exactly these slots in a build and in a device's running config.
 
@@ -31,13 +32,17 @@ import re
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
 from fabricgen.basics.errors import Problem, SecretsError, raise_if
 from fabricgen.basics.trust import SECRET_MARK
+from fabricgen.nos import registry
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
 PLACEHOLDER_PATTERN = re.compile(re.escape(SECRET_MARK) + r"[=:]([a-z][a-z0-9-]{0,62})>>")  # `:`: builds written before the `=` form
@@ -213,11 +218,12 @@ def _unquoted(problem: Problem) -> Problem:
 
 
 # --- where a secret stands: the slots -------------------------------------------------------------
-# Every place a NOS's files carry a secret, declared once: the renderers write placeholders only
-# there (tests/test_secrets.py proves it for every shipped intent), `secrets list` reads each
-# secret's use from its slot, the value checks take each slot's rules, and `verify` masks exactly
-# these places on both sides of a drift: the build's placeholder and the device's value (NX-OS
-# shows most keys encrypted: `ntp authentication-key 1 md5 <encrypted> 7`, `key 7 "<encrypted>"`).
+# Every place a NOS's files carry a secret, declared once (each NOS package's SECRETS, FRR's
+# below): the renderers write placeholders only there (tests/test_secrets.py proves it for every
+# shipped intent), `secrets list` reads each secret's use from its slot, the value checks take each
+# slot's rules, and `verify` masks exactly these places on both sides of a drift: the build's
+# placeholder and the device's value (NX-OS shows most keys encrypted: `ntp authentication-key 1
+# md5 <encrypted> 7`, `key 7 "<encrypted>"`).
 # A few slots are never written by fabricgen (`placed=False`) but a device may hold them; they are
 # masked all the same.
 
@@ -235,7 +241,6 @@ LDAP_PASSWORD = "LDAP bind password"
 MACSEC_KEY = "MACsec key"
 
 MASK = "<<masked>>"  # what a masked slot shows, on both sides of a drift
-NOS_NAMES = {"nxos": "NX-OS", "sonic": "SONiC", "frr": "FRR", "eos": "EOS"}
 
 
 @dataclass(frozen=True)
@@ -284,7 +289,7 @@ class Slot:
     masked with it, since a device writes its own. config_db (SONiC): `table` and `field`, or the
     row's key when `field` is None (SNMP_COMMUNITY)."""
 
-    nos: str  # nxos, frr (frr.conf and the lab's twins) or sonic (config_db.json)
+    nos: str  # the NOS package whose files hold it (its SECRETS), or FRR (frr.conf and the lab's twins)
     use: str  # what the secret is for, as `secrets list` says
     where: str  # how a person finds it
     rules: tuple[Rule, ...] = (_ANY,)  # by release, oldest first
@@ -333,209 +338,84 @@ class Slot:
         return self.rule(None)
 
 
-_KEY = r'(?P<value>"[^"]*"|\S+)'  # NX-OS quotes an encrypted key: key 7 "fewhg"
-_NXOS_SNMP = "Cisco Nexus 9000 Series NX-OS System Management Configuration Guide, Configuring SNMP: passphrases of 8 to 64 characters in clear text"
-_SONIC_SNMP = "sonic-snmp.yang SNMP_USER: length 0..64, pattern [^ @:]*, at least 8 with authentication (every branch 202405 to master)"
-_SONIC_TACACS = "sonic-system-tacacs.yang passkey: pattern [^ #,]*, length 1..65"
-_SONIC_RADIUS = "sonic-system-radius.yang passkey: pattern [^ #,]*, length 1..65 (every branch 202405 to master)"
-_EOS_KEY = r"(?P<kind>(?:0|7|8a) )?(?P<value>\S+)"  # EOS: 0 the key in clear, 7 or 8a encrypted
-_RFC3414 = "RFC 3414 11.2: an SNMPv3 passphrase of at least 8 characters"
-
-SLOTS: tuple[Slot, ...] = (
-    # NX-OS (fabricgen/nos/nxos/templates/system.j2, bgp.j2); Cisco Nexus 9000 Series NX-OS configuration guides 10.4(x)
+FRR = "frr"  # the slots of FRR's config (SONiC's frr.conf and the lab's twins), beside the NOSes' own
+# FRR is no NOS: its config is the shared templates/frr/frr.conf.j2, which SONiC and the lab's
+# routing twins of every other NOS render, so its slots live here with the machinery.
+FRR_SLOTS: tuple[Slot, ...] = (
     Slot(
-        "nxos",
-        USER_HASH,
-        "username NAME password 5 HASH",
-        line=re.compile(r"^username \S+ password (?P<kind>\d+ )?(?P<value>\S+)"),
-        dummy="$5$fabricgen$0000000000000000000000000000000000000000000",
-    ),
-    Slot(
-        "nxos",
-        TACACS_KEY,
-        "tacacs-server host ADDRESS key 0 KEY",
-        (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring TACACS+: a key of at most 63 printable characters, no white space"),),
-        line=re.compile(r"^tacacs-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
-    ),
-    Slot(
-        "nxos",
-        RADIUS_KEY,
-        "radius-server host ADDRESS key 0 KEY",
-        (Rule(1, 63, "", "NX-OS Security Configuration Guide, Configuring RADIUS: a key of at most 63 characters"),),
-        line=re.compile(r"^radius-server (?:host \S+ )?key (?P<kind>\d+ )?" + _KEY),
-    ),
-    Slot("nxos", NTP_KEY, "ntp authentication-key ID md5 KEY 0", line=re.compile(r"^ntp authentication-key \d+ md5 " + _KEY + r"(?P<kind> \d+)?")),
-    Slot(
-        "nxos",
-        SNMP_AUTH_KEY,
-        "snmp-server user NAME ROLE auth ALGORITHM KEY",
-        (Rule(8, 64, "", _NXOS_SNMP),),
-        line=re.compile(r"^snmp-server user \S+ (?:\S+ )*?auth (?:md5|sha(?:-\d+)?) (?P<value>\S+)(?:(?P<flag> localized\w*key)$)?"),
-    ),
-    Slot(
-        "nxos",
-        SNMP_PRIVACY_KEY,
-        "snmp-server user NAME ... priv aes-128 KEY",
-        (Rule(8, 64, "", _NXOS_SNMP),),
-        line=re.compile(r"^snmp-server user \S+ .*? priv (?:aes-128 |3des )?(?P<value>\S+)(?P<flag> localized\w*key)?"),
-    ),
-    Slot(
-        "nxos",
-        SNMP_COMMUNITY,
-        "snmp-server community COMMUNITY",
-        (Rule(1, 32, "", "NX-OS System Management Configuration Guide, Configuring SNMP: a community string of up to 32 characters"),),
-        line=re.compile(r"^snmp-server community (?P<value>\S+)"),
-    ),
-    Slot("nxos", BGP_KEY, "router bgp: template peer / neighbor: password 0 KEY", line=re.compile(r"^\s+password (?P<kind>\d+ )?(?P<value>\S+)$")),
-    Slot("nxos", BGP_AO_KEY, "key chain: key-string KEY", line=re.compile(r"^\s+key-string (?P<kind>\d+ )?(?P<value>\S+)"), placed=False),
-    Slot(
-        "nxos",
-        OSPF_KEY,
-        "interface: ip ospf authentication-key / message-digest-key",
-        line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) (?P<kind>\d+ )?(?P<value>\S+)"),
-        placed=False,
-    ),
-    # EOS (fabricgen/nos/eos/templates/bgp.j2); EOS sets the key on the kernel's TCP-MD5 socket
-    # option, so Linux's 80-byte limit holds (EOS's own CLI limit was not read)
-    Slot(
-        "eos",
-        BGP_KEY,
-        "router bgp: neighbor GROUP password 0 KEY",
-        (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): EOS runs BGP on Linux's TCP-MD5"),),
-        line=re.compile(r"^\s+neighbor \S+ password (?P<kind>(?:0|7|8a) )?(?P<value>\S+)$"),
-    ),
-    # FRR (templates/frr/frr.conf.j2: SONiC's frr.conf and the lab's twins)
-    Slot(
-        "frr",
+        FRR,
         BGP_KEY,
         "router bgp: neighbor PEER password KEY",
         (Rule(1, 80, "", "Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): bgpd sets the key with setsockopt(TCP_MD5SIG)"),),
         line=re.compile(r"^\s*neighbor \S+ password (?P<value>\S+)"),
     ),
-    # EOS (fabricgen/nos/eos/templates/system.j2 and the BGP template); Arista EOS User Manual
-    # 4.32: "User Security" (username secret, tacacs-server and radius-server key, encryption types
-    # 0 clear, 7 and 8a encrypted), "SNMP" (snmp-server user ... v3 auth ... priv; the running
-    # config shows the keys localized to the engine ID: `v3 localized ENGINEID auth sha256 KEY`),
-    # "NTP" (ntp authentication-key ID md5 [0|7|8a] KEY), "Border Gateway Protocol" (neighbor
-    # password). A key the device shows encrypted (type 7 or 8a) is masked with its type.
-    Slot(
-        "eos",
-        USER_HASH,
-        "username NAME privilege N role ROLE secret sha512 HASH",
-        line=re.compile(r"^username \S+ (?:privilege \d+ )?(?:role \S+ )?secret (?P<kind>(?:sha512|5|0) )?(?P<value>\S+)"),
-        dummy="$6$fabricgen$" + "0" * 86,
-    ),
-    Slot(
-        "eos",
-        USER_HASH,
-        "enable password / aaa root secret: sha512 HASH",
-        line=re.compile(r"^(?:enable password|aaa root secret) (?P<kind>(?:sha512|5|7|0) )?(?P<value>\S+)"),
-        placed=False,
-    ),
-    Slot(
-        "eos", TACACS_KEY, "tacacs-server host ADDRESS vrf VRF timeout N key 0 KEY", line=re.compile(r"^tacacs-server (?:host \S+ (?:\S+ )*?)?key " + _EOS_KEY)
-    ),
-    Slot(
-        "eos", RADIUS_KEY, "radius-server host ADDRESS vrf VRF timeout N key 0 KEY", line=re.compile(r"^radius-server (?:host \S+ (?:\S+ )*?)?key " + _EOS_KEY)
-    ),
-    Slot("eos", NTP_KEY, "ntp authentication-key ID md5 0 KEY", line=re.compile(r"^ntp authentication-key \d+ (?:md5|sha1) " + _EOS_KEY)),
-    Slot(
-        "eos",
-        SNMP_AUTH_KEY,
-        "snmp-server user NAME GROUP v3 auth ALGORITHM KEY",
-        (Rule(8, MAX_VALUE, "", _RFC3414),),
-        # the algorithm is masked with the key: a device shows it beside the engine ID its key is localized to
-        line=re.compile(r"^snmp-server user \S+ \S+ v3 (?P<flag>localized \S+ )?(?P<kind>auth \S+ )(?P<value>\S+)"),
-    ),
-    Slot(
-        "eos",
-        SNMP_PRIVACY_KEY,
-        "snmp-server user NAME GROUP v3 ... priv aes KEY",
-        (Rule(8, MAX_VALUE, "", _RFC3414),),
-        line=re.compile(r"^snmp-server user \S+ \S+ v3 .*? priv (?P<kind>\S+ )(?P<value>\S+)"),
-    ),
-    Slot("eos", SNMP_COMMUNITY, "snmp-server community COMMUNITY ro", line=re.compile(r"^snmp-server community (?P<value>\S+)")),
-    Slot(
-        "eos",
-        BGP_AO_KEY,
-        "management security: session shared-secret profile NAME: secret ID 0 KEY",
-        line=re.compile(r"^\s+secret \S+ " + _EOS_KEY),
-        placed=False,
-    ),
-    Slot(
-        "eos",
-        OSPF_KEY,
-        "interface: ip ospf authentication-key / message-digest-key",
-        line=re.compile(r"^\s+ip ospf (?:authentication-key|message-digest-key \d+ md5) " + _EOS_KEY),
-        placed=False,
-    ),
-    # SONiC config_db (nos/sonic/render.py), each from sonic-buildimage src/sonic-yang-models/yang-models
-    *(
-        Slot(
-            "sonic",
-            TACACS_KEY,
-            f"{table}|... passkey",
-            (Rule(1, 65, "#,", _SONIC_TACACS + " up to 202505"), Rule(1, 256, "#,", _SONIC_TACACS.replace("1..65", "1..256") + " from 202511", "202511")),
-            table=table,
-            field="passkey",
-        )
-        for table in ("TACPLUS", "TACPLUS_SERVER")
-    ),
-    *(
-        Slot("sonic", RADIUS_KEY, f"{table}|... passkey", (Rule(1, 65, "#,", _SONIC_RADIUS),), table=table, field="passkey")
-        for table in ("RADIUS", "RADIUS_SERVER")
-    ),
-    Slot("sonic", NTP_KEY, "NTP_KEY|ID value", (Rule(1, 64, "", "sonic-ntp.yang NTP_KEY value: length 1..64"),), table="NTP_KEY", field="value"),
-    Slot(
-        "sonic", SNMP_AUTH_KEY, "SNMP_USER|NAME SNMP_USER_AUTH_PASSWORD", (Rule(8, 64, "@:", _SONIC_SNMP),), table="SNMP_USER", field="SNMP_USER_AUTH_PASSWORD"
-    ),
-    Slot(
-        "sonic",
-        SNMP_PRIVACY_KEY,
-        "SNMP_USER|NAME SNMP_USER_ENCRYPTION_PASSWORD",
-        (Rule(8, 64, "@:", _SONIC_SNMP),),
-        table="SNMP_USER",
-        field="SNMP_USER_ENCRYPTION_PASSWORD",
-    ),
-    Slot(
-        "sonic",
-        SNMP_COMMUNITY,
-        "SNMP_COMMUNITY|COMMUNITY (the row's key)",
-        (Rule(4, 32, "@,\\'", "sonic-snmp.yang SNMP_COMMUNITY name: length 4..32, pattern [^ @,\\']* (every branch 202405 to master)"),),
-        table="SNMP_COMMUNITY",
-    ),
-    Slot("sonic", LDAP_PASSWORD, "LDAP|global bind_password (sonic-system-ldap.yang)", table="LDAP", field="bind_password", placed=False),
-    *(
-        Slot("sonic", MACSEC_KEY, f"MACSEC_PROFILE|... {field} (sonic-macsec.yang)", table="MACSEC_PROFILE", field=field, placed=False)
-        for field in ("primary_cak", "fallback_cak")
-    ),
-    *(
-        Slot("sonic", BGP_KEY, f"{table}|... auth_password (sonic-bgp-common.yang)", table=table, field="auth_password", placed=False)
-        for table in ("BGP_NEIGHBOR", "BGP_PEER_GROUP")
-    ),
 )
 
-_TEXT_SLOTS = {nos: tuple(slot for slot in SLOTS if slot.nos == nos) for nos in ("nxos", "frr", "eos")}
-# The NOSes whose whole config is one `configs/<switch>.cfg`. A .cfg of a switch whose NOS the
-# caller does not say is read as the one whose slots hold its placeholders (placements): a few
-# lines fit a slot of each (EOS's `tacacs-server host A ... key K` pattern takes NX-OS's
-# `tacacs-server host A key K timeout T`), the file as a whole fits one.
-CONFIG_NOSES = ("nxos", "eos")
-_DB_SLOTS = {(slot.table, slot.field): slot for slot in SLOTS if slot.nos == "sonic"}
 
-
-def file_nos(path: str, nos: str | None = None) -> str | None:
-    """Which slots a build file has: a switch's one config (.cfg: NX-OS or EOS as `nos`, the
-    switch's NOS, says; "cfg" when the caller does not know it: both), FRR (frr.conf, the lab's
-    twins) or SONiC config_db (config_db.json); None for a file that holds no secret."""
+def _is_frr_file(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    if name == "config_db.json":
-        return "sonic"
-    if name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf")):
-        return "frr"
-    if name.endswith(".cfg"):
-        return nos if nos in CONFIG_NOSES else "cfg"
-    return None
+    return name == "frr.conf" or (path.startswith("lab/frr/") and name.endswith(".conf"))
+
+
+@dataclass(frozen=True)
+class _SlotIndex:
+    """Every slot by the NOS (or FRR) whose files hold it, as the registry's packages give them
+    (each package's SECRETS, fabricgen.nos.interface.SecretSlots)."""
+
+    text: dict[str, tuple[Slot, ...]]  # config-line slots, by NOS
+    config_db: dict[str, dict[tuple[str | None, str | None], Slot]]  # config_db slots by (table, field), by NOS
+    files: dict[str, tuple[str, ...]]  # the names of each NOS's files its slots are in (fnmatch patterns)
+    titles: dict[str, str]  # how a problem names each
+
+    @property
+    def every(self) -> tuple[Slot, ...]:
+        return tuple(slot for slots in self.text.values() for slot in slots) + tuple(slot for slots in self.config_db.values() for slot in slots.values())
+
+
+@cache
+def _index_of(packages: tuple[ModuleType, ...]) -> _SlotIndex:
+    text: dict[str, tuple[Slot, ...]] = {FRR: FRR_SLOTS}
+    config_db: dict[str, dict[tuple[str | None, str | None], Slot]] = {}
+    files: dict[str, tuple[str, ...]] = {}
+    titles = {FRR: "FRR"}
+    for package in packages:
+        parts = package.SECRETS
+        strangers = sorted({slot.nos for slot in parts.slots} - {package.NAME})
+        if strangers:
+            raise registry.NosRegistrationError(f"NOS package {package.__name__} gives SECRETS with slots of {', '.join(strangers)}, not its own")
+        text[package.NAME] = tuple(slot for slot in parts.slots if slot.line is not None)
+        config_db[package.NAME] = {(slot.table, slot.field): slot for slot in parts.slots if slot.table is not None}
+        files[package.NAME] = parts.files
+        titles[package.NAME] = package.TITLE
+    return _SlotIndex(text, config_db, files, titles)
+
+
+def _index() -> _SlotIndex:
+    """The slots of the NOS packages registered now: the default NOS first (it wins a tie between
+    two NOSes' readings of a file, file_nos), then by name."""
+    packages = registry.plugins()
+    default = registry.default_name()
+    return _index_of(tuple(sorted(packages.values(), key=lambda package: default != package.NAME)))
+
+
+def slots() -> tuple[Slot, ...]:
+    """Every slot: each NOS package's (its SECRETS) and FRR's."""
+    return _index().every
+
+
+def file_nos(path: str, nos: str | None = None) -> tuple[str, ...] | None:
+    """Whose slots a build file's secrets stand in: FRR's for frr.conf and the lab's twins,
+    else the NOSes whose files (SecretSlots.files) its name fits: only `nos`, the switch's NOS,
+    when it is one of them (a `.cfg` is NX-OS's or EOS's); all of them, default NOS first, when
+    the caller does not know it (placements reads the file as each). None for a file that holds
+    no secret."""
+    if _is_frr_file(path):
+        return (FRR,)
+    name = path.rsplit("/", 1)[-1]
+    found = tuple(owner for owner, patterns in _index().files.items() if any(fnmatchcase(name, pattern) for pattern in patterns))
+    if nos in found:
+        return (nos,)
+    return found or None
 
 
 @dataclass(frozen=True)
@@ -550,32 +430,42 @@ class Placement:
 def placements(path: str, text: str, nos: str | None = None) -> tuple[list[Placement], list[str]]:
     """Every placeholder of a build file, in its slot; and where a placeholder stands outside
     every slot (a build edited by hand, or a renderer fabricgen must fix). `nos`: the switch's
-    NOS, which tells an EOS `.cfg` from an NX-OS one (file_nos)."""
-    nos = file_nos(path, nos)
+    NOS, which tells an EOS `.cfg` from an NX-OS one (file_nos). A file several NOSes' files
+    fit, of a switch whose NOS is not said, is read as each: the reading that leaves the fewest
+    placeholders outside a slot holds (a few lines fit a slot of each: EOS's `tacacs-server host
+    A ... key K` pattern takes NX-OS's `tacacs-server host A key K timeout T`; the file as a whole
+    fits one), the default NOS's on a tie."""
+    index = _index()
+    readings = [_read_as(index, text, owner) for owner in file_nos(path, nos) or ("",)]
+    return min(readings, key=lambda reading: len(reading[1]))
+
+
+def _read_as(index: _SlotIndex, text: str, owner: str) -> tuple[list[Placement], list[str]]:
+    """A file's placements as a file of `owner` (a NOS or FRR): a config_db by its tables and
+    fields when its slots are config_db fields, else line by line."""
+    config_db = index.config_db.get(owner)
+    if not config_db:
+        return _text_placements(text, index.text.get(owner, ()))
     found: list[Placement] = []
     stray: list[str] = []
-    if nos == "sonic":
-        try:
-            document = json.loads(text)
-        except ValueError:
-            document = None
-        if not isinstance(document, dict):
-            return [], ["the file is not a JSON object"] if PLACEHOLDER_PATTERN.search(text) else []
-        _db_placements(document, found, stray)
-        return found, stray
-    if nos == "cfg":  # NX-OS or EOS: the reading that leaves fewer placeholders outside a slot (a tie: NX-OS)
-        return min((_text_placements(text, config_nos) for config_nos in CONFIG_NOSES), key=lambda reading: len(reading[1]))
-    return _text_placements(text, nos or "")
+    try:
+        document = json.loads(text)
+    except ValueError:
+        document = None
+    if not isinstance(document, dict):
+        return [], ["the file is not a JSON object"] if PLACEHOLDER_PATTERN.search(text) else []
+    _db_placements(document, config_db, found, stray)
+    return found, stray
 
 
-def _text_placements(text: str, nos: str) -> tuple[list[Placement], list[str]]:
+def _text_placements(text: str, line_slots: tuple[Slot, ...]) -> tuple[list[Placement], list[str]]:
     found: list[Placement] = []
     stray: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if SECRET_MARK not in line:
             continue
         spans: dict[tuple[int, int], Slot] = {}
-        for slot in _TEXT_SLOTS.get(nos, ()):
+        for slot in line_slots:
             match = slot.line.search(line) if slot.line else None
             if match:
                 spans[match.span("value")] = slot
@@ -588,7 +478,7 @@ def _text_placements(text: str, nos: str) -> tuple[list[Placement], list[str]]:
     return found, stray
 
 
-def _db_placements(document: dict, found: list[Placement], stray: list[str]) -> None:
+def _db_placements(document: dict, config_db: dict[tuple[str | None, str | None], Slot], found: list[Placement], stray: list[str]) -> None:
     for table, rows in document.items():
         if not isinstance(rows, dict):
             if PLACEHOLDER_PATTERN.search(json.dumps(rows)):
@@ -597,7 +487,7 @@ def _db_placements(document: dict, found: list[Placement], stray: list[str]) -> 
         for key, row in rows.items():
             where = f"{table}|{key}"
             if PLACEHOLDER_PATTERN.search(key):
-                slot = _DB_SLOTS.get((table, None))
+                slot = config_db.get((table, None))
                 match = PLACEHOLDER_PATTERN.fullmatch(key)
                 if slot is None or match is None:
                     stray.append(f"{table} (a key)")
@@ -607,7 +497,7 @@ def _db_placements(document: dict, found: list[Placement], stray: list[str]) -> 
             fields = row.items() if isinstance(row, dict) else [("", row)]
             for field_name, value in fields:
                 if isinstance(value, str) and PLACEHOLDER_PATTERN.search(value):
-                    slot = _DB_SLOTS.get((table, field_name))
+                    slot = config_db.get((table, field_name))
                     match = PLACEHOLDER_PATTERN.fullmatch(value)
                     if slot is None or match is None:
                         stray.append(f"{where}.{field_name}")
@@ -628,7 +518,7 @@ def use_of(line: str, start: int | None = None) -> str:
     is for, from the slot it stands in; a line of no slot: its first words, quoted."""
     match = PLACEHOLDER_PATTERN.search(line, start or 0)
     if match is not None:
-        for slot in SLOTS:
+        for slot in slots():
             found = slot.line.search(line) if slot.line is not None else None
             if found and found.span("value") == match.span():
                 return slot.use
@@ -642,7 +532,11 @@ def use_of(line: str, start: int | None = None) -> str:
 def mask_line(line: str, nos: str) -> str:
     """`line` with the secret of every slot it holds written as MASK, the encryption type and
     `localizedkey` flag that go with it left out (the build writes type 0, a device its own)."""
-    for slot in _TEXT_SLOTS.get(nos, ()):
+    return _mask_line(line, _index().text.get(nos, ()))
+
+
+def _mask_line(line: str, line_slots: tuple[Slot, ...]) -> str:
+    for slot in line_slots:
         assert slot.line is not None
         match = slot.line.search(line)
         if match is None:
@@ -654,25 +548,30 @@ def mask_line(line: str, nos: str) -> str:
 
 
 def mask_text(text: str, nos: str) -> str:
-    """An NX-OS or FRR config with every slot masked (mask_line, line by line)."""
-    return "\n".join(mask_line(line, nos) if nos in _TEXT_SLOTS else line for line in text.split("\n"))
+    """A config of `nos` (a NOS whose slots are config lines, or FRR) with every slot masked
+    (mask_line, line by line)."""
+    line_slots = _index().text.get(nos, ())
+    if not line_slots:
+        return text
+    return "\n".join(_mask_line(line, line_slots) for line in text.split("\n"))
 
 
 def mask_config_db(document: dict) -> dict:
     """A config_db (table -> key -> field -> value) with every slot's value written as MASK and
     every key that is a secret (an SNMP community) as MASK, numbered when a table has several.
-    What is not a table of rows is kept as it is."""
+    What is not a table of rows is kept as it is. The slots are every NOS's config_db fields."""
+    config_db = {key: slot for slots in _index().config_db.values() for key, slot in slots.items()}
     masked: dict = {}
     for table, rows in document.items():
         if not isinstance(rows, dict):
             masked[table] = rows
             continue
-        key_slot = _DB_SLOTS.get((table, None))
+        key_slot = config_db.get((table, None))
         out: dict = {}
         for n, (key, row) in enumerate(rows.items(), start=1):
             name = (MASK if len(rows) == 1 else f"{MASK}#{n}") if key_slot is not None else key
             if isinstance(row, dict):
-                row = {field_name: MASK if (table, field_name) in _DB_SLOTS else value for field_name, value in row.items()}
+                row = {field_name: MASK if (table, field_name) in config_db else value for field_name, value in row.items()}
             out[name] = row
         masked[table] = out
     return masked
@@ -695,12 +594,13 @@ def value_problems(uses: Iterable[tuple[str, Slot, str | None, str]], secrets: S
         if what is not None:
             devices.setdefault((name, slot, rule, what), []).append(device)
     problems = []
+    titles = _index().titles
     for (name, slot, rule, what), where in devices.items():
         shown = ", ".join(sorted(set(where))[:3]) + (f" and {len(set(where)) - 3} more" if len(set(where)) > 3 else "")
         release = f" {rule.since} and later" if rule.since else ""
         problems.append(
             Problem(
-                f"secret {name!r} {what}: it is the {slot.use} of {shown} ({NOS_NAMES[slot.nos]}{release}, {slot.where})",
+                f"secret {name!r} {what}: it is the {slot.use} of {shown} ({titles.get(slot.nos, slot.nos)}{release}, {slot.where})",
                 hint=f"give it a value of {rule.describe()}",
             )
         )
@@ -711,11 +611,6 @@ def placeholder_problem(slot: Slot, name: str) -> str | None:
     """What keeps the placeholder of `name` from standing in `slot` on any release (its length:
     an SNMP community of SONiC takes at most 32 characters); None when it fits."""
     return slot.strictest().problem(placeholder(name))
-
-
-def sonic_slot(table: str, field_name: str | None) -> Slot:
-    """The declared slot of a config_db table and field (None: the row's key)."""
-    return _DB_SLOTS[(table, field_name)]
 
 
 def dummy_secrets(files: Mapping[str, str], noses: Mapping[str, str] | None = None) -> Secrets:

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, GetJsonSchemaHandler, StringConstraints, WithJsonSchema, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, GetJsonSchemaHandler, WithJsonSchema, create_model, field_validator, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from fabricgen.basics.models import InputModel
 from fabricgen.basics.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
-from fabricgen.basics.units import Speed, parse_speed
+from fabricgen.basics.units import MAX_CAGES, MAX_LANES, Speed, parse_speed
 from fabricgen.nos import registry
 
 
@@ -47,6 +47,8 @@ def is_nos(name: str) -> bool:
     return name in registry.names()
 
 
+_Section = TypeVar("_Section", bound=BaseModel)  # a NOS's section of a switch entry (SwitchModel.platform)
+
 Media = Literal["smf", "mmf", "copper", "dac", "aoc"]
 # The intent's load-balancing vocabulary (fabricgen.intent.model.LoadBalancing), repeated here
 # because the intent schema imports the catalog's types, not the other way round; a test keeps
@@ -64,8 +66,6 @@ _BREAKOUT = re.compile(r"^(\d{1,2})x(\d{1,5}[GM])$", re.IGNORECASE)
 
 # Upper bounds no real hardware reaches (README: "Bad input"): a catalog entry is validated by
 # walking its cages and names, so a count of a billion would cost minutes before any check.
-MAX_CAGES = 1024  # of one switch; the largest chassis line card has 36, the largest fixed switch 128
-MAX_LANES = 64
 MAX_FANOUT = 16
 MAX_NOSES = 16  # a switch model runs a handful of NOSes
 MAX_RACK_UNITS = 60
@@ -148,13 +148,13 @@ def release_key(release: str) -> tuple[int, ...]:
     match = NOS_RELEASE.match(release)
     if match is None:
         raise ValueError(f"{release!r} is not a release name like 10.5(3)F, 4.32.2F, 10.5, 202411 or master")
-    major, minor, maintenance, eos_maintenance, eos_hotfix, branch, master = match.groups()
+    major, minor, maintenance, dotted_maintenance, hotfix, branch, master = match.groups()
     if master:
         return (999_999,)
     if branch:
         return (int(branch),)
-    if eos_maintenance is not None:
-        return (int(major), int(minor), int(eos_maintenance), *((int(eos_hotfix),) if eos_hotfix is not None else ()))
+    if dotted_maintenance is not None:
+        return (int(major), int(minor), int(dotted_maintenance), *((int(hotfix),) if hotfix is not None else ()))
     return (int(major), int(minor), int(maintenance or 1))
 
 
@@ -198,81 +198,6 @@ class InterfaceNaming(InputModel):
         return check_pattern(pattern, NAME_FIELDS, check=check_interface_name)
 
 
-class AliasNaming(InputModel):
-    """A SONiC platform's front-panel aliases (PORT `alias`), format strings over {port} (cage
-    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...)."""
-
-    port: str = "etp{port}"
-    breakout: str = "etp{port}{letter}"
-
-    @field_validator("port", "breakout")
-    @classmethod
-    def _pattern_formats(cls, pattern: str) -> str:
-        # {letter} is a letter, not a number: tried as "a"
-        check_pattern(pattern.replace("{letter}", "a"), ("port", "sub"), check=check_interface_name)
-        return pattern
-
-    def name(self, cage: int, sub: int) -> str:
-        if not sub:
-            return self.port.format(port=cage, sub=0, letter="")
-        return self.breakout.format(port=cage, sub=sub, letter=chr(ord("a") + sub - 1))
-
-
-MAX_LANE_NUMBER = 1 << 20  # ASIC lane ids: up to a few thousand (Cisco 8000 encodes slice/IFG/SerDes)
-MAX_PORT_NUMBER = 1 << 20
-
-
-class PlatformPorts(InputModel):
-    """How a run of cages appears in a SONiC platform's port_config.ini / platform.json: cage
-    `first` + k is Ethernet<number_base + k * number_stride>, and its lanes are given one of
-    three ways: regular (lane_base + k * lane_stride, then the group's lane count in a row),
-    per cage first lane (`first_lanes`, each cage's lanes in a row from there) or per cage list
-    (`lanes`, for platforms whose lanes within a cage are not in a row).
-
-    A breakout sub-port takes the next slice of its cage's lanes, in the order listed, and is
-    Ethernet<cage number + lane offset in the cage> (sonic-config-engine portconfig.py,
-    BreakoutCfg.get_config)."""
-
-    first: int = Field(ge=0, le=MAX_CAGES)
-    count: int = Field(ge=1, le=MAX_CAGES)
-    number_base: int = Field(ge=0, le=MAX_PORT_NUMBER)
-    number_stride: int = Field(ge=1, le=MAX_LANES)
-    lane_base: int | None = Field(None, ge=0, le=MAX_LANE_NUMBER)
-    lane_stride: int | None = Field(None, ge=1, le=MAX_LANES)
-    first_lanes: list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]] | None = Field(None, max_length=MAX_CAGES)
-    lanes: list[Annotated[list[Annotated[int, Field(ge=0, le=MAX_LANE_NUMBER)]], Field(min_length=1, max_length=MAX_LANES)]] | None = Field(
-        None, max_length=MAX_CAGES
-    )
-
-    @model_validator(mode="after")
-    def _one_way_of_giving_lanes(self) -> PlatformPorts:
-        given = [name for name in ("lane_base", "first_lanes", "lanes") if getattr(self, name) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                f"cages {self.first}-{self.last}: give their lanes one way: lane_base (with lane_stride), first_lanes or lanes, not {' and '.join(given) or 'none'}"
-            )
-        if (self.lane_base is None) != (self.lane_stride is None):
-            raise ValueError(f"cages {self.first}-{self.last}: lane_base and lane_stride go together")
-        listed = self.first_lanes if self.first_lanes is not None else self.lanes
-        if listed is not None and len(listed) != self.count:
-            raise ValueError(f"cages {self.first}-{self.last}: {len(listed)} lane entries for {self.count} cages; give one per cage")
-        return self
-
-    @property
-    def last(self) -> int:
-        return self.first + self.count - 1
-
-    def cage_lanes(self, cage: int, width: int) -> tuple[int, ...]:
-        k = cage - self.first
-        if self.lanes is not None:
-            return tuple(self.lanes[k])
-        start = self.first_lanes[k] if self.first_lanes is not None else self.lane_base + k * self.lane_stride  # type: ignore[operator]
-        return tuple(range(start, start + width))
-
-    def number(self, cage: int) -> int:
-        return self.number_base + (cage - self.first) * self.number_stride
-
-
 class Sourced(InputModel):
     """One published number and where it was published (document and section)."""
 
@@ -306,47 +231,6 @@ class PlatformQos(InputModel):
     mac_phy_delay_bytes: Sourced | None = Field(None, description="data the MAC/PHY still sends after a pause (SONiC ASIC_TABLE mac_phy_delay)")
 
 
-# A mode as fabricgen writes it, and as platform.json names it: ports x speed, then optional
-# alternative speeds in brackets (sonic-config-engine portconfig.py BRKOUT_PATTERN).
-BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
-SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?$")]
-
-
-class SonicPlatform(InputModel):
-    """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
-    the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
-    platform's aliases. Without `ports` lanes are numbered generically and the build says so."""
-
-    platform: Token | None = None
-    hwsku: Token | None = None
-    source: Text | None = Field(None, description="where these facts come from: repository path and commit")
-    ports: list[PlatformPorts] = Field([], max_length=MAX_CAGES)
-    unverified: Text | None = Field(None, description="why the entry has no port map; the build's note repeats it")
-    alias: AliasNaming = AliasNaming()
-    breakout_modes: dict[BreakoutMode, SonicBreakoutMode] = Field(
-        {},
-        max_length=16,
-        description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
-    )
-
-    @model_validator(mode="after")
-    def _a_map_names_its_platform(self) -> SonicPlatform:
-        if self.ports and not (self.platform and self.hwsku and self.source):
-            raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
-        if sum(run.count for run in self.ports) > MAX_CAGES:
-            raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
-        return self
-
-
-class EosPlatform(InputModel):
-    """What EOS's CLI needs of a switch model beyond its ports: the transmit queue sub-mode its
-    chip exposes (Arista's QoS chapter is per chip family: Broadcom XGS switches take their
-    queue settings under `uc-tx-queue`, Jericho-based ones under `tx-queue`)."""
-
-    tx_queue: Literal["tx-queue", "uc-tx-queue"] = Field("tx-queue", description="the interface / qos profile sub-mode of a transmit queue")
-    source: Text | None = Field(None, description="where this is written down")
-
-
 def _default_management_ports() -> dict[str, str]:
     return {name: package.MANAGEMENT_PORT for name, package in registry.plugins().items()}
 
@@ -364,8 +248,7 @@ class SwitchModel(InputModel):
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
     management_port: dict[Nos, InterfaceName] = Field(default_factory=_default_management_ports, description="the out-of-band Ethernet port, per NOS")
     console_port: InterfaceName = "console"
-    sonic: SonicPlatform = SonicPlatform()
-    eos: EosPlatform = EosPlatform()
+    # and a section per NOS package that gives one, named after the NOS: see _with_platform_sections
     qos: PlatformQos = PlatformQos()
     load_balancing: dict[Nos, list[LoadBalancingMode]] = Field(
         default_factory=dict, description="load-balancing modes this hardware does under each NOS (ecmp only when a NOS is not listed)"
@@ -433,56 +316,10 @@ class SwitchModel(InputModel):
         return self
 
     @model_validator(mode="after")
-    def _platform_map_fits(self) -> SwitchModel:
-        """A SONiC port map covers every cage once, with the cage's lane count, and no lane or
-        port number twice; the SONiC names the catalog gives are the platform's."""
-        if not self.sonic.ports:
-            return self
-        if "sonic" not in self.nos:
-            raise ValueError("sonic.ports maps a SONiC platform, but this switch does not run sonic (nos)")
-        mapped: dict[int, PlatformPorts] = {}
-        for run in self.sonic.ports:
-            for cage in range(run.first, run.first + run.count):
-                if cage in mapped:
-                    raise ValueError(f"sonic.ports maps cage {cage} twice")
-                mapped[cage] = run
-        lane_owner: dict[int, int] = {}
-        number_owner: dict[int, int] = {}
-        for group in self.port_groups:
-            for cage in range(group.first, group.first + group.count):
-                cage_run = mapped.pop(cage, None)
-                if cage_run is None:
-                    raise ValueError(f"sonic.ports does not map cage {cage}; map every cage of the port groups")
-                lanes = cage_run.cage_lanes(cage, group.lanes)
-                if len(lanes) != group.lanes:
-                    raise ValueError(f"sonic.ports gives cage {cage} {len(lanes)} lanes; its port group has {group.lanes} per cage")
-                for lane in lanes:
-                    if lane in lane_owner:
-                        raise ValueError(f"sonic.ports gives lane {lane} to cages {lane_owner[lane]} and {cage}; every lane is one cage's")
-                    lane_owner[lane] = cage
-                number = cage_run.number(cage)
-                # a cage's sub-ports take the numbers up to its lane count (portconfig.py)
-                for taken in range(number, number + group.lanes):
-                    if taken in number_owner:
-                        raise ValueError(f"sonic.ports numbers cage {cage} Ethernet{number}, which overlaps cage {number_owner[taken]}'s Ethernet ports")
-                    number_owner[taken] = cage
-        if mapped:
-            raise ValueError(f"sonic.ports maps cage {min(mapped)}, which no port group has")
-        naming = self.interface_names.get("sonic")
-        if naming is not None:
-            for group in self.port_groups:
-                for cage in range(group.first, group.first + group.count):
-                    wanted = [(0, group.speed, f"Ethernet{self.port_numbers[cage]}")]
-                    for mode in group.breakout_modes:
-                        wanted += [(sub, mode.speed, f"Ethernet{number}") for sub, number, _ in self.subports(cage, mode.speed)]
-                    for sub, speed, name in wanted:
-                        given = self.name_of("sonic", cage, sub, speed)
-                        if given != name:
-                            where = f"cage {cage}" + (f" sub-port {sub}" if sub else "")
-                            raise ValueError(
-                                f"interface_names.sonic names {where} {given!r}, but platform {self.sonic.platform} names it {name!r}; "
-                                "use {number} in the pattern (Ethernet{number})"
-                            )
+    def _platform_sections_fit(self) -> SwitchModel:
+        """Each NOS's section fits the rest of the entry (SONiC's port map covers every cage)."""
+        for section in self.platform_sections():
+            section.check_entry(self)
         return self
 
     @model_validator(mode="after")
@@ -510,17 +347,41 @@ class SwitchModel(InputModel):
                             seen[name] = cage
         return self
 
+    def platform_sections(self) -> list[Any]:
+        """The NOS sections of this entry (each a fabricgen.nos.interface.CatalogPlatform), in
+        the registry's order."""
+        return [getattr(self, name) for name in type(self).model_fields if is_nos(name)]
+
+    def platform(self, nos: str, kind: type[_Section]) -> _Section:
+        """The section of this entry named after `nos` (its package's CATALOG_PLATFORM), as `kind`."""
+        section = getattr(self, nos, None)
+        if not isinstance(section, kind):
+            raise TypeError(f"a switch entry's {nos} section is {type(section).__name__}, not {kind.__name__}")
+        return section
+
+    @cached_property
+    def platform_ports(self) -> dict[int, tuple[tuple[int, ...], int]]:
+        """Cage number -> (its SerDes lanes, its port number) for each cage a NOS's platform
+        definition maps (SONiC's port map: CatalogPlatform.cage_ports); empty without one."""
+        sections = self.platform_sections()
+        mapped = {}
+        for group in self.port_groups:
+            for cage in range(group.first, group.first + group.count):
+                found = next((ports for section in sections if (ports := section.cage_ports(cage, group.lanes)) is not None), None)
+                if found is not None:
+                    mapped[cage] = found
+        return mapped
+
     @cached_property
     def cage_lanes(self) -> dict[int, tuple[int, ...]]:
-        """Cage number -> its SerDes lanes: the SONiC platform map's, or, without one, numbered
-        from 0 across the whole switch in port group order (generic, not any real platform's)."""
+        """Cage number -> its SerDes lanes: the platform map's, or, without one, numbered from 0
+        across the whole switch in port group order (generic, not any real platform's)."""
         lanes: dict[int, tuple[int, ...]] = {}
-        runs = {cage: run for run in self.sonic.ports for cage in range(run.first, run.first + run.count)}
+        mapped = self.platform_ports
         next_lane = 0
         for group in self.port_groups:
             for cage in range(group.first, group.first + group.count):
-                run = runs.get(cage)
-                lanes[cage] = run.cage_lanes(cage, group.lanes) if run else tuple(range(next_lane, next_lane + group.lanes))
+                lanes[cage] = mapped[cage][0] if cage in mapped else tuple(range(next_lane, next_lane + group.lanes))
                 next_lane += group.lanes
         return lanes
 
@@ -533,19 +394,13 @@ class SwitchModel(InputModel):
     def port_numbers(self) -> dict[int, int]:
         """Cage number -> the N of the EthernetN SONiC names it: the platform map's, else its
         first lane (the generic numbering)."""
-        runs = {cage: run for run in self.sonic.ports for cage in range(run.first, run.first + run.count)}
-        return {cage: runs[cage].number(cage) if cage in runs else first for cage, first in self.first_lanes.items()}
+        mapped = self.platform_ports
+        return {cage: mapped[cage][1] if cage in mapped else first for cage, first in self.first_lanes.items()}
 
     @property
     def platform_mapped(self) -> bool:
-        """Whether lanes and SONiC port numbers come from a real platform's definition."""
-        return bool(self.sonic.ports)
-
-    def sonic_breakout_mode(self, fanout: int, speed: int) -> str:
-        """BREAKOUT_CFG's brkout_mode for a cage split `fanout` ways at `speed`: the platform's
-        own name for it (platform.json breakout_modes) where the catalog records one."""
-        mode = f"{fanout}x{speed}G"
-        return self.sonic.breakout_modes.get(mode, mode)
+        """Whether lanes and port numbers come from a real platform's definition."""
+        return bool(self.platform_ports)
 
     def subports(self, cage: int, speed: int) -> list[tuple[int, int, tuple[int, ...]]]:
         """(sub, number, lanes) of each sub-port of `cage` broken out to `speed`: sub-port n takes
@@ -604,6 +459,21 @@ class SwitchModel(InputModel):
     def ports_at(self, speed: int) -> int:
         """How many logical ports of this speed the switch offers (natively or by breakout)."""
         return sum(group.fanout_at(speed) * group.count for group in self.port_groups)
+
+
+def _with_platform_sections(entry: type[SwitchModel]) -> type[SwitchModel]:
+    """The switch entry with a field per NOS package that gives a catalog section, named after the
+    NOS and of its CATALOG_PLATFORM (defaults when the entry writes none), so a catalog writes
+    `sonic: {platform: ..., ports: [...]}` and an error in it is located under `sonic` as before.
+    The fields are the registry's when the catalog's models are defined."""
+    sections: dict[str, Any] = {
+        name: (package.CATALOG_PLATFORM, package.CATALOG_PLATFORM()) for name, package in registry.plugins().items() if package.CATALOG_PLATFORM is not None
+    }
+    return create_model(entry.__name__, __base__=entry, __module__=__name__, __doc__=entry.__doc__, **sections)
+
+
+if not TYPE_CHECKING:  # mypy knows the entry's own fields and methods; pydantic validates the NOS sections too
+    SwitchModel = _with_platform_sections(SwitchModel)
 
 
 class Transceiver(InputModel):

@@ -5,7 +5,7 @@ topology.json lists per switch, checked against the placeholders its config file
 placeholder the topology does not list is an error), what each is used for (read back from the
 config line or config_db field), its environment variable, and whether a value is available now.
 It never prints a value. Each value available is checked against every field it goes into on
-each switch's release (`fabricgen.build.secrets.SLOTS`: an SNMPv3 key with `:` or `@` on SONiC, a
+each switch's release (the slots, `fabricgen.build.secrets.slots()`: an SNMPv3 key with `:` or `@` on SONiC, a
 TACACS+ key with `#`), an exit 2 naming the secret, the field and the rule.
 
 `secrets render BUILD_DIR --out DIR` is for people who load configs another way than `push`: the

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, create_model, field_validator, model_validator
 
 from fabricgen.basics.models import InputModel
-from fabricgen.basics.trust import Host, Text, Token
+from fabricgen.basics.trust import Host, Text, quoted
 from fabricgen.basics.units import Address, Network
 from fabricgen.build.secrets import SecretName
+from fabricgen.nos import registry
 
 MAX_SERVERS = 8  # per AAA group, NTP or syslog: NX-OS and SONiC take a handful
 MAX_USERS = 32
@@ -126,15 +127,36 @@ class Timezone(InputModel):
 class BootImages(InputModel):
     """The NOS image each switch must run, pinned so a config replace keeps the boot setting."""
 
-    nxos: str | None = Field(
-        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$", description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin"
-    )
-    sonic: Token | None = Field(None, description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0")
-    eos: str | None = Field(
-        None,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
-        description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
-    )
+    def image(self, nos: str) -> str | None:
+        """The image a switch running `nos` must run; None when the intent pins none."""
+        return getattr(self, nos, None) if nos in type(self).model_fields else None
+
+
+def _image_name(pattern: str, example: str) -> Any:
+    """An image name of one NOS (its BOOT_IMAGE): a string its pattern takes, as the schema says."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(f"{quoted(value)} is not an image name like {example}")
+        return value
+
+    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
+
+
+def _with_nos_images(images: type[BootImages]) -> type[BootImages]:
+    """The boot section with a field per NOS package, named after it (`boot: {nxos: ..., eos: ...}`),
+    each an image name as the package's BOOT_IMAGE describes it; the registry's NOSes when the
+    intent's models are defined."""
+    fields: dict[str, Any] = {
+        name: (_image_name(package.BOOT_IMAGE.pattern, package.BOOT_IMAGE.example) | None, Field(None, description=package.BOOT_IMAGE.description))
+        for name, package in registry.plugins().items()
+    }
+    return create_model(images.__name__, __base__=images, __module__=__name__, __doc__=images.__doc__, **fields)
+
+
+if not TYPE_CHECKING:  # mypy knows the section's methods; pydantic validates a field per NOS
+    BootImages = _with_nos_images(BootImages)
 
 
 class Management(InputModel):

@@ -61,7 +61,7 @@ def lab_keys(plan: LabPlan, directory: Path, secrets_file: Path | None = None, e
 
 
 def check_keys(plan: LabPlan, secrets: Secrets) -> list[Problem]:
-    """Values the configs cannot carry: a value its FRR slot refuses (fabricgen.build.secrets.SLOTS: a
+    """Values the configs cannot carry: a value its FRR slot refuses (fabricgen.build.secrets.FRR_SLOTS: a
     TCP-MD5 key over Linux's 80 bytes), or a filled line that is no longer a plain configuration
     line. Messages name secrets, never values."""
     uses = [(p.name, p.slot, None, switch.name) for switch in plan.switches.values() for p in placements("frr.conf", switch.frr_conf)[0]]

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast, get_args
 
+from fabricgen.basics.models import InputModel
 from fabricgen.nos import registry
 
 if TYPE_CHECKING:
     from fabricgen.build.build_dir import BuildFiles, TopologyNode
+    from fabricgen.build.secrets import Slot
     from fabricgen.catalog.model import SwitchModel
     from fabricgen.compiler.device_config import DeviceConfig
     from fabricgen.intent.management import BgpSecurity, Management
@@ -111,6 +113,11 @@ class NosPackage(Protocol):
     def model_notes(self, pid: str, model: SwitchModel, roles: str) -> list[str]:
         """Build notes on a catalog model this NOS writes for (`roles`: "backend leaf, ...")."""
         ...
+
+    # the build's secrets, the catalog's and the intent's per-NOS sections
+    SECRETS: SecretSlots  # where its build files carry a secret
+    CATALOG_PLATFORM: type[CatalogPlatform] | None  # its section of a catalog switch entry; None: it has none
+    BOOT_IMAGE: BootImage  # the image its switches boot, as the intent pins it
 
 
 def plugin(name: str) -> NosPackage:
@@ -272,3 +279,44 @@ class VerifyParts:
     port_mtus: Lazy[Callable[[Mapping[str, str]], dict[str, int]]]  # port -> the MTU its config files set
     # a config in that running layout with every secret slot masked (fabricgen.build.secrets.SLOTS)
     mask_slots: Lazy[Callable[[str], str]]
+
+
+# --- the build's secrets, the catalog's and the intent's per-NOS sections ------------------------
+
+
+@dataclass(frozen=True)
+class SecretSlots:
+    """Where this NOS's build files carry a secret (fabricgen.build.secrets): `secrets list`,
+    `secrets render`, push, verify and the exports find, check and mask secrets by these slots."""
+
+    slots: tuple[Slot, ...]  # each config line or config_db field of its files that holds one, with the values it takes
+    # the names of its files the slots are in (fnmatch patterns: "*.cfg", "config_db.json"); an
+    # frr.conf has FRR's slots, which the lab's twins of every NOS share (fabricgen.build.secrets.FRR_SLOTS)
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BootImage:
+    """The image a switch of this NOS must run, as the intent pins it (`management.boot.<NAME>`)."""
+
+    pattern: str  # an image name of it, as a regular expression (anchored); the JSON Schema's pattern too
+    description: str  # the field's description (schema and docs)
+    example: str  # one image name, for the message that refuses another
+
+
+class CatalogPlatform(InputModel):
+    """A NOS's section of a catalog switch entry, under the NOS's name (`sonic: {platform: ...,
+    ports: [...]}`): what the NOS needs to know of a switch model beyond its ports. A NOS package
+    gives its subclass as CATALOG_PLATFORM (None when its switches need no section); every switch
+    entry has one of each, its defaults when the catalog writes none. The catalog asks a section
+    two things of its entry (catalog.model.SwitchModel)."""
+
+    def cage_ports(self, cage: int, width: int) -> tuple[tuple[int, ...], int] | None:
+        """The SerDes lanes and the port number (the N of SONiC's EthernetN) the NOS's platform
+        definition gives `cage`, a cage of `width` lanes; None when it maps no ports (the catalog
+        then numbers lanes generically)."""
+        return None
+
+    def check_entry(self, switch: SwitchModel) -> None:
+        """Raise ValueError when the section does not fit the rest of its switch entry (a port
+        map that misses a cage): the catalog locates the problem at the entry."""

@@ -18,17 +18,21 @@ from types import ModuleType
 import fabricgen.nos
 
 NOT_NOS_PACKAGES = frozenset({"interface", "registry"})  # the modules of fabricgen.nos itself
+INTERFACE = "fabricgen.nos.interface"
 
 
-def declared(name: str) -> Callable[[object], bool]:
-    """The kind of a part that is one of fabricgen.nos.interface's dataclasses, `name`, told by its
-    class's module and name: interface.py imports this module (`plugin()`), so this one cannot
-    import it back."""
+def declared(name: str, *, a_class: bool = False) -> Callable[[object], bool]:
+    """The kind of a part that is an instance of the interface's class `name` (a stage's parts,
+    one frozen dataclass), or with `a_class` that class or a subclass of it, or None. The class
+    is named, not imported: the interface imports this registry."""
 
     def fits(value: object) -> bool:
-        return any(kind.__module__ == "fabricgen.nos.interface" and kind.__qualname__ == name for kind in type(value).__mro__)
+        if a_class and value is None:
+            return True
+        kind = value if a_class else type(value)
+        return isinstance(kind, type) and any(base.__module__ == INTERFACE and base.__qualname__ == name for base in kind.__mro__)
 
-    fits.__name__ = name
+    fits.__name__ = f"a {name} class or None" if a_class else name
     return fits
 
 
@@ -59,6 +63,10 @@ PARTS: dict[str, tuple[type | Callable[[object], bool], str]] = {
     "EXPORT": (declared("ExportParts"), "what fabricgen export writes for its switches"),
     "PUSH": (declared("PushParts"), "how push reaches and changes its switches"),
     "VERIFY": (declared("VerifyParts"), "what verify reads of its switches beyond NAPALM's getters"),
+    # the build's secrets, the catalog's and the intent's per-NOS sections
+    "SECRETS": (declared("SecretSlots"), "where its build files carry secrets"),
+    "CATALOG_PLATFORM": (declared("CatalogPlatform", a_class=True), "its section of a catalog switch entry"),
+    "BOOT_IMAGE": (declared("BootImage"), "the image name its switches boot"),
 }
 
 

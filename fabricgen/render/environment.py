@@ -95,7 +95,7 @@ def environment() -> jinja2.Environment:
     env.filters["shell_word"] = shell_word  # the test plan's addresses and names in its scripts
     for package in plugins().values():
         env.filters.update(package.TEMPLATE_FILTERS)  # a NOS's own, e.g. how its config lines take free text
-    env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.build.secrets.SLOTS); never its value
+    env.filters["secret"] = placeholder  # a secret's name -> <<secret=name>> (a slot of fabricgen.build.secrets.slots()); never its value
     # No global names (Jinja's are range, dict, lipsum, cycler, joiner, namespace): while there are
     # any, every render copies them into its context, half of a small render's cost (3 µs, some
     # 56,000 renders at 131,072 GPUs). A template that needs one is loaded with it: TEMPLATE_GLOBALS.

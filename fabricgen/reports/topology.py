@@ -144,8 +144,9 @@ def render_topology(c: Compiled, configs: dict[str, DeviceConfig] | None = None)
         config = configs.get(d.name)
         if config is not None and config.qos is not None:
             node["qos"] = qos_summary(config.qos)
-        if config is not None and config.system is not None and getattr(config.system.boot, config.nos, None):
-            node["boot_image"] = getattr(config.system.boot, config.nos)
+        image = config.system.boot.image(config.nos) if config is not None and config.system is not None else None
+        if image:
+            node["boot_image"] = image
         if config is not None and config.secret_names():
             node["secrets"] = sorted(config.secret_names())
         nodes.append(node)

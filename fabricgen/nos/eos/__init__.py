@@ -24,9 +24,11 @@ from fabricgen.nos.eos.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.eos.catalog import EosPlatform
 from fabricgen.nos.eos.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
+from fabricgen.nos.eos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.eos.text import eos_text
-from fabricgen.nos.interface import CommitTimer, Lazy, PushParts, VerifyParts
+from fabricgen.nos.interface import BootImage, CommitTimer, Lazy, PushParts, SecretSlots, VerifyParts
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -60,6 +62,15 @@ VERIFY = VerifyParts(
     running_config=Lazy("fabricgen.nos.eos.verify:running_config"),
     port_mtus=Lazy("fabricgen.nos.eos.verify:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.eos.verify:mask_slots"),
+)
+
+# the build's secrets, the catalog's and the intent's per-NOS sections
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
+CATALOG_PLATFORM = EosPlatform  # `eos:` in a switch entry: the transmit queue sub-mode
+BOOT_IMAGE = BootImage(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
+    description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
+    example="EOS-4.32.2F.swi",
 )
 
 __all__ = [

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fabricgen.catalog.model import FIVE_TUPLE
 from fabricgen.nos.interface import FeatureNeed, Gap
 
 # annotations only: the registry imports this package while the intent's models are being defined
@@ -40,6 +39,8 @@ def watchdog_values(watchdog: PfcWatchdog) -> dict[str, tuple[int, str]]:
 def load_balancing_gaps(lb: LoadBalancing) -> list[Gap]:
     """What this adapter cannot write of `lb`: ECMP on the platform's default hash only (no EOS
     DLB or hash-field commands are sourced: releases.yaml dlb, ipv6-flow-label-hash)."""
+    from fabricgen.catalog.model import FIVE_TUPLE  # here, not at the top: the catalog's models load this package while they are defined
+
     gaps = []
     if lb.mode != "ecmp":
         gaps.append(

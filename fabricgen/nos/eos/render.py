@@ -26,6 +26,7 @@ from fabricgen.basics import version
 from fabricgen.compiler.device_config import DeviceConfig, QosConfig
 from fabricgen.intent.model import Bfd
 from fabricgen.nos.eos.capabilities import CONTROL_QUEUE, DSCP_PER_LINE, INTERNAL_VLANS, MAX_MTU
+from fabricgen.nos.eos.catalog import platform_of
 from fabricgen.nos.eos.system import system_text
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
@@ -39,7 +40,7 @@ def qos_profile_name(speed_gbps: int) -> str:
 def render_eos(config: DeviceConfig) -> dict[str, str]:
     env = environment()
     qos = config.qos
-    tx_queue = config.hardware.eos.tx_queue
+    tx_queue = platform_of(config.hardware).tx_queue
     profiles = _profile_names(qos) if qos is not None else {}
     mtu = min(config.mtu, MAX_MTU)
     # The interfaces and the BGP sessions, most of a config's lines, are rendered on their own

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.nos.interface import CommitTimer, Lazy, PushParts, VerifyParts
+from fabricgen.nos.interface import BootImage, CommitTimer, Lazy, PushParts, SecretSlots, VerifyParts
 from fabricgen.nos.nxos.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -25,6 +25,7 @@ from fabricgen.nos.nxos.capabilities import (
     watchdog_values,
 )
 from fabricgen.nos.nxos.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
+from fabricgen.nos.nxos.secret_slots import SECRET_SLOTS
 from fabricgen.nos.nxos.text import nxos_text
 
 if TYPE_CHECKING:
@@ -60,6 +61,15 @@ VERIFY = VerifyParts(
     running_config=Lazy("fabricgen.nos.nxos.verify:running_config"),
     port_mtus=Lazy("fabricgen.nos.nxos.verify:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.nxos.verify:mask_slots"),
+)
+
+# the build's secrets, the catalog's and the intent's per-NOS sections
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
+CATALOG_PLATFORM = None  # a switch entry has no NX-OS section
+BOOT_IMAGE = BootImage(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$",
+    description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin",
+    example="nxos64-cs.10.4.5.M.bin",
 )
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.nos.interface import Lazy, PushParts, Refusal, VerifyParts
+from fabricgen.basics.trust import TOKEN
+from fabricgen.nos.interface import BootImage, Lazy, PushParts, Refusal, SecretSlots, VerifyParts
 from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -25,7 +26,9 @@ from fabricgen.nos.sonic.capabilities import (
     unrendered,
     watchdog_values,
 )
+from fabricgen.nos.sonic.catalog import SonicPlatform
 from fabricgen.nos.sonic.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
+from fabricgen.nos.sonic.secret_slots import SECRET_SLOTS
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
@@ -61,6 +64,15 @@ VERIFY = VerifyParts(
     running_config=Lazy("fabricgen.nos.sonic.verify:running_config"),
     port_mtus=Lazy("fabricgen.nos.sonic.verify:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.sonic.verify:mask_slots"),
+)
+
+# the build's secrets, the catalog's and the intent's per-NOS sections
+SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("config_db.json",))  # its frr.conf has FRR's slots
+CATALOG_PLATFORM = SonicPlatform  # `sonic:` in a switch entry: the platform, hwsku and port map
+BOOT_IMAGE = BootImage(
+    pattern=f"^{TOKEN.pattern}$",
+    description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0",
+    example="SONiC-OS-202405.0",
 )
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fabricgen.build.secrets import placeholder, placeholder_problem, sonic_slot
+from fabricgen.build.secrets import placeholder, placeholder_problem
 from fabricgen.nos.interface import FeatureNeed, Gap
+from fabricgen.nos.sonic.catalog import platform_of
+from fabricgen.nos.sonic.secret_slots import config_db_slot
 
 # annotations only: the registry imports this package while the intent's models are being defined
 if TYPE_CHECKING:
@@ -117,7 +119,7 @@ def _placeholder_gaps(m: Management) -> list[Gap]:
         wanted += [("management.snmp.communities", "SNMP_COMMUNITY", None, name) for name in m.snmp.communities]
     gaps = []
     for intent_field, table, field, name in wanted:
-        slot = sonic_slot(table, field)
+        slot = config_db_slot(table, field)
         problem = placeholder_problem(slot, name)
         if problem is not None:
             limit = slot.strictest().max_length - len(placeholder(name)) + len(name)
@@ -172,7 +174,7 @@ def model_notes(pid: str, model: SwitchModel, roles: str) -> list[str]:
     and no platform or hwsku, so it does not load as is."""
     if model.platform_mapped:
         return []
-    reason = model.sonic.unverified
+    reason = platform_of(model).unverified
     return [
         f"UNVERIFIED SONiC platform: {pid} ({roles} switches) has no SONiC platform port map in the catalog"
         + (f" ({reason})" if reason else "")

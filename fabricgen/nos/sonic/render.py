@@ -20,6 +20,7 @@ from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.compiler.qos import LosslessBuffer
 from fabricgen.intent.management import Management
 from fabricgen.nos.sonic.capabilities import ecmp_hash
+from fabricgen.nos.sonic.catalog import platform_of
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_MAP = "FABRICGEN"
@@ -50,10 +51,11 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         metadata["bgp_asn"] = str(c.asn)
     # platform and hwsku where the catalog knows them (always with a port map); otherwise they
     # stay the device's own and the build says so (fabricgen.compiler.checks, unmapped SONiC platforms)
-    if c.hardware.sonic.platform:
-        metadata["platform"] = c.hardware.sonic.platform
-    if c.hardware.sonic.hwsku:
-        metadata["hwsku"] = c.hardware.sonic.hwsku
+    platform = platform_of(c.hardware)
+    if platform.platform:
+        metadata["platform"] = platform.platform
+    if platform.hwsku:
+        metadata["hwsku"] = platform.hwsku
     if c.system is not None:
         # sonic-device_metadata.yang timezone: an IANA (tz database) name, 1-255 characters
         metadata["timezone"] = c.system.timezone.iana
@@ -76,7 +78,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
-            "alias": c.hardware.sonic.alias.name(i.cage, i.sub),
+            "alias": platform.alias.name(i.cage, i.sub),
             "description": i.description,
             "fec": "rs" if i.speed_gbps >= 100 else "none",  # RS-FEC on every 100G-and-up PAM4/NRZ port
             "index": str(i.cage),
@@ -89,13 +91,13 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
             tables["INTERFACE"][f"{i.name}|{i.address}"] = {}
     if c.breakouts:
         # the platform must split these cages before the sub-ports in PORT exist
-        tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": c.hardware.sonic_breakout_mode(b.fanout, b.speed_gbps)} for b in c.breakouts}
+        tables["BREAKOUT_CFG"] = {b.port_name: {"brkout_mode": platform.breakout_mode(b.fanout, b.speed_gbps)} for b in c.breakouts}
     if c.hardware.platform_mapped:
         # A cage used whole on a platform whose cages also break out: its hwsku may default to a
         # breakout (Arista-7060X6-64PE-O128S2: 2x400G on every cage, hwsku.json), so the mode is
         # written, by the name platform.json gives it (1x800G[400G] on the 7060X6).
         native = {
-            i.name: {"brkout_mode": c.hardware.sonic_breakout_mode(1, i.speed_gbps)}
+            i.name: {"brkout_mode": platform.breakout_mode(1, i.speed_gbps)}
             for i in c.interfaces
             if not i.sub and (group := c.hardware.group_of(i.cage)) is not None and group.breakouts and i.speed_gbps == group.speed
         }
