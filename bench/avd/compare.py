@@ -42,7 +42,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_INTENT = HERE / "evpn-eos.yaml"
@@ -58,6 +60,26 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+T = TypeVar("T")
+
+
+def timed(run: Callable[[], T], repeat: int) -> tuple[T, float, float, float, list[float]]:
+    """run()'s result, its CPU and wall seconds (the cold run: imports included), the peak MiB
+    after it, and the CPU seconds of `repeat - 1` warm runs after that."""
+    wall = time.perf_counter()
+    cpu = time.process_time()
+    result = run()
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - wall
+    peak = peak_mib()
+    warm = []
+    for _ in range(repeat - 1):
+        clock = time.process_time()
+        run()
+        warm.append(time.process_time() - clock)
+    return result, cpu, wall, peak, warm
+
+
 # --- fabricgen's side (a process of its own) ------------------------------------------------------
 
 
@@ -67,20 +89,10 @@ def fabricgen_side(intent: Path, handoff: Path, repeat: int = 1) -> dict:
     intent does not build or is not a fabric AVD's inputs can say."""
     import fabricgen  # only the version: the compiler is imported by the first compile, inside the timing
 
-    wall = time.perf_counter()
-    cpu = time.process_time()
     try:
-        build = fabricgen.compile(intent)
+        build, cpu, wall, peak, warm = timed(lambda: fabricgen.compile(intent), repeat)
     except fabricgen.FabricgenError as error:
         sys.exit(f"{intent}: fabricgen cannot build it:\n{error.report()}")
-    cpu = time.process_time() - cpu
-    wall = time.perf_counter() - wall
-    peak = peak_mib()
-    warm = []
-    for _ in range(repeat - 1):
-        clock = time.process_time()
-        fabricgen.compile(intent)
-        warm.append(time.process_time() - clock)
 
     from avd_inputs import NotExpressible, avd_inputs, expected  # bench/avd, this script's directory
 
@@ -216,17 +228,7 @@ def avd_side(handoff: Path, repeat: int = 1, scoped: bool = False) -> dict:
     if scoped:
         inputs = servers_scoped(inputs)
 
-    wall = time.perf_counter()
-    cpu = time.process_time()
-    configs, stages = run_avd(inputs)
-    cpu = time.process_time() - cpu
-    wall = time.perf_counter() - wall
-    peak = peak_mib()
-    warm = []
-    for _ in range(repeat - 1):
-        clock = time.process_time()
-        run_avd(inputs)
-        warm.append(time.process_time() - clock)
+    (configs, stages), cpu, wall, peak, warm = timed(lambda: run_avd(inputs), repeat)
 
     import pyavd
 

@@ -6,6 +6,7 @@ built config with these (what a replace must keep, the MTU of each port).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _INTERFACE = re.compile(r"^interface (\S+)")
 _MTU = re.compile(r"^\s+mtu (\d+)")
@@ -35,3 +36,15 @@ def interface_mtus(config: str) -> dict[str, int]:
         elif current and (match := _MTU.match(line)):
             found[current] = int(match.group(1))
     return found
+
+
+def running_config(files: Mapping[str, str]) -> str:
+    """A one-file build config as verify's drift compares it with get_config(retrieve="running"):
+    the file itself (a NOS whose switch config is one indented text, NX-OS and EOS)."""
+    (text,) = files.values()
+    return text
+
+
+def port_mtus(files: Mapping[str, str]) -> dict[str, int]:
+    """`mtu N` under each `interface NAME` of a one-file build config: {NAME: N}."""
+    return interface_mtus(running_config(files))

@@ -5,18 +5,20 @@ thresholds fall back to fabricgen's generic values (notes).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
 from operator import attrgetter
 
 from pydantic import ValidationError
 
 from fabricgen.basics.errors import Problem
+from fabricgen.catalog.model import PlatformQos
 from fabricgen.compiler.checks.ports import SwitchPorts
 from fabricgen.compiler.compiled import Compiled
-from fabricgen.compiler.design.graph import FABRIC_ROLES
+from fabricgen.compiler.design.graph import FABRIC_ROLES, Device, Network
+from fabricgen.compiler.design.plan import LeafSpinePlan
 from fabricgen.compiler.qos import GENERIC, INTENT, FabricThresholds, effective_qos, pg_reserved_bytes
-from fabricgen.intent.model import QosOverride
+from fabricgen.intent.model import Qos, QosOverride
 from fabricgen.nos.interface import plugin
 from fabricgen.nos.registry import title
 
@@ -61,28 +63,17 @@ def ecn_below_pfc_trigger(c: Compiled, walked: SwitchPorts | None = None) -> Ite
     lossless PG's reserved two frames. Switches that share a wrong setting are reported once,
     naming the first of them."""
     groups: dict[tuple, list[str]] = {}
-    for network, plan in c.plans.items():
+    for plan, thresholds, device, qos, platform in _lossless_switches(c):
         spec = plan.spec
-        if not spec.qos.enabled:
-            continue
-        thresholds = FabricThresholds(spec.qos)
-        for device in c.fabric.switches():
-            if device.network is not network or device.role not in FABRIC_ROLES:
+        override = spec.qos_overrides.get(device.name)
+        for speed in sorted(_front_panel_speeds(device) if walked is None else walked.speeds[device]):
+            t = thresholds.at(qos, device.model, platform, speed)
+            ecn, trigger = t.ecn, t.pfc_trigger_kbytes
+            if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
                 continue
-            try:
-                qos = effective_qos(spec, device.name)
-            except ValidationError:
-                continue  # qos_overrides_name_switches reports it
-            platform = c.catalog.switches[device.model].qos
-            override = spec.qos_overrides.get(device.name)
-            for speed in sorted(_front_panel_speeds(device) if walked is None else walked.speeds[device]):
-                t = thresholds.at(qos, device.model, platform, speed)
-                ecn, trigger = t.ecn, t.pfc_trigger_kbytes
-                if ecn.min_kbytes < ecn.max_kbytes < trigger and trigger * 1024 > pg_reserved_bytes(spec.mtu):
-                    continue
-                field = _threshold_field(plan.section, device.name, override, spec.qos.model_fields_set, speed)
-                key = (field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu, t.ecn_source, t.trigger_source)
-                groups.setdefault(key, []).append(device.name)
+            field = _threshold_field(plan.section, device.name, override, spec.qos.model_fields_set, speed)
+            key = (field, speed, ecn.min_kbytes, ecn.max_kbytes, trigger, spec.mtu, t.ecn_source, t.trigger_source)
+            groups.setdefault(key, []).append(device.name)
     for (field, speed, low, high, trigger, mtu, ecn_source, trigger_source), devices in groups.items():
         if not low < high < trigger:
             message = (
@@ -99,6 +90,28 @@ def ecn_below_pfc_trigger(c: Compiled, walked: SwitchPorts | None = None) -> Ite
             shown = ", ".join(devices[1:4]) + (", ..." if len(devices) > 4 else "")
             message += f"; the same on {len(devices) - 1} more switches ({shown})"
         yield Problem(message, hint=hint, field=field, device=devices[0])
+
+
+def _lossless_switches(c: Compiled) -> Iterator[tuple[LeafSpinePlan, FabricThresholds, Device, Qos, PlatformQos]]:
+    """Each leaf, spine and core of a network with QoS on, network by network, with its network's
+    plan and thresholds, its effective QoS (after its override) and its model's published QoS.
+    A switch whose override does not hold together is left out: qos_overrides_name_switches
+    reports it."""
+    by_network: dict[Network, list[Device]] = defaultdict(list)
+    for device in c.fabric.switches():
+        if device.role in FABRIC_ROLES:
+            by_network[device.network].append(device)
+    for network, plan in c.plans.items():
+        spec = plan.spec
+        if not spec.qos.enabled:
+            continue
+        thresholds = FabricThresholds(spec.qos)
+        for device in by_network[network]:
+            try:
+                qos = effective_qos(spec, device.name)
+            except ValidationError:
+                continue
+            yield plan, thresholds, device, qos, c.catalog.switches[device.model].qos
 
 
 _front_panel, _speed_of = attrgetter("front_panel"), attrgetter("speed_gbps")
@@ -134,27 +147,15 @@ def platform_qos_notes(c: Compiled) -> list[str]:
     without the ASIC's MAC/PHY delay: one note per model, naming the speeds."""
     generic: dict[tuple[str, str], set[int]] = defaultdict(set)
     no_delay: set[tuple[str, str]] = set()  # (model, NOS title)
-    for network, plan in c.plans.items():
-        spec = plan.spec
-        if not spec.qos.enabled:
-            continue
-        thresholds = FabricThresholds(spec.qos)
-        for device in c.fabric.switches():
-            if device.network is not network or device.role not in FABRIC_ROLES:
-                continue
-            try:
-                qos = effective_qos(spec, device.name)
-            except ValidationError:
-                continue
-            platform = c.catalog.switches[device.model].qos
-            for speed in _front_panel_speeds(device):
-                t = thresholds.at(qos, device.model, platform, speed)
-                if t.ecn_source == GENERIC:
-                    generic[(device.model, "ECN")].add(speed)
-                if t.trigger_source == GENERIC:
-                    generic[(device.model, "the PFC trigger (pause point)")].add(speed)
-            if device.nos is not None and plugin(device.nos).HEADROOM_FROM_ASIC_DELAY and platform.mac_phy_delay_bytes is None:
-                no_delay.add((device.model, title(device.nos)))
+    for _, thresholds, device, qos, platform in _lossless_switches(c):
+        for speed in _front_panel_speeds(device):
+            t = thresholds.at(qos, device.model, platform, speed)
+            if t.ecn_source == GENERIC:
+                generic[(device.model, "ECN")].add(speed)
+            if t.trigger_source == GENERIC:
+                generic[(device.model, "the PFC trigger (pause point)")].add(speed)
+        if device.nos is not None and plugin(device.nos).HEADROOM_FROM_ASIC_DELAY and platform.mac_phy_delay_bytes is None:
+            no_delay.add((device.model, title(device.nos)))
     field = {"ECN": "qos.ecn", "the PFC trigger (pause point)": "qos.pfc_trigger_kbytes"}
     notes = [
         f"{model}: {what} at {', '.join(f'{s}G' for s in sorted(speeds))} is fabricgen's generic default (the catalog "

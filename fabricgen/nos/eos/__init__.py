@@ -59,8 +59,8 @@ PUSH = PushParts(
 )
 VERIFY = VerifyParts(
     extensions=Lazy("fabricgen.nos.eos.verify:EXTENSIONS"),  # ECMP widths and PFC counters from eAPI's JSON
-    running_config=Lazy("fabricgen.nos.eos.verify:running_config"),
-    port_mtus=Lazy("fabricgen.nos.eos.verify:port_mtus"),
+    running_config=Lazy("fabricgen.nos.indented_config:running_config"),
+    port_mtus=Lazy("fabricgen.nos.indented_config:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.eos.verify:mask_slots"),
 )
 

@@ -29,11 +29,8 @@ gives it (the file itself), each port's `mtu`, and the config with its secret sl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from fabricgen.basics.trust import check_interface_name, printable, quoted
 from fabricgen.build.secrets import mask_text
-from fabricgen.nos.indented_config import interface_mtus
 from fabricgen.verify.answers import MAX_COUNT, MAX_ENTRIES, AnswerError
 
 ROUTES = "show ip route vrf default"
@@ -135,17 +132,6 @@ EXTENSIONS = {"get_ecmp_widths": ecmp_widths, "get_lossless_counters": lossless_
 
 
 # --- what verify reads of an EOS build ----------------------------------------------------------
-
-
-def running_config(files: Mapping[str, str]) -> str:
-    """The build's config as drift compares it with get_config(retrieve="running"): the file itself."""
-    (text,) = files.values()
-    return text
-
-
-def port_mtus(files: Mapping[str, str]) -> dict[str, int]:
-    """`mtu N` under each `interface NAME` of the config: {NAME: N}."""
-    return interface_mtus(running_config(files))
 
 
 def mask_slots(text: str) -> str:

@@ -58,8 +58,8 @@ PUSH = PushParts(
 )
 VERIFY = VerifyParts(
     extensions=Lazy("fabricgen.nos.nxos.verify:EXTENSIONS"),  # ECMP widths and PFC counters from `show ... | json`
-    running_config=Lazy("fabricgen.nos.nxos.verify:running_config"),
-    port_mtus=Lazy("fabricgen.nos.nxos.verify:port_mtus"),
+    running_config=Lazy("fabricgen.nos.indented_config:running_config"),
+    port_mtus=Lazy("fabricgen.nos.indented_config:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.nxos.verify:mask_slots"),
 )
 

@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 
 from fabricgen.basics.trust import check_interface_name, quoted
 from fabricgen.build.secrets import mask_text
-from fabricgen.nos.indented_config import interface_mtus
 from fabricgen.verify.answers import MAX_CONFIG, MAX_COUNT, MAX_ENTRIES, AnswerError
 
 ROUTES = "show ip route | json"
@@ -157,17 +155,6 @@ EXTENSIONS = {"get_ecmp_widths": ecmp_widths, "get_lossless_counters": lossless_
 
 
 # --- what verify reads of an NX-OS build ---------------------------------------------------------
-
-
-def running_config(files: Mapping[str, str]) -> str:
-    """The build's config as drift compares it with get_config(retrieve="running"): the file itself."""
-    (text,) = files.values()
-    return text
-
-
-def port_mtus(files: Mapping[str, str]) -> dict[str, int]:
-    """`mtu N` under each `interface NAME` of the config: {NAME: N}."""
-    return interface_mtus(running_config(files))
 
 
 def mask_slots(text: str) -> str:
