@@ -18,6 +18,7 @@ import yaml
 
 from fabricgen.compiler.design.graph import Network, Role
 from fabricgen.compiler.pipeline import compile_intent
+from tests.conftest import build_refused
 
 GPUS = (256, 512)
 
@@ -335,3 +336,20 @@ def test_a_nic_template_reading_what_nicsettings_lacks_fails_the_render():
     settings = NicSettings("nic1", "backend", 9000, True, (3,), ((26, 3),), 26, 3, 48, 6, 50)
     with pytest.raises(jinja2.UndefinedError):
         environment().from_string("{{ nic.cable }}").render(nic=settings)
+
+
+@pytest.mark.parametrize(
+    ("section", "model"),
+    [("storage_nodes", "AFF-A90"), ("management_nodes", "UCSC-C225-M8S")],
+)
+def test_servers_without_the_network_they_attach_to_are_refused(write_intent, section, model):
+    """The defect: storage and management nodes with no frontend built, came out in the BOM with no
+    cable and no word; they attach to the frontend (or storage) fabric, so the intent is refused."""
+    stderr = build_refused(write_intent(f"gpus: 64\n{section}: {{model: {model}, count: 2}}\n"))
+    assert f"{section}.model" in stderr or section in stderr
+    assert "no frontend" in stderr and "add a 'frontend:' section" in stderr
+
+
+def test_no_servers_need_no_frontend(write_intent):
+    compiled = compile_intent(write_intent("gpus: 64\nstorage_nodes: {model: AFF-A90, count: 0}\n"), render=False).compiled
+    assert not list(compiled.fabric.by_role(Role.STORAGE_NODE))

@@ -129,3 +129,49 @@ def test_diff_names_a_release_change(tmp_path, write_intent):
     spines = [d for name, d in changes.items() if name.startswith("be-spine")]
     assert spines and all({"attribute": "nos_release", "old": "10.4", "new": "10.6"} in d["changes"] for d in spines)
     assert not any(name.startswith("be-su") for name in changes)
+
+
+# --- the pinned boot image and the release the configs are written for -------------------------
+
+BOOT = """
+gpus: 64
+backend:
+  scalable_unit_gpus: 32
+  leaf: {{nos: {nos}{model}{leaf_release}}}
+  spine: {{nos: {nos}{model}}}
+management: {{boot: {{{nos}: {image}}}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("nos", "model", "leaf_release", "image", "says"),
+    [
+        # the spines run the default train 10.4, which 10.4(5)M is of; the leaves 10.5(3)F
+        ("nxos", "", ', nos_release: "10.5(3)F"', "nxos64-cs.10.4.5.M.bin", "an image of NX-OS 10.4(5)M"),
+        # EOS's default train is 4.34: a 4.34 hotfix image is of it, not of the leaves' 4.35
+        ("eos", ", model: DCS-7060DX5-64S", ', nos_release: "4.35"', "EOS-4.34.1.1F.swi", "an image of EOS 4.34.1.1F"),
+        # SONiC's default is 202411
+        ("sonic", "", ', nos_release: "202505"', "SONiC-OS-202411.5", "an image of SONiC 202411"),
+    ],
+)
+def test_a_pinned_image_of_another_release_is_refused(write_intent, nos, model, leaf_release, image, says):
+    """The defect: leaves written for 10.5(3)F were told to boot the 10.4(5)M image, and the build
+    said nothing; a push would then have run the configs on a release they were not written for."""
+    stderr = build_refused(write_intent(BOOT.format(nos=nos, model=model, leaf_release=leaf_release, image=image)))
+    assert "management.boot." + nos in stderr and says in stderr
+    refusal = next(line for line in stderr.splitlines() if image in line)
+    assert "be-su01-leaf1" in refusal and "spine" not in refusal
+
+
+def test_an_image_of_the_release_or_its_train_builds_and_boots(write_intent, tmp_path):
+    # the spines run the default train 10.4: 10.4(5)M is of it; the leaves run exactly 10.4(5)M
+    intent = write_intent(BOOT.format(nos="nxos", model="", leaf_release=', nos_release: "10.4(5)M"', image="nxos64-cs.10.4.5.M.bin"))
+    _result, out = build(intent, tmp_path / "out")
+    configs = sorted((out / "configs").glob("*.cfg"))
+    assert configs and all("boot nxos bootflash:/nxos64-cs.10.4.5.M.bin" in path.read_text() for path in configs)
+
+
+def test_an_image_whose_name_names_no_release_is_noted_not_refused(write_intent):
+    intent = write_intent(BOOT.format(nos="nxos", model="", leaf_release="", image="custom-build.bin"))
+    notes = " ".join(compile_intent(intent, render=False).compiled.notes)
+    assert "custom-build.bin" in notes and "cannot tell" in notes

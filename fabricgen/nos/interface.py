@@ -18,6 +18,7 @@ verify runs.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,6 +303,18 @@ class BootImage:
     pattern: str  # an image name of it, as a regular expression (anchored); the JSON Schema's pattern too
     description: str  # the field's description (schema and docs)
     example: str  # one image name, for the message that refuses another
+    # the release an image name carries: a regular expression over the name whose matched groups,
+    # formatted by `release_form`, give the release as releases.yaml names it; "" when the NOS's
+    # image names do not say (the build then notes it cannot check the pinned image)
+    release_in_name: str = ""
+    release_form: str = "{0}"
+
+    def release_of(self, image: str) -> str | None:
+        """The release `image` is named for; None when its name does not say."""
+        match = re.fullmatch(self.release_in_name, image) if self.release_in_name else None
+        if match is None:
+            return None
+        return self.release_form.format(*(group for group in match.groups() if group))
 
 
 class CatalogPlatform(InputModel):

@@ -18,6 +18,8 @@ from fabricgen.compiler.checks.management import management_complete, security_s
 from fabricgen.compiler.checks.ports import link_speeds_match, one_optic_per_cage, ports_used_once, switch_ports, switch_ports_exist
 from fabricgen.compiler.checks.qos import ecn_below_pfc_trigger, platform_qos_notes, qos_overrides_name_switches
 from fabricgen.compiler.checks.releases import (
+    boot_image_notes,
+    boot_images_match_releases,
     features_in_release,
     load_balancing_supported,
     model_notes,
@@ -46,6 +48,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     settings_supported,
     nos_releases_known,
     features_in_release,
+    boot_images_match_releases,
     watchdog_in_range,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
@@ -70,5 +73,6 @@ def advisories(c: Compiled) -> list[str]:
     notes += platform_qos_notes(c)
     notes += unrendered_notes(c)
     notes += model_notes(c)
+    notes += boot_image_notes(c)
     notes += network_notes(c)
     return notes

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from pydantic import ValidationError
 
 from fabricgen.basics.errors import FieldPath, Problem
-from fabricgen.compiler.compiled import Compiled
+from fabricgen.catalog.model import is_train, release_key
+from fabricgen.compiler.compiled import Compiled, NosTarget
 from fabricgen.compiler.design.graph import FABRIC_ROLES, Network, Role
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos
@@ -130,6 +131,61 @@ def nos_releases_known(c: Compiled) -> Iterable[Problem]:
                 hint=f"use one of: {', '.join(c.catalog.releases_of(spec.nos))} (or add a flavour in a catalog file)",
                 field=(*where, "nos_release"),
             )
+
+
+def _pinned_images(c: Compiled) -> Iterable[tuple[list[str], str, str, NosTarget, FieldPath]]:
+    """(switch names, model, image, target, field) for each switch group whose management section
+    pins a boot image for its NOS; groups whose release is unknown are left to nos_releases_known."""
+    for (network, role, model), names in _switch_groups(c).items():
+        try:
+            target = c.nos_target(network, role, model)
+        except KeyError:
+            continue
+        levels = c.management_levels(network, role)
+        management = Management.effective(level for _, level in levels)
+        image = management.boot.image(target.nos) if management is not None else None
+        if image:
+            where = next(field for field, level in reversed(levels) if level is not None and "boot" in level.model_fields_set)
+            yield names, model, image, target, (*where, "boot", target.nos)
+
+
+def boot_images_match_releases(c: Compiled) -> Iterable[Problem]:
+    """A pinned boot image is of the release the switch's configs are written for (of its train,
+    when the target is a train such as NX-OS 10.4): push checks the switch runs the pinned image,
+    so a mismatch would put configs on a release they were not written for."""
+    for names, model, image, target, field in _pinned_images(c):
+        image_release = plugin(target.nos).BOOT_IMAGE.release_of(image)
+        if image_release is None or _same_release(c, target, image_release):
+            continue
+        yield Problem(
+            f"{_names(names)} ({model}) run {title(target.nos)} {target.release}, but management.boot.{target.nos} pins {image}, an image of {title(target.nos)} {image_release}",
+            hint=f"pin an image of {target.release}, or set nos_release: {image_release} for this role, or pin images per role (a role's management.boot)",
+            field=field,
+        )
+
+
+def _same_release(c: Compiled, target: NosTarget, image_release: str) -> bool:
+    """Whether an image of `image_release` runs `target`'s release: the same release, or of the
+    same train when the target names a train."""
+    flavour = c.catalog.nos_releases[target.flavour]
+    if is_train(target.release):
+        return flavour.find(image_release) == flavour.find(target.release)
+    try:
+        return release_key(image_release) == release_key(target.release)
+    except ValueError:
+        return False
+
+
+def boot_image_notes(c: Compiled) -> list[str]:
+    """A pinned image whose name carries no release fabricgen can read is noted, once per image."""
+    unread: dict[str, list[str]] = defaultdict(list)
+    for _switches, _model, image, target, _field in _pinned_images(c):
+        if plugin(target.nos).BOOT_IMAGE.release_of(image) is None:
+            unread[image].append(f"{title(target.nos)} {target.release}")
+    return [
+        f"fabricgen cannot tell from its name which release the pinned image {image} is: check it is {' / '.join(sorted(set(releases)))}"
+        for image, releases in sorted(unread.items())
+    ]
 
 
 def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: str) -> list[tuple[str, str, FieldPath]]:

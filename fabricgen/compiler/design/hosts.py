@@ -93,6 +93,18 @@ def server_port_problems(intent: Intent, catalog: Catalog) -> list[Problem]:
     when a storage network is built)."""
     problems: list[Problem] = []
     if intent.frontend is None:
+        # their data ports attach to the frontend (or the storage fabric beside it): without one
+        # they would be listed in the BOM with no cable
+        for key in SERVER_SECTIONS:
+            servers = getattr(intent, key)
+            if servers is not None and servers.count:
+                problems.append(
+                    Problem(
+                        f"{servers.count} {key.replace('_', ' ')} ({servers.model}) attach to the frontend network, but the intent builds no frontend",
+                        hint=f"add a 'frontend:' section (storage: converged or separate), or remove {key}",
+                        field=(key,),
+                    )
+                )
         return problems
     needs = {
         ("storage_nodes", "model"): ("storage",),

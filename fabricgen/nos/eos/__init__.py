@@ -71,6 +71,9 @@ BOOT_IMAGE = BootImage(
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
     description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
     example="EOS-4.32.2F.swi",
+    # Arista's software downloads name an image after its release: EOS-4.32.2F.swi, the 64-bit
+    # EOS64-4.32.2F.swi (the image types titom73/eos-downloader fetches: EOS, EOS64, cEOS ...)
+    release_in_name=r"EOS(?:64)?-(\d{1,2}\.\d{1,2}\.\d{1,2}(?:\.\d{1,2})?[A-Z]{0,2})\.swi",
 )
 
 __all__ = [

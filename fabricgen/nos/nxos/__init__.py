@@ -70,6 +70,13 @@ BOOT_IMAGE = BootImage(
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$",
     description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin",
     example="nxos64-cs.10.4.5.M.bin",
+    # nxos64-cs (Cloud Scale) and nxos64-msll (R-series) images are named <major>.<minor>.
+    # <maintenance>.<designation>.bin for release major.minor(maintenance)designation, e.g.
+    # nxos64-cs.10.5.1.F.bin is 10.5(1)F, F a feature and M a maintenance release (two 64-bit
+    # image types since 10.2(2)F: "Breaking Down the NX-OS Image Filename", netterrene.blogspot.com,
+    # 2025-11; the shipped intents' nxos64-cs.10.4.5.M.bin is Cisco's 10.4(5)M download)
+    release_in_name=r"nxos64-(?:cs|msll)\.(\d{1,2})\.(\d{1,2})\.(\d{1,2})\.([A-Z])\.bin",
+    release_form="{0}.{1}({2}){3}",
 )
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]

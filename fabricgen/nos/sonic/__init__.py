@@ -73,6 +73,11 @@ BOOT_IMAGE = BootImage(
     pattern=f"^{TOKEN.pattern}$",
     description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0",
     example="SONiC-OS-202405.0",
+    # `sonic-installer list` names an image SONiC-OS-<version>: a community build's version starts
+    # with its branch (SONiC-OS-202405.0, sonic-utilities sonic_installer/common.py: IMAGE_PREFIX
+    # "SONiC-OS-"), Broadcom Enterprise SONiC's with its release (SONiC-OS-4.2.1-Enterprise_Advanced,
+    # seed 003's appendix). A master build (SONiC-OS-master.<build>) names no release.
+    release_in_name=r"SONiC-OS-(?:(\d{6})\.[A-Za-z0-9._-]*|(\d{1,2}\.\d{1,2}\.\d{1,2})-[A-Za-z0-9._-]*)",
 )
 
 __all__ = ["feature_needs", "load_balancing_gaps", "model_notes", "notes", "security_gaps", "settings_gaps", "unrendered", "watchdog_values"]
