@@ -72,14 +72,22 @@ def switch_choices(catalog: Catalog, nos: str) -> list[str]:
     return sorted(pid for pid, model in catalog.switches.items() if nos in model.interface_names)
 
 
+def _fastest_cages_have_an_optic(catalog: Catalog, pid: str) -> bool:
+    """Whether the catalog has a default transceiver for the model's fastest cages, so a starter
+    on it builds from the built-in catalog alone (no 800G QSFP-DD optic is built in)."""
+    fastest = max(catalog.switches[pid].port_groups, key=lambda group: group.speed)
+    return any(t.default and (t.form_factor, t.speed) == (fastest.form_factor, fastest.speed) for t in catalog.transceivers.values())
+
+
 def default_switch(catalog: Catalog, nos: str) -> str:
     """The built-in default model where it runs `nos` (for a NOS that prefers it, SONiC: with its
-    platform's port map, so config_db.json loads on the switch as written), else the first model
-    that does. An unknown `nos` gets the default model; check_starter refuses the NOS."""
+    platform's port map, so config_db.json loads on the switch as written, and an optic for its
+    cages), else the first model that does. An unknown `nos` gets the default model;
+    check_starter refuses the NOS."""
     choices = switch_choices(catalog, nos)
     package = registry.plugins().get(nos)
     if package is not None and package.PREFERS_MAPPED_PLATFORM:
-        mapped = [pid for pid in choices if catalog.switches[pid].platform_mapped]
+        mapped = [pid for pid in choices if catalog.switches[pid].platform_mapped and _fastest_cages_have_an_optic(catalog, pid)]
         choices = mapped or choices
     if DEFAULT_SWITCH in choices:
         return DEFAULT_SWITCH
