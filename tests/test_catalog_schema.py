@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fabricgen.basics.yaml_source import MAX_CATALOG_NODES, load_yaml
-from fabricgen.catalog import BUILTIN_DIR, load_catalog
+from fabricgen.catalog import BUILTIN_DIR, builtin_files, load_catalog
 from fabricgen.catalog.schema import BREAKOUT_PATTERN, catalog_schema, schema_file, schema_text
 from fabricgen.cli import app
 from fabricgen.intent.schema import DRAFT
@@ -22,8 +22,8 @@ from tests.conftest import REPO
 runner = CliRunner()
 COMMITTED = REPO / "schema" / "catalog.schema.json"
 REGENERATE = ".venv/bin/fabricgen schema --catalog -o schema/catalog.schema.json"
-# every built-in catalog file, found as the loader finds them (catalog.load_catalog)
-BUILTIN_FILES = sorted([*BUILTIN_DIR.glob("*.yaml"), *(package.RELEASES for package in registry.plugins().values())])
+# every built-in catalog file, found by globbing as the loader finds them
+BUILTIN_FILES = builtin_files()
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,9 @@ def test_schema_is_valid_draft_2020_12_and_covers_every_section():
 
 
 def test_the_builtin_files_are_found():
-    assert len(BUILTIN_FILES) >= len(list(BUILTIN_DIR.glob("*.yaml"))) + 3
-    assert all(path.is_file() for path in BUILTIN_FILES)
+    # every data file, whatever its name (helpers add files), and every NOS's releases
+    assert set(BUILTIN_FILES) == {*BUILTIN_DIR.glob("*.yaml"), *(REPO / "fabricgen" / "nos").glob("*/releases.yaml")}
+    assert len(BUILTIN_FILES) >= 5 + 3
 
 
 @pytest.mark.parametrize("path", BUILTIN_FILES, ids=lambda p: str(p.relative_to(REPO)))
@@ -148,3 +149,27 @@ def test_schema_command_prints_and_writes_the_catalog_schema(tmp_path):
     assert target.read_bytes() == COMMITTED.read_bytes()
     located = runner.invoke(app, ["schema", "--catalog", "--path"])
     assert located.exit_code == 0 and Path(located.output.strip()) == COMMITTED
+
+
+def test_the_catalog_reference_page_has_every_field_of_the_schema():
+    """docs/reference/catalog.md as the MkDocs hook fills it: an anchored row per field of every
+    type, with its description, and where each type goes in a file."""
+    import html
+    import re
+
+    from tests.test_docs import hook
+
+    page = type("Page", (), {"file": type("File", (), {"src_uri": hook.CATALOG_PAGE})()})()
+    markdown = hook.on_page_markdown((REPO / "docs" / hook.CATALOG_PAGE).read_text(), page, None, None)
+    assert hook.CATALOG_MARKER not in markdown
+    text = html.unescape(markdown).replace("\\", "")
+    schema = catalog_schema()
+    types = {"Catalog": schema["properties"], **{name: d["properties"] for name, d in schema["$defs"].items() if "properties" in d}}
+    assert {"SwitchModel", "PortGroup", "NodeModel", "NosFlavour", "SonicPlatform"} <= set(types)
+    for type_name, properties in types.items():
+        for field_name, field_schema in properties.items():
+            assert f'id="{type_name}.{field_name}"' in markdown, f"catalog reference: {type_name}.{field_name} is missing"
+            description = field_schema.get("description")
+            if description:
+                assert " ".join(re.sub(r"[`\\]", "", description).split()) in text.replace("`", ""), f"{type_name}.{field_name}: description missing"
+    assert "At `switches.<name>`." in markdown and "`switches.<name>.port_groups[]`" in markdown
