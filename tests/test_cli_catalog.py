@@ -95,8 +95,12 @@ def test_an_unknown_model_exits_2_with_the_model_meant():
     assert result.returncode == 2 and result.stdout == ""
     assert "the catalog has no model 'n9k-c9364d-gx2'" in result.stderr and "did you mean 'N9K-C9364D-GX2A'?" in result.stderr
     assert "Traceback" not in result.stderr
-    far = catalog("show", "\x1b[31mnothing-like-it")
-    assert far.returncode == 2 and "\x1b" not in far.stderr and "`fabricgen catalog list` shows every model" in far.stderr
+    far = catalog("show", "Nothing-like-it")
+    assert far.returncode == 2 and "`fabricgen catalog list` shows every model" in far.stderr
+    for hostile in ("\x1b[31mred", "x" * 1_000_000):
+        refused = catalog("show", hostile)
+        assert refused.returncode == 2 and "is not a valid part number (PID)" in refused.stderr
+        assert "\x1b" not in refused.stderr and len(refused.stderr) < 600  # escaped, cut short
     as_json = catalog("show", "DGX-H10", "--json")
     assert as_json.returncode == 2 and "did you mean 'DGX-H100'?" in as_json.stdout
 

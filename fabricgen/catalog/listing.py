@@ -16,7 +16,7 @@ from pydantic import Field
 
 from fabricgen.basics.errors import CatalogError, Problem
 from fabricgen.basics.models import JsonOutputModel
-from fabricgen.basics.trust import quoted
+from fabricgen.basics.trust import check_pid, quoted
 from fabricgen.basics.units import format_speed
 from fabricgen.basics.validation import closest
 from fabricgen.basics.yaml_source import MAX_CATALOG_NODES, load_yaml
@@ -87,8 +87,13 @@ def listing(catalog: Catalog, files: Iterable[Path], kinds: Iterable[str] = KIND
 
 
 def entry(catalog: Catalog, files: Iterable[Path], pid: str) -> CatalogEntry:
-    """The entry `pid` in full with where it is defined. Raises CatalogError for a PID the catalog
-    does not have, with the one it most likely means."""
+    """The entry `pid` in full with where it is defined. Raises CatalogError for text that is no
+    PID (compared with nothing: it may be megabytes), and for a PID the catalog does not have,
+    with the one it most likely means."""
+    try:
+        check_pid(pid)
+    except ValueError as exc:
+        raise CatalogError(Problem(str(exc), hint="name a model by its PID, e.g. N9K-C9364D-GX2A", field=("MODEL",))) from None
     for kind in KINDS:
         model = getattr(catalog, kind).get(pid)
         if model is not None:
