@@ -57,6 +57,7 @@ SHAPES: dict[str, tuple[tuple[str, ...], str, str]] = {
     "validate --catalog-dir": (("validate", "{intent}", "--catalog-dir", "{P}"), "--catalog-dir", DIR_IN),
     "releases INTENT": (("releases", "{P}"), "INTENT", FILE_IN),
     "schema -o": (("schema", "-o", "{P}"), "--output", FILE_OUT),
+    "catalog list --catalog": (("catalog", "list", "--catalog", "{P}"), "--catalog", FILE_IN),
     "init -o": (("init", "--gpus", "16", "--no-interactive", "-o", "{P}"), "--output", FILE_OUT),
     "bom compare BUILD_DIR": (("bom", "compare", "{P}", "{reference}"), "BUILD_DIR", DIR_IN),
     "bom compare REFERENCE": (("bom", "compare", "{build}", "{P}"), "REFERENCE", FILE_IN),

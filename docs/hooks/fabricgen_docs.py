@@ -2,6 +2,8 @@
 
 - `reference/intent.md`: `<!-- fabricgen:intent-reference -->` becomes every field of the intent,
   from its JSON Schema (`intent_schema()`).
+- `reference/catalog.md`: `<!-- fabricgen:catalog-reference -->` becomes every field of a catalog
+  file, from its JSON Schema (`fabricgen.catalog.schema.catalog_schema()`).
 - `<!-- fabricgen:nos-releases -->` becomes the catalog's NOS feature matrix, the table
   `fabricgen releases` prints (`fabricgen.catalog.releases.support_table`).
 - `commands/<command>.md`: each command's usage, description and options, from the command line's
@@ -24,6 +26,8 @@ RELEASES_MARKER = "<!-- fabricgen:nos-releases -->"
 # a marker counts only alone on its line (a page may quote one in a code span)
 OPTIONS_MARKER = re.compile(r"^<!-- fabricgen:options ([a-z][a-z -]*?) -->$", re.MULTILINE)
 INTENT_PAGE = "reference/intent.md"
+CATALOG_MARKER = "<!-- fabricgen:catalog-reference -->"
+CATALOG_PAGE = "reference/catalog.md"
 
 # Commands documented on another command's page: `validate` is `build` without writing.
 PAGES = {"validate": "commands/build.md"}
@@ -64,6 +68,12 @@ def on_page_markdown(markdown, page, config, files):
         if not _has_marker(markdown, INTENT_MARKER):
             raise PluginError(f"fabricgen docs: docs/{source} has no {INTENT_MARKER} on a line of its own")
         markdown = _put(markdown, INTENT_MARKER, reference_pages.intent_reference(intent_schema()))
+    if source == CATALOG_PAGE:
+        from fabricgen.catalog.schema import catalog_schema
+
+        if not _has_marker(markdown, CATALOG_MARKER):
+            raise PluginError(f"fabricgen docs: docs/{source} has no {CATALOG_MARKER} on a line of its own")
+        markdown = _put(markdown, CATALOG_MARKER, reference_pages.catalog_reference(catalog_schema()))
     if _has_marker(markdown, RELEASES_MARKER):
         from fabricgen.catalog import load_catalog
         from fabricgen.catalog.releases import support_table

@@ -1,7 +1,8 @@
 """Markdown generated from the code, so the documentation cannot drift from it.
 
 - `intent_reference(schema)`: every field of the intent, from its JSON Schema (a dict, draft
-  2020-12 as pydantic writes it: `$defs`, `$ref`, `anyOf`; draft-07 `definitions` are read too).
+  2020-12 as pydantic writes it: `$defs`, `$ref`, `anyOf`; draft-07 `definitions` are read too);
+  `catalog_reference(schema)` the same of a catalog file, from the catalog's schema.
 - `command_pages(root)` and `options_reference(command, path)`: every command of the command line
   and its arguments and options, from the Click command tree Typer builds, with the same help
   text `--help` prints.
@@ -37,12 +38,23 @@ def intent_reference(schema: dict) -> str:
     """The intent's JSON Schema as Markdown: one section per object type (the top level first, then
     each type where it is first used), a table row per field with its type, default, bounds and
     description. Each row carries the anchor `<Type>.<field>` (e.g. `Backend.qos`, `Intent.gpus`)."""
-    root_name = ROOT
-    sections = _sections(schema, root_name)
-    parts = []
-    for section in sections.values():
-        parts.append(_section_markdown(section, schema, root_name))
-    return "\n".join(parts)
+    return schema_reference(schema, ROOT, "the intent")
+
+
+CATALOG_ROOT = "Catalog"  # a catalog file's top level in anchors (`Catalog.switches`)
+
+
+def catalog_reference(schema: dict) -> str:
+    """A catalog file's JSON Schema as Markdown, as `intent_reference` writes the intent's; anchors
+    `<Type>.<field>` (e.g. `SwitchModel.port_groups`, `Catalog.switches`)."""
+    return schema_reference(schema, CATALOG_ROOT, "a catalog file")
+
+
+def schema_reference(schema: dict, root_name: str, document: str) -> str:
+    """Any JSON Schema of a YAML document as Markdown: its top level (anchored as `root_name`)
+    first, then each object type where it is first used; `document` names what the top level is
+    ("the intent") for a type no path reaches."""
+    return "\n".join(_section_markdown(section, schema, root_name, document) for section in _sections(schema, root_name).values())
 
 
 def schema_fields(schema: dict) -> dict[str, dict[str, dict]]:
@@ -100,9 +112,16 @@ def _refs_in(node: dict) -> list[str]:
             refs += _refs_in(option)
     if isinstance(node.get("items"), dict):
         refs += _refs_in(node["items"])
-    if isinstance(node.get("additionalProperties"), dict):
-        refs += _refs_in(node["additionalProperties"])
+    for values in _map_values(node):
+        refs += _refs_in(values)
     return refs
+
+
+def _map_values(node: dict) -> list[dict]:
+    """The schemas of a mapping's values: `additionalProperties`, or those of `patternProperties`
+    (a map whose keys have a form, such as the catalog's PIDs)."""
+    values = [node["additionalProperties"]] if isinstance(node.get("additionalProperties"), dict) else []
+    return values + [value for value in node.get("patternProperties", {}).values() if isinstance(value, dict)]
 
 
 def _ref_suffix(node: dict, ref: str) -> str:
@@ -112,12 +131,12 @@ def _ref_suffix(node: dict, ref: str) -> str:
             continue
         if isinstance(option.get("items"), dict) and ref in _refs_in(option["items"]):
             return "[]"
-        if isinstance(option.get("additionalProperties"), dict) and ref in _refs_in(option["additionalProperties"]):
+        if any(ref in _refs_in(values) for values in _map_values(option)):
             return ".<name>"
     return ""
 
 
-def _section_markdown(section: _Section, schema: dict, root_name: str) -> str:
+def _section_markdown(section: _Section, schema: dict, root_name: str, document: str) -> str:
     node = section.schema
     heading = "The top level" if section.name == root_name else section.name
     lines = [f"## {heading}", ""]
@@ -125,7 +144,7 @@ def _section_markdown(section: _Section, schema: dict, root_name: str) -> str:
         if section.paths:
             lines.append("At " + ", ".join(f"`{path}`" for path in section.paths) + ".")
         else:
-            lines.append("Not reached from the top level of the intent.")
+            lines.append(f"Not reached from the top level of {document}.")
         lines.append("")
     if node.get("description"):
         lines += [_text(node["description"]), ""]
@@ -171,9 +190,9 @@ def _type(node: dict) -> str:
     if kind == "array":
         return f"list of {_type(node.get('items', {}))}"
     if kind == "object":
-        values = node.get("additionalProperties")
-        if isinstance(values, dict):
-            return f"map of name to {_type(values)}"
+        values = _map_values(node)
+        if len(values) == 1:
+            return f"map of name to {_type(values[0])}"
         return "mapping"
     if node.get("format"):
         return f"{kind} ({node['format']})"
@@ -224,6 +243,10 @@ def _bounds(node: dict) -> str:
             collect(part["items"], prefix + "each item ")
         if isinstance(part.get("additionalProperties"), dict) and "$ref" not in part["additionalProperties"]:
             collect(part["additionalProperties"], prefix + "each value ")
+        for key_pattern, values in part.get("patternProperties", {}).items():
+            found.append(prefix + "each key " + _pattern(key_pattern))
+            if isinstance(values, dict) and "$ref" not in values:
+                collect(values, prefix + "each value ")
         if isinstance(part.get("propertyNames"), dict):
             names = part["propertyNames"]
             if "enum" in names:

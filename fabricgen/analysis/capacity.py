@@ -11,7 +11,7 @@ pair at once with numpy; a test checks it against networkx.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import networkx as nx
@@ -121,11 +121,17 @@ class FailureImpact:
     min_ecmp_width: int  # the least ECMP width (links) left between two surviving leaves
     min_spine_width: int  # the least number of spines still joining two surviving leaves
     capacity_left: float  # min_pair_gbps / the intact fabric's
+    # what loses its way into the fabric: a leaf's GPU NIC ports go with it, whatever the spines
+    stranded_nics: int = 0  # GPU NIC ports whose leaf (or link to it) is down
+    stranded_gpus: int = 0  # GPUs left with no backend port (a GPU with a port on another plane keeps that)
+    stranded_nodes: int = 0  # GPU nodes with a stranded port
 
 
 def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImpact]:
-    """Every single spine, leaf and leaf-spine link failure, worst first (least capacity left,
-    then least ECMP width). A leaf failure is scored over the surviving leaves.
+    """Every single spine, leaf and leaf-spine link failure, and one for a GPU NIC's link to its
+    leaf (all alike), worst first: least capacity left, then least ECMP width, then most GPUs and
+    NICs stranded. A leaf failure is scored over the surviving leaves, and says what it strands
+    (its GPU NICs, their GPUs and nodes).
 
     A link or leaf failure only touches the pairs of one leaf, so those are recomputed from the
     intact pair matrices in O(leaves x spines) each; only a spine failure recomputes every pair."""
@@ -140,11 +146,16 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
         capacity, links = fabric.capacity_gbps.copy(), fabric.links.copy()
         capacity[:, spine], links[:, spine] = 0, 0
         impacts.append(_scored(fabric, "spine", name, intact, pair_capacity(capacity), ecmp_width(links), ecmp_width(links, per_spine=True)))
+    stranded = stranded_by_leaf(fabric)
     for leaf, name in enumerate(fabric.leaves):
         alive = np.arange(len(fabric.leaves)) != leaf
-        impacts.append(
-            _scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive)
-        )
+        scored = _scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive)
+        impacts.append(replace(scored, stranded_nics=int(stranded[0][leaf]), stranded_gpus=int(stranded[1][leaf]), stranded_nodes=int(stranded[2][leaf])))
+    if fabric.nic_leaf.size:
+        # every GPU NIC port hangs off its leaf by one link: one row stands for them all
+        one_port = fabric.nic_leaf.shape[2] == 1
+        name = f"any one of the {fabric.nic_leaf.size:,} GPU NIC links to their leaves"
+        impacts.append(FailureImpact("nic-link", name, intact, intact_pair, intact_width, intact_spines, 1.0, 1, int(one_port), 1))
     for leaf, spine in zip(*np.nonzero(fabric.links), strict=True):
         row = fabric.capacity_gbps[leaf].copy()
         row_links = fabric.links[leaf].copy()
@@ -172,8 +183,32 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
                 least / intact if intact else 0.0,
             )
         )
-    impacts.sort(key=lambda i: (i.min_pair_gbps, i.min_ecmp_width, i.kind, i.name))
+    impacts.sort(key=lambda i: (i.min_pair_gbps, i.min_ecmp_width, -i.stranded_gpus, -i.stranded_nics, i.kind, i.name))
     return impacts[:worst] if worst else impacts
+
+
+def stranded_by_leaf(fabric: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """[leaf] what each leaf's failure strands: its GPU NIC ports, the GPUs with no port on
+    another leaf, the GPU nodes with a port on it; one pass over the NIC ports."""
+    leaves = len(fabric.leaves)
+    nic_leaf = fabric.nic_leaf
+    if not nic_leaf.size:
+        empty = np.zeros(leaves, dtype=np.int64)
+        return empty, empty, empty
+    ports = np.bincount(nic_leaf.ravel(), minlength=leaves)
+    single_homed = (nic_leaf == nic_leaf[..., :1]).all(axis=2)  # [node, gpu]: every port of the GPU on one leaf
+    gpus = np.bincount(nic_leaf[..., 0][single_homed], minlength=leaves)
+    node_of_port = np.repeat(np.arange(nic_leaf.shape[0]), nic_leaf.shape[1] * nic_leaf.shape[2])
+    node_leaf = np.unique(node_of_port * leaves + nic_leaf.ravel())
+    nodes = np.bincount(node_leaf % leaves, minlength=leaves)
+    return ports, gpus, nodes
+
+
+def most_stranding(failures: list[FailureImpact]) -> FailureImpact | None:
+    """The failure that strands the most GPUs (then NIC ports), the first listed among equals;
+    None when none strands anything."""
+    worst = max(failures, key=lambda i: (i.stranded_gpus, i.stranded_nics), default=None)
+    return worst if worst is not None and worst.stranded_nics else None
 
 
 def _min_pair(fabric: Fabric, pairs: np.ndarray, alive: np.ndarray | None = None) -> tuple[str, str]:

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from fabricgen.analysis.capacity import Capacity, FailureImpact
+from fabricgen.analysis.capacity import Capacity, FailureImpact, most_stranding
 from fabricgen.analysis.fabric import Fabric
 
 
@@ -85,17 +85,57 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
             f"{worst.min_ecmp_width} links, spines {found.min_spine_width} → {worst.min_spine_width}."
         ),
         "",
-        f"The {min(shown, len(failures))} worst of {len(failures):,} single failures (every spine, leaf and leaf-spine link):",
+        *_stranding_sentences(fabric, failures),
+        f"The {min(shown, len(failures))} worst of {len(failures):,} single failures (every spine, leaf and leaf-spine link, and a GPU NIC's link):",
         "",
-        "| failure | least leaf-to-leaf capacity left | of intact | between | ECMP width (links / spines) |",
-        "|---|---|---|---|---|",
+        "| failure | least leaf-to-leaf capacity left | of intact | between | ECMP width (links / spines) | GPU NICs stranded |",
+        "|---|---|---|---|---|---|",
     ]
     for impact in failures[:shown]:
         lines.append(
             f"| {impact.kind} {impact.name} | {_tbps(impact.min_pair_gbps)} | {impact.capacity_left:.1%} | "
-            f"{impact.worst_pair[0]} – {impact.worst_pair[1]} | {impact.min_ecmp_width} / {impact.min_spine_width} |"
+            f"{impact.worst_pair[0]} – {impact.worst_pair[1]} | {impact.min_ecmp_width} / {impact.min_spine_width} | {_stranded(impact)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _stranded(impact: FailureImpact) -> str:
+    """A failure's stranded GPU NICs as a table cell."""
+    if not impact.stranded_nics:
+        return "none"
+    return f"{impact.stranded_nics:,} NICs, {impact.stranded_gpus:,} GPUs, {impact.stranded_nodes:,} nodes"
+
+
+def _stranding_sentences(fabric: Fabric, failures: list[FailureImpact]) -> list[str]:
+    """What the leaf failure that strands most, and a GPU NIC's link failure, cut off: capacity
+    between the leaves that survive says nothing of the GPUs behind the leaf that did not."""
+    lines = []
+    leaf = most_stranding([impact for impact in failures if impact.kind == "leaf"])
+    if leaf is not None:
+        index = fabric.leaves.index(leaf.name)
+        rail, unit = int(fabric.leaf_rail[index]), int(fabric.leaf_unit[index])
+        where = ": " + " of ".join(part for part in (f"rail {rail}" if rail else "", f"unit {unit}" if unit else "") if part) if rail or unit else ""
+        lost = (
+            f"{leaf.stranded_gpus:,} GPUs on {leaf.stranded_nodes:,} nodes lose their backend path"
+            if leaf.stranded_gpus
+            else f"every GPU keeps its port on another plane, {leaf.stranded_nodes:,} nodes lose a port"
+        )
+        lines += [
+            (
+                f"A leaf failure strands up to {leaf.stranded_nics:,} GPU NICs: {lost} (leaf {leaf.name}{where}); "
+                "the capacity figures of a leaf failure are between the leaves that survive."
+            ),
+            "",
+        ]
+    nic_link = next((impact for impact in failures if impact.kind == "nic-link"), None)
+    if nic_link is not None:
+        lines += [
+            "A GPU NIC's link to its leaf strands that NIC: 1 GPU loses its backend path."
+            if nic_link.stranded_gpus
+            else "A GPU NIC port's link to its leaf strands that port: its GPU keeps its port on another plane.",
+            "",
+        ]
+    return lines
 
 
 METRICS = (

@@ -54,6 +54,10 @@ class CapacityFindings(JsonOutputModel):
     min_ecmp_width: int
     worst_single_failure: str | None
     worst_single_failure_cut: float | None = Field(description="share of the least leaf-to-leaf capacity it cuts, 0..1")
+    most_stranding_failure: str | None = Field(None, description="the single failure that strands the most GPUs (then GPU NIC ports): a leaf")
+    stranded_gpu_nics: int = Field(0, description="GPU NIC ports it strands (their leaf is down)")
+    stranded_gpus: int = Field(0, description="GPUs it leaves with no backend port")
+    stranded_nodes: int = Field(0, description="GPU nodes with a port it strands")
 
 
 class FailureFindings(JsonOutputModel):

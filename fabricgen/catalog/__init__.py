@@ -88,6 +88,12 @@ class Catalog:
         return list(dict.fromkeys([*first, *copper]))
 
 
+def builtin_files() -> list[Path]:
+    """The built-in catalog files in the order they are loaded: the hardware
+    (fabricgen/catalog/data/*.yaml), then each NOS package's releases (fabricgen/nos/<name>/releases.yaml)."""
+    return [*sorted(BUILTIN_DIR.glob("*.yaml")), *(package.RELEASES for package in registry.plugins().values())]
+
+
 def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
     """Built-in catalog plus the user's files (paths already checked by the caller: see
     `fabricgen.intent`). Raises CatalogError listing every problem, each located in its file."""
@@ -95,9 +101,7 @@ def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:
     origin: dict[str, YamlDocument] = {}
     problems: list[Problem] = []
     digests: dict[str, str] = {}
-    # the hardware, then each NOS package's releases (fabricgen/nos/<name>/releases.yaml)
-    builtin = [*sorted(BUILTIN_DIR.glob("*.yaml")), *(package.RELEASES for package in registry.plugins().values())]
-    for path in [*builtin, *user_files]:
+    for path in [*builtin_files(), *user_files]:
         doc, load_problems = load_yaml(path, what="catalog", quote_content=False, max_nodes=MAX_CATALOG_NODES)
         digests[doc.path] = doc.sha256
         if doc.data is None:

@@ -17,6 +17,7 @@ from fabricgen.cli import (
     analyze,
     bom,
     build,
+    catalog,
     devices,
     diff,
     export,
@@ -93,6 +94,7 @@ app.command("build")(build.build_command)
 app.command("validate")(build.validate_command)
 app.command("schema")(schema.schema_command)
 app.command("releases")(build.releases_command)
+app.add_typer(catalog.app, name="catalog")
 app.add_typer(bom.app, name="bom")
 app.add_typer(secrets.app, name="secrets")
 app.command("diff")(diff.diff_command)

@@ -329,6 +329,8 @@ def _quiet_libraries() -> Iterator[None]:
 
 def _analysis_json(schema, fabric, found, failures, balancing, broken):
     """The analysis as the documented `schema.AnalysisOutput`."""
+    from fabricgen.analysis.capacity import most_stranding
+
     shape = schema.FabricShape(
         network=fabric.network,
         leaves=len(fabric.leaves),
@@ -342,6 +344,7 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
     )
     capacity_found = None
     if found is not None:
+        stranding = most_stranding(failures)
         capacity_found = schema.CapacityFindings(
             leaf_uplink_gbps=found.leaf_uplink_gbps,
             spine_gbps=found.spine_gbps,
@@ -350,6 +353,10 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
             min_ecmp_width=found.min_ecmp_width,
             worst_single_failure=f"{failures[0].kind} {failures[0].name}" if failures else None,
             worst_single_failure_cut=1 - failures[0].capacity_left if failures else None,
+            most_stranding_failure=f"{stranding.kind} {stranding.name}" if stranding is not None else None,
+            stranded_gpu_nics=stranding.stranded_nics if stranding is not None else 0,
+            stranded_gpus=stranding.stranded_gpus if stranding is not None else 0,
+            stranded_nodes=stranding.stranded_nodes if stranding is not None else 0,
         )
     document = schema.AnalysisOutput(fabric=shape, capacity=capacity_found, verdict=schema.Verdict(passed=not broken, violations=broken))
     if balancing is None:
