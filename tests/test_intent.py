@@ -71,7 +71,7 @@ def test_every_schema_error_of_the_phase_is_reported_together(write_intent):
     backend:
       mtu: 20000
       routing: ospf
-      spine: {count: 0}
+      spine: {count: -1}  # 0 is a spine-free fabric; below 0 is nothing
     """
     problems = problems_of(write_intent(text))
     fields = {p.field for p in problems}

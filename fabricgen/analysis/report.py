@@ -15,8 +15,9 @@ def _tbps(gbps: float) -> str:
 
 
 def paths_markdown(fabric: Fabric) -> str:
-    """A fabric the leaf-spine max-flow analysis does not cover (3 tiers, or rail-only without
-    spines): its tiers and their capacity; the traffic simulation covers the rest."""
+    """A fabric the leaf-spine max-flow analysis does not cover (3 tiers, or no spines): its tiers
+    and their capacity, and with no spines what each leaf's failure cuts off; the traffic
+    simulation covers the rest."""
     tiers = [("leaves", fabric.leaves), ("spines", fabric.spines), ("cores", fabric.cores)]
     gbps = dict.fromkeys(fabric.switches, 0.0)
     for _key, a, b, speed in fabric.cables:
@@ -33,6 +34,8 @@ def paths_markdown(fabric: Fabric) -> str:
     for label, names in tiers:
         if names:
             lines.append(f"| {label} | {len(names)} | {_tbps(sum(gbps[n] for n in names))} |")
+    if not fabric.spines:
+        return "\n".join(lines + ["", *_spine_free_failures(fabric), ""]) + "\n"
     lines += [
         "",
         (
@@ -42,6 +45,27 @@ def paths_markdown(fabric: Fabric) -> str:
         "",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _spine_free_failures(fabric: Fabric) -> list[str]:
+    """A fabric with no tier above its leaves (rail-only, `spine.count: 0`): no path between leaves
+    to lose, so a leaf's failure is exactly the GPU NICs it holds, cut off with no detour."""
+    nic_leaf = fabric.nic_leaf
+    lines = [
+        "No spines: every leaf is alone, so nothing in the network reroutes around a failure. A leaf failure cuts off the GPU NIC ports "
+        "it holds (their GPUs lose the backend until it is back, or reach it over their node's scale-up domain and another NIC: PXN); "
+        "a host cable's failure cuts off its one NIC port.",
+        "",
+        "| leaf failed | GPU NIC ports cut off | of all | nodes touched |",
+        "|---|---|---|---|",
+    ]
+    total = nic_leaf.size
+    for index, name in enumerate(fabric.leaves):
+        held = nic_leaf == index
+        ports = int(held.sum())
+        nodes = int(held.reshape(held.shape[0], -1).any(axis=1).sum())
+        lines.append(f"| {name} | {ports:,} | {ports / total:.1%} | {nodes:,} |")
+    return lines
 
 
 def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], shown: int) -> str:
@@ -189,7 +213,7 @@ def _no_fabric_sentence(shares, model, o) -> str:
     )
     text = f"{why}: {counts}; no flow crosses from one leaf to another, so no fabric link carries a byte and load balancing plays no part."
     if not model.spines:
-        text += " This fabric has no spines (rail-only, one leaf per rail): whatever the traffic, the network carries only same-rail traffic within a leaf."
+        text += " This fabric has no spines: whatever the traffic, the network carries only traffic between NICs of one leaf."
     elif o.scope == "rail":
         text += " Try `--scope cross-rail`, or a fabric of several scalable units."
     return text

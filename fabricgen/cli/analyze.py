@@ -277,7 +277,9 @@ def analyze_command(
                 raise AnalysisError(
                     Problem(
                         f"--fail: no flow of this traffic crosses from one leaf to another, so no failure of {', '.join(fail)} was simulated",
-                        hint="use --scope cross-rail, or a fabric of several scalable units",
+                        hint="this fabric has no spines: the report's leaf-failure table says what each leaf cuts off"
+                        if not fabric.spines
+                        else "use --scope cross-rail, or a fabric of several scalable units",
                     )
                 )
         cut = (

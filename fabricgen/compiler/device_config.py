@@ -234,7 +234,7 @@ class DeviceConfig:
     role: Role
     nos: str
     model: str
-    asn: int | None  # None: no BGP (OOB switches route statically)
+    asn: int | None  # None: no BGP (OOB switches route statically; a switch with no BGP neighbour)
     loopback: str | None  # address, /32
     mtu: int
     interfaces: tuple[InterfaceConfig, ...]
@@ -521,18 +521,24 @@ def _device_config(
         Role.SPINE: max(fabric_plan.links_per_spine, fabric_plan.spine_uplinks),
         Role.CORE: fabric_plan.links_per_core,
     }[device.role]
+    # A switch with no BGP neighbour (a rail-only leaf, a spine-free top-of-rack switch) runs no
+    # BGP: a process, route-maps and prefix-lists for sessions that cannot exist are noise a reader
+    # must rule out (BFD too: it guards the sessions). EVPN keeps it: its segments live in BGP.
+    runs_bgp = bool(neighbors) or evpn is not None
     return DeviceConfig(
         hostname=device.name,
         role=device.role,
         nos=device.nos,  # type: ignore[arg-type]
         model=device.model,
-        asn=plan.asns[device.name],
+        asn=plan.asns[device.name] if runs_bgp else None,
         loopback=loopback,
         mtu=backend.mtu,
         interfaces=tuple(interfaces),
         breakouts=breakouts,
         vlans=vlans,
-        bgp=BgpConfig(
+        bgp=None
+        if not runs_bgp
+        else BgpConfig(
             asn=plan.asns[device.name],
             router_id=loopback,
             groups=tuple(groups),
@@ -548,7 +554,7 @@ def _device_config(
             tcp_ao=security.tcp_ao,
             maximum_prefix_restart_min=security.maximum_prefix_restart_min,
         ),
-        bfd=backend.bfd,
+        bfd=backend.bfd if runs_bgp else None,  # BFD guards BGP sessions only
         qos=_qos_config(backend, device, ports, model, shared) if qos_on else None,
         hardware=model,
         management=_management(c, device),

@@ -94,6 +94,18 @@ class SwitchRole(InputModel):
     management: Management | None = Field(None, description="this role's management settings, where they differ from the network's")
 
 
+class SpineRole(SwitchRole):
+    """The spines: like any role, but `count: 0` builds no spine tier (a spine-free fabric)."""
+
+    count: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SWITCHES,
+        description="how many to build: used where the design has a choice, refused where it needs more; 0: no spines, every node on one "
+        "leaf (or leaf pair, or one leaf per rail group); default: what the design needs",
+    )
+
+
 class Bfd(InputModel):
     """BFD beside every BGP session, so a dead link is noticed in about interval x multiplier."""
 
@@ -439,7 +451,7 @@ class Backend(InputModel):
     ratio: Ratio = Field(Fraction(1), description='leaf downlink:uplink bandwidth: "1:1" is non-blocking, "2:1" oversubscribed, "1:2" undersubscribed')
     uplinks: Uplinks | None = Field(None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio")
     leaf: SwitchRole = Field(SwitchRole(), description="the leaf switches (one per rail per scalable unit)")
-    spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
+    spine: SpineRole = Field(SpineRole(), description="the spine switches")
     tiers: int | None = Field(
         None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3"
     )
@@ -481,6 +493,8 @@ class Backend(InputModel):
             raise ValueError(
                 "uplinks (count and speed per leaf) apply to 2 tiers only; remove uplinks for 3 tiers (ratio and spine_ratio size them), or set tiers: 2"
             )
+        if self.spine.count == 0 and (self.tiers == 3 or self.uplinks is not None):
+            raise ValueError(f"spine.count: 0 builds one tier with no uplinks; remove {'tiers: 3' if self.tiers == 3 else 'uplinks'} or the spine count")
         if self.pod_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
         return self

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 
 from fabricgen.basics import version
+from fabricgen.compiler.design.graph import Role
 from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.nos.interface import plugin
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
@@ -24,14 +25,15 @@ HOST_TWIN_DIR = "lab/hosts"
 
 
 def render_routing_twins(configs: Iterable[DeviceConfig]) -> dict[str, str]:
-    """`lab/frr/<device>.conf` for every routed switch whose NOS's routing is not an frr.conf."""
+    """`lab/frr/<device>.conf` for every fabric switch (not OOB) whose NOS's routing is not an
+    frr.conf; a switch with no BGP neighbour gets one without BGP, so the lab runs every switch alike."""
     template = environment().get_template("frr/frr.conf.j2")
     return {
         f"{TWIN_DIR}/{config.hostname}.conf": template.render(
-            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE, twin=config.nos
+            c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)) if config.bgp else [], version=version.RELEASE, twin=config.nos
         )
         for config in configs
-        if config.bgp is not None and not plugin(config.nos).ROUTING_IS_FRR
+        if config.role is not Role.OOB_SWITCH and not plugin(config.nos).ROUTING_IS_FRR
     }
 
 

@@ -325,7 +325,8 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float)
     notes = []
     if rail_only:
         notes.append(
-            "rail-only: the backend has no spines; every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic goes through each node's scale-up domain, not the network"
+            "no spines (rail-only, or spine.count: 0): every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic "
+            "between leaves goes through each node's scale-up domain, not the network"
         )
     if not qos.lossless:
         notes.append("the backend runs no lossless class (QoS off): traffic class 0, no PFC priority")

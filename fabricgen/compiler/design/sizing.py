@@ -164,7 +164,7 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     ratio = backend.ratio
     notes: list[str] = []
 
-    roles = [("leaf", backend.leaf.model, leaf_ports), ("spine", backend.spine.model, spine_ports)]
+    roles = [("leaf", backend.leaf.model, leaf_ports)] + ([("spine", backend.spine.model, spine_ports)] if backend.spine.count != 0 else [])
     if backend.tiers != 2:
         roles.append(("core", backend.core_switch.model, catalog.switches[backend.core_switch.model].ports_at(speed)))
     no_ports = [
@@ -195,9 +195,9 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     # given as bought are checked against the ports the downlinks leave (_uplinks_as_given).
     ratio_nodes = math.floor(leaf_ports * ratio / (ratio + 1)) // rpl
     max_su_nodes = ratio_nodes if backend.uplinks is None else leaf_ports // rpl
-    reserve = su_nodes if explicit_unit else nodes  # a rail-only leaf's downlinks: the unit asked for, or every node
-    if backend.design == "rail-only" and nodes <= reserve <= leaf_ports:
-        return _rail_only_leaves(intent, nodes, gpus, gpus_per_node, rails, speed, reserve, layout, notes)
+    reserve = su_nodes if explicit_unit else nodes  # a spine-free leaf's downlinks per rail: the unit asked for, or every node
+    if backend.spine.count == 0 or (backend.design == "rail-only" and nodes <= reserve <= leaf_ports):
+        return _spine_free_leaves(intent, nodes, gpus, gpus_per_node, rails, speed, planes, max(reserve, nodes), leaf_ports, layout, notes)
     if backend.design == "rail-only":
         planes = rails  # each rail is a leaf/spine plane of its own
         notes.append(f"rail-only: a rail's {nodes} nodes need more than one {backend.leaf.model}, so every rail is a leaf/spine plane of its own")
@@ -537,46 +537,62 @@ def _rail_layout(intent: Intent, rails: int, planes: int) -> tuple[tuple[tuple[i
     return tuple(tuple(range(k * rpl + 1, (k + 1) * rpl + 1)) for k in range(rails // rpl)), []
 
 
-def _rail_only_leaves(
-    intent: Intent, nodes: int, gpus: int, gpus_per_node: int, rails: int, speed: int, su_nodes: int, layout: _Layout, notes: list[str]
+def _spine_free_leaves(
+    intent: Intent,
+    nodes: int,
+    gpus: int,
+    gpus_per_node: int,
+    rails: int,
+    speed: int,
+    planes: int,
+    su_nodes: int,
+    leaf_ports: int,
+    layout: _Layout,
+    notes: list[str],
 ) -> tuple[BackendSizing, list[Problem]]:
-    """rail-only where one leaf holds every node of its rail: a leaf per rail, every port a
-    downlink, no spines (Wang et al., arXiv 2307.12169: traffic between rails crosses the nodes'
-    scale-up domain instead)."""
+    """One scalable unit and no tier above its leaves: every node on the leaf (or leaf pair) of
+    each of its rail groups, every leaf port a downlink. Rail-only with a rail on one leaf (Wang et
+    al., arXiv 2307.12169: traffic between rails crosses the nodes' scale-up domain), or any design
+    with `spine.count: 0`: a top-of-rack switch or pair, a rail-optimized unit of rails_per_leaf.
+    `su_nodes`: the downlinks each leaf keeps per rail (scalable_unit_gpus for growth, else every
+    node). Raises DesignError when the nodes do not fit one leaf's ports."""
     backend = intent.backend
+    leaf_rails = layout["unit_leaf_rails"]
+    leaves, rpl = len(leaf_rails), len(leaf_rails[0])
+    most = leaf_ports // rpl
+    if su_nodes > most:
+        why = "rail-only with every rail on one leaf" if backend.spine.count is None else "spine.count: 0 puts every node on each leaf of one unit, so"
+        reserved = "" if su_nodes == nodes else f" (scalable_unit_gpus reserves {su_nodes})"
+        raise DesignError(
+            Problem(
+                f"{why} {su_nodes} nodes{reserved} x {rpl} NIC{'s' if rpl > 1 else ''} per leaf need {su_nodes * rpl} ports, "
+                f"but {backend.leaf.model} has {leaf_ports} {speed}G ports: at most {most} nodes ({most * gpus_per_node} GPUs) fit without spines",
+                hint=f"build at most {most} nodes, pick a leaf with more {speed}G ports, or remove backend.spine.count to add spines",
+                field=("backend", "spine", "count") if backend.spine.count == 0 else ("gpus",) if intent.gpus is not None else ("nodes",),
+            )
+        )
     problems: list[Problem] = []
-    if backend.leaf.count is not None and backend.leaf.count != rails:
+    if backend.leaf.count is not None and backend.leaf.count != leaves:
         problems.append(
             Problem(
-                f"rail-only needs {rails} leaves (one per rail), the intent pins {backend.leaf.count}",
-                hint=f"set count: {rails} or remove it",
+                f"a fabric with no spines has {leaves} lea{'ves' if leaves > 1 else 'f'} (one unit of {backend.design}), the intent pins {backend.leaf.count}",
+                hint=f"set count: {leaves} or remove it",
                 field=("backend", "leaf", "count"),
             )
         )
-    if backend.spine.count is not None:
+    if backend.spine.count not in (None, 0):  # rail-only that fits its leaves without asking
         problems.append(
             Problem(
                 f"rail-only with every rail on one leaf has no spines, the intent pins {backend.spine.count}",
-                hint="remove backend.spine.count",
+                hint="remove backend.spine.count, or set it to 0",
                 field=("backend", "spine", "count"),
             )
         )
     if backend.tiers == 3:
-        problems.append(
-            Problem(
-                "rail-only with every rail on one leaf has one tier",
-                hint="remove backend.tiers",
-                field=("backend", "tiers"),
-            )
-        )
-    notes.append(
-        f"rail-only: each rail is one {backend.leaf.model} with all {nodes} nodes' NICs of that rail and no uplinks; "
-        "there are no spines and no BGP sessions between leaves (each leaf still gets its host ports, loopback, QoS "
-        "and a BGP process with no neighbours that announces its loopback and host aggregate once peers are added); "
-        "traffic between rails crosses the nodes' scale-up domain (NVLink)"
-    )
+        problems.append(Problem("rail-only with every rail on one leaf has one tier", hint="remove backend.tiers", field=("backend", "tiers")))
+    notes.append(_spine_free_note(intent, nodes, leaf_rails))
     if su_nodes > nodes:
-        notes.append(f"each leaf reserves {su_nodes} downlinks (scalable_unit_gpus) for growth")
+        notes.append(f"each leaf reserves {su_nodes * rpl} downlinks (scalable_unit_gpus) for growth")
     return BackendSizing(
         gpus=gpus,
         nodes=nodes,
@@ -585,8 +601,8 @@ def _rail_only_leaves(
         link_speed_gbps=speed,
         su_nodes=su_nodes,
         su_count=1,
-        leaves=rails,
-        leaf_downlinks=su_nodes,
+        leaves=leaves,
+        leaf_downlinks=su_nodes * rpl,
         leaf_uplinks=0,
         spines=0,
         links_per_spine=0,
@@ -595,8 +611,36 @@ def _rail_only_leaves(
         notes=tuple(notes),
         pod_sus=1,
         pod_spines=0,
+        planes=planes if backend.design == "rail-optimized" else 1,
         **layout,
     ), problems
+
+
+def _spine_free_note(intent: Intent, nodes: int, leaf_rails: tuple[tuple[int, ...], ...]) -> str:
+    """What a spine-free backend is and what it cannot carry: every leaf is an island, so two NICs
+    on different leaves have no path over the network."""
+    backend = intent.backend
+    model = backend.leaf.model
+    if len(leaf_rails) == 1:
+        return (
+            f"spine-free: one {model} holds every NIC of all {nodes} nodes and has no BGP neighbour: it runs no BGP and keeps its "
+            "host ports, loopback and QoS, its hosts' subnets connected routes"
+        )
+    tail = (
+        "no spines and no link between the leaves, so no BGP sessions between leaves: each leaf runs no BGP and keeps its host ports, "
+        "loopback and QoS, its hosts' subnets connected routes"
+    )
+    if len(leaf_rails[0]) == 1:
+        layout = f"each rail is one {model} with that NIC of all {nodes} nodes"
+    else:
+        islands = "; ".join(f"rails {', '.join(map(str, rails))} on leaf {k}" for k, rails in enumerate(leaf_rails, start=1))
+        pair = "a top-of-rack pair, " if backend.design == "top-of-rack" else ""
+        layout = f"{pair}each leaf holds its rails' NICs of all {nodes} nodes ({islands})"
+    return (
+        f"spine-free{' rail-only' if backend.design == 'rail-only' else ''}: {layout}; "
+        f"{tail}. Traffic between NICs on different leaves has no network path: collectives stay on their rail "
+        "(NCCL and RCCL rings and trees pair NIC i with NIC i; PXN moves other traffic over the node's NVLink/xGMI to the NIC of the right rail first)"
+    )
 
 
 def _divisors(n: int) -> list[int]:

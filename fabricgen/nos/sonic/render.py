@@ -33,10 +33,9 @@ SCHEDULER_DEFAULT = "FABRICGEN_DEFAULT"
 def render_sonic(config: DeviceConfig) -> dict[str, str]:
     base = f"configs/{config.hostname}"
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
-    if config.bgp is not None:
-        files[f"{base}/frr.conf"] = (
-            environment().get_template("frr/frr.conf.j2").render(c=config, neighbors=list(map(NEIGHBOR_LINES, config.bgp.neighbors)), version=version.RELEASE)
-        )
+    if config.role is not Role.OOB_SWITCH:  # a fabric switch: its routing, BGP or (no neighbour) none
+        neighbors = list(map(NEIGHBOR_LINES, config.bgp.neighbors)) if config.bgp else []
+        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(c=config, neighbors=neighbors, version=version.RELEASE)
     return files
 
 

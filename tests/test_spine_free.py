@@ -1,0 +1,227 @@
+"""Spine-free fabrics: switches with no tier above them (rail-only leaves, a top-of-rack pair or a
+single switch with `spine.count: 0`). Sizing and refusals, the configs of every NOS for a switch
+with no BGP neighbour, cabling, BOM and analyze."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+
+import pytest
+
+from fabricgen.compiler.design.graph import LinkKind, Role
+from fabricgen.compiler.pipeline import build, compile_intent
+from tests import cli_runner
+from tests.conftest import REPO, build_refused
+from tests.test_lab import fabricgen as lab_fabricgen
+from tests.test_lab import leftovers, needs_lab
+
+RAIL_ONLY = """
+name: rail-only-test
+gpus: 64
+gpu_node: DGX-H100
+backend:
+  design: rail-only
+  leaf: {{model: {model}, nos: {nos}}}
+"""
+# a 400G leaf model each NOS names ports of
+LEAF_OF = {"nxos": "N9364E-SG2-O", "sonic": "N9364E-SG2-O", "eos": "DCS-7060X6-64PE"}
+
+
+# --- no BGP where there is no neighbour ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("nos", ["nxos", "eos", "sonic"])
+def test_a_leaf_without_neighbours_gets_no_bgp_and_no_route_maps(write_intent, tmp_path, nos):
+    """A rail-only leaf has no spine: no BGP process, no prefix-lists or route-maps for sessions
+    that cannot exist; it keeps its host ports, loopback and QoS."""
+    out = tmp_path / "out"
+    build(write_intent(RAIL_ONLY.format(nos=nos, model=LEAF_OF[nos])), out)
+    configs = out / "configs"
+    leaf = "be-su01-leaf1"
+    if nos == "sonic":
+        db = json.loads((configs / leaf / "config_db.json").read_text())
+        frr = (configs / leaf / "frr.conf").read_text()
+        assert "router bgp" not in frr and "route-map" not in frr and "prefix-list" not in frr
+        assert "BGP_NEIGHBOR" not in db and "bgp_asn" not in db["DEVICE_METADATA"]["localhost"]
+        assert db["LOOPBACK_INTERFACE"] and db["PORT_QOS_MAP"]
+        assert sum(1 for key in db["INTERFACE"] if "|" in key) == 8  # 8 nodes' NIC of this rail, each a /31
+    else:
+        text = (configs / f"{leaf}.cfg").read_text()
+        for absent in ("router bgp", "route-map", "prefix-list", "feature bgp"):
+            assert absent not in text, f"{nos}: {absent!r} in {leaf}.cfg"
+        assert "interface Loopback0" in text or "interface loopback0" in text
+        assert text.count("description BE-") == 8
+        # the lab's routing twin of a non-FRR switch carries no BGP either
+        twin = (out / "lab" / "frr" / f"{leaf}.conf").read_text()
+        assert "router bgp" not in twin and "route-map" not in twin
+
+
+def cabling(out) -> list[dict[str, str]]:
+    with open(out / "cabling.csv", newline="", encoding="utf-8") as f:
+        return [row for row in csv.DictReader(f) if row["network"] == "backend"]
+
+
+def bom(out) -> dict[str, int]:
+    with open(out / "bom.csv", newline="", encoding="utf-8") as f:
+        return {row["pid"]: int(row["quantity"]) for row in csv.DictReader(f)}
+
+
+# --- sizing: spine.count: 0 ---------------------------------------------------------------------
+
+POD = REPO / "intents" / "inference-pod-4-node.yaml"
+LAB16 = REPO / "intents" / "lab-16-gpu.yaml"
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The two shipped spine-free intents, built into files once: {name: (Build, out dir)}."""
+    out = tmp_path_factory.mktemp("spine-free")
+    return {path.stem: build(path, out / path.stem) for path in (POD, LAB16)}
+
+
+def test_a_top_of_rack_pair_with_no_spines_splits_each_node_over_both_switches(shipped):
+    b, out = shipped["inference-pod-4-node"]
+    s = b.sizing
+    assert (s.spines, s.leaves, s.su_count, s.leaf_uplinks, s.leaf_downlinks, s.spineless) == (0, 2, 1, 0, 16, True)
+    assert Counter(d.role for d in b.fabric.devices.values()) == {Role.GPU_NODE: 4, Role.LEAF: 2}
+    assert not any(link.kind is LinkKind.FABRIC for link in b.fabric.links)
+    links = {(r["a_device"], r["a_port"]): r["b_device"] for r in cabling(out)}
+    for node in range(1, 5):  # odd NICs on the first switch, even on the second
+        assert {links[(f"gpu{node:04d}", f"nic{nic}")] for nic in (1, 3, 5, 7)} == {"be-su01-leaf1"}
+        assert {links[(f"gpu{node:04d}", f"nic{nic}")] for nic in (2, 4, 6, 8)} == {"be-su01-leaf2"}
+    assert len(links) == 32 and bom(out)["N9K-C9364D-GX2A"] == 2
+    [note] = [n for n in b.compiled.notes if n.startswith("spine-free")]
+    assert "top-of-rack pair" in note and "no network path" in note and "rails 1, 3, 5, 7 on leaf 1" in note
+    assert "16 downlinks, no uplinks: no spine tier, no BGP; traffic between NICs of different leaves" in (out / "summary.md").read_text()
+
+
+def test_a_single_switch_lab_holds_every_nic_and_runs_no_bgp(shipped):
+    b, out = shipped["lab-16-gpu"]
+    s = b.sizing
+    assert (s.spines, s.leaves, s.leaf_downlinks, s.gpus) == (0, 1, 16, 16)
+    assert {r["b_device"] for r in cabling(out)} == {"be-su01-leaf1"} and len(cabling(out)) == 16
+    db = json.loads((out / "configs" / "be-su01-leaf1" / "config_db.json").read_text())
+    assert len(db["PORT"]) == 16 and "bgp_asn" not in db["DEVICE_METADATA"]["localhost"]
+    assert "router bgp" not in (out / "configs" / "be-su01-leaf1" / "frr.conf").read_text()
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "{design: top-of-rack, tor_attach: single, spine: {count: 0}}",
+        "{design: rail-optimized, rails_per_leaf: 8, spine: {count: 0}}",
+    ],
+)
+def test_one_leaf_holds_a_whole_small_cluster_in_either_spelling(write_intent, backend):
+    b = compile_intent(write_intent(f"gpus: 16\ngpu_node: DGX-H100\nbackend: {backend}\n"), render=False)
+    assert (b.sizing.spines, b.sizing.leaves, b.sizing.leaf_downlinks) == (0, 1, 16)
+
+
+def test_rail_optimized_with_no_spines_keeps_one_leaf_per_rail_group(write_intent):
+    b = compile_intent(write_intent("gpus: 64\ngpu_node: DGX-H100\nbackend: {rails_per_leaf: 4, spine: {count: 0}}\n"), render=False)
+    assert (b.sizing.spines, b.sizing.leaves, b.sizing.leaf_downlinks) == (0, 2, 32)
+    assert [leaf.rails for leaf in b.fabric.by_role(Role.LEAF)] == [(1, 2, 3, 4), (5, 6, 7, 8)]
+
+
+def test_a_reserved_unit_keeps_ports_for_growth_without_spines(write_intent):
+    b = compile_intent(
+        write_intent("gpus: 32\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, scalable_unit_gpus: 64, spine: {count: 0}}\n"),
+        render=False,
+    )
+    assert (b.sizing.su_nodes, b.sizing.nodes, b.sizing.leaf_downlinks) == (8, 4, 32)
+    assert any("reserves 32 downlinks" in n for n in b.compiled.notes)
+
+
+# --- refusals -----------------------------------------------------------------------------------
+
+
+def test_nodes_that_do_not_fit_the_pair_are_refused_with_how_many_fit(write_intent):
+    """17 nodes x 4 NICs per switch of a pair: 68 ports, the N9K-C9364D-GX2A has 64."""
+    err = build_refused(write_intent("nodes: 17\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}\n"))
+    assert "backend.spine.count" in err and "need 68 ports" in err and "at most 16 nodes (128 GPUs) fit without spines" in err
+    assert "remove backend.spine.count to add spines" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "wrong"),
+    [("tiers: 3", "remove tiers: 3"), ("uplinks: {count: 8}", "remove uplinks")],
+)
+def test_no_spines_with_a_tier_above_is_refused(write_intent, extra, wrong):
+    err = build_refused(write_intent(f"gpus: 16\ngpu_node: DGX-H100\nbackend: {{design: top-of-rack, {extra}, spine: {{count: 0}}}}\n"))
+    assert "spine.count: 0 builds one tier with no uplinks" in err and wrong in err
+
+
+def test_a_pinned_leaf_count_that_is_not_the_pair_is_refused(write_intent):
+    err = build_refused(write_intent("gpus: 32\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, leaf: {count: 4}, spine: {count: 0}}\n"))
+    assert "a fabric with no spines has 2 leaves" in err and "set count: 2" in err
+
+
+def test_a_frontend_with_no_spines_is_refused(write_intent):
+    """A collapsed frontend pair needs a link between its two leaves (a server's two ports land
+    on different leaves); fabricgen builds none yet, so count 0 stays out of range there."""
+    err = build_refused(write_intent("gpus: 16\ngpu_node: DGX-H100\nfrontend: {spine: {count: 0}}\n"))
+    assert "frontend.spine.count" in err
+
+
+# --- configs of every NOS for a spine-free switch -------------------------------------------------
+
+
+@pytest.mark.parametrize("nos", ["nxos", "eos", "sonic"])
+def test_a_top_of_rack_pair_switch_without_spines_configures_hosts_and_no_bgp(write_intent, tmp_path, nos):
+    model = LEAF_OF[nos]
+    out = tmp_path / "out"
+    build(
+        write_intent(
+            f"nodes: 4\ngpu_node: DGX-H100\nbackend: {{design: top-of-rack, tor_attach: pair, leaf: {{model: {model}, nos: {nos}}}, spine: {{count: 0}}}}\n"
+        ),
+        out,
+    )
+    for leaf in ("be-su01-leaf1", "be-su01-leaf2"):
+        if nos == "sonic":
+            db = json.loads((out / "configs" / leaf / "config_db.json").read_text())
+            assert sum(1 for key in db["INTERFACE"] if "|" in key) == 16 and db["PORT_QOS_MAP"]
+            assert "router bgp" not in (out / "configs" / leaf / "frr.conf").read_text()
+        else:
+            text = (out / "configs" / f"{leaf}.cfg").read_text()
+            assert text.count("description BE-") == 16 and "router bgp" not in text and "route-map" not in text
+
+
+# --- analyze and the lab --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["inference-pod-4-node", "lab-16-gpu"])
+def test_analyze_reports_what_each_leaf_failure_cuts_off(shipped, name):
+    _b, out = shipped[name]
+    result = cli_runner.fabricgen("analyze", out, "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = cli_runner.fabricgen("analyze", out)
+    assert report.returncode == 0, report.stderr
+    text = " ".join(report.stdout.split())
+    assert "No spines: every leaf is alone" in text
+    if name == "lab-16-gpu":
+        assert "| be-su01-leaf1 | 16 | 100.0% | 2 |" in text
+    else:
+        assert "| be-su01-leaf1 | 16 | 50.0% | 4 |" in text and "| be-su01-leaf2 | 16 | 50.0% | 4 |" in text
+
+
+@needs_lab
+@pytest.mark.parametrize("name", ["inference-pod-4-node", "lab-16-gpu"])
+def test_the_spine_free_intents_boot_in_the_lab(tmp_path, name):
+    """`lab run` on each shipped spine-free intent: no session expected and none found, every
+    probe between NICs of one switch answered, and (the pair) every probe between the two
+    switches unanswered, as planned."""
+    build_dir = tmp_path / name
+    build(REPO / "intents" / f"{name}.yaml", build_dir)
+    try:
+        run = lab_fabricgen("lab", "run", str(build_dir))
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr
+        summary = " ".join(run.stdout.split())
+        assert "BGP sessions: PASS, 0/0 expected sessions Established" in summary and "lab run: PASS" in summary
+        assert "Traffic: PASS, 32/32 probes reached their target" in summary
+        if name == "inference-pod-4-node":
+            assert "32/32 between leaves no fabric link joins" in summary
+    finally:
+        lab_fabricgen("lab", "down", str(build_dir))
+    assert leftovers(build_dir) == []
