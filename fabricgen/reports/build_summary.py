@@ -61,7 +61,9 @@ def build_summary(result: Build, intent: Path, destination: Path | None = None) 
     """The summary of a compiled `result` of `intent`; with `destination`, of the build written there."""
     s = result.sizing
     written = destination is not None
-    flavours = {(n.value, r.value, m): result.compiled.nos_target(n, r, m).flavour for n, r, m in {(d.network, d.role, d.model) for d in result.fabric.switches()}}
+    flavours = {
+        (n.value, r.value, m): result.compiled.nos_target(n, r, m).flavour for n, r, m in {(d.network, d.role, d.model) for d in result.fabric.switches()}
+    }
     return BuildSummary(
         command="build" if written else "validate",
         intent=printable(intent),

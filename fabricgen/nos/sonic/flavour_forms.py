@@ -59,9 +59,7 @@ def bgp_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
     assert bgp is not None
     assert not (c.evpn and c.evpn.vtep), f"{c.hostname}: no VTEP form in config_db (evpn-anycast-gateway)"
     tables: dict[str, dict[str, Any]] = {
-        "BGP_GLOBALS": {
-            VRF: {"local_asn": str(bgp.asn), "router_id": bgp.router_id, "log_nbr_state_changes": "true", "load_balance_mp_relax": "true"}
-        },
+        "BGP_GLOBALS": {VRF: {"local_asn": str(bgp.asn), "router_id": bgp.router_id, "log_nbr_state_changes": "true", "load_balance_mp_relax": "true"}},
         # max_ebgp_paths: uint16 1..256
         "BGP_GLOBALS_AF": {f"{VRF}|{IPV4}": {"max_ebgp_paths": str(min(bgp.maximum_paths, 256))}},
         "BGP_PEER_GROUP": {},
