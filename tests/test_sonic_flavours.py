@@ -24,7 +24,7 @@ name: esonic
 gpus: 1024
 backend:
   scalable_unit_gpus: 512
-  bgp_security: {{password: bgp-backend}}
+  bgp_security: {{gtsm: true}}
   leaf: {{model: DCS-7060X6-64PE, nos: sonic{release}}}
   spine: {{model: DCS-7060X6-64PE, nos: sonic{release}}}
 """
@@ -91,14 +91,14 @@ def test_enterprise_bgp_lives_in_config_db_as_frr_conf_says(enterprise):
         assert db["BGP_GLOBALS"]["default"]["local_asn"] == str(config.bgp.asn)
         neighbors = {key.split("|")[1]: row for key, row in db["BGP_NEIGHBOR"].items()}
         assert neighbors == {
-            n.address: {"asn": str(n.remote_asn), "peer_group_name": n.group, "name": n.description, "admin_status": "up"} for n in config.bgp.neighbors
+            n.address: {"asn": str(n.remote_asn), "peer_group_name": n.group, "name": n.description, "admin_status": "true"} for n in config.bgp.neighbors
         }
         for group in config.bgp.groups:
-            assert db["BGP_PEER_GROUP"][f"default|{group.name}"]["auth_password"] == "<<secret=bgp-backend>>"
+            assert db["BGP_PEER_GROUP"][f"default|{group.name}"] == {"admin_status": "true", "ttl_security_hops": "1", "bfd": "true"}
             family = db["BGP_PEER_GROUP_AF"][f"default|{group.name}|ipv4_unicast"]
             assert (family["route_map_in"], family["route_map_out"]) == (["FABRICGEN-IN"], ["FABRICGEN-OUT"])
             assert family["max_prefix_limit"] == str(group.maximum_prefix)
-        announced = {key.split("|")[2] for key in db["PREFIX"] if key.startswith("FABRICGEN-ANNOUNCE|")}
+        announced = {key.split("|")[1] for key in db["PREFIX"] if key.startswith("FABRICGEN-ANNOUNCE|")}
         assert announced == {rule.prefix for rule in config.bgp.policy.announce}, name
         assert bgp_violations(db) == [], name
         # every other table meets the community YANG checks (the BGP tables are checked above:
@@ -139,14 +139,23 @@ def test_a_release_of_neither_flavour_is_refused_with_both_lists(write_intent):
 
 def test_what_the_flavour_cannot_write_is_refused_naming_it(write_intent):
     evpn = "name: e\ngpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  routing: vxlan-evpn\n  leaf: {nos: sonic, nos_release: '4.2.1'}\n"
-    with pytest.raises(CheckError, match="Broadcom Enterprise SONiC"):
+    with pytest.raises(CheckError, match="EVPN anycast gateway of every segment exists in no Broadcom Enterprise SONiC release"):
         compile_intent(write_intent(evpn), render=False)
+    # config_db's auth_password is the key as the switch encrypts it (frrcfgd: `password ... encrypted`)
+    keyed = ENTERPRISE.format(release=', nos_release: "4.2.1"').replace("{gtsm: true}", "{password: bgp-backend}")
+    with pytest.raises(CheckError, match=r"backend\.bgp_security\.password: .*BGP session keys \(TCP-MD5\) exists in no Broadcom Enterprise SONiC"):
+        compile_intent(write_intent(keyed), render=False)
+    community = compile_intent(write_intent(ENTERPRISE.format(release="").replace("{gtsm: true}", "{password: bgp-backend}"), name="c"), render=False)
+    assert all(c.bgp.groups[0].password == "bgp-backend" for c in community.configs.values())
 
 
 def bgp_violations(db: dict[str, Any]) -> list[str]:
     """What sonic-buildimage's BGP and routing-policy YANG models (branch 202411) refuse in the
     tables flavour_forms.bgp_tables writes: key shapes, enums, ranges, and the leafrefs between
-    them (a neighbor's peer group, a peer group's route maps, a route map's prefix set)."""
+    them (a neighbor's peer group, a peer group's route maps, a route map's prefix set). Where
+    frrcfgd, the program that reads them (src/sonic-frr-mgmt-framework, same branch), reads
+    otherwise, its reading holds: admin_status "true"/"false" (the models' typedef: up/down), a
+    PREFIX key name|ip_prefix|masklength_range (the models add a sequence number)."""
     found: list[str] = []
 
     def bad(where: str, what: str) -> None:
@@ -179,7 +188,7 @@ def bgp_violations(db: dict[str, Any]) -> list[str]:
     route_map_sets = set(db.get("ROUTE_MAP_SET", {}))
     for key, row in db.get("BGP_PEER_GROUP", {}).items():
         vrf, _ = key.split("|")
-        if vrf not in db["BGP_GLOBALS"] or row.get("admin_status") not in ("up", "down"):
+        if vrf not in db["BGP_GLOBALS"] or row.get("admin_status") not in ("true", "false"):
             bad(f"BGP_PEER_GROUP|{key}", "vrf or admin_status")
         if "ttl_security_hops" in row and not in_range(row["ttl_security_hops"], 1, 254):
             bad(f"BGP_PEER_GROUP|{key}", f"ttl_security_hops {row['ttl_security_hops']}")
@@ -187,7 +196,7 @@ def bgp_violations(db: dict[str, Any]) -> list[str]:
             bad(f"BGP_PEER_GROUP|{key}", f"bfd {row['bfd']}")
     for key, row in db.get("BGP_PEER_GROUP_AF", {}).items():
         vrf, group, _ = key.split("|")
-        if f"{vrf}|{group}" not in db["BGP_PEER_GROUP"] or row.get("admin_status") not in ("up", "down"):
+        if f"{vrf}|{group}" not in db["BGP_PEER_GROUP"] or row.get("admin_status") not in ("true", "false"):
             bad(f"BGP_PEER_GROUP_AF|{key}", "peer group or admin_status")
         for direction in ("route_map_in", "route_map_out"):
             for name in row.get(direction, []):
@@ -203,17 +212,17 @@ def bgp_violations(db: dict[str, Any]) -> list[str]:
         ipaddress.ip_address(address)
         if f"{vrf}|{row.get('peer_group_name')}" not in db.get("BGP_PEER_GROUP", {}):
             bad(f"BGP_NEIGHBOR|{key}", f"peer_group_name {row.get('peer_group_name')} is no peer group of VRF {vrf}")
-        if not in_range(row.get("asn", ""), 1, 4294967295) or row.get("admin_status") not in ("up", "down"):
+        if not in_range(row.get("asn", ""), 1, 4294967295) or row.get("admin_status") not in ("true", "false"):
             bad(f"BGP_NEIGHBOR|{key}", "asn or admin_status")
     prefix_sets = db.get("PREFIX_SET", {})
     for name, row in prefix_sets.items():
         if row.get("mode") not in ("IPv4", "IPv6"):
             bad(f"PREFIX_SET|{name}", f"mode {row.get('mode')}")
     for key, row in db.get("PREFIX", {}).items():
-        name, sequence, prefix, lengths = key.split("|")
+        name, prefix, lengths = key.split("|")
         network = ipaddress.IPv4Network(prefix)
-        if name not in prefix_sets or not in_range(sequence, 1, 4294967295) or row.get("action") not in ("permit", "deny"):
-            bad(f"PREFIX|{key}", "set, sequence or action")
+        if name not in prefix_sets or row.get("action") not in ("permit", "deny"):
+            bad(f"PREFIX|{key}", "set or action")
         low_high = re.fullmatch(r"(\d+)\.\.(\d+)", lengths)
         if lengths != "exact" and not (low_high and network.prefixlen <= int(low_high[1]) <= int(low_high[2]) <= 32):
             bad(f"PREFIX|{key}", f"masklength_range {lengths}")

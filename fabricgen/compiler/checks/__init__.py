@@ -19,6 +19,7 @@ from fabricgen.compiler.checks.ports import link_speeds_match, one_optic_per_cag
 from fabricgen.compiler.checks.qos import ecn_below_pfc_trigger, platform_qos_notes, qos_overrides_name_switches
 from fabricgen.compiler.checks.releases import (
     features_in_release,
+    flavour_notes,
     load_balancing_supported,
     model_notes,
     network_notes,
@@ -71,4 +72,5 @@ def advisories(c: Compiled) -> list[str]:
     notes += unrendered_notes(c)
     notes += model_notes(c)
     notes += network_notes(c)
+    notes += flavour_notes(c)
     return notes

@@ -13,16 +13,20 @@ BGP in config_db (sonic-net/SONiC doc/mgmt/SONiC_Design_Doc_Unified_FRR_Mgmt_Int
 BGP_PEER_GROUP, BGP_NEIGHBOR, their _AF tables, ROUTE_MAP, PREFIX_SET/PREFIX and
 ROUTE_REDISTRIBUTE; `docker_routing_config_mode: unified` generates one frr.conf from config_db at
 the routing container's start (sonic-buildimage dockers/docker-fpm-frr/docker_init.sh, 202411).
-Field names, keys and types follow sonic-buildimage's YANG models on branch 202411 (head
-566f5575d5): sonic-bgp-global, sonic-bgp-peergroup, sonic-bgp-neighbor, sonic-bgp-common,
-sonic-route-map, sonic-routing-policy-sets, sonic-route-common.
+Field names and types follow sonic-buildimage's YANG models on branch 202411 (head 566f5575d5:
+sonic-bgp-global, sonic-bgp-peergroup, sonic-bgp-neighbor, sonic-bgp-common, sonic-route-map,
+sonic-routing-policy-sets, sonic-route-common) except where the program that reads them says
+otherwise, as Broadcom wrote both and only the reader configures FRR: frrcfgd and its unified-mode
+templates (src/sonic-frr-mgmt-framework/frrcfgd/frrcfgd.py, templates/bgpd/bgpd.conf.db.*.j2,
+same branch) read `admin_status` as "true"/"false" (the YANG's typedef says up/down: "up" would
+leave a peer group's address family inactive), and a PREFIX key as name|ip_prefix|masklength_range
+(the YANG adds a sequence number frrcfgd cannot unpack; FRR numbers the entries in order).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fabricgen.build.secrets import placeholder
 from fabricgen.compiler.device_config import BgpConfig, DeviceConfig, PrefixRule
 
 STANDARD_NAMES = "standard-interface-names"
@@ -77,9 +81,10 @@ def bgp_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
     if c.evpn:
         tables["BGP_GLOBALS_AF"][f"{VRF}|{EVPN}"] = {}
     for group in bgp.groups:
-        row: dict[str, str] = {"admin_status": "up"}
-        if group.password:
-            row["auth_password"] = placeholder(group.password)  # TCP-MD5 (tcp-ao: null in the flavour)
+        # frrcfgd: "false" is `neighbor shutdown`. No auth_password: it holds the key as the switch
+        # encrypts it (`password ... encrypted`); a session key is refused before (feature tcp-md5)
+        assert not group.password, f"{c.hostname}: no session key form in config_db (tcp-md5)"
+        row: dict[str, str] = {"admin_status": "true"}
         if bgp.gtsm:
             row["ttl_security_hops"] = "1"
         if bgp.bfd:
@@ -92,13 +97,13 @@ def bgp_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
             tables["BGP_PEER_GROUP_AF"][f"{VRF}|{group.name}|{EVPN}"] = evpn
     for address, group_name, remote_asn, description in ((n.address, n.group, n.remote_asn, n.description) for n in bgp.neighbors):
         # sonic-bgp-common.yang: name is free text, asn uint32 1..4294967295
-        tables["BGP_NEIGHBOR"][f"{VRF}|{address}"] = {"asn": str(remote_asn), "peer_group_name": group_name, "name": description, "admin_status": "up"}
+        tables["BGP_NEIGHBOR"][f"{VRF}|{address}"] = {"asn": str(remote_asn), "peer_group_name": group_name, "name": description, "admin_status": "true"}
     return tables
 
 
 def _family(bgp: BgpConfig, maximum_prefix: int | None, route_map_in: str, route_map_out: str) -> dict[str, Any]:
     """A peer group's address family: activated, its policy, its prefix limit and allowas-in."""
-    row: dict[str, Any] = {"admin_status": "up", "route_map_in": [route_map_in], "route_map_out": [route_map_out]}
+    row: dict[str, Any] = {"admin_status": "true", "route_map_in": [route_map_in], "route_map_out": [route_map_out]}
     if maximum_prefix is not None:
         row["max_prefix_limit"] = str(maximum_prefix)
         if bgp.maximum_prefix_restart_min:
@@ -120,10 +125,10 @@ def _policy_tables(bgp: BgpConfig, evpn: bool) -> dict[str, dict[str, Any]]:
         maps["FABRICGEN-CONNECTED"] = "FABRICGEN-CONNECTED"
     prefixes = {}
     for name, rules in sets.items():
-        for n, rule in enumerate(rules, start=1):
-            # key name|sequence_number|ip_prefix|masklength_range: "exact", or "<len>..<le>"
+        for rule in rules:
+            # key name|ip_prefix|masklength_range (frrcfgd): "exact", or "<len>..<le>"
             length = rule.prefix.split("/")[1]
-            prefixes[f"{name}|{n * 10}|{rule.prefix}|{f'{length}..{rule.le}' if rule.le else 'exact'}"] = {"action": "permit"}
+            prefixes[f"{name}|{rule.prefix}|{f'{length}..{rule.le}' if rule.le else 'exact'}"] = {"action": "permit"}
     route_maps: dict[str, Any] = {f"{name}|10": {"route_operation": "permit", "match_prefix_set": match} for name, match in maps.items()}
     if evpn:
         # EVPN routes carry their own route targets: an explicit permit-all policy (frr.conf.j2 likewise)
