@@ -65,6 +65,9 @@ def test_an_enterprise_release_builds_and_every_report_names_its_flavour(enterpr
     assert json.loads(build.files["manifest.json"])["nos_releases"] == {"broadcom-sonic": ["4.2.1"]}
     switches = {d.role: d.flavour for d in build_summary(build, intent).devices}
     assert switches == {"gpu-node": None, "leaf": "broadcom-sonic", "spine": "broadcom-sonic"}
+    flavour_notes = [n for n in build.notes if n.startswith("Broadcom Enterprise SONiC 4.2.1 (flavour broadcom-sonic) on the backend leaf, backend spine")]
+    assert len(flavour_notes) == 1 and "pfc-watchdog" in flavour_notes[0] and "FRR's default timers" in flavour_notes[0], build.notes
+    assert flavour_notes[0] in summary
     for name in build.configs:
         header = build.files[f"configs/{name}/frr.conf"].decode().splitlines()[2]
         assert header.startswith("! broadcom-sonic 4.2.1: the switch takes BGP from config_db.json"), (name, header)
@@ -147,6 +150,34 @@ def test_what_the_flavour_cannot_write_is_refused_naming_it(write_intent):
         compile_intent(write_intent(keyed), render=False)
     community = compile_intent(write_intent(ENTERPRISE.format(release="").replace("{gtsm: true}", "{password: bgp-backend}"), name="c"), render=False)
     assert all(c.bgp.groups[0].password == "bgp-backend" for c in community.configs.values())
+
+
+def test_a_flavour_with_both_forms_and_evpn_keeps_its_vteps_bgp_in_frr_conf(tmp_path, write_intent):
+    """A user flavour that claims every feature (routing in config_db and an anycast gateway):
+    its VTEP leaves keep frr.conf (frrcfgd's EVPN VNI tables are not written), its spines carry
+    the EVPN family in config_db."""
+    from fabricgen.catalog import load_catalog
+
+    features = "".join(f"      {name}: {{since: '5.0', source: vendor guide}}\n" for name in load_catalog().nos_releases["sonic"].features)
+    (tmp_path / "vendor.yaml").write_text(
+        f"nos_releases:\n  vendor-sonic:\n    nos: sonic\n    description: a vendor's SONiC\n    releases: ['5.0']\n    default: '5.0'\n    features:\n{features}"
+    )
+    build = compile_intent(
+        write_intent(
+            "catalog: [vendor.yaml]\nname: v\ngpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  routing: vxlan-evpn\n"
+            "  leaf: {nos: sonic, nos_release: '5.0'}\n  spine: {nos: sonic, nos_release: '5.0'}\n"
+        )
+    )
+    for name, db in config_dbs(build).items():
+        meta = db["DEVICE_METADATA"]["localhost"]
+        if build.configs[name].role.value == "leaf":
+            assert meta["docker_routing_config_mode"] == "split-unified" and not BGP_TABLES & set(db), name
+            assert build.files[f"configs/{name}/frr.conf"].decode().splitlines()[2] == "! vendor-sonic 5.0"
+        else:
+            assert meta["frr_mgmt_framework_config"] == "true", name
+            family = db["BGP_PEER_GROUP_AF"]["default|LEAVES|l2vpn_evpn"]
+            assert family["unchanged_nexthop"] == "true" and family["route_map_in"] == ["FABRICGEN-EVPN-IN"], name
+            assert bgp_violations(db) == [], name
 
 
 def bgp_violations(db: dict[str, Any]) -> list[str]:

@@ -41,12 +41,18 @@ def standard_name(cage: int, sub: int) -> str:
     return f"Eth1/{cage}/{sub}" if sub else f"Eth1/{cage}"
 
 
+def bgp_in_config_db(c: DeviceConfig) -> bool:
+    """Whether this switch's BGP goes to config_db: its flavour keeps it there, and it is no EVPN
+    VTEP (frrcfgd's EVPN VNI tables are not written: a VTEP keeps community SONiC's frr.conf)."""
+    return ROUTING_IN_CONFIG_DB in c.features and c.bgp is not None and not (c.evpn is not None and c.evpn.vtep)
+
+
 def routing_metadata(c: DeviceConfig) -> dict[str, str]:
     """DEVICE_METADATA fields of the flavour's forms (empty for community SONiC)."""
     fields = {}
     if STANDARD_NAMES in c.features:
         fields["intf_naming_mode"] = "standard"
-    if ROUTING_IN_CONFIG_DB in c.features and c.bgp is not None:
+    if bgp_in_config_db(c):
         fields["docker_routing_config_mode"] = "unified"
         fields["frr_mgmt_framework_config"] = "true"
     return fields
@@ -57,11 +63,9 @@ def bgp_tables(c: DeviceConfig) -> dict[str, dict[str, Any]]:
     the frr.conf's (frr/frr.conf.j2): every group's sessions pass FABRICGEN-IN and FABRICGEN-OUT, so
     RFC 8212 holds without a global switch for it (BGP_GLOBALS has no ebgp-requires-policy field).
     Left to FRR's defaults, as the tables have no field for them: the BFD profile's timers (a peer
-    group's `bfd` is on or off) and the EVPN VTEP side (refused before: the flavour has no
-    anycast gateway form)."""
+    group's `bfd` is on or off). Only for a switch `bgp_in_config_db` takes."""
     bgp = c.bgp
-    assert bgp is not None
-    assert not (c.evpn and c.evpn.vtep), f"{c.hostname}: no VTEP form in config_db (evpn-anycast-gateway)"
+    assert bgp is not None and bgp_in_config_db(c)
     tables: dict[str, dict[str, Any]] = {
         "BGP_GLOBALS": {VRF: {"local_asn": str(bgp.asn), "router_id": bgp.router_id, "log_nbr_state_changes": "true", "load_balance_mp_relax": "true"}},
         # max_ebgp_paths: uint16 1..256

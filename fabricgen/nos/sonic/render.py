@@ -21,7 +21,7 @@ from fabricgen.compiler.qos import LosslessBuffer
 from fabricgen.intent.management import Management
 from fabricgen.nos.sonic.capabilities import ecmp_hash
 from fabricgen.nos.sonic.catalog import platform_of
-from fabricgen.nos.sonic.flavour_forms import ROUTING_IN_CONFIG_DB, STANDARD_NAMES, bgp_tables, routing_metadata, standard_name
+from fabricgen.nos.sonic.flavour_forms import STANDARD_NAMES, bgp_in_config_db, bgp_tables, routing_metadata, standard_name
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_MAP = "FABRICGEN"
@@ -124,7 +124,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         tables["SWITCH_HASH"] = {"GLOBAL": {"ecmp_hash": ecmp_hash(c.load_balancing.hash_fields)}}
     if c.system is not None:
         tables.update(_management_tables(c, c.system))
-    if c.bgp is not None and ROUTING_IN_CONFIG_DB in c.features:
+    if bgp_in_config_db(c):
         tables.update(bgp_tables(c))
     return {name: tables[name] for name in sorted(tables)}
 
@@ -134,7 +134,7 @@ def _flavour_header(c: DeviceConfig) -> str | None:
     there; None for community SONiC (its frr.conf is what the switch loads)."""
     if not c.nos_flavour or c.nos_flavour == c.nos:
         return None
-    if ROUTING_IN_CONFIG_DB in c.features:
+    if bgp_in_config_db(c):
         return (
             f"{c.nos_flavour} {c.nos_release}: the switch takes BGP from config_db.json (BGP_GLOBALS, BGP_NEIGHBOR...);"
             " this file is the same routing model for fabricgen lab, not loaded on the switch"
