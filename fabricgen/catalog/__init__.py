@@ -53,9 +53,15 @@ class Catalog:
 
     def flavour_of(self, nos: str, release: str) -> tuple[str, NosFlavour] | None:
         """The flavour of `nos` whose releases include `release` (an NX-OS maintenance release
-        belongs to its train); None when no flavour supports it."""
-        for name, flavour in self.nos_releases.items():
-            if flavour.nos == nos and flavour.find(release) is not None:
+        belongs to its train); None when no flavour supports it. A flavour listing the name
+        exactly comes first: a train `4.2` of one flavour and a release `4.2.1` of another sort
+        alike (release_key), yet each names its own flavour's release."""
+        flavours = [(name, flavour) for name, flavour in self.nos_releases.items() if flavour.nos == nos]
+        for name, flavour in flavours:
+            if release in flavour.releases:
+                return name, flavour
+        for name, flavour in flavours:
+            if flavour.find(release) is not None:
                 return name, flavour
         return None
 
@@ -89,9 +95,10 @@ class Catalog:
 
 
 def builtin_files() -> list[Path]:
-    """The built-in catalog files in the order they are loaded: the hardware
-    (fabricgen/catalog/data/*.yaml), then each NOS package's releases (fabricgen/nos/<name>/releases.yaml)."""
-    return [*sorted(BUILTIN_DIR.glob("*.yaml")), *(package.RELEASES for package in registry.plugins().values())]
+    """The built-in catalog files in the order they are loaded: each NOS package's releases
+    (fabricgen/nos/<name>/releases.yaml), then the hardware and the vendor flavours
+    (fabricgen/catalog/data/*.yaml), so a NOS's own flavour comes first wherever flavours are listed."""
+    return [*(package.RELEASES for package in registry.plugins().values()), *sorted(BUILTIN_DIR.glob("*.yaml"))]
 
 
 def load_catalog(user_files: Iterable[Path] = ()) -> Catalog:

@@ -251,6 +251,7 @@ class DeviceConfig:
     evpn: EvpnConfig | None = None  # VXLAN EVPN fabrics
     system: Management | None = None  # the intent's management section for this switch; None: none given
     nos_release: str = ""  # the target release (catalog flavour's name for it)
+    nos_flavour: str = ""  # the catalog flavour that release belongs to (sonic, broadcom-sonic, ...)
     features: frozenset[str] = frozenset()  # the catalog feature matrix's features that release has on this model
     # the release's documented parameter defaults, "feature.parameter" -> value (releases.yaml
     # `parameters`): a renderer leaves out a line whose value is the default
@@ -305,7 +306,7 @@ def build_device_configs(c: Compiled) -> dict[str, DeviceConfig]:
         if release not in defaults:
             defaults[release] = c.catalog.nos_releases[target.flavour].defaults(target.release)
         # the release the config is written for: the same three fields on every kind of switch
-        written_for = {"nos_release": target.release, "features": target.features, "nos_defaults": defaults[release]}
+        written_for = {"nos_release": target.release, "nos_flavour": target.flavour, "features": target.features, "nos_defaults": defaults[release]}
         if device.role is Role.OOB_SWITCH:
             configs[device.name] = _oob_config(c, device, systems[key], written_for)
         else:

@@ -175,7 +175,7 @@ def _compile(load: Callable[[], LoadedIntent], render: bool, jobs: int, on_phase
     files = {path: texts.pop(path).encode("utf-8") for path in list(texts)}
     releases: dict[str, set[str]] = {}
     for config in build.configs.values():
-        releases.setdefault(config.nos, set()).add(config.nos_release)
+        releases.setdefault(config.nos_flavour or config.nos, set()).add(config.nos_release)  # by flavour: sonic, broadcom-sonic...
     manifest = render_manifest(loaded.file, loaded.sha256, loaded.catalog_files, files, releases)
     files.update({path: text.encode("utf-8") for path, text in manifest.items()})
     build.files = files

@@ -25,6 +25,7 @@ class DeviceCount(JsonOutputModel):
     model: str  # the catalog PID
     nos: str  # nxos, sonic, or '-' (servers)
     count: int
+    flavour: str | None = None  # switches: the catalog flavour their release belongs to (sonic, broadcom-sonic, ...)
 
 
 class Backend(JsonOutputModel):
@@ -60,6 +61,9 @@ def build_summary(result: Build, intent: Path, destination: Path | None = None) 
     """The summary of a compiled `result` of `intent`; with `destination`, of the build written there."""
     s = result.sizing
     written = destination is not None
+    flavours = {
+        (n.value, r.value, m): result.compiled.nos_target(n, r, m).flavour for n, r, m in {(d.network, d.role, d.model) for d in result.fabric.switches()}
+    }
     return BuildSummary(
         command="build" if written else "validate",
         intent=printable(intent),
@@ -76,7 +80,8 @@ def build_summary(result: Build, intent: Path, destination: Path | None = None) 
             leaf_ratio=format_ratio(s.built_ratio),
         ),
         devices=[
-            DeviceCount(network=network, role=role, model=model, nos=nos, count=count) for (network, role, model, nos), count in result.fabric.inventory()
+            DeviceCount(network=network, role=role, model=model, nos=nos, count=count, flavour=flavours.get((network, role, model)))
+            for (network, role, model, nos), count in result.fabric.inventory()
         ],
         links=len(result.fabric.links),
         notes=list(result.compiled.notes),

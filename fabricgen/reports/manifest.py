@@ -13,7 +13,7 @@ def render_manifest(
     intent_file: str, intent_sha256: str, catalog_files: dict[str, str], files: dict[str, bytes], nos_releases: dict[str, set[str]]
 ) -> dict[str, str]:
     """catalog_files: the user's catalog files as named in the intent -> sha256; nos_releases: the
-    releases the configs are written for, per NOS."""
+    releases the configs are written for, per NOS flavour (the NOS's own name for its built-in one)."""
     document = {
         "fabricgen_version": __version__,
         "intent": {"file": intent_file, "sha256": intent_sha256},

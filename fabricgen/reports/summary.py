@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from fabricgen.basics.units import format_ratio
 from fabricgen.build import secrets as secret_uses
-from fabricgen.compiler.compiled import Compiled
+from fabricgen.compiler.compiled import Compiled, NosTarget
 from fabricgen.compiler.design.graph import Link, LinkKind, Network, Role
 from fabricgen.compiler.device_config import DeviceConfig
 from fabricgen.render.environment import environment
@@ -121,9 +121,16 @@ def _secrets(configs: Mapping[str, DeviceConfig]) -> list[dict]:
 
 
 def _releases(c: Compiled) -> dict[tuple[str, str, str], str]:
-    """(network, role, model) -> the NOS release its switches' configs are written for."""
+    """(network, role, model) -> the NOS release its switches' configs are written for, with the
+    flavour's name where it is not the NOS's own (a vendor's SONiC)."""
     groups = {(d.network, d.role, d.model) for d in c.fabric.switches()}
-    return {(n.value, r.value, m): c.nos_target(n, r, m).release for n, r, m in groups}
+    return {(n.value, r.value, m): _release_shown(c, c.nos_target(n, r, m)) for n, r, m in groups}
+
+
+def _release_shown(c: Compiled, target: NosTarget) -> str:
+    if target.flavour == target.nos:
+        return target.release
+    return f"{target.release} ({c.catalog.nos_releases[target.flavour].description}, {target.flavour})"
 
 
 def _asn_summary(c: Compiled) -> dict[str, str]:

@@ -21,6 +21,7 @@ from fabricgen.compiler.checks.releases import (
     boot_image_notes,
     boot_images_match_releases,
     features_in_release,
+    flavour_notes,
     load_balancing_supported,
     model_notes,
     network_notes,
@@ -75,4 +76,5 @@ def advisories(c: Compiled) -> list[str]:
     notes += model_notes(c)
     notes += boot_image_notes(c)
     notes += network_notes(c)
+    notes += flavour_notes(c)
     return notes

@@ -205,6 +205,9 @@ def _feature_needs(c: Compiled, network: Network, role: Role, model: str, nos: s
         needs.append(("ipv6-flow-label-hash", "hashing on the IPv6 flow label", (plan.section, "load_balancing", "hash_fields")))
     if spec.qos.enabled and spec.qos.pfc_watchdog.enabled:
         needs.append(("pfc-watchdog", "the PFC watchdog", (plan.section, "qos", "pfc_watchdog", "enabled")))
+    if (spec.bgp_security.password or spec.bgp_security.tier_passwords) and not spec.bgp_security.tcp_ao:
+        field = (plan.section, "bgp_security", "password" if spec.bgp_security.password else "tier_passwords")
+        needs.append(("tcp-md5", "BGP session keys (TCP-MD5)", field))
     levels = c.management_levels(network, role)
     management = Management.effective(level for _, level in levels)
     for need in plugin(nos).feature_needs(management):
@@ -228,8 +231,8 @@ def features_in_release(c: Compiled) -> Iterable[Problem]:
             continue  # nos_releases_known reports it
         flavour = c.catalog.nos_releases[target.flavour]
         for feature, what, field in _feature_needs(c, network, role, model, target.nos):
-            if feature in target.features:
-                continue
+            if feature in target.features or feature not in flavour.features:
+                continue  # a feature its NOS's matrix does not name, every release of it has
             since = flavour.features[feature].since_on(model)
             head = f"{_names(names)} ({model}, {title(target.nos)} {target.release}): {what}"
             source = flavour.features[feature].source
@@ -296,4 +299,38 @@ def model_notes(c: Compiled) -> list[str]:
     notes = []
     for pid, nos in sorted(roles):
         notes += plugin(nos).model_notes(pid, c.catalog.switches[pid], ", ".join(sorted(roles[(pid, nos)])))
+    return notes
+
+
+UNVERIFIED = "UNVERIFIED"  # a vendor flavour's feature source starting so: written in its NOS's own flavour's form
+
+
+def flavour_notes(c: Compiled) -> list[str]:
+    """One note per vendor flavour (one not named after its NOS) and release the switches run:
+    the network roles on it, its features written in the NOS's own flavour's form because the
+    vendor's could not be read (their source says UNVERIFIED), and the notes of its features."""
+    where: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    features: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for network, role, model in sorted({(d.network, d.role, d.model) for d in c.fabric.switches() if d.nos}):
+        try:
+            target = c.nos_target(network, role, model)
+        except KeyError:
+            continue  # nos_releases_known reports it
+        if target.flavour == target.nos:
+            continue
+        key = (target.nos, target.flavour, target.release)
+        if f"{network.value} {role.value}" not in where[key]:
+            where[key].append(f"{network.value} {role.value}")
+        features[key] |= target.features
+    notes = []
+    for (nos, name, release), roles in where.items():
+        flavour = c.catalog.nos_releases[name]
+        used = sorted(features[(nos, name, release)])
+        unverified = [f for f in used if flavour.features[f].source.startswith(UNVERIFIED)]
+        text = f"{flavour.description} {release} (flavour {name}) on the {', '.join(roles)} switches"
+        if unverified:
+            text += (
+                f": where used, {', '.join(unverified)} are written in the {nos} flavour's form, unverified on {name} (`fabricgen releases` shows each source)"
+            )
+        notes.append(text + "".join(f"; {f}: {flavour.features[f].note}" for f in used if flavour.features[f].note))
     return notes

@@ -21,6 +21,7 @@ from fabricgen.compiler.qos import LosslessBuffer
 from fabricgen.intent.management import Management
 from fabricgen.nos.sonic.capabilities import ecmp_hash
 from fabricgen.nos.sonic.catalog import platform_of
+from fabricgen.nos.sonic.flavour_forms import STANDARD_NAMES, bgp_in_config_db, bgp_tables, routing_metadata, standard_name
 from fabricgen.render.environment import NEIGHBOR_LINES, environment
 
 QOS_MAP = "FABRICGEN"
@@ -35,7 +36,9 @@ def render_sonic(config: DeviceConfig) -> dict[str, str]:
     files = {f"{base}/config_db.json": config_db_text(config_db(config)) + "\n"}
     if config.role is not Role.OOB_SWITCH:  # a fabric switch: its routing, BGP or (no neighbour) none
         neighbors = list(map(NEIGHBOR_LINES, config.bgp.neighbors)) if config.bgp else []
-        files[f"{base}/frr.conf"] = environment().get_template("frr/frr.conf.j2").render(c=config, neighbors=neighbors, version=version.RELEASE)
+        files[f"{base}/frr.conf"] = (
+            environment().get_template("frr/frr.conf.j2").render(c=config, neighbors=neighbors, version=version.RELEASE, flavour=_flavour_header(config))
+        )
     return files
 
 
@@ -48,6 +51,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     }
     if c.asn is not None:
         metadata["bgp_asn"] = str(c.asn)
+    metadata.update(routing_metadata(c))  # a vendor flavour's naming and routing modes (flavour_forms.py)
     # platform and hwsku where the catalog knows them (always with a port map); otherwise they
     # stay the device's own and the build says so (fabricgen.compiler.checks, unmapped SONiC platforms)
     platform = platform_of(c.hardware)
@@ -77,7 +81,7 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
-            "alias": platform.alias.name(i.cage, i.sub),
+            "alias": standard_name(i.cage, i.sub) if STANDARD_NAMES in c.features else platform.alias.name(i.cage, i.sub),
             "description": i.description,
             "fec": "rs" if i.speed_gbps >= 100 else "none",  # RS-FEC on every 100G-and-up PAM4/NRZ port
             "index": str(i.cage),
@@ -119,7 +123,22 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         tables["SWITCH_HASH"] = {"GLOBAL": {"ecmp_hash": ecmp_hash(c.load_balancing.hash_fields)}}
     if c.system is not None:
         tables.update(_management_tables(c, c.system))
+    if bgp_in_config_db(c):
+        tables.update(bgp_tables(c))
     return {name: tables[name] for name in sorted(tables)}
+
+
+def _flavour_header(c: DeviceConfig) -> str | None:
+    """For a vendor flavour, frr.conf's header line naming it and saying what the file is for
+    there; None for community SONiC (its frr.conf is what the switch loads)."""
+    if not c.nos_flavour or c.nos_flavour == c.nos:
+        return None
+    if bgp_in_config_db(c):
+        return (
+            f"{c.nos_flavour} {c.nos_release}: the switch takes BGP from config_db.json (BGP_GLOBALS, BGP_NEIGHBOR...);"
+            " this file is the same routing model for fabricgen lab, not loaded on the switch"
+        )
+    return f"{c.nos_flavour} {c.nos_release}"
 
 
 def config_db_text(document: dict[str, Any]) -> str:
