@@ -278,3 +278,21 @@ def test_the_seed_release_string_is_the_flavour_release():
     if not seed.exists():
         pytest.skip("seed 003 is not on this machine")
     assert "SONiC-OS-4.2.1-Enterprise_Advanced" in seed.read_text()
+
+
+def test_push_refuses_a_switch_whose_routing_lives_in_config_db(enterprise, tmp_path):
+    """The driver reloads frr.conf through frr-reload.py; on a flavour whose frrcfgd owns FRR's
+    config (BGP in config_db) that would fight it, so a replace is refused before any switch is
+    contacted. Community SONiC is not refused for it."""
+    from fabricgen.nos.sonic.push import replace_must_keep
+
+    _intent, build = enterprise
+    name = next(iter(build.configs))
+    files = {"config_db.json": build.files[f"configs/{name}/config_db.json"], "frr.conf": build.files[f"configs/{name}/frr.conf"]}
+    assert any("BGP in config_db" in part for part in replace_must_keep(files, "SONiC-OS-4.2.1-Enterprise_Advanced"))
+    community = tmp_path / "community.yaml"
+    community.write_text(ENTERPRISE.format(release=""))
+    plain = compile_intent(community)
+    name = next(iter(plain.configs))
+    files = {"config_db.json": plain.files[f"configs/{name}/config_db.json"], "frr.conf": plain.files[f"configs/{name}/frr.conf"]}
+    assert not any("BGP in config_db" in part for part in replace_must_keep(files, "SONiC-OS-202505.1"))

@@ -41,4 +41,9 @@ def replace_must_keep(files: Mapping[str, str], boot_image: str | None) -> list[
         missing.append(f"a login: AAA login {login!r} has no server table ({', '.join(servers.values())}) and no local fallback")
     if not boot_image:
         missing.append("a pinned image (topology.json `boot_image`: the intent's management.boot.sonic)")
+    # a flavour whose frrcfgd builds FRR's config from config_db (Broadcom Enterprise SONiC: the
+    # routing-in-config-db feature) must not also get frr.conf through frr-reload.py, which this
+    # driver runs: refused until a driver pushes config_db alone (docs/not-yet.md)
+    if "BGP_GLOBALS" in config_db:
+        missing.append("a driver for BGP in config_db: this flavour's frrcfgd owns FRR's config, and fabricgen's SONiC driver would also reload frr.conf")
     return missing
