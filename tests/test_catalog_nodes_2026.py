@@ -39,9 +39,7 @@ def nicctl_settings(block: str) -> dict:
     """What a Pollara block sets, read from its nicctl commands."""
     return {
         "classification": re.findall(r"^ *run nicctl update qos --classification-type (\w+)$", block, re.M),
-        "dscp2prio": {
-            int(d): int(p) for d, p in re.findall(r"^ *run nicctl update qos dscp-to-priority --dscp (\d+) --priority (\d)$", block, re.M)
-        },
+        "dscp2prio": {int(d): int(p) for d, p in re.findall(r"^ *run nicctl update qos dscp-to-priority --dscp (\d+) --priority (\d)$", block, re.M)},
         "pfc": {int(p) for p in re.findall(r"^ *run nicctl update qos pfc --priority (\d) --no-drop enable$", block, re.M)},
         "pfc_off": {int(p) for p in re.findall(r"^ *run nicctl update qos pfc --priority (\d) --no-drop disable$", block, re.M)},
         "pause": re.search(r'^run nicctl update port -p "\$port" --pause-type pfc --rx-pause enable --tx-pause enable$', block, re.M) is not None,
@@ -109,3 +107,108 @@ def test_pollara_without_qos_turns_no_drop_off(tmp_path, write_intent):
     block = script_blocks(text(build, "hosts/gpu0001/nic-qos.sh"))["benic1p1"]
     assert re.findall(r"--no-drop (\w+)", block) == ["disable"] * 8
     assert "dscp-to-priority" not in block and "dcqcn" not in block
+
+
+# --- the 2026 nodes: each builds, and its NICs get the host files of their family ---------------
+
+NODES_2026 = {
+    # PID: (GPUs, backend ports, NIC family, planes the backend gets by default)
+    "AS-8125GS-TNMR2": (8, 8, "broadcom", 1),
+    "AS-8126GS-TNMR": (8, 8, None, 1),
+    "AS-4126GS-NMR-LCC": (8, 8, "pollara", 1),
+    "GB200-NVL72-TRAY": (4, 4, "connectx", 1),
+    "GB300-NVL72-TRAY": (4, 8, "connectx", 2),
+    "XE9680L": (8, 8, None, 1),
+}
+SCRIPT_MARK = {"broadcom": "run dcb pfc set", "pollara": "run nicctl update port", "connectx": "run mlnx_qos", None: "NIC family unknown"}
+
+
+def test_the_2026_nodes_are_in_the_built_in_catalog():
+    nodes = load_catalog().nodes
+    for pid, (gpus, ports, family, _) in NODES_2026.items():
+        node = nodes[pid]
+        assert (node.kind, node.gpus, node.backend.ports, node.backend.nic_family) == ("gpu", gpus, ports, family), pid
+
+
+@pytest.mark.parametrize("pid", sorted(NODES_2026))
+def test_a_2026_node_builds_and_gets_its_familys_host_files(pid, write_intent):
+    gpus, ports, family, planes = NODES_2026[pid]
+    build = compile_intent(write_intent(f"gpus: {gpus * 4}\ngpu_node: {pid}\nbackend: {{leaf: {{nos: sonic}}, spine: {{nos: sonic}}}}\n"))
+    host = [link for link in build.fabric.links if link.kind.value == "host"]
+    assert len(host) == 4 * ports, "every backend port cabled"
+    assert build.compiled.sizing.planes == planes, "ConnectX-8 as 2 x 400G: two planes, port p of every NIC in plane p"
+    script = text(build, "hosts/gpu0001/nic-qos.sh")
+    assert SCRIPT_MARK[family] in script, pid
+    assert {nic.family for nic in build.hosts["gpu0001"].nics} == {family}
+
+
+# --- the Supermicro switches ------------------------------------------------------------------
+
+# Supermicro SSE-T8164, copied by hand from sonic-buildimage 086b03bd
+# device/supermicro/x86_64-supermicro_sse_t8164-r0/Supermicro_sse_t8164/port_config.ini (name:
+# lanes, alias, index) and platform.json (breakout alias names Eth<n>-<sub>), not from the entry.
+T8164 = "SSE-T8164"
+T8164_PLATFORM = ("x86_64-supermicro_sse_t8164-r0", "Supermicro_sse_t8164")
+T8164_PORT_CONFIG_INI = {  # 800G cages: (lanes, alias, index)
+    1: ("Ethernet0", "1,2,3,4,5,6,7,8", "Eth1", "1"),
+    17: ("Ethernet128", "281,282,283,284,285,286,287,288", "Eth17", "17"),
+    18: ("Ethernet136", "265,266,267,268,269,270,271,272", "Eth18", "18"),
+    33: ("Ethernet256", "25,26,27,28,29,30,31,32", "Eth33", "33"),
+    64: ("Ethernet504", "505,506,507,508,509,510,511,512", "Eth64", "64"),
+    65: ("Ethernet512", "514", "Eth65", "65"),
+    66: ("Ethernet513", "513", "Eth66", "66"),
+}
+
+
+def test_the_t8164_entry_is_its_platforms_port_config():
+    model = load_catalog().switches[T8164]
+    assert (model.sonic.platform, model.sonic.hwsku) == T8164_PLATFORM and model.platform_mapped
+    assert model.max_ecmp_paths == 128 and model.ports_at(800) == 64 and model.ports_at(400) == 128
+    for cage, (name, lanes, alias, _index) in T8164_PORT_CONFIG_INI.items():
+        speed = 800 if cage <= 64 else 25
+        got = (model.name_of("sonic", cage), model.port_lanes(cage, 0, speed), model.sonic.alias.name(cage, 0))
+        assert got == (name, tuple(int(lane) for lane in lanes.split(",")), alias), cage
+    # 2 x 400G of cage 18 (lanes 265-272): Ethernet136 on 265-268 and Ethernet140 on 269-272, Eth18-1 and Eth18-2
+    assert [model.name_of("sonic", 18, sub, 400) for sub in (1, 2)] == ["Ethernet136", "Ethernet140"]
+    assert model.port_lanes(18, 2, 400) == (269, 270, 271, 272) and model.sonic.alias.name(18, 2) == "Eth18-2"
+
+
+@pytest.fixture(scope="module")
+def t8164_builds(tmp_path_factory):
+    """256 GPUs of DGX H100 on T8164 leaves and spines (2 x 400G host cages), one build per SONiC
+    release that has this platform (202511 on) and the default (the catalog's 202511)."""
+    builds = {}
+    for release in (None, "202511", "202605", "master"):
+        pin = f', nos_release: "{release}"' if release else ""
+        path = tmp_path_factory.mktemp(f"t8164-{release}") / "t8164.yaml"
+        path.write_text(f"gpus: 256\nbackend:\n  leaf: {{model: {T8164}, nos: sonic{pin}}}\n  spine: {{model: {T8164}, nos: sonic{pin}}}\n")
+        builds[release] = compile_intent(path)
+    return builds
+
+
+def test_t8164_config_dbs_are_the_platforms_and_pass_yang_on_every_release(t8164_builds):
+    from tests.sonic_yang import violations
+    from tests.test_render_sonic import config_dbs
+
+    assert {c.nos_release for c in t8164_builds[None].configs.values() if c.nos_release} == {"202511"}
+    for release, build in t8164_builds.items():
+        dbs = config_dbs(build)
+        assert dbs, release
+        for name, db in dbs.items():
+            metadata = db["DEVICE_METADATA"]["localhost"]
+            assert (metadata["platform"], metadata["hwsku"]) == T8164_PLATFORM, name
+            # cage 1 as 2 x 400G on leaves (to NICs) and spines (to leaves): port_config.ini's lanes, platform.json's alias
+            first, second = db["PORT"]["Ethernet0"], db["PORT"]["Ethernet4"]
+            assert (first["lanes"], first["alias"], first["speed"], second["lanes"], second["alias"]) == ("1,2,3,4", "Eth1-1", "400000", "5,6,7,8", "Eth1-2"), (
+                name
+            )
+            assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "2x400G"}, name
+            assert violations(db, release or "202511") == [], (release, name)
+        assert not any("UNVERIFIED SONiC platform" in note for note in build.compiled.notes)
+
+
+def test_t8032s_is_said_to_have_no_public_sonic_platform(tmp_path):
+    model = load_catalog().switches["SSE-T8032S"]
+    assert not model.platform_mapped and "SSE-T8032S" in model.sonic.unverified
+    assert model.ports_at(400) == 64 and model.ports_at(10) == 2 and model.rack_units == 1
+    assert model.qos.buffer_bytes.value == 112 * 2**20

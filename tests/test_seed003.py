@@ -69,3 +69,17 @@ def test_uplinks_are_two_400g_links_in_one_cage_on_each_end(build):
 def test_the_nics_get_broadcom_host_files(build):
     script = build.files["hosts/gpu0001/nic-qos.sh"].decode()
     assert "dcb pfc set" in script and "bnxt_re" in script
+
+
+def test_every_config_db_passes_the_yang_checks_of_its_release(build):
+    from tests.sonic_yang import violations
+    from tests.test_render_sonic import config_dbs
+
+    dbs = config_dbs(build)
+    assert len(dbs) == 3
+    releases = {c.nos_release for name, c in build.configs.items() if name in dbs}
+    assert releases == {"202411"}, "community SONiC's default release"
+    assert {name: violations(db, "202411") for name, db in dbs.items() if violations(db, "202411")} == {}
+    # the host cages run as 2 x 400G, as the appendix's Y-cables need
+    leaf = dbs["be-su01-leaf1"]
+    assert {row["brkout_mode"] for row in leaf["BREAKOUT_CFG"].values()} == {"2x400G"}
