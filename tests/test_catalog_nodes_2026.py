@@ -56,7 +56,7 @@ def test_pollara_nics_get_nicctl_settings_of_their_leaf(tmp_path, write_intent):
     leaf, leaf_port = cabled[("gpu0002", "benic5p1")]
     sw = leaf_view(json.loads(text(build, f"configs/{leaf}/config_db.json")), leaf_port)
     nic = nicctl_settings(block)
-    assert nic["pause"] and nic["classification"] == ["pcp", "dscp"], "DSCP trust, after clearing an earlier map as AMD does"
+    assert nic["pause"] and nic["classification"] == ["pcp", "dscp"], "DSCP trust, set as AMD's guide does (pcp, then dscp)"
     assert {d: p for d, p in nic["dscp2prio"].items() if p} == sw["classified"], "trusts the leaf's DSCP map"
     assert nic["pfc"] == sw["pfc"] and nic["pfc_off"] == set(range(8)) - sw["pfc"], "no-drop exactly on the leaf's PFC priorities"
     assert sw["dscp_to_tc"][nic["tos"] >> 2] in sw["pfc"], "RoCE marked into a lossless class"
