@@ -231,7 +231,10 @@ def test_interactive_defaults_are_the_options_defaults(tmp_path):
     result = init("--interactive", input="\n" * 8 + f"{path}\n")
     assert result.exit_code == 0, result.output
     assert "GPUs [256]: " in result.output
-    assert "GPU node model (DGX-B200, DGX-B300, DGX-H100, DGX-H200, UCSC-C885A-M8) [DGX-H100]: " in result.output
+    models = (
+        "AS-4126GS-NMR-LCC, AS-8125GS-TNMR2, AS-8126GS-TNMR, DGX-B200, DGX-B300, DGX-H100, DGX-H200, GB200-NVL72-TRAY, GB300-NVL72-TRAY, UCSC-C885A-M8, XE9680L"
+    )
+    assert f"GPU node model ({models}) [DGX-H100]: " in result.output
     assert "Write to [cluster-256-gpu.yaml]: " in result.output
     data = data_of(path)
     assert data["name"] == "cluster-256-gpu" and data["gpus"] == 256 and data["backend"]["leaf"] == {"model": "N9K-C9364D-GX2A", "nos": "nxos"}

@@ -58,9 +58,10 @@ HashFieldName = Literal["src-ip", "dst-ip", "protocol", "src-port", "dst-port", 
 FIVE_TUPLE: tuple[HashFieldName, ...] = ("src-ip", "dst-ip", "protocol", "src-port", "dst-port")
 
 # How a server port's NIC is told the fabric's QoS: connectx (NVIDIA ConnectX/BlueField, mlx5:
-# mlnx_qos and sysfs), broadcom (Thor/Thor2, bnxt_re: configfs and iproute2 dcb), ontap (a NetApp
-# controller: not Linux, it gets a settings sheet). Unknown (None): settings are printed, not applied.
-NicFamily = Literal["connectx", "broadcom", "ontap"]
+# mlnx_qos and sysfs), broadcom (Thor/Thor2, bnxt_re: configfs and iproute2 dcb), pollara (AMD
+# Pensando Pollara 400, ionic: AMD's nicctl), ontap (a NetApp controller: not Linux, it gets a
+# settings sheet). Unknown (None): settings are printed, not applied.
+NicFamily = Literal["connectx", "broadcom", "pollara", "ontap"]
 
 _BREAKOUT = re.compile(r"^(\d{1,2})x(\d{1,5}[GM])$", re.IGNORECASE)
 

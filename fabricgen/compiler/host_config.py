@@ -59,7 +59,7 @@ class HostNic:
     port_set: str  # the node model's port set it belongs to: backend, frontend or storage
     network: str  # the fabric it is cabled to (converged storage ports: frontend)
     nic: str | None  # NIC model from the catalog
-    family: str | None  # connectx, broadcom, ontap; None: unknown
+    family: str | None  # connectx, broadcom, pollara, ontap; None: unknown
     switch: str  # the leaf it is cabled to
     switch_port: str
     cable: str

@@ -26,8 +26,8 @@ from fabricgen.compiler.host_config import HostConfig, HostNic
 from fabricgen.render.environment import TEMPLATE_GLOBALS, environment
 from fabricgen.render.twin import HOST_TWIN_DIR
 
-SCRIPT_FAMILIES = ("connectx", "broadcom")  # families with a command template; others: unknown
-TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb"}
+SCRIPT_FAMILIES = ("connectx", "broadcom", "pollara")  # families with a command template; others: unknown
+TOOLS = {"connectx": "mlnx_qos", "broadcom": "dcb", "pollara": "nicctl"}
 
 
 def render_hosts(hosts: Iterable[HostConfig]) -> dict[str, str]:
