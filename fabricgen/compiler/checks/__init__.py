@@ -23,6 +23,8 @@ from fabricgen.compiler.checks.releases import (
     model_notes,
     network_notes,
     nos_releases_known,
+    platform_release_notes,
+    platforms_in_release,
     settings_supported,
     watchdog_in_range,
 )
@@ -46,6 +48,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     settings_supported,
     nos_releases_known,
     features_in_release,
+    platforms_in_release,
     watchdog_in_range,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
@@ -70,5 +73,6 @@ def advisories(c: Compiled) -> list[str]:
     notes += platform_qos_notes(c)
     notes += unrendered_notes(c)
     notes += model_notes(c)
+    notes += platform_release_notes(c)
     notes += network_notes(c)
     return notes

@@ -26,10 +26,13 @@ if TYPE_CHECKING:
 
 class AliasNaming(InputModel):
     """A SONiC platform's front-panel aliases (PORT `alias`), format strings over {port} (cage
-    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...)."""
+    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...); or,
+    with `nos`, the name that NOS gives the port (Arista's platforms before 202505 alias every
+    port by its EOS name: Ethernet1/1, Ethernet1/5, Ethernet65)."""
 
     port: str = "etp{port}"
     breakout: str = "etp{port}{letter}"
+    nos: Token | None = Field(None, description="alias each port by this NOS's name of it (the entry's interface_names.<nos>), not by the patterns")
 
     @field_validator("port", "breakout")
     @classmethod
@@ -38,10 +41,35 @@ class AliasNaming(InputModel):
         check_pattern(pattern.replace("{letter}", "a"), ("port", "sub"), check=check_interface_name)
         return pattern
 
-    def name(self, cage: int, sub: int) -> str:
+    def name(self, switch: SwitchModel, cage: int, sub: int, speed: int) -> str:
+        """The alias of a cage (sub 0) or of its sub-port `sub` at `speed` (Gb/s)."""
+        if self.nos is not None:
+            return switch.name_of(self.nos, cage, sub, speed)
         if not sub:
             return self.port.format(port=cage, sub=0, letter="")
         return self.breakout.format(port=cage, sub=sub, letter=chr(ord("a") + sub - 1))
+
+
+MAX_RELEASE = 16  # a release name's length (the catalog's Release)
+SonicRelease = Annotated[Token, Field(max_length=MAX_RELEASE)]
+
+
+class ReleaseDifference(InputModel):
+    """Where the platform files of some releases differ from the entry's (those of `since` on, or
+    of the newest branches): their aliases, and what else they say that fabricgen does not follow,
+    for the build's note. Port names and lanes are the entry's on every release: the whole build
+    (cabling, routing) names ports, and the ASIC's lanes do not change with the release."""
+
+    releases: list[SonicRelease] = Field(min_length=1, max_length=16, description="the release branches whose platform files these are")
+    source: Text = Field(description="the platform file of those releases: repository path and commit")
+    alias: AliasNaming | None = Field(None, description="those releases' aliases, where they differ")
+    note: Text | None = Field(None, description="what else those files say that the config does not follow, and why (the build note)")
+
+    @model_validator(mode="after")
+    def _says_a_difference(self) -> ReleaseDifference:
+        if self.alias is None and self.note is None:
+            raise ValueError(f"releases {', '.join(self.releases)}: say how they differ (alias or note), or leave them out")
+        return self
 
 
 MAX_LANE_NUMBER = 1 << 20  # ASIC lane ids: up to a few thousand (Cisco 8000 encodes slice/IFG/SerDes)
@@ -121,6 +149,8 @@ class SonicPlatform(CatalogPlatform):
         max_length=16,
         description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
     )
+    since: SonicRelease | None = Field(None, description="the first release branch whose image has these platform files; older ones are refused")
+    releases: list[ReleaseDifference] = Field([], max_length=16, description="where some releases' platform files differ from the above")
 
     @model_validator(mode="after")
     def _a_map_names_its_platform(self) -> SonicPlatform:
@@ -128,7 +158,38 @@ class SonicPlatform(CatalogPlatform):
             raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
         if sum(run.count for run in self.ports) > MAX_CAGES:
             raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
+        if (self.since or self.releases) and not self.ports:
+            raise ValueError("since and releases describe a platform's files: give its port map (ports) with them")
+        seen: set[str] = set()
+        for difference in self.releases:
+            for release in difference.releases:
+                if release in seen:
+                    raise ValueError(f"sonic.releases names release {release} twice; give each release's differences once")
+                seen.add(release)
         return self
+
+    def difference(self, release: str) -> ReleaseDifference | None:
+        """How `release`'s platform files differ from the entry's, if they do."""
+        return next((d for d in self.releases if release in d.releases), None)
+
+    def aliases(self, release: str) -> AliasNaming:
+        """The aliases of the platform files of `release`."""
+        difference = self.difference(release)
+        return difference.alias if difference is not None and difference.alias is not None else self.alias
+
+    def release_note(self, release: str) -> str | None:
+        """What `release`'s platform files say that the config does not follow (None: nothing)."""
+        difference = self.difference(release)
+        return None if difference is None or difference.note is None else f"{difference.note} ({difference.source})"
+
+    def missing_in(self, release: str, releases: list[str]) -> str | None:
+        """The first release with this platform, when `release` (of a flavour whose releases are
+        `releases`, oldest first) is older: its image has no files for the switch. None when it
+        has them, or when the flavour does not number its releases like the entry (a vendor
+        flavour: its own platform support)."""
+        if self.since is None or self.since not in releases or release not in releases:
+            return None
+        return self.since if releases.index(release) < releases.index(self.since) else None
 
     @cached_property
     def cage_runs(self) -> dict[int, PlatformPorts]:
@@ -174,6 +235,9 @@ class SonicPlatform(CatalogPlatform):
                     number_owner[taken] = cage
         if mapped:
             raise ValueError(f"sonic.ports maps cage {min(mapped)}, which no port group has")
+        for naming_of in [self.alias] + [d.alias for d in self.releases if d.alias is not None]:
+            if naming_of.nos is not None and naming_of.nos not in switch.interface_names:
+                raise ValueError(f"sonic alias nos: {naming_of.nos} names ports by interface_names.{naming_of.nos}, which this entry does not give")
         naming = switch.interface_names.get("sonic")
         if naming is not None:
             for group in switch.port_groups:
