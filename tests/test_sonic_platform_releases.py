@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from fabricgen.basics.errors import FabricgenError
 from fabricgen.compiler.pipeline import compile_intent
 from tests.sonic_yang import violations
 from tests.test_render_sonic import config_dbs
@@ -78,3 +79,83 @@ def test_the_7060x6_entry_says_where_each_release_differs():
     assert model.sonic.aliases("202411").name(model, 65, 0, 10) == "Ethernet65"
     assert model.sonic.aliases("202511").name(model, 1, 2, 400) == "etp1b"
     assert model.sonic.aliases("master").name(model, 65, 0, 10) == "etp65"
+
+
+# The new models' platform files, a few rows each, copied by hand from sonic-buildimage master
+# (086b03bd): port_config.ini name, lanes and alias of a cage's sub-ports at 400G (the SN5610N's
+# from platform.json: its hwskus have no 2 x 400G rows) and the platform.json mode name.
+NEW_MODELS = {
+    # device/mellanox/x86_64-nvidia_sn5600-r0/Mellanox-SN5600-O128/port_config.ini
+    "SN5600": (
+        ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-O128"),
+        {"Ethernet0": ("0,1,2,3", "etp1a"), "Ethernet4": ("4,5,6,7", "etp1b"), "Ethernet508": ("508,509,510,511", "etp64b")},
+        "2x400G[200G,100G,50G,40G,25G,10G]",
+        "202405",
+    ),
+    # device/mellanox/x86_64-nvidia_sn5610n-r0/platform.json (Ethernet0: lanes 0-7, etp1a/etp1b)
+    "SN5610N": (
+        ("x86_64-nvidia_sn5610n-r0", "Mellanox-SN5610N-C256S2"),
+        {"Ethernet0": ("0,1,2,3", "etp1a"), "Ethernet4": ("4,5,6,7", "etp1b"), "Ethernet504": ("504,505,506,507", "etp64a")},
+        "2x400G[200G,100G,50G,40G,25G,10G]",
+        "202505",
+    ),
+    # device/dell/x86_64-dell_z9864f-r0/Dell-Z9864f-O64/port_config.ini (etp1 on 1-8, etp33 on
+    # 25-32, etp64 on 481-488) and platform.json ("2x400G(8)": etp1a, etp1b)
+    "Z9864F-ON": (
+        ("x86_64-dell_z9864f-r0", "Dell-Z9864f-O64"),
+        {
+            "Ethernet0": ("1,2,3,4", "etp1a"),
+            "Ethernet4": ("5,6,7,8", "etp1b"),
+            "Ethernet256": ("25,26,27,28", "etp33a"),
+            "Ethernet508": ("485,486,487,488", "etp64b"),
+        },
+        "2x400G(8)",
+        "202605",
+    ),
+}
+RELEASES = ["202405", "202411", "202505", "202511", "202605", "master"]
+SUPPORTED = [(pid, release) for pid, (*_, first) in NEW_MODELS.items() for release in RELEASES[RELEASES.index(first) :]]
+REFUSED = [(pid, release) for pid, (*_, first) in NEW_MODELS.items() for release in RELEASES[: RELEASES.index(first)]]
+
+
+@pytest.mark.parametrize(("pid", "release"), SUPPORTED)
+def test_new_models_config_db_passes_the_yang_checks_of_each_release(write_intent, pid, release):
+    """A leaf and spine of the model, on every release whose image has its platform files: the
+    platform's names, lanes, aliases and breakout mode, and the YANG checks of that release."""
+    (platform, hwsku), rows, mode, _ = NEW_MODELS[pid]
+    build = compile_intent(write_intent(_intent(pid, release, gpus=128, unit=64)))
+    dbs = config_dbs(build)
+    assert {c.nos_release for c in build.configs.values()} == {release}
+    leaf = next(db for name, db in dbs.items() if "leaf" in name)
+    for port, (lanes, alias) in rows.items():
+        if port in leaf["PORT"]:
+            assert (leaf["PORT"][port]["lanes"], leaf["PORT"][port]["alias"], leaf["PORT"][port]["speed"]) == (lanes, alias, "400000"), port
+    assert "Ethernet0" in leaf["PORT"] and leaf["BREAKOUT_CFG"]["Ethernet0"]["brkout_mode"] == mode
+    for name, db in dbs.items():
+        assert (db["DEVICE_METADATA"]["localhost"]["platform"], db["DEVICE_METADATA"]["localhost"]["hwsku"]) == (platform, hwsku), name
+        assert violations(db, release) == [], name
+
+
+@pytest.mark.parametrize(("pid", "release"), REFUSED)
+def test_a_release_without_the_platform_files_is_refused(write_intent, pid, release):
+    first = NEW_MODELS[pid][3]
+    with pytest.raises(FabricgenError) as refused:
+        compile_intent(write_intent(_intent(pid, release)), render=False)
+    message = str(refused.value)
+    assert f"({pid}): SONiC {release} has no platform files for this switch; they arrive in {first}" in message
+    assert f"set nos_release: {first} (or later)" in message and "nos_release" in message
+
+
+def test_new_models_default_to_the_first_release_with_their_platform(write_intent):
+    for pid, (*_, first) in NEW_MODELS.items():
+        intent = f"gpus: 64\nbackend:\n  scalable_unit_gpus: 32\n  leaf: {{model: {pid}, nos: sonic}}\n  spine: {{model: {pid}, nos: sonic}}\n"
+        build = compile_intent(write_intent(intent, name=f"default-{pid.lower()}"), render=False)
+        assert {c.nos_release for c in build.configs.values()} == {first}, pid
+
+
+def test_the_sn5610n_build_says_its_2x400g_is_unverified(write_intent):
+    notes = compile_intent(write_intent(_intent("SN5610N", "202505")), render=False).compiled.notes
+    said = [note for note in notes if note.startswith("SN5610N on SONiC 202505")]
+    assert len(said) == 1 and "unverified on a switch" in said[0], notes
+    sn5600 = compile_intent(write_intent(_intent("SN5600", "202505"), name="sn5600"), render=False).compiled.notes
+    assert not any(note.startswith("SN5600 on SONiC") for note in sn5600)

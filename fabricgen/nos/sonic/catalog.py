@@ -128,9 +128,10 @@ class PlatformPorts(InputModel):
 
 
 # A mode as fabricgen writes it, and as platform.json names it: ports x speed, then optional
-# alternative speeds in brackets (sonic-config-engine portconfig.py BRKOUT_PATTERN).
+# alternative speeds in brackets and the lanes it takes in parentheses (sonic-config-engine
+# portconfig.py BRKOUT_PATTERN; Dell's Z9864F names its 2 x 400G "2x400G(8)").
 BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
-SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?$")]
+SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?(\([1-8]\))?$")]
 
 
 class SonicPlatform(CatalogPlatform):
@@ -149,6 +150,7 @@ class SonicPlatform(CatalogPlatform):
         max_length=16,
         description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
     )
+    note: Text | None = Field(None, description="what the build says of these platform files on every release (a choice not verified on a switch)")
     since: SonicRelease | None = Field(None, description="the first release branch whose image has these platform files; older ones are refused")
     releases: list[ReleaseDifference] = Field([], max_length=16, description="where some releases' platform files differ from the above")
 
@@ -158,8 +160,8 @@ class SonicPlatform(CatalogPlatform):
             raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
         if sum(run.count for run in self.ports) > MAX_CAGES:
             raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
-        if (self.since or self.releases) and not self.ports:
-            raise ValueError("since and releases describe a platform's files: give its port map (ports) with them")
+        if (self.since or self.releases or self.note) and not self.ports:
+            raise ValueError("since, releases and note describe a platform's files: give its port map (ports) with them")
         seen: set[str] = set()
         for difference in self.releases:
             for release in difference.releases:
@@ -178,9 +180,13 @@ class SonicPlatform(CatalogPlatform):
         return difference.alias if difference is not None and difference.alias is not None else self.alias
 
     def release_note(self, release: str) -> str | None:
-        """What `release`'s platform files say that the config does not follow (None: nothing)."""
+        """What the build says of the platform files of `release`: the entry's note and what that
+        release's files say that the config does not follow (None: nothing)."""
         difference = self.difference(release)
-        return None if difference is None or difference.note is None else f"{difference.note} ({difference.source})"
+        said = [f"{self.note} ({self.source})"] if self.note else []
+        if difference is not None and difference.note is not None:
+            said.append(f"{difference.note} ({difference.source})")
+        return "; ".join(said) or None
 
     def missing_in(self, release: str, releases: list[str]) -> str | None:
         """The first release with this platform, when `release` (of a flavour whose releases are
