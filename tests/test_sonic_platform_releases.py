@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from fabricgen.basics.errors import FabricgenError
+from fabricgen.basics.errors import CatalogError, FabricgenError
+from fabricgen.catalog import load_catalog
 from fabricgen.compiler.pipeline import compile_intent
 from tests.sonic_yang import violations
 from tests.test_render_sonic import config_dbs
@@ -54,12 +55,17 @@ def test_7060x6_aliases_are_eos_names_before_202505(write_intent, release):
         assert violations(db, release) == [], name
 
 
-def test_7060x6_aliases_are_etp_from_202505(write_intent):
-    build = compile_intent(write_intent(_intent(ARISTA, "202505")))
-    leaf = next(db for name, db in config_dbs(build).items() if "leaf" in name)
+@pytest.mark.parametrize("release", ["202505", "202511", "202605", "master"])
+def test_7060x6_aliases_are_etp_from_202505(write_intent, release):
+    build = compile_intent(write_intent(_intent(ARISTA, release)))
+    dbs = config_dbs(build)
+    leaf = next(db for name, db in dbs.items() if "leaf" in name)
     for port, (lanes, alias) in ROWS_202505.items():
         if port in leaf["PORT"]:
             assert (leaf["PORT"][port]["lanes"], leaf["PORT"][port]["alias"]) == (lanes, alias), port
+    assert leaf["PORT"]["Ethernet0"]["alias"] == "etp1a"
+    for name, db in dbs.items():
+        assert violations(db, release) == [], name
 
 
 def test_7060x6_before_202505_says_what_its_platform_files_get_wrong(write_intent):
@@ -72,8 +78,6 @@ def test_7060x6_before_202505_says_what_its_platform_files_get_wrong(write_inten
 
 
 def test_the_7060x6_entry_says_where_each_release_differs():
-    from fabricgen.catalog import load_catalog
-
     model = load_catalog().switches[ARISTA]
     assert model.sonic.aliases("202411").name(model, 1, 2, 400) == "Ethernet1/5"
     assert model.sonic.aliases("202411").name(model, 65, 0, 10) == "Ethernet65"
@@ -159,3 +163,83 @@ def test_the_sn5610n_build_says_its_2x400g_is_unverified(write_intent):
     assert len(said) == 1 and "unverified on a switch" in said[0], notes
     sn5600 = compile_intent(write_intent(_intent("SN5600", "202505"), name="sn5600"), render=False).compiled.notes
     assert not any(note.startswith("SN5600 on SONiC") for note in sn5600)
+
+
+USER_SWITCH = """
+switches:
+  LAB-RELEASES:
+    description: lab switch whose SONiC platform files differ by release
+    vendor: Example
+    nos: [{noses}]
+    port_groups:
+      - {{count: 4, speed: 400G, form_factor: QSFP-DD, lanes: 8, breakouts: [2x200G]}}
+    interface_names:
+      sonic: {{port: "Ethernet{{number}}", breakout: "Ethernet{{number}}"}}
+      {eos}
+    sonic:
+      platform: x86_64-example_lab-r0
+      hwsku: Example-Lab
+      source: a test
+      ports:
+        - {{first: 1, count: 4, number_base: 0, number_stride: 8, lane_base: 0, lane_stride: 8}}
+{sonic}
+"""
+EOS_NAMES = 'eos: {port: "Ethernet{port}/1", breakout: "Ethernet{port}/{cage_lane}"}'
+
+
+def _user_catalog(tmp_path, sonic: str, eos: str = EOS_NAMES):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(USER_SWITCH.format(sonic=sonic, eos=eos, noses="sonic, eos" if eos else "sonic"))
+    return extra
+
+
+def test_a_user_entry_gives_a_releases_aliases_in_a_few_lines(tmp_path):
+    extra = _user_catalog(tmp_path, '      since: "202411"\n      releases:\n        - {releases: ["202411"], source: a test, alias: {nos: eos}}')
+    model = load_catalog([extra]).switches["LAB-RELEASES"]
+    assert [model.sonic.aliases(release).name(model, 2, 2, 200) for release in ("202411", "202505")] == ["Ethernet2/5", "etp2b"]
+    assert model.sonic.missing_in("202405", RELEASES) == "202411" and model.sonic.missing_in("202411", RELEASES) is None
+    assert model.sonic.missing_in("4.2.1", RELEASES) is None  # a release of another flavour: its own platform support
+
+
+@pytest.mark.parametrize(
+    ("sonic", "eos", "field", "message"),
+    [
+        ('      since: "202311"', EOS_NAMES, ("sonic", "since"), "sonic release 202311 is not one fabricgen knows"),
+        (
+            '      releases:\n        - {releases: ["202405", "20411"], source: a test, alias: {nos: eos}}',
+            EOS_NAMES,
+            ("sonic", "releases", 0, "releases", 1),
+            "sonic release 20411 is not one fabricgen knows",
+        ),
+        (
+            '      releases:\n        - {releases: ["202405"], source: a, alias: {nos: eos}}\n        - {releases: ["202405"], source: b, note: again}',
+            EOS_NAMES,
+            ("sonic",),
+            "names release 202405 twice",
+        ),
+        ('      releases:\n        - {releases: ["202405"], source: a test}', EOS_NAMES, ("sonic", "releases", 0), "say how they differ (alias or note)"),
+        ('      releases:\n        - {releases: ["202405"], source: a test, alias: {nos: eos}}', "", (), "interface_names.eos, which this entry does not give"),
+    ],
+    ids=["unknown-since", "unknown-release", "release-twice", "no-difference", "alias-nos-without-names"],
+)
+def test_bad_release_data_is_refused_where_it_is_written(tmp_path, sonic, eos, field, message):
+    extra = _user_catalog(tmp_path, sonic, eos)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    [problem] = caught.value.problems
+    assert message in problem.message, problem.message
+    assert problem.file == str(extra) and problem.line is not None
+    assert problem.field[:2] == ("switches", "LAB-RELEASES") and tuple(problem.field[2 : 2 + len(field)]) == field, problem.field
+
+
+def test_release_data_needs_a_port_map(tmp_path):
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        "switches:\n  LAB-BARE:\n    description: lab switch\n    vendor: Example\n    nos: [sonic]\n"
+        "    port_groups:\n      - {count: 4, speed: 400G, form_factor: QSFP-DD, lanes: 8}\n"
+        '    interface_names:\n      sonic: {port: "Ethernet{lane}", breakout: "Ethernet{lane}"}\n'
+        '    sonic: {since: "202411"}\n'
+    )
+    with pytest.raises(CatalogError) as caught:
+        load_catalog([extra])
+    assert "give its port map (ports) with them" in caught.value.problems[0].message

@@ -170,6 +170,10 @@ class SonicPlatform(CatalogPlatform):
                 seen.add(release)
         return self
 
+    def releases_named(self) -> list[tuple[tuple[str | int, ...], str]]:
+        named: list[tuple[tuple[str | int, ...], str]] = [(("since",), self.since)] if self.since else []
+        return named + [(("releases", i, "releases", k), release) for i, d in enumerate(self.releases) for k, release in enumerate(d.releases)]
+
     def difference(self, release: str) -> ReleaseDifference | None:
         """How `release`'s platform files differ from the entry's, if they do."""
         return next((d for d in self.releases if release in d.releases), None)
