@@ -1,7 +1,7 @@
 """SONiC's section of a catalog switch entry (`sonic: {platform: ..., hwsku: ..., ports: [...]}`):
 the switch's platform in sonic-buildimage (device/<vendor>/<platform>/), its hwsku, the port map of
-that hwsku, the platform's aliases and its names for breakout modes. The package's CATALOG_PLATFORM
-(fabricgen.nos.interface.CatalogPlatform): the catalog takes the entry's lanes and port numbers
+that hwsku, the platform's aliases and its names for breakout modes, and where release branches'
+files differ. The package's CATALOG_PLATFORM (fabricgen.nos.interface.CatalogPlatform): the catalog takes the entry's lanes and port numbers
 from the map and asks it whether it fits the entry's port groups and names.
 
 No catalog module is imported here: the registry loads this package while the catalog's models
@@ -55,9 +55,9 @@ SonicRelease = Annotated[Token, Field(max_length=MAX_RELEASE)]
 
 
 class ReleaseDifference(InputModel):
-    """Where the platform files of some releases differ from the entry's (those of `since` on, or
-    of the newest branches): their aliases, and what else they say that fabricgen does not follow,
-    for the build's note. Port names and lanes are the entry's on every release: the whole build
+    """Where the platform files of some release branches differ from the entry's (the newest
+    branches' files): their aliases, and what else they say that the config does not follow, for
+    the build's note. Port names and lanes are the entry's on every release: the whole build
     (cabling, routing) names ports, and the ASIC's lanes do not change with the release."""
 
     releases: list[SonicRelease] = Field(min_length=1, max_length=16, description="the release branches whose platform files these are")
@@ -137,7 +137,9 @@ SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}
 class SonicPlatform(CatalogPlatform):
     """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
     the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
-    platform's aliases. Without `ports` lanes are numbered generically and the build says so."""
+    platform's aliases; the first release branch with these files (`since`) and where older
+    branches' files differ (`releases`). Without `ports` lanes are numbered generically and the
+    build says so."""
 
     platform: Token | None = None
     hwsku: Token | None = None
