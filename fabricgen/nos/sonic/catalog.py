@@ -251,7 +251,7 @@ class SonicPlatform(CatalogPlatform):
             if naming_of.nos is not None and naming_of.nos not in switch.interface_names:
                 raise ValueError(f"sonic alias nos: {naming_of.nos} names ports by interface_names.{naming_of.nos}, which this entry does not give")
         naming = switch.interface_names.get("sonic")
-        if naming is not None:
+        if naming is not None and not _named_by_number(switch):
             for group in switch.port_groups:
                 for cage in range(group.first, group.first + group.count):
                     wanted = [(0, group.speed, f"Ethernet{switch.port_numbers[cage]}")]
@@ -271,6 +271,17 @@ class SonicPlatform(CatalogPlatform):
         own name for it (platform.json breakout_modes) where the catalog records one."""
         mode = f"{fanout}x{speed}G"
         return self.breakout_modes.get(mode, mode)
+
+
+BY_NUMBER = "Ethernet{number}"
+
+
+def _named_by_number(switch: SwitchModel) -> bool:
+    """Whether every SONiC name pattern of the entry is Ethernet{number}: then every name is the
+    platform's by construction, and checking each of a 64-cage switch's thousand sub-port names
+    (a good part of loading the catalog, on every build) proves nothing."""
+    namings = [switch.interface_names["sonic"]] + [group.interface_names["sonic"] for group in switch.port_groups if "sonic" in group.interface_names]
+    return all(naming.port == BY_NUMBER and naming.breakout == BY_NUMBER for naming in namings)
 
 
 def platform_of(model: SwitchModel) -> SonicPlatform:
