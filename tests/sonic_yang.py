@@ -362,8 +362,10 @@ def violations(db: dict[str, Any], release: str = "master") -> list[str]:
         elif poll and (int(row["detection_time"]) < int(poll) or int(row["restoration_time"]) < int(poll)):
             bad(f"PFC_WD|{key}", "times must be >= POLL_INTERVAL")
 
+    # brkout_mode: sonic-breakout_cfg.yang takes any string of 1-64 characters; the form is
+    # portconfig.py's BRKOUT_PATTERN, whose "(8)" lane count Dell's platform.json uses (2x400G(8))
     for port, row in db.get("BREAKOUT_CFG", {}).items():
-        if port not in ports or not re.fullmatch(r"\d+x\d+G(\[\d+G(,\d+G)*\])?", row.get("brkout_mode", "")):
+        if port not in ports or not re.fullmatch(r"\d+x\d+G(\[\d+G(,\d+G)*\])?(\(\d+\))?", row.get("brkout_mode", "")):
             bad(f"BREAKOUT_CFG|{port}", "key is the cage's first port; brkout_mode like 2x400G")
 
     mgmt_ports = db.get("MGMT_PORT", {})

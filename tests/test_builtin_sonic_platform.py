@@ -54,11 +54,11 @@ def test_the_catalog_entry_is_the_platforms_port_config():
     assert "sonic" in model.nos and model.ports_at(400) == 128 and model.ports_at(800) == 64
     for name, (lanes, alias, index) in PORT_CONFIG_INI.items():
         cage, sub = int(index), 1 if alias.endswith("a") else 2
-        got = (model.name_of("sonic", cage, sub, 400), model.port_lanes(cage, sub, 400), model.sonic.alias.name(cage, sub))
+        got = (model.name_of("sonic", cage, sub, 400), model.port_lanes(cage, sub, 400), model.sonic.alias.name(model, cage, sub, 400))
         assert got == (name, tuple(int(lane) for lane in lanes.split(",")), alias), name
     for name, (lanes, alias, index) in SFP_PORTS.items():
         cage = int(index)
-        assert (model.name_of("sonic", cage), model.port_lanes(cage, 0, 10), model.sonic.alias.name(cage, 0)) == (name, (int(lanes),), alias)
+        assert (model.name_of("sonic", cage), model.port_lanes(cage, 0, 10), model.sonic.alias.name(model, cage, 0, 10)) == (name, (int(lanes),), alias)
     # sai.profile: SAI_NUM_ECMP_MEMBERS=128; qos.json.j2: 131072 / 262144 bytes, probability 5
     assert model.max_ecmp_paths == 128 and model.rack_units == 2
     ecn = model.qos.ecn[400]

@@ -262,6 +262,20 @@ def _release_problems(catalog: Catalog, origin: dict[str, YamlDocument]) -> list
                         )
                     )
                 )
+        # the releases a NOS section's platform data names (SONiC: sonic.since, sonic.releases)
+        for nos in switch.nos:
+            section = getattr(switch, nos, None)  # a fabricgen.nos.interface.CatalogPlatform, when the NOS has one
+            for field_path, release in section.releases_named() if section is not None else []:
+                if catalog.flavour_of(nos, release) is None:
+                    problems.append(
+                        origin[pid].locate(
+                            Problem(
+                                f"{nos} release {release} is not one fabricgen knows",
+                                hint=f"use one of: {', '.join(catalog.releases_of(nos))}",
+                                field=("switches", pid, nos, *field_path),
+                            )
+                        )
+                    )
     return problems
 
 

@@ -322,7 +322,8 @@ class CatalogPlatform(InputModel):
     ports: [...]}`): what the NOS needs to know of a switch model beyond its ports. A NOS package
     gives its subclass as CATALOG_PLATFORM (None when its switches need no section); every switch
     entry has one of each, its defaults when the catalog writes none. The catalog asks a section
-    two things of its entry (catalog.model.SwitchModel)."""
+    two things of its entry (catalog.model.SwitchModel) and the releases it names, the checks two
+    things of a target release."""
 
     def cage_ports(self, cage: int, width: int) -> tuple[tuple[int, ...], int] | None:
         """The SerDes lanes and the port number (the N of SONiC's EthernetN) the NOS's platform
@@ -333,3 +334,19 @@ class CatalogPlatform(InputModel):
     def check_entry(self, switch: SwitchModel) -> None:
         """Raise ValueError when the section does not fit the rest of its switch entry (a port
         map that misses a cage): the catalog locates the problem at the entry."""
+
+    def releases_named(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """(field path within the section, release) of each release the section names: the
+        catalog refuses one no flavour of the NOS has."""
+        return []
+
+    def missing_in(self, release: str, releases: list[str]) -> str | None:
+        """The first release whose image has the platform files this section describes, when
+        `release` (of a flavour whose releases are `releases`, oldest first) is older; None when
+        it has them or the section does not say (the checks refuse the older release)."""
+        return None
+
+    def release_note(self, release: str) -> str | None:
+        """What the platform files of `release` say that the config does not follow (the build's
+        note); None for nothing."""
+        return None

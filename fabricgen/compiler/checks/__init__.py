@@ -26,6 +26,8 @@ from fabricgen.compiler.checks.releases import (
     model_notes,
     network_notes,
     nos_releases_known,
+    platform_release_notes,
+    platforms_in_release,
     settings_supported,
     watchdog_in_range,
 )
@@ -50,6 +52,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     nos_releases_known,
     features_in_release,
     boot_images_match_releases,
+    platforms_in_release,
     watchdog_in_range,
     qos_overrides_name_switches,
     ecn_below_pfc_trigger,
@@ -75,6 +78,7 @@ def advisories(c: Compiled) -> list[str]:
     notes += unrendered_notes(c)
     notes += model_notes(c)
     notes += boot_image_notes(c)
+    notes += platform_release_notes(c)
     notes += network_notes(c)
     notes += flavour_notes(c)
     return notes

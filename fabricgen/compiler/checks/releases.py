@@ -15,7 +15,7 @@ from fabricgen.compiler.compiled import Compiled, NosTarget
 from fabricgen.compiler.design.graph import FABRIC_ROLES, Network, Role
 from fabricgen.intent.management import Management
 from fabricgen.intent.model import LoadBalancing, Qos
-from fabricgen.nos.interface import plugin
+from fabricgen.nos.interface import CatalogPlatform, plugin
 from fabricgen.nos.registry import title
 
 
@@ -334,3 +334,46 @@ def flavour_notes(c: Compiled) -> list[str]:
             )
         notes.append(text + "".join(f"; {f}: {flavour.features[f].note}" for f in used if flavour.features[f].note))
     return notes
+
+
+def _platform_targets(c: Compiled) -> Iterable[tuple[list[str], str, NosTarget, CatalogPlatform]]:
+    """(switch names, model, target, the model's section for the target's NOS) of each switch
+    group whose release is known and whose NOS has a catalog section."""
+    for (network, role, model), names in _switch_groups(c).items():
+        try:
+            target = c.nos_target(network, role, model)
+        except KeyError:
+            continue  # nos_releases_known reports it
+        section = getattr(c.catalog.switches[model], target.nos, None)
+        if isinstance(section, CatalogPlatform):
+            yield names, model, target, section
+
+
+def platforms_in_release(c: Compiled) -> Iterable[Problem]:
+    """Every switch's target release has its platform files (SONiC: the entry's sonic.since): an
+    image without them does not run on the switch, and its config_db would name a platform the
+    image lacks."""
+    for names, model, target, section in _platform_targets(c):
+        first = section.missing_in(target.release, list(c.catalog.nos_releases[target.flavour].releases))
+        if first is not None:
+            yield Problem(
+                f"{_names(names)} ({model}): {title(target.nos)} {target.release} has no platform files for this switch; they arrive in {first}",
+                hint=f"set nos_release: {first} (or later) for this role",
+                field=target.field,
+            )
+
+
+def platform_release_notes(c: Compiled) -> list[str]:
+    """What each switch's target release's platform files say that its config does not follow
+    (the 7060X6's lane typos before SONiC 202505), one note per model, NOS and release."""
+    said: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    notes: dict[tuple[str, str, str], str] = {}
+    for names, model, target, section in _platform_targets(c):
+        note = section.release_note(target.release)
+        if note is not None:
+            key = (model, target.nos, target.release)
+            said[key] += names
+            notes[key] = note
+    return [
+        f"{model} on {title(nos)} {release} ({_names(said[(model, nos, release)])}): {notes[(model, nos, release)]}" for model, nos, release in sorted(said)
+    ]

@@ -1,7 +1,7 @@
 """SONiC's section of a catalog switch entry (`sonic: {platform: ..., hwsku: ..., ports: [...]}`):
 the switch's platform in sonic-buildimage (device/<vendor>/<platform>/), its hwsku, the port map of
-that hwsku, the platform's aliases and its names for breakout modes. The package's CATALOG_PLATFORM
-(fabricgen.nos.interface.CatalogPlatform): the catalog takes the entry's lanes and port numbers
+that hwsku, the platform's aliases and its names for breakout modes, and where release branches'
+files differ. The package's CATALOG_PLATFORM (fabricgen.nos.interface.CatalogPlatform): the catalog takes the entry's lanes and port numbers
 from the map and asks it whether it fits the entry's port groups and names.
 
 No catalog module is imported here: the registry loads this package while the catalog's models
@@ -26,10 +26,13 @@ if TYPE_CHECKING:
 
 class AliasNaming(InputModel):
     """A SONiC platform's front-panel aliases (PORT `alias`), format strings over {port} (cage
-    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...)."""
+    number), {sub} (sub-port, 1-based) and {letter} (the sub-port as a letter: a, b, ...); or,
+    with `nos`, the name that NOS gives the port (Arista's platforms before 202505 alias every
+    port by its EOS name: Ethernet1/1, Ethernet1/5, Ethernet65)."""
 
     port: str = "etp{port}"
     breakout: str = "etp{port}{letter}"
+    nos: Token | None = Field(None, description="alias each port by this NOS's name of it (the entry's interface_names.<nos>), not by the patterns")
 
     @field_validator("port", "breakout")
     @classmethod
@@ -38,10 +41,35 @@ class AliasNaming(InputModel):
         check_pattern(pattern.replace("{letter}", "a"), ("port", "sub"), check=check_interface_name)
         return pattern
 
-    def name(self, cage: int, sub: int) -> str:
+    def name(self, switch: SwitchModel, cage: int, sub: int, speed: int) -> str:
+        """The alias of a cage (sub 0) or of its sub-port `sub` at `speed` (Gb/s)."""
+        if self.nos is not None:
+            return switch.name_of(self.nos, cage, sub, speed)
         if not sub:
             return self.port.format(port=cage, sub=0, letter="")
         return self.breakout.format(port=cage, sub=sub, letter=chr(ord("a") + sub - 1))
+
+
+MAX_RELEASE = 16  # a release name's length (the catalog's Release)
+SonicRelease = Annotated[Token, Field(max_length=MAX_RELEASE)]
+
+
+class ReleaseDifference(InputModel):
+    """Where the platform files of some release branches differ from the entry's (the newest
+    branches' files): their aliases, and what else they say that the config does not follow, for
+    the build's note. Port names and lanes are the entry's on every release: the whole build
+    (cabling, routing) names ports, and the ASIC's lanes do not change with the release."""
+
+    releases: list[SonicRelease] = Field(min_length=1, max_length=16, description="the release branches whose platform files these are")
+    source: Text = Field(description="the platform file of those releases: repository path and commit")
+    alias: AliasNaming | None = Field(None, description="those releases' aliases, where they differ")
+    note: Text | None = Field(None, description="what else those files say that the config does not follow, and why (the build note)")
+
+    @model_validator(mode="after")
+    def _says_a_difference(self) -> ReleaseDifference:
+        if self.alias is None and self.note is None:
+            raise ValueError(f"releases {', '.join(self.releases)}: say how they differ (alias or note), or leave them out")
+        return self
 
 
 MAX_LANE_NUMBER = 1 << 20  # ASIC lane ids: up to a few thousand (Cisco 8000 encodes slice/IFG/SerDes)
@@ -100,15 +128,18 @@ class PlatformPorts(InputModel):
 
 
 # A mode as fabricgen writes it, and as platform.json names it: ports x speed, then optional
-# alternative speeds in brackets (sonic-config-engine portconfig.py BRKOUT_PATTERN).
+# alternative speeds in brackets and the lanes it takes in parentheses (sonic-config-engine
+# portconfig.py BRKOUT_PATTERN; Dell's Z9864F names its 2 x 400G "2x400G(8)").
 BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
-SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?$")]
+SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?(\([1-8]\))?$")]
 
 
 class SonicPlatform(CatalogPlatform):
     """A switch model's SONiC platform definition (sonic-buildimage device/<vendor>/<platform>/):
     the platform string and hwsku DEVICE_METADATA names, the port map of that hwsku and the
-    platform's aliases. Without `ports` lanes are numbered generically and the build says so."""
+    platform's aliases; the first release branch with these files (`since`) and where older
+    branches' files differ (`releases`). Without `ports` lanes are numbered generically and the
+    build says so."""
 
     platform: Token | None = None
     hwsku: Token | None = None
@@ -121,6 +152,9 @@ class SonicPlatform(CatalogPlatform):
         max_length=16,
         description="a cage mode (1x800G, 2x400G) -> the name the platform's platform.json gives it, where it differs (1x800G[400G])",
     )
+    note: Text | None = Field(None, description="what the build says of these platform files on every release (a choice not verified on a switch)")
+    since: SonicRelease | None = Field(None, description="the first release branch whose image has these platform files; older ones are refused")
+    releases: list[ReleaseDifference] = Field([], max_length=16, description="where some releases' platform files differ from the above")
 
     @model_validator(mode="after")
     def _a_map_names_its_platform(self) -> SonicPlatform:
@@ -128,7 +162,46 @@ class SonicPlatform(CatalogPlatform):
             raise ValueError("a SONiC port map belongs to one platform and hwsku: give platform, hwsku and source with ports")
         if sum(run.count for run in self.ports) > MAX_CAGES:
             raise ValueError(f"sonic.ports maps more than {MAX_CAGES} cages in all")
+        if (self.since or self.releases or self.note) and not self.ports:
+            raise ValueError("since, releases and note describe a platform's files: give its port map (ports) with them")
+        seen: set[str] = set()
+        for difference in self.releases:
+            for release in difference.releases:
+                if release in seen:
+                    raise ValueError(f"sonic.releases names release {release} twice; give each release's differences once")
+                seen.add(release)
         return self
+
+    def releases_named(self) -> list[tuple[tuple[str | int, ...], str]]:
+        named: list[tuple[tuple[str | int, ...], str]] = [(("since",), self.since)] if self.since else []
+        return named + [(("releases", i, "releases", k), release) for i, d in enumerate(self.releases) for k, release in enumerate(d.releases)]
+
+    def difference(self, release: str) -> ReleaseDifference | None:
+        """How `release`'s platform files differ from the entry's, if they do."""
+        return next((d for d in self.releases if release in d.releases), None)
+
+    def aliases(self, release: str) -> AliasNaming:
+        """The aliases of the platform files of `release`."""
+        difference = self.difference(release)
+        return difference.alias if difference is not None and difference.alias is not None else self.alias
+
+    def release_note(self, release: str) -> str | None:
+        """What the build says of the platform files of `release`: the entry's note and what that
+        release's files say that the config does not follow (None: nothing)."""
+        difference = self.difference(release)
+        said = [f"{self.note} ({self.source})"] if self.note else []
+        if difference is not None and difference.note is not None:
+            said.append(f"{difference.note} ({difference.source})")
+        return "; ".join(said) or None
+
+    def missing_in(self, release: str, releases: list[str]) -> str | None:
+        """The first release with this platform, when `release` (of a flavour whose releases are
+        `releases`, oldest first) is older: its image has no files for the switch. None when it
+        has them, or when the flavour does not number its releases like the entry (a vendor
+        flavour: its own platform support)."""
+        if self.since is None or self.since not in releases or release not in releases:
+            return None
+        return self.since if releases.index(release) < releases.index(self.since) else None
 
     @cached_property
     def cage_runs(self) -> dict[int, PlatformPorts]:
@@ -174,8 +247,11 @@ class SonicPlatform(CatalogPlatform):
                     number_owner[taken] = cage
         if mapped:
             raise ValueError(f"sonic.ports maps cage {min(mapped)}, which no port group has")
+        for naming_of in [self.alias] + [d.alias for d in self.releases if d.alias is not None]:
+            if naming_of.nos is not None and naming_of.nos not in switch.interface_names:
+                raise ValueError(f"sonic alias nos: {naming_of.nos} names ports by interface_names.{naming_of.nos}, which this entry does not give")
         naming = switch.interface_names.get("sonic")
-        if naming is not None:
+        if naming is not None and not _named_by_number(switch):
             for group in switch.port_groups:
                 for cage in range(group.first, group.first + group.count):
                     wanted = [(0, group.speed, f"Ethernet{switch.port_numbers[cage]}")]
@@ -195,6 +271,17 @@ class SonicPlatform(CatalogPlatform):
         own name for it (platform.json breakout_modes) where the catalog records one."""
         mode = f"{fanout}x{speed}G"
         return self.breakout_modes.get(mode, mode)
+
+
+BY_NUMBER = "Ethernet{number}"
+
+
+def _named_by_number(switch: SwitchModel) -> bool:
+    """Whether every SONiC name pattern of the entry is Ethernet{number}: then every name is the
+    platform's by construction, and checking each of a 64-cage switch's thousand sub-port names
+    (a good part of loading the catalog, on every build) proves nothing."""
+    namings = [switch.interface_names["sonic"]] + [group.interface_names["sonic"] for group in switch.port_groups if "sonic" in group.interface_names]
+    return all(naming.port == BY_NUMBER and naming.breakout == BY_NUMBER for naming in namings)
 
 
 def platform_of(model: SwitchModel) -> SonicPlatform:

@@ -78,10 +78,11 @@ def config_db(c: DeviceConfig) -> dict[str, Any]:
         tables["STATIC_ROUTE"] = {
             route.prefix: {"nexthop": ",".join(r.next_hop for r in c.static_routes if r.prefix == route.prefix)} for route in c.static_routes
         }
+    aliases = platform.aliases(c.nos_release)  # the target release's platform files' (sonic.releases)
     for i in c.interfaces:
         tables["PORT"][i.name] = {
             "admin_status": "up",
-            "alias": standard_name(i.cage, i.sub) if STANDARD_NAMES in c.features else platform.alias.name(i.cage, i.sub),
+            "alias": standard_name(i.cage, i.sub) if STANDARD_NAMES in c.features else aliases.name(c.hardware, i.cage, i.sub, i.speed_gbps),
             "description": i.description,
             "fec": "rs" if i.speed_gbps >= 100 else "none",  # RS-FEC on every 100G-and-up PAM4/NRZ port
             "index": str(i.cage),
