@@ -123,11 +123,18 @@ class PortGroup(InputModel):
             modes.append(Breakout(fanout=int(fanout), speed=parse_speed(speed)))
         return modes
 
+    @cached_property
+    def fanouts(self) -> dict[int, int]:
+        """Speed -> sub-ports per cage, made once: every cage of a chassis's hundreds asks."""
+        found: dict[int, int] = {}
+        for mode in self.breakout_modes:
+            found[mode.speed] = max(found.get(mode.speed, 0), mode.fanout)
+        found[self.speed] = 1
+        return found
+
     def fanout_at(self, speed: int) -> int:
         """Sub-ports per cage when broken out to `speed`; 1 at the native speed; 0 if impossible."""
-        if speed == self.speed:
-            return 1
-        return max((m.fanout for m in self.breakout_modes if m.speed == speed), default=0)
+        return self.fanouts.get(speed, 0)
 
     def lanes_at(self, speed: int) -> int:
         """SerDes lanes of one port at `speed`."""
@@ -377,7 +384,7 @@ class SwitchModel(InputModel):
             chassis = Chassis.model_validate(data["chassis"])
         except ValidationError:
             return data
-        return {**data, "port_groups": chassis.port_groups()}
+        return {**data, "chassis": chassis, "port_groups": chassis.port_groups()}  # validated once
 
     @model_validator(mode="after")
     def _has_ports(self) -> SwitchModel:
@@ -425,6 +432,8 @@ class SwitchModel(InputModel):
 
     def _card_place(self, cage: int) -> tuple[int, int]:
         """(slot, port on the card) of a cage: a chassis's from its line card, a fixed switch's slot 1."""
+        if self.chassis is None:
+            return 1, cage
         group = self.group_of(cage)
         if group is None or group.slot is None:
             return 1, cage
