@@ -222,3 +222,11 @@ def test_the_bom_lists_every_chassis_and_its_line_cards_supervisors_and_fabric_m
     assert backend["DCS-7800-SUP1S"][0] == 20 and "unverified" in backend["DCS-7800-SUP1S"][1]
     assert backend["7812R4-FM"][0] == 60
     assert backend["DCS-7060DX5-64S"][0] == 64
+
+
+def test_a_pinned_spine_count_picks_the_links_per_spine_that_gives_it(write_intent):
+    pinned = CHASSIS_SPINES.format(gpus=2048, extra="").replace("spine: {model: DCS-7812R4, nos: eos}", "spine: {model: DCS-7812R4, nos: eos, count: 8}")
+    build = compile_intent(write_intent(pinned), render=False)
+    # 8 spines: 4 links (one pod of 8 spines) or 8 links (2 pods of 4); the fewer pods win
+    s = build.sizing
+    assert (s.links_per_spine, s.pods, s.spines) == (4, 1, 8)

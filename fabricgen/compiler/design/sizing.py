@@ -469,7 +469,8 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
     try:
         links = backend.links_per_spine
         if links is None and spine_model.chassis is not None:  # a fixed spine keeps one link per leaf unless asked
-            links = fewest_spines_links(size(1).leaf_uplinks, size, spine_model.max_ecmp_paths)
+            pinned_spines = backend.spine.count // planes if backend.spine.count is not None else None
+            links = fewest_spines_links(size(1).leaf_uplinks, size, spine_model.max_ecmp_paths, pinned_spines)
             notes.append(
                 f"{links} parallel link(s) from each leaf to each {backend.spine.model} spine of its pod: the fewest, fullest chassis "
                 "(set backend.links_per_spine to choose)"

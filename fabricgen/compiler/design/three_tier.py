@@ -193,15 +193,16 @@ def size_three_tier(
 MIN_POD_SPINES = 2  # a derived links_per_spine leaves every leaf at least two spines (redundancy)
 
 
-def fewest_spines_links(leaf_uplinks: int, size: Callable[[int], ThreeTierSizing], spine_paths: int) -> int:
+def fewest_spines_links(leaf_uplinks: int, size: Callable[[int], ThreeTierSizing], spine_paths: int, pinned_spines: int | None = None) -> int:
     """The links_per_spine a chassis spine is given when the intent names none: among the numbers
     that divide a leaf's `leaf_uplinks` and leave it at least MIN_POD_SPINES spines, the one whose
-    fabric (`size(links_per_spine)`, a size_three_tier call) has the fewest spines, then the
-    fewest pods (fewer core links), then the fewest parallel links (more spines to fail over to);
+    fabric (`size(links_per_spine)`, a size_three_tier call) has `pinned_spines` spines when the
+    intent pins them (the chassis bought), else the fewest spines; then the fewest pods (fewer
+    core links), then the fewest parallel links (more spines to fail over to);
     a spine's uplinks to the core are one equal-cost set, so a fabric whose spines have more than
     `spine_paths` (the model's max_ecmp_paths) is not a candidate. 1 when none fits better. Each
     candidate is sized once: a leaf has at most a few hundred uplinks."""
-    best: tuple[tuple[int, int, int], int] | None = None
+    best: tuple[tuple[bool, int, int, int], int] | None = None
     for links in range(1, leaf_uplinks + 1):
         if leaf_uplinks % links or (links > 1 and leaf_uplinks // links < MIN_POD_SPINES):
             continue
@@ -211,7 +212,7 @@ def fewest_spines_links(leaf_uplinks: int, size: Callable[[int], ThreeTierSizing
             continue
         if s.spine_uplinks > spine_paths:
             continue
-        key = (s.spines, s.pods, links)
+        key = (pinned_spines is not None and s.spines != pinned_spines, s.spines, s.pods, links)
         if best is None or key < best[0]:
             best = (key, links)
     return best[1] if best is not None else 1
