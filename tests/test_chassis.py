@@ -13,6 +13,7 @@ import csv
 import io
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,8 @@ from fabricgen.compiler.design.graph import LinkKind, Role
 from fabricgen.compiler.design.three_tier import size_three_tier
 from fabricgen.compiler.pipeline import compile_intent
 from tests.conftest import build_refused
+
+REPO = Path(__file__).resolve().parents[1]
 
 CHASSIS_SPINES = """
     name: chassis-spines
@@ -230,3 +233,23 @@ def test_a_pinned_spine_count_picks_the_links_per_spine_that_gives_it(write_inte
     # 8 spines: 4 links (one pod of 8 spines) or 8 links (2 pods of 4); the fewer pods win
     s = build.sizing
     assert (s.links_per_spine, s.pods, s.spines) == (4, 1, 8)
+
+
+def test_the_nexus_9516_names_its_36_port_cards_per_module_as_nxos_does():
+    model = load_catalog().switches["N9K-C9516"]
+    assert model.ports_at(100) == 16 * 36 and model.rack_units == 21
+    assert [model.name_of("nxos", cage) for cage in (1, 36, 37, 576)] == ["Ethernet1/1", "Ethernet1/36", "Ethernet2/1", "Ethernet16/36"]
+
+
+def test_a_nexus_9516_frontend_spine_is_listed_with_its_line_cards_supervisors_and_fabric_modules(write_intent):
+    text = (REPO / "intents" / "cisco-256-gpu.yaml").read_text()
+    head, frontend = text.split("\nfrontend:", 1)
+    frontend = frontend.replace("spine: {model: N9K-C9364D-GX2A, nos: nxos}", "spine: {model: N9K-C9516, nos: nxos}", 1)
+    build = compile_intent(write_intent(head + "\nfrontend:" + frontend))
+    rows = list(csv.DictReader(io.StringIO(build.files["bom.csv"].decode())))
+    front = {r["pid"]: (int(r["quantity"]), r["basis"]) for r in rows if r["section"] == "Converged frontend and storage network"}
+    # 2 frontend spines, each 16 line cards, 2 supervisors and 5 fabric modules
+    assert front["N9K-C9516"] == (2, "one chassis per switch: 2 spines")
+    assert front["N9K-X9736C-FX"] == (32, "16 line cards per N9K-C9516 chassis x 2 (slots 1-16)")
+    assert front["N9K-SUP-B+"][0] == 4 and front["N9K-C9516-FM-E2"][0] == 10
+    assert "interface Ethernet1/1\n" in build.files["configs/fe-spine01.cfg"].decode()
