@@ -119,7 +119,12 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 # tests/test_verify_lab.py's lab, then the session's two-unit lab (two_unit_lab) for the modules
 # that use it.
 SHARED_LAB_USERS = ("tests/test_lab_lldp.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
-LAB_STREAMS = {"tests/test_lab.py": "own labs", "tests/test_verify_lab.py": "shared lab", **dict.fromkeys(SHARED_LAB_USERS, "shared lab")}
+LAB_STREAMS = {
+    "tests/test_lab.py": "own labs",
+    "tests/test_chassis_lab.py": "own labs",
+    "tests/test_verify_lab.py": "shared lab",
+    **dict.fromkeys(SHARED_LAB_USERS, "shared lab"),
+}
 LAB_MODULES = tuple(LAB_STREAMS)
 
 

@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, Field, GetJsonSchemaHandler, WithJsonSchema, create_model, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, GetJsonSchemaHandler, ValidationError, WithJsonSchema, create_model, field_validator, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
@@ -74,11 +74,20 @@ MAX_NODE_PORTS = 256  # of one kind on one server
 MAX_GPUS_PER_NODE = 1024  # a rack-scale "node" (NVL72, NVL576) included
 MAX_REACH_M = 200_000  # coherent ZR+ optics reach 120 km
 MAX_CABLE_M = 10_000
+MAX_SLOTS = 64  # slots of one kind in a chassis (the largest have 16 to 18 line-card slots)
 
 
 class Breakout(InputModel):
     fanout: int
     speed: int  # Gb/s of each sub-port
+
+
+class SlotPlace(InputModel):
+    """Where a chassis's port group sits: its line card's slot, and the number its first cage has
+    on that card (names count ports per card: EOS Ethernet3/1/1 is slot 3, port 1)."""
+
+    number: int = Field(ge=0, le=MAX_SLOTS)
+    first_port: int = Field(ge=0, le=MAX_CAGES)
 
 
 class PortGroup(InputModel):
@@ -93,6 +102,7 @@ class PortGroup(InputModel):
     interface_names: dict[Nos, InterfaceNaming] = Field(
         {}, description="per NOS: how this group's cages are named, where it differs from the switch's interface_names (EOS: Ethernet65, not Ethernet65/1)"
     )
+    slot: SlotPlace | None = Field(None, description="a chassis's group: its line card's slot (set from the chassis section's line cards)")
 
     @field_validator("breakouts")
     @classmethod
@@ -114,11 +124,18 @@ class PortGroup(InputModel):
             modes.append(Breakout(fanout=int(fanout), speed=parse_speed(speed)))
         return modes
 
+    @cached_property
+    def fanouts(self) -> dict[int, int]:
+        """Speed -> sub-ports per cage, made once: every cage of a chassis's hundreds asks."""
+        found: dict[int, int] = {}
+        for mode in self.breakout_modes:
+            found[mode.speed] = max(found.get(mode.speed, 0), mode.fanout)
+        found[self.speed] = 1
+        return found
+
     def fanout_at(self, speed: int) -> int:
         """Sub-ports per cage when broken out to `speed`; 1 at the native speed; 0 if impossible."""
-        if speed == self.speed:
-            return 1
-        return max((m.fanout for m in self.breakout_modes if m.speed == speed), default=0)
+        return self.fanouts.get(speed, 0)
 
     def lanes_at(self, speed: int) -> int:
         """SerDes lanes of one port at `speed`."""
@@ -178,16 +195,19 @@ Release = Annotated[
 ]
 
 
-NAME_FIELDS = ("port", "sub", "lane", "number", "cage_lane")
+NAME_FIELDS = ("port", "sub", "lane", "number", "cage_lane", "slot", "card_port")
 
 
 class InterfaceNaming(InputModel):
     """Python format strings over {port} (cage number), {sub} (breakout sub-port, 1-based),
     {lane} (the port's first SerDes lane), {number} (the number SONiC gives the port, the N of
-    EthernetN) and {cage_lane} (the port's first lane within its cage, 1-based: EOS names the
-    2x400G sub-ports of an 8-lane cage Ethernet1/1 and Ethernet1/5). {lane} and {number} come
-    from the catalog's SONiC platform map (`sonic.ports`); a switch without one numbers lanes
-    from 0 across all port groups, and its {number} is that first lane."""
+    EthernetN), {cage_lane} (the port's first lane within its cage, 1-based: EOS names the
+    2x400G sub-ports of an 8-lane cage Ethernet1/1 and Ethernet1/5), and for a chassis {slot}
+    (the line card's slot) and {card_port} (the cage's number on its card: EOS Ethernet3/1/1 is
+    Ethernet{slot}/{card_port}/{cage_lane}); a fixed switch is slot 1 and its cages its card's
+    ports. {lane} and {number} come from the catalog's SONiC platform map (`sonic.ports`); a
+    switch without one numbers lanes from 0 across all port groups, and its {number} is that
+    first lane."""
 
     port: str
     breakout: str
@@ -232,6 +252,99 @@ class PlatformQos(InputModel):
     mac_phy_delay_bytes: Sourced | None = Field(None, description="data the MAC/PHY still sends after a pause (SONiC ASIC_TABLE mac_phy_delay)")
 
 
+class ChassisPart(InputModel):
+    """A component every switch of a chassis entry carries (supervisors, fabric modules, power
+    supplies): its PID, what it is and how many; the BOM lists it."""
+
+    pid: Pid
+    description: Text
+    count: int = Field(ge=1, le=MAX_SLOTS)
+    unverified: Text | None = Field(None, description="why the PID or count is not confirmed by a public source (the BOM repeats it)")
+
+
+class LineCard(InputModel):
+    """A line card model, its front-panel cages numbered from 1 on the card, and the chassis slots
+    it is fitted in."""
+
+    pid: Pid
+    description: Text
+    slots: list[Annotated[int, Field(ge=0, le=MAX_SLOTS)]] = Field(min_length=1, max_length=MAX_SLOTS, description="the slots it is fitted in")
+    port_groups: list[PortGroup] = Field(min_length=1, max_length=8, description="its cages, numbered from 1 on the card")
+    unverified: Text | None = Field(None, description="why a fact of it is not confirmed by a public source (the BOM repeats it)")
+
+    @property
+    def cage_span(self) -> int:
+        """The highest cage number on the card: each slot takes this many of the chassis's cage numbers."""
+        return max(group.first + group.count - 1 for group in self.port_groups)
+
+
+class Chassis(InputModel):
+    """A modular switch: its chassis, slots, and what a built switch carries in them. The switch's
+    port groups are its line cards', one run per slot, numbered across the chassis in slot order;
+    names give slot and port on the card ({slot}, {card_port})."""
+
+    pid: Pid | None = Field(None, description="the chassis's own PID for the BOM; default: the switch entry's")
+    first_line_card_slot: int = Field(1, ge=0, le=MAX_SLOTS, description="the slot number of the first line-card slot (EOS 78xx: 3, after two supervisors)")
+    line_card_slots: int = Field(ge=1, le=MAX_SLOTS)
+    supervisor_slots: int = Field(ge=1, le=MAX_SLOTS)
+    fabric_module_slots: int = Field(0, ge=0, le=MAX_SLOTS)
+    line_cards: list[LineCard] = Field(min_length=1, max_length=8)
+    supervisors: ChassisPart
+    fabric_modules: ChassisPart | None = None
+    power_supplies: ChassisPart | None = None
+    fan_trays: ChassisPart | None = None
+    source: Text = Field(description="where the slots, parts and counts were published")
+
+    @model_validator(mode="after")
+    def _parts_fit_their_slots(self) -> Chassis:
+        last = self.first_line_card_slot + self.line_card_slots - 1
+        taken: dict[int, str] = {}
+        for card in self.line_cards:
+            for slot in card.slots:
+                if not self.first_line_card_slot <= slot <= last:
+                    raise ValueError(f"line card {card.pid} is in slot {slot}, but the line-card slots are {self.first_line_card_slot}-{last}")
+                if slot in taken:
+                    raise ValueError(f"slot {slot} holds both {taken[slot]} and {card.pid}; a slot takes one line card")
+                taken[slot] = card.pid
+        if self.supervisors.count > self.supervisor_slots:
+            raise ValueError(f"{self.supervisors.count} supervisors do not fit {self.supervisor_slots} supervisor slots")
+        if self.fabric_modules is not None and self.fabric_modules.count > self.fabric_module_slots:
+            raise ValueError(f"{self.fabric_modules.count} fabric modules do not fit {self.fabric_module_slots} fabric-module slots")
+        if sum(card.cage_span * len(card.slots) for card in self.line_cards) > MAX_CAGES:
+            raise ValueError(f"the line cards give more than {MAX_CAGES} cages in all")
+        return self
+
+    def fitted(self) -> list[tuple[int, LineCard]]:
+        """(slot, line card) of every fitted slot, in slot order."""
+        return sorted((slot, card) for card in self.line_cards for slot in card.slots)
+
+    def port_groups(self) -> list[PortGroup]:
+        """The switch's port groups: each fitted card's groups, numbered on from the previous
+        slot's cages, each knowing its slot and its number on the card."""
+        groups, base = [], 0
+        for slot, card in self.fitted():
+            for group in card.port_groups:
+                place = SlotPlace(number=slot, first_port=group.first)
+                groups.append(group.model_copy(update={"first": base + group.first, "slot": place}))
+            base += card.cage_span
+        return groups
+
+    def parts(self) -> list[tuple[str, str, str, int, str | None]]:
+        """(kind, PID, description, count per switch, unverified) of every component but the chassis."""
+        found: list[tuple[str, str, str, int, str | None]] = []
+        for card in self.line_cards:
+            found.append(("line card", card.pid, card.description, len(card.slots), card.unverified))
+        for kind, part in (
+            ("supervisor", self.supervisors),
+            ("fabric module", self.fabric_modules),
+            ("power supply", self.power_supplies),
+            ("fan tray", self.fan_trays),
+        ):
+            if part is not None:
+                found.append((kind, part.pid, part.description, part.count, part.unverified))
+        return found
+
+
 def _default_management_ports() -> dict[str, str]:
     return {name: package.MANAGEMENT_PORT for name, package in registry.plugins().items()}
 
@@ -243,7 +356,8 @@ class SwitchModel(InputModel):
     )
     vendor: Text
     nos: list[Nos] = Field(min_length=1, max_length=MAX_NOSES, description="operating systems this hardware runs")
-    port_groups: list[PortGroup] = Field(min_length=1, max_length=64)
+    port_groups: list[PortGroup] = Field([], max_length=64, description="front-panel cages in runs; a chassis entry's come from its line cards")
+    chassis: Chassis | None = Field(None, description="a modular switch: chassis, slots, line cards, supervisors, fabric modules")
     interface_names: dict[Nos, InterfaceNaming]
     max_ecmp_paths: int = Field(64, ge=1, le=65_536)
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
@@ -257,6 +371,27 @@ class SwitchModel(InputModel):
     hash_fields: dict[Nos, list[HashFieldName]] = Field(
         default_factory=dict, description="ECMP hash inputs the NOS can choose on this hardware (the 5-tuple when a NOS is not listed)"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _line_cards_give_port_groups(cls, data: Any) -> Any:
+        """A chassis entry's port groups are its fitted line cards' (Chassis.port_groups). A
+        chassis section that does not validate is left to the field, located in its section."""
+        if not isinstance(data, dict) or data.get("chassis") is None:
+            return data
+        if "port_groups" in data:
+            raise ValueError("a chassis entry's ports come from its line cards; remove port_groups (or the chassis section)")
+        try:
+            chassis = Chassis.model_validate(data["chassis"])
+        except ValidationError:
+            return data
+        return {**data, "chassis": chassis, "port_groups": chassis.port_groups()}  # validated once
+
+    @model_validator(mode="after")
+    def _has_ports(self) -> SwitchModel:
+        if not self.port_groups and self.chassis is None:
+            raise ValueError("a switch needs port_groups (its front-panel cages), or a chassis section whose line cards give them")
+        return self
 
     def load_balancing_modes(self, nos: str) -> list[str]:
         """The modes this switch does under `nos`; every switch does ECMP."""
@@ -296,13 +431,26 @@ class SwitchModel(InputModel):
         override = group.interface_names.get(nos) if group is not None else None
         return override or self.interface_names[nos]
 
+    def _card_place(self, cage: int) -> tuple[int, int]:
+        """(slot, port on the card) of a cage: a chassis's from its line card, a fixed switch's slot 1."""
+        if self.chassis is None:
+            return 1, cage
+        group = self.group_of(cage)
+        if group is None or group.slot is None:
+            return 1, cage
+        return group.slot.number, cage - group.first + group.slot.first_port
+
     def _port_name(self, nos: str, cage: int) -> str:
-        return self.naming(nos, cage).port.format(port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage], cage_lane=1)
+        slot, card_port = self._card_place(cage)
+        return self.naming(nos, cage).port.format(
+            port=cage, sub=0, lane=self.first_lanes[cage], number=self.port_numbers[cage], cage_lane=1, slot=slot, card_port=card_port
+        )
 
     def _subport_name(self, nos: str, cage: int, sub: int, number: int, lanes: tuple[int, ...]) -> str:
         # a sub-port's number is its cage's plus its lane offset in the cage (subports)
         offset = number - self.port_numbers[cage]
-        return self.naming(nos, cage).breakout.format(port=cage, sub=sub, lane=lanes[0], number=number, cage_lane=offset + 1)
+        slot, card_port = self._card_place(cage)
+        return self.naming(nos, cage).breakout.format(port=cage, sub=sub, lane=lanes[0], number=number, cage_lane=offset + 1, slot=slot, card_port=card_port)
 
     @model_validator(mode="after")
     def _groups_do_not_overlap(self) -> SwitchModel:

@@ -458,6 +458,13 @@ class Backend(InputModel):
     core: SwitchRole | None = Field(None, description="3 tiers: the core (super-spine) switches; default: the spines' model and NOS")
     spine_ratio: Ratio = Field(Fraction(1), description="3 tiers: spine downlink:uplink bandwidth toward the cores, written like ratio")
     pod_gpus: int | None = Field(None, ge=1, le=MAX_GPUS, description="3 tiers: GPUs per pod, whole scalable units; default: as many units as a spine takes")
+    links_per_spine: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="3 tiers: parallel links from each leaf to each spine of its pod (divides a leaf's uplinks); "
+        "default: 1 on a fixed spine, on a chassis spine as many as make the fewest, fullest chassis",
+    )
     planes: int = Field(1, ge=1, le=MAX_PLANES, description="independent planes, each a group of rails with its own spines (and cores); divides the rail count")
     routing: Literal["ebgp", "vxlan-evpn"] = Field(
         "ebgp", description="ebgp: a routed fabric, eBGP on every link (RFC 7938); vxlan-evpn: the same underlay with VXLAN EVPN segments and tenant VRFs"
@@ -486,7 +493,7 @@ class Backend(InputModel):
     @model_validator(mode="after")
     def _three_tier_settings(self) -> Backend:
         if self.tiers == 2:
-            wrong = sorted({"core", "spine_ratio", "pod_gpus"} & self.model_fields_set)
+            wrong = sorted({"core", "spine_ratio", "pod_gpus", "links_per_spine"} & self.model_fields_set)
             if wrong:
                 raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
         if self.tiers == 3 and self.uplinks is not None:

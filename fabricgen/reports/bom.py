@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 
 from fabricgen.basics.csv_format import csv_text
 from fabricgen.build.build_dir import BomRow
+from fabricgen.catalog.model import Chassis
 from fabricgen.compiler.compiled import Compiled
 from fabricgen.compiler.design.graph import Device, LinkKind, Network, Role
 from fabricgen.render.environment import environment
@@ -64,6 +65,8 @@ def _plural(n: int, word: str) -> str:
 def _plural_word(word: str) -> str:
     if word.endswith("leaf"):
         return word[:-1] + "ves"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "o", "u"):
+        return word[:-1] + "ies"  # power supply
     return word + ("es" if word.endswith("ch") else "s")
 
 
@@ -102,8 +105,14 @@ def bom_rows(c: Compiled) -> list[BomRow]:
         for device in switches:
             by_model[device.model][_role_word(device)] += 1
         for pid, roles in by_model.items():
-            basis = "one per switch: " + " + ".join(_plural(n, role) for role, n in roles.items())
-            rows.append(BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=sum(roles.values()), basis=basis))
+            switches_of = " + ".join(_plural(n, role) for role, n in roles.items())
+            chassis = catalog.switches[pid].chassis
+            if chassis is None:
+                rows.append(
+                    BomRow(section=section, pid=pid, description=catalog.description(pid), quantity=sum(roles.values()), basis=f"one per switch: {switches_of}")
+                )
+            else:
+                rows += _chassis_rows(section, pid, catalog.description(pid), chassis, sum(roles.values()), switches_of)
 
         populated = _populated_groups(c, switches) if populate_all else None
         rows += _optic_and_cable_rows(c, section, switches, links, populated, spares)
@@ -123,6 +132,33 @@ def bom_rows(c: Compiled) -> list[BomRow]:
             )
         )
     return rows
+
+
+def _chassis_rows(section: str, model: str, description: str, chassis: Chassis, switches: int, switches_of: str) -> list[BomRow]:
+    """A chassis switch model's rows: the chassis, one per switch, then each of its line cards,
+    supervisors, fabric modules (power supplies, fan trays) as many per switch as the catalog
+    fits; a part no public source confirmed says so in its basis."""
+    rows = [BomRow(section=section, pid=chassis.pid or model, description=description, quantity=switches, basis=f"one chassis per switch: {switches_of}")]
+    for kind, pid, part, per_switch, unverified in chassis.parts():
+        basis = f"{_plural(per_switch, kind)} per {model} chassis x {switches}"
+        if kind == "line card":
+            slots = sorted(slot for slot, card in chassis.fitted() if card.pid == pid)
+            basis += f" (slots {_slot_ranges(slots)})"
+        if unverified:
+            basis += f"; unverified: {unverified}"
+        rows.append(BomRow(section=section, pid=pid, description=part, quantity=per_switch * switches, basis=basis))
+    return rows
+
+
+def _slot_ranges(slots: list[int]) -> str:
+    """3, 4, 5, 7 -> "3-5, 7"."""
+    runs: list[list[int]] = []
+    for slot in slots:
+        if runs and slot == runs[-1][-1] + 1:
+            runs[-1].append(slot)
+        else:
+            runs.append([slot])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else f"{run[0]}" for run in runs)
 
 
 GroupKey = tuple[Role, str, int]  # (role, switch model, first cage of the port group)

@@ -115,9 +115,9 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
             uplinks = allocators[leaf.name].take(up_speed, sizing.leaf_uplinks)  # after the downlinks: no cage serves both
             lps = sizing.links_per_spine
             for s, spine in enumerate(pod_spines[(plane, sizing.pod_of(unit) if three_tiers else 1)]):  # type: ignore[arg-type]
-                if three_tiers:  # the leaf's own port on the spine, by its place in the pod
+                if three_tiers:  # the leaf's own ports on the spine, by its place in the pod
                     place = ((unit - 1) % sizing.pod_sus) * plane_unit_leaves + k % plane_unit_leaves  # type: ignore[operator]
-                    theirs = [spine_downlinks[spine.name][place]]
+                    theirs = spine_downlinks[spine.name][place * lps : (place + 1) * lps]
                 else:
                     theirs = allocators[spine.name].take(up_speed, lps)
                 for leaf_port, spine_port in zip(uplinks[s * lps : (s + 1) * lps], theirs, strict=True):

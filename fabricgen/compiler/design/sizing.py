@@ -28,7 +28,7 @@ from fabricgen.basics.units import format_ratio
 from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
-from fabricgen.compiler.design.three_tier import size_three_tier
+from fabricgen.compiler.design.three_tier import ThreeTierSizing, fewest_spines_links, size_three_tier
 from fabricgen.intent.model import Intent
 
 MIN_SPINES = 2
@@ -447,8 +447,9 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
                 )
             ]
         )
-    try:
-        s = size_three_tier(
+
+    def size(links_per_spine: int) -> ThreeTierSizing:
+        return size_three_tier(
             common["nodes"],
             len(common["unit_leaf_rails"]) // planes,
             common["su_nodes"],
@@ -461,7 +462,20 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
             common["gpus_per_node"],
             pinned_cores // planes if pinned_cores is not None else None,
             rails_per_leaf=len(common["unit_leaf_rails"][0]),
+            links_per_spine=links_per_spine,
         )
+
+    spine_model = catalog.switches[backend.spine.model]
+    try:
+        links = backend.links_per_spine
+        if links is None and spine_model.chassis is not None:  # a fixed spine keeps one link per leaf unless asked
+            pinned_spines = backend.spine.count // planes if backend.spine.count is not None else None
+            links = fewest_spines_links(size(1).leaf_uplinks, size, spine_model.max_ecmp_paths, pinned_spines)
+            notes.append(
+                f"{links} parallel link(s) from each leaf to each {backend.spine.model} spine of its pod: the fewest, fullest chassis "
+                "(set backend.links_per_spine to choose)"
+            )
+        s = size(links or 1)
     except DesignError as exc:
         counted = ("gpus",) if intent.gpus is not None else ("nodes",)
         raise DesignError(problems + [replace(p, field=counted) if p.field == ("gpus",) else p for p in exc.problems]) from None
@@ -476,7 +490,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
         )
     built, spine_built = Fraction(s.leaf_downlinks, s.leaf_uplinks), Fraction(s.spine_downlinks, s.spine_uplinks)
     for what, asked, got, how in (
-        ("leaf", backend.ratio, built, f"{s.leaf_uplinks} uplinks per leaf, one to each spine of its pod"),
+        ("leaf", backend.ratio, built, f"{s.leaf_uplinks} uplinks per leaf, {'one' if s.links_per_spine == 1 else s.links_per_spine} to each spine of its pod"),
         ("spine", backend.spine_ratio, spine_built, f"{s.spine_uplinks} uplinks per spine, spread evenly over {s.group_cores} cores"),
     ):
         if got != asked:
@@ -487,7 +501,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
         **common,
         leaf_uplinks=s.leaf_uplinks,
         spines=s.spines * planes,
-        links_per_spine=1,
+        links_per_spine=s.links_per_spine,
         built_ratio=built,
         notes=tuple(notes),
         tiers=3,
