@@ -29,7 +29,7 @@ from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
 from fabricgen.compiler.design.three_tier import size_three_tier
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import MAX_GPUS, Intent
 
 MIN_SPINES = 2
 
@@ -150,11 +150,11 @@ class BackendSizing:
 
 def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
     """The backend's sizing for `intent` on `catalog`'s hardware, with a note for each switch role
-    that leaves ports idle, and the problems that did not stop sizing (DesignError for those that
-    did)."""
+    that leaves ports idle and one when growing by a unit would move the spines, and the problems
+    that did not stop sizing (DesignError for those that did)."""
     sizing, problems = _size_backend(intent, catalog)
-    idle = idle_port_notes(intent, catalog, sizing)
-    return (replace(sizing, notes=sizing.notes + tuple(idle)) if idle else sizing), problems
+    extra = idle_port_notes(intent, catalog, sizing) + growth_notes(intent, catalog, sizing)
+    return (replace(sizing, notes=sizing.notes + tuple(extra)) if extra else sizing), problems
 
 
 def _size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
@@ -741,7 +741,7 @@ def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> 
     notes: list[str] = []
     default_nodes = leaf_ratio_nodes(leaf_model.ports_at(speed), backend.ratio, sizing.rails_per_leaf)
     explicit_unit = backend.scalable_unit_gpus is not None
-    smaller_than_a_unit = not explicit_unit and sizing.su_count == 1 and sizing.su_nodes < default_nodes
+    smaller_than_a_unit = _smaller_than_a_unit(intent, catalog, sizing)
     if not (smaller_than_a_unit or (explicit_unit and sizing.spineless)):
         idle, total = _idle_ports(leaf_model, backend.leaf.nos, speed, ((speed, sizing.leaf_downlinks), (fabric, sizing.leaf_uplinks)))
         if idle > total * IDLE_SHARE:
@@ -801,3 +801,50 @@ def _idle_ports(model: SwitchModel, nos: str, speed: int, taken: tuple[tuple[int
             idle += 1
     except OutOfPorts:
         return idle, total
+
+
+def _smaller_than_a_unit(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> bool:
+    """Whether the unit was cut to a cluster smaller than the default one (and said so in a note)."""
+    backend = intent.backend
+    default_nodes = leaf_ratio_nodes(catalog.switches[backend.leaf.model].ports_at(sizing.link_speed_gbps), backend.ratio, sizing.rails_per_leaf)
+    return backend.scalable_unit_gpus is None and sizing.su_count == 1 and sizing.su_nodes < default_nodes
+
+
+def growth_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> list[str]:
+    """A note when one more scalable unit would change a 2-tier backend's spine count (or need
+    3 tiers): every leaf's uplinks would then move to other spines, so growth would recable the
+    whole fabric instead of adding to it. It names the pin that keeps growth additive: the grown
+    design's spine count, or the count with one link from each leaf to each spine, which holds
+    until the spines' ports are full. Nothing to say with spines pinned, given uplinks, 3 tiers, no
+    spines, or a cluster smaller than one unit."""
+    backend = intent.backend
+    if sizing.tiers != 2 or sizing.spineless or backend.spine.count is not None or backend.uplinks is not None:
+        return []
+    if _smaller_than_a_unit(intent, catalog, sizing):
+        return []
+    unit_gpus = sizing.su_nodes * sizing.gpus_per_node
+    if sizing.gpus + unit_gpus > MAX_GPUS:
+        return []
+    more = {"nodes": sizing.nodes + sizing.su_nodes} if intent.nodes is not None else {"gpus": sizing.gpus + unit_gpus}
+    try:
+        grown: BackendSizing | None = _size_backend(intent.model_copy(update=more), catalog)[0]
+    except DesignError:
+        grown = None
+    if grown is not None and grown.tiers == 2 and grown.spines == sizing.spines:
+        return []
+    bigger = f"one more scalable unit ({sizing.gpus + unit_gpus:,} GPUs)"
+    most_spines = sizing.leaf_uplinks * sizing.planes  # one link from each leaf to each spine
+    spine_ports = catalog.switches[backend.spine.model].ports_at(sizing.fabric_speed_gbps)
+    reach = spine_ports // (sizing.leaves_per_su // sizing.planes) * unit_gpus
+    if grown is not None and grown.tiers == 2:
+        what = f"{bigger} takes {grown.spines} spines instead of {sizing.spines}"
+        keep = f"to grow by adding leaves only, pin backend.spine.count: {grown.spines} (one more unit)"
+        if most_spines > grown.spines:
+            keep += f" or {most_spines} (one link from each leaf to each spine: up to {reach:,} GPUs)"
+    else:
+        what = f"{bigger} {'needs 3 tiers' if grown is not None else 'does not fit these switches in 2 tiers'}"
+        if most_spines > sizing.spines:
+            keep = f"to grow by adding leaves only, pin backend.spine.count: {most_spines} (one link from each leaf to each spine: up to {reach:,} GPUs in 2 tiers)"
+        else:
+            keep = "2 tiers of these switches are full: build with backend.tiers: 3 to grow by adding pods"
+    return [f"growth: {what}, which moves every leaf's uplinks to other spines (every leaf-spine link recabled); {keep}"]
