@@ -285,3 +285,11 @@ def test_init_with_a_51t_leaf_builds_the_same_counts(tmp_path, monkeypatch):
     assert "scalable_unit_gpus" not in (tmp_path / "x.yaml").read_text()
     build = compile_intent(tmp_path / "x.yaml", render=False)
     assert counts(build) == (32, 16) and idle_notes(build) == []
+
+
+def test_a_ratio_no_leaf_can_meet_is_refused_in_every_design(write_intent):
+    """Top-of-rack's unit was the leaf's ratio nodes: 0 at 1:100, and sizing divided by it."""
+    with pytest.raises(DesignError) as caught:
+        design(write_intent, "gpus: 256\nbackend: {design: top-of-rack, ratio: '1:100'}\n")
+    [problem] = caught.value.problems
+    assert problem.field == ("backend", "ratio") and "not even one node" in problem.hint

@@ -416,13 +416,21 @@ def _uplinks_as_given(intent: Intent, catalog: Catalog, common: _Common, notes: 
 
 def free_uplink_ports(model: SwitchModel, nos: str, down_speed: int, downlinks: int, up_speed: int) -> int:
     """Ports at `up_speed` a leaf still has after its downlinks, allocated as the graph does
-    (downlinks first, a cage serving one speed only)."""
+    (downlinks first, a cage serving one speed only). Raises OutOfPorts when the downlinks do not fit."""
+    return _free_ports(model, nos, ((down_speed, downlinks),), up_speed)
+
+
+def _free_ports(model: SwitchModel, nos: str, taken: tuple[tuple[int, int], ...], speed: int) -> int:
+    """Ports at `speed` a switch of `model` still has once `taken` ((speed, count) ...) is
+    allocated in that order as the graph does; OutOfPorts when `taken` does not fit."""
     scratch = PortAllocator(Device("scratch", Role.LEAF, Network.BACKEND, "", nos, 0), model)
-    scratch.take(down_speed, downlinks)
+    for at, count in taken:
+        if count:
+            scratch.take(at, count)
     free = 0
     try:
         while True:
-            scratch.take(up_speed, 1)
+            scratch.take(speed, 1)
             free += 1
     except OutOfPorts:
         return free
@@ -785,22 +793,12 @@ def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> 
 
 def _idle_ports(model: SwitchModel, nos: str, speed: int, taken: tuple[tuple[int, int], ...]) -> tuple[int, int]:
     """(idle, total) ports of `model` at `speed` once `taken` ((speed, count) ...) is allocated as
-    the graph does (a cage serving one speed only)."""
-    scratch = PortAllocator(Device("scratch", Role.LEAF, Network.BACKEND, "", nos, 0), model)
+    the graph does (a cage serving one speed only); none idle if `taken` does not fit."""
     total = model.ports_at(speed)
     try:
-        for at, count in taken:
-            if count:
-                scratch.take(at, count)
+        return _free_ports(model, nos, taken, speed), total
     except OutOfPorts:
         return 0, total
-    idle = 0
-    try:
-        while True:
-            scratch.take(speed, 1)
-            idle += 1
-    except OutOfPorts:
-        return idle, total
 
 
 def _smaller_than_a_unit(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> bool:
