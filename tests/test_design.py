@@ -143,9 +143,12 @@ def test_undersubscription_as_in_the_whitepapers_load_balancing_tests(write_inte
 
 
 def test_scalable_unit_too_big_for_the_leaf_at_this_ratio(write_intent):
-    [problem] = design_problems(write_intent, "gpus: 256\nbackend: {ratio: '1:2'}\n")
+    [problem] = design_problems(write_intent, "gpus: 256\nbackend: {ratio: '1:2', scalable_unit_gpus: 256}\n")
     assert problem.field == ("backend", "ratio")  # the setting the user wrote, not the default
     assert "168 or less" in problem.hint
+    # without a unit named, the unit is what the leaf serves at the ratio: 21 nodes, 42 uplinks
+    s = design(write_intent, "gpus: 256\nbackend: {ratio: '1:2'}\n").sizing
+    assert (s.su_nodes, s.leaf_downlinks, s.leaf_uplinks) == (21, 21, 42)
 
 
 def test_partial_last_unit_keeps_full_uplinks(write_intent):
@@ -250,9 +253,13 @@ def test_default_unit_size_adapts_to_a_small_cluster(write_intent):
 
 
 def test_two_tier_limit_names_the_unit_size_that_reaches_it(write_intent):
-    [problem] = design_problems(write_intent, "gpus: 16384\nbackend: {tiers: 2, leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}}\n")
+    big = "leaf: {model: N9364E-SG2-O}, spine: {model: N9364E-SG2-O}"
+    [problem] = design_problems(write_intent, f"gpus: 16384\nbackend: {{tiers: 2, scalable_unit_gpus: 256, {big}}}\n")
     # 128-port leaves hold 64 nodes at 1:1: 16 units of 512 GPUs on 128-port spines
     assert "2 tiers reach 8,192 GPUs with scalable_unit_gpus: 512" in problem.hint
+    # the default unit is already that one: the hint does not name it
+    [problem] = design_problems(write_intent, f"gpus: 16384\nbackend: {{tiers: 2, {big}}}\n")
+    assert "2 tiers reach 8,192 GPUs" in problem.hint and "scalable_unit_gpus" not in problem.hint
 
 
 def test_ratio_no_leaf_can_meet(write_intent):

@@ -258,6 +258,7 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
         return (old.read(path, how), new.read(path, how)) if path in changed else (None, None)
 
     old_nodes, new_nodes = (_nodes(nodes) for nodes in both("topology.json", lambda files: files.topology().nodes))
+    cabling = _cabling(*both("cabling.csv", BuildFiles.cabling))
     return BuildDiff(
         old=old,
         new=new,
@@ -265,12 +266,12 @@ def compare_sides(old: Side, new: Side) -> BuildDiff:
         derived=derived,
         reports=reports,
         devices=_devices(old_nodes, new_nodes),
-        cabling=_cabling(*both("cabling.csv", BuildFiles.cabling)),
+        cabling=cabling,
         bgp=_bgp(old, new, changed),
         addresses=_addresses(*both("ip-plan.csv", BuildFiles.ip_plan)),
         qos=_qos(old_nodes, new_nodes),
         bom=_bom(*both("bom.csv", BuildFiles.bom)),
-        notes=_notes(old, new, bool(differ)),
+        notes=_notes(old, new, bool(differ)) + spine_count_notes(old_nodes, new_nodes, cabling),
         secrets=secret_references(device_files),
         settings=setting_changes(device_files),
     )
@@ -357,6 +358,32 @@ def _notes(old: Side, new: Side, differ: bool) -> list[str]:
         if old.catalog != new.catalog:
             notes.append("the user catalog files differ (manifest `catalog`)")
     return notes
+
+
+def spine_count_notes(old: dict[str, dict] | None, new: dict[str, dict] | None, cabling: CablingDelta) -> list[str]:
+    """A note when the backend's spine count changed and leaves on both sides lost or changed
+    uplinks: growth that re-spreads every leaf's uplinks over another spine count, with the pin
+    that keeps it additive (the larger design's spine count, built from the start)."""
+    if old is None or new is None:
+        return []
+
+    def backend(nodes: dict[str, dict], role: str) -> set[str]:
+        return {name for name, node in nodes.items() if node.get("role") == role and node.get("network") == "backend"}
+
+    before, after = len(backend(old, "spine")), len(backend(new, "spine"))
+    if before == after:
+        return []
+    kept_leaves = backend(old, "leaf") & backend(new, "leaf")
+    moved = {end for cable in cabling.removed for end in (cable.a, cable.b) if end.partition(":")[0] in kept_leaves}
+    moved |= {change.port for change in cabling.recabled if change.port.partition(":")[0] in kept_leaves}
+    if not moved:
+        return []
+    leaves = len({port.partition(":")[0] for port in moved})
+    return [
+        f"the backend spine count changes from {before} to {after}, and {len(moved):,} uplink ports of {leaves} leaves on both sides move to other spines: "
+        f"growth that changes the spine count re-spreads every leaf's uplinks; to grow by adding only, pin backend.spine.count: {max(before, after)} "
+        "(the larger design's count) in the smaller build too"
+    ]
 
 
 # --- secret references (placeholders in the per-device diffs) --------------------------------------

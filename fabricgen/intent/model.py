@@ -447,7 +447,13 @@ class Backend(InputModel):
     tor_attach: Literal["single", "pair"] = Field(
         "single", description="top-of-rack: every NIC of a node on one leaf (single), or odd NICs on one leaf and even on its pair"
     )
-    scalable_unit_gpus: int = Field(256, ge=1, le=MAX_GPUS, description="GPUs per scalable unit; one leaf per rail per unit")
+    scalable_unit_gpus: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs per scalable unit; one leaf per rail per unit; default: as many nodes as one leaf serves at the ratio "
+        "(its ports at the NICs' speed, breakouts included), e.g. 32 8-GPU nodes on a 64 x 400G leaf at 1:1",
+    )
     ratio: Ratio = Field(Fraction(1), description='leaf downlink:uplink bandwidth: "1:1" is non-blocking, "2:1" oversubscribed, "1:2" undersubscribed')
     uplinks: Uplinks | None = Field(None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio")
     leaf: SwitchRole = Field(SwitchRole(), description="the leaf switches (one per rail per scalable unit)")
@@ -502,7 +508,7 @@ class Backend(InputModel):
             )
         if self.spine.count == 0 and (self.tiers == 3 or self.uplinks is not None):
             raise ValueError(f"spine.count: 0 builds one tier with no uplinks; remove {'tiers: 3' if self.tiers == 3 else 'uplinks'} or the spine count")
-        if self.pod_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
+        if self.pod_gpus is not None and self.scalable_unit_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
         return self
 

@@ -29,7 +29,7 @@ from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
 from fabricgen.compiler.design.three_tier import ThreeTierSizing, fewest_spines_links, size_three_tier
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import MAX_GPUS, Intent
 
 MIN_SPINES = 2
 
@@ -149,6 +149,15 @@ class BackendSizing:
 
 
 def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
+    """The backend's sizing for `intent` on `catalog`'s hardware, with a note for each switch role
+    that leaves ports idle and one when growing by a unit would move the spines, and the problems
+    that did not stop sizing (DesignError for those that did)."""
+    sizing, problems = _size_backend(intent, catalog)
+    extra = idle_port_notes(intent, catalog, sizing) + growth_notes(intent, catalog, sizing)
+    return (replace(sizing, notes=sizing.notes + tuple(extra)) if extra else sizing), problems
+
+
+def _size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
     backend = intent.backend
     node = catalog.nodes[intent.gpu_node]
     assert node.backend is not None
@@ -189,20 +198,19 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     rpl = len(leaf_rails[0])
     layout: _Layout = {"design": backend.design, "unit_leaf_rails": leaf_rails, "node_major": backend.design == "top-of-rack"}
 
-    su_nodes = backend.scalable_unit_gpus // gpus_per_node
-    explicit_unit = "scalable_unit_gpus" in backend.model_fields_set
     # The most nodes one leaf serves while keeping the ratio: down + down/ratio <= ports. Uplinks
     # given as bought are checked against the ports the downlinks leave (_uplinks_as_given).
-    ratio_nodes = math.floor(leaf_ports * ratio / (ratio + 1)) // rpl
+    ratio_nodes = leaf_ratio_nodes(leaf_ports, ratio, rpl)
     max_su_nodes = ratio_nodes if backend.uplinks is None else leaf_ports // rpl
+    explicit_unit = backend.scalable_unit_gpus is not None
+    # the default unit is what one leaf serves (at least one node: none fitting is refused below)
+    su_nodes = backend.scalable_unit_gpus // gpus_per_node if backend.scalable_unit_gpus is not None else max(1, ratio_nodes)
     reserve = su_nodes if explicit_unit else nodes  # a spine-free leaf's downlinks per rail: the unit asked for, or every node
     if backend.spine.count == 0 or (backend.design == "rail-only" and nodes <= reserve <= leaf_ports):
         return _spine_free_leaves(intent, nodes, gpus, gpus_per_node, rails, speed, planes, max(reserve, nodes), leaf_ports, layout, notes)
     if backend.design == "rail-only":
         planes = rails  # each rail is a leaf/spine plane of its own
         notes.append(f"rail-only: a rail's {nodes} nodes need more than one {backend.leaf.model}, so every rail is a leaf/spine plane of its own")
-    if backend.design == "top-of-rack" and not explicit_unit:
-        su_nodes = ratio_nodes  # the nodes one leaf (pair) takes at the ratio
     if nodes < su_nodes and not explicit_unit:
         notes.append(
             f"{nodes} nodes fill less than one {su_nodes}-node scalable unit: the unit is sized to {nodes} nodes "
@@ -408,13 +416,21 @@ def _uplinks_as_given(intent: Intent, catalog: Catalog, common: _Common, notes: 
 
 def free_uplink_ports(model: SwitchModel, nos: str, down_speed: int, downlinks: int, up_speed: int) -> int:
     """Ports at `up_speed` a leaf still has after its downlinks, allocated as the graph does
-    (downlinks first, a cage serving one speed only)."""
+    (downlinks first, a cage serving one speed only). Raises OutOfPorts when the downlinks do not fit."""
+    return _free_ports(model, nos, ((down_speed, downlinks),), up_speed)
+
+
+def _free_ports(model: SwitchModel, nos: str, taken: tuple[tuple[int, int], ...], speed: int) -> int:
+    """Ports at `speed` a switch of `model` still has once `taken` ((speed, count) ...) is
+    allocated in that order as the graph does; OutOfPorts when `taken` does not fit."""
     scratch = PortAllocator(Device("scratch", Role.LEAF, Network.BACKEND, "", nos, 0), model)
-    scratch.take(down_speed, downlinks)
+    for at, count in taken:
+        if count:
+            scratch.take(at, count)
     free = 0
     try:
         while True:
-            scratch.take(up_speed, 1)
+            scratch.take(speed, 1)
             free += 1
     except OutOfPorts:
         return free
@@ -434,7 +450,7 @@ def _three_tiers(intent: Intent, catalog: Catalog, common: _Common, notes: list[
         role: catalog.switches[switch.model].ports_at(speed)
         for role, switch in (("leaf", backend.leaf), ("spine", backend.spine), ("core", backend.core_switch))
     }
-    pod_sus = backend.pod_gpus // backend.scalable_unit_gpus if backend.pod_gpus is not None else None
+    pod_sus = _pod_units(intent, common, problems)
     pinned_cores = backend.core_switch.count
     if pinned_cores is not None and pinned_cores % planes:
         raise DesignError(
@@ -712,22 +728,25 @@ def _no_two_tier_problem(
     # largest unit this leaf allows at this ratio makes the most of them.
     max_units = spine_ports // rails
     max_gpus = max_units * max_su_nodes * gpus_per_node
-    biggest_unit = f" with scalable_unit_gpus: {max_su_nodes * gpus_per_node}" if max_su_nodes * gpus_per_node != backend.scalable_unit_gpus else ""
+    unit_gpus = backend.scalable_unit_gpus
+    biggest_unit = f" with scalable_unit_gpus: {max_su_nodes * gpus_per_node}" if unit_gpus is not None and max_su_nodes * gpus_per_node != unit_gpus else ""
     bigger = [pid for pid in _models_with(catalog, speed) if catalog.switches[pid].ports_at(speed) > spine_ports]
     alternative = f", or spines with more {speed}G ports ({', '.join(bigger)})" if bigger else ""
     return Problem(
         f"{leaves} leaves do not fit a 2-tier fabric: each {backend.spine.model} spine has {spine_ports} {speed}G ports, so at most {spine_ports} leaves",
-        hint=f"set backend.tiers: 3 (or leave it out) for a 3-tier design ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports)}); "
+        hint=f"set backend.tiers: 3 (or leave it out) for a 3-tier design ({_three_tier_outline(intent, catalog, speed, rails, gpus_per_node, spine_ports, max_su_nodes)}); "
         f"2 tiers reach {max_gpus:,} GPUs{biggest_unit}{alternative}",
         field=("gpus",) if intent.gpus is not None else ("nodes",),
     )
 
 
-def _three_tier_outline(intent: Intent, catalog: Catalog, speed: int, rails: int, gpus_per_node: int, spine_ports: int) -> str:
-    """What 3 tiers (spine model as the core too) would take, for the refusal's hint."""
+def _three_tier_outline(intent: Intent, catalog: Catalog, speed: int, rails: int, gpus_per_node: int, spine_ports: int, default_unit: int) -> str:
+    """What 3 tiers (spine model as the core too) would take, for the refusal's hint;
+    `default_unit`: the nodes of a unit when the intent does not name one."""
     backend = intent.backend
     nodes = intent.nodes if intent.nodes is not None else intent.gpus // gpus_per_node  # type: ignore[operator]
-    su_nodes = min(nodes, backend.scalable_unit_gpus // gpus_per_node)
+    unit = backend.scalable_unit_gpus // gpus_per_node if backend.scalable_unit_gpus is not None else default_unit
+    su_nodes = min(nodes, unit)
     leaf_ports = catalog.switches[backend.leaf.model].ports_at(speed)
     try:
         s = size_three_tier(nodes, rails, su_nodes, leaf_ports, spine_ports, spine_ports, backend.ratio)
@@ -738,3 +757,150 @@ def _three_tier_outline(intent: Intent, catalog: Catalog, speed: int, rails: int
 
 def _models_with(catalog: Catalog, speed: int) -> list[str]:
     return sorted(pid for pid, model in catalog.switches.items() if model.ports_at(speed) > 0)
+
+
+def leaf_ratio_nodes(leaf_ports: int, ratio: Fraction, rails_per_leaf: int) -> int:
+    """The most nodes one leaf of `leaf_ports` ports (at the NICs' speed) serves at downlink:uplink
+    `ratio` with `rails_per_leaf` NICs of each node on it: down + down / ratio <= ports. The
+    default scalable unit: 32 nodes on a 64 x 400G leaf at 1:1, 64 on a 51.2T leaf (128 x 400G)."""
+    return math.floor(leaf_ports * ratio / (ratio + 1)) // rails_per_leaf
+
+
+def _pod_units(intent: Intent, common: _Common, problems: list[Problem]) -> int | None:
+    """Scalable units in a pod: pod_gpus over the unit the design uses (the intent's, or the
+    default one leaf serves); None when pod_gpus is not given (as many units as a spine takes).
+    A pod that is not a whole number of units is refused with the sizes that are."""
+    backend = intent.backend
+    if backend.pod_gpus is None:
+        return None
+    unit_gpus = common["su_nodes"] * common["gpus_per_node"]
+    if backend.pod_gpus % unit_gpus:
+        lower = backend.pod_gpus - backend.pod_gpus % unit_gpus
+        sizes = f"{lower:,} or {lower + unit_gpus:,}" if lower else f"{unit_gpus:,}"
+        raise DesignError(
+            problems
+            + [
+                Problem(
+                    f"pod_gpus: {backend.pod_gpus:,} is not a whole number of the design's scalable units of {unit_gpus:,} GPUs "
+                    f"({common['su_nodes']} nodes, as many as one {backend.leaf.model} serves at {format_ratio(backend.ratio)})",
+                    hint=f"use pod_gpus: {sizes}, or set scalable_unit_gpus to a unit that divides {backend.pod_gpus:,}",
+                    field=("backend", "pod_gpus"),
+                )
+            ]
+        )
+    return backend.pod_gpus // unit_gpus
+
+
+IDLE_SHARE = Fraction(1, 10)  # a switch role leaving more than this share of its ports idle gets a note
+
+
+def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> list[str]:
+    """One note per backend switch role (leaf, spine, core) whose switches leave more than
+    IDLE_SHARE of their ports idle, with the setting that would use them. Counted on a switch of
+    a full unit and pod: a partial last unit or pod keeps its ports for growth, and says so in its
+    own note. Not noted: a cluster smaller than one unit (its own note names scalable_unit_gpus;
+    its spines are as few as redundancy allows),
+    a role whose count the intent pins, rail-only leaves reserving the unit the intent names."""
+    backend = intent.backend
+    speed, fabric = sizing.link_speed_gbps, sizing.fabric_speed_gbps
+    leaf_model = catalog.switches[backend.leaf.model]
+    notes: list[str] = []
+    default_nodes = leaf_ratio_nodes(leaf_model.ports_at(speed), backend.ratio, sizing.rails_per_leaf)
+    explicit_unit = backend.scalable_unit_gpus is not None
+    smaller_than_a_unit = _smaller_than_a_unit(intent, catalog, sizing)
+    if not (smaller_than_a_unit or (explicit_unit and sizing.spineless)):
+        idle, total = _idle_ports(leaf_model, backend.leaf.nos, speed, ((speed, sizing.leaf_downlinks), (fabric, sizing.leaf_uplinks)))
+        if idle > total * IDLE_SHARE:
+            if explicit_unit and sizing.su_nodes < default_nodes and not sizing.spineless:
+                use = (
+                    f"scalable_unit_gpus: {default_nodes * sizing.gpus_per_node} (or leaving it out) puts {default_nodes} nodes "
+                    f"on each leaf at {format_ratio(backend.ratio)}"
+                )
+            else:
+                use = f"a leaf model with fewer {speed}G ports would use them"
+            notes.append(f"leaves: {idle} of {total} {speed}G ports idle on each leaf; {use}")
+    if smaller_than_a_unit:
+        return notes  # the switches are as few as redundancy allows; the unit's note says why they are idle
+    if sizing.spines and backend.spine.count is None:
+        spine_model = catalog.switches[backend.spine.model]
+        if sizing.tiers == 3:
+            used = sizing.spine_downlinks + sizing.spine_uplinks
+            unit_leaves = sizing.leaves_per_su // sizing.planes
+            most_sus = math.floor(spine_model.ports_at(fabric) * backend.spine_ratio / (backend.spine_ratio + 1)) // unit_leaves
+            if sizing.pod_sus < most_sus:
+                use = f"pod_gpus: {most_sus * sizing.su_nodes * sizing.gpus_per_node} ({most_sus} scalable units) fills them"
+            else:
+                use = f"a spine model with fewer {fabric}G ports, or another spine_ratio, would use them"
+        else:
+            used = sizing.leaves // sizing.planes * sizing.links_per_spine
+            use = f"a spine model with fewer {fabric}G ports would use them; more GPUs would fill them"
+        idle, total = _idle_ports(spine_model, backend.spine.nos, fabric, ((fabric, used),))
+        if idle > total * IDLE_SHARE:
+            notes.append(f"spines: {idle} of {total} {fabric}G ports idle on each spine; {use}")
+    if sizing.tiers == 3 and backend.core_switch.count is None:
+        core = backend.core_switch
+        core_model = catalog.switches[core.model]
+        idle, total = _idle_ports(core_model, core.nos, fabric, ((fabric, sizing.pods * sizing.links_per_core),))
+        if idle > total * IDLE_SHARE:
+            notes.append(
+                f"cores: {idle} of {total} {fabric}G ports idle on each core ({sizing.pods} pods); a core model with fewer {fabric}G ports "
+                f"would use them; more pods would fill them"
+            )
+    return notes
+
+
+def _idle_ports(model: SwitchModel, nos: str, speed: int, taken: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """(idle, total) ports of `model` at `speed` once `taken` ((speed, count) ...) is allocated as
+    the graph does (a cage serving one speed only); none idle if `taken` does not fit."""
+    total = model.ports_at(speed)
+    try:
+        return _free_ports(model, nos, taken, speed), total
+    except OutOfPorts:
+        return 0, total
+
+
+def _smaller_than_a_unit(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> bool:
+    """Whether the unit was cut to a cluster smaller than the default one (and said so in a note)."""
+    backend = intent.backend
+    default_nodes = leaf_ratio_nodes(catalog.switches[backend.leaf.model].ports_at(sizing.link_speed_gbps), backend.ratio, sizing.rails_per_leaf)
+    return backend.scalable_unit_gpus is None and sizing.su_count == 1 and sizing.su_nodes < default_nodes
+
+
+def growth_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> list[str]:
+    """A note when one more scalable unit would change a 2-tier backend's spine count (or need
+    3 tiers): every leaf's uplinks would then move to other spines, so growth would recable the
+    whole fabric instead of adding to it. It names the pin that keeps growth additive: the grown
+    design's spine count, or the count with one link from each leaf to each spine, which holds
+    until the spines' ports are full. Nothing to say with spines pinned, given uplinks, 3 tiers, no
+    spines, or a cluster smaller than one unit."""
+    backend = intent.backend
+    if sizing.tiers != 2 or sizing.spineless or backend.spine.count is not None or backend.uplinks is not None:
+        return []
+    if _smaller_than_a_unit(intent, catalog, sizing):
+        return []
+    unit_gpus = sizing.su_nodes * sizing.gpus_per_node
+    if sizing.gpus + unit_gpus > MAX_GPUS:
+        return []
+    more = {"nodes": sizing.nodes + sizing.su_nodes} if intent.nodes is not None else {"gpus": sizing.gpus + unit_gpus}
+    try:
+        grown: BackendSizing | None = _size_backend(intent.model_copy(update=more), catalog)[0]
+    except DesignError:
+        grown = None
+    if grown is not None and grown.tiers == 2 and grown.spines == sizing.spines:
+        return []
+    bigger = f"one more scalable unit ({sizing.gpus + unit_gpus:,} GPUs)"
+    most_spines = sizing.leaf_uplinks * sizing.planes  # one link from each leaf to each spine
+    spine_ports = catalog.switches[backend.spine.model].ports_at(sizing.fabric_speed_gbps)
+    reach = spine_ports // (sizing.leaves_per_su // sizing.planes) * unit_gpus
+    if grown is not None and grown.tiers == 2:
+        what = f"{bigger} takes {grown.spines} spines instead of {sizing.spines}"
+        keep = f"to grow by adding leaves only, pin backend.spine.count: {grown.spines} (one more unit)"
+        if most_spines > grown.spines:
+            keep += f" or {most_spines} (one link from each leaf to each spine: up to {reach:,} GPUs)"
+    else:
+        what = f"{bigger} {'needs 3 tiers' if grown is not None else 'does not fit these switches in 2 tiers'}"
+        if most_spines > sizing.spines:
+            keep = f"to grow by adding leaves only, pin backend.spine.count: {most_spines} (one link from each leaf to each spine: up to {reach:,} GPUs in 2 tiers)"
+        else:
+            keep = "2 tiers of these switches are full: build with backend.tiers: 3 to grow by adding pods"
+    return [f"growth: {what}, which moves every leaf's uplinks to other spines (every leaf-spine link recabled); {keep}"]
