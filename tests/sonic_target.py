@@ -415,7 +415,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-DEFAULT_IMAGE = "SONiC-OS-202405.0"  # what `sonic-installer list` says it runs (tests/lab/two-units.yaml pins it)
+DEFAULT_IMAGE = "SONiC-OS-202411.0"  # what `sonic-installer list` says it runs (tests/lab/two-units.yaml pins it)
 
 
 def start_sonic_target(

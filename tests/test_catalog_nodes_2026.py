@@ -166,11 +166,11 @@ def test_the_t8164_entry_is_its_platforms_port_config():
     assert model.max_ecmp_paths == 128 and model.ports_at(800) == 64 and model.ports_at(400) == 128
     for cage, (name, lanes, alias, _index) in T8164_PORT_CONFIG_INI.items():
         speed = 800 if cage <= 64 else 25
-        got = (model.name_of("sonic", cage), model.port_lanes(cage, 0, speed), model.sonic.alias.name(cage, 0))
+        got = (model.name_of("sonic", cage), model.port_lanes(cage, 0, speed), model.sonic.alias.name(model, cage, 0, speed))
         assert got == (name, tuple(int(lane) for lane in lanes.split(",")), alias), cage
     # 2 x 400G of cage 18 (lanes 265-272): Ethernet136 on 265-268 and Ethernet140 on 269-272, Eth18-1 and Eth18-2
     assert [model.name_of("sonic", 18, sub, 400) for sub in (1, 2)] == ["Ethernet136", "Ethernet140"]
-    assert model.port_lanes(18, 2, 400) == (269, 270, 271, 272) and model.sonic.alias.name(18, 2) == "Eth18-2"
+    assert model.port_lanes(18, 2, 400) == (269, 270, 271, 272) and model.sonic.alias.name(model, 18, 2, 400) == "Eth18-2"
 
 
 @pytest.fixture(scope="module")

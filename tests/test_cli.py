@@ -75,7 +75,7 @@ BAD_INPUTS = {
     "too-many-gpus-for-3-tiers": ("gpus: 131072\n", ":1: gpus", "3 tiers of these switches reach 8,192 nodes (65,536 GPU NICs)"),
     "ratio-cannot-hold": ("gpus: 256\nbackend:\n  ratio: '1:3'\n  scalable_unit_gpus: 256\n", ":3: backend.ratio", "scalable_unit_gpus: 128 or less"),
     "pool-too-small": ("gpus: 256\nbackend:\n  pools: {fabric_links: 10.8.0.0/26}\n", ":3: backend.pools.fabric_links", "/23 or larger"),
-    "unknown-pid": ("gpus: 256\nbackend:\n  spine: {model: N9K-C9999}\n", ":3: backend.spine.model", "use one of"),
+    "unknown-pid": ("gpus: 256\nbackend:\n  spine: {model: XYZ-SWITCH-1}\n", ":3: backend.spine.model", "use one of"),
     "duplicate-name": ("gpus: 256\nnaming: {spine: spine}\n", ":2: naming.spine", "two devices are named 'spine'"),
     "duplicate-key": ("gpus: 256\ngpus: 512\n", ":2: gpus", "duplicate key"),
     "evpn-route-target": (

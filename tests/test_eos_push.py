@@ -344,8 +344,9 @@ TINY_EOS = """
 name: tiny-eos-push
 gpus: 16
 backend:
-  leaf: {model: DCS-7060DX5-64S, nos: eos}
-  spine: {model: DCS-7060DX5-64S, nos: eos}
+  # the release the stand-in switches answer they run (tests/data/eos/answers.json) and boot
+  leaf: {model: DCS-7060DX5-64S, nos: eos, nos_release: "4.32.2F"}
+  spine: {model: DCS-7060DX5-64S, nos: eos, nos_release: "4.32.2F"}
   bgp_security: {password: bgp-backend}
 oob:
   switch: {model: N9K-C93108TC-FX3, nos: nxos, count: 1}

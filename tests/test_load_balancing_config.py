@@ -159,6 +159,7 @@ def test_dlb_on_a_frontend_fabric_leaves_the_backend_on_ecmp(whitepaper, write_i
     intent["frontend"]["load_balancing"] = {"mode": "per-packet"}
     for role in ("leaf", "spine"):
         intent["frontend"][role]["nos_release"] = "10.5"  # DLB: NX-OS 10.5(1)F and later
+        intent["frontend"][role]["management"] = {"boot": {"nxos": "nxos64-cs.10.5.1.F.bin"}}  # and an image of it
     b = build(write_intent, intent, name="fe-dlb")
     for name, config in b.configs.items():
         block = dlb_block(nxos_text(b, name))

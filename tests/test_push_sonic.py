@@ -260,9 +260,9 @@ def test_an_image_other_than_the_pinned_one_refuses_the_commit(complete, target,
     try:
         result = push(complete, inventory, target.password, "--devices", LEAF, "--commit")
     finally:
-        target.set_image("SONiC-OS-202405.0")
+        target.set_image("SONiC-OS-202411.0")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "runs another image than the build pins (SONiC-OS-202405.0): current SONiC-OS-202311.3" in result.stdout
+    assert "runs another image than the build pins (SONiC-OS-202411.0): current SONiC-OS-202311.3" in result.stdout
     assert "nothing was committed" in result.stdout and target.commands("config") == []
 
 

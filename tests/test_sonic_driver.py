@@ -396,7 +396,7 @@ def test_a_stale_timer_pid_file_kills_nothing(target: SonicTarget, driver: Sonic
 
 
 def test_sonic_installer_list_names_the_running_image(target: SonicTarget, driver: SonicDriver):
-    assert driver.get_boot_images() == {"current": "SONiC-OS-202405.0", "next": "SONiC-OS-202405.0"}
+    assert driver.get_boot_images() == {"current": "SONiC-OS-202411.0", "next": "SONiC-OS-202411.0"}
 
 
 def test_the_password_is_in_no_file(two_unit_lab, target: SonicTarget):
