@@ -17,6 +17,8 @@ from fabricgen.compiler.pipeline import build, compile_intent
 from fabricgen.reports.bom_compare import compare_bom
 from tests import cli_runner
 
+REPO = Path(__file__).parent.parent
+
 REFERENCES = Path(__file__).parent / "data"
 
 # The whitepaper's components table (shared/seeds/000_dac0e30783cd1e24.txt): every device count.
@@ -326,8 +328,23 @@ def test_summary_names_what_the_whitepaper_intents_pin(whitepaper):
     notes = whitepaper[512].compiled.notes
     assert "frontend: 4 spines as pinned (2 would take the uplinks)" in notes
     assert not any(note.startswith("frontend: 10 leaves") for note in notes)  # 10 leaves are computed
-    assert "frontend: 8 leaves as pinned (6 would hold every server port)" in whitepaper[256].compiled.notes
+    assert "frontend: 8 leaves at least, as asked (6 would hold every server port)" in whitepaper[256].compiled.notes
     assert "4 spines as pinned" in whitepaper[512].files["summary.md"].decode()
+    assert "oob: 4 N9K-C93108TC-FX3 OOB switches at least, as asked (3 would do)" in whitepaper[256].compiled.notes
+
+
+def test_at_least_builds_what_the_design_needs_once_it_grows_past_it(write_intent):
+    """The white paper's 256-GPU intent keeps its deployed counts as at_least: grown to 512 GPUs it
+    builds the 10 frontend leaves and 5 OOB switches the design needs (count would be refused)."""
+    text = (REPO / "intents" / "cisco-256-gpu.yaml").read_text().replace("\ngpus: 256\n", "\ngpus: 512\n")
+    compiled = compile_intent(write_intent(text), render=False).compiled
+    assert len(list(compiled.fabric.by_role(Role.LEAF, Network.FRONTEND))) == 10
+    assert len(list(compiled.fabric.by_role(Role.OOB_SWITCH))) == 5
+    refused = text.replace("at_least: 8", "count: 8")
+    with pytest.raises(DesignError, match="the intent pins 8"):
+        compile_intent(write_intent(refused), render=False)
+    with pytest.raises(IntentError, match="count .* or at_least .*not both"):
+        compile_intent(write_intent(text.replace("at_least: 8", "at_least: 8, count: 8")), render=False)
 
 
 def test_pinning_fewer_oob_switches_than_rows_says_why(write_intent):

@@ -106,6 +106,32 @@ class SpineRole(SwitchRole):
     )
 
 
+class GrowableRole(SwitchRole):
+    """A role whose switches are bought ahead of need (frontend and storage leaves, OOB switches):
+    `at_least` builds that many while the design needs fewer, and what the design needs once it
+    grows past them, where `count` would be refused."""
+
+    at_least: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_SWITCHES,
+        description="build at least this many (as bought), more when the design needs them; instead of count",
+    )
+
+    @model_validator(mode="after")
+    def _count_or_at_least(self) -> GrowableRole:
+        if self.count is not None and self.at_least is not None:
+            raise ValueError("give count (exactly this many) or at_least (this many or more), not both")
+        return self
+
+    def pinned(self, needed: int) -> int | None:
+        """The count to build when the intent sets one: `count` as written, `at_least` raised to
+        what the design needs; None when the design chooses."""
+        if self.at_least is not None:
+            return max(self.at_least, needed)
+        return self.count
+
+
 class Bfd(InputModel):
     """BFD beside every BGP session, so a dead link is noticed in about interval x multiplier."""
 
@@ -555,7 +581,7 @@ class HostFabric(InputModel):
     """A frontend or storage leaf/spine fabric. Servers attach with the ports their catalog entry
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
-    leaf: SwitchRole = Field(SwitchRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
+    leaf: GrowableRole = Field(GrowableRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
     spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
     tiers: int | None = Field(
         None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3"
@@ -677,7 +703,7 @@ class Oob(InputModel):
     """Out-of-band management: copper access switches for every mgmt0, BMC, host management NIC,
     PDU and console server; console servers for every switch's console port."""
 
-    switch: SwitchRole = Field(SwitchRole(model="N9K-C93108TC-FX3"), description="the copper OOB access switches (NX-OS only)")
+    switch: GrowableRole = Field(GrowableRole(model="N9K-C93108TC-FX3"), description="the copper OOB access switches (NX-OS only)")
     uplinks: int = Field(2, ge=0, le=64, description="routed uplinks per OOB switch to the management core (the intent's edge)")
     vlan: int = Field(10, ge=2, le=4094, description="access VLAN of the management ports on every OOB switch")
     console: ConsoleServers = Field(ConsoleServers(), description="the console servers")

@@ -229,7 +229,8 @@ def build_host_fabric(
         ]
     needed_groups = _place(loads, capacity, None)[-1] + 1  # type: ignore[index]
     problems: list[Problem] = []
-    pinned = spec.leaf.count
+    # at_least rounds up to whole pairs of what the servers need; count is used as written
+    pinned = spec.leaf.pinned(needed_groups * width)
     groups = needed_groups
     notes = []
     if pinned is not None:
@@ -253,7 +254,8 @@ def build_host_fabric(
         else:
             groups = pinned // width
             if groups > needed_groups:
-                notes.append(f"{network.value}: {pinned} leaves as pinned ({needed_groups * width} would hold every server port)")
+                how = "as pinned" if spec.leaf.count is not None else "at least, as asked"
+                notes.append(f"{network.value}: {pinned} leaves {how} ({needed_groups * width} would hold every server port)")
     if problems:
         return None, problems
     # unpinned: leaves fill in order, so more servers only add leaves (growth moves none); pinned:

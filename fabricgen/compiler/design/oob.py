@@ -355,7 +355,7 @@ def oob_counts(
     )
     needed_switches = _switches_for(layout.copper_total, _copper_ports(catalog, oob.switch.model))
     needed_servers = max(1, math.ceil(layout.lines_total / _lines_per_server(catalog, intent)))
-    return OobCounts(max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers)
+    return OobCounts(max(needed_switches, oob.switch.pinned(needed_switches) or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers)
 
 
 def _add_console_placeholders(catalog: Catalog, intent: Intent, blocks: dict[int, _Members], rows: Mapping[str, int]) -> None:
@@ -410,10 +410,11 @@ def build_oob(
     layout = _layout(catalog, blocks, units, node_copper, copper, lines_per_server, by_row=rows is not None)
     needed_switches = _switches_for(layout.copper_total, copper)
     needed_servers = max(1, math.ceil(layout.lines_total / lines_per_server))
-    switches, servers = max(needed_switches, oob.switch.count or 1), max(needed_servers, oob.console.count or 1)
+    pinned_switches = oob.switch.pinned(needed_switches)
+    switches, servers = max(needed_switches, pinned_switches or 1), max(needed_servers, oob.console.count or 1)
     notes = []
     for pinned, needed, where, what in (
-        (oob.switch.count, needed_switches, ("oob", "switch", "count"), f"{oob.switch.model} OOB switches"),
+        (pinned_switches, needed_switches, ("oob", "switch", "count"), f"{oob.switch.model} OOB switches"),
         (oob.console.count, needed_servers, ("oob", "console", "count"), f"{oob.console.model} console servers"),
     ):
         if pinned is not None and pinned < needed:
@@ -422,7 +423,8 @@ def build_oob(
                 Problem(f"the cluster needs {needed} {what} ({why}), the intent pins {pinned}", hint=f"set count: {needed} or more, or remove it", field=where)
             )
         elif pinned is not None and pinned > needed:
-            notes.append(f"oob: {pinned} {what} as pinned ({needed} would do)")
+            asked = "at least, as asked" if where[1] == "switch" and oob.switch.at_least is not None else "as pinned"
+            notes.append(f"oob: {pinned} {what} {asked} ({needed} would do)")
     if problems:
         return None, problems
 
