@@ -343,7 +343,7 @@ def test_at_least_builds_what_the_design_needs_once_it_grows_past_it(write_inten
     refused = text.replace("at_least: 8", "count: 8")
     with pytest.raises(DesignError, match="the intent pins 8"):
         compile_intent(write_intent(refused), render=False)
-    with pytest.raises(IntentError, match="count .* or at_least .*not both"):
+    with pytest.raises(IntentError, match=r"count .* or at_least .*not both"):
         compile_intent(write_intent(text.replace("at_least: 8", "at_least: 8, count: 8")), render=False)
 
 

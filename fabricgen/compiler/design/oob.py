@@ -355,7 +355,9 @@ def oob_counts(
     )
     needed_switches = _switches_for(layout.copper_total, _copper_ports(catalog, oob.switch.model))
     needed_servers = max(1, math.ceil(layout.lines_total / _lines_per_server(catalog, intent)))
-    return OobCounts(max(needed_switches, oob.switch.pinned(needed_switches) or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers)
+    return OobCounts(
+        max(needed_switches, oob.switch.pinned(needed_switches) or 1), max(needed_servers, oob.console.count or 1), needed_switches, needed_servers
+    )
 
 
 def _add_console_placeholders(catalog: Catalog, intent: Intent, blocks: dict[int, _Members], rows: Mapping[str, int]) -> None:
