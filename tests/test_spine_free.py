@@ -84,17 +84,41 @@ def shipped(tmp_path_factory):
 def test_a_top_of_rack_pair_with_no_spines_splits_each_node_over_both_switches(shipped):
     b, out = shipped["inference-pod-4-node"]
     s = b.sizing
-    assert (s.spines, s.leaves, s.su_count, s.leaf_uplinks, s.leaf_downlinks, s.spineless) == (0, 2, 1, 0, 16, True)
+    assert (s.spines, s.leaves, s.su_count, s.leaf_uplinks, s.leaf_downlinks, s.spineless, s.peer_links) == (0, 2, 1, 0, 16, True, 2)
     assert Counter(d.role for d in b.fabric.devices.values()) == {Role.GPU_NODE: 4, Role.LEAF: 2}
     assert not any(link.kind is LinkKind.FABRIC for link in b.fabric.links)
-    links = {(r["a_device"], r["a_port"]): r["b_device"] for r in cabling(out)}
+    links = {(r["a_device"], r["a_port"]): r["b_device"] for r in cabling(out) if r["kind"] == "host"}
     for node in range(1, 5):  # odd NICs on the first switch, even on the second
         assert {links[(f"gpu{node:04d}", f"nic{nic}")] for nic in (1, 3, 5, 7)} == {"be-su01-leaf1"}
         assert {links[(f"gpu{node:04d}", f"nic{nic}")] for nic in (2, 4, 6, 8)} == {"be-su01-leaf2"}
     assert len(links) == 32 and bom(out)["N9K-C9364D-GX2A"] == 2
     [note] = [n for n in b.compiled.notes if n.startswith("spine-free")]
-    assert "top-of-rack pair" in note and "no network path" in note and "rails 1, 3, 5, 7 on leaf 1" in note
-    assert "16 downlinks, no uplinks: no spine tier, no BGP; traffic between NICs of different leaves" in (out / "summary.md").read_text()
+    assert "top-of-rack pair" in note and "rails 1, 3, 5, 7 on leaf 1" in note and "peer links" in note
+
+
+def test_the_two_switches_of_a_pair_are_joined_by_routed_peer_links(shipped):
+    """Two parallel /31 links between the pair's switches (after the host ports), one eBGP session
+    on each, cabled as BE-P cables, with the optics and cables of fabric links in the BOM."""
+    b, out = shipped["inference-pod-4-node"]
+    peers = [link for link in b.fabric.links if link.kind is LinkKind.PEER]
+    assert [(link.id, link.a.device.name, link.b.device.name) for link in peers] == [
+        ("BE-P00001", "be-su01-leaf1", "be-su01-leaf2"),
+        ("BE-P00002", "be-su01-leaf1", "be-su01-leaf2"),
+    ]
+    assert all(link.a.cage > 16 and link.b.cage > 16 for link in peers)  # host ports first
+    rows = [r for r in cabling(out) if r["kind"] == "peer"]
+    assert [r["cable_id"] for r in rows] == ["BE-P00001", "BE-P00002"]
+    plan = b.compiled.addresses
+    for link in peers:
+        a, z = plan.interfaces[link.a], plan.interfaces[link.b]
+        assert (a.prefixlen, z.prefixlen, a.peer, z.peer) == (31, 31, z.address, a.address)
+    text = (out / "configs" / "be-su01-leaf1.cfg").read_text()
+    assert "router bgp" in text and text.count("    remote-as ") == 2 and "maximum-paths 2" in text
+    assert text.count("description BE-P0000") == 2
+    summary = (out / "summary.md").read_text()
+    assert "16 downlinks, no uplinks" in summary and "2 peer links" in summary
+    # the optics at both ends of each peer link are ordered: host ports' 32 plus the peer links' 4
+    assert bom(out)[next(iter({p.optic for link in peers for p in (link.a, link.b)}))] >= 4
 
 
 def test_a_single_switch_lab_holds_every_nic_and_runs_no_bgp(shipped):
@@ -138,9 +162,9 @@ def test_a_reserved_unit_keeps_ports_for_growth_without_spines(write_intent):
 
 
 def test_nodes_that_do_not_fit_the_pair_are_refused_with_how_many_fit(write_intent):
-    """17 nodes x 4 NICs per switch of a pair: 68 ports, the N9K-C9364D-GX2A has 64."""
-    err = build_refused(write_intent("nodes: 17\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}\n"))
-    assert "backend.spine.count" in err and "need 68 ports" in err and "at most 16 nodes (128 GPUs) fit without spines" in err
+    """16 nodes x 4 NICs per switch of a pair and 2 peer links: 66 ports, the N9K-C9364D-GX2A has 64."""
+    err = build_refused(write_intent("nodes: 16\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}\n"))
+    assert "backend.spine.count" in err and "need 64 ports and 2 for the peer links" in err and "at most 15 nodes (120 GPUs) fit without spines" in err
     assert "remove backend.spine.count to add spines" in err
 
 
@@ -169,23 +193,33 @@ def test_a_frontend_with_no_spines_is_refused(write_intent):
 
 
 @pytest.mark.parametrize("nos", ["nxos", "eos", "sonic"])
-def test_a_top_of_rack_pair_switch_without_spines_configures_hosts_and_no_bgp(write_intent, tmp_path, nos):
+def test_a_top_of_rack_pair_switch_peers_with_its_twin_over_lossless_peer_links(write_intent, tmp_path, nos):
+    """Each switch of a spine-free pair: 16 host ports, 2 routed peer ports with a BGP session
+    each to the other switch's ASN, and the peer ports lossless like uplinks."""
     model = LEAF_OF[nos]
     out = tmp_path / "out"
-    build(
+    b = build(
         write_intent(
             f"nodes: 4\ngpu_node: DGX-H100\nbackend: {{design: top-of-rack, tor_attach: pair, leaf: {{model: {model}, nos: {nos}}}, spine: {{count: 0}}}}\n"
         ),
         out,
-    )
-    for leaf in ("be-su01-leaf1", "be-su01-leaf2"):
+    )[0]
+    asns = b.compiled.addresses.asns
+    for leaf, other in (("be-su01-leaf1", "be-su01-leaf2"), ("be-su01-leaf2", "be-su01-leaf1")):
+        config = b.configs[leaf]
+        peer_ports = [i for i in config.interfaces if i.kind == "peer"]
+        assert len(peer_ports) == 2 and all(i.address and i.address.endswith("/31") and i.lossless for i in peer_ports)
+        assert [n.remote_asn for n in config.bgp.neighbors] == [asns[other]] * 2
         if nos == "sonic":
             db = json.loads((out / "configs" / leaf / "config_db.json").read_text())
-            assert sum(1 for key in db["INTERFACE"] if "|" in key) == 16 and db["PORT_QOS_MAP"]
-            assert "router bgp" not in (out / "configs" / leaf / "frr.conf").read_text()
+            assert sum(1 for key in db["INTERFACE"] if "|" in key) == 18 and db["PORT_QOS_MAP"]
+            assert all(db["PORT_QOS_MAP"].get(i.name, {}).get("pfc_enable") for i in peer_ports)
+            frr = (out / "configs" / leaf / "frr.conf").read_text()
+            assert "router bgp" in frr and frr.count(f"remote-as {asns[other]}") == 2
         else:
             text = (out / "configs" / f"{leaf}.cfg").read_text()
-            assert text.count("description BE-") == 16 and "router bgp" not in text and "route-map" not in text
+            assert text.count("description BE-") == 18 and text.count("description BE-P") == 2 and "router bgp" in text
+            assert text.count(f"remote-as {asns[other]}") == 2
 
 
 # --- analyze and the lab --------------------------------------------------------------------------
@@ -209,19 +243,24 @@ def test_analyze_reports_what_each_leaf_failure_cuts_off(shipped, name):
 @needs_lab
 @pytest.mark.parametrize("name", ["inference-pod-4-node", "lab-16-gpu"])
 def test_the_spine_free_intents_boot_in_the_lab(tmp_path, name):
-    """`lab run` on each shipped spine-free intent: no session expected and none found, every
-    probe between NICs of one switch answered, and (the pair) every probe between the two
-    switches unanswered, as planned."""
+    """`lab run` on each shipped spine-free intent: the single switch has no session, the pair one
+    per peer link (each counted from both ends) Established, and every probe answered: those
+    between NICs of the two switches cross the peer links."""
     build_dir = tmp_path / name
     build(REPO / "intents" / f"{name}.yaml", build_dir)
     try:
         run = lab_fabricgen("lab", "run", str(build_dir))
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr
         summary = " ".join(run.stdout.split())
-        assert "BGP sessions: PASS, 0/0 expected sessions Established" in summary and "lab run: PASS" in summary
-        assert "Traffic: PASS, 32/32 probes reached their target" in summary
-        if name == "inference-pod-4-node":
-            assert "32/32 between leaves no fabric link joins" in summary
+        assert "lab run: PASS" in summary
+        if name == "inference-pod-4-node":  # the peer links carry every probe between the switches
+            assert "BGP sessions: PASS, 4/4 expected sessions Established" in summary
+            assert "ECMP width: PASS, 2/2 routes to remote leaves' server prefixes at the planned width" in summary
+            assert "Traffic: PASS, 64/64 probes reached their target" in summary
+        else:
+            assert "BGP sessions: PASS, 0/0 expected sessions Established" in summary
+            assert "Traffic: PASS, 32/32 probes reached their target" in summary
+        assert "between leaves no fabric link joins" not in summary
     finally:
         lab_fabricgen("lab", "down", str(build_dir))
     assert leftovers(build_dir) == []

@@ -1,7 +1,8 @@
 """The fabric graph: devices with ports, and links between ports.
 
 Plain slotted dataclasses, built once by the design stage and then only read. A link's `a` end is
-the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper tier.
+the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper tier; a peer link
+(between the two leaves of a spine-free pair) runs from the first leaf to the second.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Network(StrEnum):
 class LinkKind(StrEnum):
     HOST = "host"  # server port to leaf
     FABRIC = "fabric"  # leaf to spine, or spine to core
+    PEER = "peer"  # leaf to leaf: the routed links between the two switches of a spine-free pair
     MANAGEMENT = "management"  # copper management port (mgmt0, BMC, PDU...) to an OOB switch
     CONSOLE = "console"  # serial console port to a console server line
     UPLINK = "uplink"  # OOB switch to the management core
