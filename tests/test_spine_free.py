@@ -10,7 +10,9 @@ from collections import Counter
 
 import pytest
 
-from fabricgen.compiler.design.graph import LinkKind, Role
+from fabricgen.build import build_dir
+from fabricgen.compiler.checks.topology import peer_links_join_the_pair
+from fabricgen.compiler.design.graph import LinkKind, Network, Role
 from fabricgen.compiler.pipeline import build, compile_intent
 from tests import cli_runner
 from tests.conftest import REPO, build_refused
@@ -264,3 +266,42 @@ def test_the_spine_free_intents_boot_in_the_lab(tmp_path, name):
     finally:
         lab_fabricgen("lab", "down", str(build_dir))
     assert leftovers(build_dir) == []
+
+
+# --- peer links only between the two switches of a pair -------------------------------------------
+
+
+def test_the_checks_refuse_a_peer_link_outside_the_pair_or_a_missing_one(write_intent):
+    """peer_links_join_the_pair on a graph edited after the design: a host cable relabelled as a
+    peer link (a node to a leaf), and one of the pair's two peer links gone."""
+    b = compile_intent(write_intent("nodes: 4\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}\n"), render=False)
+    c = b.compiled
+    assert list(peer_links_join_the_pair(c)) == []
+    host = next(link for link in c.fabric.links if link.kind is LinkKind.HOST)
+    host.kind = LinkKind.PEER
+    assert [p.message for p in peer_links_join_the_pair(c)] == [
+        f"peer link {host.id} joins {host.a.device.name} to {host.b.device.name}; it may only join the two leaves of the pair",
+        "the backend pair's leaves are joined by 3 peer links, expected 2",
+    ]
+    host.kind = LinkKind.HOST
+    c.fabric.links.remove(next(link for link in c.fabric.links if link.id == "BE-P00002"))
+    assert [p.message for p in peer_links_join_the_pair(c)] == ["the backend pair's leaves are joined by 1 peer link, expected 2"]
+
+
+def test_a_peer_link_with_no_pair_is_refused_by_the_checks(write_intent):
+    b = compile_intent(write_intent("gpus: 16\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: single, spine: {count: 0}}\n"), render=False)
+    c = b.compiled
+    link = next(link for link in c.fabric.links if link.kind is LinkKind.HOST)
+    link.kind = LinkKind.PEER
+    [problem] = peer_links_join_the_pair(c)
+    assert problem.message == f"peer link {link.id} in a backend fabric that is no spine-free pair"
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "fault"),
+    [(Role.LEAF, Role.LEAF, None), (Role.LEAF, Role.SPINE, "target role"), (Role.GPU_NODE, Role.LEAF, "source role")],
+)
+def test_a_build_directory_holds_peer_links_only_between_two_leaves(source, target, fault):
+    """build_dir's verification of topology.json (END_ROLES): a peer link's ends are both leaves."""
+    faults = build_dir._link_faults(LinkKind.PEER, 400, Network.BACKEND, (source, Network.BACKEND), (target, Network.BACKEND))
+    assert [where for where, _ in faults] == ([] if fault is None else [fault])

@@ -50,7 +50,9 @@ def peer_links_join_the_pair(c: Compiled) -> Iterable[Problem]:
         found[link.network] += 1
     for network, plan in c.plans.items():
         if plan.peer_links and found[network] != plan.peer_links:
-            yield Problem(f"the {network} pair's leaves are joined by {found[network]} peer links, expected {plan.peer_links}")
+            yield Problem(
+                f"the {network} pair's leaves are joined by {found[network]} peer link{'s' if found[network] != 1 else ''}, expected {plan.peer_links}"
+            )
 
 
 def _ratio_at(device: Device, ports: _TierPorts, wanted: Fraction, what: str) -> Iterable[Problem]:
