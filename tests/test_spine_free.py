@@ -235,11 +235,15 @@ def test_analyze_reports_what_each_leaf_failure_cuts_off(shipped, name):
     report = cli_runner.fabricgen("analyze", out)
     assert report.returncode == 0, report.stderr
     text = " ".join(report.stdout.split())
-    assert "No spines: every leaf is alone" in text
     if name == "lab-16-gpu":
+        assert "No spines: every leaf is alone" in text
         assert "| be-su01-leaf1 | 16 | 100.0% | 2 |" in text
-    else:
+    else:  # the pair: paths between its switches over the peer links, which a leaf failure does not need
+        assert "No spines: the pair's two leaves are joined by 2 peer links (BE-P00001, BE-P00002), 0.8 Tb/s" in text
+        assert "A peer link's failure leaves 1 of 2 (0.4 Tb/s) and cuts off no NIC" in text
         assert "| be-su01-leaf1 | 16 | 50.0% | 4 |" in text and "| be-su01-leaf2 | 16 | 50.0% | 4 |" in text
+        assert "its pair's 2 peer links would carry traffic between NICs of the two leaves" in text
+        assert "whatever the traffic, the network carries only traffic between NICs of one leaf" not in text
 
 
 @needs_lab
