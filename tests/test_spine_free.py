@@ -14,6 +14,7 @@ from fabricgen.build import build_dir
 from fabricgen.compiler.checks.topology import peer_links_join_the_pair
 from fabricgen.compiler.design.graph import LinkKind, Network, Role
 from fabricgen.compiler.pipeline import build, compile_intent
+from fabricgen.testplan import write_plan
 from tests import cli_runner
 from tests.conftest import REPO, build_refused
 from tests.test_lab import fabricgen as lab_fabricgen
@@ -309,3 +310,18 @@ def test_a_build_directory_holds_peer_links_only_between_two_leaves(source, targ
     """build_dir's verification of topology.json (END_ROLES): a peer link's ends are both leaves."""
     faults = build_dir._link_faults(LinkKind.PEER, 400, Network.BACKEND, (source, Network.BACKEND), (target, Network.BACKEND))
     assert [where for where, _ in faults] == ([] if fault is None else [fault])
+
+
+# --- the test plan ----------------------------------------------------------------------------------
+
+
+def test_the_test_plan_crosses_the_pairs_peer_links(shipped, tmp_path):
+    """Besides a pair per switch (two nodes on one leaf), one perftest pair between a NIC on each
+    switch: its routed paths are the 2 peer links, with 4 QPs per path so the hash can use both."""
+    _b, out = shipped["inference-pod-4-node"]
+    plan = write_plan(out, tmp_path / "plan")
+    across = [p for p in plan.pairs if p.server.leaf != p.client.leaf]
+    assert [(p.server.leaf, p.client.leaf, p.links, p.paths, p.qps) for p in across] == [("be-su01-leaf1", "be-su01-leaf2", ["BE-P00001", "BE-P00002"], 2, 8)]
+    assert sum(p.server.leaf == p.client.leaf for p in plan.pairs) == 2
+    assert any("peer links" in note for note in plan.notes)
+    assert "2 peer links" in (tmp_path / "plan" / "testplan.md").read_text()
