@@ -17,6 +17,7 @@ from fabricgen.compiler.pipeline import build, compile_intent
 from fabricgen.testplan import write_plan
 from tests import cli_runner
 from tests.conftest import REPO, build_refused
+from tests.test_export import export as export_build
 from tests.test_lab import fabricgen as lab_fabricgen
 from tests.test_lab import leftovers, needs_lab
 
@@ -118,6 +119,8 @@ def test_the_two_switches_of_a_pair_are_joined_by_routed_peer_links(shipped):
     text = (out / "configs" / "be-su01-leaf1.cfg").read_text()
     assert "router bgp" in text and text.count("    remote-as ") == 2 and "maximum-paths 2" in text
     assert text.count("description BE-P0000") == 2
+    printed = cli_runner.fabricgen("build", POD, "-o", out.parent / "again")
+    assert "no uplinks (top-of-rack: no spine tier), 2 peer links between the pair" in " ".join(printed.stdout.split())
     summary = (out / "summary.md").read_text()
     assert "16 downlinks, no uplinks" in summary and "2 peer links" in summary
     # the optics at both ends of each peer link are ordered: host ports' 32 plus the peer links' 4
@@ -325,3 +328,11 @@ def test_the_test_plan_crosses_the_pairs_peer_links(shipped, tmp_path):
     assert sum(p.server.leaf == p.client.leaf for p in plan.pairs) == 2
     assert any("peer links" in note for note in plan.notes)
     assert "2 peer links" in (tmp_path / "plan" / "testplan.md").read_text()
+
+
+def test_the_containerlab_export_wires_the_peer_links(shipped, tmp_path):
+    """The routing twins peer over the peer links, so the exported topology must cable them."""
+    _b, out = shipped["inference-pod-4-node"]
+    clab = export_build("containerlab", out, tmp_path / "clab")
+    text = (clab / "inference-pod-4-node.clab.yml").read_text()
+    assert "# BE-P00001: be-su01-leaf1 Ethernet1/17 - be-su01-leaf2 Ethernet1/17" in text and "# BE-P00002:" in text

@@ -120,7 +120,7 @@ def _print_summary(result: Build) -> None:
     out.print(
         f"{s.gpus:,} GPUs, {s.su_count:,} scalable unit(s) of {s.su_nodes:,} nodes, {len(result.fabric.links):,} links; "
         + (
-            f"leaf {s.leaf_downlinks} down, no uplinks ({s.design}: no spine tier)"
+            f"leaf {s.leaf_downlinks} down, no uplinks ({s.design}: no spine tier)" + (f", {s.peer_links} peer links between the pair" if s.peer_links else "")
             if s.spineless
             else f"leaf {s.leaf_downlinks} down / {s.leaf_uplinks} up ({format_ratio(s.built_ratio)}), "
             + (
