@@ -188,11 +188,61 @@ def test_a_pinned_leaf_count_that_is_not_the_pair_is_refused(write_intent):
     assert "a fabric with no spines has 2 leaves" in err and "set count: 2" in err
 
 
-def test_a_frontend_with_no_spines_is_refused(write_intent):
-    """A collapsed frontend pair needs a link between its two leaves (a server's two ports land
-    on different leaves); fabricgen builds none yet, so count 0 stays out of range there."""
-    err = build_refused(write_intent("gpus: 16\ngpu_node: DGX-H100\nfrontend: {spine: {count: 0}}\n"))
-    assert "frontend.spine.count" in err
+# --- the collapsed frontend pair --------------------------------------------------------------------
+
+FRONTEND_PAIR = """
+nodes: 4
+gpu_node: DGX-H100
+backend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}
+frontend: {spine: {count: 0}}
+storage_nodes: {model: AFF-A90, count: 2}
+"""
+
+
+def test_a_collapsed_frontend_pair_dual_homes_every_server_over_two_peered_leaves(write_intent, tmp_path):
+    """frontend.spine.count: 0: one pair of leaves, no spines, every server (GPU and converged
+    storage nodes) with one frontend port on each leaf, the leaves joined by 2 peer links with an
+    eBGP session each."""
+    b, out = build(write_intent(FRONTEND_PAIR), tmp_path / "out")
+    plan = b.compiled.plans[Network.FRONTEND]
+    assert (plan.leaves, plan.spines, plan.leaf_uplinks, plan.peer_links) == (2, 0, 0, 2)
+    leaves = sorted(d.name for d in b.fabric.by_role(Role.LEAF, Network.FRONTEND))
+    assert leaves == ["fe-leaf01", "fe-leaf02"] and not list(b.fabric.by_role(Role.SPINE, Network.FRONTEND))
+    peers = [link for link in b.fabric.links if link.kind is LinkKind.PEER and link.network is Network.FRONTEND]
+    assert [(link.id, link.a.device.name, link.b.device.name) for link in peers] == [
+        ("FE-P00001", "fe-leaf01", "fe-leaf02"),
+        ("FE-P00002", "fe-leaf01", "fe-leaf02"),
+    ]
+    homes: dict[str, set[str]] = {}
+    for link in b.fabric.links:
+        if link.kind is LinkKind.HOST and link.network is Network.FRONTEND:
+            homes.setdefault(link.a.device.name, set()).add(link.b.device.name)
+    assert len(homes) == 6 and all(leaf_set == set(leaves) for leaf_set in homes.values())  # 4 GPU nodes, 2 storage nodes
+    asns = b.compiled.addresses.asns
+    for leaf, other in (("fe-leaf01", "fe-leaf02"), ("fe-leaf02", "fe-leaf01")):
+        config = b.configs[leaf]
+        assert [n.remote_asn for n in config.bgp.neighbors] == [asns[other]] * 2
+        assert config.bgp.maximum_paths == 2
+        text = (out / "configs" / f"{leaf}.cfg").read_text()
+        assert text.count("description FE-P0000") == 2 and text.count(f"remote-as {asns[other]}") == 2
+    summary = (out / "summary.md").read_text()
+    assert "- a collapsed pair: 2 leaves (leaf-pair), no spines; every leaf: 52 server ports; 2 peer links between the two leaves" in summary
+    assert {r["cable_id"] for r in csv.DictReader((out / "cabling.csv").open()) if r["kind"] == "peer" and r["network"] == "frontend"} == {
+        "FE-P00001",
+        "FE-P00002",
+    }
+
+
+def test_a_collapsed_frontend_pair_that_cannot_hold_the_servers_is_refused(write_intent):
+    """40 DGX nodes x 2 frontend ports: 40 ports on each leaf, an N9K-C93600CD-GX has 28 x 100G."""
+    err = build_refused(write_intent("nodes: 40\ngpu_node: DGX-H100\nfrontend: {spine: {count: 0}}\n"))
+    assert "frontend.spine.count" in err and "a collapsed pair" in err and "remove frontend.spine.count" in err
+
+
+@pytest.mark.parametrize(("extra", "wrong"), [("attach: single-leaf", "attach: leaf-pair"), ("tiers: 3", "tiers: 3")])
+def test_a_collapsed_frontend_needs_a_pair_and_one_tier(write_intent, extra, wrong):
+    err = build_refused(write_intent(f"gpus: 16\ngpu_node: DGX-H100\nfrontend: {{{extra}, spine: {{count: 0}}}}\n"))
+    assert "spine.count: 0" in err and wrong in err
 
 
 # --- configs of every NOS for a spine-free switch -------------------------------------------------
@@ -336,3 +386,21 @@ def test_the_containerlab_export_wires_the_peer_links(shipped, tmp_path):
     clab = export_build("containerlab", out, tmp_path / "clab")
     text = (clab / "inference-pod-4-node.clab.yml").read_text()
     assert "# BE-P00001: be-su01-leaf1 Ethernet1/17 - be-su01-leaf2 Ethernet1/17" in text and "# BE-P00002:" in text
+
+
+@needs_lab
+def test_the_collapsed_frontend_pair_boots_in_the_lab(write_intent, tmp_path):
+    """`lab run --network frontend` on a collapsed pair: a session per peer link from each end,
+    ECMP over both towards the other leaf, every probe answered (a failed peer link included)."""
+    build_dir = tmp_path / "fe-pair"
+    build(write_intent(FRONTEND_PAIR), build_dir)
+    try:
+        run = lab_fabricgen("lab", "run", str(build_dir), "--network", "frontend")
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr
+        summary = " ".join(run.stdout.split())
+        assert "BGP sessions: PASS, 4/4 expected sessions Established" in summary and "lab run: PASS" in summary
+        assert "ECMP width: PASS, 2/2 routes to remote leaves' server prefixes at the planned width" in summary
+        assert "Traffic: PASS, 30/30 probes reached their target" in summary
+    finally:
+        lab_fabricgen("lab", "down", str(build_dir))
+    assert leftovers(build_dir) == []

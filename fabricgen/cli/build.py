@@ -137,7 +137,8 @@ def _print_summary(result: Build) -> None:
         if network.value != "backend":
             out.print(
                 f"{network.value}: {plan.leaves:,} leaves, {plan.spines:,} spines; leaf {plan.leaf_downlinks} server ports / "
-                f"{plan.leaf_uplinks} up ({format_ratio(plan.built_ratio)})",
+                f"{plan.leaf_uplinks} up ({format_ratio(plan.built_ratio)})"
+                + (f", {plan.peer_links} peer links between the collapsed pair" if plan.peer_links else ""),
                 markup=False,
             )
     if result.compiled.oob is not None:

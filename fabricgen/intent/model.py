@@ -543,7 +543,9 @@ class HostFabric(InputModel):
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
     leaf: SwitchRole = Field(SwitchRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
-    spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
+    spine: SpineRole = Field(
+        SpineRole(), description="the spine switches; count: 0 builds a collapsed pair (two leaves joined by routed peer links, no spines)"
+    )
     tiers: int | None = Field(
         None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3"
     )
@@ -586,6 +588,16 @@ class HostFabric(InputModel):
             wrong = sorted({"core", "spine_ratio", "pod_leaves"} & self.model_fields_set)
             if wrong:
                 raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
+        return self
+
+    @model_validator(mode="after")
+    def _collapsed_pair(self) -> HostFabric:
+        """spine.count: 0 is one pair of leaves with a server's ports on both: no tier above."""
+        if self.spine.count == 0:
+            if self.attach != "leaf-pair":
+                raise ValueError("spine.count: 0 builds a collapsed pair, each server on both leaves; use attach: leaf-pair or remove the spine count")
+            if self.tiers == 3 or {"core", "spine_ratio", "pod_leaves"} & self.model_fields_set:
+                raise ValueError("spine.count: 0 builds one tier with no uplinks; remove tiers: 3 (and core, spine_ratio, pod_leaves) or the spine count")
         return self
 
     @model_validator(mode="after")
