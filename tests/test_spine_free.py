@@ -404,3 +404,35 @@ def test_the_collapsed_frontend_pair_boots_in_the_lab(write_intent, tmp_path):
     finally:
         lab_fabricgen("lab", "down", str(build_dir))
     assert leftovers(build_dir) == []
+
+
+# --- the peer-link count ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("section", ["backend", "frontend"])
+def test_peer_links_sets_how_many_links_join_a_pair(write_intent, section):
+    """peer_links: 4 gives 4 peer links, 4 sessions a leaf and ECMP over all 4, and keeps 4 ports."""
+    fabric = "backend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}, peer_links: 4}\n"
+    if section == "frontend":
+        fabric = "backend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}}\nfrontend: {spine: {count: 0}, peer_links: 4}\n"
+    b = compile_intent(write_intent(f"nodes: 4\ngpu_node: DGX-H100\n{fabric}"))
+    network = Network(section)
+    assert b.compiled.plans[network].peer_links == 4
+    assert sum(link.kind is LinkKind.PEER and link.network is network for link in b.fabric.links) == 4
+    leaf = next(b.fabric.by_role(Role.LEAF, network))
+    assert len(b.configs[leaf.name].bgp.neighbors) == 4 and b.configs[leaf.name].bgp.maximum_paths == 4
+
+
+@pytest.mark.parametrize(
+    ("intent", "expected"),
+    [
+        ("backend: {peer_links: 2}", "peer_links apply to a spine-free pair (spine.count: 0)"),
+        ("frontend: {peer_links: 2}", "peer_links apply to a spine-free pair (spine.count: 0)"),
+        ("backend: {spine: {count: 0}, peer_links: 0}", "backend.peer_links: Input should be greater than or equal to 1"),
+        ("backend: {spine: {count: 0}, peer_links: 17}", "backend.peer_links: Input should be less than or equal to 16"),
+        ("backend: {spine: {count: 0}, peer_links: 4}", "a spine-free fabric of 8 leaves has no pair to join"),
+    ],
+)
+def test_peer_links_outside_a_pair_or_out_of_range_is_refused(write_intent, intent, expected):
+    err = build_refused(write_intent(f"gpus: 16\ngpu_node: DGX-H100\n{intent}\n"))
+    assert expected in err

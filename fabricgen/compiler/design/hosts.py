@@ -13,7 +13,7 @@ Sizing (per fabric):
   the pinned leaf count with servers spread evenly;
 - spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count;
 - `spine.count: 0`: a collapsed pair, two leaves and no spines, each server on both, the leaves
-  joined by PEER_LINKS routed peer links at the leaf's fastest speed (after the server ports,
+  joined by `peer_links` routed peer links at the leaf's fastest speed (after the server ports,
   whose count is what the leaf holds beside them); refused when the servers need more leaves.
 """
 
@@ -39,7 +39,7 @@ from fabricgen.compiler.design.graph import (
 )
 from fabricgen.compiler.design.optics import SwitchOptics, link_cable
 from fabricgen.compiler.design.plan import LeafSpinePlan
-from fabricgen.compiler.design.sizing import MIN_SPINES, PEER_LINKS, choose_uplinks, free_uplink_ports
+from fabricgen.compiler.design.sizing import MIN_SPINES, choose_uplinks, free_uplink_ports
 from fabricgen.compiler.design.three_tier import ThreeTierSizing, size_three_tier
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
 
@@ -143,11 +143,11 @@ def _leaf_capacity(model: SwitchModel, nos: str, host_speed: int, uplink_speed: 
     return 0, 0
 
 
-def _pair_capacity(model: SwitchModel, nos: str, host_speed: int, peer_speed: int) -> int:
-    """Server ports a leaf of a collapsed pair takes: the most that leave PEER_LINKS ports at
+def _pair_capacity(model: SwitchModel, nos: str, host_speed: int, peer_speed: int, peer_links: int) -> int:
+    """Server ports a leaf of a collapsed pair takes: the most that leave `peer_links` ports at
     `peer_speed` (server ports first, then the peer links, in front-panel order)."""
     for hosts in range(model.ports_at(host_speed), 0, -1):
-        if free_uplink_ports(model, nos, host_speed, hosts, peer_speed) >= PEER_LINKS:
+        if free_uplink_ports(model, nos, host_speed, hosts, peer_speed) >= peer_links:
             return hosts
     return 0
 
@@ -166,7 +166,7 @@ def _collapsed_pair(
     notes: list[str],
 ) -> tuple[LeafSpinePlan | None, list[Problem]]:
     """`spine.count: 0`: two leaves, every server's ports alternating over them (as a leaf pair),
-    then PEER_LINKS peer links from the first leaf to the second (cable ids <prefix>P00001...),
+    then `spec.peer_links` peer links from the first leaf to the second (cable ids <prefix>P00001...),
     each a /31 with an eBGP session: a server's addresses on either leaf reach the other's."""
     names, name_problems = _names(intent, fabric, network, 2, 0, None)
     if name_problems:
@@ -188,13 +188,13 @@ def _collapsed_pair(
                 switch_port = next(free[leaf.name])
                 switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, host_speed)
                 links.append((LinkKind.HOST, server_port, switch_port))
-    first, second = (allocators[leaf.name].take(peer_speed, PEER_LINKS) for leaf in leaves)
+    first, second = (allocators[leaf.name].take(peer_speed, spec.peer_links) for leaf in leaves)
     for low, high in zip(first, second, strict=True):
         low.optic, high.optic = (fabric_optics.choose(port.device.model, port.cage, peer_speed) for port in (low, high))
         links.append((LinkKind.PEER, low, high))
     fabric.connect_numbered(CABLE_PREFIX[network], network, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
     notes.append(
-        f"{network.value}: a collapsed pair, no spines: every server has a port on each of the 2 leaves, joined by {PEER_LINKS} routed "
+        f"{network.value}: a collapsed pair, no spines: every server has a port on each of the 2 leaves, joined by {spec.peer_links} routed "
         f"peer links at {peer_speed}G (a /31 and an eBGP session each, ECMP over them)"
     )
     plan = LeafSpinePlan(
@@ -211,7 +211,7 @@ def _collapsed_pair(
         host_addressing="segment" if spec.routing == "vxlan-evpn" else spec.host_addressing,
         host_pool_name="hosts",
         notes=tuple(notes),
-        peer_links=PEER_LINKS,
+        peer_links=spec.peer_links,
     )
     return plan, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
@@ -278,7 +278,7 @@ def build_host_fabric(
             )
         ]
     if collapsed:
-        capacity, min_uplinks = _pair_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed), 0  # type: ignore[arg-type]
+        capacity, min_uplinks = _pair_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.peer_links), 0  # type: ignore[arg-type]
     else:
         capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
     if capacity == 0:
@@ -338,7 +338,7 @@ def build_host_fabric(
         problems.append(
             Problem(
                 f"{section}.spine.count: 0 builds a collapsed pair of {spec.leaf.model} leaves ({capacity} {host_speed}G server ports each beside "
-                f"{PEER_LINKS} peer links), but the servers need {needed_groups * width} leaves"
+                f"{spec.peer_links} peer links), but the servers need {needed_groups * width} leaves"
                 + (f" (the intent pins {pinned})" if pinned not in (None, needed_groups * width) else ""),
                 hint=f"remove {section}.spine.count to add spines, or pick a leaf with more {host_speed}G ports",
                 field=(section, "spine", "count"),

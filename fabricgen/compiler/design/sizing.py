@@ -29,7 +29,7 @@ from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
 from fabricgen.compiler.design.three_tier import size_three_tier
-from fabricgen.intent.model import Intent
+from fabricgen.intent.model import Backend, Intent
 
 MIN_SPINES = 2
 
@@ -560,7 +560,7 @@ def _spine_free_leaves(
     backend = intent.backend
     leaf_rails = layout["unit_leaf_rails"]
     leaves, rpl = len(leaf_rails), len(leaf_rails[0])
-    peer_links = spine_free_peer_links(backend.spine.count, leaves)
+    peer_links = spine_free_peer_links(backend, leaves)
     most = (leaf_ports - peer_links) // rpl
     if su_nodes > most:
         why = "rail-only with every rail on one leaf" if backend.spine.count is None else "spine.count: 0 puts every node on each leaf of one unit, so"
@@ -593,6 +593,14 @@ def _spine_free_leaves(
         )
     if backend.tiers == 3:
         problems.append(Problem("rail-only with every rail on one leaf has one tier", hint="remove backend.tiers", field=("backend", "tiers")))
+    if "peer_links" in backend.model_fields_set and not peer_links:
+        problems.append(
+            Problem(
+                f"a spine-free fabric of {leaves} lea{'ves' if leaves > 1 else 'f'} has no pair to join: peer_links apply to two leaves",
+                hint="remove backend.peer_links",
+                field=("backend", "peer_links"),
+            )
+        )
     notes.append(_spine_free_note(intent, nodes, leaf_rails))
     if su_nodes > nodes:
         notes.append(f"each leaf reserves {su_nodes * rpl} downlinks (scalable_unit_gpus) for growth")
@@ -620,15 +628,12 @@ def _spine_free_leaves(
     ), problems
 
 
-PEER_LINKS = 2  # routed links between the two switches of a spine-free pair: one may fail
-
-
-def spine_free_peer_links(spine_count: int | None, leaves: int) -> int:
-    """The routed peer links a spine-free fabric of `leaves` leaves gets: a pair (`spine.count: 0`
-    with two leaves) is joined by PEER_LINKS parallel /31 links, one eBGP session each, so NICs on
-    different switches reach each other (a routed peer link instead of MLAG/vPC); a single switch
-    and rail-only's rails (spine count unset: rails stay apart by design) get none."""
-    return PEER_LINKS if spine_count == 0 and leaves == 2 else 0
+def spine_free_peer_links(backend: Backend, leaves: int) -> int:
+    """The routed peer links a spine-free backend of `leaves` leaves gets: a pair (`spine.count: 0`
+    with two leaves) is joined by `peer_links` parallel /31 links, one eBGP session each, so NICs
+    on different switches reach each other (a routed peer link instead of MLAG/vPC); a single
+    switch and rail-only's rails (spine count unset: rails stay apart by design) get none."""
+    return backend.peer_links if backend.spine.count == 0 and leaves == 2 else 0
 
 
 def _spine_free_note(intent: Intent, nodes: int, leaf_rails: tuple[tuple[int, ...], ...]) -> str:
@@ -645,11 +650,11 @@ def _spine_free_note(intent: Intent, nodes: int, leaf_rails: tuple[tuple[int, ..
         "no spines and no link between the leaves, so no BGP sessions between leaves: each leaf runs no BGP and keeps its host ports, "
         "loopback and QoS, its hosts' subnets connected routes"
     )
-    if spine_free_peer_links(backend.spine.count, len(leaf_rails)):
+    if peer_links := spine_free_peer_links(backend, len(leaf_rails)):
         islands = "; ".join(f"rails {', '.join(map(str, rails))} on leaf {k}" for k, rails in enumerate(leaf_rails, start=1))
         pair = "a top-of-rack pair" if backend.design == "top-of-rack" else "a pair of leaves"
         return (
-            f"spine-free: {pair}, each {model} holding its rails' NICs of all {nodes} nodes ({islands}); {PEER_LINKS} routed peer links "
+            f"spine-free: {pair}, each {model} holding its rails' NICs of all {nodes} nodes ({islands}); {peer_links} routed peer links "
             "join the two switches, a /31 and an eBGP session each, ECMP over them, so a NIC reaches the NICs on the other switch "
             "over the network (rail-aligned collectives stay on their switch)"
         )
