@@ -278,7 +278,7 @@ def build_host_fabric(
             )
         ]
     if collapsed:
-        capacity, min_uplinks = _pair_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.peer_links), 0  # type: ignore[arg-type]
+        capacity, min_uplinks = _pair_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.peer_links), 0
     else:
         capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
     if capacity == 0:
@@ -353,7 +353,7 @@ def build_host_fabric(
     leaves = groups * width
 
     if collapsed:
-        return _collapsed_pair(intent, catalog, fabric, network, spec, section, groups_of_ports, host_speed, uplink_speed, capacity, notes)  # type: ignore[arg-type]
+        return _collapsed_pair(intent, catalog, fabric, network, spec, section, groups_of_ports, host_speed, uplink_speed, capacity, notes)
     max_up = free_uplink_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
     tiers = spec.tiers or 2
     choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES) if tiers == 2 else None
