@@ -436,3 +436,17 @@ def test_peer_links_sets_how_many_links_join_a_pair(write_intent, section):
 def test_peer_links_outside_a_pair_or_out_of_range_is_refused(write_intent, intent, expected):
     err = build_refused(write_intent(f"gpus: 16\ngpu_node: DGX-H100\n{intent}\n"))
     assert expected in err
+
+
+def test_dynamic_load_balancing_covers_the_peer_links_on_nxos(write_intent, tmp_path):
+    """NX-OS DLB lists the ECMP members it balances over: on a pair those are the peer links."""
+    out = tmp_path / "out"
+    build(
+        write_intent(
+            "nodes: 4\ngpu_node: DGX-H100\nbackend: {design: top-of-rack, tor_attach: pair, spine: {count: 0}, "
+            "leaf: {nos_release: 10.5(3)F}, load_balancing: {mode: flowlet}}\n"
+        ),
+        out,
+    )
+    text = (out / "configs" / "be-su01-leaf1.cfg").read_text()
+    assert "  dlb-interface Ethernet1/17\n  dlb-interface Ethernet1/18\n" in text
