@@ -38,6 +38,7 @@ class Balancing:
     crosses_fabric: bool = True
     failure: Failure | None = None
     paths: PathShares | None = None  # where seed 0's flows went (PXN, within a leaf, across leaves)
+    peer_links: int = 0  # a spine-free pair's peer links, which the path model leaves out
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ def analyse(
     model = plan(fabric, options, sweep, budget)
     shares = path_shares(model, traffic(model, options, 0))
     if not shares.across_leaves:
-        return Balancing(model, options, {}, {}, {}, crosses_fabric=False, paths=shares)
+        return Balancing(model, options, {}, {}, {}, crosses_fabric=False, paths=shares, peer_links=len(fabric.peer_cables))
     samples: dict[str, PathResult] = {}
     done: dict = {}
     summaries = compare(model, options, range(options.seeds), keep=samples, done=done)

@@ -40,6 +40,7 @@ class Fabric:
     # every tier, for the path model (analysis/clos.py): switches leaves first, then spines, cores
     cores: tuple[str, ...] = ()
     cables: tuple[tuple[str, str, str, float], ...] = ()  # (key, a, b, Gbps) of every switch-to-switch link
+    peer_cables: tuple[tuple[str, str, str, float], ...] = ()  # (key, a, b, Gbps) of a spine-free pair's peer links (not in `cables`)
 
     @property
     def switches(self) -> tuple[str, ...]:
@@ -82,6 +83,7 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
     leaf_plane = {name: nodes[name].plane or 0 for name in leaves}
     switch_set = set(leaves) | set(spines) | set(cores)
     cables = []
+    peer_cables = []
     for link in topology.links:
         if link.network != network:
             continue
@@ -89,6 +91,8 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         speed = float(link.speed_gbps)
         if link.kind == "fabric" and link.source in switch_set and link.target in switch_set:
             cables.append((link.key, link.source, link.target, speed))
+        elif link.kind == "peer" and link.source in leaf_index and link.target in leaf_index:
+            peer_cables.append((link.key, link.source, link.target, speed))
         if link.kind == "fabric":
             leaf, spine = ends if ends[0] in leaf_index else ends[::-1]
             if leaf not in leaf_index or spine not in spine_index:
@@ -118,6 +122,7 @@ def read_fabric(build_dir: Path, network: str = "backend") -> Fabric:
         nic_gbps=max(nic_speeds, key=nic_speeds.__getitem__) if nic_speeds else 0.0,
         cores=cores,
         cables=tuple(cables),
+        peer_cables=tuple(peer_cables),
     )
 
 

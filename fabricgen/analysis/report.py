@@ -49,13 +49,39 @@ def paths_markdown(fabric: Fabric) -> str:
 
 def _spine_free_failures(fabric: Fabric) -> list[str]:
     """A fabric with no tier above its leaves (rail-only, `spine.count: 0`): no path between leaves
-    to lose, so a leaf's failure is exactly the GPU NICs it holds, cut off with no detour."""
-    nic_leaf = fabric.nic_leaf
+    to lose (a pair: its peer links), so a leaf's failure is exactly the GPU NICs it holds, cut
+    off with no detour."""
+    if fabric.peer_cables:
+        return [*_peer_link_paths(fabric), *_leaf_failure_table(fabric)]
     lines = [
         "No spines: every leaf is alone, so nothing in the network reroutes around a failure. A leaf failure cuts off the GPU NIC ports "
         "it holds (their GPUs lose the backend until it is back, or reach it over their node's scale-up domain and another NIC: PXN); "
         "a host cable's failure cuts off its one NIC port.",
         "",
+    ]
+    return lines + _leaf_failure_table(fabric)
+
+
+def _peer_link_paths(fabric: Fabric) -> list[str]:
+    """A spine-free pair: the peer links every path between its two leaves crosses (ECMP over
+    them), what one's failure leaves, and that a leaf's failure still cuts off its NICs."""
+    peers = sorted(fabric.peer_cables)
+    total = sum(speed for *_, speed in peers)
+    most = max(speed for *_, speed in peers)
+    return [
+        f"No spines: the pair's two leaves are joined by {len(peers)} peer link{'s' if len(peers) != 1 else ''} "
+        f"({', '.join(key for key, *_ in peers)}), {_tbps(total)}: every path between NICs on different leaves crosses "
+        f"one of them (ECMP over all). A peer link's failure leaves {len(peers) - 1} of {len(peers)} ({_tbps(total - most)}) "
+        "and cuts off no NIC; a leaf failure cuts off the GPU NIC ports it holds (their GPUs lose the backend until it is back, or "
+        "reach it over their node's scale-up domain and another NIC: PXN); a host cable's failure cuts off its one NIC port.",
+        "",
+    ]
+
+
+def _leaf_failure_table(fabric: Fabric) -> list[str]:
+    """Per leaf, the GPU NIC ports and nodes its failure cuts off."""
+    nic_leaf = fabric.nic_leaf
+    lines = [
         "| leaf failed | GPU NIC ports cut off | of all | nodes touched |",
         "|---|---|---|---|",
     ]
@@ -198,7 +224,7 @@ def _pxn_sentence(shares, model) -> str:
     )
 
 
-def _no_fabric_sentence(shares, model, o) -> str:
+def _no_fabric_sentence(shares, model, o, peer_links: int = 0) -> str:
     """Why no flow crossed a fabric link, from where the flows went."""
     if shares is None or not shares.flows:
         return "No flow reaches the network (every flow stays within a node), so load balancing plays no part."
@@ -212,7 +238,12 @@ def _no_fabric_sentence(shares, model, o) -> str:
         f", {shares.within_node:.1%} within their node (NVLink)" if shares.within_node else ""
     )
     text = f"{why}: {counts}; no flow crosses from one leaf to another, so no fabric link carries a byte and load balancing plays no part."
-    if not model.spines:
+    if not model.spines and peer_links:
+        text += (
+            f" This fabric has no spines; its pair's {peer_links} peer links would carry traffic between NICs of the two leaves, "
+            "which this model moves over the nodes' scale-up domain (PXN) instead: the peer links' load is not simulated."
+        )
+    elif not model.spines:
         text += " This fabric has no spines: whatever the traffic, the network carries only traffic between NICs of one leaf."
     elif o.scope == "rail":
         text += " Try `--scope cross-rail`, or a fabric of several scalable units."
@@ -241,7 +272,7 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
     if shares is not None and shares.pxn:
         lines += [_pxn_sentence(shares, model), ""]
     if not balancing.crosses_fabric:
-        lines += [_no_fabric_sentence(shares, model, o), ""]
+        lines += [_no_fabric_sentence(shares, model, o, balancing.peer_links), ""]
         return "\n".join(lines) + "\n"
     if shares is not None and shares.within_leaf:
         lines += [

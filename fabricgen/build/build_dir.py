@@ -297,7 +297,7 @@ class CableRow(FileModel):
     speed: Annotated[str, _remembered(_check_cable_speed)]
 
 
-AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "uplink"]
+AddressKind = Literal["loopback", "vtep", "gateway", "anycast-gateway", "management-gateway", "management", "nic", "host", "fabric", "peer", "uplink"]
 
 
 class AddressRow(FileModel):
@@ -598,13 +598,15 @@ class BuildFiles:
 
 
 # link kind -> the roles its a end (source) and its b end (target) may have: how fabricgen.compiler.design
-# cables a fabric (a server to a leaf; a leaf to a spine or a spine to a core; any device's
+# cables a fabric (a server to a leaf; a leaf to a spine or a spine to a core; a leaf to the other
+# leaf of its spine-free pair; any device's
 # management port to an OOB switch and its console to a console server; an OOB switch to the
 # management core)
 ANY_ROLE = frozenset(Role)
 END_ROLES = {
     LinkKind.HOST: (SERVER_ROLES, frozenset({Role.LEAF})),
     LinkKind.FABRIC: (frozenset({Role.LEAF, Role.SPINE}), frozenset({Role.SPINE, Role.CORE})),
+    LinkKind.PEER: (frozenset({Role.LEAF}), frozenset({Role.LEAF})),  # a spine-free pair's two switches
     LinkKind.MANAGEMENT: (ANY_ROLE, frozenset({Role.OOB_SWITCH})),
     LinkKind.CONSOLE: (ANY_ROLE, frozenset({Role.CONSOLE_SERVER})),
     LinkKind.UPLINK: (frozenset({Role.OOB_SWITCH}), frozenset({Role.MANAGEMENT_CORE})),
@@ -670,7 +672,7 @@ def _link_faults(
             faults.append((side, "is not a node of topology.json"))
         elif end[0] not in roles:
             faults.append((f"{side} role", f"cannot be the {'a' if side == 'source' else 'b'} end of a {kind} link"))
-        elif kind in (LinkKind.HOST, LinkKind.FABRIC) and end[0] in FABRIC_ROLES and end[1] != network:
+        elif kind in (LinkKind.HOST, LinkKind.FABRIC, LinkKind.PEER) and end[0] in FABRIC_ROLES and end[1] != network:
             faults.append((f"{side} network", f"is on a {network} {kind} link"))
     if kind is LinkKind.FABRIC and source is not None and target is not None and not faults and (source[0], target[0]) not in FABRIC_TIERS:
         faults.append(("kind", f"a fabric link joins a leaf to a spine or a spine to a core, not a {source[0]} to a {target[0]}"))

@@ -120,7 +120,7 @@ def _print_summary(result: Build) -> None:
     out.print(
         f"{s.gpus:,} GPUs, {s.su_count:,} scalable unit(s) of {s.su_nodes:,} nodes, {len(result.fabric.links):,} links; "
         + (
-            f"leaf {s.leaf_downlinks} down, no uplinks ({s.design}: no spine tier)"
+            f"leaf {s.leaf_downlinks} down, no uplinks ({s.design}: no spine tier)" + (f", {s.peer_links} peer links between the pair" if s.peer_links else "")
             if s.spineless
             else f"leaf {s.leaf_downlinks} down / {s.leaf_uplinks} up ({format_ratio(s.built_ratio)}), "
             + (
@@ -137,7 +137,8 @@ def _print_summary(result: Build) -> None:
         if network.value != "backend":
             out.print(
                 f"{network.value}: {plan.leaves:,} leaves, {plan.spines:,} spines; leaf {plan.leaf_downlinks} server ports / "
-                f"{plan.leaf_uplinks} up ({format_ratio(plan.built_ratio)})",
+                f"{plan.leaf_uplinks} up ({format_ratio(plan.built_ratio)})"
+                + (f", {plan.peer_links} peer links between the collapsed pair" if plan.peer_links else ""),
                 markup=False,
             )
     if result.compiled.oob is not None:

@@ -84,7 +84,8 @@ def _layout(sizing: LeafSpinePlan) -> _Layout:
         spine_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[2] if loopbacks.prefixlen < 31 else loopbacks,
         core_loopbacks=list(loopbacks.subnet(loopbacks.prefixlen + 2))[3] if loopbacks.prefixlen < 31 else loopbacks,
         nic_block_size=_block_size(sizing.leaf_downlinks, sizing.host_addressing),
-        link_block_size=1 << math.ceil(math.log2(2 * sizing.leaf_uplinks)) if sizing.leaf_uplinks else 0,  # rail-only: no uplinks
+        # rail-only: no uplinks; a spine-free pair: its peer links, from the first leaf's block
+        link_block_size=1 << math.ceil(math.log2(2 * (sizing.leaf_uplinks or sizing.peer_links))) if sizing.leaf_uplinks or sizing.peer_links else 0,
         spine_link_block_size=1 << math.ceil(math.log2(2 * sizing.spine_uplinks)) if sizing.spine_uplinks else 0,
     )
 
@@ -176,9 +177,10 @@ def _allocate_leaf_spine(plan: AddressPlan, fabric: Fabric, sizing: LeafSpinePla
 
 
 def _allocate_uplinks(plan: AddressPlan, device: Device, block: int) -> None:
-    """A /31 per link towards the tier above, in port order: the upper end even, this one odd."""
-    fabric = LinkKind.FABRIC  # bound once: a member lookup on an Enum class costs 70 ns, per port here
-    uplinks = [p for p in device.ports.values() if (link := p.link) is not None and link.kind is fabric and link.a is p]
+    """A /31 per link towards the tier above (or, a spine-free pair's first leaf, towards the
+    second over a peer link), in port order: the upper (or second) end even, this one odd."""
+    fabric, peer = LinkKind.FABRIC, LinkKind.PEER  # bound once: a member lookup on an Enum class costs 70 ns, per port here
+    uplinks = [p for p in device.ports.values() if (link := p.link) is not None and (link.kind is fabric or link.kind is peer) and link.a is p]
     uplinks.sort(key=_port_order)
     texts = ipv4_texts(block, 2 * len(uplinks))  # each address's text made once
     interfaces = plan.interfaces

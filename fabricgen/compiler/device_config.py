@@ -439,14 +439,14 @@ def _device_config(
     switched_hosts = subnet_mode or overlay is not None  # host ports sit in a VLAN, not routed
     addresses, asns = plan.interfaces, plan.asns
     mtu, bfd_on = backend.mtu, backend.bfd.enabled
-    fabric_kind, host_kind = LinkKind.FABRIC, LinkKind.HOST  # an enum member from its class is a lookup per use
+    fabric_kind, peer_kind, host_kind = LinkKind.FABRIC, LinkKind.PEER, LinkKind.HOST  # an enum member from its class is a lookup per use
     for port in ports:
         link = port.link
         assert link is not None
         peer = link.b if port is link.a else link.a
         link_kind = link.kind
         peer_device = peer.device
-        fabric_link = link_kind is fabric_kind
+        fabric_link = link_kind is fabric_kind or link_kind is peer_kind  # a pair's peer link is routed like an uplink
         routed = not (switched_hosts and link_kind is host_kind)
         address = addresses.get(port) if routed else None
         access_vlan = None

@@ -249,5 +249,6 @@ def _host_node(device: str, node: TopologyNode, commands: list[str], images: Ima
 
 
 def cables_of(build: ExportBuild, network: str) -> list[CableRow]:
-    """The cables the topology wires: the network's host and fabric cables."""
-    return [row for row in build.cables if row.network == network and row.kind in ("host", "fabric")]
+    """The cables the topology wires: the network's host and fabric cables, and a spine-free
+    pair's peer links (its switches' routing twins peer over them)."""
+    return [row for row in build.cables if row.network == network and row.kind in ("host", "fabric", "peer")]

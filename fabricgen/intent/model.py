@@ -132,6 +132,20 @@ class GrowableRole(SwitchRole):
         return self.count
 
 
+PEER_LINKS = 2  # the routed links between the two switches of a spine-free pair, by default: one may fail
+MAX_PEER_LINKS = 16
+PEER_LINKS_DESCRIPTION = (
+    "a spine-free pair (spine.count: 0 with two leaves): the routed links between its two switches, each a /31 with an eBGP session, "
+    "ECMP over them; they take leaf ports beside the servers'"
+)
+
+
+def _peer_links_need_no_spines(spine_count: int | None, given: set[str]) -> None:
+    """peer_links written where no spine-free pair is asked for is a mistake: refused, not ignored."""
+    if "peer_links" in given and spine_count != 0:
+        raise ValueError("peer_links apply to a spine-free pair (spine.count: 0); set spine.count: 0 or remove peer_links")
+
+
 class Bfd(InputModel):
     """BFD beside every BGP session, so a dead link is noticed in about interval x multiplier."""
 
@@ -484,6 +498,7 @@ class Backend(InputModel):
     uplinks: Uplinks | None = Field(None, description="2 tiers: each leaf's uplinks as bought ({count, speed}); with ratio too, the count must give that ratio")
     leaf: SwitchRole = Field(SwitchRole(), description="the leaf switches (one per rail per scalable unit)")
     spine: SpineRole = Field(SpineRole(), description="the spine switches")
+    peer_links: int = Field(PEER_LINKS, ge=1, le=MAX_PEER_LINKS, description=PEER_LINKS_DESCRIPTION)
     tiers: int | None = Field(
         None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the cluster fits, else 3"
     )
@@ -534,6 +549,7 @@ class Backend(InputModel):
             )
         if self.spine.count == 0 and (self.tiers == 3 or self.uplinks is not None):
             raise ValueError(f"spine.count: 0 builds one tier with no uplinks; remove {'tiers: 3' if self.tiers == 3 else 'uplinks'} or the spine count")
+        _peer_links_need_no_spines(self.spine.count, self.model_fields_set)
         if self.pod_gpus is not None and self.scalable_unit_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
         return self
@@ -582,7 +598,10 @@ class HostFabric(InputModel):
     lists; each server's ports are spread over a pair of leaves (or all on one leaf)."""
 
     leaf: GrowableRole = Field(GrowableRole(model="N9K-C93600CD-GX"), description="the leaf switches the servers attach to")
-    spine: SwitchRole = Field(SwitchRole(), description="the spine switches")
+    spine: SpineRole = Field(
+        SpineRole(), description="the spine switches; count: 0 builds a collapsed pair (two leaves joined by routed peer links, no spines)"
+    )
+    peer_links: int = Field(PEER_LINKS, ge=1, le=MAX_PEER_LINKS, description=PEER_LINKS_DESCRIPTION)
     tiers: int | None = Field(
         None, ge=2, le=3, description="2 (leaf/spine) or 3 (pods of leaves and spines joined by a core); default: 2 when the spines take every leaf, else 3"
     )
@@ -625,6 +644,17 @@ class HostFabric(InputModel):
             wrong = sorted({"core", "spine_ratio", "pod_leaves"} & self.model_fields_set)
             if wrong:
                 raise ValueError(f"{', '.join(wrong)} only apply to 3 tiers; remove them or set tiers: 3")
+        return self
+
+    @model_validator(mode="after")
+    def _collapsed_pair(self) -> HostFabric:
+        """spine.count: 0 is one pair of leaves with a server's ports on both: no tier above."""
+        _peer_links_need_no_spines(self.spine.count, self.model_fields_set)
+        if self.spine.count == 0:
+            if self.attach != "leaf-pair":
+                raise ValueError("spine.count: 0 builds a collapsed pair, each server on both leaves; use attach: leaf-pair or remove the spine count")
+            if self.tiers == 3 or {"core", "spine_ratio", "pod_leaves"} & self.model_fields_set:
+                raise ValueError("spine.count: 0 builds one tier with no uplinks; remove tiers: 3 (and core, spine_ratio, pod_leaves) or the spine count")
         return self
 
     @model_validator(mode="after")

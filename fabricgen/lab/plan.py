@@ -31,6 +31,8 @@ from fabricgen.build.build_dir import Address, AddressRow, BuildFiles, Interface
 from fabricgen.compiler.design.graph import Network
 from fabricgen.render.twin import HOST_TWIN_DIR, OVERLAY_FILE, TWIN_DIR
 
+ROUTED_KINDS = ("fabric", "peer")  # the cable kinds between two switches that carry a BGP session
+
 IFNAME_LIMIT = 15  # IFNAMSIZ - 1
 SWITCH_ROLES = ("leaf", "spine", "core")
 MAX_FRR_LINE = 512
@@ -272,7 +274,7 @@ class LabPlan:
     links: list[LabLink]
     sessions: list[Session]
     host_blocks: dict[str, tuple[str, ...]]  # leaf -> the prefixes every other leaf must route
-    uplinks: dict[str, list[LabLink]]  # leaf -> its fabric links
+    uplinks: dict[str, list[LabLink]]  # leaf -> its fabric links (and a spine-free pair's peer links)
     address_owner: dict[str, str]  # address (no prefix) -> device
     probes: list[Probe]
     design: str | None = None  # topology.json's graph.fabrics[network].design, when the build says
@@ -355,7 +357,7 @@ def plan_of(build: BuildFiles, network: str) -> LabPlan:
         known = ", ".join(sorted(topology.graph.fabrics))
         raise LabError(Problem(f"the build has no {printable(network)} fabric", hint=f"choose one of: {known}", file=str(build_dir / "topology.json")))
     roles = {n.id: n for n in topology.nodes}
-    cables = [row for row in build.cabling() if row.network == network and row.kind in ("host", "fabric")]
+    cables = [row for row in build.cabling() if row.network == network and row.kind in ("host", "fabric", "peer")]
     addresses = [row for row in build.ip_plan() if row.network == network]
     by_port = {(row.device, row.interface): row for row in addresses}
     overlay = build.parse(OVERLAY_FILE, dict[Name, LeafOverlay]) if build.has(OVERLAY_FILE) else {}
@@ -431,12 +433,12 @@ def plan_of(build: BuildFiles, network: str) -> LabPlan:
     nodes = {name: _node(build, name, roles[name], links_of[name], ifnames[name]) for name in node_names}
     sessions = []
     for link in links:
-        if link.kind == "fabric" and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
+        if link.kind in ROUTED_KINDS and link.a.device in switches and link.b.device in switches and link.a.address and link.b.address:
             a_address, b_address = link.a.address.split("/")[0], link.b.address.split("/")[0]
             for near, near_address, far, far_address in ((link.a, a_address, link.b, b_address), (link.b, b_address, link.a, a_address)):
                 sessions.append(Session(near.device, near_address, far.device, far_address, link.cable, far_address in keyed_peers[near.device]))
 
-    uplinks = {name: [l for l in links_of[name] if l.kind == "fabric"] for name, s in switches.items() if s.role == "leaf"}
+    uplinks = {name: [l for l in links_of[name] if l.kind in ROUTED_KINDS] for name, s in switches.items() if s.role == "leaf"}
     host_blocks: dict[str, tuple[str, ...]] = {}
     for name, switch in switches.items():
         if switch.role != "leaf":
@@ -490,14 +492,14 @@ def _components(switches: dict[str, LabSwitch], links: list[LabLink]) -> dict[st
         return name
 
     for link in links:
-        if link.kind == "fabric" and link.a.device in parent and link.b.device in parent and link.a.address and link.b.address:
+        if link.kind in ROUTED_KINDS and link.a.device in parent and link.b.device in parent and link.a.address and link.b.address:
             parent[root(link.a.device)] = root(link.b.device)
     numbers: dict[str, int] = {}
     return {name: numbers.setdefault(root(name), len(numbers) + 1) for name in sorted(switches, key=natural_key)}
 
 
 def _address(row: AddressRow | None) -> str | None:
-    return row.address if row and row.address and row.kind in ("fabric", "host", "nic") else None
+    return row.address if row and row.address and row.kind in ("fabric", "peer", "host", "nic") else None
 
 
 def _announced(conf: str, server: list[netaddr.IPNetwork], source: str = "frr.conf") -> tuple[str, ...]:
@@ -619,6 +621,7 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
     unit_keys = sorted(units, key=lambda k: (k is None, k or 0))
     position = {node.name: i for members in units.values() for i, node in enumerate(members)}
     segment_of: dict[tuple[str, str], Segment | None] = {}  # leaf, address -> the EVPN segment it sits in
+    spine_free = not any(switch.role == "spine" for switch in plan.switches.values())
     probes = []
     for node in nodes:
         next_node = nodes[(order[node.name] + 1) % len(nodes)]
@@ -640,7 +643,7 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
                 if peer is node or rail > len(peer.nics):
                     continue
                 target = peer.nics[rail - 1]
-                path, unchecked = _routed_path(plan.switches[nic.leaf], plan.switches[target.leaf]), ""
+                path, unchecked = _routed_path(plan.switches[nic.leaf], plan.switches[target.leaf], spine_free), ""
                 reach = plan.component.get(nic.leaf) == plan.component.get(target.leaf) or nic.leaf == target.leaf
                 if not reach:
                     path = ()
@@ -655,11 +658,13 @@ def _probes(plan: LabPlan, roles: dict[str, TopologyNode]) -> list[Probe]:
     return probes
 
 
-def _routed_path(source: LabSwitch, target: LabSwitch) -> tuple[str, ...]:
+def _routed_path(source: LabSwitch, target: LabSwitch, spine_free: bool = False) -> tuple[str, ...]:
     """The roles a routed packet crosses after its source NIC, from leaf to leaf and then to the
-    target node."""
+    target node (`spine_free`: no spine tier, two leaves are joined by peer links)."""
     if source.name == target.name:
         return ("leaf", "node")
+    if spine_free:  # a spine-free pair: straight over a peer link
+        return ("leaf", "leaf", "node")
     if source.pod != target.pod:
         return ("leaf", "spine", "core", "spine", "leaf", "node")
     return ("leaf", "spine", "leaf", "node")

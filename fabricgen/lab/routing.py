@@ -11,7 +11,7 @@ holds for 2 and 3 tiers and under any set of failed links and switches.
 
 from __future__ import annotations
 
-from fabricgen.lab.plan import LabLink, LabPlan
+from fabricgen.lab.plan import ROUTED_KINDS, LabLink, LabPlan
 
 
 def ecmp_widths(plan: LabPlan, failed_cables: set[str], failed_devices: set[str]) -> dict[str, dict[str, int]]:
@@ -35,7 +35,7 @@ def ecmp_widths(plan: LabPlan, failed_cables: set[str], failed_devices: set[str]
 
 
 def _routed(plan: LabPlan, link: LabLink) -> bool:
-    return link.kind == "fabric" and link.a.device in plan.switches and link.b.device in plan.switches and bool(link.a.address and link.b.address)
+    return link.kind in ROUTED_KINDS and link.a.device in plan.switches and link.b.device in plan.switches and bool(link.a.address and link.b.address)
 
 
 def _converge(plan: LabPlan, origin: str, live: list[str], neighbours: dict[str, list[str]]) -> dict[str, tuple[tuple, int]]:

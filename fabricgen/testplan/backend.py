@@ -37,6 +37,7 @@ class Backend:
     up: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # leaf -> spines, spine -> cores
     down: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # spine -> leaves, core -> spines
     cables: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))  # (lower, upper) -> cable ids
+    peer_cables: dict[frozenset[str], list[str]] = field(default_factory=lambda: defaultdict(list))  # a spine-free pair's two leaves -> its peer links
     links: list[Link] = field(default_factory=list)
     nics_of_leaf: dict[str, list[Nic]] = field(default_factory=lambda: defaultdict(list))
     nics_of_node: dict[str, list[Nic]] = field(default_factory=dict)

@@ -104,6 +104,9 @@ def read_backend(build: BuildFiles) -> Backend:
             backend.down[upper].add(lower)
             backend.cables[lower, upper].append(row.cable_id)
             backend.links.append(Link(cable=row.cable_id, a_device=row.a_device, a_port=row.a_port, b_device=row.b_device, b_port=row.b_port))
+        elif row.kind == "peer" and row.a_device in switches and row.b_device in switches:
+            backend.peer_cables[frozenset((row.a_device, row.b_device))].append(row.cable_id)
+            backend.links.append(Link(cable=row.cable_id, a_device=row.a_device, a_port=row.a_port, b_device=row.b_device, b_port=row.b_port))
         elif row.kind == "host":
             node = row.a_device if row.a_device in gpu_nodes else row.b_device if row.b_device in gpu_nodes else None
             if node is not None:
@@ -177,6 +180,9 @@ def routed_links(backend: Backend, a: str, b: str) -> tuple[set[str], int]:
     up, cables = backend.up, backend.cables
     if a == b:
         return set(), 0
+    peers = backend.peer_cables.get(frozenset((a, b)))
+    if peers:  # a spine-free pair: one hop over any of its peer links
+        return set(peers), len(peers)
     common = up[a] & up[b]
     links: set[str] = set()
     if common:
@@ -207,6 +213,7 @@ def qps_for(backend: Backend, a: str, b: str) -> int:
     k QPs on k uplinks about 1/e of the uplinks get none, so the plan runs QPS_PER_PATH (4) QPs
     per uplink: each uplink then carries one with probability 1 - e^-4 (98 %)."""
     uplinks = max(sum(len(backend.cables[leaf, s]) for s in backend.up[leaf]) for leaf in (a, b))
+    uplinks = max(uplinks, len(backend.peer_cables.get(frozenset((a, b)), ())))  # a spine-free pair: its peer links
     return max(1, min(MAX_QPS, QPS_PER_PATH * uplinks))
 
 
@@ -268,8 +275,11 @@ def _partner(backend: Backend, lower: str, upper: str) -> tuple[str, str] | None
 
 
 def _rail_only_pairs(backend: Backend) -> list[tuple[str, str]]:
-    """No spines: a pair per leaf, two nodes on the same leaf (its rail), through the leaf only."""
-    return [(leaf, leaf) for leaf in sorted(backend.nics_of_leaf, key=natural_key) if len({n.node for n in backend.nics_of_leaf[leaf]}) > 1]
+    """No spines: a pair per leaf, two nodes on the same leaf (its rail), through the leaf only;
+    and a spine-free pair's two leaves once more, across its peer links."""
+    leaves = [(leaf, leaf) for leaf in sorted(backend.nics_of_leaf, key=natural_key) if len({n.node for n in backend.nics_of_leaf[leaf]}) > 1]
+    joined = [tuple(sorted(pair, key=natural_key)) for pair in backend.peer_cables]
+    return leaves + [(a, b) for a, b in sorted(joined, key=lambda pair: natural_key(pair[0])) if a in backend.nics_of_leaf and b in backend.nics_of_leaf]
 
 
 def _endpoints(backend: Backend, leaf_pairs: list[tuple[str, str]]) -> list[tuple[Nic, Nic]]:
@@ -315,7 +325,7 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float)
                 server=_endpoint(server),
                 client=_endpoint(client),
                 tcp_port=PERFTEST_BASE_PORT + (number - 1) % 40_000,
-                qps=qps_for(backend, server.leaf, client.leaf) if not rail_only else 1,
+                qps=qps_for(backend, server.leaf, client.leaf) if not rail_only or links else 1,
                 paths=paths,
                 links=sorted(links, key=natural_key),
                 expected_gbps=float(speed),
@@ -323,7 +333,12 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float)
             )
         )
     notes = []
-    if rail_only:
+    if rail_only and backend.peer_cables:
+        notes.append(
+            "no spines (spine.count: 0), a pair of leaves joined by peer links: a pair per leaf stays within one leaf, and one pair "
+            "between NICs on the two leaves crosses the peer links (4 QPs per link)"
+        )
+    elif rail_only:
         notes.append(
             "no spines (rail-only, or spine.count: 0): every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic "
             "between leaves goes through each node's scale-up domain, not the network"

@@ -31,7 +31,7 @@ from fabricgen.compiler.checks.releases import (
     settings_supported,
     watchdog_in_range,
 )
-from fabricgen.compiler.checks.topology import every_leaf_reaches_every_spine, leaf_ratio_holds, rails_aligned, tier_ports
+from fabricgen.compiler.checks.topology import every_leaf_reaches_every_spine, leaf_ratio_holds, peer_links_join_the_pair, rails_aligned, tier_ports
 from fabricgen.compiler.compiled import Compiled
 
 CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
@@ -42,6 +42,7 @@ CHECKS: tuple[Callable[[Compiled], Iterable[Problem]], ...] = (
     leaf_ratio_holds,
     rails_aligned,
     every_leaf_reaches_every_spine,
+    peer_links_join_the_pair,
     addresses_unique,
     asns_as_planned,
     management_complete,

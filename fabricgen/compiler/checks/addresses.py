@@ -53,6 +53,7 @@ def _addresses_clash(c: Compiled) -> bool:
     host_links = list(compress(links, map(is_, kinds, repeat(LinkKind.HOST))))
     routed_ends = [
         *map(_b_of, compress(links, map(is_, kinds, repeat(LinkKind.FABRIC)))),
+        *map(_b_of, compress(links, map(is_, kinds, repeat(LinkKind.PEER)))),
         *map(_b_of, compress(links, map(is_, kinds, repeat(LinkKind.UPLINK)))),
     ]
     interfaces = plan.interfaces
@@ -127,7 +128,7 @@ def _address_problems(c: Compiled) -> Iterable[Problem]:
         for segment in overlay.segments:
             subnets.append((*cidr_span(segment.subnet), f"segment {segment.name} {segment.subnet}", None, None))
     for link in c.fabric.links:
-        if link.kind in (LinkKind.FABRIC, LinkKind.UPLINK) and link.b in plan.interfaces:
+        if link.kind in (LinkKind.FABRIC, LinkKind.PEER, LinkKind.UPLINK) and link.b in plan.interfaces:
             cidr = plan.interfaces[link.b].cidr
             subnets.append((*cidr_span(cidr), f"link {link.id} {network_of(cidr)}", link.b.device.name, link.b.name))
     subnets.sort()

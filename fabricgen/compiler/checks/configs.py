@@ -97,7 +97,7 @@ def mtu_carries_hosts(c: Compiled, configs: dict[str, DeviceConfig]) -> Iterable
             continue  # every port carries what any port needs: found in C, no Python step per port
         network = Network(config.network)
         for i in config.interfaces:
-            needed = fabric_needs if i.kind == "fabric" else host_needs
+            needed = fabric_needs if i.kind in ("fabric", "peer") else host_needs
             if i.mtu < needed:
                 short[(network, i.mtu, needed)].append((config.hostname, i.name))
     for (network, mtu, needed), hops in short.items():
@@ -126,9 +126,9 @@ def lossless_class_agrees(c: Compiled, configs: dict[str, DeviceConfig]) -> Iter
     # distinct profile is numbered, so a hop costs one comparison of two ints
     numbers: dict[tuple | None, int] = {}
     profile = {name: numbers.setdefault(_lossless_profile(config.qos), len(numbers)) for name, config in configs.items()}
-    fabric = LinkKind.FABRIC  # bound once: a member lookup on an Enum class costs 70 ns, per link here
+    fabric, peer = LinkKind.FABRIC, LinkKind.PEER  # bound once: a member lookup on an Enum class costs 70 ns, per link here
     for link in c.fabric.links:
-        if link.kind is not fabric:
+        if link.kind is not fabric and link.kind is not peer:  # a pair's peer link is a hop between switches too
             continue
         a_name, b_name = link.a.device.name, link.b.device.name
         a_profile, b_profile = profile.get(a_name), profile.get(b_name)

@@ -1,5 +1,5 @@
 """The fabric's shape: leaf oversubscription as designed, rails aligned, every leaf wired to
-every spine of its plane (or pod).
+every spine of its plane (or pod), peer links only between the two leaves of a spine-free pair.
 """
 
 from __future__ import annotations
@@ -30,6 +30,29 @@ def leaf_ratio_holds(c: Compiled, tiers: dict[Device, _TierPorts] | None = None)
         if plan.tiers == 3:
             for spine in c.fabric.by_role(Role.SPINE, network):
                 yield from _ratio_at(spine, tiers[spine], plan.spine_built_ratio, "spine")  # type: ignore[arg-type]
+
+
+def peer_links_join_the_pair(c: Compiled) -> Iterable[Problem]:
+    """Peer links only in a spine-free fabric built as a pair (its plan's `peer_links`), each
+    joining that network's two leaves, and exactly `peer_links` of them. They count in no ratio:
+    a spine-free leaf has none to hold, and a peer link is neither a downlink nor an uplink."""
+    peer = LinkKind.PEER  # bound once: a member lookup on an Enum class costs 70 ns
+    found: Counter[Network] = Counter()
+    for link in c.fabric.links:
+        if link.kind is not peer:
+            continue
+        a, b = link.a.device, link.b.device
+        plan = c.plans.get(link.network)
+        if plan is None or not plan.peer_links:
+            yield Problem(f"peer link {link.id} in a {link.network} fabric that is no spine-free pair", device=a.name, port=link.a.name)
+        elif a.role is not Role.LEAF or b.role is not Role.LEAF or a is b or a.network is not link.network or b.network is not link.network:
+            yield Problem(f"peer link {link.id} joins {a.name} to {b.name}; it may only join the two leaves of the pair", device=a.name, port=link.a.name)
+        found[link.network] += 1
+    for network, plan in c.plans.items():
+        if plan.peer_links and found[network] != plan.peer_links:
+            yield Problem(
+                f"the {network} pair's leaves are joined by {found[network]} peer link{'s' if found[network] != 1 else ''}, expected {plan.peer_links}"
+            )
 
 
 def _ratio_at(device: Device, ports: _TierPorts, wanted: Fraction, what: str) -> Iterable[Problem]:

@@ -9,7 +9,8 @@ Top-of-rack leaves take theirs node-major: a node's NICs side by side. On every 
 links of leaf 1 first, then leaf 2, and so on (3 tiers: a full pod's downlinks reserved, then the
 uplinks grouped by core). On every core: the links of pod 1's spine first. Cable ids follow the
 same order: host links node by node and rail by rail, then leaf-spine links leaf by leaf, then
-spine-core links spine by spine.
+spine-core links spine by spine. A spine-free pair's two leaves are joined by peer links (BE-P
+cables) on the ports after their downlinks.
 """
 
 from __future__ import annotations
@@ -82,11 +83,13 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     host_links: list[tuple[Port, Port, str | None]] = []
     leaf_spine: list[tuple[Port, Port, str | None]] = []
     spine_core: list[tuple[Port, Port, str | None]] = []
+    peer_links: list[tuple[Port, Port, str | None]] = []
     cable_of = cable_by_optic(catalog)
     # each tier's switch-end optics by cage: every switch of a tier is its tier's model
     leaf_down_optic = host_optics.by_cage(backend.leaf.model, speed)
     leaf_up_optic, spine_down_optic = fabric_optics.by_cage(backend.leaf.model, up_speed), fabric_optics.by_cage(backend.spine.model, up_speed)
     spine_up_optic, core_optic = fabric_optics.by_cage(backend.spine.model, up_speed), fabric_optics.by_cage(backend.core_switch.model, up_speed)
+    peer_optic = fabric_optics.by_cage(backend.leaf.model, speed) if sizing.peer_links else {}
 
     try:
         # Host links: NIC i of every node in a unit -> the leaf serving rail i in that unit (rail alignment).
@@ -132,6 +135,11 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
                 for spine_port, core_port in zip(uplinks[c * lpc : (c + 1) * lpc], allocators[core.name].take(up_speed, lpc), strict=True):
                     spine_port.optic, core_port.optic = low, high = spine_up_optic[spine_port.cage], core_optic[core_port.cage]
                     spine_core.append((spine_port, core_port, cable_of(high or low)))
+        # A spine-free pair: its peer links, leaf 1 to leaf 2, after the downlinks (fabric optics).
+        if sizing.peer_links:
+            for low_port, high_port in zip(*(allocators[leaf.name].take(speed, sizing.peer_links) for leaf in leaves), strict=True):
+                low_port.optic, high_port.optic = low, high = peer_optic[low_port.cage], peer_optic[high_port.cage]
+                peer_links.append((low_port, high_port, cable_of(high or low)))
     except OutOfPorts as exc:  # sizing should prevent this; say which device if it does not
         return None, [Problem(str(exc), device=exc.device, hint="the switch model has too few ports for this design")]
 
@@ -139,6 +147,7 @@ def build_backend(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> tu
     fabric.connect_series(CABLE_PREFIX, Network.BACKEND, LinkKind.HOST, host_links)
     fabric.connect_series(f"{CABLE_PREFIX}S", Network.BACKEND, LinkKind.FABRIC, leaf_spine)
     fabric.connect_series(f"{CABLE_PREFIX}C", Network.BACKEND, LinkKind.FABRIC, spine_core)
+    fabric.connect_series(f"{CABLE_PREFIX}P", Network.BACKEND, LinkKind.PEER, peer_links)
     return fabric, [*host_optics.problems.values(), *fabric_optics.problems.values()]
 
 

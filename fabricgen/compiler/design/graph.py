@@ -1,7 +1,8 @@
 """The fabric graph: devices with ports, and links between ports.
 
 Plain slotted dataclasses, built once by the design stage and then only read. A link's `a` end is
-the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper tier.
+the lower tier (GPU node, or leaf for a leaf-spine link), its `b` end the upper tier; a peer link
+(between the two leaves of a spine-free pair) runs from the first leaf to the second.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Network(StrEnum):
 class LinkKind(StrEnum):
     HOST = "host"  # server port to leaf
     FABRIC = "fabric"  # leaf to spine, or spine to core
+    PEER = "peer"  # leaf to leaf: the routed links between the two switches of a spine-free pair
     MANAGEMENT = "management"  # copper management port (mgmt0, BMC, PDU...) to an OOB switch
     CONSOLE = "console"  # serial console port to a console server line
     UPLINK = "uplink"  # OOB switch to the management core
@@ -144,10 +146,11 @@ class Fabric:
         """Connect (kind, a, b, cable PID) in order with cable ids prefix + a zero-padded number
         (at least five digits), the label printed on each cable. Each tier is numbered on its own,
         so growing one tier never renumbers another: links to a leaf `BE-00001`..., leaf to spine
-        `BE-S00001`..., spine to core `BE-C00001`... (the builders add each tier in an order that
+        `BE-S00001`..., spine to core `BE-C00001`..., a collapsed pair's peer links `FE-P00001`...
+        (the builders add each tier in an order that
         only appends when the cluster grows)."""
-        fabric = LinkKind.FABRIC  # bound once: a member lookup on an Enum class costs 70 ns
-        keys = [_SERIES.get(b.device.role, "") if kind is fabric else "" for kind, _, b, _ in links]
+        fabric, peer = LinkKind.FABRIC, LinkKind.PEER  # bound once: a member lookup on an Enum class costs 70 ns
+        keys = [_SERIES.get(b.device.role, "") if kind is fabric else "P" if kind is peer else "" for kind, _, b, _ in links]
         series = Counter(keys)
         next_id = {key: _cable_ids(f"{prefix}{key}", count).__next__ for key, count in series.items()}
         connect = self.connect

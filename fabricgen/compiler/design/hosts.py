@@ -11,7 +11,10 @@ Sizing (per fabric):
 - servers fill leaf groups in order (storage nodes, management nodes, GPU nodes: growth appends) and never span
   two groups; the fewest groups that fit, each filled in turn (so more servers only add leaves), or
   the pinned leaf count with servers spread evenly;
-- spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count.
+- spines: the fewest (at least two) that take every leaf's uplinks evenly, or the pinned count;
+- `spine.count: 0`: a collapsed pair, two leaves and no spines, each server on both, the leaves
+  joined by `peer_links` routed peer links at the leaf's fastest speed (after the server ports,
+  whose count is what the leaf holds beside them); refused when the servers need more leaves.
 """
 
 from __future__ import annotations
@@ -140,6 +143,79 @@ def _leaf_capacity(model: SwitchModel, nos: str, host_speed: int, uplink_speed: 
     return 0, 0
 
 
+def _pair_capacity(model: SwitchModel, nos: str, host_speed: int, peer_speed: int, peer_links: int) -> int:
+    """Server ports a leaf of a collapsed pair takes: the most that leave `peer_links` ports at
+    `peer_speed` (server ports first, then the peer links, in front-panel order)."""
+    for hosts in range(model.ports_at(host_speed), 0, -1):
+        if free_uplink_ports(model, nos, host_speed, hosts, peer_speed) >= peer_links:
+            return hosts
+    return 0
+
+
+def _collapsed_pair(
+    intent: Intent,
+    catalog: Catalog,
+    fabric: Fabric,
+    network: Network,
+    spec: HostFabric,
+    section: str,
+    groups_of_ports: list[list[_Attachment]],
+    host_speed: int,
+    peer_speed: int,
+    capacity: int,
+    notes: list[str],
+) -> tuple[LeafSpinePlan | None, list[Problem]]:
+    """`spine.count: 0`: two leaves, every server's ports alternating over them (as a leaf pair),
+    then `spec.peer_links` peer links from the first leaf to the second (cable ids <prefix>P00001...),
+    each a /31 with an eBGP session: a server's addresses on either leaf reach the other's."""
+    names, name_problems = _names(intent, fabric, network, 2, 0, None)
+    if name_problems:
+        return None, name_problems
+    leaf_model = catalog.switches[spec.leaf.model]
+    leaves = [fabric.add_device(Device(name, Role.LEAF, network, spec.leaf.model, spec.leaf.nos, i)) for i, name in enumerate(names["leaf"], start=1)]
+    host_optics = SwitchOptics(catalog, spec.optics.host_links, (section, "optics", "host_links"))
+    fabric_optics = SwitchOptics(catalog, spec.optics.fabric_links, (section, "optics", "fabric_links"))
+    allocators = {leaf.name: PortAllocator(leaf, leaf_model) for leaf in leaves}
+    free = {leaf.name: iter(allocators[leaf.name].take(host_speed, capacity)) for leaf in leaves}
+    links: list[tuple[LinkKind, Port, Port]] = []
+    for sets in groups_of_ports:
+        turn = 0
+        for attachment in sets:
+            for n in range(1, attachment.ports.count + 1):
+                leaf = leaves[turn % 2]
+                turn += 1
+                server_port = Port(attachment.server, attachment.ports.names.format(n=n), n, 0, host_speed)
+                switch_port = next(free[leaf.name])
+                switch_port.optic = host_optics.choose(leaf.model, switch_port.cage, host_speed)
+                links.append((LinkKind.HOST, server_port, switch_port))
+    first, second = (allocators[leaf.name].take(peer_speed, spec.peer_links) for leaf in leaves)
+    for low, high in zip(first, second, strict=True):
+        low.optic, high.optic = (fabric_optics.choose(port.device.model, port.cage, peer_speed) for port in (low, high))
+        links.append((LinkKind.PEER, low, high))
+    fabric.connect_numbered(CABLE_PREFIX[network], network, [(kind, a, b, link_cable(catalog, a, b)) for kind, a, b in links])
+    notes.append(
+        f"{network.value}: a collapsed pair, no spines: every server has a port on each of the 2 leaves, joined by {spec.peer_links} routed "
+        f"peer links at {peer_speed}G (a /31 and an eBGP session each, ECMP over them)"
+    )
+    plan = LeafSpinePlan(
+        network=network,
+        section=section,
+        spec=spec,
+        leaves=2,
+        spines=0,
+        leaf_downlinks=capacity,
+        leaf_uplinks=0,
+        links_per_spine=0,
+        requested_ratio=spec.ratio,
+        built_ratio=spec.ratio,
+        host_addressing="segment" if spec.routing == "vxlan-evpn" else spec.host_addressing,
+        host_pool_name="hosts",
+        notes=tuple(notes),
+        peer_links=spec.peer_links,
+    )
+    return plan, [*host_optics.problems.values(), *fabric_optics.problems.values()]
+
+
 def _uplink_speed(leaf: SwitchModel, spine: SwitchModel) -> int | None:
     speeds = sorted({g.speed for g in leaf.port_groups if g.form_factor != "RJ45" and spine.ports_at(g.speed)}, reverse=True)
     return speeds[0] if speeds else None
@@ -190,7 +266,8 @@ def build_host_fabric(
             )
         ]
     host_speed = speeds[0]
-    uplink_speed = _uplink_speed(leaf_model, spine_model)
+    collapsed = spec.spine.count == 0  # a collapsed pair: its peer links run at the leaf's fastest speed
+    uplink_speed = _uplink_speed(leaf_model, leaf_model if collapsed else spine_model)
     field = (section, "leaf", "model")
     if not leaf_model.ports_at(host_speed) or uplink_speed is None:
         return None, [
@@ -200,7 +277,10 @@ def build_host_fabric(
                 field=field,
             )
         ]
-    capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
+    if collapsed:
+        capacity, min_uplinks = _pair_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.peer_links), 0
+    else:
+        capacity, min_uplinks = _leaf_capacity(leaf_model, spec.leaf.nos, host_speed, uplink_speed, spec.ratio)
     if capacity == 0:
         return None, [
             Problem(
@@ -256,6 +336,16 @@ def build_host_fabric(
             if groups > needed_groups:
                 how = "as pinned" if spec.leaf.count is not None else "at least, as asked"
                 notes.append(f"{network.value}: {pinned} leaves {how} ({needed_groups * width} would hold every server port)")
+    if collapsed and (pinned or needed_groups * width) != 2:
+        problems.append(
+            Problem(
+                f"{section}.spine.count: 0 builds a collapsed pair of {spec.leaf.model} leaves ({capacity} {host_speed}G server ports each beside "
+                f"{spec.peer_links} peer links), but the servers need {needed_groups * width} leaves"
+                + (f" (the intent pins {pinned})" if pinned not in (None, needed_groups * width) else ""),
+                hint=f"remove {section}.spine.count to add spines, or pick a leaf with more {host_speed}G ports",
+                field=(section, "spine", "count"),
+            )
+        )
     if problems:
         return None, problems
     # unpinned: leaves fill in order, so more servers only add leaves (growth moves none); pinned:
@@ -264,6 +354,8 @@ def build_host_fabric(
     assert placement is not None
     leaves = groups * width
 
+    if collapsed:
+        return _collapsed_pair(intent, catalog, fabric, network, spec, section, groups_of_ports, host_speed, uplink_speed, capacity, notes)
     max_up = free_uplink_ports(leaf_model, spec.leaf.nos, host_speed, capacity, uplink_speed)
     tiers = spec.tiers or 2
     choice = choose_uplinks(leaves, min_uplinks, max_up, spine_model.ports_at(uplink_speed), spec.spine.count, MIN_SPINES) if tiers == 2 else None

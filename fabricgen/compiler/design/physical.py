@@ -196,7 +196,8 @@ def _preferred_optics(intent: Intent) -> dict[tuple[str, LinkKind], str]:
     for network, spec in sections.items():
         if spec is None:
             continue
-        for kind, pid in ((LinkKind.HOST, spec.optics.host_links), (LinkKind.FABRIC, spec.optics.fabric_links)):
+        # a spine-free pair's peer links take the fabric links' optic, as the build without a layout does
+        for kind, pid in ((LinkKind.HOST, spec.optics.host_links), (LinkKind.FABRIC, spec.optics.fabric_links), (LinkKind.PEER, spec.optics.fabric_links)):
             if pid is not None:
                 found[(network, kind)] = pid
     return found

@@ -35,6 +35,7 @@ class LeafSpinePlan:
     spine_uplinks: int = 0  # 3 tiers: each spine's links to its group of cores
     links_per_core: int = 0  # 3 tiers: from a spine to each core of its group
     spine_built_ratio: Fraction | None = None  # 3 tiers
+    peer_links: int = 0  # a spine-free pair: routed links between its two leaves
 
     @property
     def leaf_asns_per_pod(self) -> bool:
@@ -77,4 +78,5 @@ def backend_plan(intent: Intent, sizing: BackendSizing) -> LeafSpinePlan:
         spine_uplinks=sizing.spine_uplinks,
         links_per_core=sizing.links_per_core,
         spine_built_ratio=sizing.spine_built_ratio,
+        peer_links=sizing.peer_links,
     )

@@ -29,7 +29,7 @@ from fabricgen.catalog import Catalog
 from fabricgen.catalog.model import SwitchModel
 from fabricgen.compiler.design.graph import Device, Network, OutOfPorts, PortAllocator, Role
 from fabricgen.compiler.design.three_tier import ThreeTierSizing, fewest_spines_links, size_three_tier
-from fabricgen.intent.model import MAX_GPUS, Intent
+from fabricgen.intent.model import MAX_GPUS, Backend, Intent
 
 MIN_SPINES = 2
 
@@ -92,6 +92,7 @@ class BackendSizing:
     design: str = "rail-optimized"  # rail-optimized | rail-only | top-of-rack
     unit_leaf_rails: tuple[tuple[int, ...], ...] = ()  # the rails of each leaf of a unit, in downlink order (default: one each)
     node_major: bool = False  # top-of-rack: a leaf's downlinks node by node; else rail by rail
+    peer_links: int = 0  # a spine-free pair: routed links between its two leaves, after the downlinks
 
     @property
     def fabric_speed_gbps(self) -> int:
@@ -589,13 +590,15 @@ def _spine_free_leaves(
     backend = intent.backend
     leaf_rails = layout["unit_leaf_rails"]
     leaves, rpl = len(leaf_rails), len(leaf_rails[0])
-    most = leaf_ports // rpl
+    peer_links = spine_free_peer_links(backend, leaves)
+    most = (leaf_ports - peer_links) // rpl
     if su_nodes > most:
         why = "rail-only with every rail on one leaf" if backend.spine.count is None else "spine.count: 0 puts every node on each leaf of one unit, so"
         reserved = "" if su_nodes == nodes else f" (scalable_unit_gpus reserves {su_nodes})"
+        peers = f" and {peer_links} for the peer links" if peer_links else ""
         raise DesignError(
             Problem(
-                f"{why} {su_nodes} nodes{reserved} x {rpl} NIC{'s' if rpl > 1 else ''} per leaf need {su_nodes * rpl} ports, "
+                f"{why} {su_nodes} nodes{reserved} x {rpl} NIC{'s' if rpl > 1 else ''} per leaf need {su_nodes * rpl} ports{peers}, "
                 f"but {backend.leaf.model} has {leaf_ports} {speed}G ports: at most {most} nodes ({most * gpus_per_node} GPUs) fit without spines",
                 hint=f"build at most {most} nodes, pick a leaf with more {speed}G ports, or remove backend.spine.count to add spines",
                 field=("backend", "spine", "count") if backend.spine.count == 0 else ("gpus",) if intent.gpus is not None else ("nodes",),
@@ -620,6 +623,14 @@ def _spine_free_leaves(
         )
     if backend.tiers == 3:
         problems.append(Problem("rail-only with every rail on one leaf has one tier", hint="remove backend.tiers", field=("backend", "tiers")))
+    if "peer_links" in backend.model_fields_set and not peer_links:
+        problems.append(
+            Problem(
+                f"a spine-free fabric of {leaves} lea{'ves' if leaves > 1 else 'f'} has no pair to join: peer_links apply to two leaves",
+                hint="remove backend.peer_links",
+                field=("backend", "peer_links"),
+            )
+        )
     notes.append(_spine_free_note(intent, nodes, leaf_rails))
     if su_nodes > nodes:
         notes.append(f"each leaf reserves {su_nodes * rpl} downlinks (scalable_unit_gpus) for growth")
@@ -642,13 +653,22 @@ def _spine_free_leaves(
         pod_sus=1,
         pod_spines=0,
         planes=planes if backend.design == "rail-optimized" else 1,
+        peer_links=peer_links,
         **layout,
     ), problems
 
 
+def spine_free_peer_links(backend: Backend, leaves: int) -> int:
+    """The routed peer links a spine-free backend of `leaves` leaves gets: a pair (`spine.count: 0`
+    with two leaves) is joined by `peer_links` parallel /31 links, one eBGP session each, so NICs
+    on different switches reach each other (a routed peer link instead of MLAG/vPC); a single
+    switch and rail-only's rails (spine count unset: rails stay apart by design) get none."""
+    return backend.peer_links if backend.spine.count == 0 and leaves == 2 else 0
+
+
 def _spine_free_note(intent: Intent, nodes: int, leaf_rails: tuple[tuple[int, ...], ...]) -> str:
-    """What a spine-free backend is and what it cannot carry: every leaf is an island, so two NICs
-    on different leaves have no path over the network."""
+    """What a spine-free backend is and what it cannot carry: a pair is joined by its peer links;
+    other leaves are islands, so two NICs on different leaves have no path over the network."""
     backend = intent.backend
     model = backend.leaf.model
     if len(leaf_rails) == 1:
@@ -660,6 +680,14 @@ def _spine_free_note(intent: Intent, nodes: int, leaf_rails: tuple[tuple[int, ..
         "no spines and no link between the leaves, so no BGP sessions between leaves: each leaf runs no BGP and keeps its host ports, "
         "loopback and QoS, its hosts' subnets connected routes"
     )
+    if peer_links := spine_free_peer_links(backend, len(leaf_rails)):
+        islands = "; ".join(f"rails {', '.join(map(str, rails))} on leaf {k}" for k, rails in enumerate(leaf_rails, start=1))
+        pair = "a top-of-rack pair" if backend.design == "top-of-rack" else "a pair of leaves"
+        return (
+            f"spine-free: {pair}, each {model} holding its rails' NICs of all {nodes} nodes ({islands}); {peer_links} routed peer links "
+            "join the two switches, a /31 and an eBGP session each, ECMP over them, so a NIC reaches the NICs on the other switch "
+            "over the network (rail-aligned collectives stay on their switch)"
+        )
     if len(leaf_rails[0]) == 1:
         layout = f"each rail is one {model} with that NIC of all {nodes} nodes"
     else:
