@@ -378,3 +378,12 @@ def test_ordinary_names_are_written_bare():
     text = render_starter(Starter(gpus=32, name="lab-a"), CATALOG, "intent.schema.json", "x.yaml")
     assert "\nname: lab-a\n" in text and "\ngpu_node: DGX-H100\n" in text
     assert "  leaf: {model: N9K-C9364D-GX2A, nos: nxos}\n" in text
+
+
+@pytest.mark.parametrize(("nos", "says"), [("eos", "Arista EOS configs"), ("nxos", "Cisco NX-OS configs"), ("sonic", "SONiC configs")])
+def test_the_roles_comment_names_the_nos_chosen(tmp_path, monkeypatch, nos, says):
+    """The comment above the switch roles said "Cisco NX-OS configs" for an EOS intent."""
+    monkeypatch.chdir(tmp_path)
+    assert init("--gpus", "64", "--nos", nos, "-o", "x.yaml").exit_code == 0
+    text = (tmp_path / "x.yaml").read_text()
+    assert f"their operating system: {says}" in text and text.count("Cisco NX-OS") == (nos == "nxos")

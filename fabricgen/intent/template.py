@@ -184,5 +184,8 @@ def render_starter(starter: Starter, catalog: Catalog, schema_ref: str, file_nam
             file_name=shown_file,
             node_count=starter.gpus // node.gpus,
             gpus_per_node=node.gpus,
+            # what the chosen NOS writes per switch, for the comment above the roles
+            nos_description=registry.plugins()[starter.nos].DESCRIPTION,
+            nos_files=", ".join(path.rsplit("/", 1)[-1] for path in registry.plugins()[starter.nos].config_files("<switch>")),
         )
     )
