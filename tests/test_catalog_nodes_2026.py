@@ -212,3 +212,13 @@ def test_t8032s_is_said_to_have_no_public_sonic_platform(tmp_path):
     assert not model.platform_mapped and "SSE-T8032S" in model.sonic.unverified
     assert model.ports_at(400) == 64 and model.ports_at(10) == 2 and model.rack_units == 1
     assert model.qos.buffer_bytes.value == 112 * 2**20
+
+
+def test_the_t8164_on_a_release_without_its_platform_files_is_refused(write_intent):
+    """Its platform directory arrived in sonic-buildimage 202511: an older target has no image for it."""
+    from tests.conftest import build_refused
+
+    stderr = build_refused(
+        write_intent('gpus: 64\nbackend:\n  leaf: {model: SSE-T8164, nos: sonic, nos_release: "202505"}\n  spine: {model: SSE-T8164, nos: sonic}\n')
+    )
+    assert "backend.leaf.nos_release" in stderr and "no platform files for this switch; they arrive in 202511" in stderr
