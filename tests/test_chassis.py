@@ -253,3 +253,14 @@ def test_a_nexus_9516_frontend_spine_is_listed_with_its_line_cards_supervisors_a
     assert front["N9K-X9736C-FX"] == (32, "16 line cards per N9K-C9516 chassis x 2 (slots 1-16)")
     assert front["N9K-SUP-B+"][0] == 4 and front["N9K-C9516-FM-E2"][0] == 10
     assert "interface Ethernet1/1\n" in build.files["configs/fe-spine01.cfg"].decode()
+
+
+@pytest.mark.parametrize("setting", ["links_per_spine: 4", "pod_gpus: 256", "spine_ratio: '2:1'"])
+def test_three_tier_settings_on_a_cluster_that_builds_two_tiers_are_refused(write_intent, setting):
+    """With tiers left out a 256-GPU cluster fits 2 tiers, where links_per_spine, pod_gpus and
+    spine_ratio mean nothing: they were ignored without a word, now refused with the fix."""
+    from tests.conftest import build_refused
+
+    stderr = build_refused(write_intent(f"gpus: 256\nbackend:\n  {setting}\n"))
+    name = setting.split(":")[0]
+    assert f"backend.{name}" in stderr and "only apply to 3 tiers, but this cluster builds 2 tiers" in stderr and "set tiers: 3" in stderr

@@ -154,8 +154,28 @@ def size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[
     that leaves ports idle and one when growing by a unit would move the spines, and the problems
     that did not stop sizing (DesignError for those that did)."""
     sizing, problems = _size_backend(intent, catalog)
+    problems += _three_tier_settings_unused(intent, sizing)
     extra = idle_port_notes(intent, catalog, sizing) + growth_notes(intent, catalog, sizing)
     return (replace(sizing, notes=sizing.notes + tuple(extra)) if extra else sizing), problems
+
+
+THREE_TIER_SETTINGS = ("core", "spine_ratio", "pod_gpus", "links_per_spine")
+
+
+def _three_tier_settings_unused(intent: Intent, sizing: BackendSizing) -> list[Problem]:
+    """3-tier settings written for a cluster that came out with fewer tiers (tiers left out, and
+    2 tiers or no spines fit) would be ignored: refused, so the intent says what is built."""
+    written = [name for name in THREE_TIER_SETTINGS if name in intent.backend.model_fields_set]
+    if sizing.tiers == 3 or not written:
+        return []
+    built = "no spine tier" if sizing.spineless else "2 tiers"
+    return [
+        Problem(
+            f"{', '.join(written)} only apply to 3 tiers, but this cluster builds {built} (tiers left out takes the fewest that fit)",
+            hint=f"set tiers: 3 to build 3 tiers, or remove {', '.join(written)}",
+            field=("backend", written[0]),
+        )
+    ]
 
 
 def _size_backend(intent: Intent, catalog: Catalog) -> tuple[BackendSizing, list[Problem]]:
