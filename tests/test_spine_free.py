@@ -456,5 +456,5 @@ def test_tiers_beside_spine_count_zero_is_refused(write_intent):
     """spine.count: 0 builds one tier: `tiers: 2` beside it was accepted without a word."""
     from fabricgen.basics.errors import IntentError
 
-    with pytest.raises(IntentError, match="spine.count: 0 builds one tier with no uplinks; remove tiers: 2"):
+    with pytest.raises(IntentError, match=r"spine\.count: 0 builds one tier with no uplinks; remove tiers: 2"):
         compile_intent(write_intent("nodes: 2\nbackend:\n  tiers: 2\n  design: top-of-rack\n  tor_attach: single\n  spine: {count: 0}\n"), render=False)

@@ -548,7 +548,9 @@ class Backend(InputModel):
                 "uplinks (count and speed per leaf) apply to 2 tiers only; remove uplinks for 3 tiers (ratio and spine_ratio size them), or set tiers: 2"
             )
         if self.spine.count == 0 and (self.tiers is not None or self.uplinks is not None):
-            raise ValueError(f"spine.count: 0 builds one tier with no uplinks; remove {f'tiers: {self.tiers}' if self.tiers is not None else 'uplinks'} or the spine count")
+            raise ValueError(
+                f"spine.count: 0 builds one tier with no uplinks; remove {f'tiers: {self.tiers}' if self.tiers is not None else 'uplinks'} or the spine count"
+            )
         _peer_links_need_no_spines(self.spine.count, self.model_fields_set)
         if self.pod_gpus is not None and self.scalable_unit_gpus is not None and self.pod_gpus % self.scalable_unit_gpus:
             raise ValueError(f"pod_gpus ({self.pod_gpus}) must be a whole number of scalable units of {self.scalable_unit_gpus} GPUs")
