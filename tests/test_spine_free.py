@@ -135,6 +135,7 @@ def test_a_single_switch_lab_holds_every_nic_and_runs_no_bgp(shipped):
     db = json.loads((out / "configs" / "be-su01-leaf1" / "config_db.json").read_text())
     assert len(db["PORT"]) == 16 and "bgp_asn" not in db["DEVICE_METADATA"]["localhost"]
     assert "router bgp" not in (out / "configs" / "be-su01-leaf1" / "frr.conf").read_text()
+    assert "- 1 scalable unit of 2 nodes; 1 leaf, 0 spines\n" in (out / "summary.md").read_text()  # not "1 leaves"
 
 
 @pytest.mark.parametrize(
