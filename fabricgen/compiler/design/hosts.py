@@ -20,7 +20,8 @@ Sizing (per fabric):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from fabricgen.basics.errors import DesignError, Problem
@@ -39,7 +40,7 @@ from fabricgen.compiler.design.graph import (
 )
 from fabricgen.compiler.design.optics import SwitchOptics, link_cable
 from fabricgen.compiler.design.plan import LeafSpinePlan
-from fabricgen.compiler.design.sizing import MIN_SPINES, choose_uplinks, free_uplink_ports
+from fabricgen.compiler.design.sizing import IDLE_SHARE, MIN_SPINES, choose_uplinks, free_uplink_ports, idle_ports
 from fabricgen.compiler.design.three_tier import ThreeTierSizing, size_three_tier
 from fabricgen.intent.model import NAME_PATTERN, HostFabric, Intent, name_from
 
@@ -474,7 +475,59 @@ def build_host_fabric(
         notes=tuple(notes),
         **(_three_tier_plan(three, width, core_model.ports_at(uplink_speed)) if three is not None else {}),
     )
+    server_ports = Counter(switch_port.device.name for kind, _, switch_port in links if kind is LinkKind.HOST)
+    idle = _idle_port_notes(catalog, plan, host_speed, uplink_speed, max(server_ports.values()), width)
+    if idle:
+        plan = replace(plan, notes=plan.notes + tuple(idle))
     return plan, [*host_optics.problems.values(), *fabric_optics.problems.values()]
+
+
+def _idle_port_notes(catalog: Catalog, plan: LeafSpinePlan, host_speed: int, uplink_speed: int, busiest: int, width: int) -> list[str]:
+    """One note per role (leaf, spine, core) of a frontend or storage fabric with spines whose
+    switches leave more than IDLE_SHARE of their ports idle (sizing.idle_ports, as the backend's
+    notes), with the setting that would use them. Leaves are counted on the busiest leaf (`busiest`
+    server ports): unpinned, servers fill the leaves in turn, so only the last group keeps ports for
+    growth. Not noted: a role whose count the intent pins (count or at_least: the build notes those)."""
+    spec = plan.spec
+    assert isinstance(spec, HostFabric)
+    net, ratio = plan.network.value, format_ratio(spec.ratio)
+    notes: list[str] = []
+    if spec.leaf.count is None and spec.leaf.at_least is None:
+        taken = ((host_speed, busiest), (uplink_speed, plan.leaf_uplinks))
+        idle, total = idle_ports(catalog.switches[spec.leaf.model], spec.leaf.nos, host_speed, taken)
+        if idle > total * IDLE_SHARE:
+            if busiest < plan.leaf_downlinks:
+                use = (
+                    f"the servers take {busiest} of the {plan.leaf_downlinks} server ports a leaf holds at {ratio}; "
+                    f"more servers would fill them, or a leaf model with fewer {host_speed}G ports would use them"
+                )
+            else:
+                use = f"a more oversubscribed ratio than {ratio} would put servers on them, or a leaf model with fewer {host_speed}G ports would use them"
+            notes.append(f"{net} leaves: {idle} of {total} {host_speed}G ports idle on each leaf; {use}")
+    if spec.spine.count is None:
+        spine_model = catalog.switches[spec.spine.model]
+        if plan.tiers == 3:
+            used = plan.pod_leaves + plan.spine_uplinks  # a spine reserves a full pod's downlinks
+            most = math.floor(spine_model.ports_at(uplink_speed) * spec.spine_ratio / (spec.spine_ratio + 1)) // width * width
+            if plan.pod_leaves < most:
+                use = f"pod_leaves: {most} fills them"
+            else:
+                use = f"a spine model with fewer {uplink_speed}G ports, or another spine_ratio, would use them"
+        else:
+            used = plan.leaves * plan.links_per_spine
+            use = f"a spine model with fewer {uplink_speed}G ports would use them; more leaves would fill them"
+        idle, total = idle_ports(spine_model, spec.spine.nos, uplink_speed, ((uplink_speed, used),))
+        if idle > total * IDLE_SHARE:
+            notes.append(f"{net} spines: {idle} of {total} {uplink_speed}G ports idle on each spine; {use}")
+    if plan.tiers == 3 and spec.core_switch.count is None:
+        core = spec.core_switch
+        idle, total = idle_ports(catalog.switches[core.model], core.nos, uplink_speed, ((uplink_speed, plan.pods * plan.links_per_core),))
+        if idle > total * IDLE_SHARE:
+            notes.append(
+                f"{net} cores: {idle} of {total} {uplink_speed}G ports idle on each core ({plan.pods} pods); "
+                f"a core model with fewer {uplink_speed}G ports would use them; more pods would fill them"
+            )
+    return notes
 
 
 def _size_three_tiers(

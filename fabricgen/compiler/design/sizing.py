@@ -857,7 +857,7 @@ def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> 
     explicit_unit = backend.scalable_unit_gpus is not None
     smaller_than_a_unit = _smaller_than_a_unit(intent, catalog, sizing)
     if not (smaller_than_a_unit or (explicit_unit and sizing.spineless)):
-        idle, total = _idle_ports(leaf_model, backend.leaf.nos, speed, ((speed, sizing.leaf_downlinks), (fabric, sizing.leaf_uplinks)))
+        idle, total = idle_ports(leaf_model, backend.leaf.nos, speed, ((speed, sizing.leaf_downlinks), (fabric, sizing.leaf_uplinks)))
         if idle > total * IDLE_SHARE:
             if explicit_unit and sizing.su_nodes < default_nodes and not sizing.spineless:
                 use = (
@@ -882,13 +882,13 @@ def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> 
         else:
             used = sizing.leaves // sizing.planes * sizing.links_per_spine
             use = f"a spine model with fewer {fabric}G ports would use them; more GPUs would fill them"
-        idle, total = _idle_ports(spine_model, backend.spine.nos, fabric, ((fabric, used),))
+        idle, total = idle_ports(spine_model, backend.spine.nos, fabric, ((fabric, used),))
         if idle > total * IDLE_SHARE:
             notes.append(f"spines: {idle} of {total} {fabric}G ports idle on each spine; {use}")
     if sizing.tiers == 3 and backend.core_switch.count is None:
         core = backend.core_switch
         core_model = catalog.switches[core.model]
-        idle, total = _idle_ports(core_model, core.nos, fabric, ((fabric, sizing.pods * sizing.links_per_core),))
+        idle, total = idle_ports(core_model, core.nos, fabric, ((fabric, sizing.pods * sizing.links_per_core),))
         if idle > total * IDLE_SHARE:
             notes.append(
                 f"cores: {idle} of {total} {fabric}G ports idle on each core ({sizing.pods} pods); a core model with fewer {fabric}G ports "
@@ -897,7 +897,7 @@ def idle_port_notes(intent: Intent, catalog: Catalog, sizing: BackendSizing) -> 
     return notes
 
 
-def _idle_ports(model: SwitchModel, nos: str, speed: int, taken: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+def idle_ports(model: SwitchModel, nos: str, speed: int, taken: tuple[tuple[int, int], ...]) -> tuple[int, int]:
     """(idle, total) ports of `model` at `speed` once `taken` ((speed, count) ...) is allocated as
     the graph does (a cage serving one speed only); none idle if `taken` does not fit."""
     total = model.ports_at(speed)
