@@ -119,3 +119,58 @@ def test_a_collapsed_pair_gets_no_idle_note(write_intent):
         """,
     )
     assert idle_notes(build) == [], build.compiled.notes
+
+
+FRONTEND_ASNS = "asn: {scheme: private-4byte, core: 4200100000, spine: 4200100001, leaf_first: 4200100100}"
+
+
+def test_3_tier_spines_name_pod_leaves_and_cores_get_their_own_note(write_intent):
+    """128 nodes in pods of 4 leaves (test_frontend_storage_three_tier.py): a 64 x 400G spine uses
+    4 ports down and 4 up, 32 leaves a pod would fill it at 1:1; 7 cores take 5 pods x 4 links."""
+    build = design(
+        write_intent,
+        f"""
+        name: fe-3tier
+        gpus: 1024
+        backend:
+          asn: {{scheme: private-4byte}}
+        frontend:
+          tiers: 3
+          pod_leaves: 4
+          {FRONTEND_ASNS}
+        """,
+    )
+    assert role_notes(build, "spines") == ["frontend spines: 56 of 64 400G ports idle on each spine; pod_leaves: 32 fills them"]
+    cores = role_notes(build, "cores")
+    assert len(cores) == 1 and cores[0].startswith("frontend cores: 44 of 64 400G ports idle on each core (5 pods)"), cores
+    # a full pod of 32 leaves leaves no spine port idle
+    build = design(
+        write_intent,
+        f"""
+        name: fe-3tier
+        gpus: 1024
+        backend:
+          asn: {{scheme: private-4byte}}
+        frontend:
+          tiers: 3
+          {FRONTEND_ASNS}
+        """,
+    )
+    assert role_notes(build, "spines") == [], idle_notes(build)
+
+
+def test_full_leaves_the_ratio_leaves_idle_name_the_ratio(write_intent):
+    """At 1:4 an N9K-C93600CD-GX leaf takes 8 server ports (8 x 100G down, its 8 x 400G cages up):
+    every leaf is full of servers, and 20 of its 28 native 100G ports stay idle."""
+    build = design(
+        write_intent,
+        """
+        name: fe-ratio
+        gpus: 224
+        frontend:
+          ratio: "1:4"
+        """,
+    )
+    notes = role_notes(build, "leaves")
+    assert len(notes) == 1 and notes[0].startswith("frontend leaves: 20 of 60 100G ports idle on each leaf"), idle_notes(build)
+    assert "a more oversubscribed ratio than 1:4" in notes[0], notes

@@ -524,7 +524,7 @@ def _idle_port_notes(catalog: Catalog, plan: LeafSpinePlan, host_speed: int, upl
         idle, total = idle_ports(catalog.switches[core.model], core.nos, uplink_speed, ((uplink_speed, plan.pods * plan.links_per_core),))
         if idle > total * IDLE_SHARE:
             notes.append(
-                f"{net} cores: {idle} of {total} {uplink_speed}G ports idle on each core ({plan.pods} pods); "
+                f"{net} cores: {idle} of {total} {uplink_speed}G ports idle on each core ({plan.pods} pod{'s' if plan.pods > 1 else ''}); "
                 f"a core model with fewer {uplink_speed}G ports would use them; more pods would fill them"
             )
     return notes
