@@ -162,10 +162,11 @@ class CmdlineWatch:
     def _run(self):
         marker = MARKER.encode()
         while not self._stop.is_set():
-            for entry in Path("/proc").iterdir():
-                if entry.name.isdigit():
+            for pid in os.listdir("/proc"):  # os and open, not pathlib: about 2/3 of the CPU per sample
+                if pid.isdigit():
                     try:
-                        line = (entry / "cmdline").read_bytes()
+                        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                            line = cmdline.read()
                     except OSError:
                         continue
                     if marker in line:
