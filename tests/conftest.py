@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-from fabricgen.compiler.pipeline import Build, compile_intent
+from fabricgen.compiler.pipeline import Build, build, compile_intent
 
 # typer's CliRunner builds click's command tree from the app on every invoke (20 to 100 ms, the
 # larger figure on a loaded machine); the suite runs the command line a few thousand times, and
@@ -38,6 +38,21 @@ def write_intent(tmp_path: Path) -> Callable[..., Path]:
 
 def compile_text(path: Path) -> Build:
     return compile_intent(path)
+
+
+@pytest.fixture(scope="session")
+def shipped_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """A build directory of a shipped intent (intents/<name>.yaml), written once per worker on
+    first use and shared by every module that reads it (analyze, its failures)."""
+    made: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in made:
+            made[name] = tmp_path_factory.mktemp("shipped") / name
+            build(INTENTS / f"{name}.yaml", made[name])
+        return made[name]
+
+    return get
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """`fabricgen analyze` on real builds of the shipped rail designs (issue 19): multi-rail leaves
 (small-32-gpu), rail-only without spines (rail-only-1024), two-plane NICs (dual-plane-2048) and
-top-of-rack (tor-64-gpu). Each intent is compiled and written in-process once per module."""
+top-of-rack (tor-64-gpu). Each intent is compiled and written in-process once per worker (conftest shipped_build)."""
 
 from __future__ import annotations
 
@@ -16,23 +16,14 @@ from fabricgen.analysis.balancing import clos_of, path_shares, traffic
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.limits import TrafficOptions
 from fabricgen.analysis.schema import AnalysisOutput
-from fabricgen.compiler.pipeline import build
 from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    made = {}
-
-    def get(name: str) -> Path:
-        if name not in made:
-            made[name] = tmp_path_factory.mktemp("designs") / name
-            build(ROOT / "intents" / f"{name}.yaml", made[name])
-        return made[name]
-
-    return get
+@pytest.fixture
+def builds(shipped_build):
+    return shipped_build
 
 
 def analyze(*args: str) -> cli_runner.Completed:

@@ -15,23 +15,14 @@ import pytest
 from fabricgen.analysis.capacity import single_failures
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.analysis.schema import AnalysisOutput
-from fabricgen.compiler.pipeline import build
 from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    made = {}
-
-    def get(name: str) -> Path:
-        if name not in made:
-            made[name] = tmp_path_factory.mktemp("stranded") / name
-            build(ROOT / "intents" / f"{name}.yaml", made[name])
-        return made[name]
-
-    return get
+@pytest.fixture
+def builds(shipped_build):
+    return shipped_build
 
 
 def analyze(*args: str) -> cli_runner.Completed:
