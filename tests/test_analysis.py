@@ -20,6 +20,7 @@ from fabricgen.analysis.capacity import (
     group_flow,
     pair_capacity,
     single_failures,
+    worst_for_capacity,
 )
 from fabricgen.analysis.fabric import read_fabric
 from fabricgen.basics.errors import AnalysisError
@@ -86,8 +87,8 @@ def test_losing_one_spine_of_four_cuts_a_quarter_and_one_spine_of_ecmp(whitepape
         assert impact.capacity_left == pytest.approx(0.75)
         assert impact.min_pair_gbps == 24 * 400
         assert (impact.min_ecmp_width, impact.min_spine_width) == (24, 3)  # 8 links = one spine fewer
-    worst = single_failures(fabric)[0]
-    assert worst.kind == "spine"  # a spine costs more than a single link or leaf
+    worst = worst_for_capacity(single_failures(fabric))
+    assert worst is not None and worst.kind == "spine"  # for capacity, a spine costs more than a single link or leaf
 
     result = analyze(str(whitepaper_256), "--report", str(tmp_path / "a.md"))
     assert result.returncode == 0, result.stderr

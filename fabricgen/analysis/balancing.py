@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fabricgen.analysis import clos as paths
-from fabricgen.analysis import loadbalance
+from fabricgen.analysis import loadbalance, schedule
 from fabricgen.analysis.clos import Clos, PathResult
 from fabricgen.analysis.fabric import Fabric
 from fabricgen.analysis.limits import TrafficOptions, check_cost
@@ -144,6 +144,13 @@ def traffic(model: Clos, options: TrafficOptions, seed: int, jobs: int | None = 
     return Traffic(src=flows.src[keep], dst=flows.dst[keep], nbytes=flows.nbytes[keep], sport=flows.sport[keep], job=flows.job[keep], jobs=flows.jobs)
 
 
+def scheduled(model: Clos, flows: Traffic, options: TrafficOptions, modes: tuple[str, ...], seed: int) -> dict[str, PathResult]:
+    """`modes` on one seed's flows, run as `options.schedule` says (all at once, or NCCL's rounds)."""
+    return schedule.simulate(
+        model, flows, modes, schedule=options.schedule, pattern=options.pattern, hash=options.hash, flowlet=options.flowlet, load=options.load, seed=seed
+    )
+
+
 def metrics(result: PathResult, threshold: float) -> dict[str, float]:
     stretch = result.stretch
     jct = np.zeros(result.jobs)
@@ -174,7 +181,7 @@ def compare(
         found = None if done is None else done.get(key)
         if found is None:
             flows = traffic(model, options, seed, jobs)
-            results = paths.simulate_modes(model, flows, options.modes, hash=options.hash, flowlet=options.flowlet, load=options.load, seed=seed)
+            results = scheduled(model, flows, options, options.modes, seed)
             found = {mode: metrics(result, options.stretch_threshold) for mode, result in results.items()}
             if done is not None:
                 done[key] = found
@@ -217,8 +224,8 @@ def _failure(model: Clos, options: TrafficOptions, intact: dict[str, Summary], d
     ports, _ = paths.on_ports(model, flows)
     lost = 1.0 - float(np.mean(failed.nic_alive[ports.src] & failed.nic_alive[ports.dst])) if len(ports.src) else 0.0
     try:
-        before = paths.simulate(model, flows, "spray", load=options.load)
-        after = paths.simulate(failed, flows, "spray", load=options.load)
+        before = scheduled(model, flows, options, ("spray",), 0)["spray"]
+        after = scheduled(failed, flows, options, ("spray",), 0)["spray"]
         summaries = compare(failed, options, range(options.seeds))
     except ValueError as error:  # a leaf pair with no path left
         raise AnalysisError(Problem(f"with {', '.join(sorted(devices | cables))} down: {error}", hint="fail fewer devices or links")) from None

@@ -11,6 +11,7 @@ pair at once with numpy; a test checks it against networkx.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -125,6 +126,13 @@ class FailureImpact:
     stranded_nics: int = 0  # GPU NIC ports whose leaf (or link to it) is down
     stranded_gpus: int = 0  # GPUs left with no backend port (a GPU with a port on another plane keeps that)
     stranded_nodes: int = 0  # GPU nodes with a stranded port
+    # what a job over every GPU feels (job_impact): inf when it loses GPUs and stops, else its
+    # cross-rail all-to-all's time under ideal balancing, failed / intact (>= 1)
+    job_slowdown: float = 1.0
+
+    @property
+    def stops_a_job(self) -> bool:
+        return self.stranded_gpus > 0
 
 
 def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImpact]:
@@ -183,8 +191,82 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
                 least / intact if intact else 0.0,
             )
         )
-    impacts.sort(key=lambda i: (i.min_pair_gbps, i.min_ecmp_width, -i.stranded_gpus, -i.stranded_nics, i.kind, i.name))
+    impacts = job_impact(fabric, impacts)
+    impacts.sort(key=lambda i: (-i.stranded_gpus, -i.job_slowdown, -i.stranded_nics, *_capacity_key(i)))
     return impacts[:worst] if worst else impacts
+
+
+def _capacity_key(impact: FailureImpact) -> tuple:
+    return (impact.min_pair_gbps, impact.min_ecmp_width, -impact.stranded_gpus, -impact.stranded_nics, impact.kind, impact.name)
+
+
+def worst_for_capacity(failures: list[FailureImpact]) -> FailureImpact | None:
+    """The failure that leaves the least leaf-to-leaf capacity (then ECMP width): what
+    `--max-failure-cut` reads; None without failures."""
+    return min(failures, key=_capacity_key, default=None)
+
+
+def leaf_demand_gbps(fabric: Fabric) -> np.ndarray:
+    """[leaf] the Gbps its GPU NIC ports send to other leaves in an all-to-all over every GPU, every
+    port at line rate: a port sends evenly to the ports of its plane on every other node, and those
+    on its own leaf never cross a fabric link. One pass over the NIC ports."""
+    leaves = len(fabric.leaves)
+    nic_leaf = fabric.nic_leaf
+    if not nic_leaf.size or nic_leaf.shape[0] < 2:
+        return np.zeros(leaves)
+    nodes, rails = nic_leaf.shape[0], nic_leaf.shape[1]
+    port_leaf = nic_leaf.ravel()
+    node_of_port = np.repeat(np.arange(nodes), rails * nic_leaf.shape[2])
+    _, where, per_node_leaf = np.unique(node_of_port * leaves + port_leaf, return_inverse=True, return_counts=True)
+    same_leaf_peers = np.bincount(port_leaf, minlength=leaves)[port_leaf] - per_node_leaf[where]  # on its leaf, other nodes
+    crossing = 1.0 - same_leaf_peers / ((nodes - 1) * rails)
+    return np.bincount(port_leaf, weights=crossing, minlength=leaves) * fabric.nic_gbps
+
+
+def job_impact(fabric: Fabric, impacts: list[FailureImpact]) -> list[FailureImpact]:
+    """`impacts` with what a job over every GPU feels. A failure that strands GPUs stops it (a
+    collective needs every member: NCCL aborts the communicator; the job restarts without them).
+    Otherwise it slows to its slowest member: a GPU left with fewer NIC ports (a plane's leaf or
+    port down) sends at planes - 1 of its planes' rate; a spine or link down leaves each leaf
+    fewer uplinks for the bytes it sends across the fabric (`leaf_demand_gbps`), and the all-to-all
+    takes max(1, demand / uplinks) of its NICs' time at the worst leaf, over the intact fabric's.
+    A lower bound: ideal balancing (spraying) over what is left; ECMP adds its collisions."""
+    demand = leaf_demand_gbps(fabric)
+    uplinks = fabric.uplink_gbps.astype(float)
+    need = np.divide(demand, uplinks, out=np.where(demand > 0, np.inf, 0.0), where=uplinks > 0)
+    intact = max(1.0, float(need.max(initial=0.0)))
+    best, second = (np.sort(need)[::-1].tolist() + [0.0, 0.0])[:2]
+    index = {name: i for i, name in enumerate(fabric.spines)}
+    leaf_index = {name: i for i, name in enumerate(fabric.leaves)}
+    planes = fabric.nic_leaf.shape[2] if fabric.nic_leaf.size else 1
+    fewer_ports = planes / (planes - 1) if planes > 1 else 1.0
+    found = []
+    for impact in impacts:
+        if impact.stranded_gpus:
+            slowdown = math.inf
+        elif impact.stranded_nics:
+            slowdown = fewer_ports
+        elif impact.kind == "spine":
+            left = uplinks - fabric.capacity_gbps[:, index[impact.name]]
+            worst = np.divide(demand, left, out=np.where(demand > 0, np.inf, 0.0), where=left > 0)
+            slowdown = max(1.0, float(worst.max(initial=0.0))) / intact
+        elif impact.kind == "link":
+            leaf_name, rest = impact.name.split(" -- ", 1)  # "leaf -- spine (1 of N links)"
+            leaf, spine = leaf_index[leaf_name], index[rest.split(" (", 1)[0]]
+            left = uplinks[leaf] - fabric.capacity_gbps[leaf, spine] / fabric.links[leaf, spine]
+            own = demand[leaf] / left if left > 0 else (math.inf if demand[leaf] else 0.0)
+            others = second if need[leaf] == best else best
+            slowdown = max(1.0, own, others) / intact
+        else:
+            slowdown = 1.0
+        found.append(replace(impact, job_slowdown=slowdown))
+    return found
+
+
+def most_feared(failures: list[FailureImpact]) -> FailureImpact | None:
+    """The failure a team should fear most: the one that stops a job over the most GPUs, else the
+    one that slows it most (the first of `single_failures`' order); None without failures."""
+    return failures[0] if failures else None
 
 
 def stranded_by_leaf(fabric: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

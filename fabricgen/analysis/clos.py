@@ -493,6 +493,12 @@ def _spray(clos, a, b, nbytes, capacity) -> tuple[np.ndarray, np.ndarray]:
     return edge_bytes, first_worst[pos] if len(a) else np.zeros(0)
 
 
+def measure(clos: Clos, mode: str, edge_bytes: np.ndarray, fct: np.ndarray, ideal: np.ndarray, job: np.ndarray, jobs: int, nic_drain: float) -> PathResult:
+    """A mode's result from its edge loads and its flows' completion and ideal times (one run, or
+    runs put end to end by schedule.py)."""
+    return _measure(clos, mode, edge_bytes, np.where(clos.alive, clos.gbps, 0.0) * 1e9 / 8, fct, ideal, job, jobs, nic_drain)
+
+
 def _measure(clos, mode, edge_bytes, capacity, fct, ideal, job, jobs, nic_drain) -> PathResult:
     up = clos.alive & (clos.tiers[clos.head] > clos.tiers[clos.tail])
     switches = len(clos.names)

@@ -59,6 +59,11 @@ class Hash(str, Enum):
     random = "random"
 
 
+class Schedule(str, Enum):
+    fluid = "fluid"
+    nccl = "nccl"
+
+
 class Mode(str, Enum):
     ecmp = "ecmp"
     flowlet = "flowlet"
@@ -99,6 +104,7 @@ class TrafficOptions:
     stretch_threshold: float = 1.5  # report the share of flows whose stretch is above it
     flowlet_gap_us: float = 500.0  # flowlet timeout
     idle_gap_us: float = 500.0  # mean idle gap between a flow's bursts
+    schedule: str = "fluid"  # every flow at once, or NCCL's p2p rounds (schedule.py)
 
     def check(self) -> None:
         """Raise AnalysisError naming every option that is not one of its choices or is out of bounds."""
@@ -160,9 +166,15 @@ def _path(path: Path) -> str:
 
 def option_problems(network: str | None, worst: int | None, options: TrafficOptions) -> list[Problem]:
     """Every option that is not one of its choices or is out of its bounds (None: not given)."""
-    from fabricgen.analysis import loadbalance
+    from fabricgen.analysis import loadbalance, schedule
 
-    choices = {"--pattern": loadbalance.PATTERNS, "--scope": loadbalance.SCOPES, "--placement": loadbalance.PLACEMENTS, "--hash": loadbalance.HASHES}
+    choices = {
+        "--pattern": loadbalance.PATTERNS,
+        "--scope": loadbalance.SCOPES,
+        "--placement": loadbalance.PLACEMENTS,
+        "--hash": loadbalance.HASHES,
+        "--schedule": schedule.SCHEDULES,
+    }
     problems = []
     given: list[tuple[str, str, tuple[str, ...]]] = [("--network", network, NETWORKS)] if network is not None else []
     given += [(name, getattr(options, name[2:]), allowed) for name, allowed in choices.items()]

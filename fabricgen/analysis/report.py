@@ -6,8 +6,9 @@ from collections import Counter
 
 import numpy as np
 
-from fabricgen.analysis.capacity import Capacity, FailureImpact, most_stranding
+from fabricgen.analysis.capacity import Capacity, FailureImpact, most_feared, most_stranding, worst_for_capacity
 from fabricgen.analysis.fabric import Fabric
+from fabricgen.analysis.schedule import P2P_NET_CHUNK_BYTES, ROUND_LATENCY_S
 
 
 def _tbps(gbps: float) -> str:
@@ -126,7 +127,8 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
     if not failures:
         lines += ["One leaf: no fabric links to fail.", ""]
         return "\n".join(lines) + "\n"
-    worst = failures[0]
+    worst = worst_for_capacity(failures)
+    assert worst is not None  # failures is not empty
     lines += [
         (
             f"Worst single failure: {worst.kind} {worst.name}. It leaves {_tbps(worst.min_pair_gbps)} between "
@@ -136,17 +138,51 @@ def markdown(fabric: Fabric, found: Capacity, failures: list[FailureImpact], sho
         ),
         "",
         *_stranding_sentences(fabric, failures),
-        f"The {min(shown, len(failures))} worst of {len(failures):,} single failures (every spine, leaf and leaf-spine link, and a GPU NIC's link):",
+        *_feared_sentences(failures),
+        (
+            f"The {min(shown, len(failures))} of {len(failures):,} single failures (every spine, leaf and leaf-spine link, and a GPU NIC's link) "
+            "a job feels most: those that stop a job over every GPU (most GPUs stranded first), then by how much they slow its "
+            "cross-rail all-to-all, then by capacity left:"
+        ),
         "",
-        "| failure | least leaf-to-leaf capacity left | of intact | between | ECMP width (links / spines) | GPU NICs stranded |",
-        "|---|---|---|---|---|---|",
+        "| failure | a job over every GPU | least leaf-to-leaf capacity left | of intact | between | ECMP width (links / spines) | GPU NICs stranded |",
+        "|---|---|---|---|---|---|---|",
     ]
     for impact in failures[:shown]:
         lines.append(
-            f"| {impact.kind} {impact.name} | {_tbps(impact.min_pair_gbps)} | {impact.capacity_left:.1%} | "
+            f"| {impact.kind} {impact.name} | {_job_feels(impact)} | {_tbps(impact.min_pair_gbps)} | {impact.capacity_left:.1%} | "
             f"{impact.worst_pair[0]} – {impact.worst_pair[1]} | {impact.min_ecmp_width} / {impact.min_spine_width} | {_stranded(impact)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _job_feels(impact: FailureImpact) -> str:
+    """What a job over every GPU feels, as a table cell."""
+    if impact.stops_a_job:
+        return f"stops ({impact.stranded_gpus:,} GPUs lost)"
+    return f"{impact.job_slowdown:.3f}x slower" if impact.job_slowdown > 1 + 1e-9 else "no slowdown"
+
+
+def _feared_sentences(failures: list[FailureImpact]) -> list[str]:
+    """The failure a team should fear most, and why."""
+    feared = most_feared(failures)
+    if feared is None:
+        return []
+    if feared.stops_a_job:
+        why = (
+            f"it strands {feared.stranded_gpus:,} GPUs on {feared.stranded_nodes:,} nodes, so a job using them stops (a collective "
+            "needs every member) and restarts without those nodes until it is repaired, whatever capacity the other leaves keep"
+        )
+    elif feared.stranded_nics:
+        why = (
+            f"every GPU keeps a port, but {feared.stranded_nodes:,} nodes' GPUs send over fewer planes, and a collective runs at its slowest "
+            f"member: {feared.job_slowdown:.2f}x the time"
+        )
+    elif feared.job_slowdown > 1 + 1e-9:
+        why = f"a cross-rail all-to-all over every GPU takes {feared.job_slowdown:.3f}x its time even with ideal balancing (fewer uplinks for the same bytes)"
+    else:
+        why = "no single failure strands a GPU or slows a job over every GPU under ideal balancing"
+    return [f"Failure to fear most: {feared.kind} {feared.name}: {why}.", ""]
 
 
 def _stranded(impact: FailureImpact) -> str:
@@ -264,7 +300,13 @@ def balancing_markdown(balancing, figure_names: dict[str, str]) -> str:
             f"{model.gpus:,} GPUs"
             + (f" ({len(model.leaf_of_nic):,} NIC ports over {model.planes} planes, each GPU's traffic split evenly over them)" if model.planes > 1 else "")
             + f", NIC ports of {model.host_gbps:g}G; senders: {o.senders}; offered load {o.load:.0%} of line rate. "
-            f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow, timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us."
+            f"ECMP hash: {o.hash}; flowlet: {o.flowlets} bursts per flow at most (one per {P2P_NET_CHUNK_BYTES // 1024} KiB chunk), "
+            f"timeout {o.flowlet_gap_us:g} us, mean idle gap {o.idle_gap_us:g} us. "
+            + (
+                f"Schedule: nccl (an all-to-all in NCCL's p2p rounds, one peer node at a time, {ROUND_LATENCY_S * 1e6:g} us of latency per round)."
+                if o.schedule == "nccl"
+                else "Schedule: fluid (every flow of the collective at once)."
+            )
         ),
         "",
     ]

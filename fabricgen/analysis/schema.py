@@ -55,6 +55,13 @@ class CapacityFindings(JsonOutputModel):
     worst_single_failure: str | None
     worst_single_failure_cut: float | None = Field(description="share of the least leaf-to-leaf capacity it cuts, 0..1")
     most_stranding_failure: str | None = Field(None, description="the single failure that strands the most GPUs (then GPU NIC ports): a leaf")
+    most_feared_failure: str | None = Field(
+        None, description="the single failure a job over every GPU feels most: the one that stops it over the most GPUs, else slows it most"
+    )
+    most_feared_stops_job: bool = Field(False, description="whether it strands GPUs, so a job using them stops")
+    most_feared_job_slowdown: float | None = Field(
+        None, description="when it stops no job: the cross-rail all-to-all's time under ideal balancing, failed / intact"
+    )
     stranded_gpu_nics: int = Field(0, description="GPU NIC ports it strands (their leaf is down)")
     stranded_gpus: int = Field(0, description="GPUs it leaves with no backend port")
     stranded_nodes: int = Field(0, description="GPU nodes with a port it strands")

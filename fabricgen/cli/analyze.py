@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from fabricgen.analysis.limits import BOUNDS as ANALYZE_BOUNDS
-from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Scope
+from fabricgen.analysis.limits import Hash, Mode, Pattern, Placement, Schedule, Scope
 from fabricgen.basics.errors import AnalysisError, Problem, raise_if
 from fabricgen.basics.trust import printable
 from fabricgen.basics.user_paths import STAGING_ROOM, output_file
@@ -74,6 +74,11 @@ SCOPE_OPTION = typer.Option(
 )
 PLACEMENT_OPTION = typer.Option(Placement.contiguous, "--placement", help="Nodes per job: contiguous or scattered.")
 HASH_OPTION = typer.Option(Hash.crc32, "--hash", help="Static ECMP's hash: crc32 (of the 5-tuple) or random (an ideal hash).")
+SCHEDULE_OPTION = typer.Option(
+    Schedule.fluid,
+    "--schedule",
+    help="fluid: every flow of the collective at once; nccl: an all-to-all in NCCL's p2p rounds (one peer node at a time, a round's latency each).",
+)
 FAIL_OPTION = typer.Option(
     [], "--fail", help="A device (leaf, spine, core) or a fabric cable id (cabling.csv) to fail; repeatable. The traffic runs again over what remains."
 )
@@ -92,6 +97,7 @@ def analyze_command(
     ),
     old_jobs: int | None = typer.Option(None, "--jobs", hidden=True, help="Deprecated: --concurrent-jobs."),
     placement: Placement = PLACEMENT_OPTION,
+    schedule: Schedule = SCHEDULE_OPTION,
     message_bytes: int = typer.Option(
         1 << 20, "--message-bytes", help=f"Bytes per GPU pair (all-to-all, permutation, shift) or per GPU (ring) ({_bounds('--message-bytes')})."
     ),
@@ -150,7 +156,7 @@ def analyze_command(
     with _quiet_libraries():
         from fabricgen.analysis import schema
         from fabricgen.analysis.balancing import analyse, plan, suits
-        from fabricgen.analysis.capacity import capacity, single_failures
+        from fabricgen.analysis.capacity import capacity, single_failures, worst_for_capacity
         from fabricgen.analysis.fabric import read_fabric
         from fabricgen.analysis.limits import (
             TrafficOptions,
@@ -180,6 +186,7 @@ def analyze_command(
         stretch_threshold=stretch_threshold,
         flowlet_gap_us=flowlet_gap_us,
         idle_gap_us=idle_gap_us,
+        schedule=schedule.value,
     )
     network_name = network.value
     jct_limits, limit_problems = schema.parse_jct_limits(max_jct_stretch)
@@ -282,10 +289,12 @@ def analyze_command(
                         else "use --scope cross-rail, or a fabric of several scalable units",
                     )
                 )
+        # --max-failure-cut reads capacity, as before: the failure that leaves the least, not the one a job feels most
+        by_capacity = worst_for_capacity(failures) if not fail else None
         cut = (
             balancing.failure.capacity_cut
             if balancing is not None and balancing.failure is not None
-            else (1 - failures[0].capacity_left if failures and not fail else None)
+            else (1 - by_capacity.capacity_left if by_capacity is not None else None)
         )
         broken = schema.violations(balancing.summaries if balancing is not None else {}, jct_limits, cut, max_failure_cut)
         document = _analysis_json(schema, fabric, found, failures, balancing, broken)
@@ -331,7 +340,7 @@ def _quiet_libraries() -> Iterator[None]:
 
 def _analysis_json(schema, fabric, found, failures, balancing, broken):
     """The analysis as the documented `schema.AnalysisOutput`."""
-    from fabricgen.analysis.capacity import most_stranding
+    from fabricgen.analysis.capacity import most_feared, most_stranding, worst_for_capacity
 
     shape = schema.FabricShape(
         network=fabric.network,
@@ -347,14 +356,18 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
     capacity_found = None
     if found is not None:
         stranding = most_stranding(failures)
+        worst, feared = worst_for_capacity(failures), most_feared(failures)
         capacity_found = schema.CapacityFindings(
             leaf_uplink_gbps=found.leaf_uplink_gbps,
             spine_gbps=found.spine_gbps,
             bisection_gbps=found.bisection_gbps,
             min_pair_gbps=found.min_pair_gbps,
             min_ecmp_width=found.min_ecmp_width,
-            worst_single_failure=f"{failures[0].kind} {failures[0].name}" if failures else None,
-            worst_single_failure_cut=1 - failures[0].capacity_left if failures else None,
+            worst_single_failure=f"{worst.kind} {worst.name}" if worst is not None else None,
+            worst_single_failure_cut=1 - worst.capacity_left if worst is not None else None,
+            most_feared_failure=f"{feared.kind} {feared.name}" if feared is not None else None,
+            most_feared_stops_job=feared.stops_a_job if feared is not None else False,
+            most_feared_job_slowdown=None if feared is None or feared.stops_a_job else feared.job_slowdown,
             most_stranding_failure=f"{stranding.kind} {stranding.name}" if stranding is not None else None,
             stranded_gpu_nics=stranding.stranded_nics if stranding is not None else 0,
             stranded_gpus=stranding.stranded_gpus if stranding is not None else 0,
@@ -377,6 +390,7 @@ def _analysis_json(schema, fabric, found, failures, balancing, broken):
         "flowlets": o.flowlets,
         "flowlet_gap_us": o.flowlet_gap_us,
         "idle_gap_us": o.idle_gap_us,
+        "schedule": o.schedule,
         "stretch_threshold": o.stretch_threshold,
         "seeds": o.seeds,
     }
