@@ -218,6 +218,7 @@ def test_three_tier_build_is_analysed(three_tiers):
     ("args", "message"),
     [
         (["--pattern", "bogus"], "Invalid value for '--pattern': Value error, 'bogus' is not one of"),
+        (["--schedule", "mpi"], "Invalid value for '--schedule': Value error, 'mpi' is not one of"),
         (["--senders", "rack:1"], "--senders 'rack:1' is not known"),
         (["--load", "1.5"], "--load must be"),
         (["--max-jct-stretch", "fast"], "--max-jct-stretch: 'fast'"),

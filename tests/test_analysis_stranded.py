@@ -87,5 +87,8 @@ def test_a_dual_plane_leaf_strands_ports_but_no_gpu(builds):
     failures = single_failures(fabric)
     for impact in by_kind(failures, "leaf")[:3]:
         assert (impact.stranded_nics, impact.stranded_gpus, impact.stranded_nodes) == (32, 0, 32), impact
+        # no job stops, but a collective runs at its slowest member: a GPU on one port of two, 2x
+        assert not impact.stops_a_job and impact.job_slowdown == 2.0
+    assert failures[0].kind == "leaf"  # what a job feels most: above every spine's capacity share
     (nic_link,) = by_kind(failures, "nic-link")
     assert (nic_link.stranded_nics, nic_link.stranded_gpus, nic_link.stranded_nodes) == (1, 0, 1)
