@@ -147,6 +147,12 @@ SECONDS_PER_FLOW_HOP = {"ecmp": 0.25e-6, "spray": 0.1e-6, "flowlet": 0.25e-6}
 # building one seed's traffic and its metrics (every mode's), re-measured: 0.15-0.4 us, 0.6 us on the
 # first seed of 2.1 M flows
 SECONDS_PER_GPU_FLOW = 0.4e-6
+# --schedule nccl simulates an all-to-all's rounds one after another (schedule.py): a fixed cost per
+# round and mode on top of the flows' (flowlet: per later burst and load sample, `FlowletModel.updates`).
+# Measured on bench-2048 (255 rounds, 1 seed, three modes): 7.9 s of CPU more than fluid, 31 ms a
+# round; rounded up.
+SECONDS_PER_ROUND = {"ecmp": 1e-3, "spray": 1e-3, "flowlet": 0.2e-3}
+LOAD_SAMPLES_PER_BURST = 64  # clos.FlowletModel.updates, not imported: numpy stays out of --help
 # Refuse rather than run for minutes: about 5 minutes of CPU for the whole simulation.
 MAX_SECONDS = 300.0
 
@@ -310,6 +316,7 @@ def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = Tru
     per_flow_seconds = SECONDS_PER_GPU_FLOW + planes * hops * sum(
         SECONDS_PER_FLOW_HOP[mode] * (options.flowlets if mode == "flowlet" else 1) for mode in options.modes
     )
+    per_round_seconds = sum(SECONDS_PER_ROUND[mode] * ((options.flowlets - 1) * LOAD_SAMPLES_PER_BURST if mode == "flowlet" else 1) for mode in options.modes)
     peak = placements = largest = 0
     seconds = 0.0
     for jobs, seeds in runs:
@@ -318,12 +325,20 @@ def simulation_cost(model: LeafSpine, options: TrafficOptions, sweep: bool = Tru
         # the grid is gone before the simulation starts: the larger of the two phases
         peak = max(peak, flows * per_flow + made * BYTES_PER_GPU_FLOW, made * BYTES_PER_PAIR + grid * BYTES_PER_GRID_CELL)
         placements += seeds * flows * per_flow_placements
-        seconds += seeds * (flows * per_flow_seconds + made * SECONDS_PER_GPU_FLOW)
+        seconds += seeds * (flows * per_flow_seconds + made * SECONDS_PER_GPU_FLOW + _rounds(model.nodes // jobs, options) * per_round_seconds)
         largest = max(largest, flows)
     # the path model's tables: hops to every leaf per switch, next hops per (switch, leaf)
     switches = model.leaves + model.spines
     peak += switches * model.leaves * (switches + 16) * BYTES_PER_GROUP_CELL // 4 + switches * switches * 4
     return Cost(int(peak * MARGIN), placements, largest, seconds)
+
+
+def _rounds(nodes_per_job: int, options: TrafficOptions) -> int:
+    """Rounds `schedule.simulate` runs one after another: none apart (fluid), an all-to-all's
+    nodes - 1 peer nodes (nccl), or one (nccl, the other patterns)."""
+    if options.schedule != "nccl":
+        return 0
+    return max(1, nodes_per_job - 1) if options.pattern == "all-to-all" else 1
 
 
 def _longest_path(model: LeafSpine) -> int:
