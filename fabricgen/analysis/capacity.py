@@ -126,7 +126,7 @@ class FailureImpact:
     stranded_nics: int = 0  # GPU NIC ports whose leaf (or link to it) is down
     stranded_gpus: int = 0  # GPUs left with no backend port (a GPU with a port on another plane keeps that)
     stranded_nodes: int = 0  # GPU nodes with a stranded port
-    # what a job over every GPU feels (job_impact): inf when it loses GPUs and stops, else its
+    # what a job over every GPU feels (JobBound): inf when it loses GPUs and stops, else its
     # cross-rail all-to-all's time under ideal balancing, failed / intact (>= 1)
     job_slowdown: float = 1.0
 
@@ -149,21 +149,26 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
     spine_widths = ecmp_width(fabric.links, per_spine=True)
     intact, intact_width, intact_spines = float(pairs.min()), int(widths.min()), int(spine_widths.min())
     intact_pair = _min_pair(fabric, pairs)
+    bound = job_bound(fabric)
     impacts = []
     for spine, name in enumerate(fabric.spines):
         capacity, links = fabric.capacity_gbps.copy(), fabric.links.copy()
         capacity[:, spine], links[:, spine] = 0, 0
-        impacts.append(_scored(fabric, "spine", name, intact, pair_capacity(capacity), ecmp_width(links), ecmp_width(links, per_spine=True)))
+        scored = _scored(fabric, "spine", name, intact, pair_capacity(capacity), ecmp_width(links), ecmp_width(links, per_spine=True))
+        impacts.append(replace(scored, job_slowdown=bound.spine(fabric.capacity_gbps[:, spine])))
     stranded = stranded_by_leaf(fabric)
     for leaf, name in enumerate(fabric.leaves):
         alive = np.arange(len(fabric.leaves)) != leaf
         scored = _scored(fabric, "leaf", name, intact, pairs[np.ix_(alive, alive)], widths[np.ix_(alive, alive)], spine_widths[np.ix_(alive, alive)], alive)
-        impacts.append(replace(scored, stranded_nics=int(stranded[0][leaf]), stranded_gpus=int(stranded[1][leaf]), stranded_nodes=int(stranded[2][leaf])))
+        nics, gpus = int(stranded[0][leaf]), int(stranded[1][leaf])
+        feels = math.inf if gpus else (bound.fewer_ports if nics else 1.0)
+        impacts.append(replace(scored, stranded_nics=nics, stranded_gpus=gpus, stranded_nodes=int(stranded[2][leaf]), job_slowdown=feels))
     if fabric.nic_leaf.size:
         # every GPU NIC port hangs off its leaf by one link: one row stands for them all
         one_port = fabric.nic_leaf.shape[2] == 1
         name = f"any one of the {fabric.nic_leaf.size:,} GPU NIC links to their leaves"
-        impacts.append(FailureImpact("nic-link", name, intact, intact_pair, intact_width, intact_spines, 1.0, 1, int(one_port), 1))
+        feels = math.inf if one_port else bound.fewer_ports
+        impacts.append(FailureImpact("nic-link", name, intact, intact_pair, intact_width, intact_spines, 1.0, 1, int(one_port), 1, feels))
     for leaf, spine in zip(*np.nonzero(fabric.links), strict=True):
         row = fabric.capacity_gbps[leaf].copy()
         row_links = fabric.links[leaf].copy()
@@ -189,9 +194,9 @@ def single_failures(fabric: Fabric, worst: int | None = None) -> list[FailureImp
                 min(intact_width, int(row_widths.min())),
                 min(intact_spines, int(row_spines.min())),
                 least / intact if intact else 0.0,
+                job_slowdown=bound.link(leaf, spine),
             )
         )
-    impacts = job_impact(fabric, impacts)
     impacts.sort(key=lambda i: (-i.stranded_gpus, -i.job_slowdown, -i.stranded_nics, *_capacity_key(i)))
     return impacts[:worst] if worst else impacts
 
@@ -223,44 +228,46 @@ def leaf_demand_gbps(fabric: Fabric) -> np.ndarray:
     return np.bincount(port_leaf, weights=crossing, minlength=leaves) * fabric.nic_gbps
 
 
-def job_impact(fabric: Fabric, impacts: list[FailureImpact]) -> list[FailureImpact]:
-    """`impacts` with what a job over every GPU feels. A failure that strands GPUs stops it (a
-    collective needs every member: NCCL aborts the communicator; the job restarts without them).
-    Otherwise it slows to its slowest member: a GPU left with fewer NIC ports (a plane's leaf or
-    port down) sends at planes - 1 of its planes' rate; a spine or link down leaves each leaf
-    fewer uplinks for the bytes it sends across the fabric (`leaf_demand_gbps`), and the all-to-all
-    takes max(1, demand / uplinks) of its NICs' time at the worst leaf, over the intact fabric's.
-    A lower bound: ideal balancing (spraying) over what is left; ECMP adds its collisions."""
+@dataclass(frozen=True)
+class JobBound:
+    """What a job over every GPU feels of a failure that strands no GPU (a failure that strands
+    GPUs stops it: a collective needs every member, NCCL aborts the communicator and the job
+    restarts without them). It runs at its slowest member: a GPU left with fewer NIC ports (a
+    plane's leaf or port down) sends at planes - 1 of its planes' rate; a spine or link down leaves
+    a leaf fewer uplinks for the bytes it sends across the fabric (`leaf_demand_gbps`), and the
+    all-to-all takes max(1, demand / uplinks) of its NICs' time at the worst leaf, over the intact
+    fabric's. A lower bound: ideal balancing (spraying) over what is left; ECMP adds collisions."""
+
+    demand: list[float]  # [leaf] Gbps it sends to other leaves
+    uplinks: list[float]  # [leaf] Gbps of its uplinks
+    per_link: np.ndarray  # [leaf, spine] Gbps of one of their links
+    intact: float  # max(1, the worst leaf's demand / uplinks), intact
+    best: float  # the worst leaf's demand / uplinks
+    second: float  # the next worst leaf's
+    fewer_ports: float  # planes / (planes - 1): a GPU that lost a port of its NIC
+
+    def spine(self, capacity: np.ndarray) -> float:
+        """A spine down: `capacity` is its [leaf] column."""
+        worst = max((d / (u - c) if u > c else math.inf) if d else 0.0 for d, u, c in zip(self.demand, self.uplinks, capacity.tolist(), strict=True))
+        return max(1.0, worst) / self.intact
+
+    def link(self, leaf: int, spine: int) -> float:
+        """One of the links between `leaf` and `spine` down."""
+        left = self.uplinks[leaf] - float(self.per_link[leaf, spine])
+        own = (self.demand[leaf] / left if left > 0 else math.inf) if self.demand[leaf] else 0.0
+        need = self.demand[leaf] / self.uplinks[leaf] if self.uplinks[leaf] else 0.0
+        others = self.second if need == self.best else self.best
+        return max(1.0, own, others) / self.intact
+
+
+def job_bound(fabric: Fabric) -> JobBound:
     demand = leaf_demand_gbps(fabric)
     uplinks = fabric.uplink_gbps.astype(float)
     need = np.divide(demand, uplinks, out=np.where(demand > 0, np.inf, 0.0), where=uplinks > 0)
-    intact = max(1.0, float(need.max(initial=0.0)))
-    best, second = (np.sort(need)[::-1].tolist() + [0.0, 0.0])[:2]
-    index = {name: i for i, name in enumerate(fabric.spines)}
-    leaf_index = {name: i for i, name in enumerate(fabric.leaves)}
+    best, second = (sorted(need.tolist(), reverse=True) + [0.0, 0.0])[:2]
     planes = fabric.nic_leaf.shape[2] if fabric.nic_leaf.size else 1
-    fewer_ports = planes / (planes - 1) if planes > 1 else 1.0
-    found = []
-    for impact in impacts:
-        if impact.stranded_gpus:
-            slowdown = math.inf
-        elif impact.stranded_nics:
-            slowdown = fewer_ports
-        elif impact.kind == "spine":
-            left = uplinks - fabric.capacity_gbps[:, index[impact.name]]
-            worst = np.divide(demand, left, out=np.where(demand > 0, np.inf, 0.0), where=left > 0)
-            slowdown = max(1.0, float(worst.max(initial=0.0))) / intact
-        elif impact.kind == "link":
-            leaf_name, rest = impact.name.split(" -- ", 1)  # "leaf -- spine (1 of N links)"
-            leaf, spine = leaf_index[leaf_name], index[rest.split(" (", 1)[0]]
-            left = uplinks[leaf] - fabric.capacity_gbps[leaf, spine] / fabric.links[leaf, spine]
-            own = demand[leaf] / left if left > 0 else (math.inf if demand[leaf] else 0.0)
-            others = second if need[leaf] == best else best
-            slowdown = max(1.0, own, others) / intact
-        else:
-            slowdown = 1.0
-        found.append(replace(impact, job_slowdown=slowdown))
-    return found
+    per_link = np.divide(fabric.capacity_gbps, fabric.links, out=np.zeros(fabric.capacity_gbps.shape), where=fabric.links > 0)
+    return JobBound(demand.tolist(), uplinks.tolist(), per_link, max(1.0, best), best, second, planes / (planes - 1) if planes > 1 else 1.0)
 
 
 def most_feared(failures: list[FailureImpact]) -> FailureImpact | None:
