@@ -22,8 +22,9 @@ from fabricgen.analysis.limits import TrafficOptions
 
 PUBLISHED_GBYTES_S = {"ecmp": 36.66, "flowlet": 43.48, "spray": 50.39}
 NODES, RAILS, SPINES, LINKS_PER_SPINE, GBPS = 8, 8, 4, 2, 400.0
-# NCCL 2.19-2.23 (the paper's DGX OS 6.1 / CUDA 12.6 era): NCCL_NCHANNELS_PER_NET_PEER defaults to
-# 2 (2.19: a parameter of 2; 2.20-2.23: max(NICs near the GPU, 2)), one connection per channel and
+# NCCL 2.19-2.28 (covering the paper's DGX OS 6.1 / CUDA 12.6 era): 2 channels per network peer
+# (2.19: NCCL_NCHANNELS_PER_NET_PEER 2; from 2.20: max(NICs near the GPU, 2), src/graph/paths.cc),
+# one connection per channel and
 # NCCL_IB_QPS_PER_CONNECTION 1 (src/transport/net_ib), so 2 queue pairs, 2 UDP source ports, per peer
 QUEUE_PAIRS_PER_PEER = 2
 

@@ -40,8 +40,9 @@ _IP_BASE = 0x0A000000  # NIC g has the synthetic address 10.0.0.0 + g
 
 @dataclass(frozen=True)
 class FlowletModel:
-    """The flowlet mode's parameters (see the module docstring). Defaults calibrated on the
-    whitepaper's 256-GPU fabric (README: Analysis, flowlet calibration)."""
+    """The flowlet mode's parameters (see the module docstring). `updates` was chosen on the
+    whitepaper's 256-GPU fabric; the whole model is checked against the whitepaper's Figure 17 in
+    calibration.py (docs/commands/analyze.md, "Calibration against the whitepaper")."""
 
     flowlets: int = 4  # bursts per flow
     gap_us: float = 500.0  # the flowlet timeout (NX-OS `flowlet-aging`, fabricgen's intent default)

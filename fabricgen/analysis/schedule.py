@@ -5,10 +5,11 @@ In: a `clos.Clos`, one seed's `loadbalance.Traffic` and the schedule's parameter
 
 `fluid` runs every flow of the collective at once: a link's load is the whole collective's bytes,
 so many small collisions average out. `nccl` runs an all-to-all as NCCL does (ncclGroup of
-ncclSend/ncclRecv): in rounds, one peer node at a time. NCCL's p2p schedule (src/init.cc,
-`p2pSchedule`, NCCL 2.19 to 2.29) orders a rank's peers by node delta, then by local delta, and puts
-NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8, src/include/device.h) rounds in one batch: with 8 GPUs per node
-a GPU sends to the 8 GPUs of node n + d at once, then moves to the next node delta. In a round every
+ncclSend/ncclRecv): in rounds, one peer node at a time. NCCL's p2p schedule (2.23 to 2.29:
+src/init.cc `p2pSchedule`) orders a rank's peers by node delta, then by local delta, and puts
+NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8, src/include/device.h) rounds in one batch (2.19 to 2.21:
+src/enqueue.cc fuses NCCL_MAX_WORK_ELEMENTS_P2P / 2 = 8 send/recv a round, in blocks aligned on node
+boundaries): with 8 GPUs per node a GPU sends to the 8 GPUs of node n + d at once, then moves on. In a round every
 leaf's NICs send to only 7 or 8 other leaves, a few flows per uplink: ECMP's collisions are those of
 few balls in few bins, and the collective waits for each round's slowest flow.
 
@@ -33,7 +34,7 @@ from fabricgen.analysis.clos import Clos, FlowletModel, PathResult
 from fabricgen.analysis.loadbalance import Traffic
 
 SCHEDULES = ("fluid", "nccl")
-# NCCL_P2P_NET_CHUNKSIZE's default: the unit a network connection moves (NCCL src/init.cc, 2.19-2.29)
+# NCCL_P2P_NET_CHUNKSIZE's default: the unit a network connection moves (NCCL src/init.cc, 2.19 to now)
 P2P_NET_CHUNK_BYTES = 128 * 1024
 # A round's fixed cost: NCCL's own tuning model's latency of one network step with the Simple
 # protocol (src/graph/tuning.cc hwLat[NET][Ring][Simple], 14 us in NCCL 2.19-2.23)
