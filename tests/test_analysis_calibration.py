@@ -23,7 +23,7 @@ from fabricgen.analysis.schema import AnalysisOutput
 from tests import cli_runner
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = 6  # the docs' figures are over these seeds (0-5); deterministic
+SEEDS = 4  # the docs' figures are over these seeds (0-3); deterministic
 
 
 @pytest.fixture(scope="module")
@@ -58,20 +58,20 @@ def test_nccl_rounds_send_to_one_peer_node_at_a_time():
 
 
 def test_the_model_on_figure17_gives_the_documented_ratios_near_the_published(nccl):
-    """docs: NCCL's rounds, 2 queue pairs per peer, 6 seeds: spray / ECMP 1.43, flowlet / ECMP 1.23
+    """docs: NCCL's rounds, 2 queue pairs per peer, 4 seeds: spray / ECMP 1.43, flowlet / ECMP 1.23
     (published 1.375 and 1.186): within 0.06 and 0.05."""
     assert nccl.gain("spray") == pytest.approx(1.4285, abs=0.002)
-    assert nccl.gain("flowlet") == pytest.approx(1.2282, abs=0.002)
+    assert nccl.gain("flowlet") == pytest.approx(1.2291, abs=0.002)
     assert abs(nccl.gain("spray") - Calibration.published("spray")) < 0.06
     assert abs(nccl.gain("flowlet") - Calibration.published("flowlet")) < 0.05
     assert nccl.jct["spray"] == pytest.approx(1.0)  # spraying reaches the NICs' rate
 
 
 def test_all_flows_at_once_cannot_reach_the_published_ratios():
-    """docs: the fluid schedule averages the collisions of the whole collective: 1.10 and 1.07."""
+    """docs: the fluid schedule averages the collisions of the whole collective: 1.11 and 1.08."""
     fluid = calibrate("fluid", seeds=SEEDS)
-    assert fluid.gain("spray") == pytest.approx(1.0982, abs=0.002)
-    assert fluid.gain("flowlet") == pytest.approx(1.0703, abs=0.002)
+    assert fluid.gain("spray") == pytest.approx(1.1094, abs=0.002)
+    assert fluid.gain("flowlet") == pytest.approx(1.0775, abs=0.002)
 
 
 def test_small_messages_are_latency_bound_and_give_flowlet_nothing(nccl):
@@ -121,7 +121,8 @@ def test_the_report_names_the_failure_to_fear_and_max_failure_cut_reads_capacity
 
 def test_analyze_runs_nccl_rounds_when_asked(shipped_build, tmp_path):
     report = tmp_path / "a.md"
-    args = ("--scope", "cross-rail", "--schedule", "nccl", "--seeds", "1", "--no-sweep", "--modes", "ecmp,spray")
+    # 8 jobs of 4 nodes: 3 rounds each, enough to see the command line reach schedule.py
+    args = ("--scope", "cross-rail", "--schedule", "nccl", "--seeds", "1", "--no-sweep", "--modes", "ecmp,spray", "--concurrent-jobs", "8")
     run = cli_runner.fabricgen("analyze", str(shipped_build("cisco-256-gpu")), *args, "--json", "--report", str(report), cwd=ROOT)
     assert run.returncode == 0, run.stderr
     document = AnalysisOutput.model_validate(json.loads(run.stdout))
