@@ -248,11 +248,15 @@ class JobBound:
 
     def spine(self, capacity: np.ndarray) -> float:
         """A spine down: `capacity` is its [leaf] column."""
+        if math.isinf(self.intact):  # a leaf with GPU traffic and no uplink: nothing left to lose
+            return 1.0
         worst = max((d / (u - c) if u > c else math.inf) if d else 0.0 for d, u, c in zip(self.demand, self.uplinks, capacity.tolist(), strict=True))
         return max(1.0, worst) / self.intact
 
     def link(self, leaf: int, spine: int) -> float:
         """One of the links between `leaf` and `spine` down."""
+        if math.isinf(self.intact):
+            return 1.0
         left = self.uplinks[leaf] - float(self.per_link[leaf, spine])
         own = (self.demand[leaf] / left if left > 0 else math.inf) if self.demand[leaf] else 0.0
         need = self.demand[leaf] / self.uplinks[leaf] if self.uplinks[leaf] else 0.0
