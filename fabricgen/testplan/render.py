@@ -144,6 +144,8 @@ def markdown(plan: TestPlan) -> str:
             version=version.RELEASE,
             service_level=plan.qos.lossless_priority or 0,
             round_count=max((p.round for p in plan.pairs), default=0),
+            fabric_rounds=sorted({p.round for p in plan.pairs if p.kind == "fabric"}),
+            nic_rounds=sorted({p.round for p in plan.pairs if p.kind == "nic"}),
             covered=len({c for p in plan.pairs for c in p.links}),
         )
     )
