@@ -17,6 +17,7 @@ its UDP source port) onto one of those paths.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 from typing import Annotated
 
@@ -159,11 +160,17 @@ def _gpu_vendor(models: set[str]) -> str | None:
     """The GPU vendor the catalog gives the build's GPU node models (`gpu_vendor`), when they
     agree; None when one is not in the built-in catalog (a build with a catalog of its own) or
     names none."""
+    known = _catalog_gpu_vendors()
+    vendors = {known.get(m) for m in models}
+    return vendors.pop() if len(vendors) == 1 else None
+
+
+@cache
+def _catalog_gpu_vendors() -> dict[str, str | None]:
+    """GPU node model -> its gpu_vendor, from the built-in catalog (loaded once per process)."""
     from fabricgen.catalog import load_catalog
 
-    nodes = load_catalog().nodes
-    vendors = {nodes[m].gpu_vendor if m in nodes else None for m in models}
-    return vendors.pop() if len(vendors) == 1 else None
+    return {name: node.gpu_vendor for name, node in load_catalog().nodes.items()}
 
 
 def _speed(text: str) -> int:
@@ -389,7 +396,7 @@ def nic_pairs(backend: Backend) -> tuple[list[tuple[Nic, Nic]], list[tuple[Nic, 
             unpaired.append(nic)
         else:
             across.append((nic, partner))
-    return within + extra, across, unpaired
+    return within + extra, across, sorted(unpaired, key=lambda n: (natural_key(n.node), n.rail))
 
 
 def _reachable(backend: Backend, a: str, b: str) -> bool:
@@ -425,7 +432,10 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float 
     leaf_pairs, uncovered = (_peer_pairs(backend), set()) if rail_only else plan_pairs(backend)
     fabric = _endpoints(backend, leaf_pairs)
     within, across, unpaired = nic_pairs(backend)
-    mtu = host_mtu(build, [nic for nics in backend.nics_of_node.values() for nic in nics])
+    # the netplan.yaml of the fabric pairs' nodes and of the first node: one intent gives every node
+    # its host MTU, and reading every node's file would cost more than the rest of the plan
+    first_node = min(backend.nics_of_node, key=natural_key)
+    mtu = host_mtu(build, [nic for pair in fabric for nic in pair] + backend.nics_of_node[first_node])
     qos = _qos(backend.qos, mtu)
     pairs: list[Pair] = []
     numbers: dict[str, int] = defaultdict(int)
