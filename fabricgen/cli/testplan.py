@@ -63,9 +63,10 @@ def testplan_command(
     ),
     as_json: bool = json_option("fabricgen/testplan/model.py TestPlan, the plan directory's testplan.json"),
 ) -> None:
-    """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
-    NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
-    testplan.json. Exit 2 on a bad build (nothing written)."""
+    """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link
+    both ways, rounds that pair every GPU NIC behind its leaf, NCCL (NVIDIA) or RCCL (AMD) runs
+    per scalable unit and for the cluster, a script per node, testplan.md and testplan.json.
+    Exit 2 on a bad build (nothing written)."""
     from fabricgen.basics.user_paths import check_path
     from fabricgen.build.output import beside
     from fabricgen.testplan import write_plan
