@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 
@@ -100,6 +101,16 @@ def test_every_gpu_nic_cable_and_fabric_link_both_ways_on_the_256_gpu_plan(shipp
         partners[p["server"]["node"], p["server"]["port"]].add((p["client"]["node"], p["client"]["port"]))
     assert all(len(found) == 2 for found in partners.values()) and len(partners) == 256
     assert len({p["round"] for p in nic_pairs}) == 4 and len({p["round"] for p in plan["pairs"]}) <= 6
+
+    # a node's script runs its side of every pair of a NIC round at once, each server on a port of its own
+    first_nic_round = min(p["round"] for p in nic_pairs)
+    script = tmp_path / "plan" / "nodes" / "gpu0001.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    done = subprocess.run(
+        ["bash", str(script)], env={"DRY_RUN": "1", "ROUND": str(first_nic_round), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, check=True
+    )
+    commands = [line.split() for line in done.stdout.splitlines() if line.startswith("+ ib_write_bw")]
+    assert len(commands) == 8 and len({c[c.index("-p") + 1] for c in commands}) == 8, done.stdout
 
 
 @pytest.mark.parametrize(
