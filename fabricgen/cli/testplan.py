@@ -78,8 +78,10 @@ def testplan_command(
         print_json(plan)
         return
     rounds = max((p.round for p in plan.pairs), default=0)
+    nic_pairs = sum(1 for p in plan.pairs if p.kind == "nic")
     out.print(
-        f"{printable(destination)}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
+        f"{printable(destination)}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} ({len(plan.pairs) - nic_pairs:,} across the fabric, "
+        f"{nic_pairs:,} behind one leaf) in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
         markup=False,
     )
 
