@@ -370,13 +370,16 @@ def test_a_build_directory_holds_peer_links_only_between_two_leaves(source, targ
 
 
 def test_the_test_plan_crosses_the_pairs_peer_links(shipped, tmp_path):
-    """Besides a pair per switch (two nodes on one leaf), one perftest pair between a NIC on each
-    switch: its routed paths are the 2 peer links, with 4 QPs per path so the hash can use both."""
+    """Besides the NIC pairs behind each switch, one perftest pair between a NIC on each switch,
+    run both ways: its routed paths are the 2 peer links, with 4 QPs per path so the hash can use both."""
     _b, out = shipped["inference-pod-4-node"]
     plan = write_plan(out, tmp_path / "plan")
     across = [p for p in plan.pairs if p.server.leaf != p.client.leaf]
-    assert [(p.server.leaf, p.client.leaf, p.links, p.paths, p.qps) for p in across] == [("be-su01-leaf1", "be-su01-leaf2", ["BE-P00001", "BE-P00002"], 2, 8)]
-    assert sum(p.server.leaf == p.client.leaf for p in plan.pairs) == 2
+    assert [(p.server.leaf, p.client.leaf, p.links, p.paths, p.qps) for p in across] == [
+        ("be-su01-leaf1", "be-su01-leaf2", ["BE-P00001", "BE-P00002"], 2, 8),
+        ("be-su01-leaf2", "be-su01-leaf1", ["BE-P00001", "BE-P00002"], 2, 8),
+    ]
+    assert {p.kind for p in plan.pairs if p.server.leaf == p.client.leaf} == {"nic"}
     assert any("peer links" in note for note in plan.notes)
     assert "2 peer links" in (tmp_path / "plan" / "testplan.md").read_text()
 

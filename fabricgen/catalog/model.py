@@ -728,6 +728,9 @@ class NodeModel(InputModel):
     kind: Literal["gpu", "storage", "management"]
     description: Text
     gpus: int = Field(0, ge=0, le=MAX_GPUS_PER_NODE)
+    gpu_vendor: Literal["nvidia", "amd"] | None = Field(
+        None, description="who makes the GPUs: the collective library a test plan runs (NCCL on nvidia, RCCL on amd; both when not given)"
+    )
     rack_units: int = Field(1, ge=1, le=MAX_RACK_UNITS)
     backend: NodePorts | None = None
     frontend: NodePorts | None = None

@@ -55,13 +55,18 @@ def testplan_command(
     output: Path | None = OUTPUT_OPTION,
     efficiency: float = typer.Option(0.9, "--efficiency", min=0.01, max=1.0, help="Share of line rate a perftest pair and an all-reduce must reach."),
     alltoall_efficiency: float = typer.Option(
-        0.7, "--alltoall-efficiency", min=0.01, max=1.0, help="Share of the all-to-all bound it must reach (ECMP hashes its flows unevenly)."
+        0.6,
+        "--alltoall-efficiency",
+        min=0.01,
+        max=1.0,
+        help="Share of the all-to-all bound it must reach (ECMP hashes its flows unevenly: the Cisco AI-cluster whitepaper's ECMP run reached 65 %).",
     ),
     as_json: bool = json_option("fabricgen/testplan/model.py TestPlan, the plan directory's testplan.json"),
 ) -> None:
-    """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link,
-    NCCL/RCCL runs per scalable unit and for the cluster, a script per node, testplan.md and
-    testplan.json. Exit 2 on a bad build (nothing written)."""
+    """Write an acceptance plan for BUILD_DIR: perftest pairs crossing every backend fabric link
+    both ways, rounds that pair every GPU NIC behind its leaf, NCCL (NVIDIA) or RCCL (AMD) runs
+    per scalable unit and for the cluster, a script per node, testplan.md and testplan.json.
+    Exit 2 on a bad build (nothing written)."""
     from fabricgen.basics.user_paths import check_path
     from fabricgen.build.output import beside
     from fabricgen.testplan import write_plan
@@ -73,8 +78,10 @@ def testplan_command(
         print_json(plan)
         return
     rounds = max((p.round for p in plan.pairs), default=0)
+    nic_pairs = sum(1 for p in plan.pairs if p.kind == "nic")
     out.print(
-        f"{printable(destination)}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
+        f"{printable(destination)}: {len(plan.pairs):,} perftest pair{'s' * (len(plan.pairs) != 1)} ({len(plan.pairs) - nic_pairs:,} across the fabric, "
+        f"{nic_pairs:,} behind one leaf) in {rounds:,} round{'s' * (rounds != 1)}, {len(plan.runs):,} collective runs",
         markup=False,
     )
 

@@ -14,11 +14,12 @@ from fabricgen.build.output import write_build
 from fabricgen.testplan.model import TestPlan
 from fabricgen.testplan.plan import TestplanError, build_plan, open_build
 from fabricgen.testplan.render import render_plan
+from fabricgen.testplan.runs import ALLTOALL_EFFICIENCY
 
 __all__ = ["TestplanError", "write_plan"]
 
 
-def write_plan(build_dir: Path, plan_dir: Path, efficiency: float = 0.9, alltoall_efficiency: float = 0.7) -> TestPlan:
+def write_plan(build_dir: Path, plan_dir: Path, efficiency: float = 0.9, alltoall_efficiency: float = ALLTOALL_EFFICIENCY) -> TestPlan:
     """Plan the build in `build_dir` (verified) and write the plan directory atomically: all of it,
     or nothing (TestplanError / OutputError on bad input)."""
     build = open_build(build_dir)

@@ -22,6 +22,8 @@ class Nic:
     cable: str
     speed_gbps: int
     address: str | None
+    rack: str = ""  # the node's end of the cable in cabling.csv ("" when the build places nothing)
+    ru: str = ""
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Backend:
     design: str
     tiers: int
     gpus_per_node: int
+    gpu_vendor: str | None  # the GPU node model's, from the catalog (None: not known)
     role: dict[str, str]  # switch -> leaf | spine | core
     scalable_unit: dict[str, int]  # leaf -> its scalable unit
     up: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # leaf -> spines, spine -> cores
@@ -39,6 +42,7 @@ class Backend:
     cables: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))  # (lower, upper) -> cable ids
     peer_cables: dict[frozenset[str], list[str]] = field(default_factory=lambda: defaultdict(list))  # a spine-free pair's two leaves -> its peer links
     links: list[Link] = field(default_factory=list)
+    uplink_gbps: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # leaf -> line rate of its fabric and peer links
     nics_of_leaf: dict[str, list[Nic]] = field(default_factory=lambda: defaultdict(list))
     nics_of_node: dict[str, list[Nic]] = field(default_factory=dict)
     qos: dict | None = None  # a backend leaf's lossless profile (topology.json), None without one

@@ -31,7 +31,7 @@ from fabricgen.basics.errors import Problem
 from fabricgen.basics.models import JsonOutputModel
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import BuildFiles
-from fabricgen.testplan.model import RESULTS_DIR, Pair, Run, TestPlan
+from fabricgen.testplan.model import RESULTS_DIR, Endpoint, Pair, Run, TestPlan
 from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.results import (
     NcclResult,
@@ -48,6 +48,7 @@ PRINTED = 0.01  # GB/s: nccl-tests prints busbw with two decimals, the plan roun
 @dataclass
 class PairOutcome:
     pair: str
+    kind: str  # fabric (between two leaves, across fabric links) or nic (two NICs behind one leaf)
     file: str
     test: str  # ib_write_bw or ib_send_bw (from the name; write unless -send)
     server: str  # node port (leaf, rail)
@@ -84,6 +85,7 @@ class CheckResult:
     pairs: list[PairOutcome] = field(default_factory=list)
     runs: list[RunOutcome] = field(default_factory=list)
     suspects: list[dict] = field(default_factory=list)  # fabric links crossed by short pairs only
+    suspect_nics: list[dict] = field(default_factory=list)  # NICs short with two or more partners and good with none
     not_measured: list[str] = field(default_factory=list)
 
     @property
@@ -142,6 +144,7 @@ def check_results(plan_dir: Path, files: list[Path]) -> CheckResult:
             outcome.runs.append(_judge_run(path, result, entry))  # type: ignore[arg-type]
     outcome.not_measured = [i for i in (*pairs, *runs) if i not in seen]
     outcome.suspects = _suspects(plan, outcome.pairs)
+    outcome.suspect_nics = _suspect_nics(plan, outcome.pairs)
     return outcome
 
 
@@ -167,11 +170,12 @@ def check_reports(reports: dict[str, Path | None], results: list[Path]) -> None:
 
 def busbw_limit(run: Run) -> float:
     """The largest bus bandwidth (GB/s) the run's nodes' backend NICs can carry with any algorithm
-    (see the module's docstring): above it, a result is impossible."""
+    (see the module's docstring): above it, a result is impossible. The NICs' bound, not the
+    leaf-scaled one: traffic sent through a peer GPU's NIC (PXN) may stay behind its leaf."""
     nodes, ranks = len(run.nodes), run.ranks
     if run.test == "alltoall" or nodes < 2 or ranks < 2:
-        return run.bound_busbw + PRINTED
-    return run.bound_busbw * nodes * (ranks - 1) / (ranks * (nodes - 1)) + PRINTED
+        return run.nic_bound_busbw + PRINTED
+    return run.nic_bound_busbw * nodes * (ranks - 1) / (ranks * (nodes - 1)) + PRINTED
 
 
 def _impossible(result: PerftestResult | NcclResult, entry: Pair | Run) -> Problem | None:
@@ -218,23 +222,32 @@ def _by_content(result: PerftestResult | NcclResult, plan: TestPlan) -> Pair | R
     nccl-tests output by its ranks' hosts, its collective (a reduction op: all-reduce) and its
     library (rccl-tests says so in its header)."""
     if isinstance(result, PerftestResult):
+        # the BW table is the client's (ib_write_bw's server prints none): its local GID is the
+        # client's, which tells a pair from its reverse
         pairs = [p for p in plan.pairs if {p.server.address, p.client.address} <= result.addresses]
+        if len(pairs) > 1:
+            pairs = [p for p in pairs if (p.client.address, p.server.address) == (result.local, result.remote)]
         return pairs[0] if len(pairs) == 1 else None
     test = "all_reduce" if result.reduction else "alltoall"
     runs = [r for r in plan.runs if set(r.nodes) == result.hosts and r.test == test and r.library == (result.library or "nccl")]
     return runs[0] if len(runs) == 1 else None
 
 
-def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
-    def end(e) -> str:
-        return f"{e.node} {e.port} ({e.leaf} {e.leaf_port}, rail {e.rail})"
+def where(end: Endpoint) -> str:
+    """A NIC as a technician finds it: node and port, its cable, the leaf port, rail, rack and RU."""
+    place = f", rack {end.rack}" if end.rack else ""
+    place += f" RU {end.ru}" if end.ru else ""
+    return f"{end.node} {end.port} (cable {end.cable} to {end.leaf} {end.leaf_port}, rail {end.rail}{place})"
 
+
+def _judge_pair(path: Path, result: PerftestResult, pair: Pair) -> PairOutcome:
     return PairOutcome(
         pair=pair.id,
+        kind=pair.kind,
         file=str(path),
         test="ib_send_bw" if "-send" in path.name else "ib_write_bw",
-        server=end(pair.server),
-        client=end(pair.client),
+        server=where(pair.server),
+        client=where(pair.client),
         unit=result.unit,
         peak=result.peak,
         average=result.average,
@@ -283,6 +296,30 @@ def _suspects(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
     return found
 
 
+def _suspect_nics(plan: TestPlan, pairs: list[PairOutcome]) -> list[dict]:
+    """NICs (with their cable and leaf port) short with two or more partners and met their
+    threshold with none: the NIC, its optic, cable or leaf port, not the partners. Which way the
+    data went says which half: short as client (it sends: ib_write_bw writes from the client to
+    the server) points at its transmit side, short as server at its receive side."""
+    planned = {p.id: p for p in plan.pairs}
+    short: dict[str, dict] = {}
+    good: set[str] = set()
+    for outcome in pairs:
+        pair = planned[outcome.pair]
+        for end, other, role in ((pair.server, pair.client, "receives"), (pair.client, pair.server, "sends")):
+            if outcome.passed:
+                good.add(end.cable)
+                continue
+            entry = short.setdefault(end.cable, {"nic": where(end), "cable": end.cable, "partners": set(), "sends": 0, "receives": 0})
+            entry["partners"].add(other.cable)
+            entry[role] += 1
+    found = []
+    for cable, entry in sorted(short.items(), key=lambda item: natural_key(item[0])):
+        if len(entry["partners"]) >= 2 and cable not in good:
+            found.append({**entry, "partners": len(entry["partners"])})
+    return found
+
+
 class CheckJson(JsonOutputModel):
     """`fabricgen testplan check --json` (and --json-report FILE): every pair and run judged."""
 
@@ -291,12 +328,19 @@ class CheckJson(JsonOutputModel):
     pairs: list[PairOutcome]
     runs: list[RunOutcome]
     suspect_links: list[dict]  # fabric links that only short pairs cross
+    suspect_nics: list[dict]  # NICs short with two or more partners and good with none
     not_measured: list[str]  # planned pairs and runs with no result file
 
 
 def as_json(result: CheckResult) -> str:
     document = CheckJson(
-        fabric=result.fabric, passed=result.passed, pairs=result.pairs, runs=result.runs, suspect_links=result.suspects, not_measured=result.not_measured
+        fabric=result.fabric,
+        passed=result.passed,
+        pairs=result.pairs,
+        runs=result.runs,
+        suspect_links=result.suspects,
+        suspect_nics=result.suspect_nics,
+        not_measured=result.not_measured,
     )
     return json.dumps(document.model_dump(mode="json"), indent=1) + "\n"
 
@@ -312,9 +356,20 @@ def as_markdown(result: CheckResult) -> str:
         for p in result.pairs:
             if not p.passed:
                 lines.append(
-                    f"\n{p.pair} is short: {p.average_gbps:g} Gb/s of {p.threshold_gbps:g}; NIC cables {', '.join(p.cables)}; "
-                    f"fabric links on its paths: {', '.join(p.links) or 'none (same leaf)'}"
+                    f"\n{p.pair} is short: {p.average_gbps:g} Gb/s of {p.threshold_gbps:g} from {p.client} to {p.server}; "
+                    f"fabric links on its paths: {', '.join(p.links) or 'none (both NICs behind one leaf)'}"
                 )
+        lines.append("")
+    if result.suspect_nics:
+        lines += [
+            "## NICs short with every partner",
+            "",
+            "Short with two or more partners and good with none: the NIC, its optic, its cable or its leaf port, not the partners.",
+            "",
+            "| NIC | short partners | short sending | short receiving |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {n['nic']} | {n['partners']} | {n['sends']} | {n['receives']} |" for n in result.suspect_nics]
         lines.append("")
     if result.suspects:
         lines += ["## Links shared by short pairs only", "", "| cable | short pairs | end A | end B |", "|---|---|---|---|"]

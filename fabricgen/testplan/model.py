@@ -15,7 +15,9 @@ GBps = Annotated[float, Field(ge=0, le=100_000)]
 Efficiency = Annotated[float, Field(gt=0, le=1)]
 Library = Literal["nccl", "rccl"]  # nccl-tests or rccl-tests
 Collective = Literal["all_reduce", "alltoall"]  # the test binary: <collective>_perf
-PLAN_FORMAT: Final = 1  # Final: mypy reads it as Literal[1], the type of TestPlan.format
+GpuVendor = Literal["nvidia", "amd"]
+PairKind = Literal["fabric", "nic"]  # fabric: crosses fabric links between two leaves; nic: two NICs behind one leaf
+PLAN_FORMAT: Final = 2  # Final: mypy reads it as Literal[2], the type of TestPlan.format
 
 
 RESULTS_DIR = "results"  # where the plan's scripts write their outputs, inside the plan directory by default
@@ -44,10 +46,13 @@ class Endpoint(FileModel):
     leaf_port: PortName
     cable: Token  # cable id of the NIC's cable in cabling.csv
     speed_gbps: Annotated[int, Field(ge=1, le=100_000)]
+    rack: Annotated[str, Field(max_length=200)] = ""  # the node's rack and rack unit, as cabling.csv gives them ("" when it has none)
+    ru: Annotated[str, Field(max_length=20)] = ""
 
 
 class Pair(FileModel):
     id: Token  # results/<id>.txt is where the client writes its output
+    kind: PairKind
     round: Annotated[int, Field(ge=1, le=100_000)]
     server: Endpoint
     client: Endpoint
@@ -69,7 +74,9 @@ class Run(FileModel):
     gpus_per_node: Annotated[int, Field(ge=1, le=64)]
     ports: list[PortName]  # the nodes' backend NICs, by rail: NCCL_IB_HCA lists their RDMA devices
     nic_gbps: Gbps  # line rate of one GPU's backend NIC
-    bound_busbw: GBps  # the network's bound on bus bandwidth, GB/s as nccl-tests prints it
+    nic_bound_busbw: GBps  # what the nodes' NICs allow (no leaf oversubscribed): above it a result is impossible
+    leaf_factor: Annotated[float, Field(gt=0, le=1)]  # the share of that the busiest leaf's uplinks carry (1: not limited)
+    bound_busbw: GBps  # nic_bound_busbw x leaf_factor: the network's bound on bus bandwidth, GB/s as nccl-tests prints it
     threshold_busbw: GBps  # bound x efficiency: a peak busbw below it fails
     hostfile: Annotated[str, Field(max_length=200)]
     command: Annotated[str, Field(max_length=2000)]
@@ -86,8 +93,9 @@ class Link(FileModel):
 
 
 class TestPlan(FileModel):
-    format: Literal[1] = PLAN_FORMAT
+    format: Literal[2] = PLAN_FORMAT
     fabric: Hostname
+    gpu_vendor: GpuVendor | None  # from the catalog's GPU node model; None: not known, both libraries run
     design: Token
     tiers: Annotated[int, Field(ge=1, le=3)]
     spines: Annotated[int, Field(ge=0)]

@@ -17,6 +17,7 @@ its UDP source port) onto one of those paths.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 from typing import Annotated
 
@@ -26,7 +27,7 @@ from fabricgen.basics.errors import FabricgenError, Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import BuildFiles, CableRow
 from fabricgen.testplan.backend import Backend, Nic
-from fabricgen.testplan.model import Endpoint, Link, Pair, Qos, TestPlan
+from fabricgen.testplan.model import Endpoint, Link, Pair, PairKind, Qos, TestPlan
 from fabricgen.testplan.runs import plan_runs
 
 MAX_GPUS_PER_NODE = 64  # what testplan.json holds: Run.gpus_per_node, Endpoint.rail (testplan/model.py)
@@ -87,6 +88,7 @@ def read_backend(build: BuildFiles) -> Backend:
         design=design,
         tiers=tiers,
         gpus_per_node=gpus_per_node,
+        gpu_vendor=_gpu_vendor({str(n.model) for n in topology.nodes if n.role == "gpu-node"}),
         role={name: str(n.role) for name, n in switches.items()},
         scalable_unit={name: n.scalable_unit for name, n in switches.items() if n.scalable_unit is not None},
     )
@@ -103,9 +105,13 @@ def read_backend(build: BuildFiles) -> Backend:
             backend.up[lower].add(upper)
             backend.down[upper].add(lower)
             backend.cables[lower, upper].append(row.cable_id)
+            if backend.role[lower] == "leaf":
+                backend.uplink_gbps[lower] += _speed(row.speed)
             backend.links.append(Link(cable=row.cable_id, a_device=row.a_device, a_port=row.a_port, b_device=row.b_device, b_port=row.b_port))
         elif row.kind == "peer" and row.a_device in switches and row.b_device in switches:
             backend.peer_cables[frozenset((row.a_device, row.b_device))].append(row.cable_id)
+            for leaf in (row.a_device, row.b_device):
+                backend.uplink_gbps[leaf] += _speed(row.speed)
             backend.links.append(Link(cable=row.cable_id, a_device=row.a_device, a_port=row.a_port, b_device=row.b_device, b_port=row.b_port))
         elif row.kind == "host":
             node = row.a_device if row.a_device in gpu_nodes else row.b_device if row.b_device in gpu_nodes else None
@@ -117,7 +123,12 @@ def read_backend(build: BuildFiles) -> Backend:
     for node in sorted(by_node, key=natural_key):
         rows = by_node[node]
         ends = sorted(
-            ((row.a_port, row.b_device, row.b_port, row) if row.a_device == node else (row.b_port, row.a_device, row.a_port, row) for row in rows),
+            (
+                (row.a_port, row.b_device, row.b_port, row, row.a_rack, row.a_ru)
+                if row.a_device == node
+                else (row.b_port, row.a_device, row.a_port, row, row.b_rack, row.b_ru)
+                for row in rows
+            ),
             key=lambda e: natural_key(e[0]),
         )
         if len(ends) > MAX_GPUS_PER_NODE:
@@ -129,8 +140,8 @@ def read_backend(build: BuildFiles) -> Backend:
                 )
             )
         nics = []
-        for rail, (port, leaf, leaf_port, row) in enumerate(ends, start=1):
-            nic = Nic(node, port, rail, leaf, leaf_port, row.cable_id, _speed(row.speed), addresses.get((node, port)))
+        for rail, (port, leaf, leaf_port, row, rack, ru) in enumerate(ends, start=1):
+            nic = Nic(node, port, rail, leaf, leaf_port, row.cable_id, _speed(row.speed), addresses.get((node, port)), rack, ru)
             nics.append(nic)
             backend.nics_of_leaf[leaf].append(nic)
         backend.nics_of_node[node] = nics
@@ -143,6 +154,23 @@ def read_backend(build: BuildFiles) -> Backend:
             )
         )
     return backend
+
+
+def _gpu_vendor(models: set[str]) -> str | None:
+    """The GPU vendor the catalog gives the build's GPU node models (`gpu_vendor`), when they
+    agree; None when one is not in the built-in catalog (a build with a catalog of its own) or
+    names none."""
+    known = _catalog_gpu_vendors()
+    vendors = {known.get(m) for m in models}
+    return vendors.pop() if len(vendors) == 1 else None
+
+
+@cache
+def _catalog_gpu_vendors() -> dict[str, str | None]:
+    """GPU node model -> its gpu_vendor, from the built-in catalog (loaded once per process)."""
+    from fabricgen.catalog import load_catalog
+
+    return {name: node.gpu_vendor for name, node in load_catalog().nodes.items()}
 
 
 def _speed(text: str) -> int:
@@ -274,12 +302,11 @@ def _partner(backend: Backend, lower: str, upper: str) -> tuple[str, str] | None
     return None
 
 
-def _rail_only_pairs(backend: Backend) -> list[tuple[str, str]]:
-    """No spines: a pair per leaf, two nodes on the same leaf (its rail), through the leaf only;
-    and a spine-free pair's two leaves once more, across its peer links."""
-    leaves = [(leaf, leaf) for leaf in sorted(backend.nics_of_leaf, key=natural_key) if len({n.node for n in backend.nics_of_leaf[leaf]}) > 1]
+def _peer_pairs(backend: Backend) -> list[tuple[str, str]]:
+    """No spines: a spine-free pair's two leaves, once, across their peer links (the NIC rounds
+    test each leaf on its own)."""
     joined = [tuple(sorted(pair, key=natural_key)) for pair in backend.peer_cables]
-    return leaves + [(a, b) for a, b in sorted(joined, key=lambda pair: natural_key(pair[0])) if a in backend.nics_of_leaf and b in backend.nics_of_leaf]
+    return [(a, b) for a, b in sorted(joined, key=lambda pair: natural_key(pair[0])) if a in backend.nics_of_leaf and b in backend.nics_of_leaf]
 
 
 def _endpoints(backend: Backend, leaf_pairs: list[tuple[str, str]]) -> list[tuple[Nic, Nic]]:
@@ -300,49 +327,177 @@ def _endpoints(backend: Backend, leaf_pairs: list[tuple[str, str]]) -> list[tupl
     return chosen
 
 
-def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float) -> TestPlan:
-    """The plan (see the module docstring) of a verified build."""
+def nic_pairs(backend: Backend) -> tuple[list[tuple[Nic, Nic]], list[tuple[Nic, Nic]], list[Nic]]:
+    """Every GPU NIC with partners of other nodes, for the NIC rounds: (pairs behind one leaf,
+    pairs across leaves, NICs with no partner at all). Linear in NICs.
+
+    Behind one leaf a pair tests both NICs, both host cables and both leaf ports without the
+    fabric: no uplink, so no ECMP collision makes an innocent pair short. The leaf's NICs, sorted
+    by node then rail, are paired i with i + h (h = half of them): a node's NICs are consecutive,
+    so while no node owns more than half of the leaf's NICs the two ends are on different nodes
+    (and on the same rail when every node has as many NICs there). Then i with the next one's
+    partner (i + 1 mod h) + h, a second partner, where that too joins two nodes. An odd count leaves the last
+    NIC over: it is paired with the first (another node) in rounds of its own. A node with more
+    than half (a top-of-rack leaf of one node, a leaf with one NIC) keeps its excess for pairs
+    across leaves, through the fabric."""
+    within: list[tuple[Nic, Nic]] = []
+    extra: list[tuple[Nic, Nic]] = []
+    stranded: list[Nic] = []
+    for leaf in sorted(backend.nics_of_leaf, key=natural_key):
+        nics = sorted(backend.nics_of_leaf[leaf], key=lambda n: (natural_key(n.node), n.rail))
+        count: dict[str, int] = defaultdict(int)
+        for nic in nics:
+            count[nic.node] += 1
+        biggest = max(count, key=lambda node: count[node])
+        excess = count[biggest] - (len(nics) - count[biggest])
+        if excess > 0:  # the biggest node's last NICs: no partner of another node here
+            last = [i for i, nic in enumerate(nics) if nic.node == biggest][-excess:]
+            stranded += [nics[i] for i in last]
+            dropped = set(last)
+            nics = [nic for i, nic in enumerate(nics) if i not in dropped]
+        half = len(nics) // 2
+        within += [(nics[i], nics[i + half]) for i in range(half)]
+        # a second partner for each NIC, so that `check` can tell a bad NIC (short with both its
+        # partners) from a bad partner: the second half shifted by one
+        second = [(nics[i], nics[(i + 1) % half + half]) for i in range(half)] if half > 1 else []
+        if all(a.node != b.node for a, b in second):
+            within += second
+        if len(nics) % 2:
+            extra.append((nics[-1], nics[0]))
+    across: list[tuple[Nic, Nic]] = []
+    lonely: list[Nic] = []
+    stranded.sort(key=lambda n: (natural_key(n.node), n.rail))
+    half = len(stranded) // 2
+    for i in range(half):
+        a, b = stranded[i], stranded[i + half]
+        if a.node != b.node and _reachable(backend, a.leaf, b.leaf):
+            across.append((a, b))
+        else:
+            lonely += [a, b]
+    if len(stranded) % 2:
+        lonely.append(stranded[-1])
+    # the rest: a partner of another node on a leaf it can reach (the next leaves in order first)
+    leaves = sorted(backend.nics_of_leaf, key=natural_key)
+    index = {leaf: i for i, leaf in enumerate(leaves)}
+    unpaired = []
+    turn: dict[str, int] = defaultdict(int)  # each leaf lends its NICs in turn, so no NIC partners them all
+    for nic in lonely:
+        partner = None
+        for step in range(1, len(leaves)):
+            leaf = leaves[(index[nic.leaf] + step) % len(leaves)]
+            if not _reachable(backend, nic.leaf, leaf):
+                continue
+            others = [other for other in backend.nics_of_leaf[leaf] if other.node != nic.node]
+            if others:
+                partner = others[turn[leaf] % len(others)]
+                turn[leaf] += 1
+                break
+        if partner is None:
+            unpaired.append(nic)
+        else:
+            across.append((nic, partner))
+    return within + extra, across, sorted(unpaired, key=lambda n: (natural_key(n.node), n.rail))
+
+
+def _reachable(backend: Backend, a: str, b: str) -> bool:
+    """Leaves `a` and `b` have a routed path between them."""
+    return a != b and routed_links(backend, a, b)[1] > 0
+
+
+class _Rounds:
+    """First-fit rounds: a pair goes to the first round where nothing it holds (NICs, and for
+    pairs through the fabric its links) is held by another pair. A pair's reverse holds what it
+    holds, so it lands in a later round."""
+
+    def __init__(self) -> None:
+        self.held: list[set[str]] = []
+
+    def place(self, holds: set[str], after: int = 0) -> int:
+        """The 0-based round the pair runs in, from round `after` on."""
+        found = next((i for i in range(after, len(self.held)) if not self.held[i] & holds), None)
+        if found is None:
+            found = max(after, len(self.held))
+            while len(self.held) <= found:
+                self.held.append(set())
+        self.held[found] |= holds
+        return found
+
+
+def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float | None = None) -> TestPlan:
+    """The plan (see the module docstring) of a verified build: fabric rounds first (pairs of
+    leaves whose paths cross every fabric link, each run both ways), then the NIC rounds (every
+    GPU NIC in one pair per round, each pair run both ways)."""
     backend = read_backend(build)
     rail_only = not backend.up
-    leaf_pairs, uncovered = (_rail_only_pairs(backend), set()) if rail_only else plan_pairs(backend)
-    chosen = _endpoints(backend, leaf_pairs)
-    mtu = host_mtu(build, [nic for pair in chosen for nic in pair])
+    leaf_pairs, uncovered = (_peer_pairs(backend), set()) if rail_only else plan_pairs(backend)
+    fabric = _endpoints(backend, leaf_pairs)
+    within, across, unpaired = nic_pairs(backend)
+    # the netplan.yaml of the fabric pairs' nodes and of the first node: one intent gives every node
+    # its host MTU, and reading every node's file would cost more than the rest of the plan
+    first_node = min(backend.nics_of_node, key=natural_key)
+    mtu = host_mtu(build, [nic for pair in fabric for nic in pair] + backend.nics_of_node[first_node])
     qos = _qos(backend.qos, mtu)
-    pairs = []
-    rounds: list[set[str]] = []
-    for number, (server, client) in enumerate(chosen, start=1):
-        links, paths = routed_links(backend, server.leaf, client.leaf)
-        busy = links | {server.cable, client.cable}
-        round_ = next((i for i, used in enumerate(rounds) if not used & busy), len(rounds))
-        if round_ == len(rounds):
-            rounds.append(set())
-        rounds[round_] |= busy
+    pairs: list[Pair] = []
+    numbers: dict[str, int] = defaultdict(int)
+
+    def add(kind: PairKind, server: Nic, client: Nic, round_: int, links: set[str], paths: int) -> None:
         speed = min(server.speed_gbps, client.speed_gbps)
+        numbers[kind] += 1
         pairs.append(
             Pair(
-                id=f"pair{number:04d}",
+                id=f"{'pair' if kind == 'fabric' else 'nic'}{numbers[kind]:04d}",
+                kind=kind,
                 round=round_ + 1,
                 server=_endpoint(server),
                 client=_endpoint(client),
-                tcp_port=PERFTEST_BASE_PORT + (number - 1) % 40_000,
-                qps=qps_for(backend, server.leaf, client.leaf) if not rail_only or links else 1,
+                tcp_port=PERFTEST_BASE_PORT + server.rail - 1,  # a NIC serves one pair per round: its rail's port is free on its node
+                qps=qps_for(backend, server.leaf, client.leaf) if links else 1,
                 paths=paths,
                 links=sorted(links, key=natural_key),
                 expected_gbps=float(speed),
                 threshold_gbps=round(speed * efficiency, 2),
             )
         )
+
+    # perftest's ib_write_bw moves data one way, client to server: each pair runs again with the
+    # roles swapped, so every cable and link it crosses is crossed in both directions
+    rounds = _Rounds()
+    routed = [(server, client, *routed_links(backend, server.leaf, client.leaf)) for server, client in fabric]
+    for swapped in (False, True):
+        for server, client, links, paths in routed:
+            a, b = (client, server) if swapped else (server, client)
+            add("fabric", a, b, rounds.place(links | {a.cable, b.cable}), links, paths)
+    first = len(rounds.held)
+    nic_rounds = _Rounds()
+    placed = []
+    for server, client in [*within, *across]:
+        links, paths = routed_links(backend, server.leaf, client.leaf) if server.leaf != client.leaf else (set(), 0)
+        forward = nic_rounds.place({server.cable, client.cable})
+        backward = nic_rounds.place({server.cable, client.cable}, forward + 1)
+        placed.append((server, client, forward, backward, links, paths))
+    for server, client, forward, _, links, paths in placed:
+        add("nic", server, client, first + forward, links, paths)
+    for server, client, _, backward, links, paths in placed:
+        add("nic", client, server, first + backward, links, paths)
     notes = []
     if rail_only and backend.peer_cables:
         notes.append(
-            "no spines (spine.count: 0), a pair of leaves joined by peer links: a pair per leaf stays within one leaf, and one pair "
-            "between NICs on the two leaves crosses the peer links (4 QPs per link)"
+            "no spines (spine.count: 0), a pair of leaves joined by peer links: the NIC rounds test each leaf on its own, and one pair "
+            "between NICs on the two leaves crosses the peer links (4 QPs per link), both ways"
         )
     elif rail_only:
         notes.append(
-            "no spines (rail-only, or spine.count: 0): every pair stays within one rail (two nodes on the same leaf), and cross-rail traffic "
+            "no spines (rail-only, or spine.count: 0): every pair stays behind one leaf, and cross-rail traffic "
             "between leaves goes through each node's scale-up domain, not the network"
         )
+    if across:
+        notes.append(
+            f"{len(across):,} NIC pairs cross the fabric (a leaf where one node holds more than half the NICs has no partner of another node for "
+            "the rest): ECMP may put two of them on one uplink, so read a short one beside the fabric pairs of its leaves"
+        )
+    if unpaired:
+        names = ", ".join(f"{n.node} {n.port}" for n in unpaired[:10]) + (f" and {len(unpaired) - 10} more" if len(unpaired) > 10 else "")
+        notes.append(f"{len(unpaired):,} NICs have no partner of another node they can reach and are not tested one by one: {names}")
     if not qos.lossless:
         notes.append("the backend runs no lossless class (QoS off): traffic class 0, no PFC priority")
     if uncovered:
@@ -350,17 +505,18 @@ def build_plan(build: BuildFiles, efficiency: float, alltoall_efficiency: float)
     runs = plan_runs(backend, qos, efficiency, alltoall_efficiency)
     return TestPlan(
         fabric=backend.name,
+        gpu_vendor=backend.gpu_vendor,  # type: ignore[arg-type]  # the catalog's Literal
         design=backend.design,
         tiers=backend.tiers,
         spines=sum(1 for r in backend.role.values() if r == "spine"),
         qos=qos,
         efficiency=efficiency,
-        alltoall_efficiency=alltoall_efficiency,
+        alltoall_efficiency=runs.alltoall_efficiency,
         pairs=pairs,
         uncovered=sorted(uncovered, key=natural_key),
-        runs=runs,
+        runs=runs.runs,
         links=backend.links,
-        notes=notes,
+        notes=notes + runs.notes,
     )
 
 
@@ -374,6 +530,8 @@ def _endpoint(nic: Nic) -> Endpoint:
         leaf_port=nic.leaf_port,
         cable=nic.cable,
         speed_gbps=nic.speed_gbps,
+        rack=nic.rack,
+        ru=nic.ru,
     )
 
 

@@ -36,8 +36,9 @@ def render_plan(plan: TestPlan, intent: Manifest) -> dict[str, bytes]:
     for pair in plan.pairs:
         by_node[pair.server.node].append((pair, "server"))
         by_node[pair.client.node].append((pair, "client"))
+    round_count = max((p.round for p in plan.pairs), default=0)
     for node, roles in by_node.items():
-        files[f"nodes/{node}.sh"] = node_script(plan, node, roles)
+        files[f"nodes/{node}.sh"] = node_script(plan, node, roles, round_count)
     scopes: dict[str, list[str]] = {}
     for run in plan.runs:
         scopes.setdefault(run.scope, run.nodes)
@@ -64,7 +65,7 @@ class PairSide(NamedTuple):
     qps: int
 
 
-def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str:
+def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]], round_count: int) -> str:
     """nodes/<node>.sh: the node's perftest servers and clients, round by round; in a round the
     servers first, then a wait (SERVER_WAIT) before the clients."""
     ports = sorted({(p.server if role == "server" else p.client).port for p, role in roles}, key=natural_key)
@@ -91,7 +92,7 @@ def node_script(plan: TestPlan, node: str, roles: list[tuple[Pair, str]]) -> str
             version=version.RELEASE,
             qos=plan.qos,
             service_level=plan.qos.lossless_priority or 0,
-            round_count=max(p.round for p in plan.pairs),
+            round_count=round_count,
             results_dir=RESULTS_DIR,
             seconds=PERFTEST_SECONDS,
             message_bytes=PERFTEST_SIZE,
@@ -144,6 +145,8 @@ def markdown(plan: TestPlan) -> str:
             version=version.RELEASE,
             service_level=plan.qos.lossless_priority or 0,
             round_count=max((p.round for p in plan.pairs), default=0),
+            fabric_rounds=sorted({p.round for p in plan.pairs if p.kind == "fabric"}),
+            nic_rounds=sorted({p.round for p in plan.pairs if p.kind == "nic"}),
             covered=len({c for p in plan.pairs for c in p.links}),
         )
     )

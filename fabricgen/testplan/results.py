@@ -34,6 +34,11 @@ NUMBER = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")
 INTEGER = re.compile(r"[0-9]{1,15}")
 PERFTEST_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(Gb|MB)/sec\]\s+BW average\[(Gb|MB)/sec\](?:\s+MsgRate\[Mpps\])?")
 NCCL_COLUMNS = re.compile(r"time\s+algbw\s+busbw\s+#wrong\s+time\s+algbw\s+busbw\s+#wrong\s*$")
+# The same table pasted from a report (seed 003, Supermicro's SSE-T8032S paper, Table 1): tab-
+# separated, units beside the names (`algbw (GB/s)`), the header split over two lines, the
+# first ending in `time (us) out-of-place ... In-place` and the second starting at algbw.
+UNITS = re.compile(r"\((?:B|elements|us|GB/s)\)")
+SPLIT_COLUMNS = re.compile(r"^#?\s*algbw\s+busbw\s+#wrong\s+time\s+algbw\s+busbw\s+#wrong\s*$")
 AVG_BUSBW = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(\S+)")
 OUT_OF_BOUNDS = re.compile(r"#\s*Out of bounds values\s*:\s*(\S+)")
 RANK_HOST = re.compile(r"#\s*Rank\s+[0-9]+\s+Group\s+[0-9]+\s+Pid\s+[0-9]+\s+on\s+([A-Za-z0-9][A-Za-z0-9.-]{0,252})\s+device")
@@ -61,6 +66,8 @@ class PerftestResult:
     rows: int
     fastest: Reading  # the largest BW peak or BW average of any row, in Gb/s
     addresses: set[str] = field(default_factory=set)  # IPv4 addresses of the GIDs it printed
+    local: str | None = None  # the IPv4 address of the first `local address` GID: the side that printed it
+    remote: str | None = None  # and of the first `remote address` GID
 
 
 @dataclass
@@ -102,7 +109,7 @@ def read_result(path: Path) -> PerftestResult | NcclResult:
             raise ResultProblem(Problem(f"a line longer than {MAX_LINE} characters", file=name, line=number))
     if any(PERFTEST_HEADER.search(line) for line in lines):
         return _perftest(name, lines)
-    if any(NCCL_COLUMNS.search(line) for line in lines):
+    if any(NCCL_COLUMNS.search(line) or SPLIT_COLUMNS.match(_unitless(line)) for line in lines):
         return _nccl(name, lines)
     raise ResultProblem(
         Problem(
@@ -150,18 +157,38 @@ def _perftest(name: str, lines: list[str]) -> PerftestResult:
     if best is None or fastest is None:
         raise ResultProblem(Problem("a perftest header but no result row under it (did the test fail? see the rest of the file)", file=name, line=start + 1))
     addresses = set()
+    ends: dict[str, str] = {}
+    side = None  # perftest prints `local address: ...` or `remote address: ...`, then that side's GID
     for line in lines:
+        if "local address" in line or "remote address" in line:
+            side = "local" if "local address" in line else "remote"
         found = GID_LINE.search(line)
         if found:
             parts = found.group(1).split(":")
             if parts[10:12] == ["255", "255"]:
-                addresses.add(".".join(str(int(p)) for p in parts[12:]))
-    return PerftestResult(name, unit, best[1], best[2], best[0], rows, fastest, addresses)
+                address = ".".join(str(int(p)) for p in parts[12:])
+                addresses.add(address)
+                if side is not None:
+                    ends.setdefault(side, address)
+            side = None
+    return PerftestResult(name, unit, best[1], best[2], best[0], rows, fastest, addresses, ends.get("local"), ends.get("remote"))
+
+
+def _unitless(line: str) -> str:
+    """A header line without its units: `algbw (GB/s)` -> `algbw` (tabs are whitespace to split())."""
+    return UNITS.sub(" ", line).strip()
 
 
 def _nccl(name: str, lines: list[str]) -> NcclResult:
-    start = next(i for i, line in enumerate(lines) if NCCL_COLUMNS.search(line))
-    header = lines[start].lstrip("#").split()
+    start = next(i for i, line in enumerate(lines) if NCCL_COLUMNS.search(line) or SPLIT_COLUMNS.match(_unitless(line)))
+    header = _unitless(lines[start]).lstrip("#").split()
+    if header[0] == "algbw":  # the pasted form: the columns before the first time are on the line above
+        above = _unitless(lines[start - 1]).lstrip("#").split() if start else []
+        if "time" not in above:
+            raise ResultProblem(
+                Problem("a results table whose column header has no `size ... time` line above its `algbw busbw #wrong` line", file=name, line=start + 1)
+            )
+        header = above[: above.index("time") + 1] + header
     width = len(header)
     redop = header.index("redop") if "redop" in header else None
     peak: tuple[float, str, str, int] | None = None
