@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -273,3 +275,22 @@ def test_tester_interfaces_are_checked(shipped_build, tmp_path):
 def test_a_gpu_plan_is_not_replaced_by_a_switch_plan(plan_dir, shipped_build):
     result = runner.invoke(app, ["testplan", str(shipped_build("cisco-256-gpu")), "-o", str(plan_dir)])
     assert result.exit_code == 2 and "switch-acceptance test plan" in result.output
+
+
+def test_what_run_trials_writes_is_what_check_reads(plan, plan_dir, tmp_path):
+    """The plan's runner against a stand-in of TRex's client (tests/data/testplan-switches/
+    trex_stub): one file per frame size and load, named as the checklist says, that the check
+    accepts as the group's trials."""
+    switch, group = _group_at(plan, 100)
+    results = tmp_path / "results"
+    environment = {**os.environ, "PYTHONPATH": str(DATA / "trex_stub")}
+    command = [sys.executable, str(plan_dir / "trex" / "run_trials.py"), "--switch", switch, "--group", group["id"], "--results", str(results)]
+    done = subprocess.run([*command, "--sizes", "64,9216", "--loads", "10,99.999"], env=environment, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    files = sorted((results / switch / group["id"]).iterdir())
+    assert [f.name for f in files] == ["64B-10.json", "64B-99.999.json", "9216B-10.json", "9216B-99.999.json"]
+    result = runner.invoke(app, ["testplan", "check", str(plan_dir), *map(str, files), "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["trials"]) == 4
+    refused = subprocess.run([*command, "--sizes", "65"], env=environment, capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "not in the plan: 65" in refused.stderr
