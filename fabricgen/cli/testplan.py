@@ -145,6 +145,13 @@ def testplan_switches_command(
     max_jitter_us: float | None = typer.Option(
         None, "--max-jitter-us", min=0.001, max=1_000_000, help="Judge each trial's jitter against this bound (default: reported only)."
     ),
+    rate_tolerance_ppm: int = typer.Option(
+        1,
+        "--rate-tolerance-ppm",
+        min=0,
+        max=100,
+        help="How far under the planned rate a port may offer, in ppm of line rate (a timed count is not exact to the frame).",
+    ),
     tester_interfaces: str | None = typer.Option(
         None,
         "--tester-interfaces",
@@ -165,7 +172,7 @@ def testplan_switches_command(
     destination = output or run_or_exit(
         lambda: check_path(beside(build_dir, "-switch-acceptance"), OUTPUT_DIRECTORY, "--output (default BUILD_DIR-switch-acceptance)")
     )
-    plan = run_or_exit(lambda: write_switch_plan(build_dir, destination, mesh_ports, duration, max_latency_us, max_jitter_us, interfaces))
+    plan = run_or_exit(lambda: write_switch_plan(build_dir, destination, mesh_ports, duration, max_latency_us, max_jitter_us, interfaces, rate_tolerance_ppm))
     if as_json:
         print_json(plan)
         return

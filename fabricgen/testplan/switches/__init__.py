@@ -21,6 +21,7 @@ from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.switches.check import SwitchCheckResult, check_switch_results
 from fabricgen.testplan.switches.model import MAX_MESH_PORTS, SWITCH_PLAN_KIND, SwitchPlan
 from fabricgen.testplan.switches.plan import DEFAULT_DURATION_S, build_switch_plan, open_build
+from fabricgen.testplan.switches.rates import RATE_TOLERANCE_PPM
 from fabricgen.testplan.switches.render import render_switch_plan
 
 __all__ = ["SwitchCheckResult", "SwitchPlan", "check_switch_results", "is_switch_plan", "tester_interfaces", "write_switch_plan"]
@@ -57,11 +58,12 @@ def write_switch_plan(
     max_latency_us: float | None = None,
     max_jitter_us: float | None = None,
     interfaces: list[str] | None = None,
+    rate_tolerance_ppm: int = RATE_TOLERANCE_PPM,
 ) -> SwitchPlan:
     """Plan the build in `build_dir` (verified) and write the plan directory atomically: all of it,
     or nothing (TestplanError / OutputError on bad input)."""
     build = open_build(build_dir)
-    plan = build_switch_plan(build, mesh_ports, duration_s, max_latency_us, max_jitter_us)
+    plan = build_switch_plan(build, mesh_ports, duration_s, max_latency_us, max_jitter_us, rate_tolerance_ppm)
     largest = max(len(group.ports) for switch in plan.switches for group in switch.groups)
     if interfaces is not None and len(interfaces) < largest:
         raise TestplanError(

@@ -40,7 +40,7 @@ from fabricgen.basics.trust import Hostname, Token
 from fabricgen.build.build_dir import BuildFiles
 from fabricgen.testplan.plan import TestplanError
 from fabricgen.testplan.switches.model import MAX_DURATION_S, MAX_MESH_PORTS, FrameBytes, LoadPercent, MeshGroup, SwitchPlan
-from fabricgen.testplan.switches.rates import line_fps, load_fraction
+from fabricgen.testplan.switches.rates import least_passing_fps, line_fps, load_fraction
 
 MAX_RESULT_BYTES = 32 << 20  # get_stats() of 512 ports with 128 latency streams is well under 1 MB
 MAX_RESULT_FILES = 100_000
@@ -276,7 +276,7 @@ def _judge(plan: SwitchPlan, name: str, header: TrialHeader, stats: dict[str, ob
     duration = header.duration_s
     line = line_fps(group.speed_gbps, header.frame_bytes)
     planned = line * load_fraction(header.load_percent)
-    least = planned - line * Fraction(plan.rate_tolerance_ppm, 10**6)
+    least = least_passing_fps(group.speed_gbps, header.frame_bytes, header.load_percent, plan.rate_tolerance_ppm)
     ceiling = line * duration * Fraction(1_000_100, 10**6)  # line rate plus 100 ppm (IEEE 802.3 clock tolerance)
     for port, count in enumerate(counters):
         if count.opackets > ceiling:

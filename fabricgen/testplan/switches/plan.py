@@ -108,6 +108,7 @@ def build_switch_plan(
     duration_s: int = DEFAULT_DURATION_S,
     max_latency_us: float | None = None,
     max_jitter_us: float | None = None,
+    rate_tolerance_ppm: int = RATE_TOLERANCE_PPM,
 ) -> SwitchPlan:
     """The plan of a verified build, with notes (ports left out: a speed with a single port on a
     switch has no mesh). TestplanError when the build has no switch with two ports at a speed."""
@@ -146,7 +147,7 @@ def build_switch_plan(
         loads=list(LOADS),
         throughput_load=THROUGHPUT_LOAD,
         duration_s=duration_s,
-        rate_tolerance_ppm=RATE_TOLERANCE_PPM,
+        rate_tolerance_ppm=rate_tolerance_ppm,
         max_latency_us=max_latency_us,
         max_jitter_us=max_jitter_us,
         latency_pps=LATENCY_PPS,

@@ -49,11 +49,11 @@ def offered_fps(speed_gbps: int, frame_bytes: int, load_percent: str) -> Fractio
     return line_fps(speed_gbps, frame_bytes) * load_fraction(load_percent)
 
 
-def least_passing_fps(speed_gbps: int, frame_bytes: int, load_percent: str) -> Fraction:
-    """The lowest measured rate that still counts as offering `load_percent`: RATE_TOLERANCE_PPM
-    of line rate under it."""
+def least_passing_fps(speed_gbps: int, frame_bytes: int, load_percent: str, tolerance_ppm: int) -> Fraction:
+    """The lowest measured rate that still counts as offering `load_percent`: `tolerance_ppm`
+    (parts per million) of line rate under it."""
     line = line_fps(speed_gbps, frame_bytes)
-    return line * load_fraction(load_percent) - line * Fraction(RATE_TOLERANCE_PPM, 10**6)
+    return line * load_fraction(load_percent) - line * Fraction(tolerance_ppm, 10**6)
 
 
 def whole_fps_down(rate: Fraction) -> int:
