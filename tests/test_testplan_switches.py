@@ -227,6 +227,14 @@ def test_a_malformed_results_file_exits_2_naming_file_and_place(plan, plan_dir, 
     assert "Traceback" not in result.output
 
 
+def test_the_same_trial_twice_is_exit_2(plan, plan_dir, tmp_path):
+    switch, group = _group_at(plan, 400)
+    document = _trial(plan, switch, group, 512, "10", [10_000_001] * len(group["ports"]))
+    first, second = _write(tmp_path, "a.json", document), _write(tmp_path, "b.json", document)
+    result = runner.invoke(app, ["testplan", "check", str(plan_dir), str(first), str(second)])
+    assert result.exit_code == 2 and f"{second}: the same trial as {first}" in result.output
+
+
 def test_a_fifo_is_refused_at_once(plan_dir, tmp_path):
     fifo = tmp_path / "results.json"
     os.mkfifo(fifo)

@@ -112,8 +112,10 @@ def testplan_check_command(
     run_or_exit(lambda: check_reports({"--json-report": json_file, "--report": report_file}, results), problems)
     from fabricgen.testplan.switches import is_switch_plan
 
-    if is_switch_plan(plan_dir):  # a `testplan switches` plan: its own check (same options, same exit codes)
-        raise typer.Exit(_check_switch_plan(plan_dir, results, json_file, report_file, as_json, problems))
+    if is_switch_plan(plan_dir):  # a `testplan switches` plan: its own reader and judge; the same output, reports and exit codes
+        from fabricgen.testplan.switches.check import as_json as as_json_text  # type: ignore[assignment]
+        from fabricgen.testplan.switches.check import as_markdown  # type: ignore[assignment]
+        from fabricgen.testplan.switches.check import check_switch_results as check_results  # type: ignore[assignment]
     result = run_or_exit(lambda: check_results(plan_dir, results), problems)
     text = as_markdown(result)
     if as_json:
@@ -182,23 +184,3 @@ def testplan_switches_command(
         f"{printable(destination)}: {len(plan.switches):,} switches, {len(plan.models):,} model and speed pairs, {groups:,} full-mesh groups, {trials:,} trials",
         markup=False,
     )
-
-
-def _check_switch_plan(plan_dir: Path, results: list[Path], json_file: Path | None, report_file: Path | None, as_json: bool, problems: ProblemFormat) -> int:
-    """`testplan check` of a switch acceptance plan: prints the findings, writes the reports,
-    returns the exit code (0 all met, 1 short; bad input exits 2 in run_or_exit)."""
-    from fabricgen.testplan.switches import check_switch_results
-    from fabricgen.testplan.switches.check import as_json as as_json_text
-    from fabricgen.testplan.switches.check import as_markdown
-
-    result = run_or_exit(lambda: check_switch_results(plan_dir, results), problems)
-    text = as_markdown(result)
-    if as_json:
-        sys.stdout.write(as_json_text(result))
-    else:
-        out.print(text, markup=False, highlight=False)
-    if json_file is not None:
-        write_report(json_file, as_json_text(result).encode())
-    if report_file is not None:
-        write_report(report_file, text.encode())
-    return 0 if result.passed else 1

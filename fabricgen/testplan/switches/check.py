@@ -129,14 +129,14 @@ def read_switch_plan(plan_dir: Path) -> SwitchPlan:
 
 
 def check_switch_results(plan_dir: Path, files: list[Path]) -> SwitchCheckResult:
-    """Every file read and matched (TestplanError naming every bad one, so nothing is judged on
-    half the input), then judged."""
+    """Every file read, matched and judged; TestplanError naming every bad one, so no verdict is
+    given on half the input."""
     plan = read_switch_plan(plan_dir)
     if len(files) > MAX_RESULT_FILES:
         raise TestplanError(Problem(f"{len(files):,} results files; at most {MAX_RESULT_FILES:,}", hint="check a part of them at a time"))
     switches = {s.name: s for s in plan.switches}
     problems: list[Problem] = []
-    matched: list[tuple[str, TrialHeader, dict[str, object], MeshGroup, str]] = []
+    judged: list[TrialOutcome] = []
     seen: dict[tuple[str, str, int, str], str] = {}
     for path in files:
         name = str(path)
@@ -156,13 +156,8 @@ def check_switch_results(plan_dir: Path, files: list[Path]) -> SwitchCheckResult
             if key in seen:
                 raise _Bad(Problem(f"the same trial as {seen[key]}", hint="give each trial once", file=name))
             seen[key] = name
-            matched.append((name, header, stats, group, switch.model))
-        except _Bad as bad:
-            problems.append(bad.problem)
-    judged = []
-    for name, header, stats, group, model in matched:
-        try:
-            judged.append(_judge(plan, name, header, stats, group, model))
+            # judged as read, so no file's counters stay in memory; printed only when every file was good
+            judged.append(_judge(plan, name, header, stats, group, switch.model))
         except _Bad as bad:
             problems.append(bad.problem)
     if problems:
