@@ -50,7 +50,7 @@ RESULTS_DIR = "results"
 PLAN_FILE = "switch-plan.json"
 
 
-class _Strict(BaseModel):
+class _ResultsRecord(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
@@ -58,7 +58,7 @@ Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Micro = Annotated[float, Field(ge=0, le=MAX_MICROSECONDS)]
 
 
-class TrialHeader(_Strict):
+class TrialHeader(_ResultsRecord):
     fabric: Hostname
     switch: Hostname
     group: Token
@@ -68,22 +68,22 @@ class TrialHeader(_Strict):
     tester_ports: Annotated[int, Field(ge=2, le=MAX_MESH_PORTS)]
 
 
-class PortCounters(_Strict):
+class PortCounters(_ResultsRecord):
     opackets: Count
     ipackets: Count
 
 
-class LatencyFigures(_Strict):
+class LatencyFigures(_ResultsRecord):
     average: Micro
     total_max: Micro
     jitter: Micro
 
 
-class LatencyStream(_Strict):
+class LatencyStream(_ResultsRecord):
     latency: LatencyFigures
 
 
-class TrialFile(_Strict):
+class TrialFile(_ResultsRecord):
     fabricgen_trial: TrialHeader
     stats: dict[str, object]
 
