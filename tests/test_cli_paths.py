@@ -69,6 +69,7 @@ SHAPES: dict[str, tuple[tuple[str, ...], str, str]] = {
     "export containerlab -o": (("export", "containerlab", "{build}", "-o", "{P}"), "--output", DIR_OUT),
     "testplan BUILD_DIR": (("testplan", "{P}"), "BUILD_DIR", DIR_IN),
     "testplan -o": (("testplan", "{build}", "-o", "{P}"), "--output", DIR_OUT),
+    "testplan switches -o": (("testplan", "switches", "{build}", "-o", "{P}"), "--output", DIR_OUT),
     "testplan check PLAN_DIR": (("testplan", "check", "{P}", "{result}"), "PLAN_DIR", DIR_IN),
     "testplan check RESULTS": (("testplan", "check", "{plan}", "{P}"), "RESULTS", FILE_IN),
     "testplan check --report": (("testplan", "check", "{plan}", "{result}", "--report", "{P}"), "--report", FILE_OUT),

@@ -104,7 +104,7 @@ class Contents:
             return f"the build of intent {quoted(self.intent)}" if self.intent else "a build"
         if self.fabric is None:
             return f"{'an' if self.kind == 'export' else 'a'} {self.noun} that an earlier fabricgen wrote without saying of what"
-        what = f"the {self.format} export" if self.format else f"the {self.noun}"
+        what = f"the {self.format} {self.noun}" if self.format else f"the {self.noun}"  # the batfish export, the switch-acceptance test plan
         return f"{what} of fabric {quoted(self.fabric)}"
 
     def may_replace(self, existing: Contents) -> bool:
