@@ -18,6 +18,7 @@ local, and the same port description). Its control socket is `lldpd_socket(names
 from __future__ import annotations
 
 import grp
+import json
 import os
 import platform
 import pwd
@@ -31,11 +32,27 @@ from contextlib import suppress
 from pathlib import Path
 
 from fabricgen.basics.errors import LabError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import BuildFiles
 from fabricgen.build.secrets import Secrets
 from fabricgen.compiler.design.graph import Network
-from fabricgen.lab import keys
+from fabricgen.lab import keys, management
 from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
-from fabricgen.lab.state import LLDPD_RUN, LabFailure, LabState, frr_dir, keys_directory, lab_lock, load_state, manifest_hash, state_directory
+from fabricgen.lab.state import (
+    LLDPD_RUN,
+    LabFailure,
+    LabState,
+    ManagementEndpoint,
+    endpoint_marker,
+    frr_dir,
+    keys_directory,
+    lab_lock,
+    load_state,
+    management_directory,
+    manifest_hash,
+    state_directory,
+)
+from fabricgen.nos.interface import plugin
 
 FRR_BIN = Path("/usr/lib/frr")
 DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it
@@ -119,22 +136,25 @@ def parallel(action: Callable, items: Iterable) -> list:
 # --- up ------------------------------------------------------------------------------------------
 
 
-def lab_up(build_dir: Path, network: str = "backend", secrets_file: Path | None = None) -> tuple[LabState, LabPlan]:
+def lab_up(build_dir: Path, network: str = "backend", secrets_file: Path | None = None, with_management: bool = False) -> tuple[LabState, LabPlan]:
     """Build the lab of `network` from `build_dir`, its BGP keys from the environment or
-    `secrets_file` (random where neither has one). On any failure everything created so far is
+    `secrets_file` (random where neither has one); `with_management`: a management endpoint per
+    SONiC switch (`fabricgen.lab.management`). On any failure everything created so far is
     removed again before the error is raised."""
     require_lab_host()
+    if with_management:
+        management.require_tools()
     plan = read_plan(build_dir, network)
     _require_neighbor_room(plan)
     try:
-        return _up_locked(build_dir, network, plan, secrets_file)
+        return _up_locked(build_dir, network, plan, secrets_file, with_management)
     except BaseException:
         if load_state(build_dir) is None:
             forget(plan.lab_id)
         raise
 
 
-def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path | None) -> tuple[LabState, LabPlan]:
+def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path | None, with_management: bool) -> tuple[LabState, LabPlan]:
     with lab_lock(plan.lab_id):
         existing = load_state(build_dir)
         if existing is not None:
@@ -147,9 +167,12 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path 
             manifest_sha256=manifest_hash(build_dir),
             interfaces={device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)},
             started=time.time(),
+            management=with_management,
         )
         try:
             _create(plan, state, secrets_file)
+            if with_management:
+                _start_management(plan, state)
         except BaseException:
             _remove(state)
             raise
@@ -338,6 +361,68 @@ def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
     _wait_for(lambda: all((directory / f"{d}.vty").exists() for d in DAEMONS), f"FRR did not start in {directory} (see its *.log files)", timeout)
 
 
+# --- management endpoints ------------------------------------------------------------------------
+
+
+def _start_management(plan: LabPlan, state: LabState) -> None:
+    """A management endpoint for each SONiC switch, recorded in the state before any starts; the
+    others are refused (a note says why). Then the lab's password (0600), the inventory and the
+    known_hosts file, all in the lab's management directory."""
+    build = BuildFiles(Path(state.build_dir), LabError)
+    nodes = {node.id: node for node in build.topology().nodes}
+    directory = keys.private_directory(management_directory(state.lab_id))
+    refused, chosen = {}, []
+    for name in sorted(plan.switches, key=natural_key):
+        nos = str(getattr(nodes[name].nos, "value", nodes[name].nos))
+        if nos == "sonic":
+            chosen.append(name)
+        else:
+            refused[name] = management.refusal(nos)
+    state.endpoints = [ManagementEndpoint(device=name, port=management.free_port()) for name in chosen]
+    state.save()  # before any endpoint exists: `down` looks for them from here on
+    password = management.new_password()
+    keys.write_private(directory / management.PASSWORD_FILE, password + "\n")
+    root_hash = management.password_hash(password)
+
+    def start(entry: ManagementEndpoint) -> management.Endpoint:
+        name, namespace = entry.device, plan.namespace(entry.device)
+        files = {path.rsplit("/", 1)[-1]: path for path in plugin("sonic").config_files(name)}
+        try:
+            config_db = json.loads(build.bytes(files["config_db.json"]))
+        except ValueError as exc:
+            raise LabError(Problem(f"not JSON: {exc}", file=str(build.root / files["config_db.json"]))) from None
+        if not isinstance(config_db, dict):
+            raise LabError(Problem("not a config_db (a JSON object of tables)", file=str(build.root / files["config_db.json"])))
+        return management.start_endpoint(
+            name,
+            namespace,
+            directory / name,
+            endpoint_marker(state.lab_id, name),
+            port=entry.port,
+            root_hash=root_hash,
+            config_db=config_db,
+            frr_conf=plan.switches[name].frr_conf,
+            ports={port.port: port.ifname for port in plan.ports_of(name)},
+            image=nodes[name].boot_image or management.DEFAULT_IMAGE,
+            frr_dir=frr_dir(namespace),
+            lldpd_socket=lldpd_socket(namespace),
+        )
+
+    endpoints = parallel(start, state.endpoints)
+    for entry, endpoint in zip(state.endpoints, endpoints, strict=True):
+        entry.pid = endpoint.pid
+    management.write_lab_files(directory, state.lab_id, endpoints, refused)
+    state.notes += [f"{name}: {why}" for name, why in refused.items()]
+
+
+def _stop_management(state: LabState) -> None:
+    """Every endpoint process of this lab (found by its marker, so also those a crash left
+    unrecorded), then the management directory."""
+    if state.management:
+        management.stop_endpoints(prefix=endpoint_marker(state.lab_id, ""))
+    shutil.rmtree(management_directory(state.lab_id), ignore_errors=True)  # a link there is not followed
+
+
 # --- lldpd ---------------------------------------------------------------------------------------
 
 
@@ -452,6 +537,7 @@ def _remove(state: LabState) -> None:
     them), then FRR's run directories and lldpd's files, then the keys and the state. Every name
     is this lab's: `fg<lab id>-<device>` (load_state refuses a file naming another), the paths
     derived from them and from the lab id. Each step tolerates what is already gone."""
+    _stop_management(state)  # first: its sessions drive the switches' FRR
     existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
     namespaces = [ns for ns in state.namespaces if ns in existing]
     stop_processes(namespaces)
