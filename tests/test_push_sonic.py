@@ -2,11 +2,13 @@
 
 The push runs as a process of its own where the process matters (the secrets never on a command
 line or in a file; a push killed midway), in the test process otherwise (tests/cli_runner.py).
-The switch is a lab leaf (tests/lab/two-units.yaml: SONiC leaves) behind the SONiC test target of
-tests/sonic_target.py: OpenSSH on 127.0.0.1 in a private mount namespace, whose vtysh and
-frr-reload.py drive that leaf's FRR. sonic-utilities cannot run outside SONiC, so `config` and
-`show runningconfiguration all` are stand-ins that record their arguments and keep config_db as
-JSON files on the target. The tests run in order, each from the previous one's end.
+The switch is a lab leaf (tests/lab/two-units.yaml: SONiC leaves) behind the lab's management
+endpoint (fabricgen.lab.management, started for one leaf by tests/sonic_target.py): OpenSSH on
+127.0.0.1 in a private mount namespace, whose vtysh and frr-reload.py drive that leaf's FRR.
+sonic-utilities cannot run outside SONiC, so `config` and `show runningconfiguration all` are
+stand-ins that record their arguments and keep config_db as JSON files on the endpoint. The tests
+run in order, each from the previous one's end. A push killed after its commit and reverted by the
+device's own timer is tests/test_lab_management.py's (on `lab up --management`).
 
 Every push here is of a build made complete for a replace (tests/push_build.py adds what the
 renderer does not write yet) whose leaf frr.conf uses the BGP key `bgp-backend`; the values of
@@ -20,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -32,7 +33,7 @@ import pytest
 from fabricgen.build.secrets import env_name
 from tests import cli_runner
 from tests.push_build import completed_copy, rehash
-from tests.sonic_target import free_port, start_sonic_target, wait_until
+from tests.sonic_target import free_port, start_sonic_target
 from tests.test_lab import needs_lab
 from tests.test_sonic_driver import needs_target, neighbors_of, running_frr, vtysh
 
@@ -216,43 +217,6 @@ def test_push_commits_a_complete_keyed_config_with_secrets_filled_in_memory(two_
 
     again = push_process(complete, inventory, target.password, "--devices", LEAF)
     assert again.returncode == 0 and "1 unchanged" in again.stdout, again.stdout  # idempotent: nothing left to push
-
-
-def test_a_killed_push_is_reverted_by_the_device_itself(two_unit_lab, complete, keyed_spines, target, inventory, tmp_path: Path):
-    """(d) A commit whose sessions never come up; fabricgen is killed (SIGKILL) while it waits for
-    them: nobody rolls back, the device's confirm timer restores its previous config."""
-    broken = tmp_path / "broken"
-    shutil.copytree(complete, broken)
-    frr_conf = broken / "configs" / LEAF / "frr.conf"
-    frr_conf.write_text(frr_conf.read_text().replace("remote-as 64512", "remote-as 65000"))
-    rehash(broken, f"configs/{LEAF}/frr.conf")
-    before_frr, before_db = running_frr(target), target.saved_config_db()
-    target.forget_commands()
-
-    # a confirm window no loaded machine runs out before the kill (at 8 s the timer once restored
-    # before the test saw the commit); the test ends it once fabricgen is dead (expire_timer)
-    command, env = push_command(broken, inventory, target.password, "--devices", LEAF, "--commit", "--verify-timeout", "120", "--confirm-timeout", "600")
-    process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        # committed: now it waits for BGP
-        wait_until(lambda: process.poll() is not None or "remote-as 65000" in running_frr(target), 120, "the commit", interval=0.2)
-        assert process.poll() is None, "the push ended before it was killed"
-        assert target.timers(), "no confirm timer runs on the device"
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    target.expire_timer()  # the window runs out with nobody to confirm or roll back
-    wait_until(lambda: not target.timers() and running_frr(target) == before_frr, 60, "the confirm timer's restore", interval=0.5)
-    assert running_frr(target) == before_frr  # the previous running FRR config, exactly
-    assert target.running_config_db() == target.saved_config_db() == before_db
-    verbs = [c[0] for c in target.commands("config")]
-    assert verbs == ["checkpoint", "replace", "save", "rollback", "save"], verbs
-    assert "not confirmed within 600 s" in (target.sonic_dir / "fabricgen" / "confirm-timer.log").read_text()
-    for staging in Path("/tmp").glob("fabricgen-push-*"):  # the killed push could not remove its staging copy
-        assert subprocess.run(["grep", "-rqF", MARKER, str(staging)], check=False).returncode != 0
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def test_an_image_other_than_the_pinned_one_refuses_the_commit(complete, target, inventory):
