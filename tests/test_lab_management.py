@@ -9,7 +9,9 @@ SONiC stand-ins answer from its kernel and lldpd), named in the inventory and kn
 `fabricgen verify` exits 0; tests/lab_faults.py breaks the lab behind the plan's back (two
 leaf-spine cables swapped, a cable pulled, a BGP neighbour at a wrong address) and verify exits 1
 naming exactly that, without writing to any device; `fabricgen push --commit` of a changed build
-reaches every switch's FRR; a push killed after its commit is reverted by the device's own timer;
+reaches the leaf's FRR with the lab's BGP key filled in memory (never on a command line or in a
+file); a broken change is rolled back by push; a push killed after its commit is reverted by the
+device's own timer;
 `lab down` leaves nothing, also an endpoint its state does not record (a crash's).
 """
 
@@ -25,6 +27,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,7 +39,7 @@ from tests import cli_runner
 from tests.push_build import completed_copy, rehash
 from tests.sonic_target import expire_timer, wait_until
 from tests.test_lab import leftovers, needs_lab
-from tests.test_sonic_driver import needs_target
+from tests.test_sonic_driver import needs_target, neighbors_of
 
 pytestmark = [needs_lab, needs_target]
 
@@ -218,26 +221,110 @@ def push_command(lab: Lab, build: Path, *args: str) -> list[str]:
     return ["push", str(build), "--inventory", str(lab.inventory), "--known-hosts", str(lab.known_hosts), "--secrets", str(lab.secrets_file), *args]
 
 
-def test_a_pushed_change_reaches_every_switchs_frr(lab: Lab, tmp_path: Path):
-    """The build changed (one more prefix accepted on every switch; complete for a replace:
-    tests/push_build.py), pushed with commit-confirm with the lab's key from the secrets file:
-    every switch's running FRR, seen with vtysh in its namespace, has the change; every BGP
-    session came back Established and the commit was confirmed."""
+class CmdlineWatch:
+    """Samples every process's command line while a push runs; keeps those holding the marker."""
+
+    def __init__(self):
+        self.found: list[str] = []
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        marker = MARKER.encode()
+        while not self._stop.is_set():
+            for pid in os.listdir("/proc"):  # os and open, not pathlib: about 2/3 of the CPU per sample
+                if pid.isdigit():
+                    try:
+                        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                            line = cmdline.read()
+                    except OSError:
+                        continue
+                    if marker in line:
+                        self.found.append(line.replace(b"\0", b" ").decode(errors="replace"))
+            self.samples += 1
+            time.sleep(0.01)
+
+
+def push_process(lab: Lab, build: Path, *args: str) -> subprocess.CompletedProcess:
+    """`fabricgen push` as a user runs it, a process of its own (its command line is watched)."""
+    command = [sys.executable, "-m", "fabricgen", *push_command(lab, build, *args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=lab.env(), stdin=subprocess.DEVNULL, check=False)
+
+
+def test_a_pushed_change_reaches_the_switchs_frr_its_key_filled_in_memory(lab: Lab, tmp_path: Path):
+    """The leaf has drifted (no BGP at all) and the build changed (one more accepted prefix;
+    complete for a replace: tests/push_build.py). The push fills the lab's BGP key from the
+    secrets file in memory, commits with commit-confirm, sees both sessions Established with the
+    key, opens a new management session, confirms: vtysh in the leaf's namespace shows the change
+    and the keyed sessions. No key value in the output, the endpoint's logs, the timer script or
+    any command line; a second push finds nothing to change."""
     changed = completed_copy(lab.build_dir, tmp_path / "changed", edit_frr=add_rehearsal_line)
-    for name in lab.plan.switches:
-        assert REHEARSAL_LINE not in running_frr(lab, name)
-    result = cli_runner.fabricgen(*push_command(lab, changed, "--commit", "--verify-timeout", "120"), env=lab.env())
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    assert lab.password not in output and MARKER not in output
-    for name in lab.plan.switches:
-        assert REHEARSAL_LINE in running_frr(lab, name), name
-        assert [c[0] for c in lab.config_calls(name)] == ["checkpoint", "replace", "save"], name
-        assert "BGP neighbors Established; a new management session works; confirmed" in output
-    # the sessions carry the key: FRR shows a password on each (its value is the secrets file's)
-    assert re.search(r"^ neighbor \S+ password \S+$", running_frr(lab, LEAF), re.MULTILINE)
-    again = cli_runner.fabricgen(*push_command(lab, changed), env=lab.env())
-    assert again.returncode == 0 and "4 unchanged" in again.stdout, again.stdout + again.stderr
+    expected = neighbors_of((changed / "configs" / LEAF / "frr.conf").read_text())
+    namespace = lab.plan.namespace(LEAF)
+    subprocess.run(["vtysh", "-N", namespace, "-c", "configure terminal", "-c", "no router bgp"], capture_output=True, check=True)
+
+    dry = push_process(lab, changed, "--devices", LEAF)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "would change" in dry.stdout and "router bgp 64513" in dry.stdout and REHEARSAL_LINE in dry.stdout
+    assert "password <<secret=bgp-backend>>" in dry.stdout  # the diff names the secret, masked
+    assert lab.config_calls(LEAF) == []  # the preflight changed nothing
+
+    with CmdlineWatch() as watch:
+        committed = push_process(lab, changed, "--devices", LEAF, "--commit", "--verify-timeout", "120")
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+    assert f"{len(expected)}/{len(expected)} BGP neighbors Established; a new management session works; confirmed" in committed.stdout
+    assert [c[0] for c in lab.config_calls(LEAF)] == ["checkpoint", "replace", "save"]
+    assert not (lab.endpoint_dir(LEAF) / "sonic" / "fabricgen" / "confirm-pending").exists()
+    running = running_frr(lab, LEAF)
+    assert "router bgp 64513" in running and REHEARSAL_LINE in running
+    # the lab's key (the secrets file's value) is configured on the leaf's spine sessions: FRR shows it in its config
+    assert f" neighbor SPINES password {lab.key}\n" in running
+    assert all(f" neighbor {peer} peer-group SPINES\n" in running for peer in expected)
+    assert watch.samples > 10 and watch.found == [], watch.found
+
+    outputs = dry.stdout + dry.stderr + committed.stdout + committed.stderr
+    assert MARKER not in outputs and lab.password not in outputs
+    endpoint = lab.endpoint_dir(LEAF)
+    places = [changed, endpoint / "sshd.log", endpoint / "record.jsonl", endpoint / "unshare.log", endpoint / "sonic" / "fabricgen" / "confirm-timer.sh"]
+    places += list(Path("/tmp").glob("fabricgen-push-*"))
+    found = subprocess.run(["grep", "-rlF", "--", MARKER, *map(str, places)], capture_output=True, text=True, check=False)
+    assert found.returncode == 1, f"a secret value is in: {found.stdout}{found.stderr}"
+
+    again = cli_runner.fabricgen(*push_command(lab, changed, "--devices", LEAF), env=lab.env())
+    assert again.returncode == 0 and "1 unchanged" in again.stdout, again.stdout + again.stderr  # idempotent: nothing left to push
+
+
+def broken_build(lab: Lab, destination: Path) -> Path:
+    """The changed build with the leaf's spines at a wrong ASN: its sessions cannot come up."""
+    broken = completed_copy(lab.build_dir, destination, edit_frr=add_rehearsal_line)
+    frr_conf = broken / "configs" / LEAF / "frr.conf"
+    frr_conf.write_text(frr_conf.read_text().replace("remote-as 64512", "remote-as 65000"))
+    rehash(broken, f"configs/{LEAF}/frr.conf")
+    return broken
+
+
+def test_a_broken_change_is_rolled_back_to_the_running_config(lab: Lab, tmp_path: Path):
+    broken = broken_build(lab, tmp_path / "broken")
+    before = running_frr(lab, LEAF)
+    calls = len(lab.config_calls(LEAF))
+    # the sessions cannot come up (the spines' ASN is wrong): any wait ends in fabricgen's rollback
+    result = cli_runner.fabricgen(*push_command(lab, broken, "--devices", LEAF, "--commit", "--verify-timeout", "3"), env=lab.env())
+    assert result.returncode == 1, result.stdout + result.stderr
+    expected = neighbors_of((broken / "configs" / LEAF / "frr.conf").read_text())
+    assert "rolled back" in result.stdout and f"0/{len(expected)} BGP neighbors Established" in result.stdout
+    verbs = [c[0] for c in lab.config_calls(LEAF)[calls:]]
+    assert verbs == ["checkpoint", "replace", "save", "rollback", "save"], verbs
+    assert running_frr(lab, LEAF) == before  # the previous running FRR config, exactly
+    assert not (lab.endpoint_dir(LEAF) / "sonic" / "fabricgen" / "confirm-timer.pid").exists()  # the rollback cancelled the timer
 
 
 def test_an_unconfirmed_commit_is_reverted_by_the_device(lab: Lab, tmp_path: Path):
@@ -246,10 +333,7 @@ def test_an_unconfirmed_commit_is_reverted_by_the_device(lab: Lab, tmp_path: Pat
     previous config. The confirm window is long (a loaded machine cannot run it out before the
     kill); the test then ends the timer's sleep, as the window running out would, and waits for
     the restore with a generous bound."""
-    broken = completed_copy(lab.build_dir, tmp_path / "broken", edit_frr=add_rehearsal_line)
-    frr_conf = broken / "configs" / LEAF / "frr.conf"
-    frr_conf.write_text(frr_conf.read_text().replace("remote-as 64512", "remote-as 65000"))
-    rehash(broken, f"configs/{LEAF}/frr.conf")
+    broken = broken_build(lab, tmp_path / "broken")
     before = running_frr(lab, LEAF)
     assert "remote-as 65000" not in before
     command = [
