@@ -373,7 +373,7 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     directory = keys.private_directory(management_directory(state.lab_id))
     refused, chosen = {}, []
     for name in sorted(plan.switches, key=natural_key):
-        nos = str(getattr(nodes[name].nos, "value", nodes[name].nos))
+        nos = str(nodes[name].nos)
         if nos == "sonic":
             chosen.append(name)
         else:
@@ -412,7 +412,8 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     for entry, endpoint in zip(state.endpoints, endpoints, strict=True):
         entry.pid = endpoint.pid
     management.write_lab_files(directory, state.lab_id, endpoints, refused)
-    state.notes += [f"{name}: {why}" for name, why in refused.items()]
+    # short: a state note is one line of at most 240 characters (trust.Text); the inventory says why in full
+    state.notes += [f"{name}: no management endpoint (the lab runs an FRR twin of its {nodes[name].nos} config)" for name in refused]
 
 
 def _stop_management(state: LabState) -> None:
