@@ -33,6 +33,20 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "build"
 
 
+def test_sonic_switches_get_endpoints_and_the_others_are_refused_with_the_reason(tmp_path: Path):
+    """SONiC leaves, NX-OS spines (as tests/lab/two-units.yaml): the lab runs the spines' FRR twin,
+    not NX-OS, so they get none; the NOS comes from the build's topology.json, as `up` reads it."""
+    from fabricgen.build.build_dir import BuildFiles
+
+    (tmp_path / "mixed.yaml").write_text("name: mixed\ngpus: 16\nbackend:\n  leaf: {nos: sonic}\n  spine: {nos: nxos}\n")
+    build(tmp_path / "mixed.yaml", tmp_path / "build")
+    nodes = {node.id: str(node.nos) for node in BuildFiles(tmp_path / "build", PushError).topology().nodes if node.role in ("leaf", "spine")}
+    chosen, refused = management.endpoint_switches(nodes)
+    assert chosen == [name for name in nodes if "leaf" in name] and len(chosen) == 8  # a leaf per rail
+    assert set(refused) == {"be-spine01", "be-spine02"}
+    assert refused["be-spine01"].startswith("no management endpoint: the lab runs an FRR routing twin of its nxos config, not nxos")
+
+
 def endpoint(device: str, port: int, directory: Path) -> management.Endpoint:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "ssh_host_ed25519_key.pub").write_text(f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{port} fabricgen-lab-{device}\n")

@@ -317,8 +317,15 @@ KNOWN_HOSTS_FILE = "known_hosts"
 PASSWORD_FILE = "password"
 
 
+def endpoint_switches(switch_nos: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The switches (name -> NOS, in the order wanted) that get an endpoint: the SONiC ones; and
+    every other one with the reason it gets none."""
+    chosen = [name for name, nos in switch_nos.items() if nos == "sonic"]
+    return chosen, {name: refusal(nos) for name, nos in switch_nos.items() if nos != "sonic"}
+
+
 def refusal(nos: str) -> str:
-    """Why a switch of NOS `nos` gets no endpoint (None-free: the caller asks only for non-SONiC)."""
+    """Why a switch of NOS `nos` (not SONiC) gets no endpoint."""
     return (
         f"no management endpoint: the lab runs an FRR routing twin of its {nos} config, not {nos}, "
         "so push and verify of its own config cannot be rehearsed here"

@@ -371,13 +371,7 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     build = BuildFiles(Path(state.build_dir), LabError)
     nodes = {node.id: node for node in build.topology().nodes}
     directory = keys.private_directory(management_directory(state.lab_id))
-    refused, chosen = {}, []
-    for name in sorted(plan.switches, key=natural_key):
-        nos = str(nodes[name].nos)
-        if nos == "sonic":
-            chosen.append(name)
-        else:
-            refused[name] = management.refusal(nos)
+    chosen, refused = management.endpoint_switches({name: str(nodes[name].nos) for name in sorted(plan.switches, key=natural_key)})
     state.endpoints = [ManagementEndpoint(device=name, port=management.free_port()) for name in chosen]
     state.save()  # before any endpoint exists: `down` looks for them from here on
     password = management.new_password()
