@@ -272,7 +272,7 @@ def test_a_pushed_change_reaches_the_switchs_frr_its_key_filled_in_memory(lab: L
     namespace = lab.plan.namespace(LEAF)
     subprocess.run(["vtysh", "-N", namespace, "-c", "configure terminal", "-c", "no router bgp"], capture_output=True, check=True)
 
-    dry = push_process(lab, changed, "--devices", LEAF)
+    dry = cli_runner.fabricgen(*push_command(lab, changed, "--devices", LEAF), env=lab.env())
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "would change" in dry.stdout and "router bgp 64513" in dry.stdout and REHEARSAL_LINE in dry.stdout
     assert "password <<secret=bgp-backend>>" in dry.stdout  # the diff names the secret, masked
