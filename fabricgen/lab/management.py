@@ -140,9 +140,17 @@ def password_hash(password: str) -> str:
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice)."""
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct TCP ports on 127.0.0.1 that nothing listens on now: every probe stays bound
+    until all are chosen, so the kernel cannot hand out one twice."""
+    with contextlib.ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind((HOST, 0))
+        return [probe.getsockname()[1] for probe in probes]
 
 
 def start_endpoint(

@@ -372,7 +372,7 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     nodes = {node.id: node for node in build.topology().nodes}
     directory = keys.private_directory(management_directory(state.lab_id))
     chosen, refused = management.endpoint_switches({name: str(nodes[name].nos) for name in sorted(plan.switches, key=natural_key)})
-    state.endpoints = [ManagementEndpoint(device=name, port=management.free_port()) for name in chosen]
+    state.endpoints = [ManagementEndpoint(device=name, port=port) for name, port in zip(chosen, management.free_ports(len(chosen)), strict=True)]
     state.save()  # before any endpoint exists: `down` looks for them from here on
     password = management.new_password()
     keys.write_private(directory / management.PASSWORD_FILE, password + "\n")
@@ -528,21 +528,27 @@ def forget(lab_id: str) -> None:
 
 
 def _remove(state: LabState) -> None:
-    """Processes in the lab's namespaces (FRR, lldpd), then the namespaces (their veths go with
+    """The management endpoints' processes (`up --management`), then the processes in the lab's
+    namespaces (FRR, lldpd), then the namespaces (their veths go with
     them), then FRR's run directories and lldpd's files, then the keys and the state. Every name
     is this lab's: `fg<lab id>-<device>` (load_state refuses a file naming another), the paths
     derived from them and from the lab id. Each step tolerates what is already gone."""
-    _stop_management(state)  # first: its sessions drive the switches' FRR
-    existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
-    namespaces = [ns for ns in state.namespaces if ns in existing]
-    stop_processes(namespaces)
-    if namespaces:
-        run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
-    for ns in state.namespaces:
-        shutil.rmtree(frr_dir(ns), ignore_errors=True)  # none for a node; a link is not followed
-    _remove_lldpd_files(state.namespaces)
-    shutil.rmtree(state.keys_dir, ignore_errors=True)
-    state.path.unlink(missing_ok=True)
+    stopped = False
+    try:
+        _stop_management(state)  # first: its sessions drive the switches' FRR
+        stopped = True
+    finally:  # an endpoint process that would not end is reported after everything else went; the state stays for another `down`
+        existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
+        namespaces = [ns for ns in state.namespaces if ns in existing]
+        stop_processes(namespaces)
+        if namespaces:
+            run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
+        for ns in state.namespaces:
+            shutil.rmtree(frr_dir(ns), ignore_errors=True)  # none for a node; a link is not followed
+        _remove_lldpd_files(state.namespaces)
+        shutil.rmtree(state.keys_dir, ignore_errors=True)
+        if stopped:
+            state.path.unlink(missing_ok=True)
 
 
 def namespace_pids(namespace: str) -> list[int]:
