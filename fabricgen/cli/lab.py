@@ -74,8 +74,8 @@ def lab_up_command(
     if result.management is not None and result.management.endpoints:
         m = result.management
         out.print(
-            f'next: FABRICGEN_USERNAME={m.username} FABRICGEN_PASSWORD="$(cat {m.password_file})" '
-            f"fabricgen verify {printable(build_dir)} --inventory {m.inventory} --known-hosts {m.known_hosts}",
+            f'next: FABRICGEN_USERNAME={m.username} FABRICGEN_PASSWORD="$(cat {printable(m.password_file)})" '
+            f"fabricgen verify {printable(build_dir)} --inventory {printable(m.inventory)} --known-hosts {printable(m.known_hosts)}",
             markup=False,
         )
 

@@ -63,11 +63,11 @@ def management_lines(m: ManagementReport) -> list[str]:
     if not m.endpoints:
         return ["management: no SONiC switch in this lab, so no endpoint (see the notes)"]
     ports = sorted(m.endpoints.values())
-    lines = [
+    lines = [  # the paths come from $FABRICGEN_LAB_STATE: printable
         f"management: {len(m.endpoints):,} SONiC switch endpoints over SSH on {m.host} (ports {ports[0]}-{ports[-1]}), login {m.username}, "
-        f"password in {m.password_file} (root only, until lab down)",
-        f"inventory: {m.inventory}",
-        f"known_hosts: {m.known_hosts}",
+        f"password in {printable(m.password_file)} (root only, until lab down)",
+        f"inventory: {printable(m.inventory)}",
+        f"known_hosts: {printable(m.known_hosts)}",
     ]
     if m.refused:
         lines.append(f"management: {len(m.refused):,} switches without an endpoint (their NOS does not run in the lab): {', '.join(m.refused[:8])}")
