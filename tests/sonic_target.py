@@ -1,6 +1,6 @@
 """A lab switch's management endpoint as the driver and push tests use it: the product's
 (`fabricgen.lab.management`: sshd on 127.0.0.1 in a private mount namespace, vtysh and
-frr-reload.py on the switch's FRR, the SONiC stand-ins of `fabricgen.lab.sonic_stand_ins`),
+frr-reload.py on the switch's FRR, the SONiC stand-ins of `fabricgen.nos.sonic.lab_endpoint`),
 started for one switch of a lab that is up without `--management`, plus what only tests need:
 
 - the endpoint's files read back (the stand-ins' record of every `config`/`show`/`sonic-db-cli`
@@ -26,6 +26,7 @@ from fabricgen.lab import management
 from fabricgen.lab.runtime import lldpd_socket
 from fabricgen.lab.state import LLDPD_RUN as LLDPD_RUN  # where the lab's lldpd of a namespace listens
 from fabricgen.lab.state import frr_dir
+from fabricgen.nos.sonic import lab_endpoint
 
 SSHD = management.SSHD
 free_port = management.free_port
@@ -47,7 +48,7 @@ class SonicTarget:
     @property
     def sonic_dir(self) -> Path:
         """What SSH sessions see as /etc/sonic."""
-        return self.directory / "sonic"
+        return self.directory / "config"
 
     @property
     def record(self) -> Path:
@@ -169,8 +170,8 @@ def start_sonic_target(
             marker,
             port=free_port(),
             root_hash=management.password_hash(password),
-            config_db=config_db,
-            frr_conf=frr_conf,
+            nos="sonic",
+            config_files=lab_endpoint.config_files({"config_db.json": json.dumps(config_db).encode()}, frr_conf),
             ports=ports or {},
             image=image,
             frr_dir=frr_dir(namespace),

@@ -283,7 +283,7 @@ def test_a_pushed_change_reaches_the_switchs_frr_its_key_filled_in_memory(lab: L
     assert committed.returncode == 0, committed.stdout + committed.stderr
     assert f"{len(expected)}/{len(expected)} BGP neighbors Established; a new management session works; confirmed" in committed.stdout
     assert [c[0] for c in lab.config_calls(LEAF)] == ["checkpoint", "replace", "save"]
-    assert not (lab.endpoint_dir(LEAF) / "sonic" / "fabricgen" / "confirm-pending").exists()
+    assert not (lab.endpoint_dir(LEAF) / "config" / "fabricgen" / "confirm-pending").exists()
     running = running_frr(lab, LEAF)
     assert "router bgp 64513" in running and REHEARSAL_LINE in running
     # the lab's key (the secrets file's value) is configured on the leaf's spine sessions: FRR shows it in its config
@@ -294,7 +294,7 @@ def test_a_pushed_change_reaches_the_switchs_frr_its_key_filled_in_memory(lab: L
     outputs = dry.stdout + dry.stderr + committed.stdout + committed.stderr
     assert MARKER not in outputs and lab.password not in outputs
     endpoint = lab.endpoint_dir(LEAF)
-    places = [changed, endpoint / "sshd.log", endpoint / "record.jsonl", endpoint / "unshare.log", endpoint / "sonic" / "fabricgen" / "confirm-timer.sh"]
+    places = [changed, endpoint / "sshd.log", endpoint / "record.jsonl", endpoint / "unshare.log", endpoint / "config" / "fabricgen" / "confirm-timer.sh"]
     places += list(Path("/tmp").glob("fabricgen-push-*"))
     found = subprocess.run(["grep", "-rlF", "--", MARKER, *map(str, places)], capture_output=True, text=True, check=False)
     assert found.returncode == 1, f"a secret value is in: {found.stdout}{found.stderr}"
@@ -324,7 +324,7 @@ def test_a_broken_change_is_rolled_back_to_the_running_config(lab: Lab, tmp_path
     verbs = [c[0] for c in lab.config_calls(LEAF)[calls:]]
     assert verbs == ["checkpoint", "replace", "save", "rollback", "save"], verbs
     assert running_frr(lab, LEAF) == before  # the previous running FRR config, exactly
-    assert not (lab.endpoint_dir(LEAF) / "sonic" / "fabricgen" / "confirm-timer.pid").exists()  # the rollback cancelled the timer
+    assert not (lab.endpoint_dir(LEAF) / "config" / "fabricgen" / "confirm-timer.pid").exists()  # the rollback cancelled the timer
 
 
 def test_an_unconfirmed_commit_is_reverted_by_the_device(lab: Lab, tmp_path: Path):
@@ -365,11 +365,11 @@ def test_an_unconfirmed_commit_is_reverted_by_the_device(lab: Lab, tmp_path: Pat
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
-    expire_timer(lab.endpoint_dir(LEAF) / "sonic", timers)
+    expire_timer(lab.endpoint_dir(LEAF) / "config", timers)
     wait_until(lambda: not timers() and running_frr(lab, LEAF) == before, 180, "the confirm timer's restore", interval=0.5)
     verbs = [c[0] for c in lab.config_calls(LEAF)]
     assert verbs[-5:] == ["checkpoint", "replace", "save", "rollback", "save"], verbs
-    assert "not confirmed within 600 s" in (lab.endpoint_dir(LEAF) / "sonic" / "fabricgen" / "confirm-timer.log").read_text()
+    assert "not confirmed within 600 s" in (lab.endpoint_dir(LEAF) / "config" / "fabricgen" / "confirm-timer.log").read_text()
     for staging in Path("/tmp").glob("fabricgen-push-*"):  # the killed push could not remove its staging copy
         assert subprocess.run(["grep", "-rqF", MARKER, str(staging)], check=False).returncode != 0
         shutil.rmtree(staging, ignore_errors=True)
@@ -390,8 +390,8 @@ def test_down_leaves_nothing_also_an_endpoint_a_crash_left_unrecorded(lab: Lab):
         endpoint_marker(lab.state.lab_id, "orphan"),
         port=management.free_port(),
         root_hash=management.password_hash(secrets.token_urlsafe(12)),
-        config_db={},
-        frr_conf="",
+        nos="sonic",
+        config_files={},
         ports={},
         frr_dir=frr_dir(namespace),
         lldpd_socket=lldpd_socket(namespace),

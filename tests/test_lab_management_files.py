@@ -60,7 +60,7 @@ def test_the_inventory_is_pushs_and_a_refused_switch_names_why(built: Path, tmp_
     address (a real switch's)."""
     leaf = endpoint("be-su01-leaf1", 40123, tmp_path / "leaf")
     refused = {spine: management.refusal("nxos") for spine in ("be-spine01", "be-spine02")}
-    management.write_lab_files(tmp_path, "abc123", [leaf], refused)
+    management.write_lab_files(tmp_path, "abc123", [leaf], refused, {"frr_container": "", "lldp_container": ""})
     inventory = tmp_path / management.INVENTORY_FILE
     assert (tmp_path / management.KNOWN_HOSTS_FILE).read_text() == "[127.0.0.1]:40123 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI40123\n"
     assert (inventory.stat().st_mode & 0o777) == 0o600
@@ -68,7 +68,7 @@ def test_the_inventory_is_pushs_and_a_refused_switch_names_why(built: Path, tmp_
     [target] = read_targets(built, "be-su01-leaf1", inventory)
     # the defaults' frr_container and lldp_container are SONiC's options: an NX-OS leaf does not inherit them
     assert (target.host, target.optional_args) == ("127.0.0.1", {"port": 40123})
-    assert "defaults: {optional_args: {frr_container: '', lldp_container: ''}}" in inventory.read_text()
+    assert 'defaults: {optional_args: {"frr_container": "", "lldp_container": ""}}' in inventory.read_text()
 
     with pytest.raises(PushError) as error:
         read_targets(built, "be-su01-leaf1,spine", inventory)

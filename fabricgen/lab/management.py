@@ -9,7 +9,7 @@
 - it runs in a private mount namespace (`unshare --mount --propagation private`: nothing it mounts
   reaches the host) in which
   - /etc is an overlay whose writes land in the endpoint's directory: /etc/shadow there carries
-    the lab password's hash for root, /etc/sonic is the endpoint's `sonic/` (running and saved
+    the lab password's hash for root, the NOS's config directory (/etc/sonic) is the endpoint's `config/` (running and saved
     config_db, checkpoints, /etc/sonic/frr/frr.conf, the driver's commit-confirm state);
   - /run is a private tmpfs with /run/frr bound to the switch's FRR run directory, so a plain
     `vtysh` or `frr-reload.py` drives the switch's running FRR (Unix sockets work across network
@@ -18,7 +18,7 @@
     bound in whole at its own path (a device restored after `lab fail --device` gets a new
     socket; Debian's AppArmor profile of lldpcli refuses a socket under another path), so
     `lldpctl -f json` is its real lldpd;
-  - /usr/local/bin holds the stand-ins for what only SONiC has (`fabricgen.lab.sonic_stand_ins`);
+  - /usr/local/bin holds the stand-ins for what only SONiC has (the NOS package's LAB_ENDPOINT part, fabricgen/nos/sonic/lab_endpoint.py);
   - the endpoint's directory is seen at ENDPOINT_MOUNT, with a marker file naming the lab and the
     switch: that is how `down` finds the namespace's processes, also after a crash.
 - The driver's commit-confirm timer (setsid, `sh /etc/sonic/fabricgen/confirm-timer.sh`) runs in
@@ -51,14 +51,15 @@ from pathlib import Path
 
 from fabricgen.basics.errors import LabError, Problem
 from fabricgen.lab.keys import private_directory, write_private
-from fabricgen.lab.sonic_stand_ins import ENDPOINT_MOUNT, PROGRAMS
+from fabricgen.nos.interface import plugin
+
+ENDPOINT_MOUNT = "/etc/fabricgen-endpoint"  # where the endpoint sees its own directory
 
 SSHD = Path("/usr/sbin/sshd")
 HOST = "127.0.0.1"
-USERNAME = "root"  # the driver then runs its commands without sudo (SonicDriver's `sudo` default)
+USERNAME = "root"  # the endpoint's login; the NOS's driver then needs no sudo
 PASSWORD_BYTES = 18  # token_urlsafe(18): 24 characters, 144 random bits
 MARKER = "endpoint"  # file in the endpoint's directory: "<lab id> <device>"
-DEFAULT_IMAGE = "SONiC-OS-fabricgen-lab"  # what `sonic-installer list` reports when the build pins no image
 START_TIMEOUT = 20.0  # seconds for sshd to listen; a bound on a failure, not a window
 
 SSHD_CONFIG = """\
@@ -86,7 +87,7 @@ set -e
 mount -t overlay overlay -o lowerdir=/etc,upperdir={directory}/etc-upper,workdir={directory}/etc-work /etc
 mkdir -p {mount}
 mount --bind {directory} {mount}
-mount --bind {mount}/sonic /etc/sonic
+mount --bind {mount}/config {config_dir}
 mount --bind {frr_dir} {mount}/frr-run
 mount --bind /run/netns/{namespace} {mount}/netns
 mount --bind {lldpd_run} {mount}/lldpd-run
@@ -161,10 +162,10 @@ def start_endpoint(
     *,
     port: int,
     root_hash: str,
-    config_db: dict,
-    frr_conf: str,
+    nos: str,
+    config_files: dict[str, str],
     ports: dict[str, str],
-    image: str = DEFAULT_IMAGE,
+    image: str | None = None,
     frr_dir: Path,
     lldpd_socket: Path,
     timeout: float = START_TIMEOUT,
@@ -172,15 +173,21 @@ def start_endpoint(
     """Start the endpoint of the switch `device` whose FRR runs in `namespace` (run directory
     `frr_dir`; its lldpd at `lldpd_socket` when it runs one). `directory` (created, 0700) receives
     everything of it; `marker` is what its marker file says (`stop_endpoints` looks for it);
-    `config_db` is its running and saved CONFIG_DB, `frr_conf` its /etc/sonic/frr/frr.conf, `ports`
-    the build's port names -> the kernel interfaces in `namespace`, `image` what `sonic-installer
-    list` reports. A LabError when sshd does not listen; the caller stops what was started."""
+    `nos` names the NOS package whose LAB_ENDPOINT part (`parts`) gives the programs only that NOS
+    has and the directory of its config, `config_files` that directory's files (path inside it ->
+    text: the NOS part's `config_files`); `ports` the build's port names -> the kernel interfaces in
+    `namespace`, `image` the image the build pins (else the NOS part's default). A LabError when
+    sshd does not listen; the caller stops what was started."""
+    nos_part = parts(nos)
+    config_dir = Path(nos_part.CONFIG_DIR)
+    if not config_dir.is_relative_to("/etc"):  # a mount point the /etc overlay provides
+        raise ValueError(f"{config_dir} is not under /etc")
     if not lldpd_socket.is_relative_to("/run"):  # bound at its own path inside the private /run
         raise ValueError(f"{lldpd_socket} is not under /run")
     if not (frr_dir / "bgpd.vty").exists():
         raise LabError(Problem(f"no FRR runs for {device} ({frr_dir}/bgpd.vty is missing)", device=device))
     private_directory(directory)
-    for sub in ("etc-upper/sonic", "etc-work", "sonic/frr", "sonic/checkpoints", "frr-run", "bin", "control"):
+    for sub in (f"etc-upper/{config_dir.relative_to('/etc')}", "etc-work", "config", "frr-run", "bin", "control"):
         (directory / sub).mkdir(parents=True, exist_ok=True)
     (directory / MARKER).write_text(marker + "\n")
     _write_shadow(directory / "etc-upper" / "shadow", root_hash)
@@ -189,21 +196,22 @@ def start_endpoint(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"fabricgen-lab-{device}", "-f", str(key)], check=True, capture_output=True, timeout=30
     )
     (directory / "sshd_config").write_text(SSHD_CONFIG.format(port=port, host=HOST, mount=ENDPOINT_MOUNT))
-    (directory / "control" / "image").write_text(image + "\n")
+    (directory / "control" / "image").write_text((image or nos_part.DEFAULT_IMAGE) + "\n")
     (directory / "control" / "namespace").write_text(namespace + "\n")
     (directory / "control" / "ports.json").write_text(json.dumps(ports))
     (directory / "netns").touch()
     (directory / "lldpd-run").mkdir(exist_ok=True)
-    for program, script in PROGRAMS.items():
+    for program, script in nos_part.PROGRAMS.items():
         (directory / "bin" / program).write_text(script)
         (directory / "bin" / program).chmod(0o755)
-    text = json.dumps(config_db, indent=4, sort_keys=True)
-    (directory / "sonic" / "running_config_db.json").write_text(text)
-    (directory / "sonic" / "config_db.json").write_text(text)
-    (directory / "sonic" / "frr" / "frr.conf").write_text(frr_conf)
+    for relative, text in config_files.items():
+        path = directory / "config" / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     script = MOUNTS.format(
         directory=shlex.quote(str(directory)),
         mount=ENDPOINT_MOUNT,
+        config_dir=shlex.quote(str(config_dir)),
         frr_dir=shlex.quote(str(frr_dir)),
         namespace=shlex.quote(namespace),
         lldpd_run=shlex.quote(str(lldpd_socket.parent)),
@@ -325,29 +333,35 @@ KNOWN_HOSTS_FILE = "known_hosts"
 PASSWORD_FILE = "password"
 
 
+def parts(nos: str):
+    """The NOS package's LAB_ENDPOINT part (fabricgen/nos/<nos>/lab_endpoint.py), None when it
+    has none: its switches get no endpoint."""
+    return getattr(plugin(nos), "LAB_ENDPOINT", None)
+
+
 def endpoint_switches(switch_nos: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The switches (name -> NOS, in the order wanted) that get an endpoint: the SONiC ones; and
-    every other one with the reason it gets none."""
-    chosen = [name for name, nos in switch_nos.items() if nos == "sonic"]
-    return chosen, {name: refusal(nos) for name, nos in switch_nos.items() if nos != "sonic"}
+    """The switches (name -> NOS, in the order wanted) that get an endpoint: those whose NOS
+    package has a LAB_ENDPOINT part (SONiC's); and every other one with the reason it gets none."""
+    chosen = [name for name, nos in switch_nos.items() if parts(nos) is not None]
+    return chosen, {name: refusal(nos) for name, nos in switch_nos.items() if parts(nos) is None}
 
 
 def refusal(nos: str) -> str:
-    """Why a switch of NOS `nos` (not SONiC) gets no endpoint."""
+    """Why a switch of NOS `nos` (one without a LAB_ENDPOINT part) gets no endpoint."""
     return (
         f"no management endpoint: the lab runs an FRR routing twin of its {nos} config, not {nos}, "
         "so push and verify of its own config cannot be rehearsed here"
     )
 
 
-def inventory_text(lab_id: str, endpoints: list[Endpoint], refused: dict[str, str]) -> str:
+def inventory_text(lab_id: str, endpoints: list[Endpoint], refused: dict[str, str], options: dict[str, str] | None = None) -> str:
     """`fabricgen push`'s inventory (fabricgen/push/inventory.py) naming each endpoint: 127.0.0.1
     and its port; FRR and lldpd run on the endpoint itself, not in SONiC's containers. A refused
     switch is listed with `unavailable`, so push and verify name the reason instead of reaching
     for the build's management address (a real switch's)."""
     lines = [
         f"# fabricgen lab up --management: the management endpoints of lab {lab_id}; login {USERNAME}, password in the lab's {PASSWORD_FILE} file",
-        "defaults: {optional_args: {frr_container: '', lldp_container: ''}}",
+        f"defaults: {{optional_args: {json.dumps(options or {})}}}",
         "devices:",
     ]
     lines += [f"  {e.device}: {{host: {e.host}, optional_args: {{port: {e.port}}}}}" for e in endpoints]
@@ -355,7 +369,8 @@ def inventory_text(lab_id: str, endpoints: list[Endpoint], refused: dict[str, st
     return "\n".join(lines) + "\n"
 
 
-def write_lab_files(directory: Path, lab_id: str, endpoints: list[Endpoint], refused: dict[str, str]) -> None:
-    """The inventory and the known_hosts file (every endpoint's host key) into `directory`."""
-    write_private(directory / INVENTORY_FILE, inventory_text(lab_id, endpoints, refused))
+def write_lab_files(directory: Path, lab_id: str, endpoints: list[Endpoint], refused: dict[str, str], options: dict[str, str] | None = None) -> None:
+    """The inventory (`options`: every endpoint's driver options, the NOS part's INVENTORY_OPTIONS)
+    and the known_hosts file (every endpoint's host key) into `directory`."""
+    write_private(directory / INVENTORY_FILE, inventory_text(lab_id, endpoints, refused, options))
     write_private(directory / KNOWN_HOSTS_FILE, "".join(e.host_key_line for e in endpoints))

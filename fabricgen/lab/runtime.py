@@ -18,7 +18,6 @@ local, and the same port description). Its control socket is `lldpd_socket(names
 from __future__ import annotations
 
 import grp
-import json
 import os
 import platform
 import pwd
@@ -365,7 +364,7 @@ def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
 
 
 def _start_management(plan: LabPlan, state: LabState) -> None:
-    """A management endpoint for each SONiC switch, recorded in the state before any starts; the
+    """A management endpoint for each switch whose NOS has a LAB_ENDPOINT part (SONiC), recorded in the state before any starts; the
     others are refused (a note says why). Then the lab's password (0600), the inventory and the
     known_hosts file, all in the lab's management directory."""
     build = BuildFiles(Path(state.build_dir), LabError)
@@ -379,14 +378,12 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     root_hash = management.password_hash(password)
 
     def start(entry: ManagementEndpoint) -> management.Endpoint:
-        name, namespace = entry.device, plan.namespace(entry.device)
-        files = {path.rsplit("/", 1)[-1]: path for path in plugin("sonic").config_files(name)}
+        name, namespace, nos = entry.device, plan.namespace(entry.device), str(nodes[entry.device].nos)
+        paths = plugin(nos).config_files(name)
         try:
-            config_db = json.loads(build.bytes(files["config_db.json"]))
+            config_files = management.parts(nos).config_files({path.rsplit("/", 1)[-1]: build.bytes(path) for path in paths}, plan.switches[name].frr_conf)
         except ValueError as exc:
-            raise LabError(Problem(f"not JSON: {exc}", file=str(build.root / files["config_db.json"]))) from None
-        if not isinstance(config_db, dict):
-            raise LabError(Problem("not a config_db (a JSON object of tables)", file=str(build.root / files["config_db.json"])))
+            raise LabError(Problem(str(exc), file=str(build.root / paths[0]))) from None
         return management.start_endpoint(
             name,
             namespace,
@@ -394,10 +391,10 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
             endpoint_marker(state.lab_id, name),
             port=entry.port,
             root_hash=root_hash,
-            config_db=config_db,
-            frr_conf=plan.switches[name].frr_conf,
+            nos=nos,
+            config_files=config_files,
             ports={port.port: port.ifname for port in plan.ports_of(name)},
-            image=nodes[name].boot_image or management.DEFAULT_IMAGE,
+            image=nodes[name].boot_image,
             frr_dir=frr_dir(namespace),
             lldpd_socket=lldpd_socket(namespace),
         )
@@ -405,7 +402,8 @@ def _start_management(plan: LabPlan, state: LabState) -> None:
     endpoints = parallel(start, state.endpoints)
     for entry, endpoint in zip(state.endpoints, endpoints, strict=True):
         entry.pid = endpoint.pid
-    management.write_lab_files(directory, state.lab_id, endpoints, refused)
+    options = {key: value for name in chosen for key, value in management.parts(str(nodes[name].nos)).INVENTORY_OPTIONS.items()}
+    management.write_lab_files(directory, state.lab_id, endpoints, refused, options)
     # short: a state note is one line of at most 240 characters (trust.Text); the inventory says why in full
     state.notes += [f"{name}: no management endpoint (the lab runs an FRR twin of its {nodes[name].nos} config)" for name in refused]
 

@@ -1,28 +1,33 @@
-"""The parts of SONiC a lab switch's management endpoint answers with that only SONiC has.
+"""SONiC's part of a lab switch's management endpoint (`fabricgen lab up --management`,
+fabricgen/lab/management.py): what only SONiC has, so the endpoint answers fabricgen's SONiC
+driver (driver.py) from the lab switch's real FRR, kernel and lldpd.
 
 sonic-utilities (`config`, `show`, `sonic-installer`) and SONiC's redis (`sonic-db-cli`) cannot be
-installed outside a SONiC image, so the endpoint (`fabricgen.lab.management`) puts these scripts
-first on its sshd's PATH (/usr/local/bin). They answer exactly the commands fabricgen's SONiC driver
-sends (fabricgen/nos/sonic/driver.py) and nothing else, loudly. Everything else the driver runs is
-real: vtysh and frr-reload.py drive the switch's FRR, `lldpctl -f json` is its lldpd, the state
-answers come from its kernel.
+installed outside a SONiC image, so PROGRAMS are put first on the endpoint's sshd's PATH
+(/usr/local/bin). They answer exactly the commands the driver sends and nothing else, loudly.
+Everything else the driver runs is real: vtysh and frr-reload.py drive the switch's FRR, `lldpctl
+-f json` is its lldpd, the state answers come from its kernel.
 
-Inside the endpoint's mount namespace its directory is ENDPOINT_MOUNT; the scripts keep there
+Inside the endpoint's mount namespace CONFIG_DIR (/etc/sonic) holds the running and saved
+config_db and frr.conf (`config_files`), and the endpoint's own directory is ENDPOINT_MOUNT, where
+the scripts keep
 - `record.jsonl`: every invocation's argv (what a push ran: the lab's audit trail);
-- `control/`: `image` (what `sonic-installer list` reports: the image the build pins), `namespace`
-  and `ports.json` (build port -> kernel interface, read by the state answers), and one-shot
-  rehearsal faults: a file `fail-VERB` makes the next `config VERB` fail, `answer-PROGRAM` is the
-  next answer of `show interfaces ...` or `sonic-db-cli`.
+- `control/`: `image` (what `sonic-installer list` reports), `namespace` and `ports.json` (build
+  port -> kernel interface, read by the state answers), and one-shot rehearsal faults: a file
+  `fail-VERB` makes the next `config VERB` fail, `answer-PROGRAM` is the next answer of `show
+  interfaces ...` or `sonic-db-cli`.
 The scripts are written with fixed paths, never formatted with a value from outside.
 """
 
 from __future__ import annotations
 
+import json
+
 ENDPOINT_MOUNT = "/etc/fabricgen-endpoint"
 
 # One script for `config`, `show` and `sonic-installer`: the program name says which.
 SONIC_UTILITIES = r'''#!/usr/bin/python3
-"""fabricgen lab: sonic-utilities' config/show/sonic-installer, as far as fabricgen's SONiC driver uses them."""
+"""fabricgen lab: sonic-utilities' config/show/sonic-installer, as far as fabricgen's driver uses them."""
 import json, os, shutil, sys
 
 ENDPOINT = "@ENDPOINT@"
@@ -206,6 +211,28 @@ elif db == "STATE_DB" and script.startswith("-- fabricgen: table by pattern") an
 else:
     fail(f"the lab does not know this EVAL on {db}")
 '''.replace("@ENDPOINT@", ENDPOINT_MOUNT)
+
+CONFIG_DIR = "/etc/sonic"
+# push's inventory options for an endpoint: FRR and lldpd run on it, not in SONiC's containers
+INVENTORY_OPTIONS = {"frr_container": "", "lldp_container": ""}
+DEFAULT_IMAGE = "SONiC-OS-fabricgen-lab"  # what `sonic-installer list` reports when the build pins no image
+USERNAME = "root"  # the driver then runs its commands without sudo (SonicDriver's `sudo` default)
+
+
+def config_files(build_files: dict[str, bytes], frr_conf: str) -> dict[str, str]:
+    """The files of CONFIG_DIR at `up` (path inside it -> text): the build's config_db as the running
+    and the saved one, `frr_conf` as /etc/sonic/frr/frr.conf, and an empty checkpoints directory's
+    keeper. `build_files`: the switch's config files of the build (verified bytes) by file name.
+    A ValueError says what is wrong with them."""
+    try:
+        config_db = json.loads(build_files["config_db.json"])
+    except ValueError as exc:
+        raise ValueError(f"config_db.json is not JSON: {exc}") from None
+    if not isinstance(config_db, dict):
+        raise ValueError("config_db.json is not a config_db (a JSON object of tables)")
+    text = json.dumps(config_db, indent=4, sort_keys=True)
+    return {"running_config_db.json": text, "config_db.json": text, "frr/frr.conf": frr_conf, "checkpoints/.keep": ""}
+
 
 # program name on the endpoint's PATH -> its script
 PROGRAMS = {
