@@ -87,7 +87,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.lab)
 
     # The lab tests first, so xdist starts both lab streams at once (LAB_STREAMS below); in the
-    # shared lab's stream tests/test_chassis_lab.py and tests/test_verify_lab.py come first: their
+    # shared lab's stream tests/test_chassis_lab.py and tests/test_lab_management.py come first: their
     # own labs are down before the two-unit lab boots.
     def stream_rank(item: pytest.Item) -> int:
         module = item.nodeid.split("::", 1)[0]
@@ -131,14 +131,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 # runs on a worker of its own, its tests one after another, the two streams beside each other (at
 # most two labs at once, of different builds), while the third worker takes the other tests one by
 # one. Each lab test of tests/test_lab.py boots its own lab; the shared-lab stream is
-# tests/test_chassis_lab.py's and tests/test_verify_lab.py's labs, then the session's two-unit lab
+# tests/test_chassis_lab.py's and tests/test_lab_management.py's labs, then the session's two-unit lab
 # (two_unit_lab) for the modules that use it.
 SHARED_LAB_USERS = ("tests/test_lab_lldp.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
 LAB_STREAMS = {
     "tests/test_lab.py": "own labs",
     # its own lab, in the shared-lab stream before that lab boots: the own-labs stream is the longer
     "tests/test_chassis_lab.py": "shared lab",
-    "tests/test_verify_lab.py": "shared lab",
+    "tests/test_lab_management.py": "shared lab",
     **dict.fromkeys(SHARED_LAB_USERS, "shared lab"),
 }
 LAB_MODULES = tuple(LAB_STREAMS)

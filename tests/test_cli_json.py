@@ -171,7 +171,7 @@ def test_lab_verify_and_run_json(monkeypatch, tmp_path):
     plan = LabPlan(tmp_path, "l1", "backend", "small", {}, {}, [], [], {}, {}, {}, [])
     up = UpReport(plan, 3.5, True, 0.8, 12, 120.0, [])
     run = RunReport(up, [("after up", verification, None), ("be-spine01 down", verification, FailureReport("fail", "be-spine01", True, 0.4, 300))])
-    monkeypatch.setattr(session, "run", lambda build_dir, network, timeout, secrets_file, progress: run)
+    monkeypatch.setattr(session, "run", lambda build_dir, network, timeout, secrets_file, progress, with_management=False: run)
     result = runner.invoke(app, ["lab", "run", str(tmp_path), "--json", "--report", str(tmp_path / "r" / "lab.md")])
     assert result.exit_code == 1
     document = report.RunJson.model_validate_json(result.stdout)

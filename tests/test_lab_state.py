@@ -201,6 +201,9 @@ NOT_THIS_LABS = {
     "a field this lab does not write": {"keys_dir": "/etc"},
     "a field no lab writes": {"owner": "root"},
     "a secret that is not a secret name": {"keys_generated": ["../x"]},
+    "an endpoint naming a path": {"management": True, "endpoints": [{"device": "../../tmp/x", "port": 40000}]},
+    "an endpoint port out of range": {"management": True, "endpoints": [{"device": "leaf1", "port": 70000}]},
+    "an endpoint port as text": {"management": True, "endpoints": [{"device": "leaf1", "port": "22"}]},
 }
 
 
@@ -303,6 +306,9 @@ def test_a_running_labs_state_names_only_devices_and_cables_of_its_build(lab_bui
         ),
         "a namespace the build has not": state_document(
             lab_build, manifest_sha256=manifest, namespaces=[*own, f"fg{plan.lab_id}-ghost"], interfaces=interfaces
+        ),
+        "a management endpoint of a switch the build has not": state_document(
+            lab_build, manifest_sha256=manifest, namespaces=own, interfaces=interfaces, management=True, endpoints=[{"device": "ghost", "port": 40000}]
         ),
     }
     for name, document in cases.items():

@@ -55,7 +55,7 @@ def target(two_unit_lab, tmp_path_factory: pytest.TempPathFactory):
         yield started
     finally:
         started.stop()
-        assert not [line for line in _processes() if str(started.directory) in line], "the target's processes are still running"
+        assert started.processes() == [], "the target's processes are still running"
 
 
 @pytest.fixture
@@ -65,10 +65,6 @@ def driver(target: SonicTarget):
     target.forget_commands()
     yield device
     device.close()
-
-
-def _processes() -> list[str]:
-    return subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout.splitlines()
 
 
 def vtysh(target: SonicTarget, *commands: str) -> str:

@@ -38,6 +38,14 @@ LAB_SECRETS_OPTION = typer.Option(
 )
 
 
+MANAGEMENT_OPTION = typer.Option(
+    False,
+    "--management",
+    help="Also give every SONiC switch an SSH management endpoint on 127.0.0.1 (a port each) that answers fabricgen's SONiC driver "
+    "from the switch's FRR, kernel and lldpd, and write an inventory and a known_hosts file for `fabricgen push` and `verify`.",
+)
+
+
 REPORT_OPTION = typer.Option(
     None,
     "--report",
@@ -52,16 +60,24 @@ def lab_up_command(
     network: Network = NETWORK_CHOICE_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,
+    with_management: bool = MANAGEMENT_OPTION,
     quiet: bool = QUIET_OPTION,
 ) -> None:
     """One namespace per switch and GPU node, one veth pair per cable of the cabling plan, FRR per switch with its BGP keys; waits for convergence."""
     from fabricgen.lab import report, session
 
     with Phases("lab up", quiet=quiet) as progress:
-        result = run_or_exit(lambda: session.up(build_dir, network.value, timeout, secrets_file, progress.start))
+        result = run_or_exit(lambda: session.up(build_dir, network.value, timeout, secrets_file, progress.start, with_management))
     for line in report.up_lines(result):
         out.print(line, markup=False)
     out.print(f"next: fabricgen lab verify {printable(build_dir)}", markup=False)
+    if result.management is not None and result.management.endpoints:
+        m = result.management
+        out.print(
+            f'next: FABRICGEN_USERNAME={m.username} FABRICGEN_PASSWORD="$(cat {printable(m.password_file)})" '
+            f"fabricgen verify {printable(build_dir)} --inventory {printable(m.inventory)} --known-hosts {printable(m.known_hosts)}",
+            markup=False,
+        )
 
 
 @app.command("verify")
@@ -134,6 +150,7 @@ def lab_run_command(
     report_file: Path | None = REPORT_OPTION,
     timeout: float = TIMEOUT_OPTION,
     secrets_file: Path | None = LAB_SECRETS_OPTION,
+    with_management: bool = MANAGEMENT_OPTION,
     quiet: bool = QUIET_OPTION,
     as_json: bool = json_option("fabricgen/lab/report.py RunJson"),
 ) -> None:
@@ -142,7 +159,8 @@ def lab_run_command(
 
     with Phases("lab run", quiet=quiet) as progress:
         result = run_or_exit(
-            lambda: session.run(build_dir, network.value, timeout, secrets_file, progress.start), ProblemFormat.json if as_json else ProblemFormat.text
+            lambda: session.run(build_dir, network.value, timeout, secrets_file, progress.start, with_management),
+            ProblemFormat.json if as_json else ProblemFormat.text,
         )
     if report_file is not None:
         write_report(report_file, report.markdown(result).encode())

@@ -12,7 +12,7 @@ from rich.table import Table
 from fabricgen.basics.models import JsonOutputModel
 from fabricgen.basics.trust import printable
 from fabricgen.lab.plan import LabPlan
-from fabricgen.lab.session import FailureReport, RunReport, UpReport
+from fabricgen.lab.session import FailureReport, ManagementReport, RunReport, UpReport
 from fabricgen.lab.verify import Check, Verification
 
 MAX_ROWS = 24  # per table on a terminal; the Markdown report has every row
@@ -52,6 +52,25 @@ def up_lines(report: UpReport) -> list[str]:
     else:
         lines.append("not converged yet: run `fabricgen lab verify` to see what is missing")
     lines += [f"note: {n}" for n in report.notes]
+    if report.management is not None:
+        lines += management_lines(report.management)
+    return lines
+
+
+def management_lines(m: ManagementReport) -> list[str]:
+    """Where the endpoints listen and which files a push or verify against the lab reads; the
+    password file is named, never printed."""
+    if not m.endpoints:
+        return ["management: no SONiC switch in this lab, so no endpoint (see the notes)"]
+    ports = sorted(m.endpoints.values())
+    lines = [  # the paths come from $FABRICGEN_LAB_STATE: printable
+        f"management: {len(m.endpoints):,} SONiC switch endpoints over SSH on {m.host} (ports {ports[0]}-{ports[-1]}), login {m.username}, "
+        f"password in {printable(m.password_file)} (root only, until lab down)",
+        f"inventory: {printable(m.inventory)}",
+        f"known_hosts: {printable(m.known_hosts)}",
+    ]
+    if m.refused:
+        lines.append(f"management: {len(m.refused):,} switches without an endpoint (their NOS does not run in the lab): {', '.join(m.refused[:8])}")
     return lines
 
 

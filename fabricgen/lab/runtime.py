@@ -31,11 +31,27 @@ from contextlib import suppress
 from pathlib import Path
 
 from fabricgen.basics.errors import LabError, Problem
+from fabricgen.basics.sorting import natural_key
+from fabricgen.build.build_dir import BuildFiles
 from fabricgen.build.secrets import Secrets
 from fabricgen.compiler.design.graph import Network
-from fabricgen.lab import keys
+from fabricgen.lab import keys, management
 from fabricgen.lab.plan import LabNic, LabPlan, LabPort, Route, lab_id_of, read_plan
-from fabricgen.lab.state import LLDPD_RUN, LabFailure, LabState, frr_dir, keys_directory, lab_lock, load_state, manifest_hash, state_directory
+from fabricgen.lab.state import (
+    LLDPD_RUN,
+    LabFailure,
+    LabState,
+    ManagementEndpoint,
+    endpoint_marker,
+    frr_dir,
+    keys_directory,
+    lab_lock,
+    load_state,
+    management_directory,
+    manifest_hash,
+    state_directory,
+)
+from fabricgen.nos.interface import plugin
 
 FRR_BIN = Path("/usr/lib/frr")
 DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it
@@ -119,22 +135,25 @@ def parallel(action: Callable, items: Iterable) -> list:
 # --- up ------------------------------------------------------------------------------------------
 
 
-def lab_up(build_dir: Path, network: str = "backend", secrets_file: Path | None = None) -> tuple[LabState, LabPlan]:
+def lab_up(build_dir: Path, network: str = "backend", secrets_file: Path | None = None, with_management: bool = False) -> tuple[LabState, LabPlan]:
     """Build the lab of `network` from `build_dir`, its BGP keys from the environment or
-    `secrets_file` (random where neither has one). On any failure everything created so far is
+    `secrets_file` (random where neither has one); `with_management`: a management endpoint per
+    SONiC switch (`fabricgen.lab.management`). On any failure everything created so far is
     removed again before the error is raised."""
     require_lab_host()
+    if with_management:
+        management.require_tools()
     plan = read_plan(build_dir, network)
     _require_neighbor_room(plan)
     try:
-        return _up_locked(build_dir, network, plan, secrets_file)
+        return _up_locked(build_dir, network, plan, secrets_file, with_management)
     except BaseException:
         if load_state(build_dir) is None:
             forget(plan.lab_id)
         raise
 
 
-def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path | None) -> tuple[LabState, LabPlan]:
+def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path | None, with_management: bool) -> tuple[LabState, LabPlan]:
     with lab_lock(plan.lab_id):
         existing = load_state(build_dir)
         if existing is not None:
@@ -147,9 +166,12 @@ def _up_locked(build_dir: Path, network: str, plan: LabPlan, secrets_file: Path 
             manifest_sha256=manifest_hash(build_dir),
             interfaces={device: {port.port: port.ifname for port in plan.ports_of(device)} for device in (*plan.switches, *plan.nodes)},
             started=time.time(),
+            management=with_management,
         )
         try:
             _create(plan, state, secrets_file)
+            if with_management:
+                _start_management(plan, state)
         except BaseException:
             _remove(state)
             raise
@@ -338,6 +360,62 @@ def _wait_for_sockets(directory: Path, timeout: float = 20) -> None:
     _wait_for(lambda: all((directory / f"{d}.vty").exists() for d in DAEMONS), f"FRR did not start in {directory} (see its *.log files)", timeout)
 
 
+# --- management endpoints ------------------------------------------------------------------------
+
+
+def _start_management(plan: LabPlan, state: LabState) -> None:
+    """A management endpoint for each switch whose NOS has a LAB_ENDPOINT part (SONiC), recorded in the state before any starts; the
+    others are refused (a note says why). Then the lab's password (0600), the inventory and the
+    known_hosts file, all in the lab's management directory."""
+    build = BuildFiles(Path(state.build_dir), LabError)
+    nodes = {node.id: node for node in build.topology().nodes}
+    directory = keys.private_directory(management_directory(state.lab_id))
+    chosen, refused = management.endpoint_switches({name: str(nodes[name].nos) for name in sorted(plan.switches, key=natural_key)})
+    state.endpoints = [ManagementEndpoint(device=name, port=port) for name, port in zip(chosen, management.free_ports(len(chosen)), strict=True)]
+    state.save()  # before any endpoint exists: `down` looks for them from here on
+    password = management.new_password()
+    keys.write_private(directory / management.PASSWORD_FILE, password + "\n")
+    root_hash = management.password_hash(password)
+
+    def start(entry: ManagementEndpoint) -> management.Endpoint:
+        name, namespace, nos = entry.device, plan.namespace(entry.device), str(nodes[entry.device].nos)
+        paths = plugin(nos).config_files(name)
+        try:
+            config_files = management.parts(nos).config_files({path.rsplit("/", 1)[-1]: build.bytes(path) for path in paths}, plan.switches[name].frr_conf)
+        except ValueError as exc:
+            raise LabError(Problem(str(exc), file=str(build.root / paths[0]))) from None
+        return management.start_endpoint(
+            name,
+            namespace,
+            directory / name,
+            endpoint_marker(state.lab_id, name),
+            port=entry.port,
+            root_hash=root_hash,
+            nos=nos,
+            config_files=config_files,
+            ports={port.port: port.ifname for port in plan.ports_of(name)},
+            image=nodes[name].boot_image,
+            frr_dir=frr_dir(namespace),
+            lldpd_socket=lldpd_socket(namespace),
+        )
+
+    endpoints = parallel(start, state.endpoints)
+    for entry, endpoint in zip(state.endpoints, endpoints, strict=True):
+        entry.pid = endpoint.pid
+    options = {key: value for name in chosen for key, value in management.parts(str(nodes[name].nos)).INVENTORY_OPTIONS.items()}
+    management.write_lab_files(directory, state.lab_id, endpoints, refused, options)
+    # short: a state note is one line of at most 240 characters (trust.Text); the inventory says why in full
+    state.notes += [f"{name}: no management endpoint (the lab runs an FRR twin of its {nodes[name].nos} config)" for name in refused]
+
+
+def _stop_management(state: LabState) -> None:
+    """Every endpoint process of this lab (found by its marker, so also those a crash left
+    unrecorded), then the management directory."""
+    if state.management:
+        management.stop_endpoints(prefix=endpoint_marker(state.lab_id, ""))
+    shutil.rmtree(management_directory(state.lab_id), ignore_errors=True)  # a link there is not followed
+
+
 # --- lldpd ---------------------------------------------------------------------------------------
 
 
@@ -448,20 +526,27 @@ def forget(lab_id: str) -> None:
 
 
 def _remove(state: LabState) -> None:
-    """Processes in the lab's namespaces (FRR, lldpd), then the namespaces (their veths go with
+    """The management endpoints' processes (`up --management`), then the processes in the lab's
+    namespaces (FRR, lldpd), then the namespaces (their veths go with
     them), then FRR's run directories and lldpd's files, then the keys and the state. Every name
     is this lab's: `fg<lab id>-<device>` (load_state refuses a file naming another), the paths
     derived from them and from the lab id. Each step tolerates what is already gone."""
-    existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
-    namespaces = [ns for ns in state.namespaces if ns in existing]
-    stop_processes(namespaces)
-    if namespaces:
-        run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
-    for ns in state.namespaces:
-        shutil.rmtree(frr_dir(ns), ignore_errors=True)  # none for a node; a link is not followed
-    _remove_lldpd_files(state.namespaces)
-    shutil.rmtree(state.keys_dir, ignore_errors=True)
-    state.path.unlink(missing_ok=True)
+    stopped = False
+    try:
+        _stop_management(state)  # first: its sessions drive the switches' FRR
+        stopped = True
+    finally:  # an endpoint process that would not end is reported after everything else went; the state stays for another `down`
+        existing = set(run(["ip", "netns", "list"], check=False).stdout.split())
+        namespaces = [ns for ns in state.namespaces if ns in existing]
+        stop_processes(namespaces)
+        if namespaces:
+            run(["ip", "-force", "-batch", "-"], stdin="".join(f"netns delete {ns}\n" for ns in namespaces), check=False)
+        for ns in state.namespaces:
+            shutil.rmtree(frr_dir(ns), ignore_errors=True)  # none for a node; a link is not followed
+        _remove_lldpd_files(state.namespaces)
+        shutil.rmtree(state.keys_dir, ignore_errors=True)
+        if stopped:
+            state.path.unlink(missing_ok=True)
 
 
 def namespace_pids(namespace: str) -> list[int]:

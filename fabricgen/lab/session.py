@@ -9,10 +9,38 @@ from pathlib import Path
 
 from fabricgen.basics.errors import LabError, Problem
 from fabricgen.basics.sorting import natural_key
-from fabricgen.lab import runtime
+from fabricgen.lab import management, runtime
 from fabricgen.lab.plan import LabPlan
-from fabricgen.lab.state import LabFailure, running_lab
+from fabricgen.lab.state import LabFailure, LabState, management_directory, running_lab
 from fabricgen.lab.verify import Verification, verify, wait_converged
+
+
+@dataclass
+class ManagementReport:
+    """What `up --management` started and wrote: the endpoints (switch -> port on `host`), the
+    switches refused one, and the files a push or verify against the lab reads."""
+
+    host: str
+    username: str
+    endpoints: dict[str, int]
+    refused: list[str]
+    inventory: Path
+    known_hosts: Path
+    password_file: Path
+
+    @classmethod
+    def of(cls, state: LabState, plan: LabPlan) -> ManagementReport:
+        directory = management_directory(state.lab_id)
+        refused = sorted(set(plan.switches) - {e.device for e in state.endpoints}, key=natural_key)
+        return cls(
+            management.HOST,
+            management.USERNAME,
+            {e.device: e.port for e in state.endpoints},
+            refused,
+            directory / management.INVENTORY_FILE,
+            directory / management.KNOWN_HOSTS_FILE,
+            directory / management.PASSWORD_FILE,
+        )
 
 
 @dataclass
@@ -29,6 +57,7 @@ class UpReport:
     keys_dir: str = ""
     lldpd_processes: int = 0  # two per namespace: lldpd runs privilege-separated (lldpd -vv: "Privilege separation: enabled")
     lldpd_rss_mib: float = 0.0
+    management: ManagementReport | None = None  # up --management
 
 
 @dataclass
@@ -58,15 +87,34 @@ def _silent(_step: str) -> None:
     pass
 
 
-def up(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None, progress: Progress = _silent) -> UpReport:
-    progress("boot: namespaces, links, FRR")
-    state, plan = runtime.lab_up(build_dir, network, secrets_file)
+def up(
+    build_dir: Path,
+    network: str = "backend",
+    timeout: float = 120.0,
+    secrets_file: Path | None = None,
+    progress: Progress = _silent,
+    with_management: bool = False,
+) -> UpReport:
+    progress("boot: namespaces, links, FRR" + (", management endpoints" if with_management else ""))
+    state, plan = runtime.lab_up(build_dir, network, secrets_file, with_management)
     progress("convergence")
     converged, seconds, _, _ = wait_converged(plan, state, state.loaded_at, timeout) if timeout > 0 else (False, None, None, 0)
     memory = process_memory(state)
     frr, lldpd = memory.get("frr", (0, 0.0)), memory.get("lldpd", (0, 0.0))
     return UpReport(
-        plan, state.up_seconds, converged, seconds, frr[0], frr[1], state.notes, state.keys_given, state.keys_generated, str(state.keys_dir), lldpd[0], lldpd[1]
+        plan,
+        state.up_seconds,
+        converged,
+        seconds,
+        frr[0],
+        frr[1],
+        state.notes,
+        state.keys_given,
+        state.keys_generated,
+        str(state.keys_dir),
+        lldpd[0],
+        lldpd[1],
+        ManagementReport.of(state, plan) if state.management else None,
     )
 
 
@@ -198,11 +246,20 @@ def _prefixed(progress: Progress, prefix: str) -> Progress:
     return lambda step: progress(f"{prefix}: {step}")
 
 
-def run(build_dir: Path, network: str = "backend", timeout: float = 120.0, secrets_file: Path | None = None, progress: Progress = _silent) -> RunReport:
+def run(
+    build_dir: Path,
+    network: str = "backend",
+    timeout: float = 120.0,
+    secrets_file: Path | None = None,
+    progress: Progress = _silent,
+    with_management: bool = False,
+) -> RunReport:
     """up, verify, a failure round (a silent leaf uplink failure that only BFD can see, then a
     spine down, and a core down in a 3-tier fabric), each verified and restored, then down, even
     when something fails on the way. `progress` hears each step as it starts."""
-    report = RunReport(up(build_dir, network, timeout, secrets_file, _prefixed(progress, "up")))  # refuses a lab that is already up, before the try
+    report = RunReport(
+        up(build_dir, network, timeout, secrets_file, _prefixed(progress, "up"), with_management)
+    )  # refuses a lab that is already up, before the try
     try:
         report.rounds.append(("after up", check(build_dir, timeout, _prefixed(progress, "verify")), None))
         for name, link, device, silent in failure_rounds(report.up.plan):

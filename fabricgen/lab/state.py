@@ -71,6 +71,17 @@ def keys_directory(lab_id: str) -> Path:
     return state_directory(lab_id) / "keys"
 
 
+def management_directory(lab_id: str) -> Path:
+    """The management endpoints (`fabricgen.lab.management`): one directory per switch, the lab's
+    password (0600), the inventory and known_hosts files `up --management` writes."""
+    return state_directory(lab_id) / "management"
+
+
+def endpoint_marker(lab_id: str, device: str) -> str:
+    """What a management endpoint's marker file says: which lab and switch its namespace is."""
+    return f"{lab_id} {device}"
+
+
 def frr_dir(namespace: str) -> Path:
     """FRR's run directory of a namespace's daemons (their sockets, pid files and logs)."""
     return FRR_RUN / namespace
@@ -111,6 +122,7 @@ def cleanup_hint(lab_id: str) -> str:
     prefix = f"fg{lab_id}-"
     return (
         "nothing was removed; check the file, then remove the lab by hand: "
+        f"for p in /proc/[0-9]*; do grep -qs '^{lab_id} ' $p/root/etc/fabricgen-endpoint/endpoint && kill -9 ${{p#/proc/}}; done; "
         f"for ns in $(ip netns list | grep -o '^{prefix}[^ ]*'); do ip netns pids $ns | xargs -r kill -9; ip netns delete $ns; done; "
         f"rm -rf {FRR_RUN}/{prefix}* {LLDPD_RUN}/{prefix}* {shlex.quote(str(state_directory(lab_id)))}"
     )
@@ -164,6 +176,14 @@ class LabFailure(_State):
         return (self.kind, self.cable, self.device) == (other.kind, other.cable, other.device)
 
 
+class ManagementEndpoint(_State):
+    """A switch's management endpoint (`up --management`): recorded before it starts."""
+
+    device: Hostname
+    port: Annotated[int, Field(ge=1, le=65535)]
+    pid: Annotated[int, Field(ge=0, le=1 << 22)] = 0  # sshd's (its process group's), 0 until started
+
+
 class LabState(_State):
     """What one lab created and what it is doing: written before each step, read by every command."""
 
@@ -182,6 +202,8 @@ class LabState(_State):
     started: Seconds = 0.0
     up_seconds: Seconds = 0.0
     loaded_at: Seconds = 0.0  # when the last FRR config load (up or restore) finished
+    management: bool = False  # up --management: `down` stops every endpoint whose marker names this lab
+    endpoints: list[ManagementEndpoint] = []
 
     @property
     def path(self) -> Path:
@@ -231,6 +253,7 @@ def check_against_plan(state: LabState, plan: LabPlan) -> None:
     unknown = [quoted(ns) for ns in state.namespaces if ns not in namespaces]
     unknown += [quoted(f.device) for f in state.failures if f.device is not None and f.device not in devices]
     unknown += [f"cable {quoted(f.cable)}" for f in state.failures if f.cable is not None and f.cable not in cables]
+    unknown += [f"endpoint {quoted(e.device)}" for e in state.endpoints if e.device not in plan.switches]
     if unknown:
         raise _refused(state.path, state.lab_id, f"it names what the build's plan has not: {', '.join(unknown[:5])}")
 

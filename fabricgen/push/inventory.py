@@ -33,7 +33,8 @@ def driver_parts() -> dict[str, PushParts]:
 # exports' inventories name the same drivers)
 DRIVERS = {name: package.PUSH.napalm_driver for name, package in plugins().items()}
 MAX_INVENTORY_BYTES = 8 << 20  # a host and a few options for each of some 10,000 switches, with room
-INVENTORY_KEYS = {"host", "driver", "optional_args"}
+INVENTORY_KEYS = {"host", "driver", "optional_args", "unavailable"}
+MAX_UNAVAILABLE = 500  # characters of `unavailable`: why this inventory cannot reach a switch (a lab's NX-OS twin)
 # Credentials come from the environment or a prompt; an inventory that carries them is refused
 # rather than silently used, so they never end up in a repository next to the intents.
 SECRET_WORDS = ("password", "secret", "passphrase", "token")
@@ -79,6 +80,9 @@ def read_targets(build_dir: Path, selection: str | None = None, inventory_file: 
     for node in chosen:
         name = node["id"]
         own = overrides.get(name, {})
+        if own.get("unavailable"):  # the inventory's word that it cannot reach this switch, and why
+            problems.append(Problem(f"this inventory cannot reach it: {own['unavailable']}", hint="leave it out with --devices", device=name))
+            continue
         settings = {**defaults, **own}
         host = settings.get("host") or management.get(name)
         if not host:
@@ -242,6 +246,14 @@ def _settings(entry, path: tuple, driver, supported: dict[str, dict[str, OptionC
     for key in entry:
         if key not in INVENTORY_KEYS:
             problems.append(problem(f"unknown key {key!r}", (*path, key), hint=f"use {', '.join(sorted(INVENTORY_KEYS))}"))
+    if "unavailable" in entry:
+        why = entry["unavailable"]
+        try:
+            if not isinstance(why, str) or not why:
+                raise ValueError(f"{printable(repr(why))[:40]} is no text")
+            check_text(why, MAX_UNAVAILABLE)
+        except ValueError as exc:
+            problems.append(problem(f"{exc}; `unavailable` is one line saying why the switch cannot be reached", (*path, "unavailable")))
     host = entry.get("host")
     if host is not None:
         try:

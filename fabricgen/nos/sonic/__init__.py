@@ -5,7 +5,9 @@ through the shared frr/ template), `capabilities.py` what it can write, `release
 releases and features, `driver.py` fabricgen's NAPALM driver for it (registered by napalm_sonic),
 `answers.py` its getters' answers parsed strictly, `push.py` and `verify.py` what push and verify
 read of a config (named in PUSH and VERIFY, imported when used).
-`export.py` what `fabricgen export` writes for its switches (EXPORT).
+`export.py` what `fabricgen export` writes for its switches (EXPORT). `lab_endpoint.py`
+(LAB_ENDPOINT, optional: a NOS without one gets no endpoint) what a lab switch's management
+endpoint answers with that only SONiC has (`fabricgen lab up --management`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from fabricgen.basics.trust import TOKEN
 from fabricgen.nos.interface import BootImage, Lazy, PushParts, Refusal, SecretSlots, VerifyParts
+from fabricgen.nos.sonic import lab_endpoint
 from fabricgen.nos.sonic.capabilities import (
     feature_needs,
     load_balancing_gaps,
@@ -29,6 +32,8 @@ from fabricgen.nos.sonic.capabilities import (
 from fabricgen.nos.sonic.catalog import SonicPlatform
 from fabricgen.nos.sonic.export import EXPORT as EXPORT  # what fabricgen export writes for its switches
 from fabricgen.nos.sonic.secret_slots import SECRET_SLOTS
+
+LAB_ENDPOINT = lab_endpoint  # a lab switch's management endpoint (lab up --management); an optional part
 
 if TYPE_CHECKING:
     from fabricgen.compiler.device_config import DeviceConfig
