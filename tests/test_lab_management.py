@@ -158,6 +158,10 @@ def test_a_fresh_lab_matches_its_build(lab: Lab):
         # every getter answered: a stand-in missing or failing must not pass as "nothing found"
         assert device["reached"] and device["getter_errors"] == {}, (name, device)
         assert set(device["not_reported"]) <= {"get_optics"}, (name, device["not_reported"])
+    # the running FRR as the switch shows it (the build's defaults left out, the switch's host name,
+    # IPv6 forwarding on as SONiC sets it) is the build's, but for the lab's own zebra setting
+    drift = {f["device"]: f["detail"]["diff"] for f in document["findings"] if f["check"] == "drift"}
+    assert drift == {name: ["+no zebra nexthop kernel enable"] for name in document["devices"]}, drift
 
 
 def test_two_swapped_leaf_spine_cables_are_named_as_one_swap(lab: Lab):

@@ -304,6 +304,31 @@ def test_drift_is_statements_in_their_blocks_not_line_order():
     ]
 
 
+def test_sonic_drift_reads_frr_as_frr_shows_it():
+    """FRR 8.4's `show running-config` (seen on the lab's Debian 8.4.4) leaves out a BFD profile's
+    timers at their defaults and, under `frr defaults datacenter`, `bgp log-neighbor-changes`, and
+    prints `neighbor X bfd` beside `neighbor X bfd profile P`: none of it is drift; a changed timer is."""
+    from fabricgen.nos.sonic.verify import as_frr_shows
+    from fabricgen.verify.drift import statements
+
+    def shown(text: str) -> set[str]:
+        return set(as_frr_shows(statements(text), text))
+
+    head = "frr version 8.4.4\nfrr defaults datacenter\n"
+    built = head + (
+        "router bgp 64512\n bgp log-neighbor-changes\n neighbor LEAVES bfd profile FABRIC\n!\n"
+        "bfd\n profile FABRIC\n  detect-multiplier 3\n  receive-interval 300\n  transmit-interval 300\n"
+    )
+    running = head + "router bgp 64512\n neighbor LEAVES bfd\n neighbor LEAVES bfd profile FABRIC\n!\nbfd\n profile FABRIC\n"
+    assert shown(built) == shown(running)
+    assert set(statements(built)) != set(statements(running))  # as written they differ
+    # what FRR does show stays: a timer off its default, log-neighbor-changes under traditional
+    assert "bfd > profile FABRIC > receive-interval 150" in shown(built.replace("receive-interval 300", "receive-interval 150"))
+    traditional = built.replace("datacenter", "traditional")
+    assert "router bgp 64512 > bgp log-neighbor-changes" in shown(traditional)
+    assert "router bgp 64512 > neighbor LEAVES bfd" in shown("router bgp 64512\n neighbor LEAVES bfd\n")  # no profile: kept
+
+
 def test_an_unreachable_device_is_a_finding(build_dir, inventory):
     result = run(build_dir, inventory, healthy(build_dir), down={"be-spine02"})
     [reach] = errors(result, "reach")

@@ -6,8 +6,8 @@
 
 - a dedicated `sshd -D` (the host's sshd and users are untouched) with its own ed25519 host key,
   root login with the lab's password (one per lab, `password_file`), no public keys;
-- it runs in a private mount namespace (`unshare --mount --propagation private`: nothing it mounts
-  reaches the host) in which
+- it runs in a private mount namespace and a UTS namespace whose host name is the switch's
+  (`unshare --mount --uts --propagation private`: nothing it mounts or names reaches the host) in which
   - /etc is an overlay whose writes land in the endpoint's directory: /etc/shadow there carries
     the lab password's hash for root, the NOS's config directory (/etc/sonic) is the endpoint's `config/` (running and saved
     config_db, checkpoints, /etc/sonic/frr/frr.conf, the driver's commit-confirm state);
@@ -84,6 +84,7 @@ LogLevel VERBOSE
 # ENDPOINT_MOUNT first: it may itself be under /run (the lab's state), which the tmpfs then hides.
 MOUNTS = """\
 set -e
+hostname {hostname}
 mount -t overlay overlay -o lowerdir=/etc,upperdir={directory}/etc-upper,workdir={directory}/etc-work /etc
 mkdir -p {mount}
 mount --bind {directory} {mount}
@@ -209,6 +210,7 @@ def start_endpoint(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     script = MOUNTS.format(
+        hostname=shlex.quote(device),  # a checked host name (the build's device names are)
         directory=shlex.quote(str(directory)),
         mount=ENDPOINT_MOUNT,
         config_dir=shlex.quote(str(config_dir)),
@@ -220,7 +222,9 @@ def start_endpoint(
     )
     with open(directory / "unshare.log", "w") as log:
         process = subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+            # its own UTS namespace too: the session's `hostname`, and with it the host name vtysh shows
+            # in FRR's running config, is the switch's, as on the switch
+            ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c", script],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,

@@ -58,6 +58,9 @@ DAEMONS = ("zebra", "bfdd", "bgpd")  # zebra first: the others connect to it
 SWITCH_PORT_MTU = 9216  # what data-center switch ports run; the hosts' MTU comes from netplan
 SWITCH_SYSCTLS = (
     "net.ipv4.ip_forward=1",
+    # as SONiC sets it (sonic-buildimage files/image_config/sysctl/sysctl-net.conf); without it FRR
+    # shows `no ipv6 forwarding`, which no build holds
+    "net.ipv6.conf.all.forwarding=1",
     "net.ipv4.fib_multipath_hash_policy=1",  # hash on L4 ports, as the fabric's ECMP does
     "net.ipv4.conf.all.rp_filter=0",
     "net.ipv4.conf.default.rp_filter=0",
@@ -334,8 +337,11 @@ def _start_daemons(plan: LabPlan, name: str) -> None:
     config = keys_directory(plan.lab_id) / f"{name}.conf"  # the build's config with its keys (keys.write_filled_configs)
     for daemon in DAEMONS:
         # -N gives each instance its own sockets and pid files under /var/run/frr/<namespace>;
-        # no TCP vty (-P 0); the configuration comes from vtysh below, as one integrated file
-        in_namespace(ns, [str(FRR_BIN / daemon), "-N", ns, "-d", "-f", "/dev/null", "-P", "0", "--log", f"file:{directory}/{daemon}.log"])
+        # no TCP vty (-P 0); the configuration comes from vtysh below, as one integrated file.
+        # Each in a UTS namespace named for the switch (a checked host name): FRR's daemons show the
+        # host name they started with in the running config, and BGP sends it (hostname capability)
+        daemon_command = [str(FRR_BIN / daemon), "-N", ns, "-d", "-f", "/dev/null", "-P", "0", "--log", f"file:{directory}/{daemon}.log"]
+        in_namespace(ns, ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', name, *daemon_command])
     _wait_for_sockets(directory)
     run(["vtysh", "-N", ns, "-c", "configure terminal", *(arg for s in ZEBRA_LAB_SETTINGS for arg in ("-c", s))])
     result = run(["vtysh", "-N", ns, "-f", str(config)], check=False, timeout=120)

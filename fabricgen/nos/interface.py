@@ -280,6 +280,9 @@ class VerifyParts:
     port_mtus: Lazy[Callable[[Mapping[str, str]], dict[str, int]]]  # port -> the MTU its config files set
     # a config in that running layout with every secret slot masked (fabricgen.build.secrets.SLOTS)
     mask_slots: Lazy[Callable[[str], str]]
+    # drift's statements of a config (fabricgen.verify.drift.statements) as the device shows them,
+    # given the config's text: what it leaves out as a default, what it adds as implied. None: as written
+    as_shown: Lazy[Callable[[list[str], str], list[str]]] | None = None
 
 
 # --- the build's secrets, the catalog's and the intent's per-NOS sections ------------------------

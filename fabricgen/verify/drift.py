@@ -53,6 +53,14 @@ def statements(text: str) -> list[str]:
     return found
 
 
+def _as_shown(text: str, nos: str) -> list[str]:
+    """The statements of a config as its NOS shows them (both sides alike, so a default the build
+    writes and the device leaves out is no drift)."""
+    as_shown = plugin(nos).VERIFY.as_shown
+    found = statements(text)
+    return as_shown.load()(found, text) if as_shown is not None else found
+
+
 def _only_in(lines: list[str], other: list[str]) -> list[str]:
     """The statements of `lines` (in their order) that `other` lacks, counting repeats."""
     left = Counter(other)
@@ -71,8 +79,7 @@ def check_drift(plan: Plan, by_name: dict[str, Observation], secrets: Secrets) -
         running = o.answers.get("get_config")
         if not isinstance(running, str) or not running.strip() or name not in plan.configs:
             continue
-        built = statements(mask_config(plan.configs[name], secrets, o.target.nos))
-        live = statements(mask_config(running, secrets, o.target.nos))
+        built, live = (_as_shown(mask_config(text, secrets, o.target.nos), o.target.nos) for text in (plan.configs[name], running))
         removed, added = _only_in(built, live), _only_in(live, built)
         if not added and not removed:
             continue

@@ -69,6 +69,7 @@ VERIFY = VerifyParts(
     running_config=Lazy("fabricgen.nos.sonic.verify:running_config"),
     port_mtus=Lazy("fabricgen.nos.sonic.verify:port_mtus"),
     mask_slots=Lazy("fabricgen.nos.sonic.verify:mask_slots"),
+    as_shown=Lazy("fabricgen.nos.sonic.verify:as_frr_shows"),
 )
 
 # the build's secrets, the catalog's and the intent's per-NOS sections

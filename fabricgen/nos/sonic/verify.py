@@ -7,6 +7,7 @@ table), and such a config with its secret slots masked. The driver implements ev
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from fabricgen.build.secrets import MASK, mask_config_db, mask_text
@@ -47,3 +48,33 @@ def mask_slots(text: str) -> str:
         document = None
     shown = json.dumps(mask_config_db(document), indent=4, sort_keys=True) if isinstance(document, dict) else NOT_JSON
     return f"{head}\n{shown}\n{marker.strip()}{mask_text(frr, 'frr')}"
+
+
+# What FRR's `show running-config` leaves out as a default, so a build that writes it is no drift:
+# - a BFD profile's timers at bfdd's defaults (FRR doc/user/bfd.rst: detect-multiplier 3,
+#   receive-interval and transmit-interval 300 ms);
+# - `bgp log-neighbor-changes` under `frr defaults datacenter` (bgpd/bgp_vty.c:
+#   FRR_CFG_DEFAULT_BOOL(BGP_LOG_NEIGHBOR_CHANGES), true for the datacenter profile only).
+# And what it adds: `neighbor X bfd` beside `neighbor X bfd profile P` (FRR 8.4 shows both; seen on
+# Debian's 8.4.4 in the lab).
+_BFD_PROFILE_DEFAULTS = frozenset({"detect-multiplier 3", "receive-interval 300", "transmit-interval 300"})
+_DATACENTER_PROFILE = re.compile(r"^frr defaults datacenter\s*$", re.MULTILINE)
+_NEIGHBOR_BFD_PROFILE = re.compile(r"^(neighbor \S+ bfd) profile \S+$")
+
+
+def as_frr_shows(found: list[str], text: str) -> list[str]:
+    """Drift's statements of a SONiC config (`text`) as FRR shows them: defaults left out, the
+    implied `neighbor X bfd` added (as one statement, so both sides count it once)."""
+    datacenter = _DATACENTER_PROFILE.search(text) is not None
+    shown: list[str] = []
+    implied: set[str] = set()
+    for statement in found:
+        *context, last = statement.split(" > ")
+        if context[:1] == ["bfd"] and len(context) == 2 and context[1].startswith("profile ") and last in _BFD_PROFILE_DEFAULTS:
+            continue
+        if datacenter and len(context) == 1 and context[0].startswith("router bgp ") and last == "bgp log-neighbor-changes":
+            continue
+        if bfd := _NEIGHBOR_BFD_PROFILE.match(last):
+            implied.add(" > ".join([*context, bfd.group(1)]))
+        shown.append(statement)
+    return [statement for statement in shown if statement not in implied]
