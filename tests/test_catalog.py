@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from fabricgen.basics.errors import CatalogError
@@ -315,3 +317,50 @@ def test_built_in_sonic_models_say_why_they_have_no_map(catalog):
     for pid, model in catalog.switches.items():
         if "sonic" in model.nos:
             assert model.platform_mapped or model.sonic.unverified, pid
+
+
+def test_built_in_files_are_parsed_again_only_when_their_bytes_or_the_nos_registry_change(tmp_path, monkeypatch):
+    """load_catalog keeps each built-in file as parsed and validated, by path and content: a second
+    load parses none, an edited file is parsed again (and its edit shows), a broken one is refused
+    every time, and a new NOS registry (a package added) has every file validated again."""
+    import fabricgen.catalog as catalog_module
+    from fabricgen.nos import registry
+
+    copies = []
+    for index, path in enumerate(catalog_module.builtin_files()):  # paths never seen before: nothing cached for them
+        copies.append(tmp_path / f"{index:02d}-{path.name}")
+        copies[-1].write_bytes(path.read_bytes())
+    monkeypatch.setattr(catalog_module, "builtin_files", lambda: list(copies))
+    parsed: list[str] = []
+    parse = catalog_module._catalog_file
+
+    def counted(path, problems, raw=None):
+        parsed.append(path.name)
+        return parse(path, problems, raw)
+
+    monkeypatch.setattr(catalog_module, "_catalog_file", counted)
+    first = load_catalog()
+    assert len(parsed) == len(copies)
+    second = load_catalog()
+    assert len(parsed) == len(copies) and second == first and second is not first
+    assert second.sha256 == first.sha256 == {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in copies}
+
+    (switches,) = [path for path in copies if path.name.endswith("-switches.yaml")]
+    original = switches.read_text()
+    described = "description: Cisco Nexus 9364D-GX2A switch with 64 400 GE QSFP-DD ports"
+    assert described in original
+    switches.write_text(original.replace(described, "description: edited"))
+    parsed.clear()
+    assert load_catalog().switches["N9K-C9364D-GX2A"].description == "edited" and parsed == [switches.name]
+
+    switches.write_text(original.replace("  N9K-C9364D-GX2A:\n", "  N9K-C9364D-GX2A:\n    colour: red\n"))
+    for _ in range(2):
+        with pytest.raises(CatalogError, match="colour"):
+            load_catalog()
+    switches.write_text(original)
+    parsed.clear()
+    registry.plugins.cache_clear()  # the next plugins() is another registry, with the same packages
+    try:
+        assert load_catalog() == first and len(parsed) == len(copies)
+    finally:
+        registry.plugins.cache_clear()

@@ -39,7 +39,7 @@ def test_a_build_joins_the_oldest_generation_without_a_collection():
     assert any(o is link for o in gc.get_objects(generation=2))
     # the graph is cyclic (ports <-> links): only the collector frees it, and it still does
     grown = len(gc.get_objects()) - before
-    assert grown > 1_000
+    assert grown > 500  # the graph and configs of 32 GPUs (about 880; the built-in catalog is loaded once per process)
     del build, link
     gc.collect()
     assert len(gc.get_objects()) - before < grown // 10

@@ -318,12 +318,19 @@ def load_yaml(
     With quote_content=False a file that is not valid YAML is described without quoting any of
     it (a catalog path may name a file that is none of fabricgen's business).
     """
-    shown = str(path)
+    raw, problems = read_yaml_bytes(path, what, max_bytes)
+    if raw is None:
+        return YamlDocument(str(path), None), problems
+    return parse_yaml(raw, str(path), what, quote_content, max_nodes)
+
+
+def read_yaml_bytes(path: Path, what: str = "intent", max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, list[Problem]]:
+    """The bytes `load_yaml` parses (a regular file of at most `max_bytes`), or None and the
+    problem, naming the file, that stops it."""
     raw, problem = _read_regular_file(path, what, max_bytes)
     if problem is not None:
-        return YamlDocument(shown, None), [problem.located(shown, None)]
-    assert raw is not None
-    return parse_yaml(raw, shown, what, quote_content, max_nodes)
+        return None, [problem.located(str(path), None)]
+    return raw, []
 
 
 def parse_yaml(raw: bytes, shown: str, what: str, quote_content: bool = True, max_nodes: int = MAX_NODES) -> tuple[YamlDocument, list[Problem]]:
