@@ -145,6 +145,14 @@ def test_a_switch_beyond_the_image_runs_as_an_frr_twin_or_is_refused(sonic_build
     assert "be-spine02" in refused.output and not (tmp_path / "refused").exists()
 
 
+def test_the_sonic_image_option_names_the_sonic_vs_nodes_image(sonic_build, tmp_path):
+    result = _export(sonic_build, tmp_path / "clab", "--sonic-image", "registry.example/sonic-vs:202505")
+    assert result.exit_code == 0, result.output
+    nodes = yaml.safe_load((tmp_path / "clab" / "clab-sonic.clab.yml").read_text())["topology"]["nodes"]
+    assert {node["image"] for node in nodes.values() if node["kind"] == "sonic-vs"} == {"registry.example/sonic-vs:202505"}
+    assert json.loads((tmp_path / "clab/sonic/be-su01-leaf1/port_map.json").read_text())["image"] == "registry.example/sonic-vs:202505"
+
+
 def test_the_port_map_pairs_ports_in_natural_order_and_knows_its_limit():
     image = sonic_vs_image()
     ports = [f"Ethernet{8 * i}" for i in range(12)]  # an 800G switch's cages, step 8

@@ -4,22 +4,30 @@
     `<lab>.clab.yml` (lab = the fabric's name, `-<network>` added for frontend and storage),
     per switch that runs FRR `frr/<switch>/frr.conf` and `frr/<switch>/daemons`, per switch in
     its NOS's own container the files its package writes (cEOS: `ceos/<switch>/startup-config`
-    and `ceos/<switch>/EosIntfMapping.json`).
+    and `ceos/<switch>/EosIntfMapping.json`; SONiC-VS: `sonic/<switch>/config_db.json`,
+    `frr.conf`, `vtysh-boot.conf` and `port_map.json`).
 
 What each device becomes (containerlab's docs: manual/topo-def-file.md, manual/nodes.md,
 manual/kinds/linux.md, lab-examples/frr01):
 - a switch whose NOS's package gives no container of its own (`ExportParts.containerlab` None:
   NX-OS): a `linux` node running FRR (`images.frr`) with the build's routing twin
-  (lab/frr/<switch>.conf, the same BGP/BFD model its config comes from) bound to
+  (lab/frr/<switch>.conf, the same BGP/BFD model its config comes from; a SONiC switch's own
+  frr.conf; secrets as stand-ins of their slots' forms, `dummy_secrets`, the same on every node) bound to
   /etc/frr/frr.conf and a daemons file (zebra, bgpd, bfdd, staticd) to /etc/frr/daemons; `exec`
   runs the `ip` lines `fabricgen lab up` runs for it (`fabricgen.lab.runtime.switch_commands`:
   loopback addresses, a bridge with the servers' gateway per segment, under EVPN its VXLAN
   device, every port's MTU and address);
-- a switch whose NOS's package gives its own container (SONiC as `sonic-vs`, EOS as cEOS-lab
-  booting the build's config): the node its package writes (`ContainerlabNode.write`: kind, image,
-  what it boots and binds, the files it needs, and its wires: the container's interface behind
-  each of its cabled ports), with the image of the NOS's option (`images.nos`) or the package's
-  default;
+- a switch whose NOS's package gives its own container (SONiC as `sonic-vs` booting the build's
+  config_db.json and frr.conf on the SONiC-VS image's ports, `sonic/<switch>/`; EOS as cEOS-lab
+  booting the build's config): the node its package writes (`ContainerlabNode.write`: kind,
+  image, what it boots and binds, the files it needs, and its wires: the container's interface
+  behind each of its cabled ports), with the image of the NOS's option (`images.nos`) or the
+  package's default. Its files must lie in the export (relative plain names) and its binds name
+  only those files (`_unsafe_files`);
+- such a switch with more cabled ports than its image holds (`containerlab_ports.PortsBeyondImage`:
+  SONiC-VS's 32): FRR running the lab's routing of it (its frr.conf), as a switch of a NOS without
+  a container, named in the topology's header and in the CLI's notes; refused instead with
+  `frr_twins=False` (--no-frr-twins);
 - a GPU, storage or management node: a `linux` node (`images.host`) whose `exec` applies its
   netplan as `fabricgen lab up` does (`node_commands`: addresses, MTU, the per-NIC routing
   tables and rules).
