@@ -15,6 +15,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from fabricgen.build.secrets import dummy_secrets
 from fabricgen.cli import app
 from fabricgen.compiler.pipeline import build as build_intent
 from fabricgen.export.containerlab_ports import LabImage, PortsBeyondImage, image_port_map, rename_ports
@@ -23,12 +24,13 @@ from fabricgen.nos.sonic.export import sonic_vs_image
 runner = CliRunner()
 
 # 128 GPUs on 800G-cage SONiC switches: 8 leaves of 32 cabled ports (16 servers, 16 uplinks: the
-# image's 32 exactly) and 2 spines of 64 (more than it holds).
+# image's 32 exactly) and 2 spines of 64 (more than it holds); keyed BGP sessions.
 INTENT = """name: clab-sonic
 gpus: 128
 backend:
   leaf: {model: DCS-7060X6-64PE, nos: sonic}
   spine: {model: DCS-7060X6-64PE, nos: sonic}
+  bgp_security: {password: bgp-backend}
 """
 # Force10-S6000's port_config.ini (sonic-buildimage, commit 086b03bd70): the first lanes of each row
 FIRST_LANES = [25, 29, 33, 37, 45, 41, 1, 5, 13, 9, 17, 21, 53, 49, 57, 61, 69, 65, 73, 77, 109, 105, 113, 117, 125, 121, 81, 85, 93, 89, 101, 97]
@@ -115,7 +117,8 @@ def test_a_switch_the_image_holds_boots_the_builds_config_on_the_images_ports(so
             for key in entries:
                 first = key.split("|")[0]
                 assert not first.startswith("Ethernet") or first in names, (leaf, table, key)
-        assert (out / base / "frr.conf").read_text() == (sonic_build / "configs" / leaf / "frr.conf").read_text()
+        built_frr = (sonic_build / "configs" / leaf / "frr.conf").read_text()
+        assert "<<secret=" in built_frr and (out / base / "frr.conf").read_text() == dummy_secrets({f"configs/{leaf}/frr.conf": built_frr}).fill(built_frr)
         assert "vtysh -b" in (out / base / "vtysh-boot.conf").read_text()
         # the node's comment is the image's mapping
         text = (out / "clab-sonic.clab.yml").read_text()
@@ -132,7 +135,13 @@ def test_a_switch_beyond_the_image_runs_as_an_frr_twin_or_is_refused(sonic_build
     nodes = yaml.safe_load((out / "clab-sonic.clab.yml").read_text())["topology"]["nodes"]
     spine = nodes["be-spine01"]
     assert spine["kind"] == "linux" and spine["image"].startswith("quay.io/frrouting/frr:")
-    assert (out / "frr/be-spine01/frr.conf").read_text() == (sonic_build / "configs/be-spine01/frr.conf").read_text()
+    # its routing is its frr.conf, the BGP key the same stand-in as its SONiC-VS leaves' (sessions come up)
+    twin = (out / "frr/be-spine01/frr.conf").read_text()
+    leaf = (out / "sonic/be-su01-leaf1/frr.conf").read_text()
+    keys = {line.split()[-1] for text in (twin, leaf) for line in text.splitlines() if " password " in line}
+    assert len(keys) == 1 and "<<" not in keys.pop() and "<<secret=" not in twin + leaf
+    built = (sonic_build / "configs/be-spine01/frr.conf").read_text()
+    assert twin == dummy_secrets({"configs/be-spine01/frr.conf": built}).fill(built)
     # the twin's interfaces keep the build's SONiC names (kernel names), addressed from the IP plan
     with open(sonic_build / "ip-plan.csv", newline="") as handle:
         plan = {(r["device"], r["interface"]): r["address"] for r in csv.DictReader(handle) if r["network"] == "backend"}
@@ -191,3 +200,38 @@ def test_a_sonic_config_db_of_ports_the_lab_does_not_cable_drops_them(sonic_buil
     assert result["CABLE_LENGTH"] == {"AZURE": {"Ethernet0": "5m"}}
     assert result["PORTCHANNEL"] == {"PortChannel1": {"members": ["Ethernet0"]}}
     assert "BREAKOUT_CFG" not in result and result["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf1"
+
+
+def test_a_nodes_files_and_binds_stay_inside_the_export():
+    """What a NOS package hands the export is checked before it is written: files at relative
+    plain paths, binds only of those files, into an absolute container path, read-only at most."""
+    from fabricgen.export.containerlab import _unsafe_files
+    from fabricgen.nos.interface import LabNode
+
+    def node(files: dict[str, str], binds: tuple[str, ...]) -> LabNode:
+        return LabNode(comment="x", kind="sonic-vs", image="docker-sonic-vs:latest", wires={}, binds=binds, files=files)
+
+    good = node({"sonic/leaf1/config_db.json": "{}"}, ("sonic/leaf1/config_db.json:/var/sonic/config_db.json:ro",))
+    assert _unsafe_files("leaf1", good) is None
+    for bad in (
+        node({"../leaf1/config_db.json": "{}"}, ()),
+        node({"/etc/passwd": "x"}, ()),
+        node({"sonic/leaf1/a b": "x"}, ()),
+        node({"top-level-file": "x"}, ()),
+        node({"sonic/leaf1/config_db.json": "{}"}, ("/etc/shadow:/var/sonic/config_db.json:ro",)),
+        node({"sonic/leaf1/config_db.json": "{}"}, ("sonic/leaf1/config_db.json:relative/path",)),
+        node({"sonic/leaf1/config_db.json": "{}"}, ("sonic/leaf1/config_db.json:/var/sonic/config_db.json:rw,z",)),
+        node({"sonic/leaf1/config_db.json": "{}"}, ("sonic/leaf1/config_db.json:/var/../etc/x",)),
+    ):
+        problem = _unsafe_files("leaf1", bad)
+        assert problem is not None and "leaf1" in problem.message, bad
+
+
+def test_the_sonic_export_is_byte_identical_twice(sonic_build, tmp_path):
+    import filecmp
+
+    for name in ("a", "b"):
+        assert _export(sonic_build, tmp_path / name).exit_code == 0
+    files = sorted(str(p.relative_to(tmp_path / "a")) for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert any(f.startswith("sonic/") for f in files) and any(f.startswith("frr/") for f in files)
+    assert filecmp.cmpfiles(tmp_path / "a", tmp_path / "b", files, shallow=False)[1:] == ([], [])
