@@ -235,3 +235,18 @@ def test_the_sonic_export_is_byte_identical_twice(sonic_build, tmp_path):
     files = sorted(str(p.relative_to(tmp_path / "a")) for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert any(f.startswith("sonic/") for f in files) and any(f.startswith("frr/") for f in files)
     assert filecmp.cmpfiles(tmp_path / "a", tmp_path / "b", files, shallow=False)[1:] == ([], [])
+
+
+def test_a_damaged_config_db_is_refused_naming_it(sonic_build, tmp_path):
+    import shutil
+
+    from tests.push_build import rehash
+
+    damaged = tmp_path / "build"
+    shutil.copytree(sonic_build, damaged)
+    (damaged / "configs/be-su01-leaf1/config_db.json").write_text('["not", "tables"]\n')
+    rehash(damaged, "configs/be-su01-leaf1/config_db.json")  # the manifest agrees: the export's own check must catch it
+    result = _export(damaged, tmp_path / "clab")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "be-su01-leaf1/config_db.json" in result.output and "not a config_db" in result.output
+    assert not (tmp_path / "clab").exists()

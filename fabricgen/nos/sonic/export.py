@@ -25,7 +25,9 @@
     dockers/docker-base-bookworm/etc/supervisor/supervisord.conf): a program running `vtysh -b`
     once bgpd runs, as SONiC's own `vtysh_b` program does in split-unified mode
     (dockers/docker-fpm-frr/frr/supervisord/supervisord.conf.common.j2), which the image's
-    supervisord.conf, rendered when the image was built, lacks;
+    supervisord.conf, rendered when the image was built, lacks. FRR's daemons read only their own
+    files (bgpd.conf, zebra.conf: the image keeps its zebra.conf); an integrated frr.conf is what
+    `vtysh -b` sends them ("Execute boot startup configuration", vtysh(1));
   - `sonic/<switch>/port_map.json`: build port -> image port -> wire.
   A switch with more cabled ports than the image holds raises PortsBeyondImage: the export runs it
   as an FRR twin, or refuses (--no-frr-twins).
@@ -48,10 +50,10 @@ LAB_IMAGES = Path(__file__).parent / "lab_images.yaml"
 SONIC_VS = "sonic-vs"  # its key there
 FRR_CONF = "/etc/frr/frr.conf"
 VTYSH_BOOT = "/etc/supervisor/conf.d/fabricgen-vtysh-boot.conf"
+DROPPED = object()  # vs_config_db: an entry or value that named only ports the lab leaves out
 # Tables of the build's config_db that belong to its own hardware or management network, not the
 # image's: BREAKOUT_CFG names the real platform's cages and modes; eth0 is containerlab's management
 # interface (manual/kinds/sonic-vs.md: containerlab addresses it), not the build's OOB port.
-DROPPED = object()
 DROPPED_TABLES = ("BREAKOUT_CFG", "MGMT_INTERFACE", "MGMT_PORT", "MGMT_VRF_CONFIG")
 # supervisord program running `vtysh -b` once bgpd runs; the keys as SONiC's own vtysh_b program
 # (supervisord.conf.common.j2) and supervisord-dependent-startup (dependent_startup_wait_for).
@@ -96,7 +98,13 @@ def sonic_vs_node(switch: LabSwitch) -> LabNode:
         raise ExportError([Problem(f"{device} (sonic) has no {path}", hint="rebuild the directory", file=manifest) for path in missing])
     texts = {name: switch.files.text(path) for name, path in sources.items()}
     dummies = dummy_secrets({sources[name]: text for name, text in texts.items()})  # the lab never sees a real key (as Batfish's export)
-    config_db = vs_config_db(json.loads(dummies.fill(texts["config_db.json"], in_json=True)), on_image, image)
+    try:
+        built = json.loads(dummies.fill(texts["config_db.json"], in_json=True))
+    except ValueError as exc:
+        built = exc
+    if not isinstance(built, dict) or not all(isinstance(table, dict) for table in built.values()):
+        raise ExportError(Problem("not a config_db of tables (a JSON object of objects)", file=str(switch.files.root / sources["config_db.json"])))
+    config_db = vs_config_db(built, on_image, image)
     renames = {port: target.name for port, target in on_image.items()}
     base = f"sonic/{device}"
     port_map = {
