@@ -102,8 +102,9 @@ def containerlab_command(
     **nos_images: str | None,
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
-    routing twins (SONiC switches as sonic-vs, EOS switches as cEOS booting their build config),
-    servers as Linux nodes with their netplan, every cable of the fabric a link."""
+    routing twins (SONiC switches as sonic-vs booting their build config on the image's 32 ports,
+    FRR twins beyond; EOS switches as cEOS booting their build config), servers as Linux nodes
+    with their netplan, every cable of the fabric a link."""
     from fabricgen.export.containerlab import Images, render_containerlab
 
     defaults = Images()
