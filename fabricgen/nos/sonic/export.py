@@ -122,7 +122,7 @@ def sonic_vs_node(switch: LabSwitch) -> LabNode:
         wires={port: target.wire for port, target in on_image.items()},
         binds=(f"{base}/config_db.json:{image.config_db}:ro", f"{base}/frr.conf:{FRR_CONF}:ro", f"{base}/vtysh-boot.conf:{VTYSH_BOOT}:ro"),
         files={
-            f"{base}/config_db.json": json.dumps(config_db, indent=4, sort_keys=True) + "\n",
+            f"{base}/config_db.json": json.dumps(config_db, indent=4) + "\n",
             f"{base}/frr.conf": rename_ports(dummies.fill(texts["frr.conf"]), renames),
             f"{base}/vtysh-boot.conf": VTYSH_BOOT_PROGRAM,
             f"{base}/port_map.json": json.dumps(port_map, indent=2) + "\n",
@@ -178,7 +178,7 @@ def vs_config_db(config: dict[str, Any], on_image: Mapping[str, ImagePort], imag
     }
     metadata = result.setdefault("DEVICE_METADATA", {}).setdefault("localhost", {})
     metadata["platform"], metadata["hwsku"] = image.platform, image.hwsku
-    return result
+    return {name: result[name] for name in sorted(result)}  # tables by name, as the build writes them; entries in the build's order
 
 
 EXPORT = ExportParts(
