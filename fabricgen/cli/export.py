@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from fabricgen.basics.user_paths import OUTPUT_DIRECTORY
-from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, checked, json_option, out, print_json, run_or_exit
+from fabricgen.cli.common import BUILD_DIR_ARG, NETWORK_CHOICE_OPTION, Network, checked, err, json_option, out, print_json, run_or_exit
 from fabricgen.nos.interface import ContainerlabNode, plugins  # the NOS packages only, light: their image options
 
 app = typer.Typer(
@@ -93,18 +93,27 @@ def containerlab_command(
     network: Network = NETWORK_CHOICE_OPTION,
     frr_image: str | None = typer.Option(None, "--frr-image", help="Image of the FRR nodes (default quay.io/frrouting/frr:10.5.1)."),
     host_image: str | None = typer.Option(None, "--host-image", help="Image of the server nodes (default wbitt/network-multitool:3.22.2)."),
+    frr_twins: bool = typer.Option(
+        True,
+        "--frr-twins/--no-frr-twins",
+        help="Run a switch with more cabled ports than its NOS's image holds as an FRR twin (default), or refuse the export.",
+    ),
     as_json: bool = JSON_OPTION,
     **nos_images: str | None,
 ) -> None:
     """A containerlab topology of one fabric (<lab>.clab.yml): switches as FRR running their
-    routing twins (SONiC switches as sonic-vs, EOS switches as cEOS booting their build config),
-    servers as Linux nodes with their netplan, every cable of the fabric a link."""
+    routing twins (SONiC switches as sonic-vs booting their build config on the image's 32 ports,
+    FRR twins beyond; EOS switches as cEOS booting their build config), servers as Linux nodes
+    with their netplan, every cable of the fabric a link."""
     from fabricgen.export.containerlab import Images, render_containerlab
 
     defaults = Images()
     given = {nos: nos_images.get(_image_parameter(own.image_option)) for nos, own in _own_containers().items()}
     images = Images(frr_image or defaults.frr, host_image or defaults.host, {nos: image for nos, image in given.items() if image})
-    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network.value, images), as_json)
+    notes: list[str] = []  # the switches run as FRR twins, and why
+    _export(build_dir, output, "containerlab", lambda build: render_containerlab(build, network.value, images, frr_twins, notes), as_json)
+    for note in notes:
+        err.print(f"note: {note}", markup=False)
 
 
 @app.command("batfish")

@@ -3,7 +3,7 @@
 One module per format, each a plain function from a verified build (`source.open_build`) to
 {relative path: text}; `files.write_export` writes them all or nothing:
 
-    render_containerlab(build, network, images)  <lab>.clab.yml + frr/<switch>/{frr.conf,daemons}
+    render_containerlab(build, network, images)  <lab>.clab.yml + frr/<switch>/, sonic/<switch>/, ceos/<switch>/
     render_batfish(build)                         configs/, sonic_configs/, batfish/layer1_topology.json
     render_nornir(build)                          hosts.yaml, groups.yaml, defaults.yaml
     render_ansible(build)                         inventory.yaml
