@@ -248,11 +248,14 @@ def _schema_copy(schema: Path, installed: Path) -> bytes | None:
     or None when it is the installed file itself or already holds them. Refused: a `.fabricgen`
     or schema file that is a link or not what it should be (a directory, a file in its place), so
     nothing is written through a link or over something else."""
-    from fabricgen.basics.errors import Problem
+    from fabricgen.basics.errors import InitError, Problem
 
     if schema == installed.resolve():
         return None
-    data = installed.read_bytes()
+    try:
+        data = installed.read_bytes()
+    except OSError as exc:
+        raise InitError(Problem(f"cannot read the installed intent schema: {exc.strerror}", file=str(installed), hint="reinstall fabricgen")) from None
     for path, kind in ((schema.parent, "a directory"), (schema, "a file")):
         if path.is_symlink() or (path.exists() and not (path.is_dir() if kind == "a directory" else path.is_file())):
             _refuse(
