@@ -20,6 +20,7 @@ REQUIRED=(
     "lldpd lldpd"                      # LLDP in every lab namespace
     "/usr/sbin/sshd openssh-server"    # the SONiC driver tests start their own sshd on 127.0.0.1
     "dot graphviz"                     # export's diagrams: dot -Tsvg on each generated .dot file
+    "zsh zsh"                          # zsh -n on fabricgen --show-completion zsh (fish -n too where fish is installed)
 )
 # Packages whose service must not start on this machine: the tests start their own daemons.
 NO_SERVICE=(

@@ -1,6 +1,7 @@
 """--format github: one GitHub Actions `::error` workflow command per problem on stdout, escaped
 as GitHub's own toolkit escapes them (actions/toolkit packages/core/src/command.ts: in the message
-% CR LF as %25 %0D %0A; in a property also : and , as %3A %2C); the exit code stays 2."""
+% CR LF as %25 %0D %0A; in a property also : and , as %3A %2C); the exit code stays 2. A build's
+notes: one `::warning` each, escaped the same way."""
 
 from __future__ import annotations
 
@@ -72,3 +73,59 @@ def test_the_escapes_follow_the_toolkit():
 def test_a_valid_intent_prints_no_annotation(write_intent):
     result = runner.invoke(app, ["validate", str(write_intent("gpus: 64\n")), "--format", "github"])
     assert result.exit_code == 0 and "::error" not in result.stdout and "valid" in result.stdout
+
+
+WARNING = re.compile(r"^::warning (?P<properties>[^:]*)::(?P<message>.*)$")
+
+
+def parse_warning(line: str) -> tuple[dict[str, str], str]:
+    match = WARNING.match(line)
+    assert match is not None, line
+    properties = dict(part.split("=", 1) for part in match.group("properties").split(","))
+    return {key: unescape(value) for key, value in properties.items()}, unescape(match.group("message"))
+
+
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_notes_are_warnings_on_the_intent(write_intent, tmp_path, command):
+    # 64 GPUs fill less than one scalable unit: a note, and an exit code of 0
+    intent = write_intent("gpus: 64\n")
+    args = [command, str(intent), "--format", "github"] + (["-o", str(tmp_path / "b")] if command == "build" else [])
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert warnings and all(line.startswith("::warning ") for line in warnings)
+    parsed = [parse_warning(line) for line in warnings]
+    assert all(properties == {"file": str(intent), "title": "fabricgen note"} for properties, _ in parsed)
+    assert any(message.startswith("8 nodes fill less than one 32-node scalable unit") for _, message in parsed)
+    # the text summary still lists them, and --format text prints no workflow command
+    assert result.stdout.count("note: ") == len(warnings)
+    plain = runner.invoke(app, [command, str(intent)] + (["-o", str(tmp_path / "c")] if command == "build" else []))
+    assert "::warning" not in plain.stdout
+
+
+def test_a_note_is_one_escaped_warning_at_its_sections_line(write_intent):
+    """Notes can carry names from the intent and its catalog: each is one workflow command, read
+    back by the runner as the note (its control characters written as escapes, as everywhere)."""
+    from dataclasses import replace
+
+    from fabricgen.basics.trust import printable
+    from fabricgen.cli.build import note_annotations
+    from fabricgen.compiler.pipeline import compile_intent
+
+    intent = write_intent("name: notes\ngpus: 64\nbackend:\n  mtu: 9000\n")
+    result = compile_intent(intent, render=False)
+    hostile = (
+        "backend: 100% of x,y\nmore::error file=a,line=1::pwned\r%0A",
+        "no section here ::warning::x",
+        "oob: not in this intent",
+    )
+    result = replace(result, compiled=replace(result.compiled, notes=hostile))
+    text = note_annotations(result, intent)
+    lines = text.splitlines()
+    assert len(lines) == len(hostile) and text.endswith("\n") and "\r" not in text
+    parsed = [parse_warning(line) for line in lines]
+    assert [message for _, message in parsed] == [printable(note) for note in hostile]
+    assert [properties.get("line") for properties, _ in parsed] == ["3", None, None]  # backend: line 3; no oob key
+    assert all(properties["file"] == str(intent) and properties["title"] == "fabricgen note" for properties, _ in parsed)
+    # the note's own "::" stays in the message (the runner reads the message after the second "::")
+    assert lines[0].startswith("::warning file=") and "100%25 of x,y\\nmore::error file=a,line=1::pwned\\r%250A" in lines[0]

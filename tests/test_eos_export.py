@@ -46,6 +46,9 @@ def test_ansible_reaches_eos_through_eapi_with_the_certificate_checked(eos_build
         "ansible_httpapi_validate_certs": True,
         "ansible_become": True,
         "ansible_become_method": "enable",
+        # netmiko's and scrapli's names of EOS (netmiko ssh_dispatcher.py CLASS_MAPPER, scrapli factory.py CORE_PLATFORM_MAP)
+        "netmiko_device_type": "arista_eos",
+        "scrapli_platform": "arista_eos",
     }
     tool = Path(sys.executable).with_name("ansible-inventory")
     if tool.exists():

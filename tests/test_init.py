@@ -128,7 +128,8 @@ def test_written_intent_carries_the_modeline_and_passes_the_schema(tmp_path):
     first = path.read_text().splitlines()[0]
     match = re.fullmatch(r"# yaml-language-server: \$schema=(\S+)", first)
     assert match, first
-    assert not match.group(1).startswith("/") and (path.parent / match.group(1)).resolve() == SCHEMA
+    # outside a repository: a copy beside the intent (tests/test_init_modeline.py has the rest)
+    assert match.group(1) == ".fabricgen/intent.schema.json" and (path.parent / match.group(1)).read_bytes() == SCHEMA.read_bytes()
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator(schema).validate(json.loads(json.dumps(data_of(path))))
 
@@ -167,7 +168,8 @@ def test_existing_file_is_kept_unless_forced(tmp_path):
     forced = init("--gpus", "16", "-o", str(path), "--force")
     assert forced.exit_code == 0, forced.output
     assert data_of(path)["gpus"] == 16
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.yaml"]  # no staging file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fabricgen", "x.yaml"]  # no staging file left
+    assert [p.name for p in (tmp_path / ".fabricgen").iterdir()] == ["intent.schema.json"]  # the modeline's schema
 
 
 REFUSED = {

@@ -72,16 +72,22 @@ class Problem:
 
     def github_annotation(self, title: str) -> str:
         """One GitHub Actions workflow command, `::error file=F,line=N,title=T::message`, which the
-        runner shows on file F at line N. Escaped as actions/toolkit's command.ts does: in the
-        message `%`, CR and LF; in a property also `:` and `,` (they end the command's name and
-        separate its properties). Every part is `printable` first, so it is always one line."""
+        runner shows on file F at line N, escaped as `github_command` says."""
         where = [dotted(self.field)] if self.field else []
         if self.device:
             where.append(f"{self.device} {self.port}" if self.port else self.device)
         message = ": ".join(where + [self.message]) + (f" (fix: {self.hint})" if self.hint else "")
-        properties = {"file": self.file, "line": self.line, "title": title}
-        shown = ",".join(f"{key}={_github_property(printable(value))}" for key, value in properties.items() if value)
-        return f"::error {shown}::{_github_data(printable(message))}"
+        return github_command("error", message, file=self.file, line=self.line, title=title)
+
+
+def github_command(command: str, message: str, **properties: str | int | None) -> str:
+    """One GitHub Actions workflow command line (no newline), `::warning file=F,line=N,title=T::message`
+    (GitHub Docs, "Workflow commands for GitHub Actions": error, warning, notice), the properties
+    without a value left out. Every part is `printable` first (one line, whatever it came from),
+    then escaped as actions/toolkit's command.ts does: in the message `%`, CR and LF; in a property
+    also `:` and `,` (they end the command's name and separate its properties)."""
+    shown = ",".join(f"{key}={_github_property(printable(value))}" for key, value in properties.items() if value)
+    return f"::{command} {shown}::{_github_data(printable(message))}" if shown else f"::{command}::{_github_data(printable(message))}"
 
 
 def _github_data(text: str) -> str:

@@ -10,6 +10,7 @@ import atexit
 import gc
 
 import typer
+from typer.completion import Shells, install_callback, show_callback
 from typer.core import TyperGroup
 
 from fabricgen.basics.version import __version__
@@ -52,6 +53,62 @@ class _Commands(TyperGroup):
         except Exception as exc:
             _usage_json(exc, ctx.meta.get("fabricgen.arguments", ()))
             raise
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, _shell_asked_for(self, ctx, args))
+
+
+# The shells typer writes completion scripts for (typer's Shells: bash, zsh, fish, powershell, pwsh).
+SHELLS = tuple(shell.value for shell in Shells)
+COMPLETION_OPTIONS = {"--show-completion": show_callback, "--install-completion": install_callback}
+
+
+def _shell_asked_for(group: TyperGroup, ctx, args: list[str]) -> list[str]:
+    """`args` without the shell named after --show-completion or --install-completion (`zsh` in
+    `fabricgen --show-completion zsh`, or `--show-completion=zsh`), which the option's callback
+    then hands to typer's own as the shell to write for. typer declares both options as flags
+    where shellingham is installed (typer.completion's placeholder functions) and takes the shell
+    from the process that started fabricgen, so the word after the flag was otherwise read as a
+    command: `--show-completion zsh` printed bash's script from a bash prompt. Only the group's
+    own options are looked at (those before the first word that is not an option): the command's
+    arguments are never taken."""
+    args = list(args)
+    for index, word in enumerate(args):
+        if not word.startswith("-"):
+            break
+        option, equals, value = word.partition("=")
+        if option not in COMPLETION_OPTIONS:
+            continue
+        following = args[index + 1] if index + 1 < len(args) else None
+        if equals:
+            shell = value
+        elif following is not None and not following.startswith("-") and following not in group.list_commands(ctx):
+            shell = args.pop(index + 1)  # a shell, or a word that is neither a shell nor a command: refused
+        else:
+            break
+        if shell not in SHELLS:
+            raise typer.BadParameter(f"{shell!r} is not a shell fabricgen writes completion for: choose one of {', '.join(SHELLS)}", ctx=ctx, param_hint=option)
+        args[index] = option
+        ctx.meta["fabricgen.shell"] = shell
+        break
+    for param in group.params:
+        for option, callback in COMPLETION_OPTIONS.items():
+            # typer wraps the callback it declares (functools.wraps: __wrapped__ is its own)
+            if option in getattr(param, "opts", ()) and getattr(param.callback, "__wrapped__", None) is callback:
+                param.callback = _for_the_shell_asked(callback)
+                param.help = f"{getattr(param, 'help', '').rstrip('.')}; or for the shell named after it: {', '.join(SHELLS)}."  # type: ignore[attr-defined]  # typer's options have one
+    return args
+
+
+def _for_the_shell_asked(callback):
+    """typer's completion callback given the shell named on the command line, if one was: a
+    string value is the shell it writes for (typer.completion show_callback, install_callback)."""
+
+    def completion_for_shell(ctx, param, value):
+        shell = ctx.meta.get("fabricgen.shell")
+        return callback(ctx, param, shell if value and shell else value)
+
+    return completion_for_shell
 
 
 def _usage_json(exc: Exception, arguments) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -37,7 +38,7 @@ CATALOG_DIRS_OPTION = typer.Option([], "--catalog-dir", metavar="DIR", help=CATA
 FORMAT_OPTION = typer.Option(
     ProblemFormat.text,
     "--format",
-    help="text; json (as --json); github: problems also as GitHub Actions annotations (::error file=...,line=...) on stdout, one per problem.",
+    help="text; json (as --json); github: problems also as GitHub Actions annotations (::error file=...,line=...) on stdout, one per problem, and the notes as ::warning.",
 )
 JSON_OPTION = json_option("fabricgen/reports/build_summary.py BuildSummary; problems: fabricgen/basics/errors.py ErrorDocument")
 
@@ -70,7 +71,10 @@ def build_command(
         from fabricgen.reports.build_summary import build_summary
 
         print_json(build_summary(result, intent, destination))
-    elif quiet:
+        return
+    if problems is ProblemFormat.github:
+        sys.stdout.write(note_annotations(result, intent))
+    if quiet:
         out.print(str(destination), markup=False)
     else:
         _print_summary(result)
@@ -101,8 +105,30 @@ def validate_command(
 
         print_json(build_summary(result, intent))
         return
+    if problems is ProblemFormat.github:
+        sys.stdout.write(note_annotations(result, intent))
     _print_summary(result)
     out.print(f"{printable(intent)}: valid", markup=False)
+
+
+def note_annotations(result: Build, intent: Path) -> str:
+    """The build's notes as GitHub Actions `::warning` workflow commands, one a line, on the intent
+    file: at the line of the intent's top-level key a note begins with (`backend: 12 leaves ...`,
+    `oob: ...`), else on the file as a whole (no line). Escaped by `github_command`: a note can
+    carry names from the intent."""
+    from fabricgen.basics.errors import github_command
+
+    source = result.loaded.source
+    keys = source.data if isinstance(source.data, dict) else {}
+    lines = []
+    for note in result.compiled.notes:
+        first = NOTE_SECTION.match(note)
+        line = source.line_of((first.group(1),)) if first and first.group(1) in keys else None
+        lines.append(github_command("warning", note, file=str(intent), line=line, title="fabricgen note") + "\n")
+    return "".join(lines)
+
+
+NOTE_SECTION = re.compile(r"([a-z_]+)[: ]")  # the word a note begins with: an intent section where it is one
 
 
 def _print_summary(result: Build) -> None:

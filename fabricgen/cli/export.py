@@ -128,7 +128,8 @@ def batfish_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPU
 @app.command("nornir")
 def nornir_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """A Nornir SimpleInventory (hosts.yaml, groups.yaml, defaults.yaml) of the build's switches,
-    platform = the NAPALM driver fabricgen push uses. No credentials."""
+    platform = the NAPALM driver fabricgen push uses, netmiko's and scrapli's as connection options;
+    grouped by NOS, network and role, rack, scalable unit, rail and model. No credentials."""
     from fabricgen.export.nornir import render_nornir
 
     _export(build_dir, output, "nornir", render_nornir, as_json)
@@ -137,7 +138,7 @@ def nornir_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT
 @app.command("ansible")
 def ansible_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
     """An Ansible YAML inventory (inventory.yaml) of the build's switches, grouped by NOS, network
-    and role. No credentials."""
+    and role, rack, scalable unit, rail and model. No credentials."""
     from fabricgen.export.ansible import render_ansible
 
     _export(build_dir, output, "ansible", render_ansible, as_json)

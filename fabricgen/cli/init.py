@@ -75,6 +75,7 @@ def init_command(
     from fabricgen.intent.template import (
         check_starter,
         render_starter,
+        schema_for,
         schema_reference,
     )
 
@@ -105,8 +106,14 @@ def init_command(
         run_or_exit(lambda: _refuse(Problem("is a directory", file=str(output), hint="name the intent file to write, e.g. -o cluster.yaml")))
     if output.exists() and not force:
         run_or_exit(lambda: _refuse(Problem("already exists", file=str(output), hint="pass --force to replace it, or choose another file with -o")))
-    text = render_starter(starter, catalog, schema_reference(output, schema_file()), output.name)
+    installed = schema_file()
+    schema = schema_for(output, installed)
+    copy = run_or_exit(lambda: _schema_copy(schema, installed))
+    text = render_starter(starter, catalog, schema_reference(output, schema), output.name)
     run_or_exit(lambda: _check_builds(text))
+    if copy is not None:
+        run_or_exit(lambda: _write_schema(schema, copy))
+        out.print(f"wrote {printable(schema)}: the schema the intent's modeline points at (commit it with the intent)", markup=False)
     run_or_exit(lambda: _write(output, text.encode(), force))
     shown = printable(output)  # the user's own path, but still no escape sequence reaches the terminal raw
     out.print(f"wrote {shown}: {starter.gpus:,} GPUs, {starter.design} backend of {starter.leaf} leaves ({starter.nos}, {starter.routing})", markup=False)
@@ -234,6 +241,43 @@ def _for_init(problem: Problem, option: str | None) -> Problem:
     where = f"{option} ({field})" if option and field else option or field or problem.device or ""
     message = f"{where}: {problem.message}" if where else problem.message
     return replace(problem, message=f"the intent would not build: {message}", field=(), file=None, line=None, device=None, port=None)
+
+
+def _schema_copy(schema: Path, installed: Path) -> bytes | None:
+    """The bytes to write at `schema` (the copy of the installed schema the modeline points at),
+    or None when it is the installed file itself or already holds them. Refused: a `.fabricgen`
+    or schema file that is a link or not what it should be (a directory, a file in its place), so
+    nothing is written through a link or over something else."""
+    from fabricgen.basics.errors import InitError, Problem
+
+    if schema == installed.resolve():
+        return None
+    try:
+        data = installed.read_bytes()
+    except OSError as exc:
+        raise InitError(Problem(f"cannot read the installed intent schema: {exc.strerror}", file=str(installed), hint="reinstall fabricgen")) from None
+    for path, kind in ((schema.parent, "a directory"), (schema, "a file")):
+        if path.is_symlink() or (path.exists() and not (path.is_dir() if kind == "a directory" else path.is_file())):
+            _refuse(
+                Problem(
+                    f"should be {kind} holding the intent schema, and is not (or is a link)",
+                    file=str(path),
+                    hint="move it away; init writes the schema there for the modeline",
+                )
+            )
+    if schema.is_file() and schema.read_bytes() == data:
+        return None
+    return data
+
+
+def _write_schema(schema: Path, data: bytes) -> None:
+    from fabricgen.basics.errors import OutputError, Problem
+
+    try:
+        schema.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(Problem(f"cannot create the directory: {exc.strerror}", file=str(schema.parent), hint="choose a path you can write")) from None
+    _write(schema, data, True)
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:

@@ -155,6 +155,33 @@ def check_starter(starter: Starter, catalog: Catalog) -> list[Problem]:
     return problems
 
 
+# Where `fabricgen init` keeps the schema its modeline points at, in the intent's repository
+SCHEMA_COPY = Path(".fabricgen") / "intent.schema.json"
+
+
+def intent_root(directory: Path) -> Path:
+    """The root of the git repository `directory` lies in (the nearest ancestor with a `.git`, a
+    directory or, in a worktree or submodule, a file), else `directory` itself."""
+    directory = directory.resolve()
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return directory
+
+
+def schema_for(intent_file: Path, installed: Path) -> Path:
+    """The schema file the modeline of `intent_file` should point at, so that it resolves for
+    whoever opens the intent where it is shared: the repository's own `schema/intent.schema.json`
+    when the intent lies in a fabricgen checkout whose schema is `installed` (the shipped intents'
+    case), else `.fabricgen/intent.schema.json` at the root of the intent's repository (or beside
+    the intent, outside one), which `fabricgen init` writes as a copy of `installed`. Never the
+    installed copy itself: it lies in a virtualenv, which is nobody else's."""
+    root = intent_root(intent_file.parent)
+    if installed.resolve() == root / "schema" / installed.name:
+        return installed.resolve()
+    return root / SCHEMA_COPY
+
+
 def schema_reference(intent_file: Path, schema: Path) -> str:
     """Where the modeline of `intent_file` points: the schema's path relative to the intent's
     directory (yaml-language-server resolves it from there), or a file: URI where no relative path

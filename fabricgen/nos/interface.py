@@ -148,6 +148,11 @@ class ExportParts:
     batfish_folder: str  # the snapshot folder its config files go to, as configs/ in the build: "configs"
     batfish_rancid_type: str | None  # the RANCID content type its main config starts with, None for no header
     containerlab: ContainerlabNode | None  # its own container; None: a Linux node running FRR with its routing twin
+    # the inventories' names of the NOS for the SSH libraries, None for none: netmiko's `device_type`
+    # (a key of netmiko/ssh_dispatcher.py CLASS_MAPPER) and scrapli's `platform` (a key of
+    # scrapli/factory.py CORE_PLATFORM_MAP, or a scrapli_community platform: vendor_os)
+    netmiko_device_type: str | None = None
+    scrapli_platform: str | None = None
 
 
 @dataclass(frozen=True)

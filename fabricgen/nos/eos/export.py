@@ -5,6 +5,8 @@
   and privileges raised with `enable` (Ansible's "EOS Platform Options": httpapi with
   `ansible_become_method: enable`; ansible.netcommon's httpapi connection options
   `ansible_httpapi_use_ssl`, `ansible_httpapi_validate_certs`);
+- netmiko `arista_eos` and scrapli `arista_eos` (netmiko/ssh_dispatcher.py CLASS_MAPPER,
+  AristaSSH; scrapli/factory.py CORE_PLATFORM_MAP, EOSDriver), both over SSH;
 - Nornir: the group asks NAPALM's `eos` driver to verify the switches' eAPI certificates
   (`connection_options: napalm: extras: optional_args: {enforce_verification: true}`): without it
   pyeapi, under NAPALM's eos driver, accepts any certificate (pyeapi/eapilib.py
@@ -84,6 +86,8 @@ EXPORT = ExportParts(
         "ansible_become_method": "enable",
     },
     nornir_group={"connection_options": {"napalm": {"extras": {"optional_args": {"enforce_verification": True}}}}},
+    netmiko_device_type="arista_eos",
+    scrapli_platform="arista_eos",
     netbox_platform="Arista EOS",
     netbox_manufacturer="Arista",
     batfish_folder="configs",

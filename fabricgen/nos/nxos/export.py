@@ -2,6 +2,8 @@
 
 - Ansible: `ansible_network_os: cisco.nxos.nxos` over `ansible.netcommon.network_cli` (the
   cisco.nxos collection's platform guide);
+- netmiko `cisco_nxos` and scrapli `cisco_nxos` (netmiko/ssh_dispatcher.py CLASS_MAPPER,
+  CiscoNxosSSH; scrapli/factory.py CORE_PLATFORM_MAP, NXOSDriver);
 - Nornir: the platform alone (NAPALM's `nxos` NX-API driver, as `fabricgen push` uses it);
 - NetBox: the platform "Cisco NX-OS", made by Cisco;
 - Batfish: `configs/<switch>.cfg` headed `!RANCID-CONTENT-TYPE: cisco-nx` (pybatfish
@@ -20,6 +22,8 @@ EXPORT = ExportParts(
     ansible_connection="ansible.netcommon.network_cli",
     ansible_vars={},
     nornir_group={},
+    netmiko_device_type="cisco_nxos",
+    scrapli_platform="cisco_nxos",
     netbox_platform="Cisco NX-OS",
     netbox_manufacturer="Cisco",
     batfish_folder="configs",

@@ -5,6 +5,12 @@
   "supports network_cli and httpapi connections"). It drives the SONiC Management Framework CLI
   (sonic-mgmt-framework), which Enterprise SONiC ships and community images may lack; without it
   use `ansible_connection: ssh` and the SONiC shell (`config`, `vtysh`);
+- netmiko `dell_sonic` and scrapli `dell_enterprisesonic`, as for Ansible the Management
+  Framework CLI of Enterprise SONiC: netmiko's DellSonicSSH (netmiko/ssh_dispatcher.py CLASS_MAPPER)
+  runs `sonic-cli` after logging in, scrapli_community's dell/enterprisesonic escalates to it from
+  the Linux prompt (scrapli/factory.py turns `dell_enterprisesonic` into that module). On a
+  community image without `sonic-cli` use netmiko's `linux` (its `edgecore_sonic` is the same
+  LinuxSSH class) and scrapli's generic driver on the shell instead;
 - Nornir: the platform alone (fabricgen's own `sonic` driver from napalm_sonic);
 - NetBox: the platform "SONiC", with no manufacturer (many vendors ship it);
 - Batfish: `sonic_configs/<switch>/config_db.json` and `frr.conf`, nothing else in the switch's
@@ -186,6 +192,8 @@ EXPORT = ExportParts(
     ansible_connection="ansible.netcommon.network_cli",
     ansible_vars={},
     nornir_group={},
+    netmiko_device_type="dell_sonic",
+    scrapli_platform="dell_enterprisesonic",
     netbox_platform="SONiC",
     netbox_manufacturer=None,
     batfish_folder="sonic_configs",
