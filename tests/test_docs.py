@@ -229,7 +229,9 @@ def test_an_example_page_per_shipped_intent(site):
         assert "The intent" in text and "Build summary" in text and "Bill of materials" in text, intent.name
         assert "<th>PID</th>" in page and "Quantity" in text, f"{intent.name}: no BOM table"
         # a leaf's BGP lines, or its QoS lines where it runs no BGP (a switch with no spine)
-        assert "Configuration excerpt" in text and any(part in text for part in ("router bgp", "class-map", "DSCP_TO_TC_MAP")), f"{intent.name}: no configuration excerpt"
+        assert "Configuration excerpt" in text and any(part in text for part in ("router bgp", "class-map", "DSCP_TO_TC_MAP")), (
+            f"{intent.name}: no configuration excerpt"
+        )
         first_key = next(line for line in intent.read_text().splitlines() if line and not line.startswith("#"))
         assert html.escape(first_key.split(":")[0]) in page
 
