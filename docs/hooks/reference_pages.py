@@ -262,6 +262,8 @@ def _kind(node: dict) -> str:
         kinds = dict.fromkeys(_json_type(value) for value in node["enum"])
         return " or ".join(kinds)
     for key in ("anyOf", "oneOf"):
+        if key in node and "type" in node and not any("type" in option or "$ref" in option for option in node[key]):
+            return _kind({name: value for name, value in node.items() if name != key})  # alternative forms of one type
         if key in node:
             options = [option for option in node[key] if option.get("type") != "null"]
             nullable = len(options) < len(node[key])
@@ -432,9 +434,8 @@ def _enum_values(node: dict) -> list[str]:
 
 def _first_sentence(text: str) -> str:
     text = " ".join(text.split())
-    match = re.match(r"(.+?[.;])(?:\s|$)", text)
-    sentence = match.group(1) if match else text
-    return sentence.rstrip(".;")
+    match = re.match(r"(.+?(?<!e\.g)(?<!i\.e))\.(?:\s+[A-Z]|$)", text)
+    return match.group(1) if match else text
 
 
 def _html(text: str) -> str:
