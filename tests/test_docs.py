@@ -282,7 +282,7 @@ def test_intent_reference_reads_any_json_schema():
     assert markdown.index("## `gpus`") < markdown.index("## `fabric`") < markdown.index("## `tenants`") < markdown.index("## `overrides`")
     gpus = next(line for line in markdown.split("\n") if 'id="gpus"' in line)
     assert "| integer | yes |" in gpus and "1 to 262,144" in gpus and "GPUs &lt;all of them&gt; \\*not\\* emphasis" in gpus
-    assert '<code class="fg-path" id="fabric.routing">' in markdown and "one of <code>&#34;ebgp&#34;</code>" in markdown
+    assert '<code class="fg-path" id="fabric.routing">' in markdown and 'one of <code class="fg-value">&#34;ebgp&#34;</code>' in markdown
     assert 'id="tenants[].name"' in markdown and 'id="overrides.*.name"' in markdown
     # a pattern without words is shown as it is (short); the YAML view is the skeleton
     assert "matches <code>" in markdown

@@ -241,13 +241,20 @@ def _section(row: _Row, words: dict[str, str]) -> str:
 
 
 def _table_row(row: _Row, words: dict[str, str]) -> str:
-    path = f'<code class="fg-path" id="{_attribute(anchor(row.path))}">{_html(row.path)}</code>'
+    path = f'<code class="fg-path" id="{_attribute(anchor(row.path))}">{_path_html(row.path)}</code>'
     description = _text(row.schema.get("description", ""))
     if row.elsewhere:
-        shown = f'<a href="#{_attribute(anchor(row.elsewhere))}"><code class="fg-path">{_html(row.elsewhere)}</code></a>'
+        shown = f'<a href="#{_attribute(anchor(row.elsewhere))}"><code class="fg-path">{_path_html(row.elsewhere)}</code></a>'
         description = (description + "<br>" if description else "") + f"Its keys are those of {shown}."
     cells = [path, _kind(row.schema), "yes" if row.required else "", _default(row.schema), "<br>".join(restrictions(row.schema, words)), _cell(description)]
     return "| " + " | ".join(cells) + " |"
+
+
+def _path_html(path: str) -> str:
+    """A YAML path for a table cell: each key whole (never broken inside, however narrow the
+    column: extra.css keeps a span on one line), a line break allowed only after a dot."""
+    parts = re.split(r"(?<=\.)", path)
+    return "<wbr>".join(f"<span>{_html(part)}</span>" for part in parts if part)
 
 
 def _kind(node: dict) -> str:
@@ -307,7 +314,12 @@ def _default(node: dict) -> str:
     text = _json(value)
     if isinstance(value, dict | list) and value and len(text) > 40:
         return "as its keys say"
-    return f"<code>{_html(text)}</code>"
+    return f'<code class="fg-value">{_html(text)}</code>' if len(text) <= 30 else f"<code>{_html(text)}</code>"
+
+
+def _value_code(value) -> str:
+    """One value the key takes, as code kept on one line."""
+    return f'<code class="fg-value">{_html(_json(value))}</code>'
 
 
 def _range(low, high, unit: str = "") -> str:
@@ -339,11 +351,11 @@ def restrictions(node: dict, words: dict[str, str], prefix: str = "") -> list[st
     if "minProperties" in node or "maxProperties" in node:
         found.append(prefix + _range(node.get("minProperties"), node.get("maxProperties"), "entries"))
     if "enum" in node:
-        found.append(prefix + "one of " + ", ".join(f"<code>{_html(_json(value))}</code>" for value in node["enum"]))
+        found.append(prefix + "one of " + ", ".join(_value_code(value) for value in node["enum"]))
     if "const" in node:
         found.append(prefix + f"only <code>{_html(_json(node['const']))}</code>")
     if isinstance(node.get("not"), dict) and "enum" in node["not"]:
-        found.append(prefix + "not " + ", ".join(f"<code>{_html(_json(value))}</code>" for value in node["not"]["enum"]))
+        found.append(prefix + "not " + ", ".join(_value_code(value) for value in node["not"]["enum"]))
     if isinstance(node.get("pattern"), str):
         found.append(prefix + _pattern(node["pattern"], words))
     options = [option for key in ("anyOf", "oneOf") for option in node.get(key, []) if isinstance(option, dict)]
@@ -365,7 +377,7 @@ def restrictions(node: dict, words: dict[str, str], prefix: str = "") -> list[st
             found += restrictions(values, words, prefix + "each value: ")
     names = node.get("propertyNames")
     if isinstance(names, dict) and "enum" in names:
-        found.append(prefix + "names: " + ", ".join(f"<code>{_html(_json(value))}</code>" for value in names["enum"]))
+        found.append(prefix + "names: " + ", ".join(_value_code(value) for value in names["enum"]))
     return list(dict.fromkeys(found))
 
 
