@@ -333,3 +333,16 @@ def test_the_readme_names_only_files_that_exist():
     missing = sorted(path for path in named if not (REPO / path).exists())
     assert not missing, f"README names files that do not exist: {missing}"
     assert len(readme.splitlines()) <= 300
+
+
+def test_keys_of_which_one_is_required_say_so():
+    """The intent's top level requires gpus or nodes (a oneOf): both rows and the YAML view say it."""
+    schema = {
+        "properties": {"gpus": {"type": "integer"}, "nodes": {"type": "integer"}, "name": {"type": "string"}},
+        "oneOf": [{"required": ["gpus"]}, {"required": ["nodes"]}],
+    }
+    markdown = reference_pages.intent_reference(schema)
+    rows = {key: next(line for line in markdown.split("\n") if f'id="{key}"' in line) for key in ("gpus", "nodes", "name")}
+    assert "| one of <code>gpus</code>, <code>nodes</code> |" in rows["gpus"] and "| one of <code>gpus</code>" in rows["nodes"]
+    assert "one of" not in rows["name"]
+    assert "gpus: <integer; required: one of gpus, nodes>" in markdown

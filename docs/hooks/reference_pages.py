@@ -38,6 +38,7 @@ class _Row:
     required: bool
     item: bool = False  # the first key of a list item (`- key:` in YAML)
     elsewhere: str = ""  # the path where this key's object type is shown in full, when not here
+    either: tuple[str, ...] = ()  # the keys of which exactly one is required, this one among them
     children: list[_Row] = field(default_factory=list)
 
 
@@ -89,7 +90,21 @@ def yaml_rows(schema: dict) -> list[_Row]:
             out.append(row)
         return out
 
-    return rows_of(schema, "", 0, (), False)
+    rows = rows_of(schema, "", 0, (), False)
+    either = _exactly_one_of(schema)
+    for row in rows:
+        if row.key in either:
+            row.either = either
+    return rows
+
+
+def _exactly_one_of(node: dict) -> tuple[str, ...]:
+    """The keys of a `oneOf` whose every branch requires one key (`gpus` or `nodes`)."""
+    branches = node.get("oneOf", [])
+    keys = [branch.get("required", []) for branch in branches if isinstance(branch, dict)]
+    if branches and all(len(one) == 1 for one in keys) and len(keys) == len(branches):
+        return tuple(one[0] for one in keys)
+    return ()
 
 
 def _homes(schema: dict, definitions: dict[str, dict]) -> dict[str, tuple[str, str]]:
@@ -246,7 +261,8 @@ def _table_row(row: _Row, words: dict[str, str]) -> str:
     if row.elsewhere:
         shown = f'<a href="#{_attribute(anchor(row.elsewhere))}"><code class="fg-path">{_path_html(row.elsewhere)}</code></a>'
         description = (description + "<br>" if description else "") + f"Its keys are those of {shown}."
-    cells = [path, _kind(row.schema), "yes" if row.required else "", _default(row.schema), "<br>".join(restrictions(row.schema, words)), _cell(description)]
+    required = "yes" if row.required else ("one of " + ", ".join(f"<code>{_html(key)}</code>" for key in row.either) if row.either else "")
+    cells = [path, _kind(row.schema), required, _default(row.schema), "<br>".join(restrictions(row.schema, words)), _cell(description)]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -429,6 +445,8 @@ def _value_hint(row: _Row) -> str:
         parts.append(_range(low, high).replace(",", ""))
     if row.required:
         parts.append("required")
+    elif row.either:
+        parts.append("required: one of " + ", ".join(row.either))
     elif "default" in node and len(_json(node["default"])) <= 40:
         parts.append(f"default {_json(node['default'])}")
     return "; ".join(parts)
