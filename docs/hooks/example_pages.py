@@ -51,7 +51,7 @@ def example_page(intent: Path, build) -> str:
         "",
         "What `summary.md` of the build says.",
         "",
-        _demoted(_without_title(summary)),
+        _demoted(_without_title(summary, description)),
         "",
         "## Bill of materials",
         "",
@@ -79,12 +79,16 @@ def index_table(entries: list[tuple[Path, object]]) -> str:
     return "\n".join(rows)
 
 
-def _without_title(markdown: str) -> str:
-    """A generated Markdown file without its first heading (the page has its own)."""
+def _without_title(markdown: str, description: str = "") -> str:
+    """A generated Markdown file without its first heading, nor the description under it, which
+    the page shows already."""
     lines = markdown.strip("\n").split("\n")
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
-    return "\n".join(lines).strip("\n")
+    text = "\n".join(lines).strip("\n")
+    if description and text.startswith(description + "\n"):
+        text = text[len(description) :].strip("\n")
+    return text
 
 
 def _demoted(markdown: str) -> str:

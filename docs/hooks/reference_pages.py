@@ -1,8 +1,12 @@
 """Markdown generated from the code, so the documentation cannot drift from it.
 
-- `intent_reference(schema)`: every field of the intent, from its JSON Schema (a dict, draft
-  2020-12 as pydantic writes it: `$defs`, `$ref`, `anyOf`; draft-07 `definitions` are read too);
+- `intent_reference(schema)`: every key of the intent by its YAML path (`backend.leaf.model`,
+  `nodes[].count`, `switches.<name>.ports`), a section per top-level key with a Table view and a
+  YAML view (mkdocs-material content tabs), value restrictions in words (a pattern by the words
+  the schema gives beside it, `patternErrorMessage`), from its JSON Schema (a dict, draft 2020-12
+  as pydantic writes it: `$defs`, `$ref`, `anyOf`; draft-07 `definitions` are read too);
   `catalog_reference(schema)` the same of a catalog file, from the catalog's schema.
+  `unworded_patterns(schema)` lists the patterns that have no words (tests ask for none).
 - `command_pages(root)` and `options_reference(command, path)`: every command of the command line
   and its arguments and options, from the Click command tree Typer builds, with the same help
   text `--help` prints.
@@ -33,7 +37,6 @@ class _Row:
 
     path: str  # backend.leaf.model, nodes[].count, switches.<name>.ports
     key: str  # the last part: model
-    depth: int  # 0 for a top-level key
     schema: dict
     required: bool
     item: bool = False  # the first key of a list item (`- key:` in YAML)
@@ -72,25 +75,25 @@ def yaml_rows(schema: dict) -> list[_Row]:
     definitions = _definitions(schema)
     homes = _homes(schema, definitions)
 
-    def rows_of(node: dict, prefix: str, depth: int, ancestors: tuple[str, ...], item: bool) -> list[_Row]:
+    def rows_of(node: dict, prefix: str, ancestors: tuple[str, ...], item: bool) -> list[_Row]:
         required = set(node.get("required", []))
         out = []
         for index, (key, field_schema) in enumerate(node.get("properties", {}).items()):
             path = f"{prefix}.{key}" if prefix else key
-            row = _Row(path, key, depth, field_schema, key in required, item=item and index == 0)
+            row = _Row(path, key, field_schema, key in required, item=item and index == 0)
             for ref in dict.fromkeys(_refs_in(field_schema)):
                 name = _ref_name(ref)
                 if name not in definitions or name in ancestors:
                     continue
                 inner = path + _ref_suffix(field_schema, ref)
                 if homes[name][1] == inner or _size(name, definitions) <= SMALL:
-                    row.children += rows_of(definitions[name], inner, depth + 1, (*ancestors, name), inner.endswith("[]"))
+                    row.children += rows_of(definitions[name], inner, (*ancestors, name), inner.endswith("[]"))
                 else:
                     row.elsewhere = homes[name][0]
             out.append(row)
         return out
 
-    rows = rows_of(schema, "", 0, (), False)
+    rows = rows_of(schema, "", (), False)
     either = _exactly_one_of(schema)
     for row in rows:
         if row.key in either:
