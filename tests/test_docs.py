@@ -345,4 +345,17 @@ def test_keys_of_which_one_is_required_say_so():
     rows = {key: next(line for line in markdown.split("\n") if f'id="{key}"' in line) for key in ("gpus", "nodes", "name")}
     assert "| one of <code>gpus</code>, <code>nodes</code> |" in rows["gpus"] and "| one of <code>gpus</code>" in rows["nodes"]
     assert "one of" not in rows["name"]
-    assert "gpus: <integer; required: one of gpus, nodes>" in markdown
+    assert "gpus: <integer; one of gpus or nodes required>" in markdown
+
+
+def test_every_yaml_view_is_yaml():
+    """The YAML view of each section of both references parses as YAML (a value hint with ': '
+    in it would not)."""
+    import yaml
+
+    for source in (hook.INTENT_PAGE, hook.CATALOG_PAGE):
+        blocks = re.findall(r"\n    ```yaml\n(.*?)\n    ```", _reference_markdown(source), re.DOTALL)
+        assert len(blocks) > 5
+        for block in blocks:
+            parsed = yaml.safe_load("\n".join(line[4:] for line in block.split("\n")))
+            assert isinstance(parsed, dict) and len(parsed) == 1, f"{source}: {block[:80]}"

@@ -449,7 +449,7 @@ def _value_hint(row: _Row) -> str:
     if row.required:
         parts.append("required")
     elif row.either:
-        parts.append("required: one of " + ", ".join(row.either))
+        parts.append("one of " + " or ".join(row.either) + " required")
     elif "default" in node and len(_json(node["default"])) <= 40:
         parts.append(f"default {_json(node['default'])}")
     return "; ".join(parts)
