@@ -138,6 +138,7 @@ def assert_every_path_documented(schema: dict, markdown: str, what: str) -> None
     """Each path of the schema has its anchored row, or lies under a row that names where its
     object type is shown and that place has the rest of the path; each description is there."""
     anchors = set(re.findall(r'<code class="fg-path" id="([^"]+)">', markdown))
+    anchors |= set(re.findall(r"^## `([^`]+)`$", markdown, re.MULTILINE))  # a top-level key: its section's heading
     shown_at = dict(re.findall(r'<code class="fg-path" id="([^"]+)">[^\n]*?Its keys are those of <a href="#([^"]+)">', markdown))
     assert len(anchors) > 100
 
@@ -172,6 +173,9 @@ def test_every_intent_key_is_in_the_reference_by_its_yaml_path(site):
     for key in schema["properties"]:
         assert f'<h2 id="{key}">' in page, f"intent reference: no section for {key}"
     assert "SwitchRole" not in page and "AaaServers" not in page
+    for source in (hook.INTENT_PAGE, hook.CATALOG_PAGE):
+        ids = re.findall(r' id="([^"]+)"', _page(site, source))
+        assert len(ids) == len(set(ids)), f"{source}: an id given twice"
     # the Table and YAML views are content tabs; the paths are code that does not wrap
     assert page.count('class="tabbed-set tabbed-alternate"') == len(schema["properties"])
     assert '<code class="fg-path" id="backend.qos.pfc_watchdog">' in page and 'id="management.users[].name"' in page
@@ -280,7 +284,7 @@ def test_intent_reference_reads_any_json_schema():
     }
     markdown = reference_pages.intent_reference(schema)
     assert markdown.index("## `gpus`") < markdown.index("## `fabric`") < markdown.index("## `tenants`") < markdown.index("## `overrides`")
-    gpus = next(line for line in markdown.split("\n") if 'id="gpus"' in line)
+    gpus = next(line for line in markdown.split("\n") if "<span>gpus</span>" in line)
     assert "| integer | yes |" in gpus and "1 to 262,144" in gpus and "GPUs &lt;all of them&gt; \\*not\\* emphasis" in gpus
     assert '<code class="fg-path" id="fabric.routing">' in markdown and 'one of <code class="fg-value">&#34;ebgp&#34;</code>' in markdown
     assert 'id="tenants[].name"' in markdown and 'id="overrides.*.name"' in markdown
@@ -342,7 +346,7 @@ def test_keys_of_which_one_is_required_say_so():
         "oneOf": [{"required": ["gpus"]}, {"required": ["nodes"]}],
     }
     markdown = reference_pages.intent_reference(schema)
-    rows = {key: next(line for line in markdown.split("\n") if f'id="{key}"' in line) for key in ("gpus", "nodes", "name")}
+    rows = {key: next(line for line in markdown.split("\n") if f"<span>{key}</span>" in line) for key in ("gpus", "nodes", "name")}
     assert "| one of <code>gpus</code>, <code>nodes</code> |" in rows["gpus"] and "| one of <code>gpus</code>" in rows["nodes"]
     assert "one of" not in rows["name"]
     assert "gpus: <integer; one of gpus or nodes required>" in markdown

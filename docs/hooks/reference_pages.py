@@ -259,7 +259,9 @@ def _section(row: _Row, words: dict[str, str]) -> str:
 
 
 def _table_row(row: _Row, words: dict[str, str]) -> str:
-    path = f'<code class="fg-path" id="{_attribute(anchor(row.path))}">{_path_html(row.path)}</code>'
+    # a top-level key's anchor is its section heading's (the same word; an id is given once)
+    anchored = "" if row.path == row.key else f' id="{_attribute(anchor(row.path))}"'
+    path = f'<code class="fg-path"{anchored}>{_path_html(row.path)}</code>'
     description = _text(row.schema.get("description", ""))
     if row.elsewhere:
         shown = f'<a href="#{_attribute(anchor(row.elsewhere))}"><code class="fg-path">{_path_html(row.elsewhere)}</code></a>'
