@@ -398,7 +398,7 @@ def restrictions(node: dict, words: dict[str, str], prefix: str = "") -> list[st
             found += restrictions(values, words, prefix + "each value: ")
     names = node.get("propertyNames")
     if isinstance(names, dict) and "enum" in names:
-        found.append(prefix + "names: " + ", ".join(_value_code(value) for value in names["enum"]))
+        found.append(prefix + "each name: one of " + ", ".join(_value_code(value) for value in names["enum"]))
     return list(dict.fromkeys(found))
 
 
