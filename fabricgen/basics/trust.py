@@ -37,6 +37,15 @@ HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 INTERFACE = re.compile(r"[A-Za-z][A-Za-z0-9/.:_-]{0,63}")
 PID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+()-]{0,79}")
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+# What each pattern allows, in words: the JSON Schema carries it beside the pattern as
+# `patternErrorMessage`, which yaml-language-server and VS Code show instead of the bare regex when
+# a value does not match (redhat-developer/yaml-language-server src/languageservice/parser/
+# jsonParser07.ts, the string check), and the docs' references show instead of the regex.
+SAYS = "patternErrorMessage"
+HOSTNAME_SAYS = "letters, digits and '-', starting and ending with a letter or digit, at most 63 characters"
+INTERFACE_SAYS = "a letter, then letters, digits and / . : _ -, at most 64 characters"
+PID_SAYS = "a letter or digit, then letters, digits and . _ / + ( ) -, at most 80 characters"
+TOKEN_SAYS = "a letter or digit, then letters, digits and . _ + -, at most 128 characters"
 SECRET_MARK = "<<secret"  # how fabricgen.build.secrets.placeholder() begins (<<secret=NAME>>; <<secret:NAME>> in older builds)
 MAX_TEXT = 240  # NX-OS takes 254 characters of interface description; a catalog description is a line
 
@@ -139,17 +148,20 @@ def check_pattern(pattern: str, fields: Iterable[str], check=check_interface_nam
 # syntax Python's re and ECMAScript share. The check functions stay the judge; Text's pattern
 # approximates "no invisible character" with the control and format characters people meet.
 _INVISIBLE_CLASS = r"\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-HOSTNAME_SCHEMA = {"type": "string", "pattern": f"^{HOSTNAME.pattern}$"}
+HOSTNAME_SCHEMA = {"type": "string", "pattern": f"^{HOSTNAME.pattern}$", SAYS: HOSTNAME_SAYS}
 TEXT_SCHEMA = {
     "type": "string",
     "maxLength": MAX_TEXT,
     "pattern": rf"^(?!.*{re.escape(SECRET_MARK)})(?:[^\s{_INVISIBLE_CLASS}](?:[^{_INVISIBLE_CLASS}]*[^\s{_INVISIBLE_CLASS}])?)?$",
+    SAYS: f"one line of text without control or invisible characters, not starting or ending with a space, without {SECRET_MARK}",
 }
 
 Hostname = Annotated[str, AfterValidator(check_hostname), WithJsonSchema(HOSTNAME_SCHEMA)]
-InterfaceName = Annotated[str, AfterValidator(check_interface_name), WithJsonSchema({"type": "string", "pattern": f"^{INTERFACE.pattern}$"})]
-Pid = Annotated[str, AfterValidator(check_pid), WithJsonSchema({"type": "string", "pattern": f"^{PID.pattern}$"})]
-Token = Annotated[str, AfterValidator(check_token), WithJsonSchema({"type": "string", "pattern": f"^{TOKEN.pattern}$"})]
+InterfaceName = Annotated[
+    str, AfterValidator(check_interface_name), WithJsonSchema({"type": "string", "pattern": f"^{INTERFACE.pattern}$", SAYS: INTERFACE_SAYS})
+]
+Pid = Annotated[str, AfterValidator(check_pid), WithJsonSchema({"type": "string", "pattern": f"^{PID.pattern}$", SAYS: PID_SAYS})]
+Token = Annotated[str, AfterValidator(check_token), WithJsonSchema({"type": "string", "pattern": f"^{TOKEN.pattern}$", SAYS: TOKEN_SAYS})]
 Text = Annotated[str, AfterValidator(check_text), WithJsonSchema(TEXT_SCHEMA)]
 
 
@@ -177,10 +189,13 @@ HOST_SCHEMA = {
     "type": "string",
     "maxLength": MAX_HOST,
     "anyOf": [
-        {"pattern": rf"^{IPV4_OCTET}(?:\.{IPV4_OCTET}){{3}}$"},
-        {"pattern": r"^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$", "format": "ipv6"},
+        {"pattern": rf"^{IPV4_OCTET}(?:\.{IPV4_OCTET}){{3}}$", SAYS: "an IPv4 address such as 192.0.2.10"},
+        {"pattern": r"^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$", "format": "ipv6", SAYS: "an IPv6 address such as 2001:db8::10"},
         # dot-separated labels, the last not all digits
-        {"pattern": rf"^(?:{HOSTNAME.pattern}\.)*(?![0-9]+$){HOSTNAME.pattern}$"},
+        {
+            "pattern": rf"^(?:{HOSTNAME.pattern}\.)*(?![0-9]+$){HOSTNAME.pattern}$",
+            SAYS: "a DNS name: labels of letters, digits and '-' between dots, the last label not all digits",
+        },
     ],
 }
 Host = Annotated[str, AfterValidator(check_host), WithJsonSchema(HOST_SCHEMA)]

@@ -12,6 +12,8 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
+from fabricgen.basics.trust import SAYS
+
 _SPEED = re.compile(r"^\s*(\d{1,9})\s*([GM])(?:b(?:ps|/s)?|bE|E)?\s*$", re.IGNORECASE)
 MAX_SPEED_GBPS = 3200  # a port faster than 3.2T does not exist yet; a bound keeps every product of speeds small
 # A switch's front-panel cages and a cage's SerDes lanes, as the catalog and the NOS packages' catalog
@@ -59,9 +61,14 @@ SPEED_SCHEMA = {
     "minimum": 1,
     "maximum": MAX_SPEED_GBPS,
     "pattern": f"^{_SPEED_TEXT}$",
+    SAYS: "a speed in Gb/s as a number (400) or text with its unit G or M (400G, 100Gbps, 800GbE; either case)",
     "examples": ["400G", "800G", "100G"],
 }
-SPEED_KEY_SCHEMA = {"type": "string", "pattern": r"^\s*[0-9]{1,9}\s*(?:[GgMm](?:[Bb](?:[Pp][Ss]|/[Ss])?|[Bb][Ee]|[Ee])?)?\s*$"}
+SPEED_KEY_SCHEMA = {
+    "type": "string",
+    "pattern": r"^\s*[0-9]{1,9}\s*(?:[GgMm](?:[Bb](?:[Pp][Ss]|/[Ss])?|[Bb][Ee]|[Ee])?)?\s*$",
+    SAYS: "a speed: a number of Gb/s, or with its unit G or M (400G, 100Gbps; either case)",
+}
 
 Speed = Annotated[int, BeforeValidator(parse_speed), PlainSerializer(format_speed, return_type=str), WithJsonSchema(SPEED_SCHEMA)]
 SpeedKey = Annotated[int, BeforeValidator(parse_speed), PlainSerializer(format_speed, return_type=str), WithJsonSchema(SPEED_KEY_SCHEMA)]
@@ -112,10 +119,20 @@ def parse_address(value: object) -> object:
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 IPV4_TEXT = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
 # a prefix length or a netmask, as ipaddress reads them; a bare address is a /32
-NETWORK_SCHEMA = {"type": "string", "pattern": rf"^{IPV4_TEXT}(?:/(?:3[0-2]|[12]?[0-9]|{IPV4_TEXT}))?$", "examples": ["10.0.0.0/16"]}
-ADDRESS_SCHEMA = {"type": "string", "pattern": f"^{IPV4_TEXT}$"}
+NETWORK_SCHEMA = {
+    "type": "string",
+    "pattern": rf"^{IPV4_TEXT}(?:/(?:3[0-2]|[12]?[0-9]|{IPV4_TEXT}))?$",
+    SAYS: "an IPv4 network such as 10.0.0.0/16: an address, then / and a prefix length (0 to 32) or a netmask; a bare address is a /32",
+    "examples": ["10.0.0.0/16"],
+}
+ADDRESS_SCHEMA = {"type": "string", "pattern": f"^{IPV4_TEXT}$", SAYS: "an IPv4 address such as 10.0.0.1"}
 _RATIO_SIDE_TEXT = r"\s*[0-9]{1,6}(?:\.[0-9]{1,6})?\s*"
-RATIO_SCHEMA = {"type": "string", "pattern": f"^{_RATIO_SIDE_TEXT}:{_RATIO_SIDE_TEXT}$", "examples": ["1:1", "3:1", "1:2"]}
+RATIO_SCHEMA = {
+    "type": "string",
+    "pattern": f"^{_RATIO_SIDE_TEXT}:{_RATIO_SIDE_TEXT}$",
+    SAYS: "downlink:uplink bandwidth, two positive numbers such as 1:1, 3:1 or 1:1.5",
+    "examples": ["1:1", "3:1", "1:2"],
+}
 
 # Models are strict (no "256" for 256, no true for 1); these types accept their YAML spelling.
 Network = Annotated[IPv4Network, BeforeValidator(parse_network), WithJsonSchema(NETWORK_SCHEMA)]

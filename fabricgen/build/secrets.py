@@ -41,7 +41,7 @@ from typing import Annotated
 from pydantic import AfterValidator, WithJsonSchema
 
 from fabricgen.basics.errors import Problem, SecretsError, raise_if
-from fabricgen.basics.trust import SECRET_MARK
+from fabricgen.basics.trust import SAYS, SECRET_MARK
 from fabricgen.nos import registry
 
 SECRET_NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
@@ -66,7 +66,13 @@ def check_secret_name(value: str) -> str:
 SecretName = Annotated[
     str,
     AfterValidator(check_secret_name),
-    WithJsonSchema({"type": "string", "pattern": f"^{SECRET_NAME.pattern}$"}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": f"^{SECRET_NAME.pattern}$",
+            SAYS: "a secret's name: a lower-case letter, then lower-case letters, digits and '-', at most 63 characters",
+        }
+    ),
 ]
 
 

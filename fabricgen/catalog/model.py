@@ -14,7 +14,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from fabricgen.basics.models import InputModel
-from fabricgen.basics.trust import InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
+from fabricgen.basics.trust import SAYS, InterfaceName, Pid, Text, Token, check_interface_name, check_line_name, check_pattern
 from fabricgen.basics.units import MAX_CAGES, MAX_LANES, Speed, parse_speed
 from fabricgen.nos import registry
 
@@ -191,7 +191,15 @@ Release = Annotated[
     str,
     Field(max_length=16),
     AfterValidator(_check_release),
-    WithJsonSchema({"type": "string", "maxLength": 16, "pattern": NOS_RELEASE.pattern, "examples": ["10.5(3)F", "10.5", "4.32.2F", "202411", "master"]}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "maxLength": 16,
+            "pattern": NOS_RELEASE.pattern,
+            SAYS: "a release as its NOS names it: NX-OS 10.5(3)F or 10.5, EOS 4.32.2F, SONiC 202411, or master",
+            "examples": ["10.5(3)F", "10.5", "4.32.2F", "202411", "master"],
+        }
+    ),
 ]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic_core import core_schema
 
+from fabricgen.basics.trust import SAYS
 from fabricgen.catalog.model import CatalogFile
 from fabricgen.intent.schema import DRAFT, IntentJsonSchema
 
@@ -28,6 +29,7 @@ TITLE = "fabricgen catalog"
 # its unit, either letter in either case), written out for ECMAScript, which has no flags;
 # tests/test_catalog_schema.py holds it to the model's check.
 BREAKOUT_PATTERN = r"^(?:0?[2-9]|1[0-6])[xX][0-9]{1,5}[GgMm]$"
+BREAKOUT_SAYS = "ports x speed: 2 to 16, 'x', a speed with its unit G or M, such as 2x400G or 4x100G"
 
 
 class CatalogJsonSchema(IntentJsonSchema):
@@ -39,6 +41,7 @@ class CatalogJsonSchema(IntentJsonSchema):
         generated = super().generate(schema, mode)
         generated["title"] = TITLE
         generated["$defs"]["PortGroup"]["properties"]["breakouts"]["items"]["pattern"] = BREAKOUT_PATTERN
+        generated["$defs"]["PortGroup"]["properties"]["breakouts"]["items"][SAYS] = BREAKOUT_SAYS
         return generated
 
 

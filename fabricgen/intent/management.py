@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, Field, WithJsonSchema, create_model, field_validator, model_validator
 
 from fabricgen.basics.models import InputModel
-from fabricgen.basics.trust import Host, Text, quoted
+from fabricgen.basics.trust import SAYS, Host, Text, quoted
 from fabricgen.basics.units import Address, Network
 from fabricgen.build.secrets import SecretName
 from fabricgen.nos import registry
@@ -44,7 +44,11 @@ class LocalUser(InputModel):
 
     name: str = Field(
         # [*sorted(...)]: a list display, which mypy types as the list of JSON values json_schema_extra takes
-        json_schema_extra={"pattern": f"^{USERNAME.pattern}$", "not": {"enum": [*sorted(RESERVED_USERS)]}},
+        json_schema_extra={
+            "pattern": f"^{USERNAME.pattern}$",
+            SAYS: "a lower-case letter or '_', then lower-case letters, digits, '_' and '-', at most 32 characters",
+            "not": {"enum": [*sorted(RESERVED_USERS)]},
+        },
         description="1-32 lower-case letters, digits, '_' or '-'; not a name the NOS keeps for itself, such as root",
     )
     role: Literal["network-admin", "network-operator"] = Field("network-admin", description="network-admin: full access; network-operator: read-only")
@@ -80,7 +84,11 @@ class Syslog(InputModel):
 class SnmpUser(InputModel):
     """An SNMPv3 user, always authPriv."""
 
-    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$", description="SNMPv3 user name, as the poller knows it")
+    name: str = Field(
+        pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$",
+        json_schema_extra={SAYS: "a letter, then letters, digits, '_' and '-', at most 32 characters"},
+        description="SNMPv3 user name, as the poller knows it",
+    )
     auth: Literal["sha", "sha-256"] = Field("sha", description="authentication protocol (HMAC-SHA-1 or HMAC-SHA-256)")
     auth_key: SecretName = Field(description="secret name of the authentication key")
     privacy: Literal["aes-128"] = Field("aes-128", description="privacy (encryption) protocol")
@@ -119,9 +127,21 @@ class PasswordPolicy(InputModel):
 class Timezone(InputModel):
     """How the switches show time: NX-OS takes an abbreviation and an offset, SONiC an IANA name."""
 
-    iana: str = Field("Etc/UTC", pattern=r"^[A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2}$", description="IANA time zone name (SONiC), e.g. Europe/Paris")
-    abbreviation: str = Field("UTC", pattern=r"^[A-Z]{3,8}$", description="zone abbreviation (NX-OS), e.g. CET")
-    utc_offset: str = Field("+00:00", pattern=r"^[+-](0\d|1[0-4]):(00|30|45)$", description="offset from UTC (NX-OS), e.g. +01:00")
+    iana: str = Field(
+        "Etc/UTC",
+        pattern=r"^[A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2}$",
+        json_schema_extra={SAYS: "an IANA zone name such as Europe/Paris: up to three parts between '/', of letters, digits and _ + -"},
+        description="IANA time zone name (SONiC), e.g. Europe/Paris",
+    )
+    abbreviation: str = Field(
+        "UTC", pattern=r"^[A-Z]{3,8}$", json_schema_extra={SAYS: "3 to 8 capital letters, such as CET"}, description="zone abbreviation (NX-OS), e.g. CET"
+    )
+    utc_offset: str = Field(
+        "+00:00",
+        pattern=r"^[+-](0\d|1[0-4]):(00|30|45)$",
+        json_schema_extra={SAYS: "+ or -, hours 00 to 14, ':', minutes 00, 30 or 45, such as +01:00 or -09:30"},
+        description="offset from UTC (NX-OS), e.g. +01:00",
+    )
 
 
 class BootImages(InputModel):
@@ -132,7 +152,7 @@ class BootImages(InputModel):
         return getattr(self, nos, None) if nos in type(self).model_fields else None
 
 
-def _image_name(pattern: str, example: str) -> Any:
+def _image_name(pattern: str, example: str, says: str) -> Any:
     """An image name of one NOS (its BOOT_IMAGE): a string its pattern takes, as the schema says."""
     compiled = re.compile(pattern)
 
@@ -141,7 +161,7 @@ def _image_name(pattern: str, example: str) -> Any:
             raise ValueError(f"{quoted(value)} is not an image name like {example}")
         return value
 
-    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
+    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern, **({SAYS: says} if says else {})})]
 
 
 def _with_nos_images(images: type[BootImages]) -> type[BootImages]:
@@ -149,7 +169,10 @@ def _with_nos_images(images: type[BootImages]) -> type[BootImages]:
     each an image name as the package's BOOT_IMAGE describes it; the registry's NOSes when the
     intent's models are defined."""
     fields: dict[str, Any] = {
-        name: (_image_name(package.BOOT_IMAGE.pattern, package.BOOT_IMAGE.example) | None, Field(None, description=package.BOOT_IMAGE.description))
+        name: (
+            _image_name(package.BOOT_IMAGE.pattern, package.BOOT_IMAGE.example, package.BOOT_IMAGE.pattern_says) | None,
+            Field(None, description=package.BOOT_IMAGE.description),
+        )
         for name, package in registry.plugins().items()
     }
     return create_model(images.__name__, __base__=images, __module__=__name__, __doc__=images.__doc__, **fields)

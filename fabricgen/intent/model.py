@@ -23,6 +23,7 @@ from fabricgen.basics.models import InputModel
 from fabricgen.basics.trust import (
     HOSTNAME,
     HOSTNAME_SCHEMA,
+    SAYS,
     Hostname,
     Pid,
     Text,
@@ -59,10 +60,28 @@ FabricName = Annotated[str, WithJsonSchema({**HOSTNAME_SCHEMA, "examples": ["clu
 TenantName = Annotated[str, Field(max_length=11), WithJsonSchema({**HOSTNAME_SCHEMA, "maxLength": 11})]
 NamePattern = Annotated[
     str,
-    WithJsonSchema({"type": "string", "pattern": rf"^(?:[A-Za-z0-9-]|\{{(?:{'|'.join(NAMING_FIELDS)})(?::0?[1-9]?d)?\}})+$"}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": rf"^(?:[A-Za-z0-9-]|\{{(?:{'|'.join(NAMING_FIELDS)})(?::0?[1-9]?d)?\}})+$",
+            SAYS: "letters, digits and '-', with fields in braces: "
+            + ", ".join(f"{{{name}}}" for name in NAMING_FIELDS)
+            + ", each may be zero-padded ({index:02d})",
+        }
+    ),
 ]
-NodeRange = Annotated[str, Field(max_length=40), WithJsonSchema({"type": "string", "maxLength": 40, "pattern": r"^\s*[0-9]{1,7}\s*(?:-\s*[0-9]{1,7}\s*)?$"})]
-RouteTarget = Annotated[str, Field(max_length=40), WithJsonSchema({"type": "string", "pattern": r"^[0-9]{1,5}:[0-9]{1,10}$", "examples": ["65000:50001"]})]
+NodeRange = Annotated[
+    str,
+    Field(max_length=40),
+    WithJsonSchema(
+        {"type": "string", "maxLength": 40, "pattern": r"^\s*[0-9]{1,7}\s*(?:-\s*[0-9]{1,7}\s*)?$", SAYS: "a node number (5) or a range of them (1-16)"}
+    ),
+]
+RouteTarget = Annotated[
+    str,
+    Field(max_length=40),
+    WithJsonSchema({"type": "string", "pattern": r"^[0-9]{1,5}:[0-9]{1,10}$", SAYS: "ASN:number, such as 65000:50001", "examples": ["65000:50001"]}),
+]
 
 
 def check_name(value: str, what: str = "name") -> str:
@@ -453,7 +472,10 @@ class Evpn(InputModel):
     l3_vlan_base: int = Field(3000, ge=2, le=4000, description="tenant n's L3 VNI uses VLAN l3_vlan_base + n")
     route_target_asn: int | None = Field(None, ge=1, le=65535, description="the ASN part of every route-target (2-byte); default: the spines' ASN")
     anycast_gateway_mac: str = Field(
-        "02:00:00:00:00:aa", pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$", description="the gateway MAC every leaf answers with in every segment"
+        "02:00:00:00:00:aa",
+        pattern=r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$",
+        json_schema_extra={SAYS: "a MAC address: six pairs of hex digits separated by ':', such as 02:00:00:00:00:aa"},
+        description="the gateway MAC every leaf answers with in every segment",
     )
 
     @model_validator(mode="after")

@@ -311,6 +311,7 @@ class BootImage:
     pattern: str  # an image name of it, as a regular expression (anchored); the JSON Schema's pattern too
     description: str  # the field's description (schema and docs)
     example: str  # one image name, for the message that refuses another
+    pattern_says: str = ""  # what the pattern allows, in words (the schema's patternErrorMessage, the docs; tests/test_docs.py asks every shipped NOS for it)
     # the release an image name carries: a regular expression over the name whose matched groups,
     # formatted by `release_form`, give the release as releases.yaml names it; "" when the NOS's
     # image names do not say (the build then notes it cannot check the pinned image)

@@ -68,6 +68,7 @@ VERIFY = VerifyParts(
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 CATALOG_PLATFORM = EosPlatform  # `eos:` in a switch entry: the transmit queue sub-mode
 BOOT_IMAGE = BootImage(
+    pattern_says="an EOS image file name: a letter or digit, then letters, digits and . _ -, ending in .swi",
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.swi$",
     description="EOS image file on flash: that `show boot-config` names, e.g. EOS-4.32.2F.swi (push checks the switch runs and boots it)",
     example="EOS-4.32.2F.swi",

@@ -67,6 +67,7 @@ VERIFY = VerifyParts(
 SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("*.cfg",))
 CATALOG_PLATFORM = None  # a switch entry has no NX-OS section
 BOOT_IMAGE = BootImage(
+    pattern_says="an NX-OS image file name: a letter or digit, then letters, digits and . _ -, ending in .bin",
     pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.bin$",
     description="NX-OS image file on bootflash:, e.g. nxos64-cs.10.4.5.M.bin",
     example="nxos64-cs.10.4.5.M.bin",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fabricgen.basics.trust import TOKEN
+from fabricgen.basics.trust import TOKEN, TOKEN_SAYS
 from fabricgen.nos.interface import BootImage, Lazy, PushParts, Refusal, SecretSlots, VerifyParts
 from fabricgen.nos.sonic import lab_endpoint
 from fabricgen.nos.sonic.capabilities import (
@@ -77,6 +77,7 @@ SECRETS = SecretSlots(slots=SECRET_SLOTS, files=("config_db.json",))  # its frr.
 CATALOG_PLATFORM = SonicPlatform  # `sonic:` in a switch entry: the platform, hwsku and port map
 BOOT_IMAGE = BootImage(
     pattern=f"^{TOKEN.pattern}$",
+    pattern_says=TOKEN_SAYS,
     description="the image name `sonic-installer list` shows, e.g. SONiC-OS-202405.0",
     example="SONiC-OS-202405.0",
     # `sonic-installer list` names an image SONiC-OS-<version>: a community build's version starts

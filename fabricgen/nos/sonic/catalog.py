@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from fabricgen.basics.models import InputModel
-from fabricgen.basics.trust import Text, Token, check_interface_name, check_pattern
+from fabricgen.basics.trust import SAYS, Text, Token, check_interface_name, check_pattern
 from fabricgen.basics.units import MAX_CAGES, MAX_LANES
 from fabricgen.nos.interface import CatalogPlatform
 
@@ -130,8 +130,18 @@ class PlatformPorts(InputModel):
 # A mode as fabricgen writes it, and as platform.json names it: ports x speed, then optional
 # alternative speeds in brackets and the lanes it takes in parentheses (sonic-config-engine
 # portconfig.py BRKOUT_PATTERN; Dell's Z9864F names its 2 x 400G "2x400G(8)").
-BreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$")]
-SonicBreakoutMode = Annotated[str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?(\([1-8]\))?$")]
+BreakoutMode = Annotated[
+    str, StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G$"), Field(json_schema_extra={SAYS: "a cage mode: 1 to 8 ports, 'x', a speed in G, such as 2x400G"})
+]
+SonicBreakoutMode = Annotated[
+    str,
+    StringConstraints(pattern=r"^[1-8]x[0-9]{1,4}G(\[[0-9]{1,4}G(,[0-9]{1,4}G){0,7}\])?(\([1-8]\))?$"),
+    Field(
+        json_schema_extra={
+            SAYS: "a cage mode as platform.json names it: 2x400G, then other speeds in brackets and the lanes in parentheses, such as 1x800G[400G] or 2x400G(8)"
+        }
+    ),
+]
 
 
 class SonicPlatform(CatalogPlatform):
