@@ -132,10 +132,18 @@ def to_mermaid(drawing: Drawing) -> str:
         lines.append(f"  {_mermaid_id(e.a)} ---{label} {_mermaid_id(e.b)}")
         if e.rails is not None:
             styles.append(f"  linkStyle {index} stroke:{rail_color(e.rails)},stroke-width:2px")
-    if drawing.rails:
-        lines.append(f"  subgraph legend[{_mermaid_label('leaves serving')}]")
+    fills: dict[str, list[str]] = {}
+    for tier, _ in TIERS:
+        for box in drawing.tiers.get(tier, []):
+            fills.setdefault(box.fill, []).append(_mermaid_id(box.id))
+    for index, (fill, ids) in enumerate(fills.items()):  # a class per role colour (mermaid.js.org/syntax/flowchart.html#classes)
+        styles += [f"  classDef fill{index} fill:{fill}", f"  class {','.join(ids)} fill{index}"]
+    if drawing.rails:  # left to right in order: a subgraph of its own direction, chained by invisible links (~~~)
+        lines += [f"  subgraph legend[{_mermaid_label('leaves serving')}]", "    direction LR"]
         for rails in drawing.rails:
             lines.append(f"    legend_rails{rails[0]}[{_mermaid_label(rails_text(rails))}]")
             styles.append(f"  style legend_rails{rails[0]} fill:{rail_color(rails)},color:#fff")
+        if len(drawing.rails) > 1:
+            lines.append("    " + " ~~~ ".join(f"legend_rails{rails[0]}" for rails in drawing.rails))
         lines.append("  end")
     return "\n".join(lines + styles) + "\n"
