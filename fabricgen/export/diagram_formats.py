@@ -7,13 +7,15 @@ Mermaid's flowchart (mermaid.js.org/syntax/flowchart.html: `id["label"]`, `subgr
 labels escaped as `#quot;`, `<br>` for a line break). Every name has passed the build's trust
 checks; labels are escaped for each syntax all the same.
 
-Left-to-right order in Graphviz: dot orders the nodes of a rank to cut edge crossings (dot's user
-guide, graphviz.org/pdf/dotguide.pdf, "Node and Edge Placement"), which shuffled gpu1..gpu32. Each
-tier is a `rank=same` subgraph (graphviz.org/docs/attrs/rank) whose boxes are chained in drawing
-order by invisible edges (`style=invis`, graphviz.org/docs/attr-types/style): an edge between two
-nodes of one rank is a flat edge, which dot draws tail left of head, so the chain fixes the order
-(checked on Debian's graphviz 2.43 by tests/test_export_diagram.py, which reads the positions).
-D2 (dagre) and Mermaid have no such constraint: their files list the boxes in the same order.
+Left-to-right order in Graphviz: dot orders the nodes of a rank to avoid edge crossings
+(graphviz.org/docs/layouts/dot/), which shuffled gpu0001..gpu0032. Each tier is a `rank=same`
+subgraph (graphviz.org/docs/attrs/rank/) whose boxes are chained in drawing order by invisible
+edges (`style=invis`, graphviz.org/docs/attr-types/style/): dot draws an edge between two nodes of
+one rank (a flat edge) tail left of head, so the chain holds the order. That is Graphviz 2.43's
+behaviour (Debian's), not a documented promise: tests/test_export_diagram.py reads the positions
+back from `dot -Tplain`. D2 (dagre) and Mermaid have no such constraint: their files list the boxes
+in the same order. Mermaid's legend is a subgraph of its own `direction LR`, chained by invisible
+links (`~~~`, mermaid.js.org/syntax/flowchart.html).
 """
 
 from __future__ import annotations
