@@ -46,7 +46,9 @@ def main() -> int:
         print(f"{args.intent.stem} {args.network}")
         for view in args.views.split(","):
             out = root / f"diagram-{view}"
-            subprocess.run([sys.executable, "-m", "fabricgen", "export", "diagram", str(root / "build"), "-o", str(out), "--view", view], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "fabricgen", "export", "diagram", str(root / "build"), "-o", str(out), "--view", view], check=True, capture_output=True
+            )
             for tool, command in tools(out / args.network, root).items():
                 if command is None:
                     print(f"  {view:8} {tool:8} not installed")
