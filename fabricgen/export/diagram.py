@@ -3,10 +3,10 @@
 `render_diagram(build, views=()) -> {path: text}`; `views` are the `--view` values:
 - `full`: every device of a network and every pair of cabled devices as one line.
 - `summary`: the network in groups, at any size: the switches of a tier drawn one by one while a
-  tier holds few (4 spines or cores, 16 leaves), else grouped (spines by pod and plane, cores by
-  core group, leaves by unit and rails, then by rails); servers always as one box per unit and role
-  ("su01: 32 GPU nodes × 8 links"). A line between two groups carries their cables counted per
-  speed ("32 × 400G").
+  tier holds few (`SUMMARY_SINGLES`: 2 spines or cores, 16 leaves), else grouped (spines by pod and
+  plane, cores by core group, leaves by unit and rails, then by unit, then by rails); servers
+  always as one box per unit and role ("su01: 32 GPU nodes × 8 links"). A line between two groups
+  carries their cables counted per speed ("32 × 400G").
 - `auto` (no view given): `full` while no tier of the network's full drawing holds more than
   `FULL_VIEW_MAX_PER_TIER` devices, else `summary`. Either is written as `<network>.*`.
 - `unit:N` / `unit:all`: a unit's devices (its pod in a 3-tier fabric, else its scalable unit), every
@@ -27,6 +27,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
@@ -232,17 +233,23 @@ class Fabric:
         self.cables = cables
         self.pairs: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
         self.links: Counter[str] = Counter()  # cables per device
+        name_key = cache(natural_key)  # once a device, not once a cable
         for row in cables:
             self.links.update((row.a_device, row.b_device))
-            a, b = sorted((row.a_device, row.b_device), key=natural_key)
+            a, b = sorted((row.a_device, row.b_device), key=name_key)
             self.pairs[a, b][row.speed] += 1
-        self.devices = sorted({d for pair in self.pairs for d in pair}, key=lambda d: device_order(nodes[d]))
+        self.pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # the pairs of cabled devices each device is in
+        for pair in self.pairs:
+            for d in pair:
+                self.pairs_of[d].append(pair)
+        self.devices = sorted(self.pairs_of, key=lambda d: device_order(nodes[d]))
+        self.rank = {d: index for index, d in enumerate(self.devices)}  # drawing order
         self.tier = tier = {d: tier_of(nodes[d], network) for d in self.devices}
         # a switch belongs to its pod / scalable unit; a server to its first leaf's (a GPU node's
         # scalable unit is not its pod's number), else to its own scalable unit
         unit: dict[str, int | None] = {d: None if nodes[d].role in SERVER_ROLES else unit_of(nodes[d]) for d in self.devices}
         leaf_of: dict[str, str] = {}
-        for a, b in sorted(self.pairs, key=natural_key):
+        for a, b in sorted(self.pairs, key=lambda pair: (self.rank[pair[0]], self.rank[pair[1]])):
             for x, y in ((a, b), (b, a)):
                 if nodes[x].role in SERVER_ROLES and tier[y] == "leaf" and x not in leaf_of:
                     leaf_of[x] = y
@@ -250,7 +257,6 @@ class Fabric:
         for d in self.devices:
             if unit[d] is None and nodes[d].role in SERVER_ROLES:
                 unit[d] = nodes[d].scalable_unit
-        self.leaf_of = leaf_of
         # the devices drawn inside a unit: cores stand above every unit; a 3-tier pod holds its spines
         self.inside = {d: u for d in self.devices if (u := unit[d]) is not None and tier[d] != "core"}
         self.units = sorted(set(self.inside.values()))
@@ -281,7 +287,7 @@ class Fabric:
         return self._around(self.rail_leaves[rail], f"{self.title} rail {rail}", f"rail view: the leaves serving rail {rail}")
 
     def _around(self, members: set[str], title: str, view: str) -> Drawing:
-        pairs = {pair: speeds for pair, speeds in self.pairs.items() if pair[0] in members or pair[1] in members}
+        pairs = {pair: self.pairs[pair] for d in members for pair in self.pairs_of[d]}
         drawn = members.union(*pairs)
         return self.detail(title, [d for d in self.devices if d in drawn], pairs, view)
 
@@ -305,8 +311,8 @@ class Fabric:
             roles[self.tier[d]].add(self.nodes[d].role)
         return {tier: ", ".join(ROLE_NAMES.get(r, (r, r))[1] for r in sorted(held, key=ROLE_ORDER.__getitem__)) for tier, held in roles.items()}
 
-    def _edge_order(self, pair: tuple[str, str]) -> tuple:
-        return tuple(device_order(self.nodes[d]) for d in pair)
+    def _edge_order(self, pair: tuple[str, str]) -> tuple[int, int]:
+        return self.rank[pair[0]], self.rank[pair[1]]
 
     def _server_leaf_rails(self, a: str, b: str) -> tuple[int, ...] | None:
         tiers = {self.tier[a]: a, self.tier[b]: b}
