@@ -26,13 +26,15 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 
 from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import CableRow, TopologyNode
 from fabricgen.compiler.design.graph import SERVER_ROLES, Role
+from fabricgen.export.diagram_elevation import elevations
+from fabricgen.export.diagram_formats import to_d2, to_dot, to_mermaid
+from fabricgen.export.diagram_model import ROLE_FILL, ROLE_NAMES, ROLE_ORDER, TIERS, Box, Drawing, Edge, rails_text
 from fabricgen.export.source import ExportBuild, ExportError
 
 FULL_VIEW_MAX_PER_TIER = 16  # a row of 16 boxes is about a page wide: beyond it, `auto` draws the summary
@@ -40,50 +42,9 @@ FULL_VIEW_MAX_PER_TIER = 16  # a row of 16 boxes is about a page wide: beyond it
 # mesh of 4 spines and 8 leaves is 32 lines), else the finest grouping of at most SUMMARY_MAX_BOXES
 SUMMARY_SINGLES = {"core": 2, "spine": 2, "leaf": 16}
 SUMMARY_MAX_BOXES = {"core": 4, "spine": 4, "leaf": 16, "server": 16}
-# Colour-blind-safe qualitative palette (Okabe and Ito), then four more; rails past 12 repeat.
-RAIL_COLORS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999933", "#882255", "#44AA99", "#332288")
-TIERS = (("core", (Role.CORE,)), ("spine", (Role.SPINE,)), ("leaf", (Role.LEAF, Role.OOB_SWITCH)), ("server", ()))
 OOB_TIERS = {Role.MANAGEMENT_CORE: "core", Role.OOB_SWITCH: "spine", Role.CONSOLE_SERVER: "leaf"}
-ROLE_FILL = {
-    "gpu-node": "#c8e6c9", "storage-node": "#d7ccc8", "management-node": "#cfd8dc", "leaf": "#bbdefb", "spine": "#c5cae9",
-    "core": "#e1bee7", "oob-switch": "#ffe0b2", "console-server": "#fff9c4", "pdu": "#eeeeee",
-}  # fmt: skip
-ROLE_NAMES = {  # role: (one, many)
-    "gpu-node": ("GPU node", "GPU nodes"), "storage-node": ("storage node", "storage nodes"),
-    "management-node": ("management node", "management nodes"), "leaf": ("leaf", "leaves"), "spine": ("spine", "spines"),
-    "core": ("core", "cores"), "oob-switch": ("OOB switch", "OOB switches"), "console-server": ("console server", "console servers"),
-    "pdu": ("PDU", "PDUs"), "management-core": ("management core", "management cores"),
-}  # fmt: skip
-ROLE_ORDER = {role: index for index, role in enumerate(Role)}
 VIEW = re.compile(r"(auto|full|summary)|(unit|rail):([0-9]{1,5}|all)")
 NETWORKS = ("backend", "frontend", "storage", "oob")
-
-
-@dataclass(frozen=True)
-class Box:
-    id: str
-    label: str  # lines joined by "\n"
-    fill: str
-
-
-@dataclass(frozen=True)
-class Edge:
-    a: str
-    b: str
-    label: str
-    rails: tuple[int, ...] | None  # the rails of the leaf end, for a line between a leaf and servers
-
-
-@dataclass
-class Drawing:
-    """One diagram: boxes per tier (in the order drawn, left to right), lines, and what it is."""
-
-    title: str
-    view: str  # one line on what is drawn and why, for the file's header
-    tiers: dict[str, list[Box]]
-    edges: list[Edge]
-    rails: list[tuple[int, ...]] = field(default_factory=list)  # the legend: every rail set drawn
-    names: dict[str, str] = field(default_factory=dict)  # tier -> what it holds ("spines", "OOB switches")
 
 
 def tier_of(node: TopologyNode, network: str) -> str:
@@ -106,20 +67,6 @@ def rails_of(node: TopologyNode) -> tuple[int, ...] | None:
     if node.rails:
         return tuple(sorted(node.rails))
     return (node.rail,) if node.rail is not None else None
-
-
-def rails_text(rails: Sequence[int]) -> str:
-    """'rail 1', 'rails 1-4' (a run), 'rails 1, 3, 5, 7'."""
-    if len(rails) == 1:
-        return f"rail {rails[0]}"
-    if list(rails) == list(range(rails[0], rails[-1] + 1)):
-        return f"rails {rails[0]}-{rails[-1]}"
-    return "rails " + ", ".join(str(r) for r in rails)
-
-
-def rail_color(rails: Sequence[int]) -> str:
-    """The colour of a rail set: its first rail's (the sets of one fabric's leaves are disjoint)."""
-    return RAIL_COLORS[(rails[0] - 1) % len(RAIL_COLORS)]
 
 
 def device_order(node: TopologyNode) -> tuple:
@@ -172,9 +119,6 @@ def parse_views(views: Iterable[str]) -> tuple[str, set[int] | None, set[int] | 
 
 def render_diagram(build: ExportBuild, views: Sequence[str] = ()) -> dict[str, str]:
     """Every drawing the views ask for, in each format, and the rack elevations."""
-    from fabricgen.export.diagram_elevation import elevations
-    from fabricgen.export.diagram_formats import to_d2, to_dot, to_mermaid
-
     main, units, rails = parse_views(views)
     drawn: dict[str, Drawing] = {}
     seen_units: set[int] = set()

@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape as xml_escape
 from fabricgen import __version__
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import TopologyNode
-from fabricgen.export.diagram import ROLE_FILL, ROLE_NAMES, ROLE_ORDER
+from fabricgen.export.diagram_model import ROLE_FILL, ROLE_NAMES, ROLE_ORDER
 from fabricgen.export.source import ExportBuild
 
 RACK_UNIT_PX = 14

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from fabricgen import __version__
-from fabricgen.export.diagram import TIERS, Drawing, rail_color, rails_text
+from fabricgen.export.diagram_model import TIERS, Drawing, rail_color, rails_text
 
 # --- Graphviz ------------------------------------------------------------------------------------
 
