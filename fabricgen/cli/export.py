@@ -182,6 +182,7 @@ def netbox_command(
 VIEW_OPTION = typer.Option(
     None,
     "--view",
+    metavar="VIEW",
     help="What each network's drawing shows (repeatable): full (every device), summary (groups per unit and rail, "
     "cables counted per speed on the lines), auto (the default: full while no tier holds more than 16 devices, else summary); "
     "unit:N, rail:N, unit:all, rail:all add one drawing per unit or rail.",
