@@ -189,10 +189,23 @@ def netbox_command(
     _export(build_dir, output, "netbox", render, as_json, push_to_netbox if api is not None else None)
 
 
+VIEW_OPTION = typer.Option(
+    None,
+    "--view",
+    metavar="VIEW",
+    help="What each network's drawing shows (repeatable): full (every device), summary (groups per unit and rail, "
+    "cables counted per speed on the lines), auto (the default: full while no tier holds more than 16 devices, else summary); "
+    "unit:N, rail:N, unit:all, rail:all add one drawing per unit or rail.",
+)
+
+
 @app.command("diagram")
-def diagram_command(build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, as_json: bool = JSON_OPTION) -> None:
-    """Graphviz (.dot), D2 (.d2) and Mermaid (.mmd) drawings per network, rails coloured; large
-    fabrics per pod or scalable unit plus an overview; rack elevations (SVG) with a layout."""
+def diagram_command(
+    build_dir: Path = BUILD_DIR_ARG, output: Path | None = OUTPUT_OPTION, view: list[str] | None = VIEW_OPTION, as_json: bool = JSON_OPTION
+) -> None:
+    """Graphviz (.dot), D2 (.d2) and Mermaid (.mmd) drawings per network, rails coloured, devices in
+    natural order; a summary of large networks, per-unit and per-rail views on request; rack
+    elevations (SVG) with a layout."""
     from fabricgen.export.diagram import render_diagram
 
-    _export(build_dir, output, "diagram", render_diagram, as_json)
+    _export(build_dir, output, "diagram", lambda build: render_diagram(build, view or ()), as_json)

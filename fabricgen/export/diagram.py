@@ -1,71 +1,57 @@
 """Diagrams of a build: Graphviz (.dot), D2 (.d2) and Mermaid (.mmd) per network, rack elevations (SVG).
 
-`render_diagram(build) -> {path: text}`
-- per network with cables (backend, frontend, storage, oob): `<network>.dot|.d2|.mmd`. Devices
-  are ranked by tier, top down: cores, spines, leaves (OOB switches), then servers; the links
-  between two devices are one line labelled with their count; a link to a leaf that serves a rail
-  is drawn in that rail's colour, and a legend names the colours.
-- a network of more than `MAX_DEVICES` devices is drawn per unit instead (its pods, spines
-  included, in a 3-tier fabric, else its scalable units): `<network>-overview.*` with the switches
-  above the units and one box per unit (its spine, leaf and server counts; its uplinks counted per
-  switch above; cores with a core group as one box per group), and `<network>-<unit>.*` with one unit's devices and the switches they reach. A 4,096-GPU
-  superpod (3 tiers) becomes an overview of 4 pods and 32 core groups plus one drawing per pod.
-- with a layout (topology.json's `rack` and `ru` per device): `elevations/<row>.svg`, the racks of
-  one row side by side, every device at its rack units (heights from fabricgen's built-in catalog,
-  1 RU for models it does not hold), coloured by role; devices with a rack and no RU (PDUs) in a
-  strip beside their rack. Each device's name, model and units are its <title> (a tooltip).
+`render_diagram(build, views=()) -> {path: text}`; `views` are the `--view` values:
+- `full`: every device of a network and every pair of cabled devices as one line.
+- `summary`: the network in groups, at any size: the switches of a tier drawn one by one while a
+  tier holds few (`SUMMARY_SINGLES`: 2 spines or cores, 16 leaves), else grouped (spines by pod and
+  plane, cores by core group, leaves by unit and rails, then by unit, then by rails); servers
+  always as one box per unit and role ("su01: 32 GPU nodes × 8 links"). A line between two groups
+  carries their cables counted per speed ("32 × 400G").
+- `auto` (no view given): `full` while no tier of the network's full drawing holds more than
+  `FULL_VIEW_MAX_PER_TIER` devices, else `summary`. Either is written as `<network>.*`.
+- `unit:N` / `unit:all`: a unit's devices (its pod in a 3-tier fabric, else its scalable unit), every
+  cable with an end among them and the devices those reach: `<network>-su01.*` (or `-pod01`).
+- `rail:N` / `rail:all`: the leaves that serve rail N, every cable with an end on them and the
+  devices those reach: `<network>-rail1.*`.
 
-Syntax followed: Graphviz's DOT language (graphviz.org/doc/info/lang.html: quoted IDs with \\"
-escapes, `rank=same` subgraphs), D2's (d2lang.com: quoted keys, containers, `style.stroke`),
-Mermaid's flowchart (mermaid.js.org/syntax/flowchart.html: `id["label"]`, `subgraph`, `linkStyle`,
-labels escaped as `#quot;`). Every name has passed the build's trust checks; rack names (free text)
-are escaped for each syntax and for XML.
+Tiers are drawn top down (cores, spines, leaves and OOB switches, servers); within a tier devices
+stand in natural order (gpu2 before gpu10; switches by pod, plane, unit, then index). A line to a leaf
+that serves rails is drawn in the colour of its rails and a legend names every colour by its rails
+("rails 1-4" for a leaf serving four). The writers (`diagram_formats`) keep that order in the
+layout where the tool allows it (Graphviz); the rack elevations are `diagram_elevation`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
-from xml.sax.saxutils import escape as xml_escape
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 
-from fabricgen import __version__
+from fabricgen.basics.errors import Problem
 from fabricgen.basics.sorting import natural_key
 from fabricgen.build.build_dir import CableRow, TopologyNode
-from fabricgen.compiler.design.graph import Role
-from fabricgen.export.source import ExportBuild
+from fabricgen.compiler.design.graph import SERVER_ROLES, Role
+from fabricgen.export.diagram_elevation import elevations
+from fabricgen.export.diagram_formats import to_d2, to_dot, to_mermaid
+from fabricgen.export.diagram_model import ROLE_FILL, ROLE_NAMES, ROLE_ORDER, TIERS, Box, Drawing, Edge, rails_text
+from fabricgen.export.source import ExportBuild, ExportError
 
-MAX_DEVICES = 200  # above this a network is drawn per unit
-# Colour-blind-safe qualitative palette (Okabe and Ito), then four more; rails past 12 repeat.
-RAIL_COLORS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#999933", "#882255", "#44AA99", "#332288")
-TIERS = (("core", (Role.CORE,)), ("spine", (Role.SPINE,)), ("leaf", (Role.LEAF, Role.OOB_SWITCH)), ("server", ()))
-ROLE_FILL = {
-    "gpu-node": "#c8e6c9", "storage-node": "#d7ccc8", "management-node": "#cfd8dc", "leaf": "#bbdefb", "spine": "#c5cae9",
-    "core": "#e1bee7", "oob-switch": "#ffe0b2", "console-server": "#fff9c4", "pdu": "#eeeeee",
-}  # fmt: skip
-RACK_UNIT_PX = 14
-RACK_WIDTH_PX = 200
-
-
-@dataclass(frozen=True)
-class Edge:
-    a: str
-    b: str
-    count: int
-    rail: int | None  # the rail of the leaf end, for a server link
+FULL_VIEW_MAX_PER_TIER = 16  # a row of 16 boxes is about a page wide: beyond it, `auto` draws the summary
+# the summary's boxes per tier: one a device while the tier holds at most SUMMARY_SINGLES (a full
+# mesh of 4 spines and 8 leaves is 32 lines), else the finest grouping of at most SUMMARY_MAX_BOXES
+SUMMARY_SINGLES = {"core": 2, "spine": 2, "leaf": 16}
+SUMMARY_MAX_BOXES = {"core": 4, "spine": 4, "leaf": 16, "server": 16}
+OOB_TIERS = {Role.MANAGEMENT_CORE: "core", Role.OOB_SWITCH: "spine", Role.CONSOLE_SERVER: "leaf"}
+VIEW = re.compile(r"(auto|full|summary)|(unit|rail):([0-9]{1,5}|all)")
+NETWORKS = ("backend", "frontend", "storage", "oob")
 
 
-@dataclass
-class Drawing:
-    """One diagram: devices per tier, edges, and the units drawn as boxes (overview)."""
-
-    title: str
-    tiers: dict[str, list[tuple[str, str, str]]]  # tier -> [(id, label, fill colour)]
-    edges: list[Edge]
-
-
-def tier_of(node: TopologyNode) -> str:
+def tier_of(node: TopologyNode, network: str) -> str:
+    """A device's tier in a network's drawing. In the OOB network every fabric switch and server is
+    an endpoint: the management core above the OOB switches, console servers below them, then the rest."""
+    if network == "oob":
+        return OOB_TIERS.get(node.role, "server")
     for tier, roles in TIERS:
         if node.role in roles:
             return tier
@@ -76,87 +62,309 @@ def unit_of(node: TopologyNode) -> int | None:
     return node.pod if node.pod is not None else node.scalable_unit
 
 
-def render_diagram(build: ExportBuild) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for network in ("backend", "frontend", "storage", "oob"):
+def rails_of(node: TopologyNode) -> tuple[int, ...] | None:
+    """The rails a leaf serves (None for a switch serving none)."""
+    if node.rails:
+        return tuple(sorted(node.rails))
+    return (node.rail,) if node.rail is not None else None
+
+
+def device_order(node: TopologyNode) -> tuple:
+    """Left to right within a tier: by role, then servers by name, switches by pod, plane, unit, index, then name."""
+    if node.role in SERVER_ROLES:
+        return (ROLE_ORDER[node.role], 0, 0, 0, 0, natural_key(node.id))
+    return (ROLE_ORDER[node.role], node.pod or 0, node.plane or 0, node.scalable_unit or 0, node.index, natural_key(node.id))
+
+
+def speeds_label(speeds: Counter[str]) -> str:
+    """'32 × 400G', or '4 × 400G + 2 × 100G' with mixed speeds (fastest first)."""
+    return " + ".join(f"{n} × {speed}" for speed, n in sorted(speeds.items(), key=lambda item: (-_gbps(item[0]), item[0])))
+
+
+def _gbps(speed: str) -> float:
+    match = re.fullmatch(r"([0-9.]+)([GM]?)", speed)
+    if not match:
+        return 0.0
+    return float(match.group(1)) / (1000 if match.group(2) == "M" else 1)
+
+
+# --- which views ---------------------------------------------------------------------------------
+
+
+def parse_views(views: Iterable[str]) -> tuple[str, set[int] | None, set[int] | None]:
+    """The `--view` values as (main view or '', units, rails): a set of numbers, None for all, an empty set for none."""
+    main, units, rails = "", set[int](), set[int]()
+    all_units = all_rails = False
+    problems = []
+    for value in views:
+        match = VIEW.fullmatch(value)
+        if not match:
+            problems.append(Problem(f"unknown view {value!r}", hint="give full, summary, auto, unit:N, unit:all, rail:N or rail:all", field=("--view",)))
+        elif match.group(1):
+            if main and main != match.group(1):
+                problems.append(
+                    Problem(f"views {main} and {match.group(1)} both draw <network>.*", hint="give one of full, summary and auto", field=("--view",))
+                )
+            main = match.group(1)
+        elif match.group(3) == "all":
+            all_units, all_rails = all_units or match.group(2) == "unit", all_rails or match.group(2) == "rail"
+        else:
+            (units if match.group(2) == "unit" else rails).add(int(match.group(3)))
+    if problems:
+        raise ExportError(problems)
+    if not main and not units and not rails and not all_units and not all_rails:
+        main = "auto"
+    return main, None if all_units else units, None if all_rails else rails
+
+
+def render_diagram(build: ExportBuild, views: Sequence[str] = ()) -> dict[str, str]:
+    """Every drawing the views ask for, in each format, and the rack elevations."""
+    main, units, rails = parse_views(views)
+    drawn: dict[str, Drawing] = {}
+    seen_units: set[int] = set()
+    seen_rails: set[int] = set()
+    for network in NETWORKS:
         cables = [row for row in build.cables if row.network == network and row.a_device in build.nodes and row.b_device in build.nodes]
         if not cables:
             continue
-        for name, drawing in drawings(build, network, cables).items():
-            files[f"{name}.dot"] = to_dot(drawing)
-            files[f"{name}.d2"] = to_d2(drawing)
-            files[f"{name}.mmd"] = to_mermaid(drawing)
+        fabric = Fabric(build, network, cables)
+        if main:
+            drawn[network] = fabric.main_view(main)
+        seen_units |= set(fabric.units)
+        seen_rails |= set(fabric.rail_leaves)
+        for u in sorted(fabric.units) if units is None else sorted(units & set(fabric.units)):
+            drawn[f"{network}-{fabric.unit_name(u)}"] = fabric.unit_view(u)
+        for r in sorted(fabric.rail_leaves) if rails is None else sorted(rails & set(fabric.rail_leaves)):
+            drawn[f"{network}-rail{r}"] = fabric.rail_view(r)
+    problems = []
+    if units and units - seen_units:
+        problems.append(
+            Problem(
+                f"no network has unit {', '.join(map(str, sorted(units - seen_units)))}", hint=f"units in this build: {_numbers(seen_units)}", field=("--view",)
+            )
+        )
+    if rails and rails - seen_rails:
+        problems.append(
+            Problem(
+                f"no leaf serves rail {', '.join(map(str, sorted(rails - seen_rails)))}", hint=f"rails in this build: {_numbers(seen_rails)}", field=("--view",)
+            )
+        )
+    if problems:
+        raise ExportError(problems)
+    files: dict[str, str] = {}
+    for name, drawing in drawn.items():
+        files[f"{name}.dot"] = to_dot(drawing)
+        files[f"{name}.d2"] = to_d2(drawing)
+        files[f"{name}.mmd"] = to_mermaid(drawing)
     files.update(elevations(build))
     return files
 
 
-def drawings(build: ExportBuild, network: str, cables: list[CableRow]) -> dict[str, Drawing]:
-    pairs: dict[tuple[str, str], int] = defaultdict(int)
-    for row in cables:
-        a, b = sorted((row.a_device, row.b_device), key=natural_key)
-        pairs[a, b] += 1
-    devices = sorted({d for pair in pairs for d in pair}, key=natural_key)
-    nodes = build.nodes
-    if len(devices) <= MAX_DEVICES:
-        return {network: _drawing(f"{build.name} {network}", nodes, devices, pairs)}
-    # per unit: a switch belongs to its pod / scalable unit, a server to its first leaf's (a GPU
-    # node's scalable unit is not its pod's number), else to its own scalable unit
-    unit: dict[str, int | None] = {d: None if tier_of(nodes[d]) == "server" else unit_of(nodes[d]) for d in devices}
-    for a, b in sorted(pairs, key=natural_key):
-        for x, y in ((a, b), (b, a)):
-            if unit[x] is None and tier_of(nodes[x]) == "server" and tier_of(nodes[y]) == "leaf":
-                unit[x] = unit[y]
-    for d in devices:
-        if unit[d] is None and tier_of(nodes[d]) == "server":
-            unit[d] = nodes[d].scalable_unit
+def _numbers(values: set[int]) -> str:
+    return ", ".join(map(str, sorted(values))) or "none"
 
-    # the devices drawn inside a unit, with their unit: cores stand above every unit; a 3-tier pod holds its spines
-    inside: dict[str, int] = {d: u for d in devices if (u := unit[d]) is not None and tier_of(nodes[d]) != "core"}
-    units = sorted(set(inside.values()))
-    unit_name = _unit_namer(nodes)
-    members: dict[int, list[str]] = defaultdict(list)
-    for d in devices:  # in natural order, as the drawing lists them
-        if d in inside:
-            members[inside[d]].append(d)
-    # each unit's drawing: its members, every cable with an end among them, and the devices those reach
-    cabled: dict[int, dict[tuple[str, str], int]] = defaultdict(dict)
-    for pair, n in pairs.items():
-        for u in {inside[d] for d in pair if d in inside}:
-            cabled[u][pair] = n
-    result = {}
-    for u in units:
-        drawn = set(members[u]).union(*cabled[u])
-        result[f"{network}-{unit_name(u)}"] = _drawing(f"{build.name} {network} {unit_name(u)}", nodes, sorted(drawn, key=natural_key), cabled[u])
-    # the overview: switches above the units, each unit one box
-    box = {u: f"unit-{unit_name(u)}" for u in units}
 
-    def core_box(d: str) -> str | None:  # cores drawn by their core group, when they have one
-        group = nodes[d].core_group
-        return f"core-group{group:02d}" if tier_of(nodes[d]) == "core" and group is not None else None
+# --- one network ---------------------------------------------------------------------------------
 
-    grouped: dict[tuple[str, str], int] = defaultdict(int)
-    for (a, b), n in pairs.items():
-        ends = [box[inside[x]] if x in inside else core_box(x) or x for x in (a, b)]
-        if ends[0] != ends[1]:
-            first, second = sorted(ends, key=natural_key)
-            grouped[first, second] += n
-    tiers: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for d in devices:
-        if d not in inside and core_box(d) is None:
-            tiers[tier_of(nodes[d])].append((d, d, _fill(nodes[d])))
-    cores: dict[str, int] = defaultdict(int)
-    for d in devices:
-        if group := core_box(d):
-            cores[group] += 1
-    for name, n in sorted(cores.items()):
-        tiers["core"].append((name, f"core group {name.removeprefix('core-group')}: {n} cores", ROLE_FILL["core"]))
-    for u in units:
-        counts = Counter(tier_of(nodes[d]) for d in members[u])
-        label = ", ".join(f"{counts[tier]} {tier}s" if tier != "leaf" else f"{counts[tier]} leaves" for tier in ("spine", "leaf", "server") if counts[tier])
-        tiers["leaf"].append((box[u], f"{unit_name(u)}: {label}", ROLE_FILL["leaf"]))
-    edges = [Edge(a, b, n, None) for (a, b), n in sorted(grouped.items(), key=lambda item: natural_key(item[0]))]
-    result[f"{network}-overview"] = Drawing(f"{build.name} {network} overview", dict(tiers), edges)
-    return result
+
+class Fabric:
+    """One network's devices and cables, and the drawings of it."""
+
+    def __init__(self, build: ExportBuild, network: str, cables: list[CableRow]):
+        self.title = f"{build.name} {network}"
+        self.network = network
+        self.nodes = nodes = build.nodes
+        self.cables = cables
+        self.pairs: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        self.links: Counter[str] = Counter()  # cables per device
+        name_key = cache(natural_key)  # once a device, not once a cable
+        for row in cables:
+            self.links.update((row.a_device, row.b_device))
+            a, b = sorted((row.a_device, row.b_device), key=name_key)
+            self.pairs[a, b][row.speed] += 1
+        self.pairs_of: dict[str, list[tuple[str, str]]] = defaultdict(list)  # the pairs of cabled devices each device is in
+        for pair in self.pairs:
+            for d in pair:
+                self.pairs_of[d].append(pair)
+        self.devices = sorted(self.pairs_of, key=lambda d: device_order(nodes[d]))
+        self.rank = {d: index for index, d in enumerate(self.devices)}  # drawing order
+        self.tier = tier = {d: tier_of(nodes[d], network) for d in self.devices}
+        # a switch belongs to its pod / scalable unit; a server to its first leaf's (a GPU node's
+        # scalable unit is not its pod's number), else to its own scalable unit
+        unit: dict[str, int | None] = {d: None if nodes[d].role in SERVER_ROLES else unit_of(nodes[d]) for d in self.devices}
+        leaf_of: dict[str, str] = {}
+        for a, b in sorted(self.pairs, key=lambda pair: (self.rank[pair[0]], self.rank[pair[1]])):
+            for x, y in ((a, b), (b, a)):
+                if nodes[x].role in SERVER_ROLES and tier[y] == "leaf" and x not in leaf_of:
+                    leaf_of[x] = y
+                    unit[x] = unit[y]
+        for d in self.devices:
+            if unit[d] is None and nodes[d].role in SERVER_ROLES:
+                unit[d] = nodes[d].scalable_unit
+        # the devices drawn inside a unit: cores stand above every unit; a 3-tier pod holds its spines
+        self.inside = {d: u for d in self.devices if (u := unit[d]) is not None and tier[d] != "core"}
+        self.units = sorted(set(self.inside.values()))
+        self.unit_name = _unit_namer(nodes)
+        self.rail_leaves: dict[int, set[str]] = defaultdict(set)
+        for d in self.devices:
+            if tier[d] == "leaf" and (rails := rails_of(nodes[d])):
+                for r in rails:
+                    self.rail_leaves[r].add(d)
+
+    # the views
+
+    def main_view(self, view: str) -> Drawing:
+        if view == "summary":
+            return self.summary("summary view (--view full draws every device)")
+        widest = max(Counter(self.tier.values()).values())
+        if view == "full":
+            return self.detail(self.title, self.devices, self.pairs, "full view")
+        if widest > FULL_VIEW_MAX_PER_TIER:
+            return self.summary(f"summary view: a tier of {widest} devices is over {FULL_VIEW_MAX_PER_TIER} (--view full draws every device)")
+        return self.detail(self.title, self.devices, self.pairs, f"full view: no tier over {FULL_VIEW_MAX_PER_TIER} devices")
+
+    def unit_view(self, unit: int) -> Drawing:
+        members = {d for d, u in self.inside.items() if u == unit}
+        return self._around(members, f"{self.title} {self.unit_name(unit)}", f"unit view: {self.unit_name(unit)}")
+
+    def rail_view(self, rail: int) -> Drawing:
+        return self._around(self.rail_leaves[rail], f"{self.title} rail {rail}", f"rail view: the leaves serving rail {rail}")
+
+    def _around(self, members: set[str], title: str, view: str) -> Drawing:
+        pairs = {pair: self.pairs[pair] for d in members for pair in self.pairs_of[d]}
+        drawn = members.union(*pairs)
+        return self.detail(title, [d for d in self.devices if d in drawn], pairs, view)
+
+    # full detail
+
+    def detail(self, title: str, devices: list[str], pairs: dict[tuple[str, str], Counter[str]], view: str) -> Drawing:
+        nodes = self.nodes
+        tiers: dict[str, list[Box]] = defaultdict(list)
+        for d in devices:  # already in drawing order
+            rails = rails_of(nodes[d]) if self.tier[d] == "leaf" else None
+            tiers[self.tier[d]].append(Box(d, d + (f"\n{rails_text(rails)}" if rails else ""), _fill(nodes[d])))
+        edges = []
+        for (a, b), speeds in sorted(pairs.items(), key=lambda item: self._edge_order(item[0])):
+            count = sum(speeds.values())
+            edges.append(Edge(a, b, speeds_label(speeds) if count > 1 else "", self._server_leaf_rails(a, b)))
+        return Drawing(title, view, dict(tiers), edges, _legend(edges), self._tier_names(devices))
+
+    def _tier_names(self, devices: list[str]) -> dict[str, str]:
+        roles: dict[str, set[Role]] = defaultdict(set)
+        for d in devices:
+            roles[self.tier[d]].add(self.nodes[d].role)
+        return {tier: ", ".join(ROLE_NAMES.get(r, (r, r))[1] for r in sorted(held, key=ROLE_ORDER.__getitem__)) for tier, held in roles.items()}
+
+    def _edge_order(self, pair: tuple[str, str]) -> tuple[int, int]:
+        return self.rank[pair[0]], self.rank[pair[1]]
+
+    def _server_leaf_rails(self, a: str, b: str) -> tuple[int, ...] | None:
+        tiers = {self.tier[a]: a, self.tier[b]: b}
+        if set(tiers) == {"server", "leaf"}:
+            return rails_of(self.nodes[tiers["leaf"]])
+        return None
+
+    # the summary
+
+    def summary(self, view: str) -> Drawing:
+        nodes = self.nodes
+        by_tier: dict[str, list[str]] = defaultdict(list)
+        for d in self.devices:
+            by_tier[self.tier[d]].append(d)
+        group: dict[str, str] = {}  # device -> box id
+        tiers: dict[str, list[Box]] = {}
+        box_rails: dict[str, tuple[int, ...] | None] = {}
+        for tier, _ in TIERS:
+            if not by_tier[tier]:
+                continue
+            tiers[tier] = []
+            for key, members in self._grouped(tier, by_tier[tier]):
+                first = nodes[members[0]]
+                if key[0] == "device":
+                    box_id = members[0]
+                    rails = rails_of(first) if tier == "leaf" else None
+                    label = members[0] + (f"\n{rails_text(rails)}" if rails else "")
+                else:
+                    box_id = "group-" + "-".join(str(part) for part in (tier, *key))
+                    rails = rails_of(first) if "rails" in key else None
+                    label = self._group_label(key, members)
+                box_rails[box_id] = rails
+                tiers[tier].append(Box(box_id, label, _fill(first)))
+                group.update(dict.fromkeys(members, box_id))
+        place = {box.id: (row, column) for row, boxes in enumerate(tiers.values()) for column, box in enumerate(boxes)}
+        servers = {box.id for box in tiers.get("server", [])}
+        lines: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for (a, b), speeds in self.pairs.items():
+            ga, gb = sorted((group[a], group[b]), key=place.__getitem__)
+            if ga != gb:  # cables within one group (peer links of the leaves of one group) are not drawn
+                lines[ga, gb].update(speeds)
+        edges = []
+        for (a, b), speeds in sorted(lines.items(), key=lambda item: (place[item[0][0]], place[item[0][1]])):
+            edges.append(Edge(a, b, speeds_label(speeds), box_rails[a] if b in servers else None))
+        return Drawing(self.title, view, tiers, edges, _legend(edges), self._tier_names(self.devices))
+
+    def _grouped(self, tier: str, devices: list[str]) -> list[tuple[tuple, list[str]]]:
+        """The finest grouping of a tier's devices (in drawing order, each group led by its first)
+        that keeps the tier within its box budget; the key names what the group shares."""
+        nodes = self.nodes
+
+        def role(d: str) -> tuple:
+            return ("role", nodes[d].role.value)
+
+        def unit(d: str) -> tuple:
+            return ("unit", self.inside.get(d) or 0)
+
+        def rails(d: str) -> tuple:
+            return ("rails", *(rails_of(nodes[d]) or ()))
+
+        keys: list[Callable[[str], tuple]] = []
+        if tier == "server":
+            keys.append(lambda d: (*unit(d), *role(d)))
+        elif len(devices) <= SUMMARY_SINGLES[tier]:
+            keys.append(lambda d: ("device", d))
+        if tier == "core":
+            keys.append(lambda d: ("core-group", nodes[d].core_group or 0))
+        elif tier == "spine":
+            keys += [lambda d: ("pod", nodes[d].pod or 0, "plane", nodes[d].plane or 0), lambda d: ("pod", nodes[d].pod or 0)]
+        elif tier == "leaf":
+            keys += [lambda d: (*role(d), *unit(d), *rails(d)), lambda d: (*role(d), *unit(d)), lambda d: (*role(d), *rails(d))]
+        keys.append(role)
+        for key in keys:
+            groups: dict[tuple, list[str]] = defaultdict(list)
+            for d in devices:
+                groups[key(d)].append(d)
+            if len(groups) <= SUMMARY_MAX_BOXES[tier]:
+                break
+        return list(groups.items())
+
+    def _group_label(self, key: tuple, members: list[str]) -> str:
+        """'su01, rail 1: 2 leaves' / 'su01: 32 GPU nodes × 8 links', then the first and last names."""
+        nodes = self.nodes
+        parts = dict(zip(key[::2], key[1::2], strict=False))  # the key's (name, value) pairs; rails are cut to the first
+        scope = []
+        if parts.get("pod"):
+            scope.append(f"pod{parts['pod']:02d}")
+        if parts.get("plane"):
+            scope.append(f"plane {parts['plane']}")
+        if parts.get("unit"):
+            scope.append(self.unit_name(parts["unit"]))
+        if parts.get("core-group"):
+            scope.append(f"core group {parts['core-group']}")
+        served = sorted({r for d in members for r in rails_of(nodes[d]) or ()}) if self.tier[members[0]] == "leaf" else []
+        if served:
+            scope.append(rails_text(served))
+        role = nodes[members[0]].role.value
+        one, many = ROLE_NAMES.get(role, (role, role + "s"))
+        what = f"{len(members)} {one if len(members) == 1 else many}"
+        if self.tier[members[0]] == "server":
+            low, high = min(self.links[d] for d in members), max(self.links[d] for d in members)
+            what += f" × {low if low == high else f'{low}-{high}'} link{'s' if high > 1 else ''}"
+        names = members[0] if len(members) == 1 else f"{members[0]}, {members[1]}" if len(members) == 2 else f"{members[0]} … {members[-1]}"
+        return (", ".join(scope) + ": " if scope else "") + what + "\n" + names
+
+
+def _legend(edges: list[Edge]) -> list[tuple[int, ...]]:
+    return sorted({e.rails for e in edges if e.rails is not None})
 
 
 def _unit_namer(nodes: dict[str, TopologyNode]) -> Callable[[int], str]:
@@ -165,203 +373,5 @@ def _unit_namer(nodes: dict[str, TopologyNode]) -> Callable[[int], str]:
     return lambda unit: f"{prefix}{unit:02d}"
 
 
-def _drawing(title: str, nodes: dict[str, TopologyNode], devices: list[str], pairs: dict[tuple[str, str], int]) -> Drawing:
-    tiers: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for d in devices:
-        tiers[tier_of(nodes[d])].append((d, d, _fill(nodes[d])))
-    edges = []
-    for (a, b), n in sorted(pairs.items(), key=lambda item: natural_key(item[0])):
-        rail = None
-        ends = {tier_of(nodes[a]), tier_of(nodes[b])}
-        if ends == {"server", "leaf"}:
-            leaf = a if tier_of(nodes[a]) == "leaf" else b
-            rail = nodes[leaf].rail
-        edges.append(Edge(a, b, n, rail))
-    return Drawing(title, dict(tiers), edges)
-
-
-def rail_color(rail: int) -> str:
-    return RAIL_COLORS[(rail - 1) % len(RAIL_COLORS)]
-
-
-def _rails(drawing: Drawing) -> list[int]:
-    return sorted({e.rail for e in drawing.edges if e.rail is not None})
-
-
-# --- Graphviz ------------------------------------------------------------------------------------
-
-
-def _dq(text: str) -> str:
-    """A DOT double-quoted ID."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def to_dot(drawing: Drawing) -> str:
-    lines = [
-        f"// {drawing.title}: written by fabricgen {__version__} (fabricgen export diagram); render with: dot -Tsvg FILE -o FILE.svg",
-        f"graph {_dq(drawing.title)} {{",
-        "  rankdir=TB; newrank=true; splines=true; nodesep=0.2; ranksep=1.2;",
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
-        '  edge [fontname="Helvetica", fontsize=8, color="#777777"];',
-    ]
-    for tier, _ in TIERS:
-        members = drawing.tiers.get(tier, [])
-        if not members:
-            continue
-        lines.append(f"  subgraph {_dq('tier_' + tier)} {{ rank=same;")
-        for node_id, label, fill in members:
-            lines.append(f"    {_dq(node_id)} [label={_dq(label)}, fillcolor={_dq(fill)}];")
-        lines.append("  }")
-    for e in drawing.edges:
-        attributes = [f"label={_dq(str(e.count))}"] if e.count > 1 else []
-        if e.rail is not None:
-            attributes += [f"color={_dq(rail_color(e.rail))}", "penwidth=2"]
-        lines.append(f"  {_dq(e.a)} -- {_dq(e.b)}" + (f" [{', '.join(attributes)}]" if attributes else "") + ";")
-    rails = _rails(drawing)
-    if rails:
-        lines.append(f'  subgraph {_dq("cluster_legend")} {{ label={_dq("rails")}; fontname="Helvetica"; fontsize=10;')
-        for rail in rails:
-            lines.append(f'    {_dq(f"legend_rail{rail}")} [label={_dq(f"rail {rail}")}, fillcolor={_dq(rail_color(rail))}, fontcolor="white"];')
-        lines.append("  }")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 def _fill(node: TopologyNode) -> str:
     return ROLE_FILL.get(node.role.value, "#eeeeee")
-
-
-# --- D2 ------------------------------------------------------------------------------------------
-
-
-def _d2q(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def to_d2(drawing: Drawing) -> str:
-    lines = [f"# {drawing.title}: written by fabricgen {__version__} (fabricgen export diagram); render with: d2 FILE FILE.svg", "direction: down"]
-    where: dict[str, str] = {}
-    for tier, _ in TIERS:
-        members = drawing.tiers.get(tier, [])
-        if not members:
-            continue
-        lines.append(f"{tier}s: {{")
-        for node_id, label, fill in members:
-            lines.append(f"  {_d2q(node_id)}: {_d2q(label)} {{ style.fill: {_d2q(fill)} }}")
-            where[node_id] = f"{tier}s.{_d2q(node_id)}"
-        lines.append("}")
-    for e in drawing.edges:
-        label = f": {_d2q(str(e.count))}" if e.count > 1 else ""
-        style = f" {{ style.stroke: {_d2q(rail_color(e.rail))}; style.stroke-width: 2 }}" if e.rail is not None else ""
-        lines.append(f"{where[e.a]} -- {where[e.b]}{label}{style}")
-    rails = _rails(drawing)
-    if rails:
-        lines.append("legend: rails {")
-        for rail in rails:
-            lines.append(f"  rail{rail}: {_d2q(f'rail {rail}')} {{ style.fill: {_d2q(rail_color(rail))}; style.font-color: white }}")
-        lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-# --- Mermaid -------------------------------------------------------------------------------------
-
-
-def _mermaid_id(node_id: str) -> str:
-    return "n_" + re.sub(r"[^A-Za-z0-9_]", "_", node_id)
-
-
-def _mermaid_label(text: str) -> str:
-    return '"' + text.replace('"', "#quot;") + '"'
-
-
-def to_mermaid(drawing: Drawing) -> str:
-    lines = [f"%% {drawing.title}: written by fabricgen {__version__} (fabricgen export diagram)", "flowchart TB"]
-    for tier, _ in TIERS:
-        members = drawing.tiers.get(tier, [])
-        if not members:
-            continue
-        lines.append(f"  subgraph tier_{tier}[{_mermaid_label(tier + 's')}]")
-        lines += [f"    {_mermaid_id(node_id)}[{_mermaid_label(label)}]" for node_id, label, _ in members]
-        lines.append("  end")
-    styles = []
-    for index, e in enumerate(drawing.edges):
-        label = f"|{_mermaid_label(str(e.count))}|" if e.count > 1 else ""
-        lines.append(f"  {_mermaid_id(e.a)} ---{label} {_mermaid_id(e.b)}")
-        if e.rail is not None:
-            styles.append(f"  linkStyle {index} stroke:{rail_color(e.rail)},stroke-width:2px")
-    rails = _rails(drawing)
-    if rails:
-        lines.append(f"  subgraph legend[{_mermaid_label('rails')}]")
-        for rail in rails:
-            lines.append(f"    legend_rail{rail}[{_mermaid_label(f'rail {rail}')}]")
-            styles.append(f"  style legend_rail{rail} fill:{rail_color(rail)},color:#fff")
-        lines.append("  end")
-    return "\n".join(lines + styles) + "\n"
-
-
-# --- rack elevations -----------------------------------------------------------------------------
-
-
-def elevations(build: ExportBuild) -> dict[str, str]:
-    """`elevations/<row>.svg` per row of racks, when devices have rack positions."""
-    from fabricgen.catalog import load_catalog
-
-    racks: dict[str, list[TopologyNode]] = defaultdict(list)
-    for n in build.topology.nodes:
-        if n.rack:
-            racks[n.rack].append(n)
-    if not racks:
-        return {}
-    catalog = load_catalog()
-
-    def height(model: str) -> int:
-        for section in (catalog.switches, catalog.nodes, catalog.console_servers):
-            if model in section:
-                return section[model].rack_units
-        return 1
-
-    rows: dict[str, list[str]] = defaultdict(list)
-    for rack in racks:
-        match = re.fullmatch(r"R(\d+)-\d+", rack)
-        rows[f"row{int(match.group(1)):02d}" if match else "racks"].append(rack)
-    files = {}
-    for row, names in rows.items():
-        files[f"elevations/{row}.svg"] = _row_svg(build.name, row, sorted(names, key=natural_key), racks, height)
-    return files
-
-
-def _row_svg(fabric: str, row: str, names: list[str], racks: dict[str, list[TopologyNode]], height) -> str:
-    units = max([42] + [n.ru + height(n.model) - 1 for name in names for n in racks[name] if n.ru])
-    gap, top = 40, 50
-    width = len(names) * (RACK_WIDTH_PX + gap) + gap
-    total = top + units * RACK_UNIT_PX + 40
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="Helvetica, Arial, sans-serif">',
-        # the fabric's name stays out of the comment: a hostname may hold "--", which ends no XML comment legally
-        f"<!-- rack elevations written by fabricgen {__version__}; rack height {units} RU (the build does not record it: 42, or the highest device) -->",
-        f'<text x="{gap}" y="24" font-size="16">{xml_escape(fabric)}: {row}</text>',
-    ]
-    for index, name in enumerate(names):
-        x = gap + index * (RACK_WIDTH_PX + gap)
-        out.append(f'<text x="{x}" y="{top - 8}" font-size="12">{xml_escape(name)}</text>')
-        out.append(f'<rect x="{x}" y="{top}" width="{RACK_WIDTH_PX}" height="{units * RACK_UNIT_PX}" fill="#fafafa" stroke="#333"/>')
-        zero_u = sorted((n for n in racks[name] if not n.ru), key=lambda n: natural_key(n.id))
-        for slot, n in enumerate(zero_u):  # PDUs and other 0U devices: a strip beside the rack
-            strip = units * RACK_UNIT_PX // max(len(zero_u), 1)
-            out.append(
-                f'<rect x="{x + RACK_WIDTH_PX + 4}" y="{top + slot * strip}" width="10" height="{strip - 2}" fill="{ROLE_FILL.get(n.role.value, "#eeeeee")}" stroke="#555">'
-                f"<title>{xml_escape(n.id)}: {xml_escape(n.model)}, 0U</title></rect>"
-            )
-        for n in sorted((n for n in racks[name] if n.ru), key=lambda n: (n.ru, natural_key(n.id))):
-            h = height(n.model)
-            y = top + (units - (n.ru + h - 1)) * RACK_UNIT_PX  # RU 1 at the bottom
-            fill = ROLE_FILL.get(n.role.value, "#eeeeee")
-            out.append(
-                f'<rect x="{x + 2}" y="{y + 1}" width="{RACK_WIDTH_PX - 4}" height="{h * RACK_UNIT_PX - 2}" fill="{fill}" stroke="#555">'
-                f"<title>{xml_escape(n.id)}: {xml_escape(n.model)}, RU {n.ru}{'-' + str(n.ru + h - 1) if h > 1 else ''}</title></rect>"
-            )
-            out.append(
-                f'<text x="{x + 6}" y="{y + min(h * RACK_UNIT_PX, 2 * RACK_UNIT_PX) - 4}" font-size="10">{xml_escape(n.id)} ({xml_escape(n.model)})</text>'
-            )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
