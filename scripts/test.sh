@@ -72,11 +72,12 @@ set +e
 # PYTHONDONTWRITEBYTECODE set, every run and each worker rewrites all of them again (about 5 s of
 # CPU per worker). The caches are git-ignored.
 unset PYTHONDONTWRITEBYTECODE
-# Three workers on the CI machine's two cores: the two lab streams (tests/conftest.py LAB_STREAMS),
-# each on a worker of its own, wait on their daemons much of the time; the third worker, at nice 10
-# while labs run, takes the other tests in that time. FABRICGEN_TEST_WORKERS=0 runs everything in
-# this process.
-.venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-3}" --dist loadscope "$@"
+# `-n auto`: a worker per test stream (tests/conftest.py LAB_STREAMS: the two lab streams, and NetBox's
+# once its modules are in the tree) and one more, on the CI machine's two cores: each stream runs on
+# a worker of its own and waits on its daemons much of the time; the last worker, at nice 10 while
+# streams run, takes the other tests in that time (pytest_xdist_auto_num_workers says how many).
+# FABRICGEN_TEST_WORKERS=0 runs everything in this process.
+.venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-auto}" --dist loadscope "$@"
 status=$?
 set -e
 if [ "$status" = 5 ]; then

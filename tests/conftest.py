@@ -86,12 +86,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if any(mark.name == "skipif" and LAB_SKIP_REASON in str(mark.kwargs.get("reason", "")) for mark in item.iter_markers()):
             item.add_marker(pytest.mark.lab)
 
-    # The lab tests first, so xdist starts both lab streams at once (LAB_STREAMS below); in the
-    # shared lab's stream tests/test_chassis_lab.py and tests/test_lab_management.py come first: their
-    # own labs are down before the two-unit lab boots.
+    # The streams' tests first, so xdist starts every stream at once (LAB_STREAMS below); in the
+    # shared lab's stream the tests with labs of their own (tests/test_chassis_lab.py,
+    # tests/test_lab_management.py, MOVED_TESTS) come first: their labs are down before the
+    # two-unit lab boots.
+    order = list(LAB_STREAMS)
+
     def stream_rank(item: pytest.Item) -> int:
         module = item.nodeid.split("::", 1)[0]
-        return list(LAB_STREAMS).index(module) if module in LAB_STREAMS else len(LAB_STREAMS)
+        if item.nodeid in MOVED_TESTS:
+            return order.index(MOVED_TESTS[item.nodeid])
+        return order.index(module) if module in LAB_STREAMS else len(order)
 
     items.sort(key=stream_rank)  # stable: each module's tests keep their order
     # labs will boot: a lab test is selected and none of its skip conditions holds (root, the tools)
@@ -106,9 +111,9 @@ NICE_BESIDE_LABS = 10
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """On xdist, while labs run, every test outside the lab modules (and what it starts) runs at
-    nice 10: the two lab streams are the suite's critical path, and their boots and convergence get
-    the CPU first; the third worker soaks up what they leave. The lab tests, their fixtures and
-    their daemons run at normal priority. Linux's nice is per thread: this sets the thread that
+    nice 10: the streams (LAB_STREAMS) are the suite's critical path, and their boots and
+    convergence get the CPU first; the other worker soaks up what they leave. The streams' tests,
+    their fixtures and their daemons run at normal priority. Linux's nice is per thread: this sets the thread that
     runs tests and forks their processes."""
     if "PYTEST_XDIST_WORKER" not in os.environ or not item.config.stash.get(RUNS_LABS, False):
         return
@@ -127,28 +132,46 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _shared_lab_down.pop()()
 
 
-# The modules that boot labs, in two streams: on xdist (scripts/test.sh: three workers) each stream
-# runs on a worker of its own, its tests one after another, the two streams beside each other (at
-# most two labs at once, of different builds), while the third worker takes the other tests one by
-# one. Each lab test of tests/test_lab.py boots its own lab; the shared-lab stream is
-# tests/test_chassis_lab.py's and tests/test_lab_management.py's labs, then the session's two-unit lab
-# (two_unit_lab) for the modules that use it.
+# The modules that boot labs or servers, in streams: on xdist (scripts/test.sh) each stream runs on
+# a worker of its own, its tests one after another, the streams beside each other (at most two
+# labs at once, of different builds), while the other workers take the other tests one by one.
+# Each lab test of tests/test_lab.py boots its own lab; the shared-lab stream is
+# tests/test_chassis_lab.py's and tests/test_lab_management.py's labs (and MOVED_TESTS'), then the
+# session's two-unit lab (two_unit_lab) for the modules that use it; the NetBox stream is the
+# modules that start a real NetBox (PostgreSQL, Redis, gunicorn: tests/netbox_server.py), apart
+# from the labs: minutes of CPU of their own.
 SHARED_LAB_USERS = ("tests/test_lab_lldp.py", "tests/test_push_sonic.py", "tests/test_sonic_driver.py")
+NETBOX_MODULES = ("tests/test_netbox_server.py", "tests/test_netbox_live.py")
 LAB_STREAMS = {
     "tests/test_lab.py": "own labs",
-    # its own lab, in the shared-lab stream before that lab boots: the own-labs stream is the longer
+    # their own labs, in the shared-lab stream before that lab boots
     "tests/test_chassis_lab.py": "shared lab",
     "tests/test_lab_management.py": "shared lab",
     **dict.fromkeys(SHARED_LAB_USERS, "shared lab"),
+    **dict.fromkeys(NETBOX_MODULES, "netbox"),
+}
+# Tests of tests/test_lab.py that run in the shared-lab stream (node id -> the module whose place in
+# that stream they take), so that both lab streams take about as long: each boots a lab of its own
+# and uses no fixture of its module's.
+MOVED_TESTS = {
+    "tests/test_lab.py::test_an_eos_fabric_boots_its_routing_twins_and_verifies": "tests/test_chassis_lab.py",
 }
 LAB_MODULES = tuple(LAB_STREAMS)
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (scripts/test.sh): a worker for each stream whose modules are in the tree, and one
+    for every other test (three until the NetBox modules land, then four; on two cores: the
+    streams wait on daemons and timers much of the time)."""
+    return len({stream for module, stream in LAB_STREAMS.items() if (REPO / module).exists()}) + 1
+
+
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: `-p no:xdist` still runs the suite
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`scripts/test.sh` runs `--dist loadscope` with these scopes: each lab stream is one scope,
-    every other test a scope of its own. xdist hands out the largest scopes first, so the two
-    streams start at once on two workers. (xdist's loadgroup would say the same with marks, but
+    """`scripts/test.sh` runs `--dist loadscope` with these scopes: each stream is one scope,
+    every other test a scope of its own. The streams' tests come first (pytest_collection_modifyitems),
+    so the streams start at once, each on a worker of its own. (xdist's loadgroup would say the same with marks, but
     it loses the marks with pytest 9.2: pytest-dev/pytest-xdist#1386.)"""
     if config.getvalue("dist") != "loadscope":
         return None
@@ -156,6 +179,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
     class LabStreams(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid in MOVED_TESTS:
+                return LAB_STREAMS[MOVED_TESTS[nodeid]]
             return LAB_STREAMS.get(nodeid.split("::", 1)[0], nodeid)
 
     return LabStreams(config, log)

@@ -142,7 +142,7 @@ def test_a_wrong_frr_container_is_named_as_the_cause(two_unit_lab, target, tmp_p
     shutil.copyfile(target.known_hosts, tmp_path / "known_hosts")
     inventory.write_text(f"devices:\n  {LEAF}: {{host: 127.0.0.1, optional_args: {{port: {target.port}}}}}\n")
     result = push(build_dir, inventory, target.password, "--devices", LEAF)
-    assert result.returncode == 1 and "check optional_args frr_container ('bgp')" in result.stdout
+    assert result.returncode == 1 and "check optional_args frr_container ('bgp')" in result.stdout, result.stdout + result.stderr
 
 
 def test_a_changed_host_key_is_refused_before_the_password_is_sent(complete, target, inventory, tmp_path: Path):

@@ -20,7 +20,12 @@
     `lldpctl -f json` is its real lldpd;
   - /usr/local/bin holds the stand-ins for what only SONiC has (the NOS package's LAB_ENDPOINT part, fabricgen/nos/sonic/lab_endpoint.py);
   - the endpoint's directory is seen at ENDPOINT_MOUNT, with a marker file naming the lab and the
-    switch: that is how `down` finds the namespace's processes, also after a crash.
+    switch: that is how `down` finds the namespace's processes, also after a crash;
+  - the login's home directory (root's, from the host's passwd) is the endpoint's empty `home/`:
+    the switch's shell reads no dotfile of the host's root (bash reads ~/.bashrc for every
+    command sshd runs: GNU Bash manual, "Bash Startup Files", invoked by sshd; a host's may start
+    tools, 80 ms of CPU per command on the test machine, a dozen commands per device and verify),
+    and vtysh keeps its history there, not in the host's.
 - The driver's commit-confirm timer (setsid, `sh /etc/sonic/fabricgen/confirm-timer.sh`) runs in
   that namespace too: the device reverts an unconfirmed commit by itself, as on a switch.
 
@@ -38,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pwd
 import secrets
 import shlex
 import shutil
@@ -92,6 +98,7 @@ mount --bind {mount}/config {config_dir}
 mount --bind {frr_dir} {mount}/frr-run
 mount --bind /run/netns/{namespace} {mount}/netns
 mount --bind {lldpd_run} {mount}/lldpd-run
+mount --bind {mount}/home {home}
 mount -t tmpfs -o mode=755 fabricgen-endpoint /run
 mkdir -p /run/frr /run/sshd /run/netns
 mkdir -p {lldpd_run}
@@ -188,7 +195,10 @@ def start_endpoint(
     if not (frr_dir / "bgpd.vty").exists():
         raise LabError(Problem(f"no FRR runs for {device} ({frr_dir}/bgpd.vty is missing)", device=device))
     private_directory(directory)
-    for sub in (f"etc-upper/{config_dir.relative_to('/etc')}", "etc-work", "config", "frr-run", "bin", "control"):
+    home = Path(pwd.getpwnam(USERNAME).pw_dir)
+    if not home.is_absolute() or home.resolve() in (Path("/"), Path("/etc"), Path("/run")) or not home.is_dir():
+        raise LabError(Problem(f"{USERNAME}'s home directory {home} cannot be replaced by the endpoint's own", device=device))
+    for sub in (f"etc-upper/{config_dir.relative_to('/etc')}", "etc-work", "config", "frr-run", "bin", "control", "home"):
         (directory / sub).mkdir(parents=True, exist_ok=True)
     (directory / MARKER).write_text(marker + "\n")
     _write_shadow(directory / "etc-upper" / "shadow", root_hash)
@@ -218,6 +228,7 @@ def start_endpoint(
         namespace=shlex.quote(namespace),
         lldpd_run=shlex.quote(str(lldpd_socket.parent)),
         lldpd_socket=shlex.quote(lldpd_socket.name),
+        home=shlex.quote(str(home)),
         sshd=SSHD,
     )
     with open(directory / "unshare.log", "w") as log:
