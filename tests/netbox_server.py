@@ -3,7 +3,7 @@
 What `scripts/netbox.sh` installs (root, once per machine; docs/testing.md) and this module runs:
 
 - NetBox 4.7.3 from its release on PyPI, in a virtualenv at `/opt/netbox/venv` of a Debian trixie
-  root file system at `.netbox/root` (debootstrap; git-ignored): NetBox 4.7 requires Python 3.12 or
+  root file system at `/var/cache/fabricgen/netbox/root` ($FABRICGEN_NETBOX_HOME; debootstrap): NetBox 4.7 requires Python 3.12 or
   newer (its `settings.py` refuses older ones, and `circuits` imports `itertools.batched`), Debian
   bookworm has 3.11, trixie has 3.13. Only NetBox's Python runs in that root (chroot); psycopg is
   its prebuilt `binary` flavour of the pinned release, not the `c` flavour compiled at install.
@@ -67,13 +67,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-HOME = REPO / ".netbox"  # git-ignored: what scripts/netbox.sh installs
+# what scripts/netbox.sh installs (root): shared by every clone on the machine
+HOME = Path(os.environ.get("FABRICGEN_NETBOX_HOME", "/var/cache/fabricgen/netbox"))
 ROOT = HOME / "root"  # the Debian trixie root NetBox's Python runs in
 VERSION = "4.7.3"  # the release scripts/netbox.sh installs (NETBOX_VERSION there)
 VENV = "/opt/netbox/venv"  # inside ROOT
@@ -151,6 +151,7 @@ class NetBox:
     directory: Path  # on the host; inside ROOT
     redis_port: int
     redis_password: str
+    pids: dict[str, int] = field(default_factory=dict)  # the leader of each process group: postgres, redis, gunicorn
 
     @property
     def socket_dir(self) -> Path:
@@ -462,6 +463,7 @@ def start_netbox(port: int | None = None, workers: int = 3) -> Iterator[NetBox]:
             directory=directory,
             redis_port=redis_port,
             redis_password=redis_password,
+            pids={name: process.pid for name, process in processes.running.items()},
         )
     finally:
         processes.stop_all()
