@@ -20,16 +20,20 @@ What `scripts/netbox.sh` installs (root, once per machine; docs/testing.md) and 
 
 For test modules:
 
-    from tests.netbox_server import netbox  # noqa: F401  (the fixture)
+    from tests import netbox_server
 
-    def test_x(netbox: NetBox) -> None:
+    netbox = netbox_server.netbox  # the fixture, found by pytest in the module (an import of the
+                                   # name would be ruff's F811 beside the test's argument)
+
+    def test_x(netbox: netbox_server.NetBox) -> None:
         api = pynetbox.api(netbox.url, token=netbox.token)   # token: "nbt_<key>.<secret>" (v2)
         ...
         netbox.reset()   # back to the empty, migrated NetBox (seconds): a new database, same token
 
-`netbox` is session-scoped (one NetBox per pytest worker that asks for it); it skips the test,
+`netbox` is session-scoped: one NetBox per pytest worker that asks for it, however many modules
+import it, stopped when the session ends; it skips the test,
 naming why, where no NetBox can run (`unavailable()`: not root, or `scripts/netbox.sh` not run).
-`start_netbox(parent)` is the context manager behind it. The NetBox's attributes: `url`
+`start_netbox(port=None, workers=3)` is the context manager behind it. The NetBox's attributes: `url`
 (`http://127.0.0.1:<port>`, no trailing slash), `token`, `version` ("4.7.3", what
 `/api/status/` says), `directory` (its files and logs: gunicorn.log, postgres.log, redis.log).
 
@@ -470,14 +474,21 @@ def start_netbox(port: int | None = None, workers: int = 3) -> Iterator[NetBox]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+_shared: list[NetBox] = []  # this process's NetBox behind the fixture
+_shared_stack = contextlib.ExitStack()
+
+
 @pytest.fixture(scope="session")
-def netbox() -> Iterator[NetBox]:
-    """A NetBox for the session (this worker's); skips, naming why, where none can run."""
+def netbox(request: pytest.FixtureRequest) -> NetBox:
+    """This process's NetBox (one per pytest worker, however many modules import the fixture:
+    pytest would make one per importing module); skips, naming why, where none can run."""
     reason = unavailable()
     if reason:
         pytest.skip(reason)
-    with start_netbox() as server:
-        yield server
+    if not _shared:
+        request.config.add_cleanup(_shared_stack.close)  # at the session's end, a failure included
+        _shared.append(_shared_stack.enter_context(start_netbox()))
+    return _shared[0]
 
 
 def main(argv: list[str] | None = None) -> int:
