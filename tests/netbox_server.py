@@ -453,6 +453,10 @@ def start_netbox(port: int | None = None, workers: int = 3) -> Iterator[NetBox]:
             "--bind", f"127.0.0.1:{port}",
             "--workers", str(workers),
             "--timeout", "300",
+            # NetBox loaded once, in the master, and the workers forked from it: a NetBox up in
+            # 12 s and 10 s of CPU rather than 28 s and 25 s; loading opens no database or
+            # redis connection for the workers to share (the master holds none: ss -xp, ss -tp)
+            "--preload",
             "--chdir", inside(directory),
             "netbox.wsgi",
         ]  # fmt: skip
