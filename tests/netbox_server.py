@@ -42,10 +42,11 @@ missing; `python -m tests.netbox_server serve --port 8790 --env FILE` runs one N
 interrupted, writing NETBOX_URL and NETBOX_TOKEN to FILE (0600); `reset DIRECTORY` empties a
 served one.
 
-Sources for the configuration keys: NetBox's docs, configuration/required-parameters.md
-(ALLOWED_HOSTS, DATABASES, REDIS, SECRET_KEY) and configuration/security.md (API_TOKEN_PEPPERS:
-v2 tokens need one pepper of 50 characters or more), and the 4.7.3 release's
-netbox/configuration_example.py; the token's HMAC from the release's users/models/tokens.py
+Sources for the configuration keys: NetBox's docs (bundled in the release),
+configuration/required-parameters (ALLOWED_HOSTS, DATABASES, REDIS, SECRET_KEY, and
+API_TOKEN_PEPPERS: v2 tokens need one pepper of 50 characters or more) and
+installation/3b-python-package (the wheel reads $NETBOX_ROOT/conf/configuration.py), and the
+4.7.3 release's netbox/configuration_example.py; the token's HMAC from the release's users/models/tokens.py
 (`Token.update_digest`: HMAC-SHA256 of the token's secret keyed with the pepper).
 """
 
@@ -263,8 +264,10 @@ def netbox_command(directory: Path, *args: str) -> subprocess.CompletedProcess[s
 
 
 def write_configuration(directory: Path, redis_port: int, redis_password: str, pepper: str) -> None:
-    """NETBOX_ROOT/conf/configuration.py (keys: NetBox's configuration/required-parameters.md and
-    security.md, the release's configuration_example.py)."""
+    """NETBOX_ROOT/conf/configuration.py. Keys from NetBox's docs: configuration/required-parameters
+    (the first five; CONN_MAX_AGE there, CONN_HEALTH_CHECKS is Django's DATABASES option),
+    configuration/miscellaneous (CENSUS_REPORTING_ENABLED, RELEASE_CHECK_URL),
+    configuration/system (MEDIA_ROOT); the release's configuration_example.py."""
     configuration = {
         "ALLOWED_HOSTS": ["127.0.0.1", "localhost"],
         "DATABASES": {
