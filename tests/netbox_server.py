@@ -345,12 +345,41 @@ def start_redis(processes: Processes, directory: Path) -> tuple[int, str]:
 
 def new_directory() -> Path:
     """A directory for one NetBox inside ROOT: root's, others may only pass through (PostgreSQL's
-    data and socket directories in it are the postgres user's)."""
+    data and socket directories in it are the postgres user's). Its `owner` file names the
+    process that started it; what a killed owner left behind goes first (sweep_orphans)."""
     parent = ROOT / SERVERS.lstrip("/")
     parent.mkdir(parents=True, exist_ok=True)
+    sweep_orphans(parent)
     directory = Path(tempfile.mkdtemp(prefix="netbox-", dir=parent))
     directory.chmod(0o711)
+    (directory / "owner").write_text(f"{os.getpid()}\n")
     return directory
+
+
+def sweep_orphans(parent: Path) -> None:
+    """Stop the processes of, and remove, each NetBox directory whose owner no longer runs (a test
+    run killed before its teardown): every process of a NetBox works in its directory (PostgreSQL
+    in its data, redis and gunicorn in the directory itself)."""
+    for directory in parent.glob("netbox-*"):
+        try:
+            owner = int((directory / "owner").read_text())
+            os.kill(owner, 0)
+            continue  # its owner runs: its NetBox is in use
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue  # being made, or not ours
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cwd = Path(os.readlink(entry / "cwd"))
+            except OSError:
+                continue
+            if cwd == directory or directory in cwd.parents:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(entry.name), signal.SIGKILL)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def initdb(data: Path) -> None:

@@ -1,9 +1,12 @@
 """The live NetBox harness (tests/netbox_server.py): the release it serves, a token that writes,
-reset() to empty, 127.0.0.1 only, and nothing left behind when a test fails inside it."""
+reset() to empty, 127.0.0.1 only, nothing left behind when a test fails inside it, and what a
+killed test run left behind stopped by the next."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pynetbox
@@ -77,3 +80,24 @@ def test_a_netbox_of_its_own_serves_the_release_writes_resets_and_leaves_nothing
     assert processes_naming(directory.name) == []
     for name, pid in pids.items():
         assert not os.path.exists(f"/proc/{pid}"), f"{name} ({pid}) still runs"
+
+
+def test_a_netbox_whose_test_run_was_killed_is_stopped_and_removed_by_the_next(tmp_path: Path) -> None:
+    """sweep_orphans on real processes: a killed owner's NetBox goes, a running owner's stays."""
+    owner = subprocess.Popen(["true"])
+    owner.wait()
+    orphan, in_use = tmp_path / "netbox-orphan", tmp_path / "netbox-in-use"
+    for directory, owner_pid in ((orphan, owner.pid), (in_use, os.getpid())):
+        (directory / "pgdata").mkdir(parents=True)
+        (directory / "owner").write_text(f"{owner_pid}\n")
+    left = subprocess.Popen(["sleep", "600"], cwd=orphan / "pgdata")  # as PostgreSQL works in its data directory
+    kept = subprocess.Popen(["sleep", "600"], cwd=in_use)
+    try:
+        netbox_server.sweep_orphans(tmp_path)
+        assert left.wait(timeout=60) == -signal.SIGKILL
+        assert not orphan.exists()
+        assert in_use.exists() and kept.poll() is None
+    finally:
+        for process in (left, kept):
+            process.kill()
+            process.wait()
