@@ -3,19 +3,20 @@
 What `scripts/netbox.sh` installs (root, once per machine; docs/testing.md) and this module runs:
 
 - NetBox 4.7.3 from its release on PyPI, in a virtualenv at `/opt/netbox/venv` of a Debian trixie
-  root file system at `/var/cache/fabricgen/netbox/root` ($FABRICGEN_NETBOX_HOME; debootstrap): NetBox 4.7 requires Python 3.12 or
-  newer (its `settings.py` refuses older ones, and `circuits` imports `itertools.batched`), Debian
-  bookworm has 3.11, trixie has 3.13. Only NetBox's Python runs in that root (chroot); psycopg is
+  root file system (debootstrap) at `/var/cache/fabricgen/netbox/root` (or under
+  $FABRICGEN_NETBOX_HOME): NetBox 4.7 requires Python 3.12 or newer (its `settings.py` refuses
+  older ones, and `circuits` imports `itertools.batched`); Debian bookworm has 3.11, trixie 3.13. Only NetBox's Python runs in that root (chroot); psycopg is
   its prebuilt `binary` flavour of the pinned release, not the `c` flavour compiled at install.
 - PostgreSQL (the machine's Debian package) and redis-server run outside it, one of each per
   NetBox: PostgreSQL as the `postgres` user on a unix socket only, in a directory inside the root
   that only that user (and root) can open; redis on 127.0.0.1 at a free port with a random
   password, no persistence.
 - A migrated database is made once per machine (`python -m tests.netbox_server template`, which
-  `scripts/netbox.sh` runs) and copied for each NetBox: its migrations take about a minute of CPU
-  that a test session does not pay again. The copy has a superuser `fabricgen` and one v2 API token
+  `scripts/netbox.sh` runs) and copied for each NetBox: its 336 migrations take about 3.5 min of
+  CPU (Django re-rendering model states) that a test session does not pay again. The copy has a superuser `fabricgen` and one v2 API token
   (write enabled); each NetBox gets a new random token, API token pepper and SECRET_KEY.
-- gunicorn (NetBox's own pin) serves NetBox's WSGI application on 127.0.0.1 at a free port. No
+- gunicorn (NetBox's own pin) serves NetBox's WSGI application on 127.0.0.1 at a free port, three
+  workers forked from a master that loaded NetBox once; up in about 12 s, about 0.6 GB. No
   RQ worker (nothing a push does queues a job) and no static files (the API needs none).
 
 For test modules:
@@ -31,11 +32,12 @@ For test modules:
         netbox.reset()   # back to the empty, migrated NetBox (seconds): a new database, same token
 
 `netbox` is session-scoped: one NetBox per pytest worker that asks for it, however many modules
-import it, stopped when the session ends; it skips the test,
-naming why, where no NetBox can run (`unavailable()`: not root, or `scripts/netbox.sh` not run).
+import it, stopped when the session ends; it skips the test, naming why, where no NetBox can run (`unavailable()`: not root, or `scripts/netbox.sh` not run).
 `start_netbox(port=None, workers=3)` is the context manager behind it. The NetBox's attributes: `url`
 (`http://127.0.0.1:<port>`, no trailing slash), `token`, `version` ("4.7.3", what
-`/api/status/` says), `directory` (its files and logs: gunicorn.log, postgres.log, redis.log).
+`/api/status/` says), `directory` (its files and logs: gunicorn.log, postgres.log, redis.log),
+`pids` (the leaders of its processes), `redis_port`. A NetBox whose test run was killed before its
+teardown is stopped and removed by the next one started on the machine (`sweep_orphans`).
 
 From a shell (root): `python -m tests.netbox_server template` makes the migrated database if
 missing; `python -m tests.netbox_server serve --port 8790 --env FILE` runs one NetBox until it is
@@ -46,8 +48,8 @@ Sources for the configuration keys: NetBox's docs (bundled in the release),
 configuration/required-parameters (ALLOWED_HOSTS, DATABASES, REDIS, SECRET_KEY, and
 API_TOKEN_PEPPERS: v2 tokens need one pepper of 50 characters or more) and
 installation/3b-python-package (the wheel reads $NETBOX_ROOT/conf/configuration.py), and the
-4.7.3 release's netbox/configuration_example.py; the token's HMAC from the release's users/models/tokens.py
-(`Token.update_digest`: HMAC-SHA256 of the token's secret keyed with the pepper).
+4.7.3 release's netbox/configuration_example.py; the token's HMAC from the release's
+users/models/tokens.py (`Token.update_digest`: HMAC-SHA256 of the token's secret keyed with the pepper).
 """
 
 from __future__ import annotations
