@@ -4,8 +4,9 @@ What `scripts/netbox.sh` installs (root, once per machine; docs/testing.md) and 
 
 - NetBox 4.7.3 from its release on PyPI, in a virtualenv at `/opt/netbox/venv` of a Debian trixie
   root file system (debootstrap) at `/var/cache/fabricgen/netbox/root` (or under
-  $FABRICGEN_NETBOX_HOME): NetBox 4.7 requires Python 3.12 or newer (its `settings.py` refuses
-  older ones, and `circuits` imports `itertools.batched`); Debian bookworm has 3.11, trixie 3.13. Only NetBox's Python runs in that root (chroot); psycopg is
+  $FABRICGEN_NETBOX_HOME): NetBox 4.7 requires Python 3.12 or newer (on 3.11 the Django it pins
+  fails to import `inspect.markcoroutinefunction`, its `settings.py` refuses to start, `circuits`
+  imports `itertools.batched`); Debian bookworm has 3.11, trixie 3.13. Only NetBox's Python runs in that root (chroot); psycopg is
   its prebuilt `binary` flavour of the pinned release, not the `c` flavour compiled at install.
 - PostgreSQL (the machine's Debian package) and redis-server run outside it, one of each per
   NetBox: PostgreSQL as the `postgres` user on a unix socket only, in a directory inside the root
