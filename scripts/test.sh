@@ -5,7 +5,8 @@
 #   scripts/test.sh tests/test_diff.py       one file
 # docs/testing.md says what each marker and each test file covers.
 #
-# Run as root, it installs the Debian packages the tests drive when they are missing (below).
+# Run as root, it installs the Debian packages the tests drive when they are missing (below), and
+# for the whole suite the live NetBox tests' NetBox (scripts/netbox.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -59,6 +60,12 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
             update-rc.d "$script" disable >/dev/null 2>&1 || true
         fi
     done
+fi
+
+# The live NetBox tests' NetBox (scripts/netbox.sh: root; minutes once per machine, then nothing),
+# with the whole suite and for the NetBox test files; elsewhere those tests skip, saying why
+if [ "$#" = 0 ] || [[ " $* " == *netbox* ]]; then
+    bash scripts/netbox.sh
 fi
 
 # The static checks (pyproject.toml [tool.ruff], [tool.mypy]) with the whole suite, that is without
