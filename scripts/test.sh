@@ -64,8 +64,16 @@ fi
 
 # The live NetBox tests' NetBox (scripts/netbox.sh: root; minutes once per machine, then nothing),
 # with the whole suite and for the NetBox test files; elsewhere those tests skip, saying why
+# It runs beside the lint and the tests: on a new machine it takes minutes, mostly downloads and one
+# core of migrations, and only the NetBox tests need it; their fixture waits for the status file
+# (tests/netbox_server.py wait_for_setup) and shows this log when the install failed.
+netbox_setup=
 if [ "$#" = 0 ] || [[ " $* " == *netbox* ]]; then
-    bash scripts/netbox.sh
+    netbox_setup=$(mktemp -d /tmp/fabricgen-netbox-setup.XXXXXX)
+    export FABRICGEN_NETBOX_SETUP=$netbox_setup
+    ( set +e; bash scripts/netbox.sh >"$netbox_setup/log" 2>&1; echo $? >"$netbox_setup/status.partial" \
+        && mv "$netbox_setup/status.partial" "$netbox_setup/status" ) &
+    netbox_pid=$!
 fi
 
 # The static checks (pyproject.toml [tool.ruff], [tool.mypy]) with the whole suite, that is without
@@ -86,6 +94,11 @@ unset PYTHONDONTWRITEBYTECODE
 # FABRICGEN_TEST_WORKERS=0 runs everything in this process.
 .venv/bin/python -m pytest -n "${FABRICGEN_TEST_WORKERS:-auto}" --dist loadscope "$@"
 status=$?
+if [ -n "$netbox_setup" ]; then
+    wait "$netbox_pid"  # not left running after the tests (a run that stopped early)
+    [ "$(cat "$netbox_setup/status" 2>/dev/null)" = 0 ] || { echo "scripts/netbox.sh failed:" >&2; tail -n 20 "$netbox_setup/log" >&2; }
+    rm -rf "$netbox_setup"
+fi
 set -e
 if [ "$status" = 5 ]; then
     echo "pytest collected no tests: that is a failure here" >&2

@@ -126,6 +126,28 @@ def unavailable() -> str | None:
     return None
 
 
+SETUP_VARIABLE = "FABRICGEN_NETBOX_SETUP"  # scripts/test.sh: the directory of its background scripts/netbox.sh
+SETUP_LIMIT = 3600.0  # a new machine's install takes minutes; an hour means it hangs
+
+
+def wait_for_setup() -> None:
+    """Where scripts/test.sh runs scripts/netbox.sh beside the tests, wait until it has ended (its
+    status file appears) and fail, with its log, when it failed: a NetBox the suite was meant to
+    install is a failure to see, not a skip."""
+    setup = os.environ.get(SETUP_VARIABLE)
+    if not setup:
+        return
+    status = Path(setup) / "status"
+    deadline = time.monotonic() + SETUP_LIMIT
+    while not status.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"scripts/netbox.sh has not ended after {SETUP_LIMIT:.0f} s (log: {Path(setup) / 'log'})")
+        time.sleep(1.0)
+    if status.read_text().strip() != "0":
+        log = (Path(setup) / "log").read_text(errors="replace")[-4000:]
+        pytest.fail(f"scripts/netbox.sh failed (exit {status.read_text().strip()}):\n{log}")
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -521,6 +543,7 @@ _shared_stack = contextlib.ExitStack()
 def netbox(request: pytest.FixtureRequest) -> NetBox:
     """This process's NetBox (one per pytest worker, however many modules import the fixture:
     pytest would make one per importing module); skips, naming why, where none can run."""
+    wait_for_setup()
     reason = unavailable()
     if reason:
         pytest.skip(reason)
