@@ -149,19 +149,17 @@ def test_prefixes_are_the_subnets_and_the_pools_they_span():
 
     prefixes = fabric_prefixes(
         [
-            row("10.0.128.1/32", "loopback"),
-            row("10.0.128.9/32", "loopback"),
-            row("10.8.0.0/31", "fabric"),
-            row("10.8.0.6/31", "fabric"),
-            row("192.0.2.1/31", "host", "outside"),
+            row("10.0.128.1/32", "loopback"), row("10.0.128.9/32", "loopback"), row("10.8.0.0/31", "fabric"), row("10.8.0.6/31", "fabric"),
+            row("172.16.0.2/26", "management"), row("172.16.0.70/26", "management"), row("192.0.2.1/31", "host", "outside"),
         ],
         {"leaf1"},
-    )
+    )  # fmt: skip
     assert prefixes == [
         ("10.0.128.0/28", "container", "backend loopback pool"),
-        ("10.8.0.0/29", "container", "backend fabric pool"),
-        ("10.8.0.0/31", "active", "backend fabric"),
-        ("10.8.0.6/31", "active", "backend fabric"),
+        ("10.8.0.0/29", "container", "backend fabric pool"),  # the /31 links are in it, not prefixes of their own
+        ("172.16.0.0/25", "container", "backend management pool"),
+        ("172.16.0.0/26", "active", "backend management"),
+        ("172.16.0.64/26", "active", "backend management"),
     ]
 
 

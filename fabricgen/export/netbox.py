@@ -1,36 +1,34 @@
-"""A build as NetBox bulk-import CSV files, and the same objects as a request plan for `--push`.
+"""A build as NetBox bulk-import CSV files; `--push` sends the same rows (netbox_plan, netbox_push).
 
-Written for NetBox 4.6 (release 4.6.8): the column names are the fields of its import forms
-(netbox/dcim/forms/bulk_import.py, netbox/ipam/forms/bulk_import.py), the values its choice sets
+Written for NetBox 4.7 (checked against 4.7.3): the column names are the fields of its import
+forms (netbox/dcim/forms/bulk_import.py, netbox/ipam/forms/bulk_import.py,
+netbox/tenancy/forms/bulk_import.py, netbox/extras/forms/bulk_import.py; `tags` of
+netbox/netbox/forms/bulk_import.py NetBoxModelImportForm), the values its choice sets
 (netbox/dcim/choices.py, netbox/ipam/choices.py). Import the files in the order of `IMPORT_ORDER`
-(each refers to objects the earlier ones create).
+(each refers to objects the earlier ones create); `COLUMNS` names each file's columns.
 
-- manufacturers.csv (name, slug): the catalog's `vendor` of each switch model; models whose
-  catalog entry names no vendor (nodes, console servers) get `UNKNOWN_MANUFACTURER`;
-- device-roles.csv (name, slug, color), platforms.csv (name, slug, manufacturer: the NOSes, named
-  as their packages say, `ExportParts.netbox_platform` and `netbox_manufacturer`; every NOS
-  package's manufacturer is in manufacturers.csv);
-- device-types.csv (manufacturer, model, slug, part_number, u_height): rack units from fabricgen's
-  built-in catalog, 1 for a model it does not hold;
-- sites.csv (name, slug, status): one site, the fabric;
-- racks.csv (site, name, status, width, u_height) when the build has a layout (topology.json's
-  `rack` per device);
-- devices.csv (name, role, manufacturer, device_type, platform, status, site, rack, position, face);
-- interfaces.csv (device, name, type, speed, mgmt_only, description): every cabled port and every
-  addressed interface; the type from the port's form factor (its optic, else its cable, in the
-  catalog) and speed (`INTERFACE_TYPES`), `virtual` for loopbacks and SVIs, else `other`;
-- console-ports.csv / console-server-ports.csv (device, name, type) for console cables;
-- cables.csv (side_a_device, side_a_type, side_a_name, side_b_device, side_b_type, side_b_name,
-  type, status, label, length, length_unit): the cabling plan, label = the cable ID;
-- ip-addresses.csv (address, status, role, device, interface, is_oob, description).
+The fabric is a site, a tenant and a VRF named after it; every object it owns carries the tags
+`fabricgen` and `fabricgen-<fabric>` (`fabric_tag`), its addresses and prefixes are in its VRF.
+Shared objects (manufacturers, roles, platforms, device types, the RIR, ASNs) carry `fabricgen`.
+
+- tags, manufacturers (the catalog's `vendor` of each switch model, `UNKNOWN_MANUFACTURER` for a
+  model whose entry names none), device roles, platforms (the NOSes, named as their packages say:
+  `ExportParts.netbox_platform`, `netbox_manufacturer`), device types (rack units from the
+  built-in catalog, 1 for a model it does not hold);
+- the RIR `PRIVATE_RIR` and the switches' private ASNs (RFC 6996); tenant, site, VRF; racks with a
+  layout; VLANs (one per SVI, `Vlan<N>`); prefixes (`fabric_prefixes`);
+- devices; interfaces (every cabled port and every addressed interface, the type from the port's
+  form factor and speed, `INTERFACE_TYPES`, `virtual` for loopbacks and SVIs, else `other`);
+  console ports; cables (label = the cable ID); IP addresses with the device's OOB and primary
+  address marked (`device_addresses`); optics as inventory items on their interface.
 
 A cell that starts with `= + - @` (a rack named in an edited build, say) starts with a quote in
 the files, so a spreadsheet shows it as text (OWASP, CSV Injection; fabricgen.basics.csv_format); `--push`
 sends the name as it is.
 
-Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables): a build is
-a plan until it is racked. Devices outside the build (the management core an OOB uplink ends at)
-and their cables are left out.
+Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables, optics): a
+build is a plan until it is racked. Devices outside the build (the management core an OOB uplink
+ends at) and their cables are left out.
 """
 
 from __future__ import annotations
@@ -51,7 +49,7 @@ from fabricgen.nos.interface import plugins
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
 
-NETBOX_VERSION = "4.6.8"
+NETBOX_VERSION = "4.7.3"  # the release the columns and the push were checked against
 UNKNOWN_MANUFACTURER = "Unknown"
 OUTSIDE = "-"  # topology.json's model of a device outside the build
 IMPORT_ORDER = (
@@ -285,11 +283,12 @@ def device_addresses(build: ExportBuild, catalog: Catalog, names: set[str]) -> t
 
 
 def fabric_prefixes(addresses: list[AddressRow], names: set[str]) -> list[tuple[str, str, str]]:
-    """(prefix, status, description) of the fabric's subnets and the pools they came from: every
-    subnet an address sits in (a /31 link, the management /26), `active`; per network and kind the
-    smallest prefix holding all its addresses (the loopback pool, the p2p pool), `container`, when
-    that is not itself one of the subnets and is no wider than a /8 (IPv4) or /32 (IPv6): the
-    build records addresses, not pools, so a pool is what its addresses span."""
+    """(prefix, status, description) of the fabric's pools and subnets: per network and kind of
+    address the smallest prefix holding all its addresses (the loopback pool, the p2p pool, the
+    host-link pool), `container`, when it is no wider than a /8 (IPv4) or /32 (IPv6); and every
+    subnet wider than a link that an address sits in (the management /26), `active`. The build
+    records addresses, not pools, so a pool is what its addresses span. A /31 (/127) link is no
+    prefix of its own: the 256-GPU build has 740, each of two addresses, and its pool holds them."""
     subnets: dict[ipaddress.IPv4Network | ipaddress.IPv6Network, str] = {}
     spans: dict[tuple[str, str, int], list[ipaddress.IPv4Network | ipaddress.IPv6Network]] = defaultdict(list)
     for row in addresses:
@@ -297,7 +296,7 @@ def fabric_prefixes(addresses: list[AddressRow], names: set[str]) -> list[tuple[
             continue
         interface = ipaddress.ip_interface(row.address)
         network = interface.network
-        if network.prefixlen < network.max_prefixlen:
+        if network.prefixlen < network.max_prefixlen - 1:
             subnets.setdefault(network, f"{row.network} {row.kind}")
         spans[row.network, row.kind, interface.version].append(network)
     pools: dict[ipaddress.IPv4Network | ipaddress.IPv6Network, str] = {}
