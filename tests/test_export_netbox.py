@@ -443,3 +443,12 @@ def test_concurrency_is_bounded(builds, tmp_path, monkeypatch, concurrency):
     )
     assert result.exit_code == 2 and "--concurrency" in result.output and "1 to 16" in result.output
     assert not (tmp_path / "nb").exists()
+
+
+def test_batches_share_the_work_and_stay_bounded():
+    from fabricgen.export.netbox_push import _batches
+
+    assert [len(b) for b in _batches(list(range(132)), 250, 4)] == [33, 33, 33, 33]  # every request slot busy
+    assert [len(b) for b in _batches(list(range(1700)), 100, 4)] == [100] * 17  # never more than the batch
+    assert [len(b) for b in _batches(list(range(30)), 250, 4)] == [25, 5]  # not smaller than 25
+    assert _batches([], 250, 4) == []

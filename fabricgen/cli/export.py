@@ -172,7 +172,7 @@ def netbox_command(
 
     def push_to_netbox(build) -> NetboxPushSummary:
         assert client is not None
-        with Phases("netbox push", quiet=as_json) as phases:
+        with Phases("netbox push") as phases:  # on stderr, beside --json's stdout
             result = push(made[0], build.name, client, delete=delete, dry_run=dry_run, concurrency=concurrency, progress=phases.start)
         summary = NetboxPushSummary(
             url=shown_url(push_url or ""),
@@ -208,7 +208,7 @@ def _print_push(summary) -> None:
         if c.created or c.updated or c.deleted or c.failed or c.stale:
             kept = f", {c.stale:,} not in the build (kept; --delete deletes them)" if c.stale else ""
             out.print(
-                f"  {name}: {c.created:,} created, {c.updated:,} changed, {c.deleted:,} deleted, {c.unchanged:,} unchanged, {c.failed:,} failed{kept}",
+                f"  {name}: {c.created:,} {would}created, {c.updated:,} {would}changed, {c.deleted:,} {would}deleted, {c.unchanged:,} unchanged, {c.failed:,} failed{kept}",
                 markup=False,
             )
     if summary.dry_run:

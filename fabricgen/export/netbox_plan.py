@@ -65,6 +65,7 @@ class Kind:
     lookup: str = "slug"  # a shared kind's filter, given every wanted key
     creates: bool = True  # dcim.devices.addresses only updates devices made in dcim.devices
     query: tuple[tuple[str, str], ...] = ()  # extra filters (config_context left out of devices)
+    identity: tuple[str, ...] = ("slug",)  # the fields key_of reads
 
 
 def _slug(record: Record) -> Key:
@@ -86,23 +87,24 @@ KINDS = (
     Kind("ipam.rirs", "ipam/rirs/", _slug, shared=True),
     Kind("tenancy.tenants", "tenancy/tenants/", _slug),
     Kind("dcim.sites", "dcim/sites/", _slug),
-    Kind("ipam.vrfs", "ipam/vrfs/", lambda r: (_name(r, "name"),)),
-    Kind("dcim.racks", "dcim/racks/", lambda r: (_name(r, "name"),)),
-    Kind("ipam.asns", "ipam/asns/", lambda r: (_name(r, "asn"),), shared=True, lookup="asn"),
-    Kind("ipam.vlans", "ipam/vlans/", lambda r: (_name(r, "vid"),)),
-    Kind("ipam.prefixes", "ipam/prefixes/", lambda r: (_name(r, "prefix"),)),
-    Kind("dcim.devices", "dcim/devices/", lambda r: (_name(r, "name"),), query=(("exclude", "config_context"),)),
-    Kind("dcim.interfaces", "dcim/interfaces/", _on_device),
-    Kind("dcim.console_ports", "dcim/console-ports/", _on_device),
-    Kind("dcim.console_server_ports", "dcim/console-server-ports/", _on_device),
-    Kind("dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),)),
+    Kind("ipam.vrfs", "ipam/vrfs/", lambda r: (_name(r, "name"),), identity=("name",)),
+    Kind("dcim.racks", "dcim/racks/", lambda r: (_name(r, "name"),), identity=("name",)),
+    Kind("ipam.asns", "ipam/asns/", lambda r: (_name(r, "asn"),), shared=True, lookup="asn", identity=("asn",)),
+    Kind("ipam.vlans", "ipam/vlans/", lambda r: (_name(r, "vid"),), identity=("vid",)),
+    Kind("ipam.prefixes", "ipam/prefixes/", lambda r: (_name(r, "prefix"),), identity=("prefix",)),
+    Kind("dcim.devices", "dcim/devices/", lambda r: (_name(r, "name"),), query=(("exclude", "config_context"),), identity=("name",)),
+    Kind("dcim.interfaces", "dcim/interfaces/", _on_device, identity=("device", "name")),
+    Kind("dcim.console_ports", "dcim/console-ports/", _on_device, identity=("device", "name")),
+    Kind("dcim.console_server_ports", "dcim/console-server-ports/", _on_device, identity=("device", "name")),
+    Kind("dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),), identity=("label",)),
     Kind(
         "ipam.ip_addresses",
         "ipam/ip-addresses/",
         lambda r: (_name(r, "address"), _name(r, "assigned_object", "device", "name"), _name(r, "assigned_object", "name")),
+        identity=("address", "assigned_object"),
     ),
-    Kind("dcim.inventory_items", "dcim/inventory-items/", _on_device),
-    Kind(DEVICE_ADDRESSES, "dcim/devices/", lambda r: (_name(r, "name"),), creates=False, query=(("exclude", "config_context"),)),
+    Kind("dcim.inventory_items", "dcim/inventory-items/", _on_device, identity=("device", "name")),
+    Kind(DEVICE_ADDRESSES, "dcim/devices/", lambda r: (_name(r, "name"),), creates=False, query=(("exclude", "config_context"),), identity=("name",)),
 )
 KIND = {kind.name: kind for kind in KINDS}
 TERMINATION_ENDPOINT = {"dcim.interface": "dcim.interfaces", "dcim.consoleport": "dcim.console_ports", "dcim.consoleserverport": "dcim.console_server_ports"}

@@ -48,7 +48,7 @@ MAX_URL = 2048
 DEFAULT_TIMEOUT_S = 30.0
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 600.0
 DEFAULT_CONCURRENCY, MAX_CONCURRENCY = 4, 16
-BATCH = 250  # objects per bulk request
+BATCH = 100  # objects per bulk request: under load NetBox takes ~0.1 s each, and every answer must come within --timeout
 PAGE = 1000  # objects per list GET (NetBox's default MAX_PAGE_SIZE)
 FILTER_VALUES = 100  # slugs or numbers per lookup GET of a shared kind
 LISTED = 20  # changes a dry run lists
@@ -119,7 +119,12 @@ class Client:
             except ValueError:
                 payload = response.text[:500]
             raise HttpError(response.status_code, payload)
-        return response.json() if response.content else None
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:  # a proxy's HTML page, say
+            raise HttpError(response.status_code, f"not JSON: {response.text[:300]}") from None
 
     def list(self, path: str, params: Iterable[tuple[str, str]] = ()) -> list[Record]:
         """Every object a list GET returns, a page of PAGE at a time."""
@@ -153,7 +158,8 @@ def push(
         wanted[want.kind].append(want)
     existing: dict[str, dict[Key, Record]] = {}
     ids: dict[str, dict[Key, int]] = defaultdict(dict)
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, MAX_CONCURRENCY))) as pool:
+    workers = max(1, min(concurrency, MAX_CONCURRENCY))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             progress("read", f"what NetBox holds of {fabric}")
             _read(client, pool, fabric, wanted, existing, ids)
@@ -171,12 +177,12 @@ def push(
                     continue
                 if plan.creates or plan.updates:
                     progress(kind.name, f"{len(plan.creates):,} to create, {len(plan.updates):,} to change")
-                _create(client, pool, kind, plan.creates, existing, ids, result, batch)
-                _update(client, pool, kind, plan, existing, result, batch)
+                _create(client, pool, kind, plan.creates, existing, ids, result, batch, workers)
+                _update(client, pool, kind, plan, existing, result, batch, workers)
             if not dry_run:
                 for kind, plan in reversed(deletes):
                     progress(f"delete {kind.name}", f"{len(plan.deletes):,}")
-                    _delete(client, pool, kind, plan, result, batch)
+                    _delete(client, pool, kind, plan, result, batch, workers)
         except Stopped as exc:
             done = result.total("created") + result.total("updated") + result.total("deleted")
             result.failed.append(f"{exc}; push stopped after {done:,} changes")
@@ -196,12 +202,18 @@ def _read(client: Client, pool: ThreadPoolExecutor, fabric: str, wanted: Mapping
     for kind in KINDS:
         if kind.name == DEVICE_ADDRESSES:
             continue
+        # only the fields the plan reads (NetBox's `fields` query parameter, netbox/netbox/api/
+        # viewsets/__init__.py): an interface's cable paths and a device's counts are not computed
+        names = {"id", "tags", *kind.identity}
+        for want in [*wanted.get(kind.name, []), *(wanted.get(DEVICE_ADDRESSES, []) if kind.name == "dcim.devices" else [])]:
+            names.update(want.fields)
+        query = [*kind.query, ("fields", ",".join(sorted(names)))]
         if kind.shared:
             values = [want.key[0] for want in wanted.get(kind.name, [])]
             chunks = [values[i : i + FILTER_VALUES] for i in range(0, len(values), FILTER_VALUES)]
-            jobs[kind.name] = [pool.submit(client.list, kind.path, [*kind.query, *((kind.lookup, v) for v in chunk)]) for chunk in chunks]
+            jobs[kind.name] = [pool.submit(client.list, kind.path, [*query, *((kind.lookup, v) for v in chunk)]) for chunk in chunks]
         elif own:
-            jobs[kind.name] = [pool.submit(client.list, kind.path, [*kind.query, ("tag", tag)])]
+            jobs[kind.name] = [pool.submit(client.list, kind.path, [*query, ("tag", tag)])]
         else:
             jobs[kind.name] = []
     for name, futures in jobs.items():
@@ -243,6 +255,21 @@ def _brief(value: Any) -> Any:
     return value
 
 
+def _fields(kind: Kind, names: Iterable[str]) -> tuple[str, str]:
+    """NetBox's `fields` query parameter naming `names`, the ID and what the object's identity
+    reads: a write's serializer then takes and answers only those (netbox/netbox/api/serializers/
+    base.py BaseModelSerializer.fields), so NetBox does not compute an interface's cable paths or
+    a device's component counts for its answer."""
+    return ("fields", ",".join(sorted({"id", "tags", *kind.identity, *names})))
+
+
+def _batches(items: list, batch: int, concurrency: int) -> list[list]:
+    """`items` in batches of at most `batch`, and small enough that `concurrency` of them share the
+    work (25 at least)."""
+    size = max(1, min(batch, max(25, -(-len(items) // max(1, concurrency)))))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
 def _body(want: Wanted, ids: Mapping[str, Mapping[Key, int]]) -> dict[str, Any]:
     """The create body: Refs as IDs, blank (None) fields left to NetBox's default."""
     return {name: resolve(value, ids) for name, value in want.fields.items() if value is not None}
@@ -263,7 +290,9 @@ def _errors(payload: Any) -> dict[int, str]:
     return found
 
 
-def _create(client: Client, pool: ThreadPoolExecutor, kind: Kind, creates: list[Wanted], existing: dict, ids: dict, result: PushResult, batch: int) -> None:
+def _create(
+    client: Client, pool: ThreadPoolExecutor, kind: Kind, creates: list[Wanted], existing: dict, ids: dict, result: PushResult, batch: int, workers: int
+) -> None:
     counts = result.counts[kind.name]
     ready: list[Wanted] = []
     for want in creates:
@@ -278,16 +307,19 @@ def _create(client: Client, pool: ThreadPoolExecutor, kind: Kind, creates: list[
         """(object, its record or None, why not) per object of a batch; a refused batch sent
         again without the refused objects."""
         try:
-            records = client.request("POST", kind.path, body=[_body(w, ids) for w in items])
+            bodies = [_body(w, ids) for w in items]
+            records = client.request("POST", kind.path, [_fields(kind, {name for body in bodies for name in body})], body=bodies)
         except HttpError as exc:
             refused = _errors(exc.payload)
             if exc.status < 500 and refused and len(refused) < len(items):
                 rest = [w for i, w in enumerate(items) if i not in refused]
                 return [(items[i], None, f"HTTP {exc.status}: {why}") for i, why in sorted(refused.items())] + send(rest)
             return [(w, None, f"HTTP {exc.status}: {refused.get(i, str(exc.payload)[:300])}") for i, w in enumerate(items)]
-        return list(zip(items, records, ["" for _ in items], strict=True))
+        if not isinstance(records, list) or len(records) != len(items) or not all(isinstance(r, dict) and isinstance(r.get("id"), int) for r in records):
+            return [(w, None, f"NetBox's answer is not the {len(items):,} objects sent") for w in items]
+        return [(w, r, "") for w, r in zip(items, records, strict=True)]
 
-    for future in [pool.submit(send, ready[i : i + batch]) for i in range(0, len(ready), batch)]:
+    for future in [pool.submit(send, items) for items in _batches(ready, batch, workers)]:
         for want, record, why in future.result():
             if record is None:
                 counts.failed += 1
@@ -298,24 +330,25 @@ def _create(client: Client, pool: ThreadPoolExecutor, kind: Kind, creates: list[
             ids[kind.name][want.key] = int(record["id"])
 
 
-def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, result: PushResult, batch: int) -> None:
+def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, result: PushResult, batch: int, workers: int) -> None:
     counts = result.counts[kind.name]
     records = existing["dcim.devices" if kind.name == DEVICE_ADDRESSES else kind.name]
     by_id = {update.id: update for update in plan.updates}
 
     def send(items: list) -> list[tuple[Any, Record | None, str]]:
         try:
-            answer = client.request("PATCH", kind.path, body=[{"id": u.id, **u.changes} for u in items])
+            names = {name for u in items for name in u.changes}
+            answer = client.request("PATCH", kind.path, [_fields(kind, names)], body=[{"id": u.id, **u.changes} for u in items])
         except HttpError as exc:
             refused = _errors(exc.payload)
             if exc.status < 500 and refused and len(refused) < len(items):
                 rest = [u for u in items if u.id not in refused]
                 return [(by_id[i], None, f"HTTP {exc.status}: {why}") for i, why in sorted(refused.items()) if i in by_id] + send(rest)
             return [(u, None, f"HTTP {exc.status}: {refused.get(u.id, str(exc.payload)[:300])}") for u in items]
-        got = {int(r["id"]): r for r in answer if isinstance(r, dict)}
+        got = {r["id"]: r for r in answer if isinstance(r, dict) and isinstance(r.get("id"), int)} if isinstance(answer, list) else {}
         return [(u, got.get(u.id), "" if u.id in got else "not in NetBox's answer") for u in items]
 
-    for future in [pool.submit(send, plan.updates[i : i + batch]) for i in range(0, len(plan.updates), batch)]:
+    for future in [pool.submit(send, items) for items in _batches(plan.updates, batch, workers)]:
         for update, record, why in future.result():
             if record is None:
                 counts.failed += 1
@@ -325,7 +358,7 @@ def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
             records[update.key] = record
 
 
-def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, result: PushResult, batch: int) -> None:
+def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, result: PushResult, batch: int, workers: int) -> None:
     counts = result.counts[kind.name]
 
     def send(items: list[tuple[Key, int]]) -> list[tuple[Key, str]]:
@@ -335,7 +368,7 @@ def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
             return [(key, f"HTTP {exc.status}: {str(exc.payload)[:300]}") for key, _ in items]
         return [(key, "") for key, _ in items]
 
-    for future in [pool.submit(send, plan.deletes[i : i + batch]) for i in range(0, len(plan.deletes), batch)]:
+    for future in [pool.submit(send, items) for items in _batches(plan.deletes, batch, workers)]:
         for key, why in future.result():
             if why:
                 counts.failed += 1
