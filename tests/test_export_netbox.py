@@ -448,7 +448,22 @@ def test_concurrency_is_bounded(builds, tmp_path, monkeypatch, concurrency):
 def test_batches_share_the_work_and_stay_bounded():
     from fabricgen.export.netbox_push import _batches
 
-    assert [len(b) for b in _batches(list(range(132)), 250, 4)] == [33, 33, 33, 33]  # every request slot busy
-    assert [len(b) for b in _batches(list(range(1700)), 100, 4)] == [100] * 17  # never more than the batch
-    assert [len(b) for b in _batches(list(range(30)), 250, 4)] == [25, 5]  # not smaller than 25
-    assert _batches([], 250, 4) == []
+    assert [len(b) for b in _batches(list(range(132)), 50, 4)] == [33, 33, 33, 33]  # every request slot busy
+    assert [len(b) for b in _batches(list(range(1700)), 50, 4)] == [50] * 34  # never more than the batch
+    assert [len(b) for b in _batches(list(range(30)), 50, 4)] == [20, 10]  # not smaller than 20
+    assert _batches([], 50, 4) == []
+
+
+def test_a_cable_whose_ends_moved_is_made_again_and_other_changes_are_patched(small_wanted):
+    """NetBox refuses a cable end on a port another cable holds: a cable whose ends moved is
+    deleted and created (after every moved cable is deleted), not patched end by end."""
+    import copy
+
+    existing, ids = netbox_after_push(small_wanted)
+    wanted = copy.deepcopy(small_wanted)
+    cables = [w for w in wanted if w.kind == "dcim.cables"]
+    cables[0].fields["a_terminations"], cables[1].fields["a_terminations"] = cables[1].fields["a_terminations"], cables[0].fields["a_terminations"]
+    cables[2].fields["status"] = "connected"
+    plan = plans(wanted, existing, ids, "small-32-gpu")["dcim.cables"]
+    assert [u.key for u in plan.replaces] == [cables[0].key, cables[1].key] and all(u.want is not None for u in plan.replaces)
+    assert [(u.key, u.changes) for u in plan.updates] == [(cables[2].key, {"status": "connected"})]

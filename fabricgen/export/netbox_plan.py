@@ -66,6 +66,8 @@ class Kind:
     creates: bool = True  # dcim.devices.addresses only updates devices made in dcim.devices
     query: tuple[tuple[str, str], ...] = ()  # extra filters (config_context left out of devices)
     identity: tuple[str, ...] = ("slug",)  # the fields key_of reads
+    batch: int = 50  # objects per bulk request (a cable traces its path as it is saved: fewer), each answered within --timeout
+    replace_on: frozenset[str] = frozenset()  # fields whose change makes the object again (KindPlan.replaces)
 
 
 def _slug(record: Record) -> Key:
@@ -96,7 +98,9 @@ KINDS = (
     Kind("dcim.interfaces", "dcim/interfaces/", _on_device, identity=("device", "name")),
     Kind("dcim.console_ports", "dcim/console-ports/", _on_device, identity=("device", "name")),
     Kind("dcim.console_server_ports", "dcim/console-server-ports/", _on_device, identity=("device", "name")),
-    Kind("dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),), identity=("label",)),
+    Kind(
+        "dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),), identity=("label",), batch=20, replace_on=frozenset({"a_terminations", "b_terminations"})
+    ),
     Kind(
         "ipam.ip_addresses",
         "ipam/ip-addresses/",
@@ -269,6 +273,7 @@ class Update:
     id: int
     changes: dict[str, Any]  # field -> the value to PATCH (Refs resolved)
     was: dict[str, Any]  # field -> NetBox's value, for the dry run's listing
+    want: Wanted | None = None  # the object as wanted, for one made again (KindPlan.replaces)
 
 
 @dataclass
@@ -277,6 +282,9 @@ class KindPlan:
     creates: list[Wanted] = field(default_factory=list)
     updates: list[Update] = field(default_factory=list)
     deletes: list[tuple[Key, int]] = field(default_factory=list)
+    # objects made again (deleted, then created) rather than changed: a cable whose ends moved
+    # (moving ends one PATCH at a time would put one onto a port another moving cable still holds)
+    replaces: list[Update] = field(default_factory=list)
     unchanged: int = 0
     stale: int = 0  # the fabric's objects the build no longer has, kept (no --delete)
 
@@ -313,7 +321,9 @@ def plan_kind(
             if not same(resolved, record.get(name), name):
                 changes[name] = resolved
                 was[name] = record.get(name)
-        if changes:
+        if changes and kind.replace_on & changes.keys():
+            plan.replaces.append(Update(want.key, int(record["id"]), changes, was, want))
+        elif changes:
             plan.updates.append(Update(want.key, int(record["id"]), changes, was))
         else:
             plan.unchanged += 1

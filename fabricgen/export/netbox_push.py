@@ -48,7 +48,7 @@ MAX_URL = 2048
 DEFAULT_TIMEOUT_S = 30.0
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 600.0
 DEFAULT_CONCURRENCY, MAX_CONCURRENCY = 4, 16
-BATCH = 100  # objects per bulk request: under load NetBox takes ~0.1 s each, and every answer must come within --timeout
+BATCH = 250  # objects per bulk request at most (`Kind.batch` per type: every answer must come within --timeout)
 PAGE = 1000  # objects per list GET (NetBox's default MAX_PAGE_SIZE)
 FILTER_VALUES = 100  # slugs or numbers per lookup GET of a shared kind
 LISTED = 20  # changes a dry run lists
@@ -170,13 +170,19 @@ def push(
                 counts = result.counts[kind.name]
                 counts.unchanged, counts.stale = plan.unchanged, plan.stale
                 _list_changes(result, kind, plan)
-                if plan.deletes:
+                early = bool(kind.replace_on) and not dry_run  # a cable deleted frees its ports for the cables created next
+                if plan.deletes and not early:
                     deletes.append((kind, plan))
                 if dry_run:
-                    counts.created, counts.updated, counts.deleted = len(plan.creates), len(plan.updates), len(plan.deletes)
+                    counts.created, counts.deleted = len(plan.creates), len(plan.deletes)
+                    counts.updated = len(plan.updates) + len(plan.replaces)
                     continue
-                if plan.creates or plan.updates:
-                    progress(kind.name, f"{len(plan.creates):,} to create, {len(plan.updates):,} to change")
+                if plan.creates or plan.updates or plan.replaces:
+                    progress(kind.name, f"{len(plan.creates):,} to create, {len(plan.updates) + len(plan.replaces):,} to change")
+                if plan.deletes and early:
+                    progress(f"delete {kind.name}", f"{len(plan.deletes):,}")
+                    _delete(client, pool, kind, plan, result, batch, workers)
+                _replace(client, pool, kind, plan, existing, ids, result, batch, workers)
                 _create(client, pool, kind, plan.creates, existing, ids, result, batch, workers)
                 _update(client, pool, kind, plan, existing, result, batch, workers)
             if not dry_run:
@@ -233,9 +239,10 @@ def _read(client: Client, pool: ThreadPoolExecutor, fabric: str, wanted: Mapping
 def _list_changes(result: PushResult, kind: Kind, plan: KindPlan) -> None:
     room = LISTED - len(result.changes)
     lines = [f"create {kind.name} {_shown(w.key)}" for w in plan.creates[:room]]
-    for update in plan.updates[: max(0, room - len(lines))]:
+    for update in [*plan.updates, *plan.replaces][: max(0, room - len(lines))]:
         fields = ", ".join(f"{name} {printable(_brief(update.was[name]))[:60]} -> {printable(_brief(value))[:60]}" for name, value in update.changes.items())
-        lines.append(f"update {kind.name} {_shown(update.key)}: {fields}")
+        again = " (deleted and made again)" if update.want is not None else ""
+        lines.append(f"update {kind.name} {_shown(update.key)}{again}: {fields}")
     lines += [f"delete {kind.name} {_shown(key)}" for key, _ in plan.deletes[: max(0, room - len(lines))]]
     result.changes.extend(lines)
 
@@ -265,8 +272,8 @@ def _fields(kind: Kind, names: Iterable[str]) -> tuple[str, str]:
 
 def _batches(items: list, batch: int, concurrency: int) -> list[list]:
     """`items` in batches of at most `batch`, and small enough that `concurrency` of them share the
-    work (25 at least)."""
-    size = max(1, min(batch, max(25, -(-len(items) // max(1, concurrency)))))
+    work (20 at least)."""
+    size = max(1, min(batch, max(20, -(-len(items) // max(1, concurrency)))))
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -319,7 +326,7 @@ def _create(
             return [(w, None, f"NetBox's answer is not the {len(items):,} objects sent") for w in items]
         return [(w, r, "") for w, r in zip(items, records, strict=True)]
 
-    for future in [pool.submit(send, items) for items in _batches(ready, batch, workers)]:
+    for future in [pool.submit(send, items) for items in _batches(ready, min(batch, kind.batch), workers)]:
         for want, record, why in future.result():
             if record is None:
                 counts.failed += 1
@@ -328,6 +335,25 @@ def _create(
             counts.created += 1
             existing[kind.name][want.key] = record
             ids[kind.name][want.key] = int(record["id"])
+
+
+def _replace(
+    client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, ids: dict, result: PushResult, batch: int, workers: int
+) -> None:
+    """Make the objects of `plan.replaces` again: all of them deleted first, then created; counted
+    as changed."""
+    if not plan.replaces:
+        return
+    counts = result.counts[kind.name]
+    deleted = _delete(client, pool, kind, KindPlan(kind.name, deletes=[(u.key, u.id) for u in plan.replaces]), result, batch, workers)
+    counts.deleted -= len(deleted)
+    for key in deleted:
+        existing[kind.name].pop(key, None)
+        ids[kind.name].pop(key, None)
+    created = counts.created
+    _create(client, pool, kind, [u.want for u in plan.replaces if u.key in deleted and u.want is not None], existing, ids, result, batch, workers)
+    counts.updated += counts.created - created
+    counts.created = created
 
 
 def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, result: PushResult, batch: int, workers: int) -> None:
@@ -348,7 +374,7 @@ def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
         got = {r["id"]: r for r in answer if isinstance(r, dict) and isinstance(r.get("id"), int)} if isinstance(answer, list) else {}
         return [(u, got.get(u.id), "" if u.id in got else "not in NetBox's answer") for u in items]
 
-    for future in [pool.submit(send, items) for items in _batches(plan.updates, batch, workers)]:
+    for future in [pool.submit(send, items) for items in _batches(plan.updates, min(batch, kind.batch), workers)]:
         for update, record, why in future.result():
             if record is None:
                 counts.failed += 1
@@ -358,8 +384,10 @@ def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
             records[update.key] = record
 
 
-def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, result: PushResult, batch: int, workers: int) -> None:
+def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, result: PushResult, batch: int, workers: int) -> set[Key]:
+    """Delete `plan.deletes`; the keys deleted."""
     counts = result.counts[kind.name]
+    deleted: set[Key] = set()
 
     def send(items: list[tuple[Key, int]]) -> list[tuple[Key, str]]:
         try:
@@ -368,13 +396,15 @@ def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
             return [(key, f"HTTP {exc.status}: {str(exc.payload)[:300]}") for key, _ in items]
         return [(key, "") for key, _ in items]
 
-    for future in [pool.submit(send, items) for items in _batches(plan.deletes, batch, workers)]:
+    for future in [pool.submit(send, items) for items in _batches(plan.deletes, min(batch, kind.batch), workers)]:
         for key, why in future.result():
             if why:
                 counts.failed += 1
                 result.failed.append(client.hidden(f"{kind.name} {_shown(key)}: not deleted, {why}"))
             else:
                 counts.deleted += 1
+                deleted.add(key)
+    return deleted
 
 
 def connect(url: str, environ: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT_S) -> Client:
