@@ -445,13 +445,31 @@ def test_concurrency_is_bounded(builds, tmp_path, monkeypatch, concurrency):
     assert not (tmp_path / "nb").exists()
 
 
-def test_batches_share_the_work_and_stay_bounded():
-    from fabricgen.export.netbox_push import _batches
+def test_batches_are_sized_by_how_fast_netbox_answers():
+    """in_waves: 10 objects a request first, then as many as the slowest request of the wave
+    before took a quarter of the timeout for (at most 4 times more, and the type's most). The
+    clock is a counter the fake send advances (no timers): a NetBox taking 0.1 s an object, then
+    a much faster one."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    assert [len(b) for b in _batches(list(range(132)), 50, 4)] == [33, 33, 33, 33]  # every request slot busy
-    assert [len(b) for b in _batches(list(range(1700)), 50, 4)] == [50] * 34  # never more than the batch
-    assert [len(b) for b in _batches(list(range(30)), 50, 4)] == [20, 10]  # not smaller than 20
-    assert _batches([], 50, 4) == []
+    from fabricgen.export.netbox_push import in_waves
+
+    now = [0.0]
+    pace = {"seconds": 0.1}
+    sizes: list[int] = []
+
+    def send(batch: list) -> list:
+        sizes.append(len(batch))
+        now[0] += pace["seconds"] * len(batch)
+        if len(sizes) == 4:
+            pace["seconds"] = 0.001
+        return batch
+
+    with ThreadPoolExecutor(max_workers=1) as pool:  # one at a time: the fake clock is not shared by threads
+        sent = [item for results in in_waves(pool, list(range(400)), send, 2, 50, 30.0, clock=lambda: now[0]) for item in results]
+    assert sent == list(range(400))  # every object once, in order
+    # 10 a request; then a quarter of 30 s at 0.1 s an object is 75 objects, but at most 4 x 10 = 40; then the type's most, 50
+    assert sizes[:6] == [10, 10, 40, 40, 50, 50] and max(sizes) == 50
 
 
 def test_a_cable_whose_ends_moved_is_made_again_and_other_changes_are_patched(small_wanted):

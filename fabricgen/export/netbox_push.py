@@ -29,7 +29,7 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,7 +183,7 @@ def push(
                     progress(f"delete {kind.name}", f"{len(plan.deletes):,}")
                     _delete(client, pool, kind, plan, result, batch, workers)
                 _replace(client, pool, kind, plan, existing, ids, result, batch, workers)
-                _create(client, pool, kind, plan.creates, existing, ids, result, batch, workers)
+                _create(client, pool, kind, plan.creates, existing, ids, result, batch, workers, progress)
                 _update(client, pool, kind, plan, existing, result, batch, workers)
             if not dry_run:
                 for kind, plan in reversed(deletes):
@@ -270,11 +270,45 @@ def _fields(kind: Kind, names: Iterable[str]) -> tuple[str, str]:
     return ("fields", ",".join(sorted({"id", "tags", *kind.identity, *names})))
 
 
-def _batches(items: list, batch: int, concurrency: int) -> list[list]:
-    """`items` in batches of at most `batch`, and small enough that `concurrency` of them share the
-    work (20 at least)."""
-    size = max(1, min(batch, max(20, -(-len(items) // max(1, concurrency)))))
-    return [items[i : i + size] for i in range(0, len(items), size)]
+FIRST_BATCH = 10  # objects in each of the first requests of a step, before NetBox's pace is known
+
+
+def in_waves(
+    pool: ThreadPoolExecutor,
+    items: list,
+    send: Callable[[list], list],
+    workers: int,
+    most: int,
+    timeout: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Iterator[list]:
+    """`send(batch)`'s results for `items` in batches, `workers` requests at a time. The batches of
+    each wave are sized from the wave before: as many objects as the slowest request of that wave
+    took a quarter of `timeout` for (at most 4 times the size before, and `most`), so a loaded
+    NetBox gets small requests that answer within the timeout and an idle one large ones."""
+    size = min(most, FIRST_BATCH)
+    start = 0
+    while start < len(items):
+        wave = []
+        for _ in range(workers):
+            if start >= len(items):
+                break
+            batch = items[start : start + size]
+            start += len(batch)
+            wave.append((len(batch), pool.submit(_timed, send, batch, clock)))
+        slowest = 0.0
+        for count, future in wave:
+            seconds, results = future.result()
+            slowest = max(slowest, seconds / count)
+            yield results
+        pace = int(timeout / 4 / slowest) if slowest > 0 else most
+        size = max(1, min(most, size * 4, pace))
+
+
+def _timed(send: Callable[[list], list], batch: list, clock: Callable[[], float]) -> tuple[float, list]:
+    started = clock()
+    results = send(batch)
+    return clock() - started, results
 
 
 def _body(want: Wanted, ids: Mapping[str, Mapping[Key, int]]) -> dict[str, Any]:
@@ -298,7 +332,16 @@ def _errors(payload: Any) -> dict[int, str]:
 
 
 def _create(
-    client: Client, pool: ThreadPoolExecutor, kind: Kind, creates: list[Wanted], existing: dict, ids: dict, result: PushResult, batch: int, workers: int
+    client: Client,
+    pool: ThreadPoolExecutor,
+    kind: Kind,
+    creates: list[Wanted],
+    existing: dict,
+    ids: dict,
+    result: PushResult,
+    batch: int,
+    workers: int,
+    progress: Callable[[str, str], None] = lambda phase, detail: None,
 ) -> None:
     counts = result.counts[kind.name]
     ready: list[Wanted] = []
@@ -326,8 +369,9 @@ def _create(
             return [(w, None, f"NetBox's answer is not the {len(items):,} objects sent") for w in items]
         return [(w, r, "") for w, r in zip(items, records, strict=True)]
 
-    for future in [pool.submit(send, items) for items in _batches(ready, min(batch, kind.batch), workers)]:
-        for want, record, why in future.result():
+    shown, before = 0, counts.created + counts.failed
+    for results in in_waves(pool, ready, send, workers, min(batch, kind.batch), client.timeout):
+        for want, record, why in results:
             if record is None:
                 counts.failed += 1
                 result.failed.append(client.hidden(f"{kind.name} {_shown(want.key)}: {why}"))
@@ -335,6 +379,10 @@ def _create(
             counts.created += 1
             existing[kind.name][want.key] = record
             ids[kind.name][want.key] = int(record["id"])
+        done = counts.created + counts.failed - before
+        if len(ready) >= 500 and done < len(ready) and done * 4 // len(ready) > shown:  # a long step: each quarter done
+            shown = done * 4 // len(ready)
+            progress(kind.name, f"{done:,} of {len(ready):,} sent")
 
 
 def _replace(
@@ -374,8 +422,8 @@ def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
         got = {r["id"]: r for r in answer if isinstance(r, dict) and isinstance(r.get("id"), int)} if isinstance(answer, list) else {}
         return [(u, got.get(u.id), "" if u.id in got else "not in NetBox's answer") for u in items]
 
-    for future in [pool.submit(send, items) for items in _batches(plan.updates, min(batch, kind.batch), workers)]:
-        for update, record, why in future.result():
+    for results in in_waves(pool, plan.updates, send, workers, min(batch, kind.batch), client.timeout):
+        for update, record, why in results:
             if record is None:
                 counts.failed += 1
                 result.failed.append(client.hidden(f"{kind.name} {_shown(update.key)}: not changed, {why}"))
@@ -396,8 +444,8 @@ def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan
             return [(key, f"HTTP {exc.status}: {str(exc.payload)[:300]}") for key, _ in items]
         return [(key, "") for key, _ in items]
 
-    for future in [pool.submit(send, items) for items in _batches(plan.deletes, min(batch, kind.batch), workers)]:
-        for key, why in future.result():
+    for results in in_waves(pool, plan.deletes, send, workers, min(batch, kind.batch), client.timeout):
+        for key, why in results:
             if why:
                 counts.failed += 1
                 result.failed.append(client.hidden(f"{kind.name} {_shown(key)}: not deleted, {why}"))
