@@ -66,7 +66,7 @@ class Kind:
     creates: bool = True  # dcim.devices.addresses only updates devices made in dcim.devices
     query: tuple[tuple[str, str], ...] = ()  # extra filters (config_context left out of devices)
     identity: tuple[str, ...] = ("slug",)  # the fields key_of reads
-    batch: int = 50  # objects per bulk request (a cable traces its path as it is saved: fewer), each answered within --timeout
+    batch: int = 200  # objects per bulk request at most (a cable traces its path as it is saved: fewer)
     replace_on: frozenset[str] = frozenset()  # fields whose change makes the object again (KindPlan.replaces)
 
 
@@ -99,7 +99,7 @@ KINDS = (
     Kind("dcim.console_ports", "dcim/console-ports/", _on_device, identity=("device", "name")),
     Kind("dcim.console_server_ports", "dcim/console-server-ports/", _on_device, identity=("device", "name")),
     Kind(
-        "dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),), identity=("label",), batch=20, replace_on=frozenset({"a_terminations", "b_terminations"})
+        "dcim.cables", "dcim/cables/", lambda r: (_name(r, "label"),), identity=("label",), batch=50, replace_on=frozenset({"a_terminations", "b_terminations"})
     ),
     Kind(
         "ipam.ip_addresses",
