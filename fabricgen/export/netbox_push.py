@@ -7,10 +7,12 @@ objects to delete (`fabricgen.export.netbox_plan`), and sends it as bulk request
 endpoints take a JSON list for POST, PATCH and DELETE (netbox/api/viewsets/mixins.py,
 BulkUpdateModelMixin and BulkDestroyModelMixin; a list POST is created in one transaction, rolled
 back as a whole when one object is refused, its answer naming each refused object by index).
-Batches of `batch` objects go `concurrency` at a time; the types go one after the other, in the
-order they refer to each other (`KINDS`), deletes last in the reverse order. A dry run reads and
-plans only. A batch that NetBox refuses is sent again without the refused objects, which are named
-with NetBox's answer; an object whose related object was refused is named too.
+Requests go `concurrency` at a time, in waves whose batch size follows NetBox's pace (`in_waves`);
+the types go one after the other, in the order they refer to each other (`KINDS`), deletes last in
+the reverse order (the fabric's removed cables with the cables, before cables whose ends moved are
+made again: `KindPlan.replaces`). A dry run reads and plans only. A batch that NetBox refuses is
+sent again without the refused objects, which are named with NetBox's answer; an object whose
+related object was refused is named too.
 
 The URL is input from outside (`check_url`): http or https only (no file:, javascript: or other
 scheme a library might open), a host, no user name or password (credentials come from the
