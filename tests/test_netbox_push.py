@@ -3,8 +3,8 @@ input from outside. Only http and https URLs without a user name or password; ev
 a connect and read timeout (a NetBox that never answers stops the push, it does not hang it); the
 token is never printed, not even when a server echoes it back.
 
-The servers here are real HTTP servers on 127.0.0.1 started by each test (pynetbox and requests
-are the real ones): one that accepts and never answers, one that answers every request with an
+The servers here are real HTTP servers on 127.0.0.1 started by each test (requests is the real
+one): one that accepts and never answers, one that answers every request with an
 error echoing the request's Authorization header.
 """
 
@@ -26,7 +26,7 @@ from tests import cli_runner
 from tests.conftest import REPO
 
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
-pytest.importorskip("pynetbox", reason="the netbox extra: pip install 'fabricgen[netbox]'")
+pytest.importorskip("requests", reason="the netbox extra: pip install 'fabricgen[netbox]'")
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +58,10 @@ def push(build: Path, tmp_path: Path, url: str, *options: str) -> cli_runner.Com
     ],
 )
 def test_a_url_that_is_not_plain_http_or_https_is_exit_2_before_anything(small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, expected: str):
-    import pynetbox
+    from fabricgen.export import netbox_push
 
     opened: list[str] = []
-    monkeypatch.setattr(pynetbox, "api", lambda *args, **kwargs: opened.append("api"))  # records whether an API was opened; never called
+    monkeypatch.setattr(netbox_push, "Client", lambda *args, **kwargs: opened.append("api"))  # records whether a client was made; never called
     result = push(small, tmp_path, url)
     assert result.returncode == 2 and expected in result.stderr, result.stderr
     assert opened == [] and not (tmp_path / "nb").exists()
@@ -113,21 +113,21 @@ def test_a_netbox_that_never_answers_stops_the_push_at_the_read_timeout(small: P
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, "NETBOX_TOKEN": TOKEN}, check=False)
     assert accepted.is_set(), "the push never connected"
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"http://127.0.0.1:{port}: 0 objects created, 0 already there, 1 failed" in result.stdout
+    assert f"http://127.0.0.1:{port}: 0 objects created, 0 changed, 0 deleted, 0 unchanged, 1 failed" in result.stdout
     assert "did not answer within 1 s" in result.stdout and "stopped" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
     assert (tmp_path / "nb" / "devices.csv").is_file()  # the files were written before the push
 
 
 def test_every_request_goes_through_the_timeout(monkeypatch: pytest.MonkeyPatch):
-    """connect() gives pynetbox a session whose http and https adapters put the timeout on every
-    request, whatever pynetbox passes (it passes none)."""
-    from fabricgen.export.netbox_push import connect
+    """The client's sessions have http and https adapters that put the timeout on every request,
+    whatever the caller passes."""
+    from fabricgen.export.netbox_push import _session
 
-    api = connect("https://netbox.example.net", {"NETBOX_TOKEN": TOKEN}, timeout=7.5)
+    session = _session(7.5)
     sent = []
     for scheme in ("http://", "https://"):
-        adapter = api.http_session.get_adapter(scheme + "netbox.example.net")
+        adapter = session.get_adapter(scheme + "netbox.example.net")
         monkeypatch.setattr(type(adapter).__mro__[1], "send", lambda self, request, **kwargs: sent.append(kwargs["timeout"]))
         adapter.send(object(), timeout=None)
     assert sent == [(7.5, 7.5), (7.5, 7.5)]

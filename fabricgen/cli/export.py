@@ -149,23 +149,31 @@ def netbox_command(
     build_dir: Path = BUILD_DIR_ARG,
     output: Path | None = OUTPUT_OPTION,
     push_url: str | None = typer.Option(
-        None, "--push", metavar="URL", help="Also create the objects in the NetBox at URL (token from NETBOX_TOKEN; needs pip install 'fabricgen[netbox]')."
+        None,
+        "--push",
+        metavar="URL",
+        help="Also make the NetBox at URL match the build: create what is missing, change what differs (token from NETBOX_TOKEN; needs pip install 'fabricgen[netbox]').",
     ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="With --push: read NetBox and print what would change; change nothing."),
+    delete: bool = typer.Option(False, "--delete", help="With --push: also delete this fabric's objects (tagged fabricgen-<fabric>) the build no longer has."),
+    concurrency: int = typer.Option(4, "--concurrency", metavar="N", help="With --push: bulk requests in flight at a time, 1 to 16."),
     timeout: float = typer.Option(
         30.0, "--timeout", metavar="SECONDS", help="With --push: how long to wait to connect to NetBox and for each answer, 1 to 600."
     ),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """NetBox bulk-import CSV files (NetBox 4.6): manufacturers, roles, platforms, device types,
-    site, racks, devices, interfaces, console ports, cables, IP addresses. With --push, the same
-    objects are created through NetBox's API (existing ones are left as they are); exit 1 when
-    some could not be created."""
+    """NetBox bulk-import CSV files (NetBox 4.7): tags, manufacturers, roles, platforms, device
+    types, RIR, tenant, site, VRF, racks, ASNs, VLANs, prefixes, devices, interfaces, console
+    ports, cables, IP addresses, optics. With --push, NetBox is made to match the build through its
+    API, every object scoped to the fabric (its site, tenant, VRF and tag); exit 1 when NetBox
+    refused some."""
     from fabricgen.basics.trust import printable
-    from fabricgen.export.files import NetboxPushSummary
+    from fabricgen.cli.progress import Phases
+    from fabricgen.export.files import NetboxPushSummary, NetboxTypeCounts
     from fabricgen.export.netbox import NetboxData, netbox_data, netbox_files
-    from fabricgen.export.netbox_push import connect, push, push_plan, shown_url
+    from fabricgen.export.netbox_push import check_concurrency, connect, push, shown_url
 
-    api = run_or_exit(lambda: connect(push_url, os.environ, timeout)) if push_url else None
+    client = run_or_exit(lambda: (check_concurrency(concurrency), connect(push_url, os.environ, timeout))[1]) if push_url else None
     made: list[NetboxData] = []  # the rows, made once for the files and the push
 
     def render(build) -> dict[str, str]:
@@ -173,20 +181,53 @@ def netbox_command(
         return netbox_files(made[0])
 
     def push_to_netbox(build) -> NetboxPushSummary:
-        result = push(push_plan(made[0]), api, push_url or "", timeout)
+        assert client is not None
+        with Phases("netbox push") as phases:  # on stderr, beside --json's stdout
+            result = push(made[0], build.name, client, delete=delete, dry_run=dry_run, concurrency=concurrency, progress=phases.start)
         summary = NetboxPushSummary(
             url=shown_url(push_url or ""),
-            created=sum(result.created.values()),
-            existing=sum(result.existing.values()),
+            dry_run=dry_run,
+            created=result.total("created"),
+            updated=result.total("updated"),
+            deleted=result.total("deleted"),
+            unchanged=result.total("unchanged"),
             failed=[printable(f) for f in result.failed],
+            types={name: NetboxTypeCounts(**vars(counts)) for name, counts in result.counts.items()},
+            changes=[printable(c) for c in result.changes],
+            seconds=round(result.seconds, 1),
         )
         if not as_json:
-            out.print(f"{summary.url}: {summary.created:,} objects created, {summary.existing:,} already there, {len(summary.failed):,} failed", markup=False)
-            for failure in summary.failed[:50]:
-                out.print("  " + failure, markup=False)
+            _print_push(summary)
         return summary
 
-    _export(build_dir, output, "netbox", render, as_json, push_to_netbox if api is not None else None)
+    _export(build_dir, output, "netbox", render, as_json, push_to_netbox if client is not None else None)
+
+
+def _print_push(summary) -> None:
+    """The push's outcome: totals, then per object type, the first changes of a dry run, the failures."""
+    would = "would be " if summary.dry_run else ""
+    stale = sum(c.stale for c in summary.types.values())
+    out.print(
+        f"{summary.url}: {summary.created:,} objects {would}created, {summary.updated:,} {would}changed, {summary.deleted:,} {would}deleted, "
+        f"{summary.unchanged:,} unchanged, {len(summary.failed):,} failed ({summary.seconds:.1f} s)",
+        markup=False,
+    )
+    if summary.created + summary.updated + summary.deleted == 0 and not summary.failed:
+        out.print("  NetBox already matches the build: nothing " + ("would change" if summary.dry_run else "changed"), markup=False)
+    for name, c in summary.types.items():
+        if c.created or c.updated or c.deleted or c.failed or c.stale:
+            kept = f", {c.stale:,} not in the build (kept; --delete deletes them)" if c.stale else ""
+            out.print(
+                f"  {name}: {c.created:,} {would}created, {c.updated:,} {would}changed, {c.deleted:,} {would}deleted, {c.unchanged:,} unchanged, {c.failed:,} failed{kept}",
+                markup=False,
+            )
+    if summary.dry_run:
+        for change in summary.changes:
+            out.print("  " + change, markup=False)
+    elif stale:
+        out.print(f"  {stale:,} of this fabric's objects are no longer in the build: kept (--delete deletes them)", markup=False)
+    for failure in summary.failed[:50]:
+        out.print("  " + failure, markup=False)
 
 
 VIEW_OPTION = typer.Option(

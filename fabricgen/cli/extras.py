@@ -2,7 +2,7 @@
 
 A base install (`pip install fabricgen`) builds, validates, diffs, runs the lab and writes test
 plans. `push` and `verify` need the `push` extra (NAPALM, paramiko, scp), `analyze` the `analyze`
-extra (numpy, networkx, matplotlib), `export netbox --push` the `netbox` extra (pynetbox). A command whose extra is missing stops before it reads
+extra (numpy, networkx, matplotlib), `export netbox --push` the `netbox` extra (requests). A command whose extra is missing stops before it reads
 anything, naming the extra to install, instead of a traceback from an import.
 """
 
@@ -20,7 +20,7 @@ from fabricgen.cli.common import EXIT_INPUT
 EXTRAS: dict[str, tuple[str, ...]] = {
     "push": ("napalm", "paramiko", "scp"),
     "analyze": ("numpy", "networkx", "matplotlib"),
-    "netbox": ("pynetbox",),  # export netbox --push (fabricgen/export/netbox_push.py names it when missing)
+    "netbox": ("requests",),  # export netbox --push (fabricgen/export/netbox_push.py names it when missing)
 }
 
 

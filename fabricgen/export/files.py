@@ -19,13 +19,31 @@ from fabricgen.export.source import ExportBuild, ExportError
 from fabricgen.reports.manifest import render_manifest
 
 
+class NetboxTypeCounts(JsonOutputModel):
+    """One NetBox object type of a push: what was (or, in a dry run, would be) done to it."""
+
+    created: int
+    updated: int
+    deleted: int
+    unchanged: int
+    stale: int  # the fabric's objects the build no longer has, kept (without --delete)
+    failed: int
+
+
 class NetboxPushSummary(JsonOutputModel):
-    """`export netbox --push`: objects created, found already there (left as they are), refused."""
+    """`export netbox --push`: per object type (dcim.devices, ipam.ip_addresses, ...) the objects
+    created, changed, deleted and left as they were; the objects NetBox refused, named."""
 
     url: str
+    dry_run: bool
     created: int
-    existing: int
+    updated: int
+    deleted: int
+    unchanged: int
     failed: list[str]
+    types: dict[str, NetboxTypeCounts]
+    changes: list[str]  # the first planned changes (a dry run's listing)
+    seconds: float
 
 
 class ExportSummary(JsonOutputModel):

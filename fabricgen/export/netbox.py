@@ -1,40 +1,39 @@
-"""A build as NetBox bulk-import CSV files, and the same objects as a request plan for `--push`.
+"""A build as NetBox bulk-import CSV files; `--push` sends the same rows (netbox_plan, netbox_push).
 
-Written for NetBox 4.6 (release 4.6.8): the column names are the fields of its import forms
-(netbox/dcim/forms/bulk_import.py, netbox/ipam/forms/bulk_import.py), the values its choice sets
+Written for NetBox 4.7 (checked against 4.7.3): the column names are the fields of its import
+forms (netbox/dcim/forms/bulk_import.py, netbox/ipam/forms/bulk_import.py,
+netbox/tenancy/forms/bulk_import.py, netbox/extras/forms/bulk_import.py; `tags` of
+netbox/netbox/forms/bulk_import.py NetBoxModelImportForm), the values its choice sets
 (netbox/dcim/choices.py, netbox/ipam/choices.py). Import the files in the order of `IMPORT_ORDER`
-(each refers to objects the earlier ones create).
+(each refers to objects the earlier ones create); `COLUMNS` names each file's columns.
 
-- manufacturers.csv (name, slug): the catalog's `vendor` of each switch model; models whose
-  catalog entry names no vendor (nodes, console servers) get `UNKNOWN_MANUFACTURER`;
-- device-roles.csv (name, slug, color), platforms.csv (name, slug, manufacturer: the NOSes, named
-  as their packages say, `ExportParts.netbox_platform` and `netbox_manufacturer`; every NOS
-  package's manufacturer is in manufacturers.csv);
-- device-types.csv (manufacturer, model, slug, part_number, u_height): rack units from fabricgen's
-  built-in catalog, 1 for a model it does not hold;
-- sites.csv (name, slug, status): one site, the fabric;
-- racks.csv (site, name, status, width, u_height) when the build has a layout (topology.json's
-  `rack` per device);
-- devices.csv (name, role, manufacturer, device_type, platform, status, site, rack, position, face);
-- interfaces.csv (device, name, type, speed, mgmt_only, description): every cabled port and every
-  addressed interface; the type from the port's form factor (its optic, else its cable, in the
-  catalog) and speed (`INTERFACE_TYPES`), `virtual` for loopbacks and SVIs, else `other`;
-- console-ports.csv / console-server-ports.csv (device, name, type) for console cables;
-- cables.csv (side_a_device, side_a_type, side_a_name, side_b_device, side_b_type, side_b_name,
-  type, status, label, length, length_unit): the cabling plan, label = the cable ID;
-- ip-addresses.csv (address, status, role, device, interface, is_oob, description).
+The fabric is a site, a tenant and a VRF named after it; every object it owns carries the tags
+`fabricgen` and `fabricgen-<fabric>` (`fabric_tag`), its addresses and prefixes are in its VRF.
+Shared objects (manufacturers, roles, platforms, device types, the RIR, ASNs) carry `fabricgen`.
+
+- tags, manufacturers (the catalog's `vendor` of each switch model, `UNKNOWN_MANUFACTURER` for a
+  model whose entry names none), device roles, platforms (the NOSes, named as their packages say:
+  `ExportParts.netbox_platform`, `netbox_manufacturer`), device types (rack units from the
+  built-in catalog, 1 for a model it does not hold);
+- the RIR `PRIVATE_RIR` and the switches' private ASNs (RFC 6996); tenant, site, VRF; racks with a
+  layout; VLANs (one per SVI, `Vlan<N>`); prefixes (`fabric_prefixes`);
+- devices; interfaces (every cabled port and every addressed interface, the type from the port's
+  form factor and speed, `INTERFACE_TYPES`, `virtual` for loopbacks and SVIs, else `other`);
+  console ports; cables (label = the cable ID); IP addresses with the device's OOB and primary
+  address marked (`device_addresses`); optics as inventory items on their interface.
 
 A cell that starts with `= + - @` (a rack named in an edited build, say) starts with a quote in
 the files, so a spreadsheet shows it as text (OWASP, CSV Injection; fabricgen.basics.csv_format); `--push`
 sends the name as it is.
 
-Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables): a build is
-a plan until it is racked. Devices outside the build (the management core an OOB uplink ends at)
-and their cables are left out.
+Everything is `planned` where NetBox's choices have it (sites, racks, devices, cables, optics): a
+build is a plan until it is racked. Devices outside the build (the management core an OOB uplink
+ends at) and their cables are left out.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from fabricgen.basics.csv_format import csv_text
 from fabricgen.basics.sorting import natural_key
-from fabricgen.build.build_dir import CableRow, TopologyNode
+from fabricgen.build.build_dir import AddressRow, CableRow, TopologyNode
 from fabricgen.compiler.design.graph import Role
 from fabricgen.export.source import ExportBuild, export_parts
 from fabricgen.nos.interface import plugins
@@ -50,13 +49,16 @@ from fabricgen.nos.interface import plugins
 if TYPE_CHECKING:
     from fabricgen.catalog import Catalog
 
-NETBOX_VERSION = "4.6.8"
+NETBOX_VERSION = "4.7.3"  # the release the columns and the push were checked against
 UNKNOWN_MANUFACTURER = "Unknown"
 OUTSIDE = "-"  # topology.json's model of a device outside the build
 IMPORT_ORDER = (
-    "manufacturers.csv", "device-roles.csv", "platforms.csv", "device-types.csv", "sites.csv", "racks.csv", "devices.csv",
-    "interfaces.csv", "console-ports.csv", "console-server-ports.csv", "cables.csv", "ip-addresses.csv",
+    "tags.csv", "manufacturers.csv", "device-roles.csv", "platforms.csv", "device-types.csv", "rirs.csv", "tenants.csv",
+    "sites.csv", "vrfs.csv", "racks.csv", "asns.csv", "vlans.csv", "prefixes.csv", "devices.csv", "interfaces.csv",
+    "console-ports.csv", "console-server-ports.csv", "cables.csv", "ip-addresses.csv", "inventory-items.csv",
 )  # fmt: skip
+OWNER_TAG = "fabricgen"  # on every object fabricgen made, beside the fabric's own tag (`fabric_tag`)
+PRIVATE_RIR = "fabricgen-private"  # the RIR of the fabric's private ASNs (RFC 6996), `is_private`
 ROLE_COLORS = {  # NetBox ColorField: six hex digits, no '#'
     "gpu-node": "4caf50", "storage-node": "795548", "management-node": "607d8b", "leaf": "2196f3", "spine": "3f51b5",
     "core": "9c27b0", "oob-switch": "ff9800", "console-server": "ffc107", "pdu": "9e9e9e",
@@ -95,13 +97,19 @@ def platform(nos: str) -> tuple[str, str]:
     return (parts.netbox_platform, parts.netbox_manufacturer or "") if parts is not None else (nos, "")
 
 
+def fabric_tag(fabric: str) -> str:
+    """The slug of the tag every object of `fabric` carries (its owner mark for update and delete)."""
+    return f"{OWNER_TAG}-{slug(fabric)}"[:100]  # NetBox's Tag.slug: 100 characters
+
+
 def netbox_data(build: ExportBuild) -> NetboxData:
     """The objects of `build` as NetBox import rows (see the module docstring)."""
     from fabricgen.catalog import load_catalog
 
     catalog = load_catalog()
     data = NetboxData()
-    site = build.name
+    site = tenant = vrf = build.name
+    tags = f"{OWNER_TAG},{fabric_tag(build.name)}"
     inside = [n for n in sorted(build.topology.nodes, key=lambda n: natural_key(n.id)) if n.model != OUTSIDE]
     names = {n.id for n in inside}
 
@@ -115,6 +123,10 @@ def netbox_data(build: ExportBuild) -> NetboxData:
                 return section[model].rack_units
         return 1
 
+    data.rows["tags.csv"] = [
+        {"name": OWNER_TAG, "slug": OWNER_TAG, "color": "607d8b", "description": "made by fabricgen"},
+        {"name": fabric_tag(build.name), "slug": fabric_tag(build.name), "color": "2196f3", "description": f"fabricgen fabric {build.name}"[:200]},
+    ]
     models = sorted({n.model for n in inside}, key=natural_key)
     makers = {package.EXPORT.netbox_manufacturer for package in plugins().values()}
     manufacturers = sorted({vendor(m) for m in models} | {m for m in makers if m}, key=str.lower)
@@ -124,49 +136,68 @@ def netbox_data(build: ExportBuild) -> NetboxData:
     noses = sorted({n.nos for n in inside if n.nos})
     data.rows["platforms.csv"] = [{"name": platform(nos)[0], "slug": slug(nos), "manufacturer": platform(nos)[1]} for nos in noses]
     data.rows["device-types.csv"] = [{"manufacturer": vendor(m), "model": m, "slug": slug(m), "part_number": m, "u_height": str(height(m))} for m in models]
-    data.rows["sites.csv"] = [{"name": site, "slug": slug(site), "status": "planned"}]
+    # private ASNs only: NetBox's ASN needs an RIR (ipam.models.asns.ASN.rir) and the build names
+    # none for a public one; an ASN is unique in NetBox (ASN.asn) and the fabrics that use the
+    # private defaults share it, so it carries the owner tag only and is never updated or deleted
+    asns = sorted({n.asn for n in inside if n.asn is not None and _private_asn(n.asn)})
+    if asns:
+        data.rows["rirs.csv"] = [{"name": PRIVATE_RIR, "slug": PRIVATE_RIR, "is_private": "true"}]
+    data.rows["tenants.csv"] = [{"name": tenant, "slug": slug(tenant), "tags": tags}]
+    data.rows["sites.csv"] = [{"name": site, "slug": slug(site), "status": "planned", "tenant": tenant, "tags": tags}]
+    data.rows["vrfs.csv"] = [{"name": vrf, "tenant": tenant, "enforce_unique": "false", "tags": tags}]
     racks = sorted({n.rack for n in inside if n.rack}, key=natural_key)
     tallest: dict[str, int] = defaultdict(lambda: 42)
     for n in inside:
         if n.rack and n.ru:
             tallest[n.rack] = max(tallest[n.rack], n.ru + height(n.model) - 1)
-    data.rows["racks.csv"] = [{"site": site, "name": r, "status": "planned", "width": "19", "u_height": str(tallest[r])} for r in racks]
+    data.rows["racks.csv"] = [
+        {"site": site, "name": r, "status": "planned", "width": "19", "u_height": str(tallest[r]), "tenant": tenant, "tags": tags} for r in racks
+    ]
+    data.rows["asns.csv"] = [{"asn": str(asn), "rir": PRIVATE_RIR, "tags": OWNER_TAG} for asn in asns]
     for n in inside:
         data.rows["devices.csv"].append(
             {
-                "name": n.id, "role": n.role.value, "manufacturer": vendor(n.model), "device_type": n.model,
+                "name": n.id, "role": n.role.value, "tenant": tenant, "manufacturer": vendor(n.model), "device_type": n.model,
                 "platform": platform(n.nos)[0] if n.nos else "", "status": "planned", "site": site,
-                "rack": n.rack or "", "position": str(n.ru) if n.rack and n.ru else "", "face": "front" if n.rack and n.ru else "",
+                "rack": n.rack or "", "position": str(n.ru) if n.rack and n.ru else "", "face": "front" if n.rack and n.ru else "", "tags": tags,
             }
         )  # fmt: skip
 
     interfaces: dict[tuple[str, str], dict[str, str]] = {}
     console_ports: dict[tuple[str, str], dict[str, str]] = {}
     console_server_ports: dict[tuple[str, str], dict[str, str]] = {}
+    optics: dict[tuple[str, str], dict[str, str]] = {}
     for row in build.cables:
         if row.a_device not in names or row.b_device not in names:
             continue
         if row.kind == "console":
             # the cabling plan's a side is the device's console port, the b side the server's line
-            console_ports[row.a_device, row.a_port] = {"device": row.a_device, "name": row.a_port, "type": "rj-45"}
-            console_server_ports[row.b_device, row.b_port] = {"device": row.b_device, "name": row.b_port, "type": "rj-45"}
+            console_ports[row.a_device, row.a_port] = {"device": row.a_device, "name": row.a_port, "type": "rj-45", "tags": tags}
+            console_server_ports[row.b_device, row.b_port] = {"device": row.b_device, "name": row.b_port, "type": "rj-45", "tags": tags}
             side_type = ("dcim.consoleport", "dcim.consoleserverport")
         else:
             for device, port, optic in ((row.a_device, row.a_port, row.a_optic), (row.b_device, row.b_port, row.b_optic)):
                 interfaces[device, port] = {
                     "device": device, "name": port, "type": _interface_type(catalog, build.nodes[device], optic, row), "speed": _kbps(row.speed),
                     "mgmt_only": "true" if row.kind == "management" and build.nodes[device].role not in (Role.OOB_SWITCH,) else "false",
-                    "description": f"{row.cable_id} to {_other(row, device)}",
+                    "description": f"{row.cable_id} to {_other(row, device)}", "tags": tags,
                 }  # fmt: skip
+                if optic:
+                    optics[device, port] = {
+                        "device": device, "name": f"{port} optic"[:64], "status": "planned", "part_id": optic,
+                        "component_type": "dcim.interface", "component_name": port, "description": f"{row.cable_id} {row.cable}".strip(), "tags": tags,
+                    }  # fmt: skip
             side_type = ("dcim.interface", "dcim.interface")
         data.rows["cables.csv"].append(
             {
                 "side_a_device": row.a_device, "side_a_type": side_type[0], "side_a_name": row.a_port,
                 "side_b_device": row.b_device, "side_b_type": side_type[1], "side_b_name": row.b_port,
-                "type": _cable_type(catalog, row), "status": "planned", "label": row.cable_id,
-                "length": row.length_m, "length_unit": "m" if row.length_m else "",
+                "type": _cable_type(catalog, row), "status": "planned", "tenant": tenant, "label": row.cable_id,
+                "length": row.length_m, "length_unit": "m" if row.length_m else "", "tags": tags,
             }
         )  # fmt: skip
+    oob, primary = device_addresses(build, catalog, names)
+    vlans: dict[int, dict[str, str]] = {}
     for address_row in build.addresses:
         if address_row.device not in names:
             continue
@@ -175,15 +206,34 @@ def netbox_data(build: ExportBuild) -> NetboxData:
             virtual = kind in VIRTUAL_KINDS
             interfaces[device, interface] = {
                 "device": device, "name": interface, "type": "virtual" if virtual else "other", "speed": "",
-                "mgmt_only": "true" if kind == "management" else "false", "description": kind,
+                "mgmt_only": "true" if kind == "management" else "false", "description": kind, "tags": tags,
             }  # fmt: skip
+        svi = _SVI.fullmatch(interface)
+        if svi and 1 <= int(svi.group(1)) <= 4094:
+            vid = int(svi.group(1))
+            vlans.setdefault(vid, {"site": site, "vid": str(vid), "name": f"{address_row.network}-{vid}", "tenant": tenant, "status": "active", "tags": tags})
         data.rows["ip-addresses.csv"].append(
             {
-                "address": address_row.address, "status": "active", "role": "loopback" if kind in ("loopback", "vtep") else "anycast" if kind == "anycast-gateway" else "",
-                "device": device, "interface": interface, "is_oob": "true" if kind == "management" else "",
-                "description": f"{address_row.network} {kind}",
+                "address": address_row.address, "vrf": vrf, "tenant": tenant, "status": "active",
+                "role": "loopback" if kind in ("loopback", "vtep") else "anycast" if kind == "anycast-gateway" else "",
+                "device": device, "interface": interface, "is_primary": "true" if primary.get(device) is address_row else "",
+                "is_oob": "true" if oob.get(device) is address_row else "", "description": f"{address_row.network} {kind}", "tags": tags,
             }
         )  # fmt: skip
+    data.rows["vlans.csv"] = [vlans[vid] for vid in sorted(vlans)]
+    data.rows["prefixes.csv"] = [
+        {
+            "prefix": prefix,
+            "vrf": vrf,
+            "tenant": tenant,
+            "status": status,
+            "scope_type": "dcim.site",
+            "scope_name": site,
+            "description": description,
+            "tags": tags,
+        }
+        for prefix, status, description in fabric_prefixes(build.addresses, names)
+    ]
 
     def ordered(rows):
         return [rows[key] for key in sorted(rows, key=natural_key)]
@@ -191,25 +241,108 @@ def netbox_data(build: ExportBuild) -> NetboxData:
     data.rows["interfaces.csv"] = ordered(interfaces)
     data.rows["console-ports.csv"] = ordered(console_ports)
     data.rows["console-server-ports.csv"] = ordered(console_server_ports)
+    data.rows["inventory-items.csv"] = ordered(optics)
     return data
 
 
+_SVI = re.compile(r"[Vv]lan(\d{1,4})")
+
+
+def bmc_ports(catalog: Catalog, node: TopologyNode) -> set[str]:
+    """The names of a server's BMC ports (its catalog model's `bmc` ports: bmc, cimc, ...)."""
+    model = catalog.nodes.get(node.model)
+    ports = model.bmc if model is not None else None
+    return {ports.port_name(number) for number in range(1, ports.ports + 1)} if ports is not None else set()
+
+
+def device_addresses(build: ExportBuild, catalog: Catalog, names: set[str]) -> tuple[dict[str, AddressRow], dict[str, AddressRow]]:
+    """(OOB address, primary address) per device.
+
+    OOB: NetBox's out-of-band IP, the address to reach the device when its own network is down: a
+    server's BMC address (a port its catalog model lists under `bmc`), else the device's management
+    address (a switch's mgmt0). Primary: the address to reach the device by: a switch's first
+    loopback (its router ID, the address its routing, monitoring and configs name it by), else the
+    management address that is not the BMC (a server's host OS), else the OOB address."""
+    management: dict[str, list[AddressRow]] = defaultdict(list)
+    loopback: dict[str, AddressRow] = {}
+    for row in build.addresses:
+        if row.device not in names:
+            continue
+        if row.kind == "management":
+            management[row.device].append(row)
+        elif row.kind == "loopback":
+            loopback.setdefault(row.device, row)
+    oob: dict[str, AddressRow] = {}
+    primary: dict[str, AddressRow] = dict(loopback)
+    for device, rows in management.items():
+        bmc = bmc_ports(catalog, build.nodes[device])
+        out_of_band = next((r for r in rows if r.interface in bmc), rows[0])
+        oob[device] = out_of_band
+        primary.setdefault(device, next((r for r in rows if r.interface not in bmc), out_of_band))
+    return oob, primary
+
+
+def fabric_prefixes(addresses: list[AddressRow], names: set[str]) -> list[tuple[str, str, str]]:
+    """(prefix, status, description) of the fabric's pools and subnets: per network and kind of
+    address the smallest prefix holding all its addresses (the loopback pool, the p2p pool, the
+    host-link pool), `container`, when it is no wider than a /8 (IPv4) or /32 (IPv6); and every
+    subnet wider than a link that an address sits in (the management /26), `active`. The build
+    records addresses, not pools, so a pool is what its addresses span. A /31 (/127) link is no
+    prefix of its own: the 256-GPU build has 740, each of two addresses, and its pool holds them."""
+    subnets: dict[ipaddress.IPv4Network | ipaddress.IPv6Network, str] = {}
+    spans: dict[tuple[str, str, int], list[ipaddress.IPv4Network | ipaddress.IPv6Network]] = defaultdict(list)
+    for row in addresses:
+        if row.device not in names:
+            continue
+        interface = ipaddress.ip_interface(row.address)
+        network = interface.network
+        if network.prefixlen < network.max_prefixlen - 1:
+            subnets.setdefault(network, f"{row.network} {row.kind}")
+        spans[row.network, row.kind, interface.version].append(network)
+    pools: dict[ipaddress.IPv4Network | ipaddress.IPv6Network, str] = {}
+    for (network_name, kind, version), networks in sorted(spans.items()):
+        low = min(int(n.network_address) for n in networks)
+        high = max(int(n.broadcast_address) for n in networks)
+        bits = 32 if version == 4 else 128
+        length = bits - (low ^ high).bit_length()
+        pool = ipaddress.ip_network((low >> (bits - length) << (bits - length), length)) if length else None
+        if pool is not None and length >= (8 if version == 4 else 32) and pool not in subnets:
+            pools.setdefault(pool, f"{network_name} {kind} pool")
+    rows = [(str(p), "container", d) for p, d in pools.items()] + [(str(p), "active", d) for p, d in subnets.items()]
+    return sorted(
+        rows, key=lambda r: (ipaddress.ip_network(r[0]).version, int(ipaddress.ip_network(r[0]).network_address), ipaddress.ip_network(r[0]).prefixlen)
+    )
+
+
+def _private_asn(asn: int) -> bool:
+    """RFC 6996 private-use ranges (64512-65534, 4200000000-4294967294)."""
+    return 64512 <= asn <= 65534 or 4_200_000_000 <= asn <= 4_294_967_294
+
+
 COLUMNS = {
+    "tags.csv": ("name", "slug", "color", "description"),
     "manufacturers.csv": ("name", "slug"),
     "device-roles.csv": ("name", "slug", "color"),
     "platforms.csv": ("name", "slug", "manufacturer"),
     "device-types.csv": ("manufacturer", "model", "slug", "part_number", "u_height"),
-    "sites.csv": ("name", "slug", "status"),
-    "racks.csv": ("site", "name", "status", "width", "u_height"),
-    "devices.csv": ("name", "role", "manufacturer", "device_type", "platform", "status", "site", "rack", "position", "face"),
-    "interfaces.csv": ("device", "name", "type", "speed", "mgmt_only", "description"),
-    "console-ports.csv": ("device", "name", "type"),
-    "console-server-ports.csv": ("device", "name", "type"),
+    "rirs.csv": ("name", "slug", "is_private"),
+    "tenants.csv": ("name", "slug", "tags"),
+    "sites.csv": ("name", "slug", "status", "tenant", "tags"),
+    "vrfs.csv": ("name", "tenant", "enforce_unique", "tags"),
+    "racks.csv": ("site", "name", "status", "width", "u_height", "tenant", "tags"),
+    "asns.csv": ("asn", "rir", "tags"),
+    "vlans.csv": ("site", "vid", "name", "tenant", "status", "tags"),
+    "prefixes.csv": ("prefix", "vrf", "tenant", "status", "scope_type", "scope_name", "description", "tags"),
+    "devices.csv": ("name", "role", "tenant", "manufacturer", "device_type", "platform", "status", "site", "rack", "position", "face", "tags"),
+    "interfaces.csv": ("device", "name", "type", "speed", "mgmt_only", "description", "tags"),
+    "console-ports.csv": ("device", "name", "type", "tags"),
+    "console-server-ports.csv": ("device", "name", "type", "tags"),
     "cables.csv": (
         "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-        "type", "status", "label", "length", "length_unit",
+        "type", "status", "tenant", "label", "length", "length_unit", "tags",
     ),
-    "ip-addresses.csv": ("address", "status", "role", "device", "interface", "is_oob", "description"),
+    "ip-addresses.csv": ("address", "vrf", "tenant", "status", "role", "device", "interface", "is_primary", "is_oob", "description", "tags"),
+    "inventory-items.csv": ("device", "name", "status", "part_id", "component_type", "component_name", "description", "tags"),
 }  # fmt: skip
 
 

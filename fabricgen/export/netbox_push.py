@@ -1,37 +1,46 @@
-"""`fabricgen export netbox --push URL`: the NetBox export's objects created through NetBox's REST API.
+"""`fabricgen export netbox --push URL`: NetBox converged to the build through its REST API.
 
-`push_plan(data) -> [Request]` is pure: one request per object, in dependency order, each naming
-the API endpoint, the filter that finds an existing object of the same identity, and the body
-to create it with. Related objects are referenced by attributes, as NetBox's REST API allows for
-foreign keys ("a set of attributes sufficiently unique", docs/integrations/rest-api.md, Related
-Objects); the generic relations NetBox wants by ID (cable terminations, an IP address's interface)
-are `Lookup`s the push resolves to IDs as it goes.
-
-`push(plan, api) -> PushResult` runs a plan against a pynetbox `api` (`connect(url, environ,
-timeout)`): per request `endpoint.get(**key)`, and `endpoint.create(body)` only when nothing is
-found, so pushing twice creates nothing the second time. Nothing is updated or deleted.
+`push(data, fabric, client, ...) -> PushResult` reads what NetBox holds (list GETs of 1,000 objects
+a page: the fabric's own objects by its tag, shared ones by slug or number), plans per object type
+what to create, which fields of which objects to change and, with `delete`, which of the fabric's
+objects to delete (`fabricgen.export.netbox_plan`), and sends it as bulk requests: NetBox's list
+endpoints take a JSON list for POST, PATCH and DELETE (netbox/api/viewsets/mixins.py,
+BulkUpdateModelMixin and BulkDestroyModelMixin; a list POST is created in one transaction, rolled
+back as a whole when one object is refused, its answer naming each refused object by index).
+Requests go `concurrency` at a time, in waves whose batch size follows NetBox's pace (`in_waves`);
+the types go one after the other, in the order they refer to each other (`KINDS`), deletes last in
+the reverse order (the fabric's removed cables with the cables, before cables whose ends moved are
+made again: `KindPlan.replaces`). A dry run reads and plans only. A batch that NetBox refuses is
+sent again without the refused objects, which are named with NetBox's answer; an object whose
+related object was refused is named too.
 
 The URL is input from outside (`check_url`): http or https only (no file:, javascript: or other
 scheme a library might open), a host, no user name or password (credentials come from the
 environment) and no query or fragment. Every request has a connect and a read timeout (`timeout`
-seconds, 1 to 600): pynetbox sets none, so `connect` gives it a requests session whose adapters
-put one on every request; a request that times out or cannot connect stops the push (the rest
-would wait as long each). The token comes from NETBOX_TOKEN in the environment only; it is never
-printed or written, and a server's answer that repeats it is shown with `<NETBOX_TOKEN>` instead.
+seconds, 1 to 600, on the session's adapters); a request that times out or cannot connect stops
+the push (the rest would wait as long each). The token comes from NETBOX_TOKEN in the environment
+only (`Token <token>`, or `Bearer <token>` for NetBox's v2 tokens, which start `nbt_`:
+netbox/netbox/api/authentication.py); it is never printed or written, and a server's answer that
+repeats it is shown with `<NETBOX_TOKEN>` instead.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from fabricgen.basics.errors import Problem
 from fabricgen.basics.trust import check_host, has_invisible, printable, quoted
-from fabricgen.export.netbox import NetboxData
+from fabricgen.export.netbox import NetboxData, fabric_tag
+from fabricgen.export.netbox_plan import DEVICE_ADDRESSES, KIND, KINDS, Key, Kind, KindPlan, Record, Wanted, plan_kind, resolve, unresolved, wanted_objects
 from fabricgen.export.source import ExportError
 
 EXTRA = "pip install 'fabricgen[netbox]'"
@@ -40,111 +49,445 @@ SCHEMES = ("https", "http")
 MAX_URL = 2048
 DEFAULT_TIMEOUT_S = 30.0
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 600.0
+DEFAULT_CONCURRENCY, MAX_CONCURRENCY = 4, 16
+BATCH = 250  # objects per bulk request at most (`Kind.batch` per type: every answer must come within --timeout)
+PAGE = 1000  # objects per list GET (NetBox's default MAX_PAGE_SIZE)
+FILTER_VALUES = 100  # slugs or numbers per lookup GET of a shared kind
+LISTED = 20  # changes a dry run lists
 
 
-@dataclass(frozen=True)
-class Lookup:
-    """An object the push finds by `key` on `endpoint` and refers to by its ID."""
+class HttpError(Exception):
+    """NetBox answered `status` (400 and up); `payload` is its JSON answer, else its text."""
 
-    endpoint: str
-    key: tuple[tuple[str, str], ...]
-
-
-# a request body's value: JSON, where a related object's ID may be a Lookup
-BodyValue = str | int | float | bool | Lookup | list["BodyValue"] | dict[str, "BodyValue"]
-Body = dict[str, BodyValue]
+    def __init__(self, status: int, payload: Any):
+        super().__init__(f"HTTP {status}: {str(payload)[:300]}")
+        self.status, self.payload = status, payload
 
 
-@dataclass(frozen=True)
-class Request:
-    endpoint: str  # app.endpoint as pynetbox names it: "dcim.device_types"
-    key: dict[str, str]  # the filter that finds this object if it exists
-    body: Body  # values may be Lookups, or lists of {"object_type", "object_id": Lookup}
+class Stopped(Exception):
+    """NetBox could not be reached or did not answer in time: the push stops."""
+
+
+@dataclass
+class Counts:
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    stale: int = 0  # the fabric's objects the build no longer has, kept (no --delete)
+    failed: int = 0
 
 
 @dataclass
 class PushResult:
-    created: dict[str, int] = field(default_factory=dict)
-    existing: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
     failed: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)  # the first LISTED planned changes
+    dry_run: bool = False
+    seconds: float = 0.0
+
+    def total(self, what: str) -> int:
+        return sum(getattr(c, what) for c in self.counts.values())
 
 
-def _interface(device: str, name: str, kind: str = "dcim.interface") -> Body:
-    endpoint = {"dcim.interface": "dcim.interfaces", "dcim.consoleport": "dcim.console_ports", "dcim.consoleserverport": "dcim.console_server_ports"}[kind]
-    return {"object_type": kind, "object_id": Lookup(endpoint, (("device", device), ("name", name)))}
+class Client:
+    """NetBox's REST API at `url` with `token`: one requests session per thread, every request
+    with a (connect, read) timeout of `timeout` seconds."""
+
+    def __init__(self, url: str, token: str, timeout: float = DEFAULT_TIMEOUT_S):
+        self.url, self.token, self.timeout = url, token, timeout
+        self.base = url.rstrip("/") + "/api/"
+        keyword = "Bearer" if token.startswith("nbt_") else "Token"
+        self.headers = {"Authorization": f"{keyword} {token}", "Accept": "application/json"}
+        self._local = threading.local()
+
+    def hidden(self, text: str) -> str:
+        return text.replace(self.token, f"<{TOKEN_VARIABLE}>") if self.token else text
+
+    def request(self, method: str, path: str, params: Iterable[tuple[str, str]] = (), body: Any = None) -> Any:
+        """The JSON answer of one request; HttpError for a 4xx/5xx answer, Stopped when NetBox
+        cannot be reached or does not answer within the timeout."""
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = _session(self.timeout)
+        try:
+            response = session.request(method, self.base + path, params=list(params), json=body, headers=self.headers)
+        except OSError as exc:  # requests' ConnectionError and Timeout
+            what = f"did not answer within {self.timeout:g} s" if _timed_out(exc) else "could not be reached"
+            raise Stopped(self.hidden(f"{shown_url(self.url)} {what} ({str(exc)[:200]})")) from None
+        if response.status_code >= 400:
+            try:
+                payload = response.json()
+            except ValueError:
+                payload = response.text[:500]
+            raise HttpError(response.status_code, payload)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:  # a proxy's HTML page, say
+            raise HttpError(response.status_code, f"not JSON: {response.text[:300]}") from None
+
+    def list(self, path: str, params: Iterable[tuple[str, str]] = ()) -> list[Record]:
+        """Every object a list GET returns, a page of PAGE at a time."""
+        params = list(params)
+        found: list[Record] = []
+        while True:
+            page = self.request("GET", path, [*params, ("limit", str(PAGE)), ("offset", str(len(found)))])
+            results = page.get("results", []) if isinstance(page, dict) else []
+            found.extend(r for r in results if isinstance(r, dict))
+            if not results or not page.get("next") or len(found) >= int(page.get("count", 0)):
+                return found
 
 
-def push_plan(data: NetboxData) -> list[Request]:
-    """Every object of `data` as a request, in the order NetBox needs them."""
-    rows = data.rows
-    plan: list[Request] = []
-    for r in rows.get("manufacturers.csv", []):
-        plan.append(Request("dcim.manufacturers", {"slug": r["slug"]}, {"name": r["name"], "slug": r["slug"]}))
-    for r in rows.get("device-roles.csv", []):
-        plan.append(Request("dcim.device_roles", {"slug": r["slug"]}, {"name": r["name"], "slug": r["slug"], "color": r["color"]}))
-    for r in rows.get("platforms.csv", []):
-        body: Body = {"name": r["name"], "slug": r["slug"]}
-        if r["manufacturer"]:
-            body["manufacturer"] = {"name": r["manufacturer"]}
-        plan.append(Request("dcim.platforms", {"slug": r["slug"]}, body))
-    for r in rows.get("device-types.csv", []):
-        body = {
-            "manufacturer": {"name": r["manufacturer"]},
-            "model": r["model"],
-            "slug": r["slug"],
-            "part_number": r["part_number"],
-            "u_height": int(r["u_height"]),
-        }
-        plan.append(Request("dcim.device_types", {"slug": r["slug"]}, body))
-    for r in rows.get("sites.csv", []):
-        plan.append(Request("dcim.sites", {"slug": r["slug"]}, {"name": r["name"], "slug": r["slug"], "status": r["status"]}))
-    for r in rows.get("racks.csv", []):
-        body = {"site": {"name": r["site"]}, "name": r["name"], "status": r["status"], "width": int(r["width"]), "u_height": int(r["u_height"])}
-        plan.append(Request("dcim.racks", {"site": _slug_of(rows, r["site"]), "name": r["name"]}, body))
-    for r in rows.get("devices.csv", []):
-        body = {
-            "name": r["name"], "role": {"name": r["role"]}, "device_type": {"model": r["device_type"]},
-            "status": r["status"], "site": {"name": r["site"]},
-        }  # fmt: skip
-        if r["platform"]:
-            body["platform"] = {"name": r["platform"]}
-        if r["rack"]:
-            body["rack"] = {"name": r["rack"], "site": {"name": r["site"]}}
-        if r["position"]:
-            body.update(position=int(r["position"]), face=r["face"])
-        plan.append(Request("dcim.devices", {"name": r["name"]}, body))
-    for r in rows.get("interfaces.csv", []):
-        body = {"device": {"name": r["device"]}, "name": r["name"], "type": r["type"], "mgmt_only": r["mgmt_only"] == "true", "description": r["description"]}
-        if r["speed"]:
-            body["speed"] = int(r["speed"])
-        plan.append(Request("dcim.interfaces", {"device": r["device"], "name": r["name"]}, body))
-    for file, endpoint in (("console-ports.csv", "dcim.console_ports"), ("console-server-ports.csv", "dcim.console_server_ports")):
-        for r in rows.get(file, []):
-            plan.append(Request(endpoint, {"device": r["device"], "name": r["name"]}, {"device": {"name": r["device"]}, "name": r["name"], "type": r["type"]}))
-    for r in rows.get("cables.csv", []):
-        body = {
-            "a_terminations": [_interface(r["side_a_device"], r["side_a_name"], r["side_a_type"])],
-            "b_terminations": [_interface(r["side_b_device"], r["side_b_name"], r["side_b_type"])],
-            "status": r["status"], "label": r["label"],
-        }  # fmt: skip
-        if r["type"]:
-            body["type"] = r["type"]
-        if r["length"]:
-            body.update(length=float(r["length"]), length_unit=r["length_unit"])
-        plan.append(Request("dcim.cables", {"label": r["label"]}, body))
-    for r in rows.get("ip-addresses.csv", []):
-        body = {
-            "address": r["address"], "status": r["status"], "description": r["description"],
-            "assigned_object_type": "dcim.interface", "assigned_object_id": Lookup("dcim.interfaces", (("device", r["device"]), ("name", r["interface"]))),
-        }  # fmt: skip
-        if r["role"]:
-            body["role"] = r["role"]
-        plan.append(Request("ipam.ip_addresses", {"address": r["address"], "device": r["device"]}, body))
-    return plan
+def push(
+    data: NetboxData,
+    fabric: str,
+    client: Client,
+    *,
+    delete: bool = False,
+    dry_run: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    batch: int = BATCH,
+    progress: Callable[[str, str], None] = lambda phase, detail: None,
+) -> PushResult:
+    """Converge the NetBox behind `client` to `data` (the module docstring). `progress(phase,
+    detail)` is called as each step starts."""
+    started = time.perf_counter()
+    result = PushResult(dry_run=dry_run)
+    wanted: dict[str, list[Wanted]] = defaultdict(list)
+    for want in wanted_objects(data, fabric):
+        wanted[want.kind].append(want)
+    existing: dict[str, dict[Key, Record]] = {}
+    ids: dict[str, dict[Key, int]] = defaultdict(dict)
+    workers = max(1, min(concurrency, MAX_CONCURRENCY))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            progress("read", f"what NetBox holds of {fabric}")
+            _read(client, pool, fabric, wanted, existing, ids)
+            deletes: list[tuple[Kind, KindPlan]] = []
+            for kind in KINDS:
+                records = existing["dcim.devices" if kind.name == DEVICE_ADDRESSES else kind.name]
+                plan = plan_kind(kind, wanted.get(kind.name, []), records, ids, fabric, delete=delete)
+                counts = result.counts[kind.name]
+                counts.unchanged, counts.stale = plan.unchanged, plan.stale
+                _list_changes(result, kind, plan)
+                early = bool(kind.replace_on) and not dry_run  # a cable deleted frees its ports for the cables created next
+                if plan.deletes and not early:
+                    deletes.append((kind, plan))
+                if dry_run:
+                    counts.created, counts.deleted = len(plan.creates), len(plan.deletes)
+                    counts.updated = len(plan.updates) + len(plan.replaces)
+                    continue
+                if plan.creates or plan.updates or plan.replaces:
+                    progress(kind.name, f"{len(plan.creates):,} to create, {len(plan.updates) + len(plan.replaces):,} to change")
+                if plan.deletes and early:
+                    progress(f"delete {kind.name}", f"{len(plan.deletes):,}")
+                    _delete(client, pool, kind, plan, result, batch, workers)
+                _replace(client, pool, kind, plan, existing, ids, result, batch, workers)
+                _create(client, pool, kind, plan.creates, existing, ids, result, batch, workers, progress)
+                _update(client, pool, kind, plan, existing, result, batch, workers)
+            if not dry_run:
+                for kind, plan in reversed(deletes):
+                    progress(f"delete {kind.name}", f"{len(plan.deletes):,}")
+                    _delete(client, pool, kind, plan, result, batch, workers)
+        except Stopped as exc:
+            done = result.total("created") + result.total("updated") + result.total("deleted")
+            result.failed.append(f"{exc}; push stopped after {done:,} changes")
+    result.seconds = time.perf_counter() - started
+    return result
 
 
-def _slug_of(rows: Mapping[str, list[dict[str, str]]], site: str) -> str:
-    return next(r["slug"] for r in rows["sites.csv"] if r["name"] == site)
+def _read(client: Client, pool: ThreadPoolExecutor, fabric: str, wanted: Mapping[str, list[Wanted]], existing: dict, ids: dict) -> None:
+    """What NetBox holds: the fabric's own objects by its tag (none while the tag does not exist),
+    shared ones by the slugs or numbers the build wants."""
+    tag = fabric_tag(fabric)
+    try:
+        own = bool(client.list("extras/tags/", [("slug", tag)]))
+    except HttpError as exc:
+        raise Stopped(client.hidden(f"reading extras.tags from {shown_url(client.url)}: {exc}")) from None
+    jobs: dict[str, list[Future]] = {}
+    for kind in KINDS:
+        if kind.name == DEVICE_ADDRESSES:
+            continue
+        # only the fields the plan reads (NetBox's `fields` query parameter, netbox/netbox/api/
+        # viewsets/__init__.py): an interface's cable paths and a device's counts are not computed
+        names = {"id", "tags", *kind.identity}
+        for want in [*wanted.get(kind.name, []), *(wanted.get(DEVICE_ADDRESSES, []) if kind.name == "dcim.devices" else [])]:
+            names.update(want.fields)
+        query = [*kind.query, ("fields", ",".join(sorted(names)))]
+        if kind.shared:
+            values = [want.key[0] for want in wanted.get(kind.name, [])]
+            chunks = [values[i : i + FILTER_VALUES] for i in range(0, len(values), FILTER_VALUES)]
+            jobs[kind.name] = [pool.submit(client.list, kind.path, [*query, *((kind.lookup, v) for v in chunk)]) for chunk in chunks]
+        elif own:
+            jobs[kind.name] = [pool.submit(client.list, kind.path, [*query, ("tag", tag)])]
+        else:
+            jobs[kind.name] = []
+    for name, futures in jobs.items():
+        records: dict[Key, Record] = {}
+        for future in futures:
+            try:
+                found = future.result()
+            except HttpError as exc:
+                raise Stopped(client.hidden(f"reading {name} from {shown_url(client.url)}: {exc}")) from None
+            for record in found:
+                key = KIND[name].key_of(record)
+                records.setdefault(key, record)
+        existing[name] = records
+        ids[name] = {key: int(record["id"]) for key, record in records.items()}
+
+
+def _list_changes(result: PushResult, kind: Kind, plan: KindPlan) -> None:
+    room = LISTED - len(result.changes)
+    lines = [f"create {kind.name} {_shown(w.key)}" for w in plan.creates[:room]]
+    for update in [*plan.updates, *plan.replaces][: max(0, room - len(lines))]:
+        fields = ", ".join(f"{name} {printable(_brief(update.was[name]))[:60]} -> {printable(_brief(value))[:60]}" for name, value in update.changes.items())
+        again = " (deleted and made again)" if update.want is not None else ""
+        lines.append(f"update {kind.name} {_shown(update.key)}{again}: {fields}")
+    lines += [f"delete {kind.name} {_shown(key)}" for key, _ in plan.deletes[: max(0, room - len(lines))]]
+    result.changes.extend(lines)
+
+
+def _shown(key: Key) -> str:
+    return printable(" ".join(key))[:120]
+
+
+def _brief(value: Any) -> Any:
+    """A NetBox value as short as it reads: a related object as its name, a choice as its value."""
+    if isinstance(value, Mapping):
+        for name in ("value", "name", "slug", "address", "id"):
+            if name in value:
+                return value[name]
+    if isinstance(value, list):
+        return [_brief(item) for item in value]
+    return value
+
+
+def _fields(kind: Kind, names: Iterable[str]) -> tuple[str, str]:
+    """NetBox's `fields` query parameter naming `names`, the ID and what the object's identity
+    reads: a write's serializer then takes and answers only those (netbox/netbox/api/serializers/
+    base.py BaseModelSerializer.fields), so NetBox does not compute an interface's cable paths or
+    a device's component counts for its answer."""
+    return ("fields", ",".join(sorted({"id", "tags", *kind.identity, *names})))
+
+
+FIRST_BATCH = 10  # objects in each of the first requests of a step, before NetBox's pace is known
+
+
+def in_waves(
+    pool: ThreadPoolExecutor,
+    items: list,
+    send: Callable[[list], list],
+    workers: int,
+    most: int,
+    timeout: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Iterator[list]:
+    """`send(batch)`'s results for `items` in batches, `workers` requests at a time. The batches of
+    each wave are sized from the wave before: as many objects as the slowest request of that wave
+    took a quarter of `timeout` for (at most 4 times the size before, and `most`), so a loaded
+    NetBox gets small requests that answer within the timeout and an idle one large ones."""
+    size = min(most, FIRST_BATCH)
+    start = 0
+    while start < len(items):
+        wave = []
+        for _ in range(workers):
+            if start >= len(items):
+                break
+            batch = items[start : start + size]
+            start += len(batch)
+            wave.append((len(batch), pool.submit(_timed, send, batch, clock)))
+        slowest = 0.0
+        for count, future in wave:
+            seconds, results = future.result()
+            slowest = max(slowest, seconds / count)
+            yield results
+        pace = int(timeout / 4 / slowest) if slowest > 0 else most
+        size = max(1, min(most, size * 4, pace))
+
+
+def _timed(send: Callable[[list], list], batch: list, clock: Callable[[], float]) -> tuple[float, list]:
+    started = clock()
+    results = send(batch)
+    return clock() - started, results
+
+
+def _body(want: Wanted, ids: Mapping[str, Mapping[Key, int]]) -> dict[str, Any]:
+    """The create body: Refs as IDs, blank (None) fields left to NetBox's default."""
+    return {name: resolve(value, ids) for name, value in want.fields.items() if value is not None}
+
+
+def _errors(payload: Any) -> dict[int, str]:
+    """NetBox 4.7's bulk answer `{"detail", "errors": [{"index" or "id", "errors"}]}` as
+    {index or id: its errors}; older NetBoxes answer a list aligned with the request."""
+    found: dict[int, str] = {}
+    if isinstance(payload, dict) and isinstance(payload.get("errors"), list):
+        for entry in payload["errors"]:
+            if isinstance(entry, dict):
+                where = entry.get("index", entry.get("id"))
+                if isinstance(where, int):
+                    found[where] = str(entry.get("errors"))[:300]
+    elif isinstance(payload, list):
+        found = {i: str(e)[:300] for i, e in enumerate(payload) if e}
+    return found
+
+
+def _create(
+    client: Client,
+    pool: ThreadPoolExecutor,
+    kind: Kind,
+    creates: list[Wanted],
+    existing: dict,
+    ids: dict,
+    result: PushResult,
+    batch: int,
+    workers: int,
+    progress: Callable[[str, str], None] = lambda phase, detail: None,
+) -> None:
+    counts = result.counts[kind.name]
+    ready: list[Wanted] = []
+    for want in creates:
+        missing = unresolved(want.fields, ids)
+        if missing:
+            counts.failed += 1
+            result.failed.append(f"{kind.name} {_shown(want.key)}: not created, it needs {missing[0].kind} {_shown(missing[0].key)}, which is not in NetBox")
+        else:
+            ready.append(want)
+
+    def send(items: list[Wanted]) -> list[tuple[Wanted, Record | None, str]]:
+        """(object, its record or None, why not) per object of a batch; a refused batch sent
+        again without the refused objects."""
+        try:
+            bodies = [_body(w, ids) for w in items]
+            records = client.request("POST", kind.path, [_fields(kind, {name for body in bodies for name in body})], body=bodies)
+        except HttpError as exc:
+            refused = _errors(exc.payload)
+            if exc.status < 500 and refused and len(refused) < len(items):
+                rest = [w for i, w in enumerate(items) if i not in refused]
+                return [(items[i], None, f"HTTP {exc.status}: {why}") for i, why in sorted(refused.items())] + send(rest)
+            return [(w, None, f"HTTP {exc.status}: {refused.get(i, str(exc.payload)[:300])}") for i, w in enumerate(items)]
+        if not isinstance(records, list) or len(records) != len(items) or not all(isinstance(r, dict) and isinstance(r.get("id"), int) for r in records):
+            return [(w, None, f"NetBox's answer is not the {len(items):,} objects sent") for w in items]
+        return [(w, r, "") for w, r in zip(items, records, strict=True)]
+
+    shown, before = 0, counts.created + counts.failed
+    for results in in_waves(pool, ready, send, workers, min(batch, kind.batch), client.timeout):
+        for want, record, why in results:
+            if record is None:
+                counts.failed += 1
+                result.failed.append(client.hidden(f"{kind.name} {_shown(want.key)}: {why}"))
+                continue
+            counts.created += 1
+            existing[kind.name][want.key] = record
+            ids[kind.name][want.key] = int(record["id"])
+        done = counts.created + counts.failed - before
+        if len(ready) >= 500 and done < len(ready) and done * 4 // len(ready) > shown:  # a long step: each quarter done
+            shown = done * 4 // len(ready)
+            progress(kind.name, f"{done:,} of {len(ready):,} sent")
+
+
+def _replace(
+    client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, ids: dict, result: PushResult, batch: int, workers: int
+) -> None:
+    """Make the objects of `plan.replaces` again: all of them deleted first, then created; counted
+    as changed."""
+    if not plan.replaces:
+        return
+    counts = result.counts[kind.name]
+    deleted = _delete(client, pool, kind, KindPlan(kind.name, deletes=[(u.key, u.id) for u in plan.replaces]), result, batch, workers)
+    counts.deleted -= len(deleted)
+    for key in deleted:
+        existing[kind.name].pop(key, None)
+        ids[kind.name].pop(key, None)
+    created = counts.created
+    _create(client, pool, kind, [u.want for u in plan.replaces if u.key in deleted and u.want is not None], existing, ids, result, batch, workers)
+    counts.updated += counts.created - created
+    counts.created = created
+
+
+def _update(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, existing: dict, result: PushResult, batch: int, workers: int) -> None:
+    counts = result.counts[kind.name]
+    records = existing["dcim.devices" if kind.name == DEVICE_ADDRESSES else kind.name]
+    by_id = {update.id: update for update in plan.updates}
+
+    def send(items: list) -> list[tuple[Any, Record | None, str]]:
+        try:
+            names = {name for u in items for name in u.changes}
+            answer = client.request("PATCH", kind.path, [_fields(kind, names)], body=[{"id": u.id, **u.changes} for u in items])
+        except HttpError as exc:
+            refused = _errors(exc.payload)
+            if exc.status < 500 and refused and len(refused) < len(items):
+                rest = [u for u in items if u.id not in refused]
+                return [(by_id[i], None, f"HTTP {exc.status}: {why}") for i, why in sorted(refused.items()) if i in by_id] + send(rest)
+            return [(u, None, f"HTTP {exc.status}: {refused.get(u.id, str(exc.payload)[:300])}") for u in items]
+        got = {r["id"]: r for r in answer if isinstance(r, dict) and isinstance(r.get("id"), int)} if isinstance(answer, list) else {}
+        return [(u, got.get(u.id), "" if u.id in got else "not in NetBox's answer") for u in items]
+
+    for results in in_waves(pool, plan.updates, send, workers, min(batch, kind.batch), client.timeout):
+        for update, record, why in results:
+            if record is None:
+                counts.failed += 1
+                result.failed.append(client.hidden(f"{kind.name} {_shown(update.key)}: not changed, {why}"))
+                continue
+            counts.updated += 1
+            records[update.key] = record
+
+
+def _delete(client: Client, pool: ThreadPoolExecutor, kind: Kind, plan: KindPlan, result: PushResult, batch: int, workers: int) -> set[Key]:
+    """Delete `plan.deletes`; the keys deleted."""
+    counts = result.counts[kind.name]
+    deleted: set[Key] = set()
+
+    def send(items: list[tuple[Key, int]]) -> list[tuple[Key, str]]:
+        try:
+            client.request("DELETE", kind.path, body=[{"id": object_id} for _, object_id in items])
+        except HttpError as exc:
+            return [(key, f"HTTP {exc.status}: {str(exc.payload)[:300]}") for key, _ in items]
+        return [(key, "") for key, _ in items]
+
+    for results in in_waves(pool, plan.deletes, send, workers, min(batch, kind.batch), client.timeout):
+        for key, why in results:
+            if why:
+                counts.failed += 1
+                result.failed.append(client.hidden(f"{kind.name} {_shown(key)}: not deleted, {why}"))
+            else:
+                counts.deleted += 1
+                deleted.add(key)
+    return deleted
+
+
+def connect(url: str, environ: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT_S) -> Client:
+    """A Client for `url` (`check_url`), its token from NETBOX_TOKEN, every request with a connect
+    and read timeout of `timeout` seconds (`check_timeout`). ExportError when the URL or the
+    timeout is refused, requests is not installed (naming the extra) or the token is missing;
+    nothing is sent."""
+    check_url(url)
+    check_timeout(timeout)
+    try:
+        import requests  # noqa: F401 - the netbox extra's
+    except ImportError:
+        raise ExportError(Problem("--push needs requests, which is not installed", hint=EXTRA)) from None
+    token = environ.get(TOKEN_VARIABLE, "")
+    if not token:
+        raise ExportError(
+            Problem(
+                f"--push needs a NetBox API token in {TOKEN_VARIABLE}",
+                hint=f"export {TOKEN_VARIABLE}=... (a token with write permission); it is read from the environment only",
+            )
+        )
+    if has_invisible(token) or any(ch.isspace() for ch in token) or len(token) > 512:
+        raise ExportError(Problem(f"{TOKEN_VARIABLE} holds a space or control character, or is over 512 characters", hint="export the token alone"))
+    return Client(url, token, timeout)
+
+
+def check_concurrency(value: int) -> int:
+    """`value` when it is 1 to MAX_CONCURRENCY; ExportError otherwise."""
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise ExportError(
+            Problem(f"{value} requests at a time is not 1 to {MAX_CONCURRENCY}", hint=f"the default is {DEFAULT_CONCURRENCY}", field=("--concurrency",))
+        )
+    return value
 
 
 def shown_url(url: str) -> str:
@@ -207,7 +550,7 @@ def check_timeout(seconds: float) -> float:
 
 def _session(timeout: float) -> Any:
     """A requests session whose http and https adapters put (connect, read) = `timeout` on every
-    request, whatever the caller passes (pynetbox passes none), and never retry."""
+    request, whatever the caller passes, and never retry."""
     import requests
     from requests.adapters import HTTPAdapter
 
@@ -222,84 +565,10 @@ def _session(timeout: float) -> Any:
     return session
 
 
-def connect(url: str, environ: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT_S) -> Any:
-    """A pynetbox API for `url` (`check_url`), its token from NETBOX_TOKEN, every request with a
-    connect and read timeout of `timeout` seconds (`check_timeout`). ExportError when the URL or
-    the timeout is refused, pynetbox is not installed (naming the extra) or the token is missing;
-    nothing is sent."""
-    check_url(url)
-    check_timeout(timeout)
-    try:
-        import pynetbox
-    except ImportError:
-        raise ExportError(Problem("--push needs pynetbox, which is not installed", hint=EXTRA)) from None
-    token = environ.get(TOKEN_VARIABLE, "")
-    if not token:
-        raise ExportError(
-            Problem(
-                f"--push needs a NetBox API token in {TOKEN_VARIABLE}",
-                hint=f"export {TOKEN_VARIABLE}=... (a token with write permission); it is read from the environment only",
-            )
-        )
-    api = pynetbox.api(url, token=token)
-    api.http_session = _session(timeout)
-    return api
-
-
-def push(plan: list[Request], api, url: str = "NetBox", timeout: float = DEFAULT_TIMEOUT_S) -> PushResult:
-    """Create what `plan` names and NetBox lacks; an object whose request fails is named in
-    `failed` (with NetBox's answer, the token hidden) and the push goes on with the next one. A
-    request that cannot reach NetBox at `url` (refused, or no answer within `timeout` seconds: an
-    OSError, as requests raises them) stops the push there, named in `failed`."""
-    result = PushResult()
-    ids: dict[Lookup, int] = {}
-    token = getattr(api, "token", None)
-    secret = token if isinstance(token, str) and token else None
-
-    def hidden(text: str) -> str:
-        return text.replace(secret, f"<{TOKEN_VARIABLE}>") if secret else text
-
-    def endpoint(name: str):
-        app, model = name.split(".")
-        return getattr(getattr(api, app), model)
-
-    def resolve(value: BodyValue) -> BodyValue:
-        if isinstance(value, Lookup):
-            if value not in ids:
-                found = endpoint(value.endpoint).get(**dict(value.key))
-                if found is None:
-                    raise LookupError(f"{value.endpoint} {dict(value.key)} not found")
-                ids[value] = found.id
-            return ids[value]
-        if isinstance(value, list):
-            return [resolve(item) for item in value]
-        if isinstance(value, dict):
-            return {key: resolve(item) for key, item in value.items()}
-        return value
-
-    for request in plan:
-        try:
-            if endpoint(request.endpoint).get(**request.key) is not None:
-                result.existing[request.endpoint] = result.existing.get(request.endpoint, 0) + 1
-                continue
-            endpoint(request.endpoint).create(resolve(request.body))
-            result.created[request.endpoint] = result.created.get(request.endpoint, 0) + 1
-        except OSError as exc:  # requests' ConnectionError and Timeout: NetBox is not there to answer the rest either
-            what = f"did not answer within {timeout:g} s" if _timed_out(exc) else "could not be reached"
-            done = sum(result.created.values()) + sum(result.existing.values())
-            result.failed.append(
-                hidden(f"{request.endpoint} {request.key}: {shown_url(url)} {what}; push stopped after {done:,} of {len(plan):,} objects ({str(exc)[:200]})")
-            )
-            break
-        except Exception as exc:  # noqa: BLE001 - pynetbox's RequestError and a failed lookup alike: name it, go on
-            result.failed.append(hidden(f"{request.endpoint} {request.key}: {str(exc)[:300]}"))
-    return result
-
-
 def _timed_out(exc: OSError) -> bool:
     """Whether `exc` is a timeout (requests' ConnectTimeout or ReadTimeout, or the socket's own)."""
     try:
         from requests.exceptions import Timeout
-    except ImportError:  # no requests: no pynetbox either, so not a request of ours
+    except ImportError:  # no requests: not a request of ours
         return isinstance(exc, TimeoutError)
     return isinstance(exc, Timeout | TimeoutError)
