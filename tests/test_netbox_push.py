@@ -161,3 +161,47 @@ def test_a_server_echoing_the_token_never_gets_it_printed(small: Path, tmp_path:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "bad request from Token <NETBOX_TOKEN>" in result.stdout  # NetBox's answer is shown, the token is not
     assert TOKEN not in result.stdout + result.stderr
+
+
+class _DeadlockingHandler(BaseHTTPRequestHandler):
+    """Stands in for NetBox's answer to a bulk write PostgreSQL aborted to break a deadlock (a real
+    NetBox gave it to the push's concurrent device creates, but not on demand): 500 with
+    PostgreSQL's message for the first `server.aborts` POSTs, then 201 with the objects."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        sent = self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.posts += 1  # type: ignore[attr-defined]
+        if self.server.posts <= self.server.aborts:  # type: ignore[attr-defined]
+            status, body = 500, b'{"error": "deadlock detected\\nDETAIL:  Process 1 waits for ShareLock on transaction 2", "exception": "DeadlockDetected"}'
+        else:
+            status, body = 201, b'[{"id": 1, "name": "s1"}]' if sent.startswith(b"[") else b'{"id": 1}'
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("aborts", "posts", "created"), [(2, 3, True), (9, 5, False)])
+def test_a_write_aborted_as_a_deadlock_is_sent_again_a_bounded_number_of_times(aborts: int, posts: int, created: bool):
+    from fabricgen.export.netbox_push import Client, HttpError
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DeadlockingHandler)
+    server.posts, server.aborts = 0, aborts  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = Client(f"http://127.0.0.1:{server.server_address[1]}", TOKEN, timeout=30)
+        if created:
+            assert client.request("POST", "dcim/sites/", body=[{"name": "s1"}]) == [{"id": 1, "name": "s1"}]
+        else:
+            with pytest.raises(HttpError, match="deadlock detected"):
+                client.request("POST", "dcim/sites/", body=[{"name": "s1"}])
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+    assert server.posts == posts  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ repeats it is shown with `<NETBOX_TOKEN>` instead.
 from __future__ import annotations
 
 import math
+import random
 import re
 import threading
 import time
@@ -54,6 +55,13 @@ BATCH = 250  # objects per bulk request at most (`Kind.batch` per type: every an
 PAGE = 1000  # objects per list GET (NetBox's default MAX_PAGE_SIZE)
 FILTER_VALUES = 100  # slugs or numbers per lookup GET of a shared kind
 LISTED = 20  # changes a dry run lists
+# A bulk write that PostgreSQL aborted to break a deadlock or a serialization conflict with another
+# of the push's concurrent requests (NetBox answers 500 with PostgreSQL's message): NetBox runs each
+# bulk create, update and delete in one transaction (netbox/api/viewsets/mixins.py, 4.7.3), so the
+# whole request was rolled back and is sent again. PostgreSQL: "Deadlocks" (13.3.4) aborts one of
+# the transactions; the messages are those of SQLSTATE 40P01 and 40001 (Appendix A).
+TRANSIENT = ("deadlock detected", "could not serialize access")
+ATTEMPTS = 5  # sends of a request a transient conflict aborted, in all
 
 
 class HttpError(Exception):
@@ -105,13 +113,26 @@ class Client:
         return text.replace(self.token, f"<{TOKEN_VARIABLE}>") if self.token else text
 
     def request(self, method: str, path: str, params: Iterable[tuple[str, str]] = (), body: Any = None) -> Any:
-        """The JSON answer of one request; HttpError for a 4xx/5xx answer, Stopped when NetBox
-        cannot be reached or does not answer within the timeout."""
+        """The JSON answer of one request, sent again (up to ATTEMPTS in all, after a short random
+        pause) while NetBox's database aborts it as a transient conflict; HttpError for a 4xx/5xx
+        answer, Stopped when NetBox cannot be reached or does not answer within the timeout."""
+        params = list(params)
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return self._request_once(method, path, params, body)
+            except HttpError as exc:
+                if exc.status < 500 or attempt == ATTEMPTS or not any(text in str(exc.payload) for text in TRANSIENT):
+                    raise
+            # the other transaction commits meanwhile; a random pause keeps two victims from meeting again
+            time.sleep(random.uniform(0.05, 0.25) * attempt)  # noqa: S311 - a pause, not a secret
+        raise AssertionError("unreachable")
+
+    def _request_once(self, method: str, path: str, params: list[tuple[str, str]], body: Any) -> Any:
         session = getattr(self._local, "session", None)
         if session is None:
             session = self._local.session = _session(self.timeout)
         try:
-            response = session.request(method, self.base + path, params=list(params), json=body, headers=self.headers)
+            response = session.request(method, self.base + path, params=params, json=body, headers=self.headers)
         except OSError as exc:  # requests' ConnectionError and Timeout
             what = f"did not answer within {self.timeout:g} s" if _timed_out(exc) else "could not be reached"
             raise Stopped(self.hidden(f"{shown_url(self.url)} {what} ({str(exc)[:200]})")) from None
