@@ -10,6 +10,7 @@ error echoing the request's Authorization header.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -133,48 +134,8 @@ def test_every_request_goes_through_the_timeout(monkeypatch: pytest.MonkeyPatch)
     assert sent == [(7.5, 7.5), (7.5, 7.5)]
 
 
-class _EchoingHandler(BaseHTTPRequestHandler):
-    """Answers every request 400 with a body that repeats the request's Authorization header."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        body = f'{{"detail": "bad request from {self.headers.get("Authorization")}"}}'.encode()
-        self.send_response(400)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-def test_a_server_echoing_the_token_never_gets_it_printed(small: Path, tmp_path: Path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoingHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        result = push(small, tmp_path, f"http://127.0.0.1:{server.server_address[1]}", "--timeout", "30")
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "bad request from Token <NETBOX_TOKEN>" in result.stdout  # NetBox's answer is shown, the token is not
-    assert TOKEN not in result.stdout + result.stderr
-
-
-class _DeadlockingHandler(BaseHTTPRequestHandler):
-    """Stands in for NetBox's answer to a bulk write PostgreSQL aborted to break a deadlock (a real
-    NetBox gave it to the push's concurrent device creates, but not on demand): 500 with
-    PostgreSQL's message for the first `server.aborts` POSTs, then 201 with the objects."""
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        sent = self.rfile.read(int(self.headers["Content-Length"]))
-        self.server.posts += 1  # type: ignore[attr-defined]
-        if self.server.posts <= self.server.aborts:  # type: ignore[attr-defined]
-            status, body = 500, b'{"error": "deadlock detected\\nDETAIL:  Process 1 waits for ShareLock on transaction 2", "exception": "DeadlockDetected"}'
-        else:
-            status, body = 201, b'[{"id": 1, "name": "s1"}]' if sent.startswith(b"[") else b'{"id": 1}'
+class _JsonHandler(BaseHTTPRequestHandler):
+    def answer(self, status: int, body: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -185,23 +146,60 @@ class _DeadlockingHandler(BaseHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler], **state: object) -> Iterator[ThreadingHTTPServer]:
+    """A real HTTP server on 127.0.0.1 with `handler`, `state` as its attributes, until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    for name, value in state.items():
+        setattr(server, name, value)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+class _EchoingHandler(_JsonHandler):
+    """Answers every request 400 with a body that repeats the request's Authorization header."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self.answer(400, f'{{"detail": "bad request from {self.headers.get("Authorization")}"}}'.encode())
+
+
+def test_a_server_echoing_the_token_never_gets_it_printed(small: Path, tmp_path: Path):
+    with serving(_EchoingHandler) as server:
+        result = push(small, tmp_path, f"http://127.0.0.1:{server.server_address[1]}", "--timeout", "30")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "bad request from Token <NETBOX_TOKEN>" in result.stdout  # NetBox's answer is shown, the token is not
+    assert TOKEN not in result.stdout + result.stderr
+
+
+class _DeadlockingHandler(_JsonHandler):
+    """Stands in for NetBox's answer to a bulk write PostgreSQL aborted to break a deadlock (a real
+    NetBox gave it to the push's concurrent device creates, but not on demand): 500 with
+    PostgreSQL's message for the first `server.aborts` POSTs, then 201 with the objects."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.posts += 1  # type: ignore[attr-defined]
+        if self.server.posts <= self.server.aborts:  # type: ignore[attr-defined]
+            self.answer(500, b'{"error": "deadlock detected\\nDETAIL:  Process 1 waits for ShareLock on transaction 2", "exception": "DeadlockDetected"}')
+        else:
+            self.answer(201, b'[{"id": 1, "name": "s1"}]')
+
+
 @pytest.mark.parametrize(("aborts", "posts", "created"), [(2, 3, True), (9, 5, False)])
 def test_a_write_aborted_as_a_deadlock_is_sent_again_a_bounded_number_of_times(aborts: int, posts: int, created: bool):
     from fabricgen.export.netbox_push import Client, HttpError
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _DeadlockingHandler)
-    server.posts, server.aborts = 0, aborts  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(_DeadlockingHandler, posts=0, aborts=aborts) as server:
         client = Client(f"http://127.0.0.1:{server.server_address[1]}", TOKEN, timeout=30)
         if created:
             assert client.request("POST", "dcim/sites/", body=[{"name": "s1"}]) == [{"id": 1, "name": "s1"}]
         else:
             with pytest.raises(HttpError, match="deadlock detected"):
                 client.request("POST", "dcim/sites/", body=[{"name": "s1"}])
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
     assert server.posts == posts  # type: ignore[attr-defined]
