@@ -316,6 +316,14 @@ def test_a_malformed_answer_is_a_command_error_naming_the_command(target: SonicT
     assert driver.get_interfaces_counters()["Ethernet0"]["rx_octets"] >= 0  # once: the next answer is the real one
 
 
+def test_a_command_that_ends_before_reading_its_input_is_told_by_its_status(driver: SonicDriver):
+    """The real sshd closes the channel of a command that exits without reading stdin; 8 MiB is
+    more than SSH's window, so the driver is still writing then (push's wrong frr_container: the
+    shell's 127 for docker came back as "Socket is closed", now and then)."""
+    assert driver._exec("exit 3", stdin="x" * (8 << 20))[0] == 3
+    assert driver._exec("echo still here")[:2] == (0, "still here\n")  # the connection outlives it
+
+
 # --- commit-confirm --------------------------------------------------------------------------------
 
 # A confirm window no loaded machine runs out before the test acts: the timer starts before the

@@ -275,9 +275,13 @@ class SonicDriver(NetworkDriver):
         if self._ssh is None:
             raise ConnectionException(f"{self.hostname}: not connected (call open() first)")
         stdin_file, stdout, stderr = self._ssh.exec_command(command, timeout=timeout or self.timeout)
-        if stdin is not None:
-            stdin_file.write(stdin)
-        stdin_file.channel.shutdown_write()  # EOF: commands reading stdin finish
+        # A command may end before it reads all of stdin (127: the shell found no docker; a wrong
+        # option): the switch then closes the channel and paramiko's write raises "Socket is
+        # closed". Its exit status and stderr below say why, not the write.
+        with contextlib.suppress(OSError):
+            if stdin is not None:
+                stdin_file.write(stdin)
+            stdin_file.channel.shutdown_write()  # EOF: commands reading stdin finish
         try:
             chunks, size = [], 0
             while chunk := stdout.read(65536):
