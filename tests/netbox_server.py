@@ -249,22 +249,26 @@ class Processes:
         return None
 
     def stop(self, name: str, sig: int = signal.SIGTERM) -> None:
-        process = self.running.pop(name, None)
-        if process is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        self.stop_all({name: sig})
 
-    def stop_all(self) -> None:
-        # gunicorn first (it holds database connections), PostgreSQL last
-        for name in [n for n in self.running if n not in ("postgres",)] + ["postgres"]:
-            self.stop(name, signal.SIGINT if name == "postgres" else signal.SIGTERM)  # SIGINT: PostgreSQL's fast shutdown
+    def stop_all(self, signals: dict[str, int] | None = None) -> None:
+        """Every process told to stop before any is waited for: a pytest-xdist worker is ended
+        soon after its last test, and a NetBox stopped one process after the other (gunicorn
+        takes seconds) once left PostgreSQL running. PostgreSQL's fast shutdown (SIGINT) ends the
+        connections gunicorn's workers still hold."""
+        if signals is None:
+            signals = {name: signal.SIGINT if name == "postgres" else signal.SIGTERM for name in self.running}
+        stopping = [(self.running.pop(name), sig) for name, sig in signals.items() if name in self.running]
+        for process, sig in stopping:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, sig)
+        for process, _ in stopping:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
 
 def chroot_env(directory: Path) -> dict[str, str]:
@@ -539,6 +543,11 @@ _shared: list[NetBox] = []  # this process's NetBox behind the fixture
 _shared_stack = contextlib.ExitStack()
 
 
+def _close_shared() -> None:
+    _shared.clear()
+    _shared_stack.close()
+
+
 @pytest.fixture(scope="session")
 def netbox(request: pytest.FixtureRequest) -> NetBox:
     """This process's NetBox (one per pytest worker, however many modules import the fixture:
@@ -548,7 +557,10 @@ def netbox(request: pytest.FixtureRequest) -> NetBox:
     if reason:
         pytest.skip(reason)
     if not _shared:
-        request.config.add_cleanup(_shared_stack.close)  # at the session's end, a failure included
+        # at the session's end, in the last test's teardown (a failure included): a pytest-xdist
+        # worker is waited for until then, not through the config's cleanup, where it was once
+        # ended with PostgreSQL still running
+        request.addfinalizer(_close_shared)
         _shared.append(_shared_stack.enter_context(start_netbox()))
     return _shared[0]
 
