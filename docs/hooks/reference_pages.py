@@ -198,21 +198,12 @@ def pattern_words(schema: dict) -> dict[str, str]:
     """Every pattern of the schema that has words beside it (`patternErrorMessage`), with them; a
     map's key pattern (patternProperties) finds its words here or in its propertyNames."""
     words: dict[str, str] = {}
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("pattern"), str) and node.get(SAYS):
-                words.setdefault(node["pattern"], node[SAYS])
-            if isinstance(node.get("propertyNames"), dict) and node["propertyNames"].get(SAYS):
-                for key_pattern in node.get("patternProperties", {}):
-                    words.setdefault(key_pattern, node["propertyNames"][SAYS])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema)
+    for node in _schema_nodes(schema):
+        if isinstance(node.get("pattern"), str) and node.get(SAYS):
+            words.setdefault(node["pattern"], node[SAYS])
+        if isinstance(node.get("propertyNames"), dict) and node["propertyNames"].get(SAYS):
+            for key_pattern in node.get("patternProperties", {}):
+                words.setdefault(key_pattern, node["propertyNames"][SAYS])
     return words
 
 
@@ -220,20 +211,22 @@ def unworded_patterns(schema: dict) -> list[str]:
     """The patterns of a schema (values' and maps' keys') that have no words: each should have some."""
     words = pattern_words(schema)
     found: list[str] = []
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("pattern"), str) and node["pattern"] not in words:
-                found.append(node["pattern"])
-            found.extend(key for key in node.get("patternProperties", {}) if key not in words)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema)
+    for node in _schema_nodes(schema):
+        if isinstance(node.get("pattern"), str) and node["pattern"] not in words:
+            found.append(node["pattern"])
+        found.extend(key for key in node.get("patternProperties", {}) if key not in words)
     return sorted(set(found))
+
+
+def _schema_nodes(node):
+    """Every object of a JSON Schema document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _schema_nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _schema_nodes(value)
 
 
 def _flatten(rows: list[_Row]) -> list[_Row]:
